@@ -1,0 +1,115 @@
+// Package logbook holds the entries of a voyage's logbook — bearings and
+// actions, each with who took it — and renders the story a person reads.
+package logbook
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Who is the provenance recorded on every logbook entry: who acted
+// (identity), in what framing (role: reviewer, coder, ...) and by what
+// engine (method: a model name, "human").
+type Who struct {
+	Identity string `json:"identity"`
+	Role     string `json:"role"`
+	Method   string `json:"method"`
+}
+
+// Source says who authored a reading attempt.
+type Source string
+
+// Reading sources.
+const (
+	SourceAgent Source = "agent"
+	SourceUser  Source = "user"
+)
+
+// Reading is the short interpretation of a bearing. Text is the accepted
+// text; History holds the attempts that were challenged before it, oldest
+// first.
+type Reading struct {
+	Text    string           `json:"text"`
+	Source  Source           `json:"source,omitempty"`
+	History []ReadingAttempt `json:"history,omitempty"`
+}
+
+// ReadingAttempt is one challenged reading: its text, who wrote it, and the
+// feedback that challenged it.
+type ReadingAttempt struct {
+	Text           string    `json:"text"`
+	Source         Source    `json:"source,omitempty"`
+	ChallengedWith string    `json:"challenged_with"`
+	ChallengedAt   time.Time `json:"challenged_at"`
+	ChallengedBy   Who       `json:"challenged_by"`
+}
+
+// Observation is one look sealed into a bearing: the mark (as stored by
+// marks.Marshal), its one-line label, and the artifact holding its sighting.
+type Observation struct {
+	Key        string          `json:"key"`
+	Mark       json.RawMessage `json:"mark"`
+	Label      string          `json:"label"`
+	Artifact   string          `json:"artifact"`
+	ObservedAt time.Time       `json:"observed_at"`
+}
+
+// Bearing is what was looked at and what it meant.
+type Bearing struct {
+	Observations []Observation `json:"observations"`
+	Reading      Reading       `json:"reading"`
+}
+
+// ActionStatus says where an action stands.
+type ActionStatus string
+
+// Action statuses. An intended action with no recorded outcome (a crash
+// between touching the world and recording the result) is OutcomeUnknown.
+const (
+	OutcomeUnknown ActionStatus = "outcome-unknown"
+	Performed      ActionStatus = "performed"
+	Failed         ActionStatus = "failed"
+)
+
+// ActionResult is what an action left in the world, as far as helm learned.
+// Only the fields that the action kind produces are set.
+type ActionResult struct {
+	SHA       string   `json:"sha,omitempty"`
+	Branch    string   `json:"branch,omitempty"`
+	Number    int      `json:"number,omitempty"`
+	CommentID int64    `json:"comment_id,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	Reviewers []string `json:"reviewers,omitempty"`
+}
+
+// Action is an operation helm performed in the world.
+type Action struct {
+	ID     string          `json:"id"`
+	Kind   string          `json:"kind"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Status ActionStatus    `json:"status"`
+	Result *ActionResult   `json:"result,omitempty"`
+	// Error is the failure message of a failed action.
+	Error string `json:"error,omitempty"`
+	// DoneAt is when the outcome was recorded (zero while unknown).
+	DoneAt time.Time `json:"done_at,omitzero"`
+}
+
+// EntryKind names the two kinds of logbook entry.
+type EntryKind string
+
+// Entry kinds.
+const (
+	KindBearing EntryKind = "bearing"
+	KindAction  EntryKind = "action"
+)
+
+// Entry is one logbook entry. N is its 1-based position in the story.
+type Entry struct {
+	N       int       `json:"n"`
+	Kind    EntryKind `json:"kind"`
+	At      time.Time `json:"at"`
+	Who     Who       `json:"who"`
+	Bearing *Bearing  `json:"bearing,omitempty"`
+	Action  *Action   `json:"action,omitempty"`
+}
