@@ -1,0 +1,99 @@
+package logbook
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func at(min int) time.Time { return time.Date(2026, 2, 26, 17, min, 0, 0, time.UTC) }
+
+// TestStoryMatchesDesignExample renders the logbook of DESIGN.md's example
+// voyage and compares it with the story printed there.
+func TestStoryMatchesDesignExample(t *testing.T) {
+	who := Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	entries := []Entry{
+		{N: 1, Kind: KindBearing, At: at(1), Who: who, Bearing: &Bearing{
+			Observations: []Observation{{Key: "rust-project:.", Label: "RustProject @ ."}},
+			Reading:      Reading{Text: "Widget module has a null check missing in init()."},
+		}},
+		{N: 2, Kind: KindAction, At: at(14), Who: who, Action: &Action{Kind: "commit", Status: Performed, Result: &ActionResult{SHA: "abc1234f00d"}}},
+		{N: 3, Kind: KindAction, At: at(15), Who: who, Action: &Action{Kind: "push", Status: Performed, Result: &ActionResult{Branch: "fix-widget", SHA: "abc1234f00d"}}},
+		{N: 4, Kind: KindAction, At: at(16), Who: who, Action: &Action{Kind: "create-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteStory(&buf, Header{
+		Intent: "Resolve #42: fix widget crash", Identity: "john-agent", Created: at(0),
+		Status: "completed", Outcome: "completed", CompletedAt: at(30),
+		Summary: "Fixed null check in widget init. PR #45 merged.",
+	}, entries))
+	golden := "testdata/design-example.golden"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), buf.String())
+}
+
+func TestDescribeAction(t *testing.T) {
+	tests := []struct {
+		name string
+		a    Action
+		want string
+	}{
+		{"commit", Action{Kind: "commit", Status: Performed, Result: &ActionResult{SHA: "abc1234567"}}, "committed (abc1234)"},
+		{"push", Action{Kind: "push", Status: Performed, Result: &ActionResult{Branch: "b", SHA: "abc1234567"}}, "pushed to b (abc1234)"},
+		{"create PR", Action{Kind: "create-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}, "created PR #45"},
+		{"merge PR", Action{Kind: "merge-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}, "merged PR #45"},
+		{"comment PR", Action{Kind: "comment-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}, "commented on PR #45"},
+		{"reply PR", Action{Kind: "reply-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}, "replied on PR #45"},
+		{"request review", Action{Kind: "request-review", Status: Performed, Result: &ActionResult{Number: 45, Reviewers: []string{"a", "b"}}}, "requested review on PR #45 from a, b"},
+		{"create issue", Action{Kind: "create-issue", Status: Performed, Result: &ActionResult{Number: 7}}, "created issue #7"},
+		{"close issue", Action{Kind: "close-issue", Status: Performed, Result: &ActionResult{Number: 7}}, "closed issue #7"},
+		{"comment issue", Action{Kind: "comment-issue", Status: Performed, Result: &ActionResult{Number: 7}}, "commented on issue #7"},
+		{"unknown outcome", Action{Kind: "push", Status: OutcomeUnknown}, "push: outcome unknown (intended, no result was recorded)"},
+		{"failed", Action{Kind: "push", Status: Failed, Error: "rejected"}, "push failed: rejected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, DescribeAction(&tt.a))
+		})
+	}
+}
+
+func TestValidateIdentity(t *testing.T) {
+	tests := []struct {
+		name, id string
+		ok       bool
+	}{
+		{"plain", "john-agent", true},
+		{"unicode", "jöhn", true},
+		{"empty", "", false},
+		{"dotdot", "..", false},
+		{"hidden", ".x", false},
+		{"slash", "a/b", false},
+		{"traversal", "../etc", false},
+		{"backslash", `a\b`, false},
+		{"space", "a b", false},
+		{"control", "a\x00b", false},
+		{"too long", string(bytes.Repeat([]byte("a"), MaxIdentityLen+1)), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateIdentity(tt.id)
+			if tt.ok {
+				assert.NoError(t, err)
+			} else {
+				assert.Error(t, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,211 @@
+package projection
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/helmlog/helm/logbook"
+)
+
+// Type names an event. The names are part of the stored format: never
+// rename one; add a new type or a new version instead.
+type Type string
+
+// The event types of a voyage.
+const (
+	VoyageStarted      Type = "voyage-started"
+	VoyageCompleted    Type = "voyage-completed"
+	ArtifactStowed     Type = "artifact-stowed"
+	Observed           Type = "observed"
+	MarkErased         Type = "mark-erased"
+	SlateWiped         Type = "slate-wiped"
+	BearingTaken       Type = "bearing-taken"
+	ReadingChallenged  Type = "reading-challenged"
+	ActionIntended     Type = "action-intended"
+	ActionPerformed    Type = "action-performed"
+	ActionFailed       Type = "action-failed"
+	ArtifactReduced    Type = "artifact-reduced"
+	ArtifactJettisoned Type = "artifact-jettisoned"
+)
+
+// CurrentVersion is the schema version each event type is written with.
+// Older versions are brought up to date by the upcasters on decode.
+var CurrentVersion = map[Type]int{
+	VoyageStarted:      1,
+	VoyageCompleted:    1,
+	ArtifactStowed:     1,
+	Observed:           1,
+	MarkErased:         1,
+	SlateWiped:         1,
+	BearingTaken:       2, // v1 stored the reading as a bare string
+	ReadingChallenged:  1,
+	ActionIntended:     1,
+	ActionPerformed:    1,
+	ActionFailed:       1,
+	ArtifactReduced:    1,
+	ArtifactJettisoned: 1,
+}
+
+// Event is one change to a voyage. Exactly one payload field is set, the
+// one its Type names; Who is the resolved identity, role and method of the
+// caller that caused it.
+type Event struct {
+	Type Type        `json:"type"`
+	V    int         `json:"v"`
+	At   time.Time   `json:"at"`
+	Who  logbook.Who `json:"who"`
+
+	Voyage     *VoyageInfo          `json:"voyage,omitempty"`
+	Completion *Completion          `json:"completion,omitempty"`
+	Artifact   *ArtifactRef         `json:"artifact,omitempty"`
+	Obs        *logbook.Observation `json:"observation,omitempty"`
+	Key        string               `json:"key,omitempty"`
+	Bearing    *logbook.Bearing     `json:"bearing,omitempty"`
+	Challenge  *Challenge           `json:"challenge,omitempty"`
+	Action     *logbook.Action      `json:"action,omitempty"`
+}
+
+// VoyageInfo is the payload of VoyageStarted.
+type VoyageInfo struct {
+	ID     string `json:"id"`
+	Intent string `json:"intent"`
+	Kind   string `json:"kind"`
+}
+
+// Outcome is how a voyage ended.
+type Outcome string
+
+// Outcomes a voyage can be completed with.
+const (
+	OutcomeCompleted Outcome = "completed"
+	OutcomeBlocked   Outcome = "blocked"
+	OutcomeFailed    Outcome = "failed"
+	OutcomePartial   Outcome = "partial"
+	OutcomeCancelled Outcome = "cancelled"
+)
+
+// Outcomes lists the valid outcomes in the order the CLI documents them.
+var Outcomes = []Outcome{OutcomeCompleted, OutcomeBlocked, OutcomeFailed, OutcomePartial, OutcomeCancelled}
+
+// Completion is the payload of VoyageCompleted.
+type Completion struct {
+	Outcome Outcome `json:"outcome"`
+	Summary string  `json:"summary,omitempty"`
+}
+
+// ArtifactRef is the payload of the artifact events: where a sighting's
+// compressed bytes are stored. Hash is the BLAKE3 of the uncompressed JSON.
+type ArtifactRef struct {
+	Hash       string `json:"hash"`
+	Size       int64  `json:"size"`        // uncompressed bytes
+	StoredSize int64  `json:"stored_size"` // compressed bytes in the pack
+	Offset     int64  `json:"offset"`      // frame offset in the voyage's pack file
+	// DerivedFrom and Method are set on ArtifactReduced: the artifact
+	// this one summarises, and how the summary was made.
+	DerivedFrom string `json:"derived_from,omitempty"`
+	Method      string `json:"method,omitempty"`
+}
+
+// Challenge is the payload of ReadingChallenged. Bearing is the sequence
+// number of the BearingTaken event, which stays stable while the story's
+// entry numbers may shift.
+type Challenge struct {
+	Bearing  uint64         `json:"bearing"`
+	Feedback string         `json:"feedback"`
+	Text     string         `json:"text"`
+	Source   logbook.Source `json:"source"`
+}
+
+// Encode returns the stored form of e: JSON with its current version.
+func Encode(e *Event) ([]byte, error) {
+	if e.V == 0 {
+		e.V = CurrentVersion[e.Type]
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s event: %w", e.Type, err)
+	}
+	return data, nil
+}
+
+// Upcaster rewrites the JSON of an event of version v into version v+1.
+type Upcaster func(raw map[string]json.RawMessage) error
+
+// upcasters[type][v] upgrades version v of type to v+1.
+var upcasters = map[Type]map[int]Upcaster{
+	BearingTaken: {1: upcastBearingV1},
+}
+
+// upcastBearingV1: v1 stored "bearing": {"observations": [...], "reading": "text"}.
+func upcastBearingV1(raw map[string]json.RawMessage) error {
+	var b struct {
+		Observations json.RawMessage `json:"observations"`
+		Reading      string          `json:"reading"`
+	}
+	if err := json.Unmarshal(raw["bearing"], &b); err != nil {
+		return err
+	}
+	next, err := json.Marshal(map[string]any{
+		"observations": b.Observations,
+		"reading":      logbook.Reading{Text: b.Reading},
+	})
+	if err != nil {
+		return err
+	}
+	raw["bearing"] = next
+	return nil
+}
+
+// Decode parses a stored event, upcasting older versions to the current
+// one. An unknown type or a version newer than this code knows is an error:
+// a newer helm wrote this voyage.
+func Decode(data []byte) (*Event, error) {
+	var e Event
+	full := json.Unmarshal(data, &e)
+	if full == nil && e.V == CurrentVersion[e.Type] && e.V != 0 {
+		return &e, nil // the common case: one parse
+	}
+	// An older version may not even fit today's types: read the head alone.
+	var head struct {
+		Type Type `json:"type"`
+		V    int  `json:"v"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("decode event: %w", err)
+	}
+	cur, ok := CurrentVersion[head.Type]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("decode event: unknown type %q (written by a newer helm?)", head.Type)
+	case head.V > cur:
+		return nil, fmt.Errorf("decode %s event: version %d is newer than this helm understands (%d); upgrade helm", head.Type, head.V, cur)
+	case head.V < 1:
+		return nil, fmt.Errorf("decode %s event: invalid version %d", head.Type, head.V)
+	case head.V == cur:
+		return nil, fmt.Errorf("decode %s event: %w", head.Type, full)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("decode %s event: %w", head.Type, err)
+	}
+	for v := head.V; v < cur; v++ {
+		up := upcasters[head.Type][v]
+		if up == nil {
+			return nil, fmt.Errorf("decode %s event: no upcaster from version %d", head.Type, v)
+		}
+		if err := up(raw); err != nil {
+			return nil, fmt.Errorf("decode %s event: upcast v%d: %w", head.Type, v, err)
+		}
+	}
+	raw["v"], _ = json.Marshal(cur)
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s event: %w", head.Type, err)
+	}
+	e = Event{}
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("decode %s event: %w", head.Type, err)
+	}
+	return &e, nil
+}

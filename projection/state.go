@@ -1,0 +1,252 @@
+// Package projection folds voyage events into the views users read: the
+// voyage, the slate, the logbook and the artifact index. It knows events,
+// not files: the facade feeds it records from the segment log, and tests
+// feed it event lists directly.
+package projection
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/helmlog/helm/logbook"
+)
+
+// Status is where a voyage stands.
+type Status string
+
+// Voyage statuses.
+const (
+	Active    Status = "active"
+	Completed Status = "completed"
+)
+
+// Voyage is the voyage view: metadata and status.
+type Voyage struct {
+	ID          string    `json:"id"`
+	Intent      string    `json:"intent"`
+	Kind        string    `json:"kind"`
+	Identity    string    `json:"identity"`
+	Created     time.Time `json:"created"`
+	Status      Status    `json:"status"`
+	Outcome     Outcome   `json:"outcome,omitempty"`
+	Summary     string    `json:"summary,omitempty"`
+	CompletedAt time.Time `json:"completed_at,omitzero"`
+	// Seq is the sequence number of the last event folded in.
+	Seq uint64 `json:"seq"`
+}
+
+// ArtifactStatus is the condition of a stored artifact.
+type ArtifactStatus string
+
+// Artifact statuses: stowed holds the full payload; reduced and
+// jettisoned artifacts may no longer be read.
+const (
+	Stowed     ArtifactStatus = "stowed"
+	Reduced    ArtifactStatus = "reduced"
+	Jettisoned ArtifactStatus = "jettisoned"
+)
+
+// Artifact is one entry of the artifact index.
+type Artifact struct {
+	ArtifactRef
+	Status ArtifactStatus `json:"status"`
+	// ReducedTo is the hash of the summary artifact of a reduced one.
+	ReducedTo string `json:"reduced_to,omitempty"`
+}
+
+// State holds every view of one voyage. The zero value is an empty voyage
+// ready for Apply. State is not safe for concurrent use.
+type State struct {
+	Voyage Voyage
+	// Slate maps a mark's canonical key to its newest observation.
+	Slate map[string]logbook.Observation
+	// Entries is the logbook story in order. Failed actions are not part
+	// of the story: they are in FailedActions.
+	Entries       []logbook.Entry
+	FailedActions []logbook.Entry
+	Artifacts     map[string]*Artifact
+
+	bearings map[uint64]int // BearingTaken seq -> index in Entries
+	actions  map[string]int // action id -> index in Entries
+}
+
+// Apply folds one event, stored at sequence number seq, into the views.
+// Events are facts: rules are checked before they are written, so Apply
+// only refuses what it cannot fold at all.
+func (s *State) Apply(seq uint64, e *Event) error {
+	if s.Slate == nil {
+		s.Slate = map[string]logbook.Observation{}
+		s.Artifacts = map[string]*Artifact{}
+		s.bearings = map[uint64]int{}
+		s.actions = map[string]int{}
+	}
+	if seq <= s.Voyage.Seq {
+		return fmt.Errorf("event %d applied after event %d: out of order", seq, s.Voyage.Seq)
+	}
+	if err := s.apply(seq, e); err != nil {
+		return fmt.Errorf("apply %s event %d: %w", e.Type, seq, err)
+	}
+	s.Voyage.Seq = seq
+	return nil
+}
+
+func (s *State) apply(seq uint64, e *Event) error {
+	switch e.Type {
+	case VoyageStarted:
+		if e.Voyage == nil {
+			return errMissing("voyage")
+		}
+		s.Voyage.ID, s.Voyage.Intent, s.Voyage.Kind = e.Voyage.ID, e.Voyage.Intent, e.Voyage.Kind
+		s.Voyage.Identity, s.Voyage.Created, s.Voyage.Status = e.Who.Identity, e.At, Active
+	case VoyageCompleted:
+		if e.Completion == nil {
+			return errMissing("completion")
+		}
+		s.Voyage.Status, s.Voyage.CompletedAt = Completed, e.At
+		s.Voyage.Outcome, s.Voyage.Summary = e.Completion.Outcome, e.Completion.Summary
+	case ArtifactStowed, ArtifactReduced:
+		if e.Artifact == nil {
+			return errMissing("artifact")
+		}
+		s.Artifacts[e.Artifact.Hash] = &Artifact{ArtifactRef: *e.Artifact, Status: Stowed}
+		if e.Type == ArtifactReduced {
+			if src := s.Artifacts[e.Artifact.DerivedFrom]; src != nil {
+				src.Status, src.ReducedTo = Reduced, e.Artifact.Hash
+			}
+		}
+	case ArtifactJettisoned:
+		if e.Artifact == nil {
+			return errMissing("artifact")
+		}
+		if a := s.Artifacts[e.Artifact.Hash]; a != nil {
+			a.Status = Jettisoned
+		}
+	case Observed:
+		if e.Obs == nil {
+			return errMissing("observation")
+		}
+		s.Slate[e.Obs.Key] = *e.Obs
+	case MarkErased:
+		delete(s.Slate, e.Key)
+	case SlateWiped:
+		clear(s.Slate)
+	case BearingTaken:
+		if e.Bearing == nil {
+			return errMissing("bearing")
+		}
+		b := *e.Bearing
+		b.Observations = slices.Clone(b.Observations)
+		b.Reading.History = slices.Clone(b.Reading.History)
+		s.bearings[seq] = len(s.Entries)
+		s.Entries = append(s.Entries, logbook.Entry{
+			N: len(s.Entries) + 1, Kind: logbook.KindBearing, At: e.At, Who: e.Who, Bearing: &b,
+		})
+		clear(s.Slate)
+	case ReadingChallenged:
+		c := e.Challenge
+		if c == nil {
+			return errMissing("challenge")
+		}
+		i, ok := s.bearings[c.Bearing]
+		if !ok {
+			return fmt.Errorf("no bearing at event %d", c.Bearing)
+		}
+		r := &s.Entries[i].Bearing.Reading
+		r.History = append(r.History, logbook.ReadingAttempt{
+			Text: r.Text, Source: r.Source, ChallengedWith: c.Feedback, ChallengedAt: e.At, ChallengedBy: e.Who,
+		})
+		r.Text, r.Source = c.Text, c.Source
+	case ActionIntended:
+		if e.Action == nil {
+			return errMissing("action")
+		}
+		a := *e.Action
+		a.Status = logbook.OutcomeUnknown
+		s.actions[a.ID] = len(s.Entries)
+		s.Entries = append(s.Entries, logbook.Entry{
+			N: len(s.Entries) + 1, Kind: logbook.KindAction, At: e.At, Who: e.Who, Action: &a,
+		})
+	case ActionPerformed, ActionFailed:
+		if e.Action == nil {
+			return errMissing("action")
+		}
+		i, ok := s.actions[e.Action.ID]
+		if !ok {
+			return fmt.Errorf("no intended action %s", e.Action.ID)
+		}
+		a := s.Entries[i].Action
+		a.DoneAt = e.At
+		if e.Type == ActionPerformed {
+			a.Status, a.Result = logbook.Performed, e.Action.Result
+			break
+		}
+		a.Status, a.Error = logbook.Failed, e.Action.Error
+		s.FailedActions = append(s.FailedActions, s.Entries[i])
+		s.removeEntry(i)
+	default:
+		return fmt.Errorf("unknown event type %q", e.Type)
+	}
+	return nil
+}
+
+// removeEntry takes entry i out of the story and renumbers what follows.
+func (s *State) removeEntry(i int) {
+	s.Entries = slices.Delete(s.Entries, i, i+1)
+	for j := i; j < len(s.Entries); j++ {
+		s.Entries[j].N = j + 1
+	}
+	for seq, k := range s.bearings {
+		if k > i {
+			s.bearings[seq] = k - 1
+		}
+	}
+	for id, k := range s.actions {
+		switch {
+		case k > i:
+			s.actions[id] = k - 1
+		case k == i:
+			delete(s.actions, id)
+		}
+	}
+}
+
+// BearingSeq returns the event sequence number of the bearing that is
+// entry n of the story, or false if entry n is not a bearing.
+func (s *State) BearingSeq(n int) (uint64, bool) {
+	for seq, i := range s.bearings {
+		if i == n-1 {
+			return seq, true
+		}
+	}
+	return 0, false
+}
+
+// HasAction reports whether an action with this id was intended and has
+// no recorded outcome yet.
+func (s *State) HasAction(id string) bool {
+	i, ok := s.actions[id]
+	return ok && s.Entries[i].Action.Status == logbook.OutcomeUnknown
+}
+
+// SlateList returns the slate's observations ordered by key.
+func (s *State) SlateList() []logbook.Observation {
+	out := make([]logbook.Observation, 0, len(s.Slate))
+	for _, o := range s.Slate {
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b logbook.Observation) int {
+		switch {
+		case a.Key < b.Key:
+			return -1
+		case a.Key > b.Key:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func errMissing(field string) error {
+	return fmt.Errorf("event has no %s payload", field)
+}
