@@ -1,0 +1,243 @@
+// Package actions holds the operations helm performs in the world: git
+// commits and pushes, and GitHub pull requests, reviews, comments and
+// issues. Each action is a plain struct of JSON-tagged parameters (what the
+// logbook records as the action's params) plus the *runner.Runner that
+// performs it, and offers:
+//
+//	Kind() string                                        // "commit", "create-pull-request", ...
+//	Perform(ctx) (logbook.ActionResult, error)           // touches the world
+//	DryRun() string                                      // what Perform would run, running nothing
+//
+// GitHub writes go through `gh api -X METHOD PATH --input -` with a JSON
+// body on standard input, so any text (quotes, newlines, a leading "@")
+// reaches GitHub unchanged. A failure is returned with gh's or git's own
+// message (see runner.ExitError); nothing is retried.
+//
+// DryRun never contacts GitHub and never changes a repository. To name the
+// repository in the commands it may read the local origin URL (`git
+// remote get-url origin`); when that fails it shows OWNER/NAME. An action
+// whose base branch comes from GitHub (create-pull-request without Base)
+// shows the lookup and the placeholder <default-branch>.
+package actions
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/helmlog/helm/runner"
+)
+
+// ErrInvalid is wrapped by every constructor's (and Perform's) error for
+// bad parameters, so a CLI can tell bad usage from a failed action.
+var ErrInvalid = errors.New("invalid action")
+
+func invalidf(kind, format string, args ...any) error {
+	return fmt.Errorf("%s: %w: %s", kind, ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+func needRunner(kind string, r *runner.Runner) error {
+	if r == nil {
+		return fmt.Errorf("%s: no runner: build the action with its constructor", kind)
+	}
+	return nil
+}
+
+func checkNumber(kind, what string, n int) error {
+	if n <= 0 {
+		return invalidf(kind, "%s %d is not a positive number", what, n)
+	}
+	return nil
+}
+
+func checkText(kind, what, s string) error {
+	if strings.TrimSpace(s) == "" {
+		return invalidf(kind, "%s is empty", what)
+	}
+	return nil
+}
+
+// checkRef rejects branch and remote names git would read as options or
+// that no ref can have.
+func checkRef(kind, what, s string) error {
+	if s == "" {
+		return invalidf(kind, "%s is empty", what)
+	}
+	if strings.HasPrefix(s, "-") || strings.ContainsAny(s, " \t\n\r~^:?*[\\") || strings.Contains(s, "..") {
+		return invalidf(kind, "%s %q is not a valid name", what, s)
+	}
+	return nil
+}
+
+func checkReviewers(kind string, reviewers []string) error {
+	if len(reviewers) == 0 {
+		return invalidf(kind, "no reviewers given")
+	}
+	for _, r := range reviewers {
+		if strings.TrimSpace(r) == "" || strings.ContainsAny(r, " \t\n") || strings.HasPrefix(r, "-") {
+			return invalidf(kind, "reviewer %q is not a GitHub login or ORG/TEAM", r)
+		}
+	}
+	return nil
+}
+
+func checkRepo(kind, repo string) error {
+	if repo == "" {
+		return nil
+	}
+	if err := runner.ValidateRepo(repo); err != nil {
+		return invalidf(kind, "%v", err)
+	}
+	return nil
+}
+
+// repoOf is the action's repository: its own Repo, else the runner's.
+func repoOf(ctx context.Context, r *runner.Runner, repo string) (string, error) {
+	if repo != "" {
+		return repo, nil
+	}
+	return r.Repo(ctx)
+}
+
+// dryRepo names the repository for a dry run without contacting GitHub.
+func dryRepo(r *runner.Runner, repo string) string {
+	if repo != "" || r == nil {
+		return cmp.Or(repo, "OWNER/NAME")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if name, err := repoOf(ctx, r, repo); err == nil {
+		return name
+	}
+	return "OWNER/NAME"
+}
+
+// ghWrite sends body as JSON to path with method and decodes the response
+// into out (when non-nil).
+func ghWrite(ctx context.Context, r *runner.Runner, method, path string, body, out any) error {
+	in, err := encodeBody(body)
+	if err != nil {
+		return err
+	}
+	resp, err := r.GHInput(ctx, in, writeArgs(method, path)...)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(resp, out); err != nil {
+		return fmt.Errorf("gh api %s %s: decode response: %w", method, path, err)
+	}
+	return nil
+}
+
+// encodeBody encodes a request body as compact JSON, leaving <, > and &
+// as they are so dry runs read as written.
+func encodeBody(body any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func writeArgs(method, path string) []string {
+	return []string{"api", "-X", method, path, "--input", "-"}
+}
+
+// dryGHWrite renders the gh call ghWrite would make.
+func dryGHWrite(r *runner.Runner, method, path string, body any) string {
+	in, err := encodeBody(body)
+	if err != nil {
+		return "# cannot encode the request: " + err.Error()
+	}
+	return dryGH(r, in, writeArgs(method, path)...)
+}
+
+func dryGH(r *runner.Runner, stdin []byte, args ...string) string {
+	if r == nil {
+		return "# no runner"
+	}
+	c, err := r.GHCommand(stdin, args...)
+	if err != nil {
+		return "# cannot run gh: " + err.Error()
+	}
+	return c.String()
+}
+
+func dryGit(r *runner.Runner, args ...string) string {
+	if r == nil {
+		return "# no runner"
+	}
+	return r.GitCommand(args...).String()
+}
+
+// splitReviewers sends "org/team" entries as team reviewers (by slug),
+// the rest as users, as GitHub's requested_reviewers endpoint wants.
+func splitReviewers(reviewers []string) map[string][]string {
+	body := map[string][]string{}
+	for _, r := range reviewers {
+		if _, team, ok := strings.Cut(r, "/"); ok {
+			body["team_reviewers"] = append(body["team_reviewers"], team)
+		} else {
+			body["reviewers"] = append(body["reviewers"], r)
+		}
+	}
+	return body
+}
+
+// GitHub's answers, as far as the actions read them.
+
+type ghCreated struct {
+	Number  int    `json:"number"`
+	ID      int64  `json:"id"`
+	HTMLURL string `json:"html_url"`
+}
+
+// call describes one GitHub write for a repository: method, path, body.
+type call func(repo string) (method, path string, body any)
+
+// perform validates, resolves the repository, and makes the call.
+func perform(ctx context.Context, kind string, r *runner.Runner, validate func() error, repo string, c call, out any) error {
+	if err := validate(); err != nil {
+		return err
+	}
+	name, err := repoOf(ctx, r, repo)
+	if err != nil {
+		return fmt.Errorf("%s: %w", kind, err)
+	}
+	method, path, body := c(name)
+	if err := ghWrite(ctx, r, method, path, body, out); err != nil {
+		return fmt.Errorf("%s: %w", kind, err)
+	}
+	return nil
+}
+
+// dryCall renders the gh call perform would make.
+func dryCall(r *runner.Runner, repo string, c call) string {
+	method, path, body := c(dryRepo(r, repo))
+	return dryGHWrite(r, method, path, body)
+}
+
+func validateComment(kind string, r *runner.Runner, repo, what string, number int, body string) error {
+	if err := needRunner(kind, r); err != nil {
+		return err
+	}
+	if err := checkRepo(kind, repo); err != nil {
+		return err
+	}
+	if err := checkNumber(kind, what, number); err != nil {
+		return err
+	}
+	return checkText(kind, "comment body", body)
+}
+
+func joinLines(lines []string) string { return strings.Join(lines, "\n") }

@@ -1,0 +1,124 @@
+package actions
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/runner"
+)
+
+// Commit records the staged changes as a commit in the runner's working
+// directory (`git commit -m MESSAGE`). Nothing staged is an error carrying
+// git's own message. Result: SHA.
+type Commit struct {
+	Message string         `json:"message"`
+	Runner  *runner.Runner `json:"-"`
+}
+
+// NewCommit returns a commit action.
+func NewCommit(r *runner.Runner, message string) (*Commit, error) {
+	a := &Commit{Message: message, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Commit) validate() error {
+	if err := needRunner(a.Kind(), a.Runner); err != nil {
+		return err
+	}
+	return checkText(a.Kind(), "commit message", a.Message)
+}
+
+// Kind returns "commit".
+func (*Commit) Kind() string { return "commit" }
+
+func (a *Commit) args() []string { return []string{"commit", "-m", a.Message} }
+
+// Perform commits and returns the new commit's SHA.
+func (a *Commit) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	if err := a.validate(); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	if _, err := a.Runner.Git(ctx, a.args()...); err != nil {
+		return logbook.ActionResult{}, fmt.Errorf("commit: %w", err)
+	}
+	sha, err := revParse(ctx, a.Runner, "HEAD")
+	if err != nil {
+		return logbook.ActionResult{}, fmt.Errorf("commit: committed, but %w", err)
+	}
+	return logbook.ActionResult{SHA: sha}, nil
+}
+
+// DryRun renders the git command.
+func (a *Commit) DryRun() string { return dryGit(a.Runner, a.args()...) }
+
+// Push pushes a local branch to a remote (`git push REMOTE BRANCH`; the
+// remote defaults to origin). Result: Branch and the SHA pushed.
+type Push struct {
+	Branch string         `json:"branch"`
+	Remote string         `json:"remote,omitempty"`
+	Runner *runner.Runner `json:"-"`
+}
+
+// NewPush returns a push action; remote "" means origin.
+func NewPush(r *runner.Runner, branch, remote string) (*Push, error) {
+	a := &Push{Branch: branch, Remote: remote, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Push) validate() error {
+	if err := needRunner(a.Kind(), a.Runner); err != nil {
+		return err
+	}
+	if err := checkRef(a.Kind(), "branch", a.Branch); err != nil {
+		return err
+	}
+	if a.Remote != "" {
+		return checkRef(a.Kind(), "remote", a.Remote)
+	}
+	return nil
+}
+
+// Kind returns "push".
+func (*Push) Kind() string { return "push" }
+
+func (a *Push) args() []string {
+	remote := a.Remote
+	if remote == "" {
+		remote = "origin"
+	}
+	return []string{"push", remote, a.Branch}
+}
+
+// Perform pushes and returns the branch and the commit it points to.
+func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	if err := a.validate(); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	if _, err := a.Runner.Git(ctx, a.args()...); err != nil {
+		return logbook.ActionResult{}, fmt.Errorf("push: %w", err)
+	}
+	sha, err := revParse(ctx, a.Runner, "refs/heads/"+a.Branch)
+	if err != nil {
+		return logbook.ActionResult{Branch: a.Branch}, fmt.Errorf("push: pushed, but %w", err)
+	}
+	return logbook.ActionResult{Branch: a.Branch, SHA: sha}, nil
+}
+
+// DryRun renders the git command.
+func (a *Push) DryRun() string { return dryGit(a.Runner, a.args()...) }
+
+func revParse(ctx context.Context, r *runner.Runner, ref string) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "--verify", ref+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %w", ref, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,142 @@
+package actions
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/runner"
+)
+
+// CreateIssue opens an issue. Result: Number and URL.
+type CreateIssue struct {
+	Repo   string         `json:"repo,omitempty"`
+	Title  string         `json:"title"`
+	Body   string         `json:"body,omitempty"`
+	Runner *runner.Runner `json:"-"`
+}
+
+// NewCreateIssue returns a create-issue action.
+func NewCreateIssue(r *runner.Runner, title, body string) (*CreateIssue, error) {
+	a := &CreateIssue{Title: title, Body: body, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *CreateIssue) validate() error {
+	k := a.Kind()
+	if err := needRunner(k, a.Runner); err != nil {
+		return err
+	}
+	if err := checkRepo(k, a.Repo); err != nil {
+		return err
+	}
+	return checkText(k, "title", a.Title)
+}
+
+// Kind returns "create-issue".
+func (*CreateIssue) Kind() string { return "create-issue" }
+
+func (a *CreateIssue) call(repo string) (string, string, any) {
+	return "POST", "repos/" + repo + "/issues", map[string]any{"title": a.Title, "body": a.Body}
+}
+
+// Perform opens the issue.
+func (a *CreateIssue) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	var is ghCreated
+	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &is); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	return logbook.ActionResult{Number: is.Number, URL: is.HTMLURL}, nil
+}
+
+// DryRun renders the gh call.
+func (a *CreateIssue) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+
+// CloseIssue closes an issue. Result: Number.
+type CloseIssue struct {
+	Repo   string         `json:"repo,omitempty"`
+	Number int            `json:"number"`
+	Runner *runner.Runner `json:"-"`
+}
+
+// NewCloseIssue returns a close-issue action.
+func NewCloseIssue(r *runner.Runner, number int) (*CloseIssue, error) {
+	a := &CloseIssue{Number: number, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *CloseIssue) validate() error {
+	k := a.Kind()
+	if err := needRunner(k, a.Runner); err != nil {
+		return err
+	}
+	if err := checkRepo(k, a.Repo); err != nil {
+		return err
+	}
+	return checkNumber(k, "issue number", a.Number)
+}
+
+// Kind returns "close-issue".
+func (*CloseIssue) Kind() string { return "close-issue" }
+
+func (a *CloseIssue) call(repo string) (string, string, any) {
+	return "PATCH", fmt.Sprintf("repos/%s/issues/%d", repo, a.Number), map[string]any{"state": "closed"}
+}
+
+// Perform closes the issue.
+func (a *CloseIssue) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, nil); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	return logbook.ActionResult{Number: a.Number}, nil
+}
+
+// DryRun renders the gh call.
+func (a *CloseIssue) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+
+// CommentIssue adds a comment to an issue. Result: Number, CommentID and
+// URL.
+type CommentIssue struct {
+	Repo   string         `json:"repo,omitempty"`
+	Number int            `json:"number"`
+	Body   string         `json:"body"`
+	Runner *runner.Runner `json:"-"`
+}
+
+// NewCommentIssue returns a comment-issue action.
+func NewCommentIssue(r *runner.Runner, number int, body string) (*CommentIssue, error) {
+	a := &CommentIssue{Number: number, Body: body, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *CommentIssue) validate() error {
+	return validateComment(a.Kind(), a.Runner, a.Repo, "issue number", a.Number, a.Body)
+}
+
+// Kind returns "comment-issue".
+func (*CommentIssue) Kind() string { return "comment-issue" }
+
+func (a *CommentIssue) call(repo string) (string, string, any) {
+	return "POST", fmt.Sprintf("repos/%s/issues/%d/comments", repo, a.Number), map[string]any{"body": a.Body}
+}
+
+// Perform posts the comment.
+func (a *CommentIssue) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	var c ghCreated
+	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &c); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL}, nil
+}
+
+// DryRun renders the gh call.
+func (a *CommentIssue) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }

@@ -1,0 +1,332 @@
+package actions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/runner"
+)
+
+// CreatePullRequest opens a pull request from Branch into Base (default:
+// the repository's default branch, as GitHub reports it) and then, when
+// Reviewers are given, requests their review. Result: Number, URL and
+// Reviewers. If the pull request is created but the review request fails,
+// Perform returns the result (the pull request exists) with the error.
+type CreatePullRequest struct {
+	// Repo is OWNER/NAME; empty means the runner's repository.
+	Repo      string         `json:"repo,omitempty"`
+	Branch    string         `json:"branch"`
+	Title     string         `json:"title"`
+	Body      string         `json:"body,omitempty"`
+	Base      string         `json:"base,omitempty"`
+	Reviewers []string       `json:"reviewers,omitempty"`
+	Runner    *runner.Runner `json:"-"`
+}
+
+// NewCreatePullRequest returns a create-pull-request action. Base and
+// reviewers are optional.
+func NewCreatePullRequest(r *runner.Runner, branch, title, body, base string, reviewers ...string) (*CreatePullRequest, error) {
+	a := &CreatePullRequest{Branch: branch, Title: title, Body: body, Base: base, Reviewers: reviewers, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *CreatePullRequest) validate() error {
+	k := a.Kind()
+	if err := needRunner(k, a.Runner); err != nil {
+		return err
+	}
+	if err := checkRepo(k, a.Repo); err != nil {
+		return err
+	}
+	if err := checkRef(k, "branch", a.Branch); err != nil {
+		return err
+	}
+	if err := checkText(k, "title", a.Title); err != nil {
+		return err
+	}
+	if a.Base != "" {
+		if err := checkRef(k, "base", a.Base); err != nil {
+			return err
+		}
+	}
+	if len(a.Reviewers) > 0 {
+		return checkReviewers(k, a.Reviewers)
+	}
+	return nil
+}
+
+// Kind returns "create-pull-request".
+func (*CreatePullRequest) Kind() string { return "create-pull-request" }
+
+func (a *CreatePullRequest) body(base string) map[string]any {
+	return map[string]any{"title": a.Title, "head": a.Branch, "base": base, "body": a.Body}
+}
+
+// Perform opens the pull request and requests the reviews.
+func (a *CreatePullRequest) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	k := a.Kind()
+	if err := a.validate(); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	repo, err := repoOf(ctx, a.Runner, a.Repo)
+	if err != nil {
+		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
+	}
+	base := a.Base
+	if base == "" {
+		var info struct {
+			DefaultBranch string `json:"default_branch"`
+		}
+		out, err := a.Runner.GH(ctx, "api", "repos/"+repo)
+		if err != nil {
+			return logbook.ActionResult{}, fmt.Errorf("%s: find the default branch (or give --base): %w", k, err)
+		}
+		if err := json.Unmarshal(out, &info); err != nil {
+			return logbook.ActionResult{}, fmt.Errorf("%s: find the default branch: %w", k, err)
+		}
+		base = info.DefaultBranch
+		if base == "" {
+			base = "main"
+		}
+	}
+	var pr ghCreated
+	if err := ghWrite(ctx, a.Runner, "POST", "repos/"+repo+"/pulls", a.body(base), &pr); err != nil {
+		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
+	}
+	res := logbook.ActionResult{Number: pr.Number, URL: pr.HTMLURL}
+	if len(a.Reviewers) > 0 {
+		path := fmt.Sprintf("repos/%s/pulls/%d/requested_reviewers", repo, pr.Number)
+		if err := ghWrite(ctx, a.Runner, "POST", path, splitReviewers(a.Reviewers), nil); err != nil {
+			return res, fmt.Errorf("%s: pull request #%d was created (%s) but requesting reviews failed: %w", k, pr.Number, pr.HTMLURL, err)
+		}
+		res.Reviewers = slices.Clone(a.Reviewers)
+	}
+	return res, nil
+}
+
+// DryRun renders the gh calls: the default-branch lookup when Base is
+// empty, the creation, and the review request.
+func (a *CreatePullRequest) DryRun() string {
+	repo := dryRepo(a.Runner, a.Repo)
+	var lines []string
+	base := a.Base
+	if base == "" {
+		lines = append(lines, dryGH(a.Runner, nil, "api", "repos/"+repo))
+		base = "<default-branch>"
+	}
+	lines = append(lines, dryGHWrite(a.Runner, "POST", "repos/"+repo+"/pulls", a.body(base)))
+	if len(a.Reviewers) > 0 {
+		lines = append(lines, dryGHWrite(a.Runner, "POST", "repos/"+repo+"/pulls/<number>/requested_reviewers", splitReviewers(a.Reviewers)))
+	}
+	return joinLines(lines)
+}
+
+// MergePullRequest merges a pull request by Method: merge (default),
+// squash or rebase. Result: Number and the merge commit's SHA.
+type MergePullRequest struct {
+	Repo   string         `json:"repo,omitempty"`
+	Number int            `json:"number"`
+	Method string         `json:"method,omitempty"`
+	Runner *runner.Runner `json:"-"`
+}
+
+// NewMergePullRequest returns a merge-pull-request action; method "" means
+// merge.
+func NewMergePullRequest(r *runner.Runner, number int, method string) (*MergePullRequest, error) {
+	a := &MergePullRequest{Number: number, Method: method, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *MergePullRequest) validate() error {
+	k := a.Kind()
+	if err := needRunner(k, a.Runner); err != nil {
+		return err
+	}
+	if err := checkRepo(k, a.Repo); err != nil {
+		return err
+	}
+	if err := checkNumber(k, "pull request number", a.Number); err != nil {
+		return err
+	}
+	switch a.Method {
+	case "", "merge", "squash", "rebase":
+		return nil
+	}
+	return invalidf(k, "merge method %q is not merge, squash or rebase", a.Method)
+}
+
+// Kind returns "merge-pull-request".
+func (*MergePullRequest) Kind() string { return "merge-pull-request" }
+
+func (a *MergePullRequest) call(repo string) (string, string, any) {
+	method := a.Method
+	if method == "" {
+		method = "merge"
+	}
+	return "PUT", fmt.Sprintf("repos/%s/pulls/%d/merge", repo, a.Number), map[string]any{"merge_method": method}
+}
+
+// Perform merges the pull request.
+func (a *MergePullRequest) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	var out struct {
+		SHA string `json:"sha"`
+	}
+	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &out); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	return logbook.ActionResult{Number: a.Number, SHA: out.SHA}, nil
+}
+
+// DryRun renders the gh call.
+func (a *MergePullRequest) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+
+// CommentPullRequest adds a comment to a pull request's conversation.
+// Result: Number, CommentID and URL.
+type CommentPullRequest struct {
+	Repo   string         `json:"repo,omitempty"`
+	Number int            `json:"number"`
+	Body   string         `json:"body"`
+	Runner *runner.Runner `json:"-"`
+}
+
+// NewCommentPullRequest returns a comment-pull-request action.
+func NewCommentPullRequest(r *runner.Runner, number int, body string) (*CommentPullRequest, error) {
+	a := &CommentPullRequest{Number: number, Body: body, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *CommentPullRequest) validate() error {
+	return validateComment(a.Kind(), a.Runner, a.Repo, "pull request number", a.Number, a.Body)
+}
+
+// Kind returns "comment-pull-request".
+func (*CommentPullRequest) Kind() string { return "comment-pull-request" }
+
+func (a *CommentPullRequest) call(repo string) (string, string, any) {
+	return "POST", fmt.Sprintf("repos/%s/issues/%d/comments", repo, a.Number), map[string]any{"body": a.Body}
+}
+
+// Perform posts the comment.
+func (a *CommentPullRequest) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	var c ghCreated
+	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &c); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL}, nil
+}
+
+// DryRun renders the gh call.
+func (a *CommentPullRequest) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+
+// ReplyPullRequest answers an inline review comment (CommentID) on a pull
+// request's diff; "I addressed this feedback" reads differently in the
+// logbook from a plain comment. Result: Number, the reply's CommentID and
+// its URL.
+type ReplyPullRequest struct {
+	Repo      string         `json:"repo,omitempty"`
+	Number    int            `json:"number"`
+	CommentID int64          `json:"comment_id"`
+	Body      string         `json:"body"`
+	Runner    *runner.Runner `json:"-"`
+}
+
+// NewReplyPullRequest returns a reply-pull-request action answering the
+// inline comment commentID.
+func NewReplyPullRequest(r *runner.Runner, number int, commentID int64, body string) (*ReplyPullRequest, error) {
+	a := &ReplyPullRequest{Number: number, CommentID: commentID, Body: body, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *ReplyPullRequest) validate() error {
+	if err := validateComment(a.Kind(), a.Runner, a.Repo, "pull request number", a.Number, a.Body); err != nil {
+		return err
+	}
+	if a.CommentID <= 0 {
+		return invalidf(a.Kind(), "comment id %d is not a positive number", a.CommentID)
+	}
+	return nil
+}
+
+// Kind returns "reply-pull-request".
+func (*ReplyPullRequest) Kind() string { return "reply-pull-request" }
+
+func (a *ReplyPullRequest) call(repo string) (string, string, any) {
+	return "POST", fmt.Sprintf("repos/%s/pulls/%d/comments/%d/replies", repo, a.Number, a.CommentID), map[string]any{"body": a.Body}
+}
+
+// Perform posts the reply.
+func (a *ReplyPullRequest) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	var c ghCreated
+	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &c); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL}, nil
+}
+
+// DryRun renders the gh call.
+func (a *ReplyPullRequest) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+
+// RequestReview asks Reviewers (logins, or ORG/TEAM for teams) to review a
+// pull request. Result: Number and Reviewers.
+type RequestReview struct {
+	Repo      string         `json:"repo,omitempty"`
+	Number    int            `json:"number"`
+	Reviewers []string       `json:"reviewers"`
+	Runner    *runner.Runner `json:"-"`
+}
+
+// NewRequestReview returns a request-review action.
+func NewRequestReview(r *runner.Runner, number int, reviewers ...string) (*RequestReview, error) {
+	a := &RequestReview{Number: number, Reviewers: reviewers, Runner: r}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *RequestReview) validate() error {
+	k := a.Kind()
+	if err := needRunner(k, a.Runner); err != nil {
+		return err
+	}
+	if err := checkRepo(k, a.Repo); err != nil {
+		return err
+	}
+	if err := checkNumber(k, "pull request number", a.Number); err != nil {
+		return err
+	}
+	return checkReviewers(k, a.Reviewers)
+}
+
+// Kind returns "request-review".
+func (*RequestReview) Kind() string { return "request-review" }
+
+func (a *RequestReview) call(repo string) (string, string, any) {
+	return "POST", fmt.Sprintf("repos/%s/pulls/%d/requested_reviewers", repo, a.Number), splitReviewers(a.Reviewers)
+}
+
+// Perform requests the reviews.
+func (a *RequestReview) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, nil); err != nil {
+		return logbook.ActionResult{}, err
+	}
+	return logbook.ActionResult{Number: a.Number, Reviewers: slices.Clone(a.Reviewers)}, nil
+}
+
+// DryRun renders the gh call.
+func (a *RequestReview) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }

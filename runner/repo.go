@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+var repoPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// ValidateRepo reports whether name is OWNER/NAME.
+func ValidateRepo(name string) error {
+	owner, repo, ok := strings.Cut(name, "/")
+	if !ok || !repoPart.MatchString(owner) || !repoPart.MatchString(repo) ||
+		owner == "." || owner == ".." || repo == "." || repo == ".." {
+		return fmt.Errorf("repository %q is not OWNER/NAME", name)
+	}
+	return nil
+}
+
+// Repo returns the GitHub repository (OWNER/NAME) the runner works on: the
+// Repository field when set, else the one named by the URL of the origin
+// remote in Dir (https://host/OWNER/NAME(.git), git@host:OWNER/NAME(.git)
+// or ssh://git@host/OWNER/NAME(.git)).
+func (r *Runner) Repo(ctx context.Context) (string, error) {
+	if r.Repository != "" {
+		if err := ValidateRepo(r.Repository); err != nil {
+			return "", fmt.Errorf("runner: --repo: %w", err)
+		}
+		return r.Repository, nil
+	}
+	out, err := r.Git(ctx, "remote", "get-url", "origin")
+	if err != nil {
+		return "", fmt.Errorf("runner: find the repository (set --repo OWNER/NAME to name it): %w", err)
+	}
+	repo, err := ParseRemoteURL(strings.TrimSpace(string(out)))
+	if err != nil {
+		return "", fmt.Errorf("runner: origin remote: %w (set --repo OWNER/NAME to name it)", err)
+	}
+	return repo, nil
+}
+
+// ParseRemoteURL extracts OWNER/NAME from a git remote URL in https, ssh or
+// scp-like (git@host:OWNER/NAME) form, with or without ".git". A local path
+// names no GitHub repository and is an error.
+func ParseRemoteURL(raw string) (string, error) {
+	var path string
+	switch {
+	case strings.Contains(raw, "://"):
+		u, err := url.Parse(raw)
+		if err != nil {
+			return "", fmt.Errorf("remote URL %q: %w", scrubURLCredentials(raw), err)
+		}
+		path = u.Path
+	case isSCPLike(raw):
+		_, path, _ = strings.Cut(raw, ":")
+	default:
+		return "", fmt.Errorf("remote URL %q names no GitHub repository", raw)
+	}
+	path = strings.TrimSuffix(strings.Trim(path, "/"), "/")
+	path = strings.TrimSuffix(path, ".git")
+	parts := strings.Split(path, "/")
+	if len(parts) < 2 {
+		return "", fmt.Errorf("remote URL %q names no OWNER/NAME", scrubURLCredentials(raw))
+	}
+	repo := parts[len(parts)-2] + "/" + parts[len(parts)-1]
+	if err := ValidateRepo(repo); err != nil {
+		return "", fmt.Errorf("remote URL %q: %w", scrubURLCredentials(raw), err)
+	}
+	return repo, nil
+}
+
+// isSCPLike reports git's "[user@]host:path" syntax: a colon before any
+// slash.
+func isSCPLike(raw string) bool {
+	colon := strings.IndexByte(raw, ':')
+	slash := strings.IndexByte(raw, '/')
+	return colon > 0 && (slash < 0 || colon < slash)
+}
