@@ -1,0 +1,157 @@
+package marks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/helmlog/helm/sighting"
+)
+
+func init() {
+	Register("command", func() Mark { return &Command{} })
+}
+
+const (
+	// DefaultCommandTimeout bounds a command when Env.CommandTimeout is
+	// zero: long enough for a test suite, short enough that a hung program
+	// does not hang the voyage.
+	DefaultCommandTimeout = 2 * time.Minute
+	// CommandOutputCap is how many bytes of each output stream a command
+	// sighting keeps: its first and last halves around a
+	// "… [truncated N bytes] …" marker. A megabyte holds any useful log
+	// head and tail while keeping the artifact small.
+	CommandOutputCap = 1 << 20
+	// commandWaitDelay is how long after the program is killed (or exits)
+	// helm waits for children still holding its output pipes open.
+	commandWaitDelay = 2 * time.Second
+)
+
+// Command runs a program and records how it ended: exit code, standard
+// output and error (each capped at CommandOutputCap), and duration. The
+// environment is inherited but never recorded. A non-zero exit is an
+// ordinary observation; so is a program that cannot start (the sighting's
+// Error says why) or one killed at the timeout (TimedOut).
+// CLI: helm observe command [--dir DIR] -- PROGRAM [ARG...]
+type Command struct {
+	// Dir is the working directory, cleaned; empty means Env.Dir. A
+	// relative Dir resolves against Env.Dir.
+	Dir string `json:"dir,omitempty"`
+	// Program is run as exec.Command runs it: looked up in PATH unless it
+	// contains a slash, in which case it is relative to Dir.
+	Program string `json:"program"`
+	// Args are the program's arguments, without the program itself.
+	Args []string `json:"args,omitzero"`
+}
+
+// NewCommand returns a mark running argv[0] with the arguments argv[1:] in
+// dir (empty for Env.Dir).
+func NewCommand(dir string, argv ...string) (*Command, error) {
+	const kind = "command"
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, invalidf(kind, "no program to run (give it after --, as in: helm observe command -- go test ./...)")
+	}
+	m := &Command{Program: argv[0]}
+	if dir != "" {
+		d, err := cleanPath(kind, "--dir", dir)
+		if err != nil {
+			return nil, err
+		}
+		m.Dir = d
+	}
+	for _, a := range argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, invalidf(kind, "argument %q contains a NUL byte", a)
+		}
+	}
+	if len(argv) > 1 {
+		m.Args = append([]string(nil), argv[1:]...)
+	}
+	return m, nil
+}
+
+// Kind returns "command".
+func (*Command) Kind() string { return "command" }
+
+// Key is `command:"DIR"` followed by the quoted program and arguments; an
+// empty Dir and "." are one key.
+func (m *Command) Key() string {
+	var b strings.Builder
+	b.WriteString("command:")
+	b.WriteString(quote(keyPath(m.Dir)))
+	b.WriteString(" ")
+	b.WriteString(quote(m.Program))
+	for _, a := range m.Args {
+		b.WriteString(" ")
+		b.WriteString(quote(a))
+	}
+	return b.String()
+}
+
+// String renders "Command: go test ./..." with " (in DIR)" when a directory
+// was given; arguments holding spaces or quotes are quoted.
+func (m *Command) String() string {
+	words := make([]string, 0, 1+len(m.Args))
+	for _, w := range append([]string{m.Program}, m.Args...) {
+		if w == "" || strings.ContainsAny(w, " \t\n\"'\\") {
+			w = quote(w)
+		}
+		words = append(words, w)
+	}
+	s := "Command: " + shorten(strings.Join(words, " "), 100)
+	if m.Dir != "" && m.Dir != "." {
+		s += " (in " + m.Dir + ")"
+	}
+	return s
+}
+
+// Observe runs the program. It returns an error only when ctx is done
+// before the program finishes; every other outcome is in the sighting.
+func (m *Command) Observe(ctx context.Context, env *Env) (sighting.Sighting, error) {
+	timeout := DefaultCommandTimeout
+	if env != nil && env.CommandTimeout > 0 {
+		timeout = env.CommandTimeout
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	cmd := exec.CommandContext(runCtx, m.Program, m.Args...)
+	cmd.Dir = env.resolve(m.Dir)
+	stdout := &capBuffer{limit: CommandOutputCap}
+	stderr := &capBuffer{limit: CommandOutputCap}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = commandWaitDelay
+	killProcessGroup(cmd)
+
+	s := &sighting.Command{}
+	start := time.Now()
+	err := cmd.Run()
+	s.DurationMS = time.Since(start).Milliseconds()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("command %s: %w", m.Program, ctx.Err())
+	}
+	s.Stdout, s.StdoutTruncatedBytes = stdout.String(), stdout.dropped
+	s.Stderr, s.StderrTruncatedBytes = stderr.String(), stderr.dropped
+
+	var exitErr *exec.ExitError
+	switch {
+	case runCtx.Err() != nil:
+		s.TimedOut = true
+		s.Error = fmt.Sprintf("killed after the %s timeout", timeout)
+	case err == nil || errors.As(err, &exitErr) && exitErr.Exited():
+		code := cmd.ProcessState.ExitCode()
+		s.ExitCode = &code
+	case errors.As(err, &exitErr):
+		s.Error = exitErr.Error() // killed by a signal, such as "signal: killed"
+	case errors.Is(err, exec.ErrWaitDelay):
+		code := cmd.ProcessState.ExitCode()
+		s.ExitCode = &code
+		s.Error = "output pipes still open after exit (a background child kept them)"
+	default:
+		s.Error = err.Error() // could not start
+	}
+	return s, nil
+}

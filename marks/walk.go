@@ -1,0 +1,251 @@
+package marks
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/helmlog/helm/sighting"
+)
+
+// walkOptions shape a tree walk shared by the directory-tree, rust-project
+// and go-project marks.
+type walkOptions struct {
+	// skip names entries (files or directories) omitted at any depth.
+	skip map[string]bool
+	// skipDirs names directories omitted at any depth (target, vendor).
+	skipDirs map[string]bool
+	// maxDepth is the deepest directory listed, the root being 0; negative
+	// means unlimited.
+	maxDepth int
+	// visit, when set, sees each listing as it is made, with the directory's
+	// file-system path, before the walk descends into its children.
+	visit func(fsDir string, l *sighting.DirectoryListing) error
+}
+
+// walkTree lists the directory tree at root, one listing per directory,
+// parents before children and siblings in byte order, which makes the
+// result deterministic.
+//
+// It honours .gitignore the way git does, through go-git's gitignore
+// matcher (github.com/go-git/go-git/v5/plumbing/format/gitignore: go-git is
+// actively maintained and implements git's own rules, including the domain
+// of nested .gitignore files, negation and directory-only patterns). The
+// patterns in force are .git/info/exclude and the .gitignore files of the
+// enclosing repository's directories from its top down to root, plus each
+// .gitignore met on the way down. Outside any repository, root is treated as
+// the top of one. The user's global excludes file is not consulted: it would
+// make the same tree look different on different machines.
+//
+// .git is always skipped. Symbolic links are listed but never followed, so
+// a link loop cannot hang the walk. A directory that cannot be read becomes
+// a listing with its Error set. Memory holds the output and the gitignore
+// patterns of the current directory's ancestors, nothing more: the walk
+// streams through directories.
+//
+// Errors name the mark as the caller spelled it (kind and name) and wrap
+// the cause, so errors.Is(err, fs.ErrNotExist) works.
+func walkTree(ctx context.Context, kind, name, root string, opt walkOptions) ([]sighting.DirectoryListing, error) {
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, name, pathCause(err))
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s %s: not a directory", kind, name)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, name, err)
+	}
+	w := &walker{ctx: ctx, opt: opt}
+	w.loadRepoPatterns(abs)
+	if err := w.walk(abs, nil, 0); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, name, err)
+	}
+	return w.out, nil
+}
+
+// pathCause drops the path from a *fs.PathError (the caller names the
+// path its own way) and keeps the operation and cause: "stat: no such file
+// or directory".
+func pathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
+
+type walker struct {
+	ctx context.Context
+	opt walkOptions
+	// prefix is root's path inside its repository, as components; the
+	// gitignore matcher sees every path as prefix + relative path.
+	prefix   []string
+	patterns []gitignore.Pattern
+	out      []sighting.DirectoryListing
+}
+
+// loadRepoPatterns finds the repository enclosing root and loads the
+// patterns that apply above root: info/exclude and the .gitignore files of
+// root's ancestors inside the repository.
+func (w *walker) loadRepoPatterns(root string) {
+	top := root
+	for {
+		if _, err := os.Lstat(filepath.Join(top, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(top)
+		if parent == top {
+			top = root // not in a repository: root is the top
+			break
+		}
+		top = parent
+	}
+	w.patterns = append(w.patterns, readPatterns(filepath.Join(top, ".git", "info", "exclude"), nil)...)
+	rel, err := filepath.Rel(top, root)
+	if err != nil || rel == "." {
+		return
+	}
+	w.prefix = strings.Split(filepath.ToSlash(rel), "/")
+	dir := top
+	for i := range w.prefix {
+		w.patterns = append(w.patterns, readPatterns(filepath.Join(dir, ".gitignore"), w.prefix[:i])...)
+		dir = filepath.Join(dir, w.prefix[i])
+	}
+}
+
+// readPatterns parses one ignore file; a missing or unreadable file has no
+// patterns, as in git.
+func readPatterns(path string, domain []string) []gitignore.Pattern {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+// ignored reports whether git would ignore the entry at rel (components
+// relative to root). Patterns are consulted last to first: the deepest
+// .gitignore and the latest line win, and a negation re-includes.
+func (w *walker) ignored(rel []string, isDir bool) bool {
+	if len(w.patterns) == 0 {
+		return false
+	}
+	path := rel
+	if len(w.prefix) > 0 {
+		path = append(append(make([]string, 0, len(w.prefix)+len(rel)), w.prefix...), rel...)
+	}
+	for i := len(w.patterns) - 1; i >= 0; i-- {
+		if m := w.patterns[i].Match(path, isDir); m != gitignore.NoMatch {
+			return m == gitignore.Exclude
+		}
+	}
+	return false
+}
+
+func (w *walker) walk(fsDir string, rel []string, depth int) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	l := sighting.DirectoryListing{Path: ".", Entries: []sighting.DirectoryEntry{}}
+	if len(rel) > 0 {
+		l.Path, l.RawPath = sighting.TextName(strings.Join(rel, "/"))
+	}
+
+	dirents, err := os.ReadDir(fsDir)
+	if err != nil && len(dirents) == 0 {
+		l.Error = errorMessage(err)
+		w.out = append(w.out, l)
+		return w.visit(fsDir, &l)
+	}
+	if err != nil {
+		l.Error = errorMessage(err) // partial read: keep what was read
+	}
+
+	// This directory's .gitignore applies to everything below it.
+	mark := len(w.patterns)
+	w.patterns = append(w.patterns, readPatterns(filepath.Join(fsDir, ".gitignore"), w.domain(rel))...)
+	defer func() { w.patterns = w.patterns[:mark] }()
+
+	var subdirs []string
+	child := make([]string, len(rel)+1)
+	copy(child, rel)
+	for _, d := range dirents {
+		name := d.Name()
+		isDir := d.IsDir()
+		if name == ".git" || w.opt.skip[name] || (isDir && w.opt.skipDirs[name]) {
+			continue
+		}
+		child[len(rel)] = name
+		if w.ignored(child, isDir) {
+			continue
+		}
+		e := sighting.DirectoryEntry{IsDir: isDir}
+		e.Name, e.RawName = sighting.TextName(name)
+		switch t := d.Type(); {
+		case isDir:
+			subdirs = append(subdirs, name)
+		case t&os.ModeSymlink != 0:
+			target, err := os.Readlink(filepath.Join(fsDir, name))
+			if err != nil {
+				e.Error = errorMessage(err)
+			} else {
+				e.Symlink, _ = sighting.TextName(target)
+			}
+		case t.IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				e.Error = errorMessage(err)
+			} else {
+				size := uint64(info.Size())
+				e.SizeBytes = &size
+			}
+		}
+		l.Entries = append(l.Entries, e)
+	}
+	w.out = append(w.out, l)
+	if err := w.visit(fsDir, &w.out[len(w.out)-1]); err != nil {
+		return err
+	}
+	if w.opt.maxDepth >= 0 && depth >= w.opt.maxDepth {
+		return nil
+	}
+	for _, name := range subdirs {
+		child[len(rel)] = name
+		if err := w.walk(filepath.Join(fsDir, name), child, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *walker) visit(fsDir string, l *sighting.DirectoryListing) error {
+	if w.opt.visit == nil {
+		return nil
+	}
+	return w.opt.visit(fsDir, l)
+}
+
+// domain is the gitignore domain of the directory at rel: its components
+// from the repository's top.
+func (w *walker) domain(rel []string) []string {
+	return append(append(make([]string, 0, len(w.prefix)+len(rel)), w.prefix...), rel...)
+}
