@@ -1,0 +1,67 @@
+package helm
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, matched with errors.Is. The errors helm returns wrap
+// them with the voyage and what to do.
+var (
+	// ErrVoyageCompleted: nothing is observed, sealed or performed on a
+	// completed voyage.
+	ErrVoyageCompleted = errors.New("voyage is completed")
+	// ErrNoVoyage: no voyage matches the id or prefix.
+	ErrNoVoyage = errors.New("no such voyage")
+	// ErrAmbiguous: a prefix matches more than one voyage.
+	ErrAmbiguous = errors.New("ambiguous voyage prefix")
+	// ErrNoSuchBearing: a challenge names an entry that is not a bearing.
+	ErrNoSuchBearing = errors.New("no such bearing")
+	// ErrEmptySlate: a bearing needs at least one observation.
+	ErrEmptySlate = errors.New("slate is empty")
+	// ErrNotOnSlate: erase names a mark that is not on the slate.
+	ErrNotOnSlate = errors.New("mark is not on the slate")
+	// ErrMissingWho: an identity, role or method could not be resolved.
+	ErrMissingWho = errors.New("identity, role or method missing")
+	// ErrInvalid: the caller's input is invalid (empty intent, bad outcome, ...).
+	ErrInvalid = errors.New("invalid input")
+	// ErrArtifactDamaged: an artifact's bytes do not match its BLAKE3 address.
+	ErrArtifactDamaged = errors.New("artifact damaged")
+	// ErrArtifactGone: the artifact was jettisoned or reduced.
+	ErrArtifactGone = errors.New("artifact no longer stowed")
+	// ErrNoArtifact: the voyage holds no artifact with that hash.
+	ErrNoArtifact = errors.New("no such artifact")
+)
+
+// VoyageError says which voyage an operation failed on, and what to do.
+type VoyageError struct {
+	Op     string // "observe", "take bearing", ...
+	Voyage string // voyage id
+	Err    error
+	Hint   string
+}
+
+func (e *VoyageError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s on voyage %s: %v", e.Op, e.Voyage, e.Err)
+	if e.Hint != "" {
+		b.WriteString(" (" + e.Hint + ")")
+	}
+	return b.String()
+}
+
+func (e *VoyageError) Unwrap() error { return e.Err }
+
+// AmbiguousError lists the voyages a prefix matches.
+type AmbiguousError struct {
+	Prefix     string
+	Candidates []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("voyage prefix %q matches %d voyages: %s; give more of the id",
+		e.Prefix, len(e.Candidates), strings.Join(e.Candidates, ", "))
+}
+
+func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }

@@ -1,0 +1,262 @@
+// Package helm records the work of people and coding agents as voyages:
+// what was observed, what it meant, what was done.
+//
+// A Home is a directory ($HELM_HOME, ~/.helm by default) holding voyages.
+// Each voyage is an event log (package segment) whose events are folded
+// into views (package projection): the voyage itself, the slate of
+// observations gathered since the last bearing, the logbook, and the index
+// of artifacts — the compressed, content-addressed sightings.
+//
+// Every call that changes a voyage returns only after its events are on
+// stable storage, checks its rules against the real tail of the log under
+// the log's lock (so several processes may work one voyage), and appends
+// all of its events atomically.
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/projection"
+)
+
+// Kind is the kind of a voyage, which frames its first bearing.
+type Kind string
+
+// Voyage kinds.
+const (
+	OpenWaters   Kind = "open-waters"
+	ResolveIssue Kind = "resolve-issue"
+)
+
+// Kinds lists the voyage kinds.
+var Kinds = []Kind{OpenWaters, ResolveIssue}
+
+// Options tune a Home. The zero value is what production uses.
+type Options struct {
+	// Clock returns the time recorded on events; nil means time.Now.
+	// Tests inject a fixed clock to make voyages replay byte for byte.
+	Clock func() time.Time
+	// NewID returns voyage and action ids; nil means uuid.New.
+	NewID func() uuid.UUID
+	// MarkEnv is the environment marks are observed in; nil means the
+	// zero Env (the process's working directory, no GitHub).
+	MarkEnv *marks.Env
+	// SegmentSize is the event log's rotation size; zero means the
+	// segment package's default (64 MiB).
+	SegmentSize int64
+	// NoSync skips fsync. For tests of logic only: a crash loses data.
+	NoSync bool
+}
+
+// Home is a directory of voyages.
+type Home struct {
+	dir  string
+	opts Options
+}
+
+// DefaultDir returns $HELM_HOME, or ~/.helm when it is not set.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("HELM_HOME"); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the home directory for ~/.helm: %w (set HELM_HOME)", err)
+	}
+	return filepath.Join(home, ".helm"), nil
+}
+
+// Open opens the home at dir, creating it (mode 0700) if needed.
+func Open(dir string, opts *Options) (*Home, error) {
+	h := &Home{dir: dir}
+	if opts != nil {
+		h.opts = *opts
+	}
+	if h.opts.Clock == nil {
+		h.opts.Clock = time.Now
+	}
+	if h.opts.NewID == nil {
+		h.opts.NewID = uuid.New
+	}
+	if err := os.MkdirAll(h.voyagesDir(), 0o700); err != nil {
+		return nil, fmt.Errorf("open helm home %s: %w", dir, err)
+	}
+	return h, nil
+}
+
+// Dir returns the home's directory.
+func (h *Home) Dir() string { return h.dir }
+
+func (h *Home) voyagesDir() string { return filepath.Join(h.dir, "voyages") }
+
+func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
+
+// Start starts a voyage and returns it open. who.Identity is required: it
+// becomes the voyage's identity, the default for every later entry.
+func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.Who) (*Voyage, error) {
+	intent = strings.TrimSpace(intent)
+	if intent == "" {
+		return nil, fmt.Errorf("start voyage: %w: the intent is empty; say what the voyage is for", ErrInvalid)
+	}
+	if kind == "" {
+		kind = OpenWaters
+	}
+	if !slices.Contains(Kinds, kind) {
+		return nil, fmt.Errorf("start voyage: %w: kind %q is not one of %v", ErrInvalid, kind, Kinds)
+	}
+	if who.Identity == "" {
+		return nil, fmt.Errorf("start voyage: %w: no identity (library: set logbook.Who.Identity; CLI: --as, HELM_IDENTITY, or identity in $HELM_HOME/config.toml)", ErrMissingWho)
+	}
+	if err := logbook.ValidateIdentity(who.Identity); err != nil {
+		return nil, fmt.Errorf("start voyage: %w: %v", ErrInvalid, err)
+	}
+	id := h.opts.NewID().String()
+	v, err := h.open(ctx, id, true)
+	if err != nil {
+		return nil, err
+	}
+	_, err = v.commit(ctx, "start voyage", func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		if st.Voyage.Seq != 0 {
+			return nil, fmt.Errorf("voyage %s already has events", id)
+		}
+		return []*projection.Event{{
+			Type: projection.VoyageStarted, Who: who,
+			Voyage: &projection.VoyageInfo{ID: id, Intent: intent, Kind: string(kind)},
+		}}, nil
+	})
+	if err != nil {
+		v.Close()
+		return nil, err
+	}
+	v.writeSummary()
+	return v, nil
+}
+
+// Resolve turns a full voyage id or an unambiguous prefix of one into the
+// full id. A prefix matching several voyages is an *AmbiguousError listing
+// them.
+func (h *Home) Resolve(idOrPrefix string) (string, error) {
+	p := strings.ToLower(strings.TrimSpace(idOrPrefix))
+	if p == "" {
+		return "", fmt.Errorf("%w: empty voyage id", ErrNoVoyage)
+	}
+	if strings.ContainsAny(p, `/\.`) {
+		return "", fmt.Errorf("%w: %q is not a voyage id or prefix", ErrNoVoyage, idOrPrefix)
+	}
+	if _, err := uuid.Parse(p); err == nil {
+		if _, err := os.Stat(filepath.Join(h.voyagesDir(), p)); err == nil {
+			return p, nil
+		}
+		return "", fmt.Errorf("%w: %s in %s (see `helm voyage list`)", ErrNoVoyage, p, h.voyagesDir())
+	}
+	ids, err := h.ids()
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, id := range ids {
+		if strings.HasPrefix(id, p) {
+			found = append(found, id)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%w: no voyage id starts with %q in %s (see `helm voyage list`)", ErrNoVoyage, p, h.voyagesDir())
+	case 1:
+		return found[0], nil
+	}
+	return "", &AmbiguousError{Prefix: p, Candidates: found}
+}
+
+// ids lists the voyage ids in the home, sorted.
+func (h *Home) ids() ([]string, error) {
+	entries, err := os.ReadDir(h.voyagesDir())
+	if err != nil {
+		return nil, fmt.Errorf("list voyages in %s: %w", h.voyagesDir(), err)
+	}
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := uuid.Parse(e.Name()); err == nil {
+				ids = append(ids, e.Name())
+			}
+		}
+	}
+	return ids, nil
+}
+
+// Voyage opens the voyage with this id or unambiguous id prefix, folding
+// its events into fresh views. The caller closes it.
+func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
+	id, err := h.Resolve(idOrPrefix)
+	if err != nil {
+		return nil, err
+	}
+	v, err := h.open(ctx, id, false)
+	if err != nil {
+		return nil, err
+	}
+	if v.st.Voyage.Seq == 0 {
+		v.Close()
+		return nil, fmt.Errorf("%w: voyage %s has no events (a start that never completed); remove %s", ErrNoVoyage, id, v.dir)
+	}
+	if v.summaryStale() {
+		v.writeSummary()
+	}
+	return v, nil
+}
+
+// StatusFilter selects voyages for List.
+type StatusFilter string
+
+// Status filters.
+const (
+	ListActive    StatusFilter = "active"
+	ListCompleted StatusFilter = "completed"
+	ListAll       StatusFilter = "all"
+)
+
+// List returns the voyages whose status matches filter (empty means all),
+// oldest first. It reads each voyage's cached summary, not its events, so
+// its cost does not grow with the size of voyages; a stale or missing
+// summary is rebuilt from the events.
+func (h *Home) List(ctx context.Context, filter StatusFilter) ([]projection.Voyage, error) {
+	switch filter {
+	case "", ListAll, ListActive, ListCompleted:
+	default:
+		return nil, fmt.Errorf("list voyages: %w: status %q is not active, completed or all", ErrInvalid, filter)
+	}
+	ids, err := h.ids()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]projection.Voyage, 0, len(ids))
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		info, err := h.summary(ctx, id)
+		if err != nil {
+			if errors.Is(err, ErrNoVoyage) {
+				continue // a start that never completed
+			}
+			return nil, err
+		}
+		if filter == "" || filter == ListAll || string(info.Status) == string(filter) {
+			out = append(out, info)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b projection.Voyage) int { return a.Created.Compare(b.Created) })
+	return out, nil
+}

@@ -1,0 +1,515 @@
+package helm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/sighting"
+)
+
+// note is a test mark: observing it returns its text. The real kinds live
+// in package marks; the facade needs nothing more than the interface.
+type note struct {
+	Topic string `json:"topic"`
+	Text  string `json:"text"`
+}
+
+func (n *note) Kind() string   { return "test-note" }
+func (n *note) Key() string    { return "test-note:" + strings.TrimSpace(n.Topic) }
+func (n *note) String() string { return "Note @ " + n.Topic }
+func (n *note) Observe(ctx context.Context, env *marks.Env) (sighting.Sighting, error) {
+	if n.Text == "fail" {
+		return nil, errors.New("cannot look")
+	}
+	return &noteSighting{Text: n.Text}, nil
+}
+
+type noteSighting struct {
+	Text string `json:"text"`
+}
+
+func (s *noteSighting) Kind() string { return "test-note" }
+
+func init() {
+	marks.Register("test-note", func() marks.Mark { return &note{} })
+	sighting.Register("test-note", func() sighting.Sighting { return &noteSighting{} })
+}
+
+var who = logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+
+// fixedClock returns a clock that advances one minute per call from
+// 2026-02-26T17:00:00Z, and an id source counting up: together they make a
+// scripted voyage byte-for-byte reproducible.
+func fixedOptions() *helm.Options {
+	var mu sync.Mutex
+	t := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
+	n := 0
+	return &helm.Options{
+		Clock: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			t = t.Add(time.Minute)
+			return t
+		},
+		NewID: func() uuid.UUID {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			return uuid.MustParse(fmt.Sprintf("a3b0fc12-0000-4000-8000-%012d", n))
+		},
+	}
+}
+
+func newVoyage(t *testing.T, opts *helm.Options) (*helm.Home, *helm.Voyage) {
+	t.Helper()
+	h, err := helm.Open(t.TempDir(), opts)
+	require.NoError(t, err)
+	v, err := h.Start(context.Background(), "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	require.NoError(t, err)
+	t.Cleanup(func() { v.Close() })
+	return h, v
+}
+
+// fakeAction is an Action that records whether it ran.
+type fakeAction struct {
+	Message string `json:"message"`
+	fail    error
+	during  func()
+}
+
+func (a *fakeAction) Kind() string { return "commit" }
+func (a *fakeAction) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	if a.during != nil {
+		a.during()
+	}
+	if a.fail != nil {
+		return logbook.ActionResult{}, a.fail
+	}
+	return logbook.ActionResult{SHA: "abc1234def5678"}, nil
+}
+
+func TestSlateIsASetKeyedByMark(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: "one"}, who)
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, &note{Topic: " a", Text: "two"}, who) // same key, newer wins
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, &note{Topic: "b", Text: "three"}, who)
+	require.NoError(t, err)
+
+	slate := v.Slate()
+	require.Len(t, slate, 2)
+	s, err := v.Sighting(ctx, slate[0].Artifact)
+	require.NoError(t, err)
+	assert.Equal(t, "two", s.(*noteSighting).Text)
+
+	require.NoError(t, v.Erase(ctx, "test-note:b", who))
+	assert.Len(t, v.Slate(), 1)
+	err = v.Erase(ctx, "test-note:zzz", who)
+	assert.ErrorIs(t, err, helm.ErrNotOnSlate)
+	assert.Contains(t, err.Error(), "test-note:a", "the error lists what the slate holds")
+	require.NoError(t, v.Wipe(ctx, who))
+	assert.Empty(t, v.Slate())
+}
+
+func TestBearingWipesSlateAtomically(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	for _, topic := range []string{"a", "b"} {
+		_, err := v.Observe(ctx, &note{Topic: topic, Text: topic}, who)
+		require.NoError(t, err)
+	}
+	before := v.Info().Seq
+	e, err := v.TakeBearing(ctx, "Two notes agree.", who, nil)
+	require.NoError(t, err)
+	assert.Equal(t, before+1, v.Info().Seq, "the entry and the wipe are one event")
+	assert.Equal(t, 1, e.N)
+	assert.Len(t, e.Bearing.Observations, 2)
+	assert.Empty(t, v.Slate())
+
+	// A fresh open rebuilds the same views from the events.
+	v2, err := h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer v2.Close()
+	assert.Empty(t, v2.Slate())
+	assert.Equal(t, v.Logbook(), v2.Logbook())
+
+	_, err = v.TakeBearing(ctx, "Nothing seen.", who, nil)
+	assert.ErrorIs(t, err, helm.ErrEmptySlate)
+}
+
+func TestBearingSealsObservationsMadeElsewhere(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	obs := helm.Observation{Mark: &note{Topic: "x"}, Sighting: &noteSighting{Text: "seen elsewhere"}, ObservedAt: time.Now()}
+	data, err := obs.MarshalJSON()
+	require.NoError(t, err)
+	var back helm.Observation
+	require.NoError(t, back.UnmarshalJSON(data))
+	e, err := v.TakeBearing(ctx, "From a file.", who, &helm.BearingOptions{Observations: []helm.Observation{back}})
+	require.NoError(t, err)
+	require.Len(t, e.Bearing.Observations, 1)
+	assert.Equal(t, "Note @ x", e.Bearing.Observations[0].Label)
+	s, err := v.Sighting(ctx, e.Bearing.Observations[0].Artifact)
+	require.NoError(t, err)
+	assert.Equal(t, "seen elsewhere", s.(*noteSighting).Text)
+}
+
+func TestCompletedVoyageRefusesChanges(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who)
+	require.NoError(t, err)
+	require.NoError(t, v.Complete(ctx, projection.OutcomeBlocked, "Waiting on upstream.", who))
+	assert.Equal(t, projection.Completed, v.Info().Status)
+	assert.Equal(t, projection.OutcomeBlocked, v.Info().Outcome)
+
+	ran := false
+	checks := map[string]error{}
+	_, checks["observe"] = v.Observe(ctx, &note{Topic: "b", Text: "b"}, who)
+	_, checks["bearing"] = v.TakeBearing(ctx, "r", who, nil)
+	_, checks["perform"] = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who)
+	checks["erase"] = v.Erase(ctx, "test-note:a", who)
+	checks["wipe"] = v.Wipe(ctx, who)
+	checks["complete"] = v.Complete(ctx, projection.OutcomeCompleted, "", who)
+	for name, err := range checks {
+		assert.ErrorIs(t, err, helm.ErrVoyageCompleted, name)
+	}
+	assert.False(t, ran, "a completed voyage never touches the world")
+}
+
+func TestChallengeKeepsHistory(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who)
+	require.NoError(t, err)
+	_, err = v.TakeBearing(ctx, "First try.", who, nil)
+	require.NoError(t, err)
+	reviewer := logbook.Who{Identity: "dyreby", Role: "reviewer", Method: "human"}
+	e, err := v.Challenge(ctx, 1, "Too vague.", "Second try.", logbook.SourceUser, reviewer)
+	require.NoError(t, err)
+	assert.Equal(t, "Second try.", e.Bearing.Reading.Text)
+	require.Len(t, e.Bearing.Reading.History, 1)
+	h := e.Bearing.Reading.History[0]
+	assert.Equal(t, "First try.", h.Text)
+	assert.Equal(t, logbook.SourceAgent, h.Source)
+	assert.Equal(t, "Too vague.", h.ChallengedWith)
+	assert.Equal(t, "dyreby", h.ChallengedBy.Identity)
+
+	_, err = v.Challenge(ctx, 2, "x", "y", logbook.SourceUser, who)
+	assert.ErrorIs(t, err, helm.ErrNoSuchBearing)
+}
+
+func TestMissingWhoNamesEverySource(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, logbook.Who{})
+	require.NoError(t, err, "an observation takes the voyage's identity")
+	_, err = v.TakeBearing(ctx, "r", logbook.Who{Identity: "x"}, nil)
+	require.ErrorIs(t, err, helm.ErrMissingWho)
+	for _, source := range []string{"--role", "HELM_ROLE", "--method", "HELM_METHOD", "config.toml"} {
+		assert.Contains(t, err.Error(), source)
+	}
+	_, err = v.TakeBearing(ctx, "r", logbook.Who{Identity: "../etc", Role: "r", Method: "m"}, nil)
+	assert.ErrorIs(t, err, helm.ErrInvalid)
+}
+
+func TestPerformRecordsIntentBeforeTouchingTheWorld(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	var seen []logbook.Entry
+	a := &fakeAction{Message: "Fix null check", during: func() {
+		// Another process opening the voyage now sees the intent.
+		other, err := h.Voyage(ctx, v.ID())
+		require.NoError(t, err)
+		defer other.Close()
+		seen = other.Logbook()
+	}}
+	e, err := v.Perform(ctx, a, who)
+	require.NoError(t, err)
+	require.Len(t, seen, 1)
+	assert.Equal(t, logbook.OutcomeUnknown, seen[0].Action.Status)
+	assert.Equal(t, logbook.Performed, e.Action.Status)
+	assert.Equal(t, "abc1234def5678", e.Action.Result.SHA)
+	assert.JSONEq(t, `{"message":"Fix null check"}`, string(e.Action.Params))
+}
+
+func TestFailedActionStaysOutOfTheStory(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Perform(ctx, &fakeAction{fail: errors.New("remote rejected")}, who)
+	var ae *helm.ActionError
+	require.ErrorAs(t, err, &ae)
+	assert.Contains(t, err.Error(), "remote rejected")
+	assert.Empty(t, v.Logbook())
+	failed := v.FailedActions()
+	require.Len(t, failed, 1)
+	assert.Equal(t, "remote rejected", failed[0].Action.Error)
+}
+
+func TestResolveVoyagePrefix(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), fixedOptions())
+	require.NoError(t, err)
+	var ids []string
+	for i := 0; i < 2; i++ {
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who)
+		require.NoError(t, err)
+		ids = append(ids, v.ID())
+		v.Close()
+	}
+	got, err := h.Resolve(ids[1])
+	require.NoError(t, err)
+	assert.Equal(t, ids[1], got)
+	got, err = h.Resolve(strings.ToUpper(ids[1]))
+	require.NoError(t, err, "ids are case-insensitive")
+	assert.Equal(t, ids[1], got)
+	v, err := h.Start(ctx, "voyage 3", helm.OpenWaters, who)
+	require.NoError(t, err)
+	v.Close()
+	other := "b" + v.ID()[1:]
+	require.NoError(t, os.Rename(v.Dir(), filepath.Join(h.Dir(), "voyages", other)))
+	got, err = h.Resolve("b")
+	require.NoError(t, err, "a unique prefix resolves")
+	assert.Equal(t, other, got)
+
+	_, err = h.Resolve("a3b")
+	var amb *helm.AmbiguousError
+	require.ErrorAs(t, err, &amb)
+	assert.ErrorIs(t, err, helm.ErrAmbiguous)
+	assert.Equal(t, ids, amb.Candidates)
+	_, err = h.Resolve("ffff")
+	assert.ErrorIs(t, err, helm.ErrNoVoyage)
+	_, err = h.Resolve("../x")
+	assert.ErrorIs(t, err, helm.ErrNoVoyage)
+}
+
+func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	for _, topic := range []string{"a", "b", "a"} {
+		_, err := v.Observe(ctx, &note{Topic: topic, Text: "same bytes"}, who)
+		require.NoError(t, err)
+	}
+	arts := v.Artifacts()
+	require.Len(t, arts, 1, "identical sightings share one artifact")
+	rep, err := v.Verify(ctx)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Equal(t, 1, rep.Artifacts)
+
+	// Flip a byte of the stored artifact: reading it and verify both say so.
+	path := filepath.Join(v.Dir(), "artifacts.pack")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	data[len(data)-3] ^= 0x40
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	v.Close()
+	v2, err := h.Voyage(ctx, v.ID())
+	require.NoError(t, err, "opening reads no artifact bodies, so damage there does not stop it")
+	defer v2.Close()
+	_, err = v2.Artifact(ctx, arts[0].Hash)
+	assert.ErrorIs(t, err, helm.ErrArtifactDamaged)
+	assert.Contains(t, err.Error(), "offset")
+	rep, err = v2.Verify(ctx)
+	require.NoError(t, err)
+	assert.False(t, rep.OK())
+
+	require.NoError(t, v2.Jettison(ctx, arts[0].Hash[:8], who))
+	_, err = v2.Artifact(ctx, arts[0].Hash)
+	assert.ErrorIs(t, err, helm.ErrArtifactGone)
+}
+
+func TestOpenReadsNoArtifactBodies(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: strings.Repeat("big ", 1000)}, who)
+	require.NoError(t, err)
+	_, err = v.TakeBearing(ctx, "r", who, nil)
+	require.NoError(t, err)
+	v.Close()
+	require.NoError(t, os.Remove(filepath.Join(v.Dir(), "artifacts.pack")))
+	v2, err := h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer v2.Close()
+	assert.Len(t, v2.Logbook(), 1, "the story needs no sighting")
+}
+
+func TestReduceStowsSummary(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	obs, err := v.Observe(ctx, &note{Topic: "a", Text: strings.Repeat("long ", 100)}, who)
+	require.NoError(t, err)
+	_ = obs
+	hash := v.Slate()[0].Artifact
+	derived, err := v.Reduce(ctx, hash, &noteSighting{Text: "short"}, "human", who)
+	require.NoError(t, err)
+	_, err = v.Artifact(ctx, hash)
+	assert.ErrorIs(t, err, helm.ErrArtifactGone)
+	assert.Contains(t, err.Error(), derived)
+	s, err := v.Sighting(ctx, derived)
+	require.NoError(t, err)
+	assert.Equal(t, "short", s.(*noteSighting).Text)
+}
+
+// script runs the same voyage as DESIGN.md's example.
+func script(t *testing.T, h *helm.Home) *helm.Voyage {
+	ctx := context.Background()
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, &note{Topic: ".", Text: "a rust project"}, who)
+	require.NoError(t, err)
+	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
+	require.NoError(t, err)
+	_, err = v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who)
+	require.NoError(t, err)
+	require.NoError(t, v.Complete(ctx, projection.OutcomeCompleted, "Fixed null check in widget init.", who))
+	return v
+}
+
+func TestReplayIsByteIdentical(t *testing.T) {
+	read := func(dir string) map[string][]byte {
+		files := map[string][]byte{}
+		require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			require.NoError(t, err)
+			if d.Type().IsRegular() && d.Name() != "LOCK" && d.Name() != "summary.json" {
+				data, err := os.ReadFile(p)
+				require.NoError(t, err)
+				rel, _ := filepath.Rel(dir, p)
+				files[rel] = data
+			}
+			return nil
+		}))
+		return files
+	}
+	var runs []map[string][]byte
+	var story []string
+	for i := 0; i < 2; i++ {
+		h, err := helm.Open(t.TempDir(), fixedOptions())
+		require.NoError(t, err)
+		v := script(t, h)
+		var b strings.Builder
+		require.NoError(t, v.WriteStory(&b))
+		story = append(story, b.String())
+		runs = append(runs, read(v.Dir()))
+		v.Close()
+	}
+	require.NotEmpty(t, runs[0])
+	assert.Equal(t, runs[0], runs[1], "same clock and ids give the same bytes")
+	assert.Equal(t, story[0], story[1])
+}
+
+func TestReplayEventsGivesTheSameViews(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), fixedOptions())
+	require.NoError(t, err)
+	v := script(t, h)
+	defer v.Close()
+
+	var export strings.Builder
+	require.NoError(t, v.Export(ctx, &export))
+	events, err := helm.ReadEvents(strings.NewReader(export.String()))
+	require.NoError(t, err)
+	st, err := helm.Replay(events)
+	require.NoError(t, err)
+	assert.Equal(t, v.Info(), st.Voyage)
+	assert.Equal(t, v.Logbook(), st.Entries)
+
+	fromDir, err := helm.ReplayDir(ctx, v.Dir())
+	require.NoError(t, err)
+	assert.Equal(t, st, fromDir)
+}
+
+func TestListReadsSummaries(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), fixedOptions())
+	require.NoError(t, err)
+	var ids []string
+	for i := 0; i < 3; i++ {
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who)
+		require.NoError(t, err)
+		ids = append(ids, v.ID())
+		if i == 1 {
+			require.NoError(t, v.Complete(ctx, projection.OutcomeCompleted, "done", who))
+		}
+		v.Close()
+	}
+	all, err := h.List(ctx, helm.ListAll)
+	require.NoError(t, err)
+	require.Len(t, all, 3)
+	active, err := h.List(ctx, helm.ListActive)
+	require.NoError(t, err)
+	assert.Len(t, active, 2)
+
+	// A summary left stale (as by a crash between the event and the
+	// summary write) is noticed and rebuilt from the events.
+	v, err := h.Voyage(ctx, ids[0])
+	require.NoError(t, err)
+	summary := filepath.Join(v.Dir(), "summary.json")
+	stale, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	require.NoError(t, v.Complete(ctx, projection.OutcomeFailed, "", who))
+	v.Close()
+	require.NoError(t, os.WriteFile(summary, stale, 0o600))
+	completed, err := h.List(ctx, helm.ListCompleted)
+	require.NoError(t, err)
+	assert.Len(t, completed, 2)
+
+	_, err = h.List(ctx, "bogus")
+	assert.ErrorIs(t, err, helm.ErrInvalid)
+}
+
+func TestConcurrentGoroutinesLoseNothing(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	const workers, rounds = 8, 15
+	var wg sync.WaitGroup
+	var bearings atomic.Int64
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			me := logbook.Who{Identity: fmt.Sprint("agent-", w), Role: "coder", Method: "test"}
+			for r := 0; r < rounds; r++ {
+				_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(w, "-", r), Text: fmt.Sprint(w, r)}, me)
+				assert.NoError(t, err)
+				if r%3 == 2 {
+					_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", w, r), me, nil)
+					if err == nil {
+						bearings.Add(1)
+					} else {
+						assert.ErrorIs(t, err, helm.ErrEmptySlate)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	v2, err := h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer v2.Close()
+	sealed := len(v2.Slate())
+	for _, e := range v2.Logbook() {
+		sealed += len(e.Bearing.Observations)
+	}
+	assert.Equal(t, workers*rounds, sealed, "every observation is on the slate or in exactly one bearing")
+	assert.Equal(t, int(bearings.Load()), len(v2.Logbook()))
+	assert.Len(t, v2.Artifacts(), workers*rounds)
+}

@@ -1,0 +1,227 @@
+package helm
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
+
+	"github.com/helmlog/helm/projection"
+)
+
+// The pack file holds a voyage's artifacts: each sighting's JSON,
+// zstd-compressed, once per BLAKE3 hash. It lives beside the event log so
+// that opening a voyage never reads an artifact body.
+//
+//	file:  "HELMPK01"                       8 bytes: magic and format version
+//	frame: | size u32 | crc u32 | hash 32 B | zstd bytes (size) |
+//
+// crc is CRC32C over size, hash and the compressed bytes: a cheap check
+// that catches damage before decompression. The BLAKE3 hash of the
+// decompressed bytes must equal the hash: the artifact verifies itself.
+//
+// Frames are written under the event log's lock and fdatasync'd before the
+// event that refers to them is appended, so an acknowledged artifact event
+// always points at durable bytes. A crash after the frame but before the
+// event leaves unreferenced bytes at the end of the pack: harmless, and the
+// next frame is written after them.
+const (
+	packMagic     = "HELMPK01"
+	packFrameHead = 4 + 4 + 32
+	packName      = "artifacts.pack"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var (
+	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+)
+
+// hashArtifact returns the content address of a sighting's JSON.
+func hashArtifact(data []byte) string {
+	sum := blake3.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+type pack struct {
+	path   string
+	noSync bool
+
+	mu sync.Mutex
+	f  *os.File // opened lazily for writing
+	rf *os.File // opened lazily for reading
+}
+
+func newPack(dir string, noSync bool) *pack {
+	return &pack{path: filepath.Join(dir, packName), noSync: noSync}
+}
+
+// stow compresses data and appends it as a frame, durably. The caller holds
+// the voyage's write lock.
+func (p *pack) stow(hash string, data []byte) (*projection.ArtifactRef, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.openWrite(); err != nil {
+		return nil, err
+	}
+	st, err := p.f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", p.path, err)
+	}
+	off := st.Size()
+	sum, _ := hex.DecodeString(hash)
+	frame := make([]byte, packFrameHead, packFrameHead+len(data)/4+64)
+	copy(frame[8:], sum)
+	frame = zenc.EncodeAll(data, frame)
+	binary.LittleEndian.PutUint32(frame[0:], uint32(len(frame)-packFrameHead))
+	crc := crc32.Update(crc32.Checksum(frame[0:4], castagnoli), castagnoli, frame[8:])
+	binary.LittleEndian.PutUint32(frame[4:], crc)
+	if _, err := p.f.WriteAt(frame, off); err != nil {
+		return nil, fmt.Errorf("write artifact %s to %s at offset %d: %w (the artifact was not stored; retry)", hash, p.path, off, err)
+	}
+	if !p.noSync {
+		if err := unix.Fdatasync(int(p.f.Fd())); err != nil {
+			p.f.Close()
+			p.f = nil
+			return nil, fmt.Errorf("fdatasync %s: %w (the artifact may not be durable; retry)", p.path, err)
+		}
+	}
+	return &projection.ArtifactRef{
+		Hash: hash, Size: int64(len(data)), StoredSize: int64(len(frame) - packFrameHead), Offset: off,
+	}, nil
+}
+
+func (p *pack) openWrite() error {
+	if p.f != nil {
+		return nil
+	}
+	f, err := os.OpenFile(p.path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", p.path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("stat %s: %w", p.path, err)
+	}
+	if st.Size() == 0 {
+		// A new pack: write its header and make the file itself durable
+		// (data, then the directory entry) before any frame refers to it.
+		if _, err := f.WriteAt([]byte(packMagic), 0); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s header: %w", p.path, err)
+		}
+		if !p.noSync {
+			if err := f.Sync(); err != nil {
+				f.Close()
+				return fmt.Errorf("fsync %s: %w", p.path, err)
+			}
+			if err := syncDir(filepath.Dir(p.path)); err != nil {
+				f.Close()
+				return err
+			}
+		}
+	} else if err := checkPackMagic(f, p.path); err != nil {
+		f.Close()
+		return err
+	}
+	p.f = f
+	return nil
+}
+
+func checkPackMagic(f *os.File, path string) error {
+	var magic [len(packMagic)]byte
+	if _, err := f.ReadAt(magic[:], 0); err != nil {
+		return fmt.Errorf("read %s header: %w", path, err)
+	}
+	if string(magic[:]) != packMagic {
+		return fmt.Errorf("%s is not a helm pack file (header %q, want %q): it was written by another program or a newer helm", path, magic[:], packMagic)
+	}
+	return nil
+}
+
+// load reads, decompresses and verifies the artifact described by ref.
+func (p *pack) load(ref *projection.ArtifactRef) ([]byte, error) {
+	p.mu.Lock()
+	if p.rf == nil {
+		f, err := os.Open(p.path)
+		if err != nil {
+			p.mu.Unlock()
+			return nil, fmt.Errorf("open %s: %w", p.path, err)
+		}
+		if err := checkPackMagic(f, p.path); err != nil {
+			f.Close()
+			p.mu.Unlock()
+			return nil, err
+		}
+		p.rf = f
+	}
+	rf := p.rf
+	p.mu.Unlock()
+
+	damaged := func(why string) error {
+		return fmt.Errorf("%w: artifact %s in %s at offset %d: %s (run `helm voyage verify`)", ErrArtifactDamaged, ref.Hash, p.path, ref.Offset, why)
+	}
+	frame := make([]byte, packFrameHead+ref.StoredSize)
+	if _, err := rf.ReadAt(frame, ref.Offset); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, damaged("the pack file ends before the artifact does")
+		}
+		return nil, fmt.Errorf("read artifact %s from %s: %w", ref.Hash, p.path, err)
+	}
+	if got := int64(binary.LittleEndian.Uint32(frame[0:])); got != ref.StoredSize {
+		return nil, damaged(fmt.Sprintf("frame size %d, event says %d", got, ref.StoredSize))
+	}
+	crc := crc32.Update(crc32.Checksum(frame[0:4], castagnoli), castagnoli, frame[8:])
+	if crc != binary.LittleEndian.Uint32(frame[4:]) {
+		return nil, damaged("frame checksum mismatch")
+	}
+	data, err := zdec.DecodeAll(frame[packFrameHead:], make([]byte, 0, ref.Size))
+	if err != nil {
+		return nil, damaged("zstd: " + err.Error())
+	}
+	if got := hashArtifact(data); got != ref.Hash {
+		return nil, damaged("BLAKE3 of the content is " + got)
+	}
+	return data, nil
+}
+
+func (p *pack) close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var err error
+	if p.f != nil {
+		err = p.f.Close()
+		p.f = nil
+	}
+	if p.rf != nil {
+		if cerr := p.rf.Close(); err == nil {
+			err = cerr
+		}
+		p.rf = nil
+	}
+	return err
+}
+
+// syncDir fsyncs a directory so that a file created in it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open directory %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("fsync directory %s: %w", dir, err)
+	}
+	return nil
+}
