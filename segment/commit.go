@@ -1,0 +1,310 @@
+package segment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+)
+
+// request is one Commit waiting in the group-commit queue. All fields but
+// the results are guarded by Log.qmu.
+type request struct {
+	ctx    context.Context
+	decide func(*Tx) ([][]byte, error)
+	wake   chan struct{} // receives once: done, or leadership handed over
+	taken  bool          // a leader took it into a group
+	lead   bool          // this request's goroutine leads the next group
+	first  uint64
+	err    error
+}
+
+// Tx is what a decide function sees: the log as it will be when the
+// records staged by the earlier decides of the same group are appended. It
+// is valid only during the decide call.
+type Tx struct {
+	l      *Log
+	base   uint64   // last seq on disk
+	staged [][]byte // records staged by earlier decides of this group
+	done   bool
+}
+
+// Last returns the last seq, including records staged earlier in this group.
+func (tx *Tx) Last() uint64 { return tx.base + uint64(len(tx.staged)) }
+
+// Scan calls fn for records from..Last(), from disk and then from the
+// records staged earlier in this group.
+func (tx *Tx) Scan(from uint64, fn func(Record) error) error {
+	if tx.done {
+		return errors.New("segment: Tx used after its decide returned")
+	}
+	if from == 0 {
+		from = 1
+	}
+	if from <= tx.base {
+		base := tx.base
+		err := scanDir(context.Background(), tx.l.fs, tx.l.dir, from, func(r Record) error {
+			if r.Seq > base {
+				return errStop
+			}
+			return fn(r)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for i, d := range tx.staged {
+		if seq := tx.base + uint64(i) + 1; seq >= from {
+			if err := fn(Record{Seq: seq, Data: d}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Commit is the one write primitive. Under the writer lock (a mutex and
+// flock on dir/LOCK) it catches up on records other processes appended
+// (cutting a torn tail a crashed writer left), then calls decide. The
+// records decide returns are appended as one atomic batch: after a crash
+// all or none of them are in the log. An error from decide aborts the batch
+// and is returned unchanged. Commit returns the seq of the first appended
+// record (0 if decide returned none) only after the records are fdatasynced.
+//
+// Concurrent Commits in one process are grouped: one leader takes the lock
+// once, runs the queued decides one after another (each Tx sees the records
+// staged by the earlier ones), writes all batches with one write and one
+// fdatasync, then wakes everyone. A failing decide aborts only its batch.
+// ctx is honoured while a Commit waits in the queue; once its decide has
+// run, Commit waits for the outcome. decide must not retain the Tx, must not
+// call methods of the Log that commit, and must not panic.
+//
+// After a failed write or fsync every later Commit fails with ErrPoisoned
+// until the log is reopened.
+func (l *Log) Commit(ctx context.Context, decide func(tx *Tx) ([][]byte, error)) (first uint64, err error) {
+	if decide == nil {
+		return 0, errors.New("segment: Commit with nil decide")
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	r := &request{ctx: ctx, decide: decide, wake: make(chan struct{}, 1)}
+	l.qmu.Lock()
+	if l.closed {
+		l.qmu.Unlock()
+		return 0, ErrClosed
+	}
+	l.queue = append(l.queue, r)
+	if !l.leading {
+		l.leading, r.lead = true, true
+	}
+	leader := r.lead
+	l.qmu.Unlock()
+
+	if !leader {
+		select {
+		case <-r.wake:
+		case <-ctx.Done():
+			l.qmu.Lock()
+			if !r.taken && !r.lead {
+				for i, q := range l.queue {
+					if q == r {
+						l.queue = append(l.queue[:i], l.queue[i+1:]...)
+						break
+					}
+				}
+				l.qmu.Unlock()
+				return 0, ctx.Err()
+			}
+			l.qmu.Unlock()
+			<-r.wake // taken: the outcome is coming; lead: the wake was sent
+		}
+		l.qmu.Lock()
+		lead := r.lead
+		l.qmu.Unlock()
+		if !lead {
+			return r.first, r.err
+		}
+	}
+
+	// Lead one group (it contains r), then hand leadership on. Committers
+	// just woken by the previous group are given a moment to queue again,
+	// so groups stay large instead of alternating large and tiny.
+	for i := 0; i < 4; i++ {
+		l.qmu.Lock()
+		n := len(l.queue)
+		l.qmu.Unlock()
+		if n >= l.lastGroup {
+			break
+		}
+		runtime.Gosched()
+	}
+	l.qmu.Lock()
+	group := l.queue
+	l.lastGroup = len(group)
+	l.queue = nil
+	for _, q := range group {
+		q.taken = true
+	}
+	l.qmu.Unlock()
+	l.runGroup(group)
+	l.qmu.Lock()
+	for _, q := range group {
+		if q != r {
+			q.wake <- struct{}{}
+		}
+	}
+	if len(l.queue) > 0 {
+		next := l.queue[0]
+		next.lead = true
+		next.wake <- struct{}{}
+	} else {
+		l.leading = false
+	}
+	l.qmu.Unlock()
+	return r.first, r.err
+}
+
+// runGroup runs the decides of a group and writes their records.
+func (l *Log) runGroup(group []*request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fail := func(err error) {
+		for _, q := range group {
+			if q.err == nil {
+				q.err = err
+			}
+		}
+	}
+	if l.isClosed() && l.w.f == nil {
+		fail(ErrClosed)
+		return
+	}
+	if l.poison != nil {
+		fail(fmt.Errorf("%w (after: %w)", ErrPoisoned, l.poison))
+		return
+	}
+	live := group[:0:0]
+	for _, q := range group {
+		if err := q.ctx.Err(); err != nil {
+			q.err = err
+			continue
+		}
+		live = append(live, q)
+	}
+	if len(live) == 0 {
+		return
+	}
+	if err := l.lock.lock(); err != nil {
+		fail(err)
+		return
+	}
+	defer func() {
+		if err := l.lock.unlock(); err != nil && l.poison == nil {
+			l.poison = err
+		}
+	}()
+	if err := l.catchUp(live[0].ctx); err != nil {
+		fail(err)
+		return
+	}
+	tx := &Tx{l: l, base: l.w.p.next - 1, staged: l.staged[:0]}
+	var writers []*request
+	for _, q := range live {
+		mark := len(tx.staged)
+		recs, err := q.decide(tx)
+		if err == nil {
+			for _, d := range recs {
+				if int64(len(d)) > l.opts.MaxRecordSize {
+					err = fmt.Errorf("%w: record of %d bytes exceeds MaxRecordSize %d (log %s)", ErrTooLarge, len(d), l.opts.MaxRecordSize, l.dir)
+					break
+				}
+			}
+		}
+		if err != nil {
+			q.err = err
+			tx.staged = tx.staged[:mark]
+			continue
+		}
+		if len(recs) > 0 {
+			q.first = tx.base + uint64(mark) + 1
+			tx.staged = append(tx.staged, recs...)
+			writers = append(writers, q)
+		}
+	}
+	tx.done = true
+	defer func() {
+		clear(tx.staged)
+		l.staged = tx.staged[:0]
+	}()
+	if len(tx.staged) == 0 {
+		return
+	}
+	if err := l.writeUnit(tx.staged); err != nil {
+		for _, q := range writers {
+			q.first, q.err = 0, err
+		}
+	}
+}
+
+// writeUnit appends recs as one commit unit: rotate if needed, one write,
+// one fdatasync. Any failure poisons the writer.
+func (l *Log) writeUnit(recs [][]byte) error {
+	c := &l.w
+	p := c.p
+	buf := l.wbuf[:0]
+	sum := p.sum
+	for i, d := range recs {
+		buf, sum = appendFrame(buf, p.next+uint64(i), uint32(i), i == len(recs)-1, sum, d)
+	}
+	if cap(buf) <= 4<<20 {
+		l.wbuf = buf[:0]
+	}
+	if p.off > fileHeaderSize && p.off+int64(len(buf)) > l.opts.SegmentSize {
+		// The unit's frames were chained from p.sum, which is the new
+		// segment's seed: the encoding stays valid.
+		if err := l.createSegment(p); err != nil {
+			return l.setPoison(err)
+		}
+	}
+	path := filepath.Join(l.dir, c.name)
+	n, err := c.f.WriteAt(buf, c.p.off)
+	if err == nil && n != len(buf) {
+		err = fmt.Errorf("short write (%d of %d bytes)", n, len(buf))
+	}
+	if err != nil {
+		return l.setPoison(fmt.Errorf("segment: write %s at offset %d: %w", path, c.p.off, err))
+	}
+	if !l.opts.NoSync {
+		if err := c.f.Datasync(); err != nil {
+			return l.setPoison(fmt.Errorf("segment: fdatasync %s after writing at offset %d: %w", path, c.p.off, err))
+		}
+	}
+	c.p = pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum}
+	l.setLast(c.p.next - 1)
+	return nil
+}
+
+func (l *Log) setPoison(err error) error {
+	l.poison = err
+	return fmt.Errorf("%w; %w", err, ErrPoisoned)
+}
+
+// Append appends records unconditionally as one atomic batch and returns
+// the seq of the first.
+func (l *Log) Append(ctx context.Context, records ...[]byte) (first uint64, err error) {
+	return l.Commit(ctx, func(*Tx) ([][]byte, error) { return records, nil })
+}
+
+// AppendIf appends records as one atomic batch only if the log's last seq
+// (including other processes' appends) is expectLast; otherwise it returns
+// a *ConflictError (errors.Is(err, ErrConflict)).
+func (l *Log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte) (first uint64, err error) {
+	return l.Commit(ctx, func(tx *Tx) ([][]byte, error) {
+		if last := tx.Last(); last != expectLast {
+			return nil, &ConflictError{Expected: expectLast, Actual: last}
+		}
+		return records, nil
+	})
+}

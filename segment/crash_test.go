@@ -1,0 +1,145 @@
+package segment
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var crashRounds = flag.Int("segment.crashrounds", 20, "rounds of the multi-process crash stress test")
+
+const crashChildEnv = "SEGMENT_CRASH_CHILD" // "dir|ackfile|id"
+
+// TestCrashChild is the child process of the crash stress test; it does
+// nothing unless started by it.
+func TestCrashChild(t *testing.T) {
+	spec := os.Getenv(crashChildEnv)
+	if spec == "" {
+		t.Skip("child process of TestCrashStressKeepsEveryAcknowledgedRecord")
+	}
+	parts := strings.Split(spec, "|")
+	dir, ackPath := parts[0], parts[1]
+	id, _ := strconv.Atoi(parts[2])
+	ack, err := os.OpenFile(ackPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		panic(err)
+	}
+	l, err := Open(dir, &Options{SegmentSize: 16 << 10})
+	if err != nil {
+		panic(err)
+	}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano() + int64(id)))
+	for i := 0; ; i++ {
+		n := 1 + rng.Intn(3)
+		recs := make([][]byte, n)
+		for j := range recs {
+			recs[j] = []byte(fmt.Sprintf("c%d-%d-%d-%x", id, i, j, rng.Int63()))
+			recs[j] = append(recs[j], bytes.Repeat([]byte{'.'}, rng.Intn(300))...)
+		}
+		first, err := l.Append(ctx, recs...)
+		if err != nil {
+			panic(err)
+		}
+		var line strings.Builder
+		for j, r := range recs {
+			fmt.Fprintf(&line, "%d %s\n", first+uint64(j), hex.EncodeToString(r))
+		}
+		if _, err := ack.Write([]byte(line.String())); err != nil {
+			panic(err)
+		}
+	}
+}
+
+func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process stress")
+	}
+	dir := t.TempDir()
+	logDir := filepath.Join(dir, "log")
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	acked := map[uint64][]byte{}
+	for round := 0; round < *crashRounds; round++ {
+		var cmds []*exec.Cmd
+		for c := 0; c < 4; c++ {
+			ackPath := filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c))
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d", crashChildEnv, logDir, ackPath, c))
+			require.NoError(t, cmd.Start())
+			cmds = append(cmds, cmd)
+		}
+		// Kill each child at its own random moment.
+		time.Sleep(time.Duration(100+rng.Intn(200)) * time.Millisecond)
+		for _, cmd := range cmds {
+			time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond)
+			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+		}
+		for c, cmd := range cmds {
+			err := cmd.Wait()
+			require.Error(t, err, "child %d exited on its own: it failed", c)
+			collectAcks(t, filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c)), acked)
+		}
+
+		l, err := Open(logDir, nil)
+		require.NoError(t, err, "round %d", round)
+		want := uint64(1)
+		seen := map[string]bool{}
+		require.NoError(t, l.Scan(ctx, 1, func(r Record) error {
+			require.Equal(t, want, r.Seq, "gap-free")
+			want++
+			require.False(t, seen[string(r.Data)], "duplicate record %q", r.Data)
+			seen[string(r.Data)] = true
+			if a, ok := acked[r.Seq]; ok {
+				require.Equal(t, a, r.Data, "seq %d", r.Seq)
+			}
+			return nil
+		}))
+		for seq := range acked {
+			require.Less(t, seq, want, "acknowledged seq %d lost in round %d", seq, round)
+		}
+		require.NoError(t, l.Close())
+	}
+	rep, err := Verify(ctx, logDir)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, rep.Records, uint64(len(acked)))
+	t.Logf("%d rounds, %d acknowledged records, %d in log, %d segments", *crashRounds, len(acked), rep.Records, rep.Segments)
+}
+
+func collectAcks(t *testing.T, path string, acked map[uint64][]byte) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return
+	}
+	require.NoError(t, err)
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[:i+1] // a line without its newline was cut by the kill
+	} else {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		seqStr, hexData, ok := strings.Cut(sc.Text(), " ")
+		seq, err1 := strconv.ParseUint(seqStr, 10, 64)
+		data, err2 := hex.DecodeString(hexData)
+		if !ok || err1 != nil || err2 != nil {
+			t.Fatalf("malformed ack line %q", sc.Text())
+		}
+		_, dup := acked[seq]
+		require.False(t, dup, "seq %d acknowledged twice", seq)
+		acked[seq] = data
+	}
+}

@@ -1,0 +1,57 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrConflict is matched by a *ConflictError from AppendIf.
+	ErrConflict = errors.New("segment: log tail moved")
+	// ErrCorrupt is matched by every *CorruptionError.
+	ErrCorrupt = errors.New("segment: log is corrupt")
+	// ErrClosed is returned by every method of a closed Log.
+	ErrClosed = errors.New("segment: log is closed")
+	// ErrPoisoned is returned by Commit after a write or fsync of this Log
+	// failed: the page cache may have dropped the data, so the Log refuses
+	// to write on top of it. Close the Log and open it again; Open checks
+	// what actually reached the disk.
+	ErrPoisoned = errors.New("segment: writer poisoned by an earlier write failure; reopen the log")
+	// ErrTooLarge is returned when a record exceeds Options.MaxRecordSize.
+	ErrTooLarge = errors.New("segment: record too large")
+)
+
+// CorruptionError reports damage that is not a torn final write: the bytes
+// are left untouched and nothing is truncated automatically.
+type CorruptionError struct {
+	Dir    string
+	File   string // segment file name within Dir
+	Offset int64  // byte offset of the damaged frame or header
+	Seq    uint64 // the seq expected at Offset (0 if unknown)
+	Reason string
+	Hint   string
+}
+
+func (e *CorruptionError) Error() string {
+	s := fmt.Sprintf("segment: corrupt log %s: file %s offset %d seq %d: %s", e.Dir, e.File, e.Offset, e.Seq, e.Reason)
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *CorruptionError) Unwrap() error { return ErrCorrupt }
+
+const corruptHint = "run `helm voyage verify`; the bytes were left untouched"
+
+// ConflictError is returned by AppendIf when the log's last seq is not the
+// expected one. errors.Is(err, ErrConflict) holds.
+type ConflictError struct {
+	Expected, Actual uint64
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("segment: log tail moved: expected last seq %d, found %d", e.Expected, e.Actual)
+}
+
+func (e *ConflictError) Unwrap() error { return ErrConflict }

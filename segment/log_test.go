@@ -1,0 +1,348 @@
+package segment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var ctx = context.Background()
+
+func openT(t testing.TB, dir string, opts *Options) *Log {
+	t.Helper()
+	l, err := Open(dir, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func payload(i int, size int) []byte {
+	b := bytes.Repeat([]byte{byte('a' + i%26)}, size)
+	copy(b, fmt.Sprintf("rec-%d-", i))
+	return b
+}
+
+func readAll(t testing.TB, l *Log) []Record {
+	t.Helper()
+	var out []Record
+	require.NoError(t, l.Scan(ctx, 1, func(r Record) error { out = append(out, r); return nil }))
+	return out
+}
+
+func TestAppendAndScanRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "voyage")
+	l := openT(t, dir, nil)
+	first, err := l.Append(ctx, []byte("one"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), first)
+	first, err = l.Append(ctx, []byte("two"), []byte{}, []byte("four"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), first)
+	assert.Equal(t, uint64(4), l.Last())
+
+	recs := readAll(t, l)
+	require.Len(t, recs, 4)
+	for i, want := range []string{"one", "two", "", "four"} {
+		assert.Equal(t, uint64(i+1), recs[i].Seq)
+		assert.Equal(t, want, string(recs[i].Data))
+	}
+	var from3 []uint64
+	require.NoError(t, l.Scan(ctx, 3, func(r Record) error { from3 = append(from3, r.Seq); return nil }))
+	assert.Equal(t, []uint64{3, 4}, from3)
+
+	fi, err := os.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+	fi, err = os.Stat(filepath.Join(dir, segmentName(1)))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	require.NoError(t, l.Close())
+	l2 := openT(t, dir, nil)
+	assert.Equal(t, uint64(4), l2.Last())
+	assert.Empty(t, l2.Cuts())
+}
+
+func TestRotationKeepsBatchesInOneSegmentAndVerifies(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{SegmentSize: 1024, NoSync: true})
+	for i := 0; i < 60; i++ {
+		_, err := l.Append(ctx, payload(i, 50), payload(i+1000, 30))
+		require.NoError(t, err)
+	}
+	st, err := l.Stat()
+	require.NoError(t, err)
+	assert.Greater(t, st.Segments, 5)
+	assert.Equal(t, segmentName(st.lastFirstForTest(t, dir)), st.LastSegment)
+
+	rep, err := Verify(ctx, dir)
+	require.NoError(t, err)
+	assert.Equal(t, st.Segments, rep.Segments)
+	assert.Equal(t, uint64(120), rep.Records)
+	assert.Equal(t, uint64(120), rep.LastSeq)
+	assert.Equal(t, st.TotalBytes, rep.Bytes)
+	assert.Nil(t, rep.Problem)
+
+	// Every segment starts with the first record of a batch (odd seq).
+	segs, err := listSegments(OSFS{}, dir)
+	require.NoError(t, err)
+	for _, s := range segs {
+		assert.Equal(t, uint64(1), s%2, "segment %d starts mid-batch", s)
+	}
+	recs := readAll(t, l)
+	require.Len(t, recs, 120)
+	for i, r := range recs {
+		assert.Equal(t, uint64(i+1), r.Seq)
+	}
+}
+
+func (s Stat) lastFirstForTest(t *testing.T, dir string) uint64 {
+	segs, err := listSegments(OSFS{}, dir)
+	require.NoError(t, err)
+	return segs[len(segs)-1]
+}
+
+func TestStatChangesWithEveryAppend(t *testing.T) {
+	l := openT(t, t.TempDir(), &Options{NoSync: true})
+	s1, err := l.Stat()
+	require.NoError(t, err)
+	_, err = l.Append(ctx, []byte("x"))
+	require.NoError(t, err)
+	s2, err := l.Stat()
+	require.NoError(t, err)
+	assert.NotEqual(t, s1, s2)
+	assert.Equal(t, 1, s2.Segments)
+}
+
+func TestRecordLargerThanLimitIsRefusedNamingTheLimit(t *testing.T) {
+	l := openT(t, t.TempDir(), &Options{NoSync: true})
+	big := make([]byte, 200_000_000) // a plausible 200 MB record; untouched pages cost nothing
+	_, err := l.Append(ctx, []byte("ok"), big)
+	require.ErrorIs(t, err, ErrTooLarge)
+	assert.Contains(t, err.Error(), "MaxRecordSize 67108864")
+	assert.Equal(t, uint64(0), l.Last(), "the whole batch is refused")
+	assert.Empty(t, readAll(t, l))
+}
+
+func TestOversizedRecordGetsItsOwnSegmentWhenLimitRaised(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{SegmentSize: 64 << 10, MaxRecordSize: 1 << 20, NoSync: true})
+	_, err := l.Append(ctx, []byte("small"))
+	require.NoError(t, err)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 300<<10/16)
+	first, err := l.Append(ctx, big)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), first)
+	_, err = l.Append(ctx, []byte("after"))
+	require.NoError(t, err)
+	segs, err := listSegments(OSFS{}, dir)
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{1, 2, 3}, segs)
+	recs := readAll(t, l)
+	require.Len(t, recs, 3)
+	assert.Equal(t, big, recs[1].Data)
+	_, err = Verify(ctx, dir)
+	require.NoError(t, err)
+}
+
+func TestCommitDecideErrorIsReturnedUnchangedAndWritesNothing(t *testing.T) {
+	l := openT(t, t.TempDir(), &Options{NoSync: true})
+	boom := errors.New("boom")
+	first, err := l.Commit(ctx, func(tx *Tx) ([][]byte, error) { return [][]byte{[]byte("x")}, boom })
+	assert.Same(t, boom, err)
+	assert.Zero(t, first)
+	first, err = l.Commit(ctx, func(tx *Tx) ([][]byte, error) { return nil, nil })
+	require.NoError(t, err)
+	assert.Zero(t, first)
+	assert.Empty(t, readAll(t, l))
+}
+
+func TestAppendIfConflictAcrossTwoLogsOnOneDir(t *testing.T) {
+	dir := t.TempDir()
+	a := openT(t, dir, &Options{NoSync: true})
+	b := openT(t, dir, &Options{NoSync: true})
+	_, err := a.Append(ctx, []byte("from a"))
+	require.NoError(t, err)
+
+	_, err = b.AppendIf(ctx, 0, []byte("stale"))
+	var ce *ConflictError
+	require.ErrorAs(t, err, &ce)
+	assert.ErrorIs(t, err, ErrConflict)
+	assert.Equal(t, ConflictError{Expected: 0, Actual: 1}, *ce)
+	assert.Equal(t, uint64(1), b.Last(), "the conflict caught b up")
+
+	var seen []string
+	first, err := b.Commit(ctx, func(tx *Tx) ([][]byte, error) {
+		require.NoError(t, tx.Scan(1, func(r Record) error { seen = append(seen, string(r.Data)); return nil }))
+		return [][]byte{[]byte("from b")}, nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), first)
+	assert.Equal(t, []string{"from a"}, seen)
+
+	first, err = a.AppendIf(ctx, 2, []byte("a again"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3), first)
+	assert.Len(t, readAll(t, b), 3)
+}
+
+func TestConcurrentCommitsAreGapFreeAndComplete(t *testing.T) {
+	l := openT(t, t.TempDir(), &Options{SegmentSize: 8 << 10, NoSync: true})
+	const workers, each = 16, 40
+	var wg sync.WaitGroup
+	got := make([][]uint64, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				first, err := l.Append(ctx, []byte(fmt.Sprintf("w%d-%d", w, i)))
+				if !assert.NoError(t, err) {
+					return
+				}
+				got[w] = append(got[w], first)
+			}
+		}()
+	}
+	wg.Wait()
+	recs := readAll(t, l)
+	require.Len(t, recs, workers*each)
+	for w := range got {
+		for i, seq := range got[w] {
+			assert.Equal(t, fmt.Sprintf("w%d-%d", w, i), string(recs[seq-1].Data))
+		}
+	}
+	_, err := Verify(ctx, l.Dir())
+	require.NoError(t, err)
+}
+
+func TestGroupCommitDecidesSeeEarlierStagedRecordsAndFailAlone(t *testing.T) {
+	l := openT(t, t.TempDir(), &Options{NoSync: true})
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, err := l.Commit(ctx, func(tx *Tx) ([][]byte, error) {
+			close(entered)
+			<-release
+			return [][]byte{[]byte("a")}, nil
+		})
+		assert.NoError(t, err)
+	}()
+	<-entered
+
+	type result struct {
+		first uint64
+		err   error
+	}
+	var b, c, d result
+	var dLast uint64
+	var dSeen []string
+	boom := errors.New("c refuses")
+	commit := func(r *result, decide func(*Tx) ([][]byte, error)) {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.first, r.err = l.Commit(ctx, decide) }()
+	}
+	waitQueued := func(n int) {
+		require.Eventually(t, func() bool { l.qmu.Lock(); defer l.qmu.Unlock(); return len(l.queue) == n }, 5*time.Second, time.Millisecond)
+	}
+	commit(&b, func(tx *Tx) ([][]byte, error) { return [][]byte{[]byte("b1"), []byte("b2")}, nil })
+	waitQueued(1)
+	commit(&c, func(tx *Tx) ([][]byte, error) { return [][]byte{[]byte("c")}, boom })
+	waitQueued(2)
+	commit(&d, func(tx *Tx) ([][]byte, error) {
+		dLast = tx.Last()
+		err := tx.Scan(1, func(r Record) error { dSeen = append(dSeen, string(r.Data)); return nil })
+		return [][]byte{[]byte("d")}, err
+	})
+	waitQueued(3)
+	close(release)
+	wg.Wait()
+
+	require.NoError(t, b.err)
+	assert.Equal(t, uint64(2), b.first)
+	assert.Same(t, boom, c.err)
+	require.NoError(t, d.err)
+	assert.Equal(t, uint64(4), d.first)
+	assert.Equal(t, uint64(3), dLast)
+	assert.Equal(t, []string{"a", "b1", "b2"}, dSeen)
+	var all []string
+	for _, r := range readAll(t, l) {
+		all = append(all, string(r.Data))
+	}
+	assert.Equal(t, []string{"a", "b1", "b2", "d"}, all)
+}
+
+func TestCommitHonoursCanceledContextWhileQueued(t *testing.T) {
+	l := openT(t, t.TempDir(), &Options{NoSync: true})
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := l.Append(cctx, []byte("x"))
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, uint64(0), l.Last())
+}
+
+func TestClosedLogRefusesEverything(t *testing.T) {
+	l, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+	_, err = l.Append(ctx, []byte("x"))
+	assert.ErrorIs(t, err, ErrClosed)
+	assert.ErrorIs(t, l.Scan(ctx, 1, func(Record) error { return nil }), ErrClosed)
+	assert.ErrorIs(t, l.Close(), ErrClosed)
+}
+
+func TestFollowSeesRecordsAppendedByAnotherLog(t *testing.T) {
+	dir := t.TempDir()
+	reader := openT(t, dir, &Options{NoSync: true})
+	writer := openT(t, dir, &Options{SegmentSize: 512, NoSync: true})
+	_, err := writer.Append(ctx, []byte("before"))
+	require.NoError(t, err)
+
+	fctx, cancel := context.WithCancel(ctx)
+	var mu sync.Mutex
+	var got []string
+	done := make(chan error, 1)
+	go func() {
+		done <- reader.Follow(fctx, 1, func(r Record) error {
+			mu.Lock()
+			got = append(got, string(r.Data))
+			mu.Unlock()
+			return nil
+		})
+	}()
+	for i := 0; i < 30; i++ { // crosses several rotations
+		_, err := writer.Append(ctx, payload(i, 40))
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 31 }, 10*time.Second, 5*time.Millisecond)
+	cancel()
+	assert.ErrorIs(t, <-done, context.Canceled)
+	assert.Equal(t, "before", got[0])
+	assert.Equal(t, string(payload(29, 40)), got[30])
+}
+
+func TestScanRecordDataIsSafeToRetain(t *testing.T) {
+	l := openT(t, t.TempDir(), &Options{NoSync: true})
+	for i := 0; i < 100; i++ {
+		_, err := l.Append(ctx, payload(i, 20))
+		require.NoError(t, err)
+	}
+	var kept []Record
+	require.NoError(t, l.Scan(ctx, 1, func(r Record) error { kept = append(kept, r); return nil }))
+	readAll(t, l)
+	for i, r := range kept {
+		assert.Equal(t, payload(i, 20), r.Data)
+	}
+}

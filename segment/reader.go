@@ -1,0 +1,495 @@
+package segment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// readChunk is the read size of a scan. Every chunk is a fresh allocation
+// that is never reused, so Record.Data can alias it and still be safe to
+// retain: one allocation per MiB, not per record.
+const readChunk = 1 << 20
+
+// Record is one entry of the log.
+type Record struct {
+	Seq  uint64
+	Data []byte
+}
+
+// pos is a position just after a complete commit unit.
+type pos struct {
+	off  int64  // byte offset in the current segment
+	next uint64 // seq of the next record
+	sum  uint32 // chain value after the last record
+}
+
+// torn describes bytes after the last complete unit of the last segment
+// that do not form a complete unit: a write in progress or cut short by a
+// crash.
+type torn struct {
+	off, size int64
+	reason    string
+}
+
+// errStop ends a scan early without error.
+var errStop = errors.New("stop")
+
+// cursor walks a log forward across segments, verifying every frame and
+// the hash chain. It is shared by readers (Scan, Follow, Verify), Open's
+// recovery and the writer's catch-up.
+type cursor struct {
+	fs    FS
+	dir   string
+	f     File
+	name  string // current segment file name
+	first uint64 // first seq of the current segment
+	p     pos
+
+	locked bool // the caller holds the writer lock: nothing changes under us
+	strict bool // classify a damaged tail as corruption unless it looks torn
+	keepF  bool // f belongs to the caller (the writer's handle); do not close it
+
+	segments int // segments entered, for Verify
+	pending  []Record
+}
+
+func (c *cursor) corrupt(off int64, seq uint64, reason string) *CorruptionError {
+	return &CorruptionError{Dir: c.dir, File: c.name, Offset: off, Seq: seq, Reason: reason, Hint: corruptHint}
+}
+
+// openSegment positions the cursor at the start of segment first, checking
+// its header against what the chain expects (expect != nil).
+func (c *cursor) openSegment(first uint64, expect *pos) error {
+	name := segmentName(first)
+	f, err := c.fs.OpenFile(filepath.Join(c.dir, name), os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("segment: open %s: %w", filepath.Join(c.dir, name), err)
+	}
+	h, err := readFileHeader(f)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("segment: read %s: %w", filepath.Join(c.dir, name), err)
+	}
+	c.closeFile()
+	c.f, c.name, c.first, c.keepF = f, name, first, false
+	c.segments++
+	return c.enter(h, expect)
+}
+
+// enter checks the header of the segment just opened and positions there.
+func (c *cursor) enter(h []byte, expect *pos) error {
+	hdr, reason := decodeFileHeader(h)
+	if reason != "" {
+		return c.corrupt(0, c.first, reason)
+	}
+	if hdr.first != c.first {
+		return c.corrupt(0, c.first, fmt.Sprintf("file header says first seq %d, file name says %d", hdr.first, c.first))
+	}
+	if expect != nil && hdr.seed != expect.sum {
+		return c.corrupt(0, c.first, "hash chain broken between segments (seed does not match the previous segment's last record)")
+	}
+	c.p = pos{off: fileHeaderSize, next: hdr.first, sum: hdr.seed}
+	return nil
+}
+
+func readFileHeader(f File) ([]byte, error) {
+	h := make([]byte, fileHeaderSize)
+	n, err := f.ReadAt(h, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return h[:n], nil
+}
+
+func (c *cursor) closeFile() {
+	if c.f != nil && !c.keepF {
+		c.f.Close()
+	}
+	c.f = nil
+}
+
+// advance reads every complete unit from the cursor to the end of the log,
+// following rotations, and calls emit for records with seq >= from. It
+// returns the torn tail of the last segment, if any. Damage that is not a
+// torn tail is a *CorruptionError.
+func (c *cursor) advance(ctx context.Context, from uint64, emit func(Record) error) (*torn, error) {
+	for {
+		t, err := c.scanFile(ctx, from, emit)
+		if err != nil {
+			return nil, err
+		}
+		if c.p.next == c.first {
+			return t, nil // empty segment: it is the last one
+		}
+		nextName := segmentName(c.p.next)
+		if _, err := c.fs.Stat(filepath.Join(c.dir, nextName)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return t, nil
+			}
+			return nil, fmt.Errorf("segment: stat %s: %w", filepath.Join(c.dir, nextName), err)
+		}
+		if t != nil {
+			return nil, c.corrupt(t.off, c.p.next, "sealed segment does not end with a complete record: "+t.reason)
+		}
+		p := c.p
+		if err := c.openSegment(p.next, &p); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// scanFile reads the current segment from c.p to its current end.
+func (c *cursor) scanFile(ctx context.Context, from uint64, emit func(Record) error) (*torn, error) {
+	var prev string
+	for attempt := 0; ; attempt++ {
+		t, retry, err := c.scanOnce(ctx, from, emit)
+		// Without the writer lock a writer may be mid-write while we read:
+		// what looks like damage is read again, and reported once two reads
+		// agree.
+		if !retry || c.locked || attempt >= 5 || err.Error() == prev {
+			return t, err
+		}
+		prev = err.Error()
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * time.Millisecond)
+		}
+	}
+}
+
+func (c *cursor) scanOnce(ctx context.Context, from uint64, emit func(Record) error) (t *torn, retry bool, err error) {
+	fi, err := c.f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("segment: stat %s: %w", filepath.Join(c.dir, c.name), err)
+	}
+	size := fi.Size()
+	var (
+		buf    []byte
+		bufOff = c.p.off // file offset of buf[0]
+		cur    = c.p.off
+		sum    = c.p.sum
+		next   = c.p.next
+	)
+	pending := c.pending[:0]
+	defer func() { c.pending = pending[:0] }()
+	for {
+		b := buf[cur-bufOff:]
+		f, n, st := decodeFrame(b, sum)
+		if st == frameShort || (st == frameZero && len(b) < frameHeaderSize) {
+			have := bufOff + int64(len(buf))
+			if have < size {
+				if err := ctx.Err(); err != nil {
+					return nil, false, err
+				}
+				want := max(int64(readChunk), int64(n))
+				if _, hsize, hst := decodeHeader(b); hst == frameOK {
+					want = max(want, int64(hsize))
+				}
+				want = min(want, size-cur)
+				nb := make([]byte, want)
+				copy(nb, b)
+				if err := readFull(c.f, nb[len(b):], cur+int64(len(b))); err != nil {
+					if errors.Is(err, io.ErrUnexpectedEOF) { // file shrank: a cut
+						return nil, true, fmt.Errorf("segment: %s shrank while reading", filepath.Join(c.dir, c.name))
+					}
+					return nil, false, fmt.Errorf("segment: read %s at offset %d: %w", filepath.Join(c.dir, c.name), cur, err)
+				}
+				buf, bufOff = nb, cur
+				continue
+			}
+			if len(b) == 0 {
+				if len(pending) == 0 {
+					return nil, false, nil // clean end
+				}
+				t, err := c.classify(cur, frameShort, size, pending[0].Seq)
+				return t, err != nil, err
+			}
+		}
+		if st == frameOK && (f.seq != next || f.unitStart() != c.p.next) {
+			st = frameSeq
+		}
+		if st != frameOK {
+			t, err := c.classify(cur, st, size, c.p.next)
+			return t, err != nil, err
+		}
+		pending = append(pending, Record{Seq: f.seq, Data: f.data})
+		sum, next, cur = f.sum, next+1, cur+int64(n)
+		if f.last {
+			for _, r := range pending {
+				if r.Seq >= from && emit != nil {
+					if err := emit(r); err != nil {
+						return nil, false, err
+					}
+				}
+			}
+			pending = pending[:0]
+			c.p = pos{off: cur, next: next, sum: sum}
+		}
+	}
+}
+
+// frameSeq: a frame that checks out but is not the one expected here.
+const frameSeq decodeStatus = 100
+
+// classify decides what the bytes from x to the end of the segment are,
+// given that the frame at x failed with st and c.p is the last complete
+// unit. It returns a torn tail, or a *CorruptionError when valid frames of
+// a later unit follow (damage before valid data), when a frame is out of
+// sequence, or — in strict mode — when the failure does not look like a
+// torn write (short file or zeroed sectors).
+func (c *cursor) classify(x int64, st decodeStatus, size int64, unit uint64) (*torn, error) {
+	seq := c.p.next
+	if st == frameSeq {
+		return nil, c.corrupt(x, seq, "record out of sequence (reordered, duplicated or foreign frame)")
+	}
+	tail := make([]byte, size-x)
+	if err := readFull(c.f, tail, x); err != nil {
+		return nil, fmt.Errorf("segment: read %s at offset %d: %w", filepath.Join(c.dir, c.name), x, err)
+	}
+	for p := 0; p+frameHeaderSize <= len(tail); p += frameAlign {
+		if f, _, hst := decodeHeader(tail[p:]); hst == frameOK && f.unitStart() != unit {
+			return nil, c.corrupt(x, seq, fmt.Sprintf("%s, but a valid record (seq %d) follows at offset %d", st, f.seq, x+int64(p)))
+		}
+	}
+	t := &torn{off: c.p.off, size: size, reason: fmt.Sprintf("%s at offset %d", st, x)}
+	if !c.strict || st == frameShort || st == frameZero || zeroedSectorTail(x, tail) {
+		return t, nil
+	}
+	return nil, c.corrupt(x, seq, st.String()+" in the last record")
+}
+
+// zeroedSectorTail reports whether tail (starting at file offset x) ends in
+// zeros from a sector boundary after x on, at least 8 bytes long (longer than
+// frame padding): the signature of a write whose last sectors never reached
+// the disk.
+func zeroedSectorTail(x int64, tail []byte) bool {
+	z := len(tail)
+	for z > 0 && tail[z-1] == 0 {
+		z--
+	}
+	end := x + int64(len(tail))
+	p := (x + int64(z) + sectorSize - 1) / sectorSize * sectorSize
+	if p <= x {
+		p += sectorSize
+	}
+	return p <= end-8
+}
+
+func readFull(f File, b []byte, off int64) error {
+	n, err := f.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// listSegments returns the first seqs of the segments in dir, sorted.
+func listSegments(fsys FS, dir string) ([]uint64, error) {
+	entries, err := fsys.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("segment: list %s: %w", dir, err)
+	}
+	var segs []uint64
+	for _, e := range entries {
+		if n, ok := parseSegmentName(e.Name()); ok {
+			segs = append(segs, n)
+		}
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i] < segs[j] })
+	return segs, nil
+}
+
+// newCursorAt opens a read cursor at the segment that holds from.
+func newCursorAt(fsys FS, dir string, from uint64) (*cursor, []uint64, error) {
+	segs, err := listSegments(fsys, dir)
+	if err != nil || len(segs) == 0 {
+		return nil, segs, err
+	}
+	i := sort.Search(len(segs), func(i int) bool { return segs[i] > from }) - 1
+	if i < 0 {
+		i = 0
+	}
+	c := &cursor{fs: fsys, dir: dir}
+	if err := c.openSegment(segs[i], nil); err != nil {
+		return nil, nil, err
+	}
+	return c, segs, nil
+}
+
+// scanDir calls fn for every complete record with seq >= from.
+func scanDir(ctx context.Context, fsys FS, dir string, from uint64, fn func(Record) error) error {
+	c, segs, err := newCursorAt(fsys, dir, from)
+	if err != nil || c == nil {
+		return err
+	}
+	defer c.closeFile()
+	if _, err := c.advance(ctx, from, fn); err != nil {
+		if errors.Is(err, errStop) {
+			return nil
+		}
+		return err
+	}
+	if last := segs[len(segs)-1]; last > c.first {
+		return c.corrupt(c.p.off, c.p.next, fmt.Sprintf("log ends at seq %d but segment %s exists (missing segment?)", c.p.next-1, segmentName(last)))
+	}
+	return nil
+}
+
+// Scan calls fn for every record with seq >= from, in order, verifying
+// checksums and the hash chain. It takes no lock: it may run while another
+// process writes, and it stops cleanly at an incomplete final unit (a write
+// in progress). Damage before valid data is a *CorruptionError. An error
+// from fn ends the scan and is returned unchanged.
+//
+// Record.Data is safe to retain. It may share a backing array with its
+// neighbours (reads are done in 1 MiB chunks), so a caller keeping a few
+// small records for a long time should copy them.
+func (l *Log) Scan(ctx context.Context, from uint64, fn func(Record) error) error {
+	if l.isClosed() {
+		return ErrClosed
+	}
+	return scanDir(ctx, l.fs, l.dir, from, fn)
+}
+
+// FollowInterval is how often Follow polls for new records.
+const FollowInterval = 20 * time.Millisecond
+
+// Follow is like Scan but, at the end of the log, keeps polling for records
+// appended later (by this or another process) until ctx is done or fn
+// returns an error. It returns ctx.Err() when ctx ends it.
+func (l *Log) Follow(ctx context.Context, from uint64, fn func(Record) error) error {
+	if from == 0 {
+		from = 1
+	}
+	var c *cursor
+	defer func() {
+		if c != nil {
+			c.closeFile()
+		}
+	}()
+	for {
+		if l.isClosed() {
+			return ErrClosed
+		}
+		if c == nil {
+			var err error
+			if c, _, err = newCursorAt(l.fs, l.dir, from); err != nil {
+				return err
+			}
+		}
+		if c != nil {
+			if _, err := c.advance(ctx, from, fn); err != nil {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(FollowInterval):
+		}
+	}
+}
+
+// Report is the result of Verify.
+type Report struct {
+	Segments int    // segment files checked
+	Records  uint64 // records checked
+	Bytes    int64  // bytes in segment files
+	LastSeq  uint64
+	// Torn is a torn final write that the next writer will cut (nil if none).
+	Torn *Cut
+	// Problem is the first damage found (nil if none); Verify also returns it.
+	Problem *CorruptionError
+}
+
+// Verify checks every record of every segment of the log in dir: frame and
+// record checksums, sequence numbers, segment headers and the hash chain
+// across segments. It takes no lock and modifies nothing. The returned
+// error is the Report's Problem, or an I/O error.
+func Verify(ctx context.Context, dir string) (Report, error) {
+	var r Report
+	fsys := OSFS{}
+	segs, err := listSegments(fsys, dir)
+	if err != nil || len(segs) == 0 {
+		return r, err
+	}
+	c := &cursor{fs: fsys, dir: dir, strict: true}
+	defer c.closeFile()
+	fail := func(err error) (Report, error) {
+		var ce *CorruptionError
+		if errors.As(err, &ce) {
+			r.Problem = ce
+		}
+		return r, err
+	}
+	if segs[0] != 1 {
+		c.name = segmentName(segs[0])
+		return fail(c.corrupt(0, 1, fmt.Sprintf("log starts at segment %s, not at seq 1", c.name)))
+	}
+	if err := c.openSegment(segs[0], nil); err != nil {
+		return fail(err)
+	}
+	t, err := c.advance(ctx, 1, func(rec Record) error {
+		r.Records++
+		r.LastSeq = rec.Seq
+		return nil
+	})
+	r.Segments = c.segments
+	if err != nil {
+		return fail(err)
+	}
+	if t != nil {
+		r.Torn = &Cut{File: c.name, Offset: t.off, Bytes: t.size - t.off}
+	}
+	if last := segs[len(segs)-1]; last > c.first {
+		return fail(c.corrupt(c.p.off, c.p.next, fmt.Sprintf("log ends at seq %d but segment %s exists (missing segment?)", c.p.next-1, segmentName(last))))
+	}
+	for _, s := range segs {
+		if fi, err := os.Stat(filepath.Join(dir, segmentName(s))); err == nil {
+			r.Bytes += fi.Size()
+		}
+	}
+	return r, nil
+}
+
+// Stat is a cheap summary of the files of a log, for detecting that a
+// cached summary is stale without reading records. Segment files are never
+// preallocated, so LastSize changes with every append.
+type Stat struct {
+	Segments    int
+	LastSegment string // file name of the last segment ("" if none)
+	LastSize    int64
+	TotalBytes  int64
+}
+
+// Stat lists the segment files; it reads no records and takes no lock.
+func (l *Log) Stat() (Stat, error) {
+	if l.isClosed() {
+		return Stat{}, ErrClosed
+	}
+	var s Stat
+	segs, err := listSegments(l.fs, l.dir)
+	if err != nil {
+		return s, err
+	}
+	for _, first := range segs {
+		name := segmentName(first)
+		fi, err := l.fs.Stat(filepath.Join(l.dir, name))
+		if err != nil {
+			return s, fmt.Errorf("segment: stat: %w", err)
+		}
+		s.Segments++
+		s.TotalBytes += fi.Size()
+		s.LastSegment, s.LastSize = name, fi.Size()
+	}
+	return s, nil
+}

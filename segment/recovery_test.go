@@ -1,0 +1,288 @@
+package segment
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// buildLog writes a multi-segment log whose final unit is a batch of three
+// records and returns the records and the offset where the final unit starts.
+func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff int64) {
+	l, err := Open(dir, &Options{SegmentSize: 700, NoSync: true})
+	require.NoError(t, err)
+	defer l.Close()
+	for i := 0; i < 20; i++ {
+		d := payload(i, 30+i)
+		_, err := l.Append(ctx, d)
+		require.NoError(t, err)
+		recs = append(recs, d)
+	}
+	l.mu.Lock()
+	unitOff, lastSeg = l.w.p.off, l.w.name
+	l.mu.Unlock()
+	batch := [][]byte{payload(100, 40), payload(101, 5), payload(102, 60)}
+	_, err = l.Append(ctx, batch...)
+	require.NoError(t, err)
+	l.mu.Lock()
+	require.Equal(t, lastSeg, l.w.name, "test setup: final batch must share the last segment")
+	l.mu.Unlock()
+	return append(recs, batch...), lastSeg, unitOff
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	require.NoError(t, os.MkdirAll(dst, 0o700))
+	entries, err := os.ReadDir(src)
+	require.NoError(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600))
+	}
+}
+
+func datas(t *testing.T, l *Log) [][]byte {
+	var out [][]byte
+	for _, r := range readAll(t, l) {
+		out = append(out, r.Data)
+	}
+	return out
+}
+
+func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
+	src := t.TempDir()
+	recs, lastSeg, unitOff := buildLog(t, src)
+	segs, err := listSegments(OSFS{}, src)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 2)
+	full, err := os.ReadFile(filepath.Join(src, lastSeg))
+	require.NoError(t, err)
+
+	work := t.TempDir()
+	for size := unitOff; size <= int64(len(full)); size++ {
+		dir := filepath.Join(work, "d")
+		require.NoError(t, os.RemoveAll(dir))
+		copyDir(t, src, dir)
+		require.NoError(t, os.Truncate(filepath.Join(dir, lastSeg), size))
+
+		l, err := Open(dir, &Options{NoSync: true})
+		require.NoError(t, err, "size %d", size)
+		got := datas(t, l)
+		if size == int64(len(full)) {
+			assert.Equal(t, recs, got)
+			assert.Empty(t, l.Cuts())
+		} else {
+			assert.Equal(t, recs[:len(recs)-3], got, "size %d", size)
+			if size > unitOff {
+				cuts := l.Cuts()
+				require.Len(t, cuts, 1, "size %d", size)
+				assert.Equal(t, Cut{File: lastSeg, Offset: unitOff, Bytes: size - unitOff,
+					SavedTo: filepath.Join(dir, lastSeg) + ".torn-" + itoa(unitOff)}, cuts[0])
+				saved, err := os.ReadFile(cuts[0].SavedTo)
+				require.NoError(t, err)
+				assert.Equal(t, full[unitOff:size], saved)
+			}
+			// The log continues after the cut.
+			first, err := l.Append(ctx, []byte("next"))
+			require.NoError(t, err)
+			assert.Equal(t, uint64(len(recs)-2), first)
+		}
+		require.NoError(t, l.Close())
+		_, err = Verify(ctx, dir)
+		require.NoError(t, err, "size %d", size)
+	}
+}
+
+func itoa(n int64) string { return fmtInt(n) }
+
+func TestEveryBitFlipIsDetected(t *testing.T) {
+	dir := t.TempDir()
+	recs, lastSeg, _ := buildLog(t, dir)
+	_ = recs
+	segs, err := listSegments(OSFS{}, dir)
+	require.NoError(t, err)
+	type target struct {
+		name string
+		b    []byte
+	}
+	var files []target
+	total := 0
+	for _, s := range segs {
+		b, err := os.ReadFile(filepath.Join(dir, segmentName(s)))
+		require.NoError(t, err)
+		files = append(files, target{segmentName(s), b})
+		total += len(b) * 8
+	}
+	rng := rand.New(rand.NewSource(1))
+	const samples = 2500
+	for n := 0; n < samples; n++ {
+		bit := rng.Intn(total)
+		var f target
+		for _, f = range files {
+			if bit < len(f.b)*8 {
+				break
+			}
+			bit -= len(f.b) * 8
+		}
+		path := filepath.Join(dir, f.name)
+		flipped := append([]byte(nil), f.b...)
+		flipped[bit/8] ^= 1 << (bit % 8)
+		require.NoError(t, os.WriteFile(path, flipped, 0o600))
+
+		_, verr := Verify(ctx, dir)
+		assert.ErrorIs(t, verr, ErrCorrupt, "Verify missed flip of bit %d in %s", bit, f.name)
+		if f.name == lastSeg && n%5 == 0 {
+			// Open must refuse too, and must not "repair" by cutting.
+			_, oerr := Open(dir, &Options{NoSync: true})
+			assert.ErrorIs(t, oerr, ErrCorrupt, "Open missed flip of bit %d in %s", bit, f.name)
+			after, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, flipped, after, "Open modified a corrupt segment")
+		}
+		require.NoError(t, os.WriteFile(path, f.b, 0o600))
+	}
+}
+
+func TestOpenRefusesDamageFollowedByValidRecords(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{NoSync: true})
+	for i := 0; i < 5; i++ {
+		_, err := l.Append(ctx, payload(i, 100))
+		require.NoError(t, err)
+	}
+	require.NoError(t, l.Close())
+	path := filepath.Join(dir, segmentName(1))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	off := fileHeaderSize + frameSize(100) + frameHeaderSize + 10 // inside record 2's data
+	b[off] ^= 0xff
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+
+	_, err = Open(dir, nil)
+	var ce *CorruptionError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, segmentName(1), ce.File)
+	assert.Equal(t, int64(fileHeaderSize+frameSize(100)), ce.Offset)
+	assert.Equal(t, uint64(2), ce.Seq)
+	assert.Contains(t, ce.Error(), "helm voyage verify")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, b, after, "nothing is truncated")
+
+	rep, err := Verify(ctx, dir)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.NotNil(t, rep.Problem)
+	assert.Equal(t, uint64(2), rep.Problem.Seq)
+}
+
+func TestScanReportsDamageBeforeValidDataButStopsAtTornTail(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{NoSync: true})
+	for i := 0; i < 3; i++ {
+		_, err := l.Append(ctx, payload(i, 64))
+		require.NoError(t, err)
+	}
+	path := filepath.Join(dir, segmentName(1))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	// A half-written frame at the end (writer mid-write): clean stop.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	frame, _ := appendFrame(nil, 4, 0, true, 0, payload(3, 64))
+	_, err = f.Write(frame[:30])
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.Len(t, readAll(t, l), 3)
+
+	// Damage in record 1 followed by valid records: corruption.
+	b[fileHeaderSize+frameHeaderSize] ^= 1
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	err = l.Scan(ctx, 1, func(Record) error { return nil })
+	assert.ErrorIs(t, err, ErrCorrupt)
+}
+
+func TestOpenRefusesForeignAndFutureSegmentFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		header func() []byte
+		reason string
+	}{
+		{"foreign", func() []byte { return []byte("PK\x03\x04 this is a zip file, not a segment") }, "not a helm segment file"},
+		{"future version", func() []byte {
+			h := encodeFileHeader(fileHeader{first: 1})
+			binary.LittleEndian.PutUint32(h[8:], formatVersion+1)
+			binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
+			return h
+		}, "format version 2"},
+		{"damaged header", func() []byte { h := encodeFileHeader(fileHeader{first: 1}); h[17] ^= 4; return h }, "checksum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, segmentName(1)), tc.header(), 0o600))
+			_, err := Open(dir, nil)
+			var ce *CorruptionError
+			require.ErrorAs(t, err, &ce)
+			assert.Contains(t, ce.Reason, tc.reason)
+			assert.Equal(t, int64(0), ce.Offset)
+		})
+	}
+}
+
+func TestVerifyDetectsReorderedSegmentsViaHashChain(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		l := openT(t, dir, &Options{SegmentSize: 300, NoSync: true})
+		for i := 0; i < 10; i++ {
+			d := payload(i, 40)
+			if dir == b {
+				d = payload(i+50, 40)
+			}
+			_, err := l.Append(ctx, d)
+			require.NoError(t, err)
+		}
+	}
+	// Replace a middle segment by the same-numbered one of another log.
+	segs, err := listSegments(OSFS{}, a)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 2)
+	name := segmentName(segs[1])
+	src, err := os.Open(filepath.Join(b, name))
+	require.NoError(t, err)
+	dst, err := os.Create(filepath.Join(a, name))
+	require.NoError(t, err)
+	_, err = io.Copy(dst, src)
+	require.NoError(t, err)
+	src.Close()
+	dst.Close()
+	_, err = Verify(ctx, a)
+	var ce *CorruptionError
+	require.ErrorAs(t, err, &ce)
+	assert.Contains(t, ce.Reason, "hash chain")
+}
+
+func TestOpenCutsZeroFilledTail(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{NoSync: true})
+	_, err := l.Append(ctx, []byte("kept"))
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+	path := filepath.Join(dir, segmentName(1))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, fi.Size()+4096)) // size grew, data never landed
+
+	l2 := openT(t, dir, &Options{NoSync: true})
+	assert.Len(t, l2.Cuts(), 1)
+	assert.Equal(t, []byte("kept"), readAll(t, l2)[0].Data)
+}
+
+func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,19 @@
+package segment
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+func fdatasync(f *os.File) error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if err != unix.EINTR {
+			if err != nil {
+				return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: err}
+			}
+			return nil
+		}
+	}
+}
