@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/runner"
+)
+
+// performer is an action the CLI can perform or show.
+type performer interface {
+	helm.Action
+	DryRun() string
+}
+
+// actionKind is how the CLI spells one action kind.
+type actionKind struct {
+	name, summary, args, example string
+	github                       bool // talks to GitHub: takes --repo
+	flags                        func(fs *pflag.FlagSet, f *actionFlags)
+	build                        func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error)
+}
+
+// actionFlags holds the flags of every action kind.
+type actionFlags struct {
+	message, branch, remote, title, body, base, mergeMethod, repo string
+	reviewers                                                     []string
+	comment                                                       int64
+}
+
+func bodyFlag(fs *pflag.FlagSet, f *actionFlags) {
+	fs.StringVar(&f.body, "body", "", "the `TEXT` to post")
+}
+
+func noArgs(a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.path, "%s: unexpected arguments %q (quote text given to flags)", pathName(a.path), args)
+	}
+	return nil
+}
+
+var actionKinds = []*actionKind{
+	{
+		name: "commit", summary: "commit the staged changes (git commit -m)",
+		args: "--message MSG", example: `commit --message "Fix null check in widget init"`,
+		flags: func(fs *pflag.FlagSet, f *actionFlags) {
+			fs.StringVarP(&f.message, "message", "m", "", "the commit message, `MSG`")
+		},
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			if err := noArgs(a, args); err != nil {
+				return nil, err
+			}
+			return actions.NewCommit(r, f.message)
+		},
+	},
+	{
+		name: "push", summary: "push a branch (git push origin BRANCH)",
+		args: "--branch BRANCH [--remote NAME]", example: "push --branch fix-widget",
+		flags: func(fs *pflag.FlagSet, f *actionFlags) {
+			fs.StringVar(&f.branch, "branch", "", "the `BRANCH` to push")
+			fs.StringVar(&f.remote, "remote", "", "the remote to push to, `NAME` (default origin)")
+		},
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			if err := noArgs(a, args); err != nil {
+				return nil, err
+			}
+			return actions.NewPush(r, f.branch, f.remote)
+		},
+	},
+	{
+		name: "create-pull-request", summary: "open a pull request, and request reviews",
+		args: "--branch B --title T [--body TEXT] [--base B] [--reviewer R]...", github: true,
+		example: `create-pull-request --branch fix-widget --title "Fix widget crash" --reviewer dyreby`,
+		flags: func(fs *pflag.FlagSet, f *actionFlags) {
+			fs.StringVar(&f.branch, "branch", "", "the head `BRANCH` (pushed already)")
+			fs.StringVar(&f.title, "title", "", "the pull request's `TITLE`")
+			bodyFlag(fs, f)
+			fs.StringVar(&f.base, "base", "", "the `BRANCH` to merge into (default the repository's default branch)")
+			fs.StringArrayVar(&f.reviewers, "reviewer", nil, "request a review from `LOGIN` (repeatable)")
+		},
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			if err := noArgs(a, args); err != nil {
+				return nil, err
+			}
+			return actions.NewCreatePullRequest(r, f.branch, f.title, f.body, f.base, splitList(f.reviewers)...)
+		},
+	},
+	{
+		name: "merge-pull-request", summary: "merge a pull request",
+		args: "N [--merge-method merge|squash|rebase]", github: true, example: "merge-pull-request 45 --merge-method squash",
+		flags: func(fs *pflag.FlagSet, f *actionFlags) {
+			fs.StringVar(&f.mergeMethod, "merge-method", "", "merge by `HOW`: merge, squash or rebase (default merge)")
+		},
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			n, err := numberArg(a, args, "N")
+			if err != nil {
+				return nil, err
+			}
+			return actions.NewMergePullRequest(r, n, f.mergeMethod)
+		},
+	},
+	{
+		name: "comment-pull-request", summary: "comment on a pull request's conversation",
+		args: "N --body TEXT", github: true, example: `comment-pull-request 45 --body "Rebased on main."`,
+		flags: bodyFlag,
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			n, err := numberArg(a, args, "N")
+			if err != nil {
+				return nil, err
+			}
+			return actions.NewCommentPullRequest(r, n, f.body)
+		},
+	},
+	{
+		name: "reply-pull-request", summary: "reply to an inline review comment",
+		args: "N --comment ID --body TEXT", github: true, example: `reply-pull-request 45 --comment 1234 --body "Fixed in abc1234."`,
+		flags: func(fs *pflag.FlagSet, f *actionFlags) {
+			fs.Int64Var(&f.comment, "comment", 0, "the inline review comment's `ID` (see observe github-pr N --focus comments)")
+			bodyFlag(fs, f)
+		},
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			n, err := numberArg(a, args, "N")
+			if err != nil {
+				return nil, err
+			}
+			if f.comment <= 0 {
+				return nil, usageErrorf(a.path, "reply-pull-request: --comment ID is required (a positive inline comment id)")
+			}
+			return actions.NewReplyPullRequest(r, n, f.comment, f.body)
+		},
+	},
+	{
+		name: "request-review", summary: "request reviews on a pull request",
+		args: "N --reviewer R...", github: true, example: "request-review 45 --reviewer dyreby",
+		flags: func(fs *pflag.FlagSet, f *actionFlags) {
+			fs.StringArrayVar(&f.reviewers, "reviewer", nil, "request a review from `LOGIN` or ORG/TEAM (repeatable)")
+		},
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			if len(args) > 1 {
+				// request-review 45 alice bob: reviewers given as arguments.
+				f.reviewers = append(f.reviewers, args[1:]...)
+				args = args[:1]
+			}
+			n, err := numberArg(a, args, "N")
+			if err != nil {
+				return nil, err
+			}
+			return actions.NewRequestReview(r, n, splitList(f.reviewers)...)
+		},
+	},
+	{
+		name: "create-issue", summary: "open an issue",
+		args: "--title T [--body TEXT]", github: true, example: `create-issue --title "Widget crashes on reload"`,
+		flags: func(fs *pflag.FlagSet, f *actionFlags) {
+			fs.StringVar(&f.title, "title", "", "the issue's `TITLE`")
+			bodyFlag(fs, f)
+		},
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			if err := noArgs(a, args); err != nil {
+				return nil, err
+			}
+			return actions.NewCreateIssue(r, f.title, f.body)
+		},
+	},
+	{
+		name: "close-issue", summary: "close an issue",
+		args: "N", github: true, example: "close-issue 42",
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			n, err := numberArg(a, args, "N")
+			if err != nil {
+				return nil, err
+			}
+			return actions.NewCloseIssue(r, n)
+		},
+	},
+	{
+		name: "comment-issue", summary: "comment on an issue",
+		args: "N --body TEXT", github: true, example: `comment-issue 42 --body "Fixed by #45."`,
+		flags: bodyFlag,
+		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
+			n, err := numberArg(a, args, "N")
+			if err != nil {
+				return nil, err
+			}
+			return actions.NewCommentIssue(r, n, f.body)
+		},
+	},
+}
+
+// splitList accepts "a,b" as well as repeated flags.
+func splitList(in []string) []string {
+	var out []string
+	for _, s := range in {
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func actionCommand() *command {
+	c := &command{
+		name:    "action",
+		summary: "perform an action in the world (git, GitHub) and record it",
+		usage:   "action KIND ... [--dry-run]",
+		help: `Perform an operation in the world and record it in the logbook. The
+intent is recorded before git or gh runs, the outcome after; a failure is
+recorded too (see voyage show) and exits 1 with git's or gh's own message.
+--dry-run prints exactly what would run and records nothing.
+
+GitHub is reached through gh with the identity's own configuration
+directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
+		example: `helm action commit --message "Fix null check in widget init"`,
+	}
+	for _, k := range actionKinds {
+		usage := "action " + k.name + " " + k.args
+		if k.github {
+			usage += " [--repo OWNER/NAME]"
+		}
+		c.subs = append(c.subs, &command{
+			name: k.name, summary: k.summary,
+			usage:   usage + " [--dry-run]",
+			example: "helm action " + k.example,
+			newLeaf: func() leaf { return &actionCommandLeaf{kind: k} },
+		})
+	}
+	return c
+}
+
+// actionCommandLeaf performs one action kind.
+type actionCommandLeaf struct {
+	kind   *actionKind
+	f      actionFlags
+	dryRun bool
+}
+
+func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
+	if c.kind.flags != nil {
+		c.kind.flags(fs, &c.f)
+	}
+	if c.kind.github {
+		fs.StringVar(&c.f.repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
+	}
+	fs.BoolVar(&c.dryRun, "dry-run", false, "print exactly what would run; run and record nothing")
+}
+
+// actionDryRun is the --json form of a dry run.
+type actionDryRun struct {
+	Voyage string `json:"voyage"`
+	Kind   string `json:"kind"`
+	DryRun string `json:"dry_run"`
+}
+
+func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
+	// The runner is filled in once the identity is known; building the
+	// action first reports bad input before the voyage is opened.
+	r := &runner.Runner{}
+	act, err := c.kind.build(a, r, &c.f, args)
+	if err != nil {
+		return err
+	}
+	v, err := a.activeVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	who, err := a.who(v, true)
+	if err != nil {
+		return err
+	}
+	rr, err := a.runner(who.Identity, c.f.repo)
+	if err != nil {
+		return err
+	}
+	*r = *rr
+	if c.dryRun {
+		if a.g.json {
+			return writeJSON(a.stdout, actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
+		}
+		out := strings.TrimRight(act.DryRun(), "\n")
+		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(out))
+		return err
+	}
+	e, err := v.Perform(ctx, act, who)
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, e)
+	}
+	_, err = fmt.Fprintf(a.stdout, "Action performed for voyage %s\n  %s\n", short(v.ID()), logbook.DescribeAction(e.Action))
+	return err
+}
+
+func indent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
+)
+
+func bearingCommand() *command {
+	return &command{
+		name:    "bearing",
+		summary: "take a bearing: record what the observations meant",
+		usage:   "bearing --reading TEXT [--observation FILE|-]...",
+		help: `Take a bearing: a reading over the observations on the slate, plus any
+written earlier with observe --out (or by another tool). The logbook entry
+and the wiping of the slate are one atomic change. A bearing records who
+took it: identity, role and method (--role/--method, HELM_ROLE/HELM_METHOD,
+or config.toml).
+
+"helm bearing challenge N" replaces the reading of bearing N, keeping the
+challenged text and the feedback in its history.`,
+		example: `helm bearing --reading "Widget module has a null check missing in init()." --observation obs.json`,
+		newLeaf: func() leaf { return &bearingTakeCommand{} },
+		subs: []*command{{
+			name: "challenge", summary: "challenge the reading of bearing N with feedback and a new reading",
+			usage:   "bearing challenge N --with FEEDBACK --reading TEXT",
+			example: `helm bearing challenge 1 --with "The test does hit init()" --reading "Widget init() lacks a null check on reload."`,
+			newLeaf: func() leaf { return &bearingChallengeCommand{} },
+		}},
+	}
+}
+
+// bearingTakeCommand takes a bearing.
+type bearingTakeCommand struct {
+	reading      string
+	observations []string
+}
+
+func (c *bearingTakeCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.reading, "reading", "", "the reading, `TEXT`: what the observations mean")
+	fs.StringArrayVar(&c.observations, "observation", nil, "add the observation JSON in `FILE` (- for stdin; repeatable)")
+}
+
+func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.path, "bearing: unexpected arguments %q (quote the reading: --reading \"TEXT\")", args)
+	}
+	if strings.TrimSpace(c.reading) == "" {
+		return usageErrorf(a.path, "bearing: --reading TEXT is required: say what the observations mean")
+	}
+	stdins := 0
+	for _, name := range c.observations {
+		if name == "-" {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		return usageErrorf(a.path, "bearing: standard input (--observation -) can be read only once")
+	}
+	var extra []helm.Observation
+	for _, name := range c.observations {
+		data, err := a.readInput(name)
+		if err != nil {
+			return err
+		}
+		var o helm.Observation
+		if err := json.Unmarshal(data, &o); err != nil {
+			return &usageError{Err: fmt.Errorf("--observation %s: %w: %v", name, helm.ErrInvalid, err), Hint: "pass a file written by helm observe --out FILE"}
+		}
+		extra = append(extra, o)
+	}
+	v, err := a.activeVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	who, err := a.who(v, true)
+	if err != nil {
+		return err
+	}
+	e, err := v.TakeBearing(ctx, c.reading, who, &helm.BearingOptions{Observations: extra})
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, e)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Bearing %d taken for voyage %s\n", e.N, short(v.ID()))
+	writeBearing(&b, e.Bearing)
+	_, err = fmt.Fprint(a.stdout, b.String())
+	return err
+}
+
+func writeBearing(b *strings.Builder, br *logbook.Bearing) {
+	for _, o := range br.Observations {
+		fmt.Fprintf(b, "  Mark: %s\n", o.Label)
+	}
+	fmt.Fprintf(b, "  Reading: %s\n", br.Reading.Text)
+}
+
+// bearingChallengeCommand challenges a bearing's reading.
+type bearingChallengeCommand struct {
+	with, reading string
+}
+
+func (c *bearingChallengeCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.with, "with", "", "the `FEEDBACK` that challenges the reading")
+	fs.StringVar(&c.reading, "reading", "", "the new reading, `TEXT`")
+}
+
+func (c *bearingChallengeCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf(a.path, "bearing challenge: the number N of one bearing expected (see helm log), got %q", args)
+	}
+	n, err := parseNumber(a, args[0], "N")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(c.with) == "" || strings.TrimSpace(c.reading) == "" {
+		return usageErrorf(a.path, "bearing challenge: both --with FEEDBACK and --reading TEXT are required")
+	}
+	v, err := a.activeVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	who, err := a.who(v, true)
+	if err != nil {
+		return err
+	}
+	e, err := v.Challenge(ctx, n, c.with, c.reading, "", who)
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, e)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Bearing %d challenged on voyage %s\n", e.N, short(v.ID()))
+	writeBearing(&b, e.Bearing)
+	if h := e.Bearing.Reading.History; len(h) > 0 {
+		fmt.Fprintf(&b, "  Was: %s\n", h[len(h)-1].Text)
+	}
+	_, err = fmt.Fprint(a.stdout, b.String())
+	return err
+}

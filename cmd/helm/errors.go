@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/runner"
+)
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the operation failed
+	exitUsage  = 2 // bad usage or input
+)
+
+// usageError is bad usage: a missing argument, an unknown flag, a value
+// that cannot be. It exits 2, and its Hint is printed as "Try: ...".
+type usageError struct {
+	Err  error
+	Hint string
+}
+
+func (e *usageError) Error() string { return e.Err.Error() }
+func (e *usageError) Unwrap() error { return e.Err }
+
+// usageErrorf returns a usage error whose hint is the command's --help.
+func usageErrorf(path []*command, format string, args ...any) error {
+	return &usageError{Err: fmt.Errorf(format, args...), Hint: "helm " + commandWords(path) + "--help"}
+}
+
+// hinted attaches a "Try: ..." hint to an error without changing its exit
+// status.
+type hinted struct {
+	Err  error
+	Hint string
+}
+
+func (e *hinted) Error() string { return e.Err.Error() }
+func (e *hinted) Unwrap() error { return e.Err }
+
+// damagedError is a verify that found damage: the report is printed
+// already, the status is 1.
+type damagedError struct{ Voyage string }
+
+func (e *damagedError) Error() string {
+	return fmt.Sprintf("voyage %s is damaged (the problems are listed above)", e.Voyage)
+}
+
+// inputErrors are the library's errors that mean the caller's input was
+// wrong, not that the operation failed.
+var inputErrors = []error{
+	helm.ErrInvalid, helm.ErrMissingWho, helm.ErrNoVoyage, helm.ErrAmbiguous,
+	helm.ErrNoSuchBearing, helm.ErrNotOnSlate, helm.ErrNoArtifact,
+	marks.ErrInvalid, actions.ErrInvalid,
+}
+
+// ExitCode maps an error returned by Main.Run to the process's exit status:
+// 0 success, 1 the operation failed, 2 bad usage or input.
+func ExitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	var ae *helm.ActionError
+	if errors.As(err, &ae) && !errors.Is(err, actions.ErrInvalid) {
+		return exitFailed // the world refused: whatever the cause, it failed
+	}
+	for _, target := range inputErrors {
+		if errors.Is(err, target) {
+			return exitUsage
+		}
+	}
+	return exitFailed
+}
+
+// ReportError prints err as "helm: what failed" with a "Try: ..." line
+// where one helps, and returns the exit status.
+func ReportError(w io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(w, "helm: %s\n", message(err))
+	if h := hint(err); h != "" {
+		fmt.Fprintf(w, "Try: %s\n", h)
+	}
+	return ExitCode(err)
+}
+
+// message is the error's text; a failed git or gh call is shown with the
+// program's own message on lines of its own.
+func message(err error) string {
+	var ae *helm.ActionError
+	var ve *helm.VoyageError
+	if errors.As(err, &ae) && errors.As(err, &ve) {
+		var xe *runner.ExitError
+		if errors.As(ae.Err, &xe) {
+			msg := fmt.Sprintf("%s failed on voyage %s (recorded as a failed action): %s exited with status %d",
+				ae.Kind, short(ve.Voyage), xe.Cmd, xe.ExitCode)
+			if m := strings.TrimSpace(xe.Message()); m != "" {
+				msg += "\n" + m
+			}
+			return msg
+		}
+		return fmt.Sprintf("%s failed on voyage %s (recorded as a failed action): %v", ae.Kind, short(ve.Voyage), ae.Err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return "interrupted: " + err.Error()
+	}
+	return err.Error()
+}
+
+func hint(err error) string {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return ue.Hint
+	}
+	var h *hinted
+	if errors.As(err, &h) {
+		return h.Hint
+	}
+	var xe *runner.ExitError
+	switch {
+	case errors.As(err, &xe):
+		return "" // the program's own message says what to do
+	case errors.Is(err, helm.ErrEmptySlate):
+		return "helm observe KIND ... first, or pass --observation FILE"
+	case errors.Is(err, helm.ErrVoyageCompleted):
+		return `helm voyage new "INTENT" to start another voyage`
+	case errors.Is(err, helm.ErrNoSuchBearing):
+		return "helm log, to see the bearings' numbers"
+	case errors.Is(err, helm.ErrNotOnSlate):
+		return "helm slate list"
+	case errors.Is(err, helm.ErrNoVoyage), errors.Is(err, helm.ErrAmbiguous):
+		return "helm voyage list --status all"
+	}
+	return ""
+}
+
+// short is the first 8 characters of an id: what people type and read.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

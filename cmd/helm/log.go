@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
+)
+
+func logCommand() *command {
+	return &command{
+		name:    "log",
+		summary: "tell the voyage's story: its bearings and actions",
+		usage:   "log [--json]",
+		help: `Print the logbook: the voyage, then each bearing (its marks and reading)
+and each action, in order. With --json, the voyage and its entries with
+who took each one.`,
+		example: "helm --voyage a3b log",
+		newLeaf: func() leaf { return &logCommandLeaf{} },
+	}
+}
+
+type logCommandLeaf struct{}
+
+func (*logCommandLeaf) Flags(*pflag.FlagSet) {}
+
+// logJSON is the --json form of `helm log`.
+type logJSON struct {
+	Voyage  projection.Voyage `json:"voyage"`
+	Entries []logbook.Entry   `json:"entries"`
+}
+
+func (*logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.path, "log takes no arguments (choose the voyage with --voyage ID)")
+	}
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		out := logJSON{Voyage: v.Info(), Entries: v.Logbook()}
+		if out.Entries == nil {
+			out.Entries = []logbook.Entry{}
+		}
+		return writeJSON(a.stdout, out)
+	}
+	return v.WriteStory(a.stdout)
+}

@@ -1,0 +1,345 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/marks"
+)
+
+// markKind is how the CLI spells one mark kind: its arguments and flags,
+// shared by `helm observe KIND` and `helm slate erase KIND`, so that the
+// same words name the same slate entry.
+type markKind struct {
+	name    string
+	summary string
+	args    string // the usage after the kind
+	example string // after "helm observe "
+	flags   func(fs *pflag.FlagSet, f *markFlags)
+	build   func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error)
+}
+
+// markFlags holds the flags of every mark kind.
+type markFlags struct {
+	read          []string
+	skip          []string
+	maxDepth      int
+	includeVendor bool
+	focus         []string
+	repo          string
+	dir           string
+}
+
+var markKinds = []*markKind{
+	{
+		name: "file-contents", summary: "read specific files",
+		args: "--read FILE...", example: "file-contents --read src/widget.rs --read Cargo.toml",
+		flags: func(fs *pflag.FlagSet, f *markFlags) {
+			fs.StringArrayVar(&f.read, "read", nil, "`FILE` to read (repeatable; further files may follow as arguments)")
+		},
+		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
+			paths := append(append([]string(nil), f.read...), args...)
+			if len(paths) == 0 {
+				return nil, usageErrorf(a.path, "file-contents needs at least one --read FILE")
+			}
+			return marks.NewFileContents(paths...)
+		},
+	},
+	{
+		name: "directory-tree", summary: "list a directory tree (honours .gitignore)",
+		args: "ROOT [--skip NAME]... [--max-depth N]", example: "directory-tree src --skip target --max-depth 2",
+		flags: func(fs *pflag.FlagSet, f *markFlags) {
+			fs.StringArrayVar(&f.skip, "skip", nil, "skip entries called `NAME` at any depth (repeatable)")
+			fs.IntVar(&f.maxDepth, "max-depth", -1, "list directories at most `N` levels below ROOT (default unlimited)")
+		},
+		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
+			root, err := oneArg(a, args, "ROOT")
+			if err != nil {
+				return nil, err
+			}
+			opt := marks.DirectoryTreeOptions{Skip: f.skip}
+			if f.maxDepth >= 0 {
+				d := f.maxDepth
+				opt.MaxDepth = &d
+			}
+			return marks.NewDirectoryTree(root, opt)
+		},
+	},
+	{
+		name: "rust-project", summary: "orient in a Rust project: its tree and documentation",
+		args: "PATH", example: "rust-project .",
+		build: func(_ context.Context, a *app, _ *markFlags, args []string) (marks.Mark, error) {
+			root, err := oneArg(a, args, "PATH")
+			if err != nil {
+				return nil, err
+			}
+			return marks.NewRustProject(root)
+		},
+	},
+	{
+		name: "go-project", summary: "orient in a Go project: tree, documentation, modules, packages",
+		args: "PATH [--include-vendor]", example: "go-project .",
+		flags: func(fs *pflag.FlagSet, f *markFlags) {
+			fs.BoolVar(&f.includeVendor, "include-vendor", false, "walk vendor/ directories too")
+		},
+		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
+			root, err := oneArg(a, args, "PATH")
+			if err != nil {
+				return nil, err
+			}
+			m, err := marks.NewGoProject(root)
+			if err != nil {
+				return nil, err
+			}
+			m.IncludeVendor = f.includeVendor
+			return m, nil
+		},
+	},
+	{
+		name: "github-pr", summary: "a GitHub pull request",
+		args: "NUMBER [--focus summary|files|checks|diff|comments|reviews]... [--repo OWNER/NAME]", example: "github-pr 45 --focus diff --focus comments",
+		flags: githubFlags("summary, files, checks, diff, comments or reviews (repeatable; default summary)"),
+		build: func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
+			n, err := numberArg(a, args, "NUMBER")
+			if err != nil {
+				return nil, err
+			}
+			repo, err := a.repo(ctx, f.repo)
+			if err != nil {
+				return nil, err
+			}
+			return marks.NewGitHubPR(repo, n, f.focus...)
+		},
+	},
+	{
+		name: "github-issue", summary: "a GitHub issue",
+		args: "NUMBER [--focus summary|comments]... [--repo OWNER/NAME]", example: "github-issue 42 --focus summary --focus comments",
+		flags: githubFlags("summary or comments (repeatable; default summary)"),
+		build: func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
+			n, err := numberArg(a, args, "NUMBER")
+			if err != nil {
+				return nil, err
+			}
+			repo, err := a.repo(ctx, f.repo)
+			if err != nil {
+				return nil, err
+			}
+			return marks.NewGitHubIssue(repo, n, f.focus...)
+		},
+	},
+	{
+		name: "github-repo", summary: "a GitHub repository's open issues and pull requests",
+		args: "[--focus issues|pull-requests]... [--repo OWNER/NAME]", example: "github-repo --focus issues",
+		flags: githubFlags("issues or pull-requests (repeatable; default both)"),
+		build: func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
+			if len(args) > 0 {
+				return nil, usageErrorf(a.path, "github-repo takes no arguments, got %q (name the repository with --repo OWNER/NAME)", args)
+			}
+			repo, err := a.repo(ctx, f.repo)
+			if err != nil {
+				return nil, err
+			}
+			return marks.NewGitHubRepo(repo, f.focus...)
+		},
+	},
+	{
+		name: "context", summary: "context a person provides, with nothing helm can look at",
+		args: "DESCRIPTION", example: `context "Agreed with the maintainer on a call: no API change"`,
+		build: func(_ context.Context, a *app, _ *markFlags, args []string) (marks.Mark, error) {
+			d, err := oneArg(a, args, "DESCRIPTION")
+			if err != nil {
+				return nil, err
+			}
+			return marks.NewContext(d)
+		},
+	},
+	{
+		name: "command", summary: "run a program and record its exit code and output",
+		args: "[--dir DIR] -- PROGRAM [ARG...]", example: "command --dir . -- go test ./...",
+		flags: func(fs *pflag.FlagSet, f *markFlags) {
+			fs.StringVar(&f.dir, "dir", "", "run the program in `DIR` (default the working directory)")
+		},
+		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
+			if len(args) == 0 {
+				return nil, usageErrorf(a.path, "command needs a PROGRAM after --")
+			}
+			return marks.NewCommand(f.dir, args...)
+		},
+	},
+	{
+		name: "web", summary: "fetch a URL and record the response",
+		args: "URL", example: "web https://example.com/status",
+		build: func(_ context.Context, a *app, _ *markFlags, args []string) (marks.Mark, error) {
+			u, err := oneArg(a, args, "URL")
+			if err != nil {
+				return nil, err
+			}
+			return marks.NewWeb(u)
+		},
+	},
+}
+
+func githubFlags(focusHelp string) func(fs *pflag.FlagSet, f *markFlags) {
+	return func(fs *pflag.FlagSet, f *markFlags) {
+		fs.StringArrayVar(&f.focus, "focus", nil, "`FOCUS` to fetch: "+focusHelp)
+		fs.StringVar(&f.repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
+	}
+}
+
+func oneArg(a *app, args []string, name string) (string, error) {
+	switch len(args) {
+	case 1:
+		return args[0], nil
+	case 0:
+		return "", usageErrorf(a.path, "%s: missing %s", pathName(a.path), name)
+	}
+	return "", usageErrorf(a.path, "%s: one %s expected, got %d arguments: %q", pathName(a.path), name, len(args), args)
+}
+
+func numberArg(a *app, args []string, name string) (int, error) {
+	s, err := oneArg(a, args, name)
+	if err != nil {
+		return 0, err
+	}
+	return parseNumber(a, s, name)
+}
+
+func parseNumber(a *app, s, name string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "#"))
+	if err != nil || n <= 0 {
+		return 0, usageErrorf(a.path, "%s: %s must be a positive number, got %q", pathName(a.path), name, s)
+	}
+	return n, nil
+}
+
+// repo is the GitHub repository: --repo, else the one the origin remote of
+// the working directory names.
+func (a *app) repo(ctx context.Context, flag string) (string, error) {
+	r, err := a.runner("", flag)
+	if err != nil {
+		return "", err
+	}
+	repo, err := r.Repo(ctx)
+	if err != nil {
+		return "", &hinted{Err: err, Hint: "--repo OWNER/NAME"}
+	}
+	return repo, nil
+}
+
+func observeCommand() *command {
+	c := &command{
+		name:    "observe",
+		summary: "look at a mark and put the observation on the slate",
+		usage:   "observe KIND ARGS... [--out FILE|-]",
+		help: `Look at a mark and put the observation (mark, sighting, time) on the
+voyage's slate, replacing an earlier observation of the same mark. Prints
+one line; --out also writes the observation as JSON, for bearing
+--observation or another tool.`,
+		example: "helm observe rust-project . --out obs.json",
+	}
+	for _, k := range markKinds {
+		c.subs = append(c.subs, &command{
+			name: k.name, summary: k.summary,
+			usage:   "observe " + k.name + " " + k.args + " [--out FILE|-]",
+			example: "helm observe " + k.example,
+			newLeaf: func() leaf { return &observeCommandLeaf{kind: k} },
+		})
+	}
+	return c
+}
+
+// observeCommandLeaf observes one mark kind.
+type observeCommandLeaf struct {
+	kind *markKind
+	f    markFlags
+	out  string
+}
+
+func (c *observeCommandLeaf) Flags(fs *pflag.FlagSet) {
+	if c.kind.flags != nil {
+		c.kind.flags(fs, &c.f)
+	}
+	fs.StringVar(&c.out, "out", "", "also write the observation as JSON to `FILE` (- for stdout)")
+}
+
+// observed is the --json output of observe.
+type observed struct {
+	Voyage     string `json:"voyage"`
+	Key        string `json:"key"`
+	Label      string `json:"label"`
+	Artifact   string `json:"artifact"`
+	Size       int64  `json:"size"`
+	StoredSize int64  `json:"stored_size"`
+	ObservedAt string `json:"observed_at"`
+	Out        string `json:"out,omitempty"`
+}
+
+func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
+	v, err := a.activeVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	who, err := a.who(v, false)
+	if err != nil {
+		return err
+	}
+	m, err := c.kind.build(ctx, a, &c.f, args)
+	if err != nil {
+		return err
+	}
+	r, err := a.runner(who.Identity, c.f.repo)
+	if err != nil {
+		return err
+	}
+	env := &marks.Env{Dir: a.main.Dir, GitHub: r}
+	s, err := m.Observe(ctx, env)
+	if err != nil {
+		return fmt.Errorf("observe %s: %w", m, err)
+	}
+	lo, err := v.Record(ctx, helm.Observation{Mark: m, Sighting: s}, who)
+	if err != nil {
+		return err
+	}
+	obs := helm.Observation{Mark: m, Sighting: s, ObservedAt: lo.ObservedAt}
+	res := observed{Voyage: v.ID(), Key: lo.Key, Label: lo.Label, Artifact: lo.Artifact, ObservedAt: stamp(lo.ObservedAt)}
+	for _, art := range v.Artifacts() {
+		if art.Hash == lo.Artifact {
+			res.Size, res.StoredSize = art.Size, art.StoredSize
+		}
+	}
+	// With --out -, stdout carries the observation; the line goes to stderr.
+	line := a.stdout
+	if c.out != "" {
+		data, err := json.MarshalIndent(obs, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode observation of %s: %w", m, err)
+		}
+		data = append(data, '\n')
+		if c.out == "-" {
+			line = a.stderr
+			if _, err := a.stdout.Write(data); err != nil {
+				return err
+			}
+		} else {
+			if err := os.WriteFile(a.abs(c.out), data, 0o644); err != nil {
+				return fmt.Errorf("write observation: %w (it is on the slate all the same)", err)
+			}
+			res.Out = c.out
+		}
+	}
+	if a.g.json && c.out != "-" {
+		return writeJSON(a.stdout, res)
+	}
+	fmt.Fprintf(line, "Observed %s (artifact %s, %s)\n", lo.Label, short(lo.Artifact), size(res.Size))
+	if res.Out != "" {
+		fmt.Fprintf(line, "Observation written to %s\n", res.Out)
+	}
+	return nil
+}

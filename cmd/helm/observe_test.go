@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/ghtest"
+	"github.com/helmlog/helm/sighting"
+)
+
+// writeFixture writes a small project that is both a Rust and a Go
+// project into the harness's working directory.
+func writeFixture(t *testing.T, h *harness) {
+	t.Helper()
+	h.writeFile("README.md", "# widget\n\nA widget that crashes on init.\n")
+	h.writeFile("Cargo.toml", "[package]\nname = \"widget\"\nversion = \"0.1.0\"\n")
+	h.writeFile("src/lib.rs", "pub fn init() {}\n")
+	h.writeFile("go.mod", "module example.com/widget\n\ngo 1.26\n")
+	h.writeFile("widget.go", "// Package widget makes widgets.\npackage widget\n")
+	h.writeFile("target/debug/junk", "build output\n")
+}
+
+func TestObserveKinds(t *testing.T) {
+	t.Parallel()
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("all systems go"))
+	}))
+	t.Cleanup(web.Close)
+	tests := []struct {
+		name  string
+		args  []string
+		label string // the mark's label in the printed line
+	}{
+		{"file-contents", []string{"file-contents", "--read", "README.md", "--read", "./src/lib.rs"}, "FileContents: README.md, src/lib.rs"},
+		{"file-contents positional", []string{"file-contents", "--read", "README.md", "Cargo.toml"}, "FileContents: README.md, Cargo.toml"},
+		{"directory-tree", []string{"directory-tree", "src", "--skip", "target", "--max-depth", "1"}, "DirectoryTree @ src"},
+		{"rust-project", []string{"rust-project", "."}, "RustProject @ ."},
+		{"go-project", []string{"go-project", "."}, "GoProject @ ."},
+		{"context", []string{"context", "Agreed on a call: no API change"}, "Context: Agreed on a call: no API change"},
+		{"command", []string{"command", "--", "sh", "-c", "echo hi; exit 3"}, "Command: sh -c"},
+		{"web", []string{"web", web.URL + "/status"}, "Web: " + web.URL + "/status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			writeFixture(t, h)
+			h.start("observe " + tt.name)
+			out := h.ok(append([]string{"observe"}, tt.args...)...)
+			assert.Regexp(t, `^Observed .+ \(artifact [0-9a-f]{8}, [0-9.]+ (B|KiB|MiB)\)\n$`, out)
+			assert.Contains(t, out, "Observed "+tt.label)
+			slate := h.ok("slate", "list")
+			assert.Contains(t, slate, "1 observation")
+			assert.Contains(t, slate, tt.label)
+		})
+	}
+}
+
+func TestObserveSameMarkTwiceKeepsOneSlateEntry(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	writeFixture(t, h)
+	h.start("spellings")
+	h.ok("observe", "file-contents", "--read", "./README.md")
+	h.ok("observe", "file-contents", "--read", "README.md")
+	h.ok("observe", "rust-project", ".")
+	h.ok("observe", "rust-project", "./")
+	var slate []json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(h.ok("slate", "list", "--json")), &slate))
+	assert.Len(t, slate, 2)
+}
+
+func TestObserveOut(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	writeFixture(t, h)
+	h.start("out")
+	out := h.ok("observe", "rust-project", ".", "--out", "obs.json")
+	assert.Contains(t, out, "Observation written to obs.json\n")
+	data, err := os.ReadFile(filepath.Join(h.Dir, "obs.json"))
+	require.NoError(t, err)
+	var obs helm.Observation
+	require.NoError(t, json.Unmarshal(data, &obs))
+	assert.Equal(t, "RustProject @ .", obs.Mark.String())
+	assert.Equal(t, "rust-project", obs.Sighting.Kind())
+	assert.Equal(t, "2026-02-26T17:00:00Z", stamp(obs.ObservedAt))
+	rp, ok := obs.Sighting.(*sighting.RustProject)
+	require.True(t, ok, "%T", obs.Sighting)
+	assert.NotEmpty(t, rp)
+
+	// --out -: the observation on stdout, the line on stderr.
+	r := h.run("observe", "context", "to stdout", "--out", "-")
+	require.Equal(t, 0, r.Code, r)
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &obs))
+	assert.Equal(t, "context", obs.Mark.Kind())
+	assert.Contains(t, r.Stderr, "Observed Context: to stdout")
+}
+
+func TestObserveJSON(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.start("json")
+	var o observed
+	require.NoError(t, json.Unmarshal([]byte(h.ok("observe", "context", "note", "--json")), &o))
+	assert.Equal(t, id, o.Voyage)
+	assert.Equal(t, "Context: note", o.Label)
+	assert.Len(t, o.Artifact, 64)
+	assert.NotZero(t, o.Size)
+}
+
+func TestObserveFailures(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("failures")
+	r := h.fails(1, "observe", "directory-tree", "no-such-dir")
+	assert.Contains(t, r.Stderr, "observe DirectoryTree @ no-such-dir")
+	r = h.fails(2, "observe", "context", "a", "b")
+	assert.Contains(t, r.Stderr, "one DESCRIPTION expected")
+	r = h.fails(2, "observe", "command")
+	assert.Contains(t, r.Stderr, "PROGRAM")
+	r = h.fails(2, "observe", "directory-tree", ".", "--max-depth", "deep")
+	assert.Contains(t, r.Stderr, "invalid argument")
+	h.ok("complete")
+	r = h.fails(2, "observe", "context", "late") // no active voyage left
+	assert.Contains(t, r.Stderr, "no active voyage")
+	r = h.fails(1, "--voyage", "a3b00001", "observe", "context", "late")
+	assert.Contains(t, r.Stderr, "voyage is completed")
+	assert.Contains(t, r.Stderr, "Try: helm voyage new")
+}
+
+func TestObserveGitHubWithoutRepository(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("github")
+	r := h.fails(1, "observe", "github-issue", "42")
+	assert.Contains(t, r.Stderr, "Try: --repo OWNER/NAME")
+}
+
+// newGitHubHarness returns a harness working in a git repository wired to
+// the loopback GitHub stand-in, with gh pointed at it.
+func newGitHubHarness(t *testing.T) (*harness, *ghtest.Server, *ghtest.GitRepo) {
+	t.Helper()
+	srv := ghtest.NewServer(t)
+	g := srv.GitRepo(t, "octo/widgets")
+	h := newHarness(t)
+	h.Dir = g.Dir
+	h.ExtraEnv = srv.Env()
+	return h, srv, g
+}
+
+func TestObserveGitHubKinds(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newGitHubHarness(t)
+	issue := srv.AddIssue("octo/widgets", ghtest.Issue{Title: "widget crashes", Body: "on init"})
+	srv.AddIssueComment("octo/widgets", issue, "", "me too")
+	pr := srv.AddPull("octo/widgets", ghtest.PullRequest{Title: "Fix widget", Head: "main"})
+	srv.AddRepo("other/repo", "main")
+	other := srv.AddIssue("other/repo", ghtest.Issue{Title: "elsewhere"})
+	h.start("github")
+
+	tests := []struct {
+		args  []string
+		label string
+		call  string
+	}{
+		{[]string{"github-issue", itoa(issue), "--focus", "summary", "--focus", "comments"}, "GitHubIssue octo/widgets#" + itoa(issue), "GET repos/octo/widgets/issues/" + itoa(issue) + "/comments"},
+		{[]string{"github-pr", itoa(pr)}, "GitHubPullRequest octo/widgets#" + itoa(pr), "GET repos/octo/widgets/pulls/" + itoa(pr)},
+		{[]string{"github-repo", "--focus", "issues"}, "GitHubRepository octo/widgets", "GET repos/octo/widgets/issues?state=open"},
+		{[]string{"github-issue", itoa(other), "--repo", "other/repo"}, "GitHubIssue other/repo#" + itoa(other), "GET repos/other/repo/issues/" + itoa(other)},
+	}
+	for _, tt := range tests {
+		srv.ClearRequests()
+		out := h.ok(append([]string{"observe"}, tt.args...)...)
+		assert.Contains(t, out, "Observed "+tt.label)
+		assert.Contains(t, srv.Calls(), tt.call)
+	}
+	srv.Fail("GET", "repos/octo/widgets/issues/999", 404, "Not Found")
+	r := h.fails(1, "observe", "github-issue", "999")
+	assert.Contains(t, r.Stderr, "Not Found")
+	assert.Len(t, strings.Split(strings.TrimSpace(h.ok("slate", "list")), "\n"), 5, "four observations and a heading")
+}

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/runner"
+)
+
+// globals are the flags every command accepts, before or after its name.
+type globals struct {
+	home, voyage, as, role, method string
+	json, help                     bool
+}
+
+func (g *globals) define(fs *pflag.FlagSet) {
+	fs.StringVar(&g.home, "home", "", "helm home `DIR` (env HELM_HOME, default ~/.helm)")
+	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE, default the only active voyage)")
+	fs.StringVar(&g.as, "as", "", "act as `IDENTITY` (env HELM_IDENTITY, then the voyage's identity, then config.toml)")
+	fs.StringVar(&g.role, "role", "", "`ROLE` recorded on entries: coder, reviewer, ... (env HELM_ROLE, then config.toml)")
+	fs.StringVar(&g.method, "method", "", "`METHOD` recorded on entries: a model name, human, ... (env HELM_METHOD, then config.toml)")
+	fs.BoolVar(&g.json, "json", false, "machine-readable JSON output on stdout")
+	fs.BoolVarP(&g.help, "help", "h", false, "show this help")
+}
+
+// config is $HELM_HOME/config.toml.
+type config struct {
+	Identity string `toml:"identity"`
+	Role     string `toml:"role"`
+	Method   string `toml:"method"`
+}
+
+// app is one invocation: its streams, its global flags, and what they
+// resolve to, computed once when first needed.
+type app struct {
+	main                  *Main
+	stdin                 io.Reader
+	stdout, stderr        io.Writer
+	g                     globals
+	path                  []*command // the command being run
+	dash                  int        // pflag's ArgsLenAtDash
+	stdinUsed             bool
+	home                  *helm.Home
+	cfg                   *config
+	voyages               []*helm.Voyage // opened, closed at the end
+	identitySrc, identity string
+	roleSrc, methodSrc    string
+}
+
+func (a *app) close() {
+	for _, v := range a.voyages {
+		v.Close()
+	}
+}
+
+func (a *app) getenv(key string) string { return strings.TrimSpace(a.main.getenv(key)) }
+
+// homeDir resolves the home: --home, then HELM_HOME, then ~/.helm.
+func (a *app) homeDir() (string, error) {
+	if a.g.home != "" {
+		return a.abs(a.g.home), nil
+	}
+	if d := a.getenv("HELM_HOME"); d != "" {
+		return a.abs(d), nil
+	}
+	home := a.getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", &hinted{Err: fmt.Errorf("find the helm home: no home directory for ~/.helm: %v", err), Hint: "--home DIR or HELM_HOME=DIR"}
+		}
+	}
+	return filepath.Join(home, ".helm"), nil
+}
+
+// abs resolves a path given on the command line against the working
+// directory.
+func (a *app) abs(p string) string {
+	if filepath.IsAbs(p) || a.main.Dir == "" {
+		return p
+	}
+	return filepath.Join(a.main.Dir, p)
+}
+
+// openHome opens the helm home.
+func (a *app) openHome() (*helm.Home, error) {
+	if a.home != nil {
+		return a.home, nil
+	}
+	dir, err := a.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	h, err := helm.Open(dir, a.main.Options)
+	if err != nil {
+		return nil, err
+	}
+	a.home = h
+	return h, nil
+}
+
+// config reads $HELM_HOME/config.toml; a missing file is an empty config.
+func (a *app) config() (*config, error) {
+	if a.cfg != nil {
+		return a.cfg, nil
+	}
+	dir, err := a.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "config.toml")
+	c := &config{}
+	if _, err := toml.DecodeFile(path, c); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, &usageError{Err: fmt.Errorf("read %s: %w", path, err), Hint: "fix the file; it holds identity, role and method, e.g. identity = \"john-agent\""}
+	}
+	c.Identity, c.Role, c.Method = strings.TrimSpace(c.Identity), strings.TrimSpace(c.Role), strings.TrimSpace(c.Method)
+	a.cfg = c
+	return c, nil
+}
+
+func (a *app) configPath() string {
+	dir, err := a.homeDir()
+	if err != nil {
+		return "$HELM_HOME/config.toml"
+	}
+	return filepath.Join(dir, "config.toml")
+}
+
+// voyageID resolves the voyage: --voyage, then HELM_VOYAGE (each a full id
+// or an unambiguous prefix), else the only active voyage.
+func (a *app) voyageID(ctx context.Context) (string, error) {
+	h, err := a.openHome()
+	if err != nil {
+		return "", err
+	}
+	for _, src := range []struct{ name, val string }{{"--voyage", a.g.voyage}, {"HELM_VOYAGE", a.getenv("HELM_VOYAGE")}} {
+		if src.val == "" {
+			continue
+		}
+		id, err := h.Resolve(src.val)
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %w", src.name, src.val, err)
+		}
+		return id, nil
+	}
+	active, err := h.List(ctx, helm.ListActive)
+	if err != nil {
+		return "", err
+	}
+	switch len(active) {
+	case 1:
+		return active[0].ID, nil
+	case 0:
+		return "", &usageError{
+			Err:  fmt.Errorf("%w: no active voyage in %s, and neither --voyage nor HELM_VOYAGE names one", helm.ErrNoVoyage, h.Dir()),
+			Hint: `helm voyage new "INTENT" to start one, or --voyage ID for a completed one (helm voyage list --status all)`,
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d active voyages; choose one with --voyage ID (or HELM_VOYAGE=ID):", len(active))
+	for _, v := range active {
+		fmt.Fprintf(&b, "\n  %s  %s", v.ID, v.Intent)
+	}
+	return "", &usageError{Err: errors.New(b.String()), Hint: "helm --voyage " + short(active[0].ID) + " " + commandWords(a.path)}
+}
+
+// openVoyage opens the resolved voyage; it is closed when the command ends.
+func (a *app) openVoyage(ctx context.Context) (*helm.Voyage, error) {
+	id, err := a.voyageID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := a.home.Voyage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a.voyages = append(a.voyages, v)
+	return v, nil
+}
+
+// activeVoyage opens the resolved voyage and checks that it is active, so
+// nothing in the world is touched for a voyage that cannot record it.
+func (a *app) activeVoyage(ctx context.Context) (*helm.Voyage, error) {
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if info := v.Info(); info.Status == projection.Completed {
+		return nil, fmt.Errorf("voyage %s: %w (%s at %s)", short(v.ID()), helm.ErrVoyageCompleted, info.Outcome, stamp(info.CompletedAt))
+	}
+	return v, nil
+}
+
+// resolveIdentity: --as, then HELM_IDENTITY, then the voyage's identity
+// (voyageIdentity, empty when there is no voyage yet), then config.toml.
+func (a *app) resolveIdentity(voyageIdentity string) (string, error) {
+	cfg, err := a.config()
+	if err != nil {
+		return "", err
+	}
+	for _, src := range []struct{ name, val string }{
+		{"--as", strings.TrimSpace(a.g.as)},
+		{"HELM_IDENTITY", a.getenv("HELM_IDENTITY")},
+		{"the voyage's identity", voyageIdentity},
+		{"identity in " + a.configPath(), cfg.Identity},
+	} {
+		if src.val == "" {
+			continue
+		}
+		if err := logbook.ValidateIdentity(src.val); err != nil {
+			return "", &usageError{Err: fmt.Errorf("%s: %w: %v", src.name, helm.ErrInvalid, err), Hint: "an identity is a plain name such as john-agent"}
+		}
+		a.identity, a.identitySrc = src.val, src.name
+		return src.val, nil
+	}
+	return "", &usageError{
+		Err:  fmt.Errorf("%w: no identity: none of --as, HELM_IDENTITY or identity in %s is set", helm.ErrMissingWho, a.configPath()),
+		Hint: "helm --as NAME ..., or HELM_IDENTITY=NAME, or identity = \"NAME\" in " + a.configPath(),
+	}
+}
+
+// resolveRoleMethod returns the role (--role, HELM_ROLE, config) and the
+// method (--method, HELM_METHOD, config); with required, an unresolved one
+// is an error naming all its sources.
+func (a *app) resolveRoleMethod(required bool) (role, method string, err error) {
+	cfg, err := a.config()
+	if err != nil {
+		return "", "", err
+	}
+	pick := func(flag, env, conf string) string {
+		for _, v := range []string{strings.TrimSpace(flag), a.getenv(env), conf} {
+			if v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	role = pick(a.g.role, "HELM_ROLE", cfg.Role)
+	method = pick(a.g.method, "HELM_METHOD", cfg.Method)
+	if !required {
+		return role, method, nil
+	}
+	var missing, flags, envs, keys []string
+	if role == "" {
+		missing = append(missing, "role: none of --role, HELM_ROLE or role in "+a.configPath()+" is set")
+		flags, envs, keys = append(flags, "--role coder"), append(envs, "HELM_ROLE"), append(keys, "role")
+	}
+	if method == "" {
+		missing = append(missing, "method: none of --method, HELM_METHOD or method in "+a.configPath()+" is set")
+		flags, envs, keys = append(flags, "--method human"), append(envs, "HELM_METHOD"), append(keys, "method")
+	}
+	if len(missing) > 0 {
+		return "", "", &usageError{
+			Err: fmt.Errorf("%w: every logbook entry records who took it; no %s", helm.ErrMissingWho, strings.Join(missing, "; no ")),
+			Hint: fmt.Sprintf("helm %s ..., or set %s, or %s in %s", strings.Join(flags, " "), strings.Join(envs, " and "),
+				strings.Join(keys, " and "), a.configPath()),
+		}
+	}
+	return role, method, nil
+}
+
+// who resolves who acts on voyage v; entry says the change is a logbook
+// entry (bearing, challenge, action), which needs a role and a method.
+func (a *app) who(v *helm.Voyage, entry bool) (logbook.Who, error) {
+	id, err := a.resolveIdentity(v.Info().Identity)
+	if err != nil {
+		return logbook.Who{}, err
+	}
+	role, method, err := a.resolveRoleMethod(entry)
+	if err != nil {
+		return logbook.Who{}, err
+	}
+	return logbook.Who{Identity: id, Role: role, Method: method}, nil
+}
+
+// runner returns the gh/git runner for identity in the working directory.
+func (a *app) runner(identity, repo string) (*runner.Runner, error) {
+	home, err := a.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	return &runner.Runner{Home: home, Identity: identity, Dir: a.main.Dir, Env: a.main.ExtraEnv, Repository: repo}, nil
+}
+
+// readInput reads a file named on the command line, "-" meaning stdin
+// (which can be read once).
+func (a *app) readInput(name string) ([]byte, error) {
+	if name == "-" {
+		if a.stdinUsed {
+			return nil, &usageError{Err: errors.New("standard input (-) can be read only once"), Hint: "write the observations to files"}
+		}
+		a.stdinUsed = true
+		if a.stdin == nil {
+			return nil, nil
+		}
+		return io.ReadAll(a.stdin)
+	}
+	data, err := os.ReadFile(a.abs(name))
+	if err != nil {
+		return nil, &usageError{Err: fmt.Errorf("read %s: %w", name, err), Hint: "give a file written by helm observe --out FILE"}
+	}
+	return data, nil
+}

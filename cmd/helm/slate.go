@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm/logbook"
+)
+
+func slateCommand() *command {
+	erase := &command{
+		name:    "erase",
+		summary: "take one mark off the slate",
+		usage:   "slate erase MARK-KIND ARGS...",
+		help: `Take a mark off the slate. The mark is named with the same kind,
+arguments and flags that observed it.`,
+		example: "helm slate erase rust-project .",
+	}
+	for _, k := range markKinds {
+		erase.subs = append(erase.subs, &command{
+			name: k.name, summary: k.summary,
+			usage:   "slate erase " + k.name + " " + k.args,
+			example: "helm slate erase " + k.example,
+			newLeaf: func() leaf { return &slateEraseCommand{kind: k} },
+		})
+	}
+	return &command{
+		name:    "slate",
+		summary: "list, erase or clear the observations gathered since the last bearing",
+		usage:   "slate list | erase MARK-KIND ARGS... | clear",
+		example: "helm slate list --json",
+		subs: []*command{
+			{
+				name: "list", summary: "list the observations on the slate",
+				usage: "slate list", example: "helm slate list",
+				newLeaf: func() leaf { return &slateListCommand{} },
+			},
+			erase,
+			{
+				name: "clear", summary: "wipe the slate without taking a bearing",
+				usage: "slate clear", example: "helm slate clear",
+				newLeaf: func() leaf { return &slateClearCommand{} },
+			},
+		},
+	}
+}
+
+// slateListCommand lists the slate.
+type slateListCommand struct{}
+
+func (*slateListCommand) Flags(*pflag.FlagSet) {}
+
+func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.path, "slate list takes no arguments, got %q", args)
+	}
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	slate := v.Slate()
+	if a.g.json {
+		if slate == nil {
+			slate = []logbook.Observation{}
+		}
+		return writeJSON(a.stdout, slate)
+	}
+	if len(slate) == 0 {
+		fmt.Fprintf(a.stdout, "The slate of voyage %s is empty.\n", short(v.ID()))
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "Slate of voyage %s: %s\n", short(v.ID()), plural(len(slate), "observation"))
+	for _, o := range slate {
+		fmt.Fprintf(a.stdout, "  %s  (artifact %s, observed %s)\n", o.Label, short(o.Artifact), stamp(o.ObservedAt))
+	}
+	return nil
+}
+
+// slateEraseCommand takes one mark off the slate.
+type slateEraseCommand struct {
+	kind *markKind
+	f    markFlags
+}
+
+func (c *slateEraseCommand) Flags(fs *pflag.FlagSet) {
+	if c.kind.flags != nil {
+		c.kind.flags(fs, &c.f)
+	}
+}
+
+func (c *slateEraseCommand) Run(ctx context.Context, a *app, args []string) error {
+	v, err := a.activeVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	who, err := a.who(v, false)
+	if err != nil {
+		return err
+	}
+	m, err := c.kind.build(ctx, a, &c.f, args)
+	if err != nil {
+		return err
+	}
+	if err := v.Erase(ctx, m.Key(), who); err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, map[string]string{"voyage": v.ID(), "erased": m.Key(), "label": m.String()})
+	}
+	_, err = fmt.Fprintf(a.stdout, "Erased %s from the slate of voyage %s\n", m, short(v.ID()))
+	return err
+}
+
+// slateClearCommand wipes the slate.
+type slateClearCommand struct{}
+
+func (*slateClearCommand) Flags(*pflag.FlagSet) {}
+
+func (*slateClearCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.path, "slate clear takes no arguments, got %q (to take one mark off, use slate erase)", args)
+	}
+	v, err := a.activeVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	who, err := a.who(v, false)
+	if err != nil {
+		return err
+	}
+	n := len(v.Slate())
+	if err := v.Wipe(ctx, who); err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, map[string]any{"voyage": v.ID(), "wiped": n})
+	}
+	_, err = fmt.Fprintf(a.stdout, "Wiped the slate of voyage %s (%s)\n", short(v.ID()), plural(n, "observation"))
+	return err
+}

@@ -1,0 +1,357 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
+)
+
+func voyageCommand() *command {
+	return &command{
+		name:    "voyage",
+		summary: "start, list, show and verify voyages",
+		usage:   "voyage new|list|show|verify ...",
+		example: `helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
+		subs: []*command{
+			{
+				name: "new", summary: "start a voyage and print its id",
+				usage: "voyage new [--kind open-waters|resolve-issue] INTENT",
+				help: `Start a voyage. Its identity (--as, HELM_IDENTITY, or identity in
+$HELM_HOME/config.toml) becomes the default identity of everything
+recorded on it. Prints the new voyage's id.`,
+				example: `helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"`,
+				newLeaf: func() leaf { return &voyageNewCommand{} },
+			},
+			{
+				name: "list", summary: "list voyages",
+				usage:   "voyage list [--status active|completed|all]",
+				help:    "List voyages, oldest first. Without --status, only the active ones.",
+				example: "helm voyage list --status all --json",
+				newLeaf: func() leaf { return &voyageListCommand{} },
+			},
+			{
+				name: "show", summary: "show a voyage: metadata, slate, logbook counts, artifacts, failed actions",
+				usage:   "voyage show",
+				example: "helm --voyage a3b voyage show --json",
+				newLeaf: func() leaf { return &voyageShowCommand{} },
+			},
+			{
+				name: "verify", summary: "check a voyage's event log and artifacts for damage",
+				usage: "voyage verify",
+				help: `Check every record of the voyage's event log (checksums and the chain
+linking records) and every stowed artifact against its BLAKE3 address.
+Exits 1 when anything is damaged.`,
+				example: "helm --voyage a3b voyage verify",
+				newLeaf: func() leaf { return &voyageVerifyCommand{} },
+			},
+		},
+	}
+}
+
+// voyageNewCommand starts a voyage.
+type voyageNewCommand struct{ kind string }
+
+func (c *voyageNewCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.kind, "kind", string(helm.OpenWaters), "voyage `KIND`: open-waters or resolve-issue")
+}
+
+func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) == 0 {
+		return usageErrorf(a.path, "voyage new: say what the voyage is for (INTENT)")
+	}
+	if len(args) > 1 {
+		return usageErrorf(a.path, "voyage new: one INTENT expected, got %d arguments (quote the intent)", len(args))
+	}
+	h, err := a.openHome()
+	if err != nil {
+		return err
+	}
+	identity, err := a.resolveIdentity("")
+	if err != nil {
+		return err
+	}
+	role, method, err := a.resolveRoleMethod(false)
+	if err != nil {
+		return err
+	}
+	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), logbook.Who{Identity: identity, Role: role, Method: method})
+	if err != nil {
+		return err
+	}
+	a.voyages = append(a.voyages, v)
+	if a.g.json {
+		return writeJSON(a.stdout, v.Info())
+	}
+	_, err = fmt.Fprintln(a.stdout, v.ID())
+	return err
+}
+
+// voyageListCommand lists voyages.
+type voyageListCommand struct{ status string }
+
+func (c *voyageListCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.status, "status", string(helm.ListActive), "list voyages whose status is `STATUS`: active, completed or all")
+}
+
+func (c *voyageListCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.path, "voyage list takes no arguments, got %q", args)
+	}
+	h, err := a.openHome()
+	if err != nil {
+		return err
+	}
+	list, err := h.List(ctx, helm.StatusFilter(c.status))
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		if list == nil {
+			list = []projection.Voyage{}
+		}
+		return writeJSON(a.stdout, list)
+	}
+	if len(list) == 0 {
+		what := "voyages"
+		if c.status != string(helm.ListAll) {
+			what = c.status + " voyages"
+		}
+		fmt.Fprintf(a.stdout, "No %s in %s.\n", what, h.Dir())
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tCREATED\tIDENTITY\tINTENT")
+	for _, v := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), v.Kind, statusWord(v), stamp(v.Created), v.Identity, v.Intent)
+	}
+	return tw.Flush()
+}
+
+// statusWord is "active", or the outcome of a completed voyage.
+func statusWord(v projection.Voyage) string {
+	if v.Status == projection.Completed && v.Outcome != "" {
+		return string(v.Outcome)
+	}
+	return string(v.Status)
+}
+
+// voyageShowCommand shows one voyage.
+type voyageShowCommand struct{}
+
+func (*voyageShowCommand) Flags(*pflag.FlagSet) {}
+
+// voyageShow is the --json form of `helm voyage show`.
+type voyageShow struct {
+	Voyage        projection.Voyage     `json:"voyage"`
+	Logbook       logbookCounts         `json:"logbook"`
+	Slate         []logbook.Observation `json:"slate"`
+	Artifacts     []projection.Artifact `json:"artifacts"`
+	FailedActions []logbook.Entry       `json:"failed_actions"`
+}
+
+type logbookCounts struct {
+	Entries        int `json:"entries"`
+	Bearings       int `json:"bearings"`
+	Actions        int `json:"actions"`
+	OutcomeUnknown int `json:"outcome_unknown"`
+}
+
+func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.path, "voyage show takes no arguments (choose the voyage with --voyage ID)")
+	}
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	s := voyageShow{Voyage: v.Info(), Slate: v.Slate(), Artifacts: v.Artifacts(), FailedActions: v.FailedActions()}
+	entries := v.Logbook()
+	s.Logbook.Entries = len(entries)
+	for _, e := range entries {
+		switch e.Kind {
+		case logbook.KindBearing:
+			s.Logbook.Bearings++
+		case logbook.KindAction:
+			s.Logbook.Actions++
+			if e.Action.Status == logbook.OutcomeUnknown {
+				s.Logbook.OutcomeUnknown++
+			}
+		}
+	}
+	if s.Slate == nil {
+		s.Slate = []logbook.Observation{}
+	}
+	if s.Artifacts == nil {
+		s.Artifacts = []projection.Artifact{}
+	}
+	if s.FailedActions == nil {
+		s.FailedActions = []logbook.Entry{}
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, s)
+	}
+	var b strings.Builder
+	info := s.Voyage
+	fmt.Fprintf(&b, "Voyage:    %s\n", info.ID)
+	fmt.Fprintf(&b, "Intent:    %s\n", info.Intent)
+	fmt.Fprintf(&b, "Kind:      %s\n", info.Kind)
+	fmt.Fprintf(&b, "Identity:  %s\n", info.Identity)
+	fmt.Fprintf(&b, "Created:   %s\n", stamp(info.Created))
+	if info.Status == projection.Completed {
+		fmt.Fprintf(&b, "Status:    %s (%s)\n", statusWord(info), stamp(info.CompletedAt))
+		if info.Summary != "" {
+			fmt.Fprintf(&b, "Summary:   %s\n", info.Summary)
+		}
+	} else {
+		fmt.Fprintf(&b, "Status:    %s\n", info.Status)
+	}
+	fmt.Fprintf(&b, "Logbook:   %s, %s", plural(s.Logbook.Bearings, "bearing"), plural(s.Logbook.Actions, "action"))
+	if s.Logbook.OutcomeUnknown > 0 {
+		fmt.Fprintf(&b, " (%d with unknown outcome)", s.Logbook.OutcomeUnknown)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "Slate:     %s\n", plural(len(s.Slate), "observation"))
+	for _, o := range s.Slate {
+		fmt.Fprintf(&b, "  %s  (artifact %s, observed %s)\n", o.Label, short(o.Artifact), stamp(o.ObservedAt))
+	}
+	var raw, stored int64
+	for _, art := range s.Artifacts {
+		if art.Status == projection.Stowed {
+			raw += art.Size
+			stored += art.StoredSize
+		}
+	}
+	fmt.Fprintf(&b, "Artifacts: %d (%s of sightings stored in %s)\n", len(s.Artifacts), size(raw), size(stored))
+	for _, art := range s.Artifacts {
+		fmt.Fprintf(&b, "  %s  %-10s  %s → %s", short(art.Hash), art.Status, size(art.Size), size(art.StoredSize))
+		if art.DerivedFrom != "" {
+			fmt.Fprintf(&b, "  summary of %s (%s)", short(art.DerivedFrom), art.Method)
+		}
+		b.WriteString("\n")
+	}
+	if len(s.FailedActions) > 0 {
+		fmt.Fprintf(&b, "Failed actions: %d\n", len(s.FailedActions))
+		for _, e := range s.FailedActions {
+			fmt.Fprintf(&b, "  %s  %s  %s\n", stamp(e.At), e.Action.Kind, firstLine(e.Action.Error))
+		}
+	}
+	_, err = fmt.Fprint(a.stdout, b.String())
+	return err
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// voyageVerifyCommand checks a voyage for damage.
+type voyageVerifyCommand struct{}
+
+func (*voyageVerifyCommand) Flags(*pflag.FlagSet) {}
+
+// verifyJSON is the --json form of `helm voyage verify`.
+type verifyJSON struct {
+	Voyage            string   `json:"voyage"`
+	OK                bool     `json:"ok"`
+	Segments          int      `json:"segments"`
+	Records           uint64   `json:"records"`
+	Bytes             int64    `json:"bytes"`
+	LastSeq           uint64   `json:"last_seq"`
+	TornTail          string   `json:"torn_tail,omitempty"`
+	ArtifactsChecked  int      `json:"artifacts_checked"`
+	ArtifactsSkipped  int      `json:"artifacts_skipped"`
+	Problems          []string `json:"problems"`
+	OpenedWithoutLoad bool     `json:"views_not_loaded,omitempty"`
+}
+
+func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.path, "voyage verify takes no arguments (choose the voyage with --voyage ID)")
+	}
+	id, err := a.voyageID(ctx)
+	if err != nil {
+		return err
+	}
+	out := verifyJSON{Voyage: id}
+	v, openErr := a.home.Voyage(ctx, id)
+	if openErr == nil {
+		a.voyages = append(a.voyages, v)
+		rep, err := v.Verify(ctx)
+		if err != nil {
+			return err
+		}
+		out.fill(rep.Events)
+		out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
+		out.Problems = append(out.Problems, rep.Problems...)
+	} else {
+		// A voyage whose log cannot be folded cannot be opened: check the
+		// log alone, so the damage is still reported with its place.
+		if !errors.Is(openErr, segment.ErrCorrupt) {
+			return openErr
+		}
+		out.OpenedWithoutLoad = true
+		rep, err := segment.Verify(ctx, filepath.Join(a.home.Dir(), "voyages", id, "events"))
+		out.fill(rep)
+		if err != nil {
+			out.Problems = append(out.Problems, err.Error())
+		} else {
+			out.Problems = append(out.Problems, openErr.Error())
+		}
+	}
+	if out.Problems == nil {
+		out.Problems = []string{}
+	}
+	out.OK = len(out.Problems) == 0
+	if a.g.json {
+		if err := writeJSON(a.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Voyage %s\n", id)
+		fmt.Fprintf(&b, "  events:    %d records in %s (%s), last seq %d\n", out.Records, plural(out.Segments, "segment"), size(out.Bytes), out.LastSeq)
+		if out.TornTail != "" {
+			fmt.Fprintf(&b, "  torn tail: %s (cut by the next write; not damage)\n", out.TornTail)
+		}
+		if out.OpenedWithoutLoad {
+			b.WriteString("  artifacts: not checked (the events could not be loaded)\n")
+		} else {
+			fmt.Fprintf(&b, "  artifacts: %d checked against their BLAKE3 address, %d skipped (jettisoned or reduced)\n", out.ArtifactsChecked, out.ArtifactsSkipped)
+		}
+		if out.OK {
+			b.WriteString("OK: nothing damaged\n")
+		} else {
+			fmt.Fprintf(&b, "DAMAGED: %s\n", plural(len(out.Problems), "problem"))
+			for _, p := range out.Problems {
+				fmt.Fprintf(&b, "  - %s\n", p)
+			}
+		}
+		if _, err := fmt.Fprint(a.stdout, b.String()); err != nil {
+			return err
+		}
+	}
+	if !out.OK {
+		return &damagedError{Voyage: id}
+	}
+	return nil
+}
+
+func (o *verifyJSON) fill(r segment.Report) {
+	o.Segments, o.Records, o.Bytes, o.LastSeq = r.Segments, r.Records, r.Bytes, r.LastSeq
+	if r.Torn != nil {
+		o.TornTail = fmt.Sprintf("%s at offset %d (%d bytes)", r.Torn.File, r.Torn.Offset, r.Torn.Bytes)
+	}
+}

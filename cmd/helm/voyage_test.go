@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/projection"
+)
+
+func TestVoyageNew(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		wantKind string
+	}{
+		{"default kind", nil, "open-waters"},
+		{"open waters", []string{"--kind", "open-waters"}, "open-waters"},
+		{"resolve issue", []string{"--kind", "resolve-issue"}, "resolve-issue"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			id := h.start("Resolve #42: fix widget crash", tt.args...)
+			var v projection.Voyage
+			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "show", "--json")), &struct {
+				V *projection.Voyage `json:"voyage"`
+			}{&v}))
+			assert.Equal(t, id, v.ID)
+			assert.Equal(t, tt.wantKind, v.Kind)
+			assert.Equal(t, "john-agent", v.Identity)
+			assert.Equal(t, projection.Active, v.Status)
+		})
+	}
+}
+
+func TestVoyageNewJSON(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var v projection.Voyage
+	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "new", "--as", "ann", "--json", "intent")), &v))
+	assert.Equal(t, "intent", v.Intent)
+	assert.Len(t, v.ID, 36)
+}
+
+func TestVoyageNewRejectsEmptyIntent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.fails(2, "voyage", "new", "--as", "ann", "  ")
+	assert.Contains(t, r.Stderr, "intent is empty")
+	r = h.fails(2, "voyage", "new", "--as", "ann", "two", "words")
+	assert.Contains(t, r.Stderr, "quote the intent")
+}
+
+func TestVoyageList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	assert.Contains(t, h.ok("voyage", "list"), "No active voyages")
+	assert.Equal(t, "[]\n", h.ok("voyage", "list", "--json"))
+	one := h.start("first")
+	h.at(5)
+	two := h.start("second", "--kind", "resolve-issue")
+	h.ok("--voyage", one, "complete", "--outcome", "blocked")
+
+	tests := []struct {
+		status string
+		want   []string
+	}{
+		{"", []string{two}},
+		{"active", []string{two}},
+		{"completed", []string{one}},
+		{"all", []string{one, two}},
+	}
+	for _, tt := range tests {
+		t.Run("status="+tt.status, func(t *testing.T) {
+			args := []string{"voyage", "list", "--json"}
+			if tt.status != "" {
+				args = append(args, "--status", tt.status)
+			}
+			var list []projection.Voyage
+			require.NoError(t, json.Unmarshal([]byte(h.ok(args...)), &list))
+			var ids []string
+			for _, v := range list {
+				ids = append(ids, v.ID)
+			}
+			assert.Equal(t, tt.want, ids)
+		})
+	}
+	text := h.ok("voyage", "list", "--status", "all")
+	assert.Equal(t, `ID        KIND           STATUS   CREATED               IDENTITY    INTENT
+a3b00001  open-waters    blocked  2026-02-26T17:00:00Z  john-agent  first
+a3b00002  resolve-issue  active   2026-02-26T17:05:00Z  john-agent  second
+`, text)
+}
+
+func TestVoyageShow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("Resolve #42: fix widget crash", "--kind", "resolve-issue")
+	h.writeFile("README.md", "# widget\n")
+	h.ok("observe", "file-contents", "--read", "README.md")
+	h.ok("bearing", "--reading", "A readme.")
+	h.ok("observe", "context", "a call with the maintainer")
+	h.fails(1, "action", "commit", "--message", "not a repository") // recorded as a failed action
+	out := h.ok("voyage", "show")
+	assert.Contains(t, out, "Voyage:    a3b00001-0000-4000-8000-000000000001\n")
+	assert.Contains(t, out, "Kind:      resolve-issue\n")
+	assert.Contains(t, out, "Logbook:   1 bearing, 0 actions\n")
+	assert.Contains(t, out, "Slate:     1 observation\n  Context: a call with the maintainer  (artifact ")
+	assert.Contains(t, out, "Artifacts: 2 ")
+	assert.Contains(t, out, "Failed actions: 1\n")
+
+	var show voyageShow
+	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "show", "--json")), &show))
+	assert.Equal(t, 1, show.Logbook.Bearings)
+	assert.Len(t, show.Slate, 1)
+	assert.Len(t, show.Artifacts, 2)
+	require.Len(t, show.FailedActions, 1)
+	assert.Equal(t, "commit", show.FailedActions[0].Action.Kind)
+}
+
+func TestVoyageVerify(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.start("verify me")
+	h.writeFile("a.txt", strings.Repeat("evidence ", 100))
+	h.ok("observe", "file-contents", "--read", "a.txt")
+	out := h.ok("voyage", "verify")
+	assert.Contains(t, out, "Voyage "+id+"\n")
+	assert.Contains(t, out, "artifacts: 1 checked")
+	assert.Contains(t, out, "OK: nothing damaged\n")
+
+	var rep verifyJSON
+	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "verify", "--json")), &rep))
+	assert.True(t, rep.OK)
+	assert.Equal(t, 1, rep.ArtifactsChecked)
+	assert.NotZero(t, rep.Records)
+
+	// Damage the artifact's bytes: verify reports it and exits 1.
+	pack := filepath.Join(h.Home, "voyages", id, "artifacts.pack")
+	data, err := os.ReadFile(pack)
+	require.NoError(t, err)
+	data[len(data)-3] ^= 0xff
+	require.NoError(t, os.WriteFile(pack, data, 0o600))
+	r := h.fails(1, "voyage", "verify")
+	assert.Contains(t, r.Stdout, "DAMAGED: 1 problem\n")
+	assert.Contains(t, r.Stderr, "is damaged")
+}
+
+func TestVoyageVerifyReportsDamagedEventLog(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.start("verify me")
+	h.ok("observe", "context", "one")
+	h.ok("observe", "context", "two")
+	events := filepath.Join(h.Home, "voyages", id, "events")
+	entries, err := os.ReadDir(events)
+	require.NoError(t, err)
+	var seg string
+	for _, e := range entries {
+		if info, _ := e.Info(); !e.IsDir() && info.Size() > 200 {
+			seg = filepath.Join(events, e.Name())
+		}
+	}
+	require.NotEmpty(t, seg, "a segment file in %v", entries)
+	data, err := os.ReadFile(seg)
+	require.NoError(t, err)
+	data[len(data)/2] ^= 0xff // the middle of the log, not a torn tail
+	require.NoError(t, os.WriteFile(seg, data, 0o600))
+	r := h.fails(1, "--voyage", id, "voyage", "verify")
+	assert.Contains(t, r.Stdout, "DAMAGED")
+	assert.Contains(t, r.Stdout, filepath.Base(seg))
+}
