@@ -1,0 +1,60 @@
+package helm_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+)
+
+// buildVoyage writes a voyage of about n events (3 observes : 1 bearing)
+// without fsync — the setup is not what is measured.
+func buildVoyage(b *testing.B, n int) (*helm.Home, string) {
+	ctx := context.Background()
+	h, err := helm.Open(b.TempDir(), &helm.Options{NoSync: true})
+	require.NoError(b, err)
+	v, err := h.Start(ctx, "bench", helm.OpenWaters, who)
+	require.NoError(b, err)
+	defer v.Close()
+	var wg sync.WaitGroup
+	per := n / 4 / 8
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				for j := 0; j < 3; j++ {
+					_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(g, "-", j), Text: fmt.Sprint("sighting ", g, i, j)}, who)
+					require.NoError(b, err)
+				}
+				_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", g, i), who, nil)
+				if err != nil {
+					require.ErrorIs(b, err, helm.ErrEmptySlate)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return h, v.ID()
+}
+
+// BenchmarkOpen100kEvents opens (replays) a voyage of 100k events into
+// fresh views. Reports events/s and ms per open.
+func BenchmarkOpen100kEvents(b *testing.B) {
+	ctx := context.Background()
+	h, id := buildVoyage(b, 100_000)
+	var events uint64
+	b.ResetTimer()
+	for b.Loop() {
+		v, err := h.Voyage(ctx, id)
+		require.NoError(b, err)
+		events = v.Info().Seq
+		v.Close()
+	}
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/open")
+}
