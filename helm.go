@@ -46,6 +46,8 @@ var Kinds = []Kind{OpenWaters, ResolveIssue}
 type Options struct {
 	// Clock returns the time recorded on events; nil means time.Now.
 	// Tests inject a fixed clock to make voyages replay byte for byte.
+	// A change reads it once for its events' time, and Observe once more
+	// for the observation's time.
 	Clock func() time.Time
 	// NewID returns voyage and action ids; nil means uuid.New.
 	NewID func() uuid.UUID

@@ -513,3 +513,35 @@ func TestConcurrentGoroutinesLoseNothing(t *testing.T) {
 	assert.Equal(t, int(bearings.Load()), len(v2.Logbook()))
 	assert.Len(t, v2.Artifacts(), workers*rounds)
 }
+
+func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	for i := 0; i < 3; i++ {
+		_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(i), Text: fmt.Sprint(i)}, who)
+		require.NoError(t, err)
+	}
+	rep, err := h.Verify(ctx, v.ID()[:8])
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Equal(t, 3, rep.Artifacts, "three artifacts checked")
+	v.Close()
+
+	// Flip a byte in the middle of the event log: opening refuses, and
+	// verify says where.
+	segs, err := filepath.Glob(filepath.Join(v.Dir(), "events", "*.seg"))
+	require.NoError(t, err)
+	require.Len(t, segs, 1)
+	data, err := os.ReadFile(segs[0])
+	require.NoError(t, err)
+	data[len(data)/3] ^= 0x01
+	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
+
+	_, err = h.Voyage(ctx, v.ID())
+	require.Error(t, err)
+	rep, err = h.Verify(ctx, v.ID())
+	require.NoError(t, err)
+	require.False(t, rep.OK())
+	assert.Contains(t, rep.Problems[0], filepath.Base(segs[0]))
+	assert.Contains(t, rep.Problems[0], "offset")
+}

@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -20,23 +21,51 @@ type VerifyReport struct {
 // OK reports whether nothing was found damaged.
 func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
 
-// Verify checks every record of the voyage's event log (checksums, and
-// the chain that links records) and every stowed artifact against its
-// BLAKE3 address. Damage is reported in the report, not as an error; the
-// error is for a check that could not run at all.
+// Verify checks the voyage with this id or prefix: every record of its
+// event log (checksums, and the chain that links records) and every stowed
+// artifact against its BLAKE3 address. Unlike Voyage.Verify it works on a
+// voyage too damaged to open, reporting where the damage is. Damage is
+// reported in the report; the error is for a check that could not run.
+func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, error) {
+	id, err := h.Resolve(idOrPrefix)
+	if err != nil {
+		return nil, err
+	}
+	rep := &VerifyReport{Voyage: id}
+	eventsDir := filepath.Join(h.voyagesDir(), id, "events")
+	if rep.Events, err = segment.Verify(ctx, eventsDir); err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+	}
+	if len(rep.Problems) > 0 {
+		return rep, nil // the artifact index is built from the events
+	}
+	v, err := h.Voyage(ctx, id)
+	if err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+		return rep, nil
+	}
+	defer v.Close()
+	return rep, v.verifyArtifacts(ctx, rep)
+}
+
+// Verify checks every record of the voyage's event log and every stowed
+// artifact against its BLAKE3 address.
 func (v *Voyage) Verify(ctx context.Context) (*VerifyReport, error) {
 	rep := &VerifyReport{Voyage: v.id}
-	events, err := segment.Verify(ctx, v.log.Dir())
-	rep.Events = events
-	if err != nil {
+	var err error
+	if rep.Events, err = segment.Verify(ctx, v.log.Dir()); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
 	}
 	if err := v.Refresh(ctx); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
 	}
+	return rep, v.verifyArtifacts(ctx, rep)
+}
+
+func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 	for _, a := range v.Artifacts() {
 		if err := ctx.Err(); err != nil {
-			return rep, err
+			return err
 		}
 		if a.Status != projection.Stowed {
 			rep.Skipped++
@@ -47,5 +76,5 @@ func (v *Voyage) Verify(ctx context.Context) (*VerifyReport, error) {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
 		}
 	}
-	return rep, nil
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -155,7 +156,7 @@ func (v *Voyage) Artifacts() []projection.Artifact {
 }
 
 // WriteStory renders the logbook as the story `helm log` prints.
-func (v *Voyage) WriteStory(w interface{ Write([]byte) (int, error) }) error {
+func (v *Voyage) WriteStory(w io.Writer) error {
 	v.mu.Lock()
 	info, entries := v.st.Voyage, cloneEntries(v.st.Entries)
 	v.mu.Unlock()
@@ -357,6 +358,7 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who logbook.Who) (
 		if err != nil {
 			return nil, err
 		}
+		lo.ObservedBy = w
 		out = lo
 		events = append(events, &projection.Event{Type: projection.Observed, Who: w, Obs: &lo})
 		return withWho(events, w), nil
@@ -503,6 +505,7 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 			if err != nil {
 				return nil, err
 			}
+			lo.ObservedBy = w
 			sealed[lo.Key] = lo
 		}
 		if len(sealed) == 0 {

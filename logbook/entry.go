@@ -52,6 +52,9 @@ type Observation struct {
 	Label      string          `json:"label"`
 	Artifact   string          `json:"artifact"`
 	ObservedAt time.Time       `json:"observed_at"`
+	// ObservedBy is who made the observation; a bearing may seal
+	// observations that other identities gathered on a shared slate.
+	ObservedBy Who `json:"observed_by,omitzero"`
 }
 
 // Bearing is what was looked at and what it meant.
@@ -87,7 +90,7 @@ type Action struct {
 	ID     string          `json:"id"`
 	Kind   string          `json:"kind"`
 	Params json.RawMessage `json:"params,omitempty"`
-	Status ActionStatus    `json:"status"`
+	Status ActionStatus    `json:"status,omitempty"` // set by the views, not stored
 	Result *ActionResult   `json:"result,omitempty"`
 	// Error is the failure message of a failed action.
 	Error string `json:"error,omitempty"`

@@ -181,7 +181,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 			a.Status, a.Result = logbook.Performed, e.Action.Result
 			break
 		}
-		a.Status, a.Error = logbook.Failed, e.Action.Error
+		a.Status, a.Error, a.Result = logbook.Failed, e.Action.Error, e.Action.Result
 		s.FailedActions = append(s.FailedActions, s.Entries[i])
 		s.removeEntry(i)
 	default:
