@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -286,31 +284,16 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 		return err
 	}
 	out := verifyJSON{Voyage: id}
-	v, openErr := a.home.Voyage(ctx, id)
-	if openErr == nil {
-		a.voyages = append(a.voyages, v)
-		rep, err := v.Verify(ctx)
-		if err != nil {
-			return err
-		}
-		out.fill(rep.Events)
-		out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
-		out.Problems = append(out.Problems, rep.Problems...)
-	} else {
-		// A voyage whose log cannot be folded cannot be opened: check the
-		// log alone, so the damage is still reported with its place.
-		if !errors.Is(openErr, segment.ErrCorrupt) {
-			return openErr
-		}
-		out.OpenedWithoutLoad = true
-		rep, err := segment.Verify(ctx, filepath.Join(a.home.Dir(), "voyages", id, "events"))
-		out.fill(rep)
-		if err != nil {
-			out.Problems = append(out.Problems, err.Error())
-		} else {
-			out.Problems = append(out.Problems, openErr.Error())
-		}
+	rep, err := a.home.Verify(ctx, id)
+	if err != nil {
+		return err
 	}
+	out.fill(rep.Events)
+	out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
+	out.Problems = rep.Problems
+	// Damage in the event log stops the views from loading, and with them
+	// the artifact index: the artifacts go unchecked.
+	out.OpenedWithoutLoad = len(rep.Problems) > 0 && rep.Artifacts == 0 && rep.Skipped == 0
 	if out.Problems == nil {
 		out.Problems = []string{}
 	}
