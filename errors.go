@@ -53,6 +53,24 @@ func (e *VoyageError) Error() string {
 
 func (e *VoyageError) Unwrap() error { return e.Err }
 
+// ListError names the voyages List could not read, and why.
+type ListError struct {
+	Voyages []string
+	Errs    []error
+}
+
+func (e *ListError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d voyage(s) could not be read (run `helm --voyage ID voyage verify` on each):", len(e.Voyages))
+	for i, id := range e.Voyages {
+		fmt.Fprintf(&b, "\n  %s: %v", id, e.Errs[i])
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying errors, for errors.Is and errors.As.
+func (e *ListError) Unwrap() []error { return e.Errs }
+
 // AmbiguousError lists the voyages a prefix matches.
 type AmbiguousError struct {
 	Prefix     string

@@ -232,7 +232,9 @@ const (
 // List returns the voyages whose status matches filter (empty means all),
 // oldest first. It reads each voyage's cached summary, not its events, so
 // its cost does not grow with the size of voyages; a stale or missing
-// summary is rebuilt from the events.
+// summary is rebuilt from the events. A voyage that cannot be read (a
+// damaged log) does not hide the others: List returns every voyage it
+// could read together with a *ListError naming the ones it could not.
 func (h *Home) List(ctx context.Context, filter StatusFilter) ([]projection.Voyage, error) {
 	switch filter {
 	case "", ListAll, ListActive, ListCompleted:
@@ -244,6 +246,7 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]projection.Voya
 		return nil, err
 	}
 	out := make([]projection.Voyage, 0, len(ids))
+	var unreadable ListError
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -253,12 +256,17 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]projection.Voya
 			if errors.Is(err, ErrNoVoyage) {
 				continue // a start that never completed
 			}
-			return nil, err
+			unreadable.Voyages = append(unreadable.Voyages, id)
+			unreadable.Errs = append(unreadable.Errs, err)
+			continue
 		}
 		if filter == "" || filter == ListAll || string(info.Status) == string(filter) {
 			out = append(out, info)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b projection.Voyage) int { return a.Created.Compare(b.Created) })
+	if len(unreadable.Voyages) > 0 {
+		return out, &unreadable
+	}
 	return out, nil
 }

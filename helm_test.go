@@ -545,3 +545,34 @@ func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
 	assert.Contains(t, rep.Problems[0], filepath.Base(segs[0]))
 	assert.Contains(t, rep.Problems[0], "offset")
 }
+
+func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), fixedOptions())
+	require.NoError(t, err)
+	var dirs []string
+	for i := 0; i < 3; i++ {
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who)
+		require.NoError(t, err)
+		dirs = append(dirs, v.Dir())
+		v.Close()
+	}
+	// Damage the second voyage's log and drop its summary, so List must
+	// read its events.
+	segs, err := filepath.Glob(filepath.Join(dirs[1], "events", "*.seg"))
+	require.NoError(t, err)
+	data, err := os.ReadFile(segs[0])
+	require.NoError(t, err)
+	data[len(data)-5] ^= 0xff
+	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
+	require.NoError(t, os.Remove(filepath.Join(dirs[1], "summary.json")))
+
+	list, err := h.List(ctx, helm.ListAll)
+	var le *helm.ListError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, []string{filepath.Base(dirs[1])}, le.Voyages)
+	assert.Contains(t, err.Error(), "voyage verify")
+	require.Len(t, list, 2)
+	assert.Equal(t, "voyage 0", list[0].Intent)
+	assert.Equal(t, "voyage 2", list[1].Intent)
+}

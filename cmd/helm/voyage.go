@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -110,9 +111,19 @@ func (c *voyageListCommand) Run(ctx context.Context, a *app, args []string) erro
 		return err
 	}
 	list, err := h.List(ctx, helm.StatusFilter(c.status))
-	if err != nil {
+	var unreadable *helm.ListError
+	if err != nil && !errors.As(err, &unreadable) {
 		return err
 	}
+	// Voyages that could not be read do not hide the others: list what
+	// was read, then report the rest (exit 1).
+	if err := c.print(a, h, list); err != nil {
+		return err
+	}
+	return err
+}
+
+func (c *voyageListCommand) print(a *app, h *helm.Home, list []projection.Voyage) error {
 	if a.g.json {
 		if list == nil {
 			list = []projection.Voyage{}
