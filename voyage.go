@@ -340,6 +340,9 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who logbook.Who) (
 		return logbook.Observation{}, v.fail(op, fmt.Errorf("%w: an observation needs a mark and a sighting", ErrInvalid), "")
 	}
 	op = "observe " + obs.Mark.String()
+	if obs.Sighting.Kind() != obs.Mark.Kind() {
+		return logbook.Observation{}, v.fail(op, fmt.Errorf("%w: a %s sighting cannot answer a %s mark", ErrInvalid, obs.Sighting.Kind(), obs.Mark.Kind()), "")
+	}
 	markJSON, sightJSON, err := encodeObservation(obs)
 	if err != nil {
 		return logbook.Observation{}, v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), "")
