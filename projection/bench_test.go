@@ -1,34 +1,121 @@
 package projection
 
-import "testing"
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
 
-// BenchmarkDecodeApply decodes and folds a typical mix of events: the cost
-// of replay per event, without I/O.
-func BenchmarkDecodeApply(b *testing.B) {
-	var stored [][]byte
-	for _, e := range sampleEvents() {
-		if e.Type == VoyageStarted || e.Type == VoyageCompleted || e.Type == ReadingChallenged || e.Type == ActionPerformed {
-			continue
-		}
-		data, _ := Encode(e)
-		stored = append(stored, data)
+	"github.com/helmlog/helm/logbook"
+)
+
+// typicalMix is the bulk of a real voyage, in the order it is recorded:
+// rounds of three stowed artifacts and their observations, a bearing
+// sealing them, and an action intended and performed.
+func typicalMix(rounds int) []*Event {
+	at := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "claude-opus-4"}
+	ev := func(t Type) *Event {
+		at = at.Add(1700 * time.Millisecond)
+		return &Event{Type: t, V: CurrentVersion[t], At: at, Who: who}
 	}
+	start := ev(VoyageStarted)
+	start.Voyage = &VoyageInfo{ID: "a3b0fc12-0000-4000-8000-000000000001", Intent: "Resolve #42: fix widget crash", Kind: "resolve-issue"}
+	events := []*Event{start}
+	for r := range rounds {
+		var obs []logbook.Observation
+		for i := range 3 {
+			hash := fmt.Sprintf("%064x", r*3+i)
+			s := ev(ArtifactStowed)
+			s.Artifact = &ArtifactRef{Hash: hash, Size: 4096 + int64(i), StoredSize: 1500, Offset: int64(r * 5000)}
+			o := ev(Observed)
+			o.Obs = &logbook.Observation{
+				Key:   fmt.Sprintf("file:src/widget/mod%d.rs", i),
+				Mark:  json.RawMessage(fmt.Sprintf(`{"kind":"file","path":"src/widget/mod%d.rs"}`, i)),
+				Label: fmt.Sprintf("File src/widget/mod%d.rs", i), Artifact: hash, ObservedAt: o.At, ObservedBy: who,
+			}
+			obs = append(obs, *o.Obs)
+			events = append(events, s, o)
+		}
+		b := ev(BearingTaken)
+		b.Bearing = &logbook.Bearing{Observations: obs, Reading: logbook.Reading{Text: "The widget module misses a null check in init().", Source: logbook.SourceAgent}}
+		id := fmt.Sprintf("act-%d", r)
+		in := ev(ActionIntended)
+		in.Action = &logbook.Action{ID: id, Kind: "commit", Params: json.RawMessage(`{"message":"widget: check for null in init","paths":["src/widget/mod0.rs"]}`)}
+		done := ev(ActionPerformed)
+		done.Action = &logbook.Action{ID: id, Kind: "commit", Result: &logbook.ActionResult{SHA: "9fceb02d0ae598e95dc970b74767f19372d61af8", Branch: "helm/fix-widget"}}
+		events = append(events, b, in, done)
+	}
+	return events
+}
+
+// BenchmarkDecodeApply decodes and folds a typical mix of events, from the
+// stored binary form and from exported JSON: the cost of replay per
+// event, without I/O. One op is a fresh voyage of 1+9*rounds events.
+func BenchmarkDecodeApply(b *testing.B) {
+	events := typicalMix(10)
+	for _, form := range []struct {
+		name   string
+		encode func(*Event) ([]byte, error)
+	}{
+		{"binary", Encode},
+		{"json", func(e *Event) ([]byte, error) { return json.Marshal(e) }},
+	} {
+		b.Run(form.name, func(b *testing.B) {
+			stored := make([][]byte, len(events))
+			size := 0
+			for i, e := range events {
+				data, err := form.encode(e)
+				if err != nil {
+					b.Fatal(err)
+				}
+				stored[i] = data
+				size += len(data)
+			}
+			benchReplay(b, stored)
+			b.ReportMetric(float64(size)/float64(len(stored)), "B/event")
+		})
+	}
+}
+
+// BenchmarkReplay100k replays a random 100k-event voyage from its stored
+// form, as opening it does: the whole voyage is one op.
+func BenchmarkReplay100k(b *testing.B) {
+	events := randomVoyage(rand.New(rand.NewPCG(1, 2)), 100_000)
+	stored := make([][]byte, len(events))
+	for i, e := range events {
+		data, err := Encode(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stored[i] = data
+	}
+	benchReplay(b, stored)
+}
+
+// benchReplay folds stored into a fresh State per op and reports
+// events/s and allocations per event.
+func benchReplay(b *testing.B, stored [][]byte) {
 	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	n := 0
 	for b.Loop() {
 		var st State
-		st.Apply(1, &Event{Type: VoyageStarted, V: 1, Voyage: &VoyageInfo{ID: "v"}})
 		for i, data := range stored {
 			e, err := Decode(data)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if e.Type == ActionIntended {
-				e.Action.ID = "x"
+			if err := st.Apply(uint64(i+1), e); err != nil {
+				b.Fatal(err)
 			}
-			st.Apply(uint64(i+2), e)
-			n++
 		}
+		n += len(stored)
 	}
+	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/event")
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/helmlog/helm/logbook"
 )
 
-// Type names an event. The names are part of the stored format: never
-// rename one; add a new type or a new version instead.
+// Type names an event. The names are part of the JSON form, and each type
+// has a fixed code in the binary form (typeCodes in codec.go): never
+// rename or renumber one; add a new type or a new version instead.
 type Type string
 
 // The event types of a voyage.
@@ -30,7 +31,9 @@ const (
 )
 
 // CurrentVersion is the schema version each event type is written with.
-// Older versions are brought up to date by the upcasters on decode.
+// Older versions are brought up to date on decode: by the upcasters for
+// the JSON form, by the binary decoder's version switch (codec.go) for
+// the binary form.
 var CurrentVersion = map[Type]int{
 	VoyageStarted:      1,
 	VoyageCompleted:    1,
@@ -117,18 +120,6 @@ type Challenge struct {
 	Source   logbook.Source `json:"source"`
 }
 
-// Encode returns the stored form of e: JSON with its current version.
-func Encode(e *Event) ([]byte, error) {
-	if e.V == 0 {
-		e.V = CurrentVersion[e.Type]
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s event: %w", e.Type, err)
-	}
-	return data, nil
-}
-
 // Upcaster rewrites the JSON of an event of version v into version v+1.
 type Upcaster func(raw map[string]json.RawMessage) error
 
@@ -157,14 +148,13 @@ func upcastBearingV1(raw map[string]json.RawMessage) error {
 	return nil
 }
 
-// Decode parses a stored event, upcasting older versions to the current
-// one. An unknown type or a version newer than this code knows is an error:
-// a newer helm wrote this voyage.
-func Decode(data []byte) (*Event, error) {
+// decodeJSON parses the JSON form of an event, upcasting older versions
+// to the current one.
+func decodeJSON(data []byte) (*Event, error) {
 	var e Event
 	full := json.Unmarshal(data, &e)
 	if full == nil && e.V == CurrentVersion[e.Type] && e.V != 0 {
-		return &e, nil // the common case: one parse
+		return checkedJSON(&e) // the common case: one parse
 	}
 	// An older version may not even fit today's types: read the head alone.
 	var head struct {
@@ -207,5 +197,14 @@ func Decode(data []byte) (*Event, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, fmt.Errorf("decode %s event: %w", head.Type, err)
 	}
-	return &e, nil
+	return checkedJSON(&e)
+}
+
+// checkedJSON refuses a decoded JSON event that Encode could not store:
+// one carrying a payload its type does not.
+func checkedJSON(e *Event) (*Event, error) {
+	if err := checkPayloads(e); err != nil {
+		return nil, fmt.Errorf("decode %s event: %w", e.Type, err)
+	}
+	return e, nil
 }

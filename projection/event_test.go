@@ -80,10 +80,13 @@ func sampleEvents() []*Event {
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, e := range sampleEvents() {
+	for _, e := range append(sampleEvents(), oddEvents()...) {
 		data, err := Encode(e)
 		require.NoError(f, err)
 		f.Add(data)
+		if data, err := EncodeJSON(e); err == nil { // an empty raw message has no JSON form
+			f.Add(data)
+		}
 	}
 	f.Add([]byte(`{"type":"bearing-taken","v":1,"bearing":{"reading":"x"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -91,13 +94,20 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Whatever decodes re-encodes and decodes to the same event, and
-		// folding it never panics.
+		// Whatever decodes, binary or JSON, re-encodes (binary) and
+		// decodes to the same event, times in UTC; the encoding is
+		// deterministic; and folding the event never panics.
 		again, err := Encode(e)
 		require.NoError(t, err)
 		e2, err := Decode(again)
 		require.NoError(t, err)
-		require.Equal(t, e, e2)
+		require.Equal(t, inUTC(e), e2)
+		if data[0] == formatBinary {
+			require.Equal(t, e, e2, "binary decodes exactly")
+		}
+		third, err := Encode(e2)
+		require.NoError(t, err)
+		require.Equal(t, again, third, "encoding is deterministic")
 		var st State
 		_ = st.Apply(1, e)
 	})

@@ -67,8 +67,10 @@ type State struct {
 	FailedActions []logbook.Entry
 	Artifacts     map[string]*Artifact
 
-	bearings map[uint64]int // BearingTaken seq -> index in Entries
-	actions  map[string]int // action id -> index in Entries
+	// The entries' payloads stay put while entries move, so these index
+	// them without renumbering when an entry is removed.
+	bearings map[uint64]*logbook.Bearing // BearingTaken seq -> its entry's bearing
+	actions  map[string]*logbook.Action  // action id -> its entry's action
 }
 
 // Apply folds one event, stored at sequence number seq, into the views.
@@ -78,8 +80,8 @@ func (s *State) Apply(seq uint64, e *Event) error {
 	if s.Slate == nil {
 		s.Slate = map[string]logbook.Observation{}
 		s.Artifacts = map[string]*Artifact{}
-		s.bearings = map[uint64]int{}
-		s.actions = map[string]int{}
+		s.bearings = map[uint64]*logbook.Bearing{}
+		s.actions = map[string]*logbook.Action{}
 	}
 	if seq <= s.Voyage.Seq {
 		return fmt.Errorf("event %d applied after event %d: out of order", seq, s.Voyage.Seq)
@@ -138,7 +140,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		b := *e.Bearing
 		b.Observations = slices.Clone(b.Observations)
 		b.Reading.History = slices.Clone(b.Reading.History)
-		s.bearings[seq] = len(s.Entries)
+		s.bearings[seq] = &b
 		s.Entries = append(s.Entries, logbook.Entry{
 			N: len(s.Entries) + 1, Kind: logbook.KindBearing, At: e.At, Who: e.Who, Bearing: &b,
 		})
@@ -148,11 +150,11 @@ func (s *State) apply(seq uint64, e *Event) error {
 		if c == nil {
 			return errMissing("challenge")
 		}
-		i, ok := s.bearings[c.Bearing]
+		b, ok := s.bearings[c.Bearing]
 		if !ok {
 			return fmt.Errorf("no bearing at event %d", c.Bearing)
 		}
-		r := &s.Entries[i].Bearing.Reading
+		r := &b.Reading
 		r.History = append(r.History, logbook.ReadingAttempt{
 			Text: r.Text, Source: r.Source, ChallengedWith: c.Feedback, ChallengedAt: e.At, ChallengedBy: e.Who,
 		})
@@ -163,7 +165,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		a := *e.Action
 		a.Status = logbook.OutcomeUnknown
-		s.actions[a.ID] = len(s.Entries)
+		s.actions[a.ID] = &a
 		s.Entries = append(s.Entries, logbook.Entry{
 			N: len(s.Entries) + 1, Kind: logbook.KindAction, At: e.At, Who: e.Who, Action: &a,
 		})
@@ -171,19 +173,27 @@ func (s *State) apply(seq uint64, e *Event) error {
 		if e.Action == nil {
 			return errMissing("action")
 		}
-		i, ok := s.actions[e.Action.ID]
+		a, ok := s.actions[e.Action.ID]
 		if !ok {
 			return fmt.Errorf("no intended action %s", e.Action.ID)
 		}
-		a := s.Entries[i].Action
 		a.DoneAt = e.At
 		if e.Type == ActionPerformed {
 			a.Status, a.Result = logbook.Performed, e.Action.Result
 			break
 		}
 		a.Status, a.Error, a.Result = logbook.Failed, e.Action.Error, e.Action.Result
+		// Actions mostly fail soon after they are intended: look from the end.
+		i := len(s.Entries) - 1
+		for i >= 0 && s.Entries[i].Action != a {
+			i--
+		}
+		if i < 0 {
+			return fmt.Errorf("intended action %s is not in the story", a.ID)
+		}
 		s.FailedActions = append(s.FailedActions, s.Entries[i])
 		s.removeEntry(i)
+		delete(s.actions, a.ID)
 	default:
 		return fmt.Errorf("unknown event type %q", e.Type)
 	}
@@ -196,26 +206,17 @@ func (s *State) removeEntry(i int) {
 	for j := i; j < len(s.Entries); j++ {
 		s.Entries[j].N = j + 1
 	}
-	for seq, k := range s.bearings {
-		if k > i {
-			s.bearings[seq] = k - 1
-		}
-	}
-	for id, k := range s.actions {
-		switch {
-		case k > i:
-			s.actions[id] = k - 1
-		case k == i:
-			delete(s.actions, id)
-		}
-	}
 }
 
 // BearingSeq returns the event sequence number of the bearing that is
 // entry n of the story, or false if entry n is not a bearing.
 func (s *State) BearingSeq(n int) (uint64, bool) {
-	for seq, i := range s.bearings {
-		if i == n-1 {
+	if n < 1 || n > len(s.Entries) || s.Entries[n-1].Bearing == nil {
+		return 0, false
+	}
+	b := s.Entries[n-1].Bearing
+	for seq, p := range s.bearings {
+		if p == b {
 			return seq, true
 		}
 	}
@@ -225,8 +226,8 @@ func (s *State) BearingSeq(n int) (uint64, bool) {
 // HasAction reports whether an action with this id was intended and has
 // no recorded outcome yet.
 func (s *State) HasAction(id string) bool {
-	i, ok := s.actions[id]
-	return ok && s.Entries[i].Action.Status == logbook.OutcomeUnknown
+	a, ok := s.actions[id]
+	return ok && a.Status == logbook.OutcomeUnknown
 }
 
 // SlateList returns the slate's observations ordered by key.

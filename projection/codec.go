@@ -1,0 +1,773 @@
+package projection
+
+// # The stored form of an event
+//
+// Encode writes an event as one binary record; Decode reads it back (and
+// also reads the JSON form: see below). The record is the payload of one
+// segment-log record, so it carries no length or checksum of its own.
+//
+//	+--------+---------+---------+------+-----------------------+---------
+//	| format | type    | version | at   | who                   | payload
+//	| 0x01   | uvarint | uvarint | time | str    str    str     | fields of the type,
+//	| 1 byte |  code   |         |      | ident. role   method  | by version (below)
+//	+--------+---------+---------+------+-----------------------+---------
+//
+// Primitives (uvarint and varint are encoding/binary's LEB128 forms;
+// varint is zig-zag):
+//
+//	str     uvarint n, then n bytes (not necessarily UTF-8)
+//	raw     uvarint 0 = nil; n+1, then n bytes (json.RawMessage)
+//	list    uvarint 0 = nil slice; n+1, then n elements (so nil and
+//	        empty slices stay distinct, as JSON's null and [] are)
+//	opt     byte 0 = nil pointer; 1, then the pointee
+//	time    byte 0x00: the zero time.Time
+//	        byte 0x01, varint unix nanoseconds (years 1678 to 2262)
+//	        byte 0x02, varint unix seconds, uvarint nanoseconds (any
+//	        other time)
+//	        Times decode in UTC, without a monotonic reading.
+//	who     str identity, str role, str method
+//
+// The format byte 0x01 can never begin a JSON record ('{' or white
+// space), so Decode tells the two forms apart by the first byte alone.
+// A new record format would take a new format byte.
+//
+// Type codes are fixed forever (typeCodes): append new types at the end,
+// never reorder or reuse a code. A code this helm does not know is an
+// error: a newer helm wrote the record.
+//
+// Payloads at the current versions (fields in this order):
+//
+//	voyage-started v1       opt{str id, str intent, str kind}
+//	voyage-completed v1     opt{str outcome, str summary}
+//	artifact-stowed v1,     opt{str hash, varint size, varint stored_size,
+//	artifact-reduced v1,        varint offset, str derived_from, str method}
+//	artifact-jettisoned v1
+//	observed v1             opt{observation}
+//	mark-erased v1          str key
+//	slate-wiped v1          (nothing)
+//	bearing-taken v2        opt{list observation, reading}
+//	reading-challenged v1   opt{uvarint bearing, str feedback, str text, str source}
+//	action-intended v1,     opt{str id, str kind, raw params, str status,
+//	action-performed v1,        opt result, str error, time done_at}
+//	action-failed v1
+//
+//	observation  str key, raw mark, str label, str artifact,
+//	             time observed_at, who observed_by
+//	reading      str text, str source, list attempt
+//	attempt      str text, str source, str challenged_with,
+//	             time challenged_at, who challenged_by
+//	result       str sha, str branch, varint number, varint comment_id,
+//	             str url, list str reviewers
+//
+// Nothing follows the payload: trailing bytes are an error.
+//
+// Raw fields (a mark, action params) are kept byte for byte: unlike
+// json.Marshal, Encode neither validates nor compacts them (helm makes
+// them with json.Marshal), so the JSON export of an event whose raw field
+// is not JSON fails there rather than at Encode.
+//
+// # Versions
+//
+// CurrentVersion is the source of truth: Encode writes only the current
+// layout of each type. When a type's layout changes, bump its version and
+// keep the old layout readable: decodePayload switches on the version and
+// reads an old layout straight into today's struct (filling what the old
+// layout lacked), as decodeBearingV1 does for the bare-string reading of
+// bearing-taken v1. (Bearing v1 predates this codec and was only ever
+// written as JSON; its binary layout, opt{list observation, str reading},
+// is kept as the worked example.) A JSON record goes through the JSON
+// upcasters instead.
+//
+// # Hostile input
+//
+// Every length and count is checked against the bytes left before
+// anything is sliced or allocated, so a short or forged record is an
+// error naming the field and offset, never a panic or a huge allocation.
+//
+// # Sharing
+//
+// Decode converts the record to a string once and every decoded string is
+// a substring of it: one allocation for all the strings of an event, which
+// keeps the whole record alive while any of them is. A json.RawMessage
+// field, being mutable, gets a copy of its own. Nothing decoded shares the
+// caller's buffer.
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/helmlog/helm/logbook"
+)
+
+// formatBinary is the first byte of a binary record.
+const formatBinary = 0x01
+
+// typeCodes maps a binary type code to its Type. Never reorder or reuse:
+// new types are appended.
+var typeCodes = [...]Type{
+	1:  VoyageStarted,
+	2:  VoyageCompleted,
+	3:  ArtifactStowed,
+	4:  Observed,
+	5:  MarkErased,
+	6:  SlateWiped,
+	7:  BearingTaken,
+	8:  ReadingChallenged,
+	9:  ActionIntended,
+	10: ActionPerformed,
+	11: ActionFailed,
+	12: ArtifactReduced,
+	13: ArtifactJettisoned,
+}
+
+// codeOf is the inverse of typeCodes.
+var codeOf = func() map[Type]uint64 {
+	m := make(map[Type]uint64, len(typeCodes))
+	for code, t := range typeCodes {
+		if t != "" {
+			m[t] = uint64(code)
+		}
+	}
+	return m
+}()
+
+// Time encodings.
+const (
+	timeZero  = 0x00
+	timeNanos = 0x01
+	timeWide  = 0x02
+)
+
+// Unix seconds whose nanoseconds surely fit an int64.
+const maxNanoSec = 9_223_372_035
+
+// payloadName is the payload each type carries: the JSON name of its
+// Event field ("" for none).
+func payloadName(t Type) string {
+	switch t {
+	case VoyageStarted:
+		return "voyage"
+	case VoyageCompleted:
+		return "completion"
+	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
+		return "artifact"
+	case Observed:
+		return "observation"
+	case MarkErased:
+		return "key"
+	case BearingTaken:
+		return "bearing"
+	case ReadingChallenged:
+		return "challenge"
+	case ActionIntended, ActionPerformed, ActionFailed:
+		return "action"
+	}
+	return ""
+}
+
+// checkPayloads refuses an event carrying a payload its type does not:
+// such an event could not be stored, nor folded sensibly.
+func checkPayloads(e *Event) error {
+	want := payloadName(e.Type)
+	for _, p := range [...]struct {
+		name string
+		set  bool
+	}{
+		{"voyage", e.Voyage != nil},
+		{"completion", e.Completion != nil},
+		{"artifact", e.Artifact != nil},
+		{"observation", e.Obs != nil},
+		{"key", e.Key != ""},
+		{"bearing", e.Bearing != nil},
+		{"challenge", e.Challenge != nil},
+		{"action", e.Action != nil},
+	} {
+		if p.set && p.name != want {
+			return fmt.Errorf("a %s event has no %s payload, but this one carries one", e.Type, p.name)
+		}
+	}
+	return nil
+}
+
+// Encode returns the stored form of e: the binary record described at the
+// top of this file, at its type's current version. Zero e.V is set to
+// the current version; any other version than the current is an error,
+// as is a payload the type does not carry. The same event always encodes
+// to the same bytes.
+func Encode(e *Event) ([]byte, error) {
+	code, ok := codeOf[e.Type]
+	if !ok {
+		return nil, fmt.Errorf("encode event: unknown type %q", e.Type)
+	}
+	cur := CurrentVersion[e.Type]
+	if e.V == 0 {
+		e.V = cur
+	}
+	if e.V != cur {
+		return nil, fmt.Errorf("encode %s event: version %d, but only the current version %d can be written", e.Type, e.V, cur)
+	}
+	if err := checkPayloads(e); err != nil {
+		return nil, fmt.Errorf("encode %s event: %w", e.Type, err)
+	}
+	w := encoder{b: make([]byte, 0, 128)}
+	w.b = append(w.b, formatBinary)
+	w.uvarint(code)
+	w.uvarint(uint64(cur))
+	w.time(e.At)
+	w.who(e.Who)
+	switch e.Type {
+	case VoyageStarted:
+		if w.opt(e.Voyage != nil) {
+			w.str(e.Voyage.ID)
+			w.str(e.Voyage.Intent)
+			w.str(e.Voyage.Kind)
+		}
+	case VoyageCompleted:
+		if w.opt(e.Completion != nil) {
+			w.str(string(e.Completion.Outcome))
+			w.str(e.Completion.Summary)
+		}
+	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
+		if a := e.Artifact; w.opt(a != nil) {
+			w.str(a.Hash)
+			w.varint(a.Size)
+			w.varint(a.StoredSize)
+			w.varint(a.Offset)
+			w.str(a.DerivedFrom)
+			w.str(a.Method)
+		}
+	case Observed:
+		if w.opt(e.Obs != nil) {
+			w.observation(e.Obs)
+		}
+	case MarkErased:
+		w.str(e.Key)
+	case SlateWiped:
+	case BearingTaken:
+		if b := e.Bearing; w.opt(b != nil) {
+			if w.list(b.Observations == nil, len(b.Observations)) {
+				for i := range b.Observations {
+					w.observation(&b.Observations[i])
+				}
+			}
+			w.str(b.Reading.Text)
+			w.str(string(b.Reading.Source))
+			if w.list(b.Reading.History == nil, len(b.Reading.History)) {
+				for _, h := range b.Reading.History {
+					w.str(h.Text)
+					w.str(string(h.Source))
+					w.str(h.ChallengedWith)
+					w.time(h.ChallengedAt)
+					w.who(h.ChallengedBy)
+				}
+			}
+		}
+	case ReadingChallenged:
+		if c := e.Challenge; w.opt(c != nil) {
+			w.uvarint(c.Bearing)
+			w.str(c.Feedback)
+			w.str(c.Text)
+			w.str(string(c.Source))
+		}
+	case ActionIntended, ActionPerformed, ActionFailed:
+		if a := e.Action; w.opt(a != nil) {
+			w.str(a.ID)
+			w.str(a.Kind)
+			w.raw(a.Params)
+			w.str(string(a.Status))
+			if r := a.Result; w.opt(r != nil) {
+				w.str(r.SHA)
+				w.str(r.Branch)
+				w.varint(int64(r.Number))
+				w.varint(r.CommentID)
+				w.str(r.URL)
+				if w.list(r.Reviewers == nil, len(r.Reviewers)) {
+					for _, s := range r.Reviewers {
+						w.str(s)
+					}
+				}
+			}
+			w.str(a.Error)
+			w.time(a.DoneAt)
+		}
+	}
+	return w.b, nil
+}
+
+// EncodeJSON returns the JSON form of e, the export and interchange form
+// that Decode also reads. Zero e.V is set to the current version.
+func EncodeJSON(e *Event) ([]byte, error) {
+	if e.V == 0 {
+		e.V = CurrentVersion[e.Type]
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s event as JSON: %w", e.Type, err)
+	}
+	return data, nil
+}
+
+// Decode parses a stored event, binary or JSON, and returns it at its
+// type's current version. An unknown type or a version newer than this
+// code knows is an error: a newer helm wrote this voyage.
+func Decode(data []byte) (*Event, error) {
+	if len(data) == 0 {
+		return nil, errors.New("decode event: empty record")
+	}
+	switch data[0] {
+	case formatBinary:
+		return decodeBinary(data)
+	case '{', ' ', '\t', '\r', '\n':
+		return decodeJSON(data)
+	}
+	return nil, fmt.Errorf("decode event: unknown record format 0x%02x (written by a newer helm?)", data[0])
+}
+
+type encoder struct{ b []byte }
+
+func (w *encoder) uvarint(v uint64) {
+	if v < 0x80 {
+		w.b = append(w.b, byte(v))
+		return
+	}
+	w.b = binary.AppendUvarint(w.b, v)
+}
+
+func (w *encoder) varint(v int64) { w.uvarint(uint64(v<<1) ^ uint64(v>>63)) }
+
+func (w *encoder) str(s string) {
+	w.uvarint(uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+
+func (w *encoder) raw(p []byte) {
+	if p == nil {
+		w.b = append(w.b, 0)
+		return
+	}
+	w.uvarint(uint64(len(p)) + 1)
+	w.b = append(w.b, p...)
+}
+
+// opt writes a presence flag and returns it.
+func (w *encoder) opt(present bool) bool {
+	if present {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+	return present
+}
+
+// list writes a list's count and reports whether elements follow.
+func (w *encoder) list(isNil bool, n int) bool {
+	if isNil {
+		w.b = append(w.b, 0)
+		return false
+	}
+	w.uvarint(uint64(n) + 1)
+	return n > 0
+}
+
+func (w *encoder) time(t time.Time) {
+	if t.IsZero() {
+		w.b = append(w.b, timeZero)
+		return
+	}
+	sec, nsec := t.Unix(), int64(t.Nanosecond())
+	if -maxNanoSec <= sec && sec <= maxNanoSec {
+		w.b = append(w.b, timeNanos)
+		w.varint(sec*1e9 + nsec)
+		return
+	}
+	w.b = append(w.b, timeWide)
+	w.varint(sec)
+	w.uvarint(uint64(nsec))
+}
+
+func (w *encoder) who(x logbook.Who) {
+	w.str(x.Identity)
+	w.str(x.Role)
+	w.str(x.Method)
+}
+
+func (w *encoder) observation(o *logbook.Observation) {
+	w.str(o.Key)
+	w.raw(o.Mark)
+	w.str(o.Label)
+	w.str(o.Artifact)
+	w.time(o.ObservedAt)
+	w.who(o.ObservedBy)
+}
+
+// decoder reads one binary record. Its first error sticks: it moves the
+// offset to the end, so later reads fail fast and return zero values, and
+// decodeBinary reports the first error. The fast paths are small enough
+// to inline; the failures are out of line.
+type decoder struct {
+	buf []byte
+	str string // string(buf): decoded strings are substrings of it
+	off int
+	err error
+}
+
+//go:noinline
+func (d *decoder) fail(field string, at int, format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%s at offset %d: %s", field, at, fmt.Sprintf(format, args...))
+	}
+	d.off = len(d.buf)
+}
+
+func (d *decoder) byte(field string) byte {
+	if d.off < len(d.buf) {
+		b := d.buf[d.off]
+		d.off++
+		return b
+	}
+	d.fail(field, d.off, "record ends")
+	return 0
+}
+
+func (d *decoder) uvarint(field string) uint64 {
+	if d.off < len(d.buf) && d.buf[d.off] < 0x80 {
+		d.off++
+		return uint64(d.buf[d.off-1])
+	}
+	return d.uvarintSlow(field)
+}
+
+func (d *decoder) uvarintSlow(field string) uint64 {
+	v, n := binary.Uvarint(d.buf[d.off:])
+	switch {
+	case n > 0:
+		d.off += n
+		return v
+	case n == 0:
+		d.fail(field, d.off, "record ends inside a varint")
+	default:
+		d.fail(field, d.off, "varint overflows 64 bits")
+	}
+	return 0
+}
+
+func (d *decoder) varint(field string) int64 {
+	u := d.uvarint(field)
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+// tooLong fails a length or count n read at offset at.
+func (d *decoder) tooLong(field string, at int, what string, n uint64) {
+	d.fail(field, at, "%s %d exceeds the %d bytes left", what, n, len(d.buf)-d.off)
+}
+
+func (d *decoder) string(field string) string {
+	if off := d.off; off < len(d.buf) {
+		// The common case: a one-byte length that fits.
+		if n := int(d.buf[off]); n < 0x80 && n < len(d.buf)-off {
+			d.off = off + 1 + n
+			return d.str[off+1 : d.off]
+		}
+	}
+	return d.stringSlow(field)
+}
+
+func (d *decoder) stringSlow(field string) string {
+	at := d.off
+	n := d.uvarint(field)
+	if n > uint64(len(d.buf)-d.off) {
+		d.tooLong(field, at, "length", n)
+		return ""
+	}
+	s := d.str[d.off : d.off+int(n)]
+	d.off += int(n)
+	return s
+}
+
+// rawMessage reads a raw field into a copy of its own: a RawMessage is
+// mutable, so it may not share the record's string.
+func (d *decoder) rawMessage(field string) json.RawMessage {
+	at := d.off
+	u := d.uvarint(field)
+	if u == 0 {
+		return nil // also after an error
+	}
+	if u-1 > uint64(len(d.buf)-d.off) {
+		d.tooLong(field, at, "length", u-1)
+		return nil
+	}
+	end := d.off + int(u-1)
+	p := append(json.RawMessage{}, d.buf[d.off:end]...)
+	d.off = end
+	return p
+}
+
+// opt reads a presence flag.
+func (d *decoder) opt(field string) bool {
+	at := d.off
+	switch b := d.byte(field); b {
+	case 0:
+		return false
+	case 1:
+		return true
+	default:
+		d.fail(field, at, "presence flag %d is neither 0 nor 1", b)
+	}
+	return false
+}
+
+// list reads a list's count; minSize is the fewest bytes an element
+// takes, so a count the bytes left cannot hold is refused before
+// anything is allocated.
+func (d *decoder) list(field string, minSize int) (n int, isNil bool) {
+	at := d.off
+	u := d.uvarint(field)
+	if u == 0 {
+		return 0, true // also after an error
+	}
+	if u-1 > uint64((len(d.buf)-d.off)/minSize) {
+		d.tooLong(field, at, "count", u-1)
+		return 0, true
+	}
+	return int(u - 1), false
+}
+
+func (d *decoder) time(field string) time.Time {
+	at := d.off
+	switch b := d.byte(field); b {
+	case timeZero:
+		return time.Time{} // also after an error
+	case timeNanos:
+		return time.Unix(0, d.varint(field)).UTC()
+	case timeWide:
+		sec := d.varint(field)
+		nsec := d.uvarint(field)
+		if nsec >= 1e9 {
+			d.fail(field, at, "nanoseconds %d out of range", nsec)
+			return time.Time{}
+		}
+		return time.Unix(sec, int64(nsec)).UTC()
+	default:
+		d.fail(field, at, "unknown time encoding 0x%02x", b)
+	}
+	return time.Time{}
+}
+
+func (d *decoder) who(field string) logbook.Who {
+	return logbook.Who{Identity: d.string(field), Role: d.string(field), Method: d.string(field)}
+}
+
+// Fewest bytes an element of each list takes.
+const (
+	minObservation = 8 // 4 strs/raws, a time, a who
+	minAttempt     = 7 // 3 strs, a time, a who
+	minString      = 1
+)
+
+func (d *decoder) observation(o *logbook.Observation) {
+	o.Key = d.string("observation key")
+	o.Mark = d.rawMessage("observation mark")
+	o.Label = d.string("observation label")
+	o.Artifact = d.string("observation artifact")
+	o.ObservedAt = d.time("observation observed_at")
+	o.ObservedBy = d.who("observation observed_by")
+}
+
+func (d *decoder) observations() []logbook.Observation {
+	n, isNil := d.list("bearing observations", minObservation)
+	if isNil {
+		return nil
+	}
+	obs := make([]logbook.Observation, n)
+	for i := range obs {
+		d.observation(&obs[i])
+	}
+	return obs
+}
+
+// boxed allocates an Event and its payload together: one allocation
+// instead of two for the common events.
+type boxed[P any] struct {
+	e Event
+	p P
+}
+
+// decodeBinary decodes a binary record (data[0] == formatBinary).
+func decodeBinary(data []byte) (*Event, error) {
+	d := decoder{buf: data, off: 1}
+	at := d.off
+	code := d.uvarint("type")
+	if d.err != nil {
+		return nil, fmt.Errorf("decode event: %w", d.err)
+	}
+	if code == 0 || code >= uint64(len(typeCodes)) {
+		return nil, fmt.Errorf("decode event: unknown type code %d at offset %d (written by a newer helm?)", code, at)
+	}
+	t := typeCodes[code]
+	v := d.uvarint("version")
+	cur := CurrentVersion[t]
+	switch {
+	case d.err != nil:
+		return nil, fmt.Errorf("decode %s event: %w", t, d.err)
+	case v > uint64(cur):
+		return nil, fmt.Errorf("decode %s event: version %d is newer than this helm understands (%d); upgrade helm", t, v, cur)
+	case v < 1:
+		return nil, fmt.Errorf("decode %s event: invalid version %d", t, v)
+	}
+	d.str = string(data)
+	when := d.time("at")
+	who := d.who("who")
+	e := d.payload(t, int(v))
+	if d.err == nil && d.off != len(d.buf) {
+		d.fail("end", d.off, "%d trailing bytes", len(d.buf)-d.off)
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("decode %s event: %w", t, d.err)
+	}
+	e.Type, e.V, e.At, e.Who = t, cur, when, who
+	return e, nil
+}
+
+// payload decodes the payload of a type at version v (1 <= v <= current)
+// into a new Event. A layout that changed is read by version here, into
+// today's structs.
+func (d *decoder) payload(t Type, v int) *Event {
+	switch t {
+	case VoyageStarted:
+		if !d.opt("voyage") {
+			return &Event{}
+		}
+		x := &boxed[VoyageInfo]{}
+		x.p = VoyageInfo{ID: d.string("voyage id"), Intent: d.string("voyage intent"), Kind: d.string("voyage kind")}
+		x.e.Voyage = &x.p
+		return &x.e
+	case VoyageCompleted:
+		if !d.opt("completion") {
+			return &Event{}
+		}
+		x := &boxed[Completion]{}
+		x.p = Completion{Outcome: Outcome(d.string("completion outcome")), Summary: d.string("completion summary")}
+		x.e.Completion = &x.p
+		return &x.e
+	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
+		if !d.opt("artifact") {
+			return &Event{}
+		}
+		x := &boxed[ArtifactRef]{}
+		a := &x.p
+		a.Hash = d.string("artifact hash")
+		a.Size = d.varint("artifact size")
+		a.StoredSize = d.varint("artifact stored_size")
+		a.Offset = d.varint("artifact offset")
+		a.DerivedFrom = d.string("artifact derived_from")
+		a.Method = d.string("artifact method")
+		x.e.Artifact = a
+		return &x.e
+	case Observed:
+		if !d.opt("observation") {
+			return &Event{}
+		}
+		x := &boxed[logbook.Observation]{}
+		d.observation(&x.p)
+		x.e.Obs = &x.p
+		return &x.e
+	case MarkErased:
+		return &Event{Key: d.string("key")}
+	case SlateWiped:
+		return &Event{}
+	case BearingTaken:
+		if !d.opt("bearing") {
+			return &Event{}
+		}
+		x := &boxed[logbook.Bearing]{}
+		switch v {
+		case 1:
+			d.decodeBearingV1(&x.p)
+		default:
+			d.decodeBearing(&x.p)
+		}
+		x.e.Bearing = &x.p
+		return &x.e
+	case ReadingChallenged:
+		if !d.opt("challenge") {
+			return &Event{}
+		}
+		x := &boxed[Challenge]{}
+		c := &x.p
+		c.Bearing = d.uvarint("challenge bearing")
+		c.Feedback = d.string("challenge feedback")
+		c.Text = d.string("challenge text")
+		c.Source = logbook.Source(d.string("challenge source"))
+		x.e.Challenge = c
+		return &x.e
+	case ActionIntended, ActionPerformed, ActionFailed:
+		if !d.opt("action") {
+			return &Event{}
+		}
+		x := &boxed[logbook.Action]{}
+		d.decodeAction(&x.p)
+		x.e.Action = &x.p
+		return &x.e
+	}
+	d.fail("type", 1, "no payload decoder for %s", t) // typeCodes and this switch should agree
+	return &Event{}
+}
+
+// decodeBearing reads bearing-taken v2: observations and a Reading.
+func (d *decoder) decodeBearing(b *logbook.Bearing) {
+	b.Observations = d.observations()
+	r := &b.Reading
+	r.Text = d.string("reading text")
+	r.Source = logbook.Source(d.string("reading source"))
+	n, isNil := d.list("reading history", minAttempt)
+	if isNil {
+		return
+	}
+	r.History = make([]logbook.ReadingAttempt, n)
+	for i := range r.History {
+		h := &r.History[i]
+		h.Text = d.string("attempt text")
+		h.Source = logbook.Source(d.string("attempt source"))
+		h.ChallengedWith = d.string("attempt challenged_with")
+		h.ChallengedAt = d.time("attempt challenged_at")
+		h.ChallengedBy = d.who("attempt challenged_by")
+	}
+}
+
+// decodeBearingV1 reads bearing-taken v1, whose reading was a bare
+// string, into today's Bearing: the string becomes Reading.Text.
+func (d *decoder) decodeBearingV1(b *logbook.Bearing) {
+	b.Observations = d.observations()
+	b.Reading = logbook.Reading{Text: d.string("reading")}
+}
+
+func (d *decoder) decodeAction(a *logbook.Action) {
+	a.ID = d.string("action id")
+	a.Kind = d.string("action kind")
+	a.Params = d.rawMessage("action params")
+	a.Status = logbook.ActionStatus(d.string("action status"))
+	if d.opt("action result") {
+		r := &logbook.ActionResult{}
+		r.SHA = d.string("result sha")
+		r.Branch = d.string("result branch")
+		at := d.off
+		num := d.varint("result number")
+		if r.Number = int(num); int64(r.Number) != num {
+			d.fail("result number", at, "%d overflows int", num)
+		}
+		r.CommentID = d.varint("result comment_id")
+		r.URL = d.string("result url")
+		if n, isNil := d.list("result reviewers", minString); !isNil {
+			r.Reviewers = make([]string, n)
+			for i := range r.Reviewers {
+				r.Reviewers[i] = d.string("result reviewer")
+			}
+		}
+		a.Result = r
+	}
+	a.Error = d.string("action error")
+	a.DoneAt = d.time("action done_at")
+}

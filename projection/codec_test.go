@@ -1,0 +1,251 @@
+package projection
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/logbook"
+)
+
+// oddEvents covers every payload field and the cases the layout must keep
+// apart: nil and empty slices and raw messages, absent pointers, zero,
+// old, far-future and sub-second times, negative numbers, long strings.
+func oddEvents() []*Event {
+	at := time.Date(2026, 2, 26, 17, 0, 0, 123456789, time.UTC)
+	who := logbook.Who{Identity: "ann", Role: "reviewer", Method: "human"}
+	long := strings.Repeat("x", 300)
+	obs := logbook.Observation{Key: "k", Mark: json.RawMessage(`{"kind":"file"}`), Label: "L", Artifact: "h", ObservedAt: at, ObservedBy: who}
+	history := []logbook.ReadingAttempt{
+		{Text: "first", Source: logbook.SourceAgent, ChallengedWith: "why", ChallengedAt: at, ChallengedBy: who},
+		{Text: "second", ChallengedWith: long},
+	}
+	return []*Event{
+		{Type: VoyageStarted, V: 1},
+		{Type: VoyageStarted, V: 1, At: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), Voyage: &VoyageInfo{}},
+		{Type: VoyageCompleted, V: 1, At: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), Completion: &Completion{Outcome: OutcomeBlocked}},
+		{Type: VoyageCompleted, V: 1, At: time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{Type: ArtifactStowed, V: 1, At: time.Unix(0, 0).UTC(), Artifact: &ArtifactRef{Hash: long, Size: -1, StoredSize: math.MaxInt64, Offset: math.MinInt64}},
+		{Type: ArtifactReduced, V: 1, At: at, Artifact: &ArtifactRef{Hash: "s", DerivedFrom: "h", Method: "head"}},
+		{Type: ArtifactJettisoned, V: 1, At: at, Artifact: &ArtifactRef{Hash: "h"}},
+		{Type: Observed, V: 1, At: at, Who: who, Obs: &obs},
+		{Type: Observed, V: 1, Obs: &logbook.Observation{Mark: json.RawMessage{}}},
+		{Type: Observed, V: 1, Obs: &logbook.Observation{}},
+		{Type: MarkErased, V: 1, Key: "k"},
+		{Type: MarkErased, V: 1},
+		{Type: SlateWiped, V: 1, At: at, Who: who},
+		{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{}},
+		{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{Observations: []logbook.Observation{}, Reading: logbook.Reading{History: []logbook.ReadingAttempt{}}}},
+		{Type: BearingTaken, V: 2, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.Observation{obs, obs, {}}, Reading: logbook.Reading{Text: long, Source: logbook.SourceUser, History: history}}},
+		{Type: ReadingChallenged, V: 1, Challenge: &Challenge{Bearing: math.MaxUint64, Feedback: "f", Text: "t", Source: logbook.SourceUser}},
+		{Type: ActionIntended, V: 1, Action: &logbook.Action{ID: "a", Kind: "commit", Params: json.RawMessage(`{"message": "spaced"}`)}},
+		{Type: ActionIntended, V: 1, Action: &logbook.Action{ID: "a", Params: json.RawMessage{}}},
+		{Type: ActionPerformed, V: 1, At: at, Action: &logbook.Action{ID: "a", Status: logbook.Performed, DoneAt: at, Result: &logbook.ActionResult{
+			SHA: "abc", Branch: "b", Number: -7, CommentID: math.MinInt64, URL: "https://x/y", Reviewers: []string{"bob", "", long}}}},
+		{Type: ActionPerformed, V: 1, Action: &logbook.Action{ID: "a", Result: &logbook.ActionResult{Reviewers: []string{}}}},
+		{Type: ActionPerformed, V: 1, Action: &logbook.Action{ID: "a", Result: &logbook.ActionResult{}}},
+		{Type: ActionFailed, V: 1, Action: &logbook.Action{ID: "a", Error: "boom"}},
+		{Type: ActionFailed, V: 1},
+	}
+}
+
+func TestBinaryRoundTripIsExact(t *testing.T) {
+	for _, e := range append(sampleEvents(), oddEvents()...) {
+		data, err := Encode(e)
+		require.NoError(t, err)
+		require.Equal(t, byte(formatBinary), data[0])
+		got, err := Decode(data)
+		require.NoError(t, err, "%s % x", e.Type, data)
+		require.Equal(t, e, got, "%s % x", e.Type, data)
+		again, err := Encode(got)
+		require.NoError(t, err)
+		require.Equal(t, data, again, "%s: encoding is deterministic", e.Type)
+	}
+}
+
+func TestJSONStillDecodes(t *testing.T) {
+	for _, e := range sampleEvents() {
+		data, err := EncodeJSON(e)
+		require.NoError(t, err)
+		require.Equal(t, byte('{'), data[0])
+		got, err := Decode(data)
+		require.NoError(t, err)
+		assert.Equal(t, e, got, string(data))
+		marshalled, err := json.Marshal(e) // what Export writes
+		require.NoError(t, err)
+		assert.Equal(t, data, marshalled)
+	}
+}
+
+func TestBinaryIsSmallerThanJSON(t *testing.T) {
+	var bin, js int
+	for _, e := range typicalMix(10) {
+		b, err := Encode(e)
+		require.NoError(t, err)
+		j, err := EncodeJSON(e)
+		require.NoError(t, err)
+		bin, js = bin+len(b), js+len(j)
+	}
+	assert.Less(t, bin, js*2/3, "binary %d bytes, JSON %d", bin, js)
+}
+
+func TestEncodeRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		e    *Event
+		want string
+	}{
+		{"unknown type", &Event{Type: "voyage-sunk"}, `unknown type "voyage-sunk"`},
+		{"old version", &Event{Type: BearingTaken, V: 1, Bearing: &logbook.Bearing{}}, "only the current version 2"},
+		{"foreign payload", &Event{Type: Observed, Obs: &logbook.Observation{}, Voyage: &VoyageInfo{}}, "no voyage payload"},
+		{"foreign key", &Event{Type: SlateWiped, Key: "k"}, "no key payload"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Encode(tt.e)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// record assembles a binary record by hand.
+type record []byte
+
+func (r record) u(v uint64) record  { return binary.AppendUvarint(r, v) }
+func (r record) s(s string) record  { return append(r.u(uint64(len(s))), s...) }
+func (r record) b(b ...byte) record { return append(r, b...) }
+
+// TestDecodeOldBinaryVersion: bearing-taken v1 stored the reading as a
+// bare string; its binary layout reads into today's Reading.
+func TestDecodeOldBinaryVersion(t *testing.T) {
+	at := time.Date(2026, 2, 26, 17, 1, 0, 0, time.UTC)
+	mark := `{"kind":"rust-project"}`
+	data := record{formatBinary}.u(7).u(1) // bearing-taken, v1
+	data = data.b(timeNanos).b(binary.AppendVarint(nil, at.UnixNano())...)
+	data = data.s("john-agent").s("coder").s("human") // who
+	data = data.b(1).u(1 + 1)                         // a bearing, one observation
+	data = data.s("rust-project:.").u(uint64(len(mark)) + 1).b([]byte(mark)...)
+	data = data.s("RustProject @ .").s("0f3c").b(timeZero).s("").s("").s("")
+	data = data.s("Widget module has a null check missing in init().") // the v1 reading: a bare string
+	e, err := Decode(data)
+	require.NoError(t, err)
+	want := &Event{Type: BearingTaken, V: 2, At: at, Who: logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"},
+		Bearing: &logbook.Bearing{
+			Observations: []logbook.Observation{{Key: "rust-project:.", Mark: json.RawMessage(`{"kind":"rust-project"}`), Label: "RustProject @ .", Artifact: "0f3c"}},
+			Reading:      logbook.Reading{Text: "Widget module has a null check missing in init()."},
+		}}
+	assert.Equal(t, want, e)
+}
+
+func TestDecodeRefusesBinary(t *testing.T) {
+	head := record{formatBinary}.u(4).u(1).b(timeZero).s("").s("").s("") // observed v1
+	head = head[:len(head):len(head)]                                    // appends copy
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "empty record"},
+		{"future format", []byte{0x02, 1, 1}, "unknown record format 0x02"},
+		{"unknown type", record{formatBinary}.u(200).u(1), "unknown type code 200 at offset 1 (written by a newer helm?)"},
+		{"type zero", record{formatBinary}.u(0).u(1), "unknown type code 0"},
+		{"future version", record{formatBinary}.u(4).u(9), "version 9 is newer than this helm understands"},
+		{"version zero", record{formatBinary}.u(7).u(0), "invalid version 0"},
+		{"no version", record{formatBinary}.u(4), "version at offset 2: record ends"},
+		{"long string", append(head[:len(head)-1:len(head)-1], 0xff, 0xff, 0xff, 0xff, 0x0f), "who at offset 6: length 4294967295 exceeds the 0 bytes left"},
+		{"huge count", record{formatBinary}.u(7).u(2).b(timeZero).s("").s("").s("").b(1).u(math.MaxUint64), "bearing observations at offset 8: count"},
+		{"count beyond bytes", record{formatBinary}.u(7).u(2).b(timeZero).s("").s("").s("").b(1).u(3).b(0, 0, 0, 0, 0, 0, 0, 0), "count 2 exceeds the 8 bytes left"},
+		{"bad flag", head.b(7), "observation at offset 7: presence flag 7 is neither 0 nor 1"},
+		{"bad time", record{formatBinary}.u(4).u(1).b(9), "at at offset 3: unknown time encoding 0x09"},
+		{"bad nanos", record{formatBinary}.u(4).u(1).b(timeWide, 0).u(1e9), "nanoseconds 1000000000 out of range"},
+		{"varint overflow", record{formatBinary}.u(4).u(1).b(timeNanos).b(bytes.Repeat([]byte{0xff}, 11)...), "varint overflows 64 bits"},
+		{"trailing", head.b(0, 0), "end at offset 8: 1 trailing bytes"},
+		{"truncated", head.b(1), "observation key at offset 8: record ends"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode(tt.data)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestDecodeRefusesEveryTruncation cuts and corrupts real records at
+// every byte: errors, never panics.
+func TestDecodeRefusesEveryTruncation(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, e := range append(sampleEvents(), oddEvents()...) {
+		data, err := Encode(e)
+		require.NoError(t, err)
+		for n := range len(data) {
+			_, err := Decode(data[:n])
+			require.Error(t, err, "%s cut at %d", e.Type, n)
+			bent := bytes.Clone(data)
+			bent[n] ^= byte(1 + r.IntN(255))
+			if got, err := Decode(bent); err == nil {
+				again, err := Encode(got)
+				require.NoError(t, err)
+				got2, err := Decode(again)
+				require.NoError(t, err)
+				require.Equal(t, got, got2)
+			}
+		}
+	}
+}
+
+func TestDecodeJSONRefusesForeignPayload(t *testing.T) {
+	_, err := Decode([]byte(`{"type":"observed","v":1,"observation":{"key":"k"},"voyage":{"id":"x"}}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no voyage payload")
+}
+
+// inUTC returns e with its times as the binary form keeps them: in UTC,
+// and any zero instant as time.Time{}.
+func inUTC(e *Event) *Event {
+	utc := func(t *time.Time) {
+		if t.IsZero() {
+			*t = time.Time{}
+		} else {
+			*t = t.UTC()
+		}
+	}
+	c := *e
+	utc(&c.At)
+	if c.Obs != nil {
+		o := *c.Obs
+		utc(&o.ObservedAt)
+		c.Obs = &o
+	}
+	if c.Bearing != nil {
+		b := *c.Bearing
+		if b.Observations != nil {
+			b.Observations = append([]logbook.Observation{}, b.Observations...)
+		}
+		for i := range b.Observations {
+			utc(&b.Observations[i].ObservedAt)
+		}
+		if b.Reading.History != nil {
+			b.Reading.History = append([]logbook.ReadingAttempt{}, b.Reading.History...)
+		}
+		for i := range b.Reading.History {
+			utc(&b.Reading.History[i].ChallengedAt)
+		}
+		c.Bearing = &b
+	}
+	if c.Action != nil {
+		a := *c.Action
+		utc(&a.DoneAt)
+		c.Action = &a
+	}
+	return &c
+}
