@@ -8,16 +8,23 @@ import (
 	"runtime"
 )
 
-// request is one Commit waiting in the group-commit queue. All fields but
-// the results are guarded by Log.qmu.
+// request is one Commit waiting in the group-commit queue. taken and lead
+// are guarded by Log.qmu; first and err are written by the leader of the
+// group that took the request and read by its owner after the wake (the
+// channel send orders them).
 type request struct {
 	ctx    context.Context
 	decide func(*Tx) ([][]byte, error)
-	wake   chan struct{} // receives once: done, or leadership handed over
-	taken  bool          // a leader took it into a group
-	lead   bool          // this request's goroutine leads the next group
-	first  uint64
-	err    error
+	// wake receives exactly once: false when the request's group is done
+	// (first and err are set), true when its goroutine is to lead the next
+	// group. It carries the role so the woken goroutine never reads lead,
+	// which the handing-over leader writes under qmu. nil for a request
+	// that leads from the start: nobody ever sends to it.
+	wake  chan bool
+	taken bool // a leader took it into a group
+	lead  bool // this request's goroutine leads a group
+	first uint64
+	err   error
 }
 
 // Tx is what a decide function sees: the log as it will be when the
@@ -44,7 +51,7 @@ func (tx *Tx) Scan(from uint64, fn func(Record) error) error {
 	}
 	if from <= tx.base {
 		base := tx.base
-		err := scanDir(context.Background(), tx.l.fs, tx.l.dir, from, func(r Record) error {
+		err := scanDir(context.Background(), tx.l.fs, tx.l.dir, from, &tx.l.idx, func(r Record) error {
 			if r.Seq > base {
 				return errStop
 			}
@@ -89,22 +96,25 @@ func (l *Log) Commit(ctx context.Context, decide func(tx *Tx) ([][]byte, error))
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	r := &request{ctx: ctx, decide: decide, wake: make(chan struct{}, 1)}
+	r := &request{ctx: ctx, decide: decide}
 	l.qmu.Lock()
 	if l.closed {
 		l.qmu.Unlock()
 		return 0, ErrClosed
 	}
-	l.queue = append(l.queue, r)
 	if !l.leading {
 		l.leading, r.lead = true, true
+	} else {
+		r.wake = make(chan bool, 1)
 	}
+	l.queue = append(l.queue, r)
 	leader := r.lead
 	l.qmu.Unlock()
 
 	if !leader {
+		var lead bool
 		select {
-		case <-r.wake:
+		case lead = <-r.wake:
 		case <-ctx.Done():
 			l.qmu.Lock()
 			if !r.taken && !r.lead {
@@ -118,32 +128,28 @@ func (l *Log) Commit(ctx context.Context, decide func(tx *Tx) ([][]byte, error))
 				return 0, ctx.Err()
 			}
 			l.qmu.Unlock()
-			<-r.wake // taken: the outcome is coming; lead: the wake was sent
+			lead = <-r.wake // taken: the outcome is coming; lead: the wake was sent
 		}
-		l.qmu.Lock()
-		lead := r.lead
-		l.qmu.Unlock()
 		if !lead {
 			return r.first, r.err
 		}
 	}
 
-	// Lead one group (it contains r), then hand leadership on. Committers
-	// just woken by the previous group are given a moment to queue again,
-	// so groups stay large instead of alternating large and tiny.
-	for i := 0; i < 4; i++ {
-		l.qmu.Lock()
-		n := len(l.queue)
-		l.qmu.Unlock()
-		if n >= l.lastGroup {
-			break
-		}
-		runtime.Gosched()
-	}
+	// Lead one group (it contains r), then hand leadership on. When the
+	// previous group was larger than what is queued now, the committers it
+	// just woke are given a moment to queue again, so groups stay large
+	// instead of alternating large and tiny. A lone appender (previous
+	// group of one, itself) never yields.
 	l.qmu.Lock()
+	for i := 0; i < 4 && len(l.queue) < l.lastGroup; i++ {
+		l.qmu.Unlock()
+		runtime.Gosched()
+		l.qmu.Lock()
+	}
 	group := l.queue
 	l.lastGroup = len(group)
-	l.queue = nil
+	l.queue = l.spare[:0]
+	l.spare = nil
 	for _, q := range group {
 		q.taken = true
 	}
@@ -152,15 +158,19 @@ func (l *Log) Commit(ctx context.Context, decide func(tx *Tx) ([][]byte, error))
 	l.qmu.Lock()
 	for _, q := range group {
 		if q != r {
-			q.wake <- struct{}{}
+			q.wake <- false
 		}
 	}
 	if len(l.queue) > 0 {
 		next := l.queue[0]
 		next.lead = true
-		next.wake <- struct{}{}
+		next.wake <- true
 	} else {
 		l.leading = false
+	}
+	clear(group)
+	if cap(group) <= 1024 {
+		l.spare = group[:0]
 	}
 	l.qmu.Unlock()
 	return r.first, r.err
@@ -185,7 +195,8 @@ func (l *Log) runGroup(group []*request) {
 		fail(fmt.Errorf("%w (after: %w)", ErrPoisoned, l.poison))
 		return
 	}
-	live := group[:0:0]
+	live := l.live[:0]
+	defer func() { clear(live); l.live = live[:0] }()
 	for _, q := range group {
 		if err := q.ctx.Err(); err != nil {
 			q.err = err
@@ -210,7 +221,8 @@ func (l *Log) runGroup(group []*request) {
 		return
 	}
 	tx := &Tx{l: l, base: l.w.p.next - 1, staged: l.staged[:0]}
-	var writers []*request
+	writers := l.writers[:0]
+	defer func() { clear(writers); l.writers = writers[:0] }()
 	for _, q := range live {
 		mark := len(tx.staged)
 		recs, err := q.decide(tx)
@@ -268,21 +280,26 @@ func (l *Log) writeUnit(recs [][]byte) error {
 			return l.setPoison(err)
 		}
 	}
-	path := filepath.Join(l.dir, c.name)
 	n, err := c.f.WriteAt(buf, c.p.off)
 	if err == nil && n != len(buf) {
 		err = fmt.Errorf("short write (%d of %d bytes)", n, len(buf))
 	}
 	if err != nil {
-		return l.setPoison(fmt.Errorf("segment: write %s at offset %d: %w", path, c.p.off, err))
+		return l.setPoison(fmt.Errorf("segment: write %s at offset %d: %w", filepath.Join(l.dir, c.name), c.p.off, err))
 	}
 	if !l.opts.NoSync {
 		if err := c.f.Datasync(); err != nil {
-			return l.setPoison(fmt.Errorf("segment: fdatasync %s after writing at offset %d: %w", path, c.p.off, err))
+			return l.setPoison(fmt.Errorf("segment: fdatasync %s after writing at offset %d: %w", filepath.Join(l.dir, c.name), c.p.off, err))
 		}
 	}
 	c.p = pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum}
+	l.units++
 	l.setLast(c.p.next - 1)
+	if c.p.off-c.noteOff >= indexSpacing {
+		l.idx.noteSparse(checkpoint{first: c.first, p: c.p})
+		c.noteOff = c.p.off
+	}
+	c.noteTail()
 	return nil
 }
 

@@ -52,6 +52,7 @@ type Log struct {
 	// queue state (qmu): group commit.
 	qmu       sync.Mutex
 	queue     []*request
+	spare     []*request // a drained queue's array, reused for the next
 	leading   bool
 	lastGroup int // size of the previous group
 	closed    bool
@@ -63,8 +64,13 @@ type Log struct {
 	cuts     []Cut
 	wbuf     []byte
 	staged   [][]byte
-	lastSeen uint64 // last seq, readable by Last without mu
+	units    uint64     // commit units written by this Log (for benchmarks)
+	live     []*request // runGroup's scratch
+	writers  []*request // runGroup's scratch
+	lastSeen uint64     // last seq, readable by Last without mu
 	lastMu   sync.Mutex
+
+	idx posIndex // verified positions where scans may start (index.go)
 }
 
 // Open opens (creating if needed) the log in dir. It takes the writer lock
@@ -97,7 +103,7 @@ func Open(dir string, opts *Options) (*Log, error) {
 		return nil, err
 	}
 	l := &Log{dir: dir, fs: o.FS, opts: o, lock: lk}
-	l.w = cursor{fs: o.FS, dir: dir, locked: true, strict: true}
+	l.w = cursor{fs: o.FS, dir: dir, locked: true, strict: true, idx: &l.idx}
 	if err := lk.lock(); err != nil {
 		lk.close()
 		return nil, err
@@ -169,13 +175,23 @@ func (c *cursor) closeWriter() {
 // handle across rotations made by others.
 func (l *Log) catchUp(ctx context.Context) error {
 	c := &l.w
+	// A scan of this Log may have verified records past the writer's
+	// position already: start after them.
+	if cp := l.idx.tailPos(); c.f != nil && cp.p.next > c.p.next {
+		if cp.first != c.first {
+			if err := c.openWriter(cp.first, nil); err != nil {
+				return err
+			}
+		}
+		c.p, c.noteOff = cp.p, cp.p.off
+	}
 	for {
 		t, err := c.scanFile(ctx, 0, nil)
 		if err != nil {
 			return err
 		}
 		if c.p.next != c.first {
-			path := filepath.Join(l.dir, segmentName(c.p.next))
+			path := c.segmentPath(c.p.next)
 			if _, err := l.fs.Stat(path); err == nil {
 				if t != nil {
 					return c.corrupt(t.off, c.p.next, "sealed segment does not end with a complete record: "+t.reason)
@@ -196,6 +212,7 @@ func (l *Log) catchUp(ctx context.Context) error {
 			}
 		}
 		l.setLast(c.p.next - 1)
+		c.noteTail()
 		return nil
 	}
 }
@@ -292,6 +309,8 @@ func (l *Log) createSegment(p pos) error {
 	l.w.closeWriter()
 	l.w.f, l.w.name, l.w.first, l.w.keepF = f, name, p.next, true
 	l.w.p = pos{off: fileHeaderSize, next: p.next, sum: p.sum}
+	l.w.noteOff = fileHeaderSize
+	l.w.noteTail()
 	return nil
 }
 

@@ -56,12 +56,25 @@ type cursor struct {
 	strict bool // classify a damaged tail as corruption unless it looks torn
 	keepF  bool // f belongs to the caller (the writer's handle); do not close it
 
+	pathSeq  uint64 // path is dir/segmentName(pathSeq), cached: asked at every end of log
+	path     string
 	segments int // segments entered, for Verify
 	pending  []Record
+
+	idx     *posIndex // the Log's position cache (nil: none)
+	noteOff int64     // offset of the last checkpoint offered to idx in this segment
 }
 
 func (c *cursor) corrupt(off int64, seq uint64, reason string) *CorruptionError {
 	return &CorruptionError{Dir: c.dir, File: c.name, Offset: off, Seq: seq, Reason: reason, Hint: corruptHint}
+}
+
+// segmentPath returns the path of the segment starting at first.
+func (c *cursor) segmentPath(first uint64) string {
+	if c.pathSeq != first || c.path == "" {
+		c.pathSeq, c.path = first, filepath.Join(c.dir, segmentName(first))
+	}
+	return c.path
 }
 
 // openSegment positions the cursor at the start of segment first, checking
@@ -96,7 +109,30 @@ func (c *cursor) enter(h []byte, expect *pos) error {
 		return c.corrupt(0, c.first, "hash chain broken between segments (seed does not match the previous segment's last record)")
 	}
 	c.p = pos{off: fileHeaderSize, next: hdr.first, sum: hdr.seed}
+	c.noteOff = fileHeaderSize
 	return nil
+}
+
+// openAt positions the cursor at a checkpoint: a verified position, so the
+// segment header is not read again.
+func (c *cursor) openAt(cp checkpoint) error {
+	name := segmentName(cp.first)
+	f, err := c.fs.OpenFile(filepath.Join(c.dir, name), os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("segment: open %s: %w", filepath.Join(c.dir, name), err)
+	}
+	c.closeFile()
+	c.f, c.name, c.first, c.keepF = f, name, cp.first, false
+	c.segments++
+	c.p, c.noteOff = cp.p, cp.p.off
+	return nil
+}
+
+// noteTail offers the cursor's position to the position cache as a tail.
+func (c *cursor) noteTail() {
+	if c.idx != nil && c.f != nil {
+		c.idx.noteTail(checkpoint{first: c.first, p: c.p})
+	}
 }
 
 func readFileHeader(f File) ([]byte, error) {
@@ -128,12 +164,12 @@ func (c *cursor) advance(ctx context.Context, from uint64, emit func(Record) err
 		if c.p.next == c.first {
 			return t, nil // empty segment: it is the last one
 		}
-		nextName := segmentName(c.p.next)
-		if _, err := c.fs.Stat(filepath.Join(c.dir, nextName)); err != nil {
+		nextPath := c.segmentPath(c.p.next)
+		if _, err := c.fs.Stat(nextPath); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return t, nil
 			}
-			return nil, fmt.Errorf("segment: stat %s: %w", filepath.Join(c.dir, nextName), err)
+			return nil, fmt.Errorf("segment: stat %s: %w", nextPath, err)
 		}
 		if t != nil {
 			return nil, c.corrupt(t.off, c.p.next, "sealed segment does not end with a complete record: "+t.reason)
@@ -230,6 +266,10 @@ func (c *cursor) scanOnce(ctx context.Context, from uint64, emit func(Record) er
 			}
 			pending = pending[:0]
 			c.p = pos{off: cur, next: next, sum: sum}
+			if c.idx != nil && cur-c.noteOff >= indexSpacing {
+				c.idx.noteSparse(checkpoint{first: c.first, p: c.p})
+				c.noteOff = cur
+			}
 		}
 	}
 }
@@ -308,8 +348,10 @@ func listSegments(fsys FS, dir string) ([]uint64, error) {
 	return segs, nil
 }
 
-// newCursorAt opens a read cursor at the segment that holds from.
-func newCursorAt(fsys FS, dir string, from uint64) (*cursor, []uint64, error) {
+// newCursorAt opens a read cursor at the position closest before from:
+// a checkpoint of idx in the segment that holds from, else that segment's
+// start.
+func newCursorAt(fsys FS, dir string, from uint64, idx *posIndex) (*cursor, []uint64, error) {
 	segs, err := listSegments(fsys, dir)
 	if err != nil || len(segs) == 0 {
 		return nil, segs, err
@@ -318,16 +360,26 @@ func newCursorAt(fsys FS, dir string, from uint64) (*cursor, []uint64, error) {
 	if i < 0 {
 		i = 0
 	}
-	c := &cursor{fs: fsys, dir: dir}
+	c := &cursor{fs: fsys, dir: dir, idx: idx}
+	if idx != nil {
+		if cp, ok := idx.lookup(from); ok && cp.first >= segs[i] {
+			if err := c.openAt(cp); err != nil {
+				return nil, nil, err
+			}
+			return c, segs, nil
+		}
+	}
 	if err := c.openSegment(segs[i], nil); err != nil {
 		return nil, nil, err
 	}
 	return c, segs, nil
 }
 
-// scanDir calls fn for every complete record with seq >= from.
-func scanDir(ctx context.Context, fsys FS, dir string, from uint64, fn func(Record) error) error {
-	c, segs, err := newCursorAt(fsys, dir, from)
+// scanDir calls fn for every complete record with seq >= from. idx, if not
+// nil, is the Log's position cache: the scan starts at its closest
+// checkpoint and feeds it what it passes.
+func scanDir(ctx context.Context, fsys FS, dir string, from uint64, idx *posIndex, fn func(Record) error) error {
+	c, segs, err := newCursorAt(fsys, dir, from, idx)
 	if err != nil || c == nil {
 		return err
 	}
@@ -341,6 +393,7 @@ func scanDir(ctx context.Context, fsys FS, dir string, from uint64, fn func(Reco
 	if last := segs[len(segs)-1]; last > c.first {
 		return c.corrupt(c.p.off, c.p.next, fmt.Sprintf("log ends at seq %d but segment %s exists (missing segment?)", c.p.next-1, segmentName(last)))
 	}
+	c.noteTail()
 	return nil
 }
 
@@ -357,7 +410,7 @@ func (l *Log) Scan(ctx context.Context, from uint64, fn func(Record) error) erro
 	if l.isClosed() {
 		return ErrClosed
 	}
-	return scanDir(ctx, l.fs, l.dir, from, fn)
+	return scanDir(ctx, l.fs, l.dir, from, &l.idx, fn)
 }
 
 // FollowInterval is how often Follow polls for new records.
@@ -382,7 +435,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(Record) error) er
 		}
 		if c == nil {
 			var err error
-			if c, _, err = newCursorAt(l.fs, l.dir, from); err != nil {
+			if c, _, err = newCursorAt(l.fs, l.dir, from, &l.idx); err != nil {
 				return err
 			}
 		}
@@ -390,6 +443,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(Record) error) er
 			if _, err := c.advance(ctx, from, fn); err != nil {
 				return err
 			}
+			c.noteTail()
 		}
 		select {
 		case <-ctx.Done():

@@ -7,5 +7,5 @@ import "context"
 // record with seq >= from, verifying checksums and the hash chain like
 // Log.Scan. Use it to read a copy of a log, or a log another process owns.
 func ScanDir(ctx context.Context, dir string, from uint64, fn func(Record) error) error {
-	return scanDir(ctx, OSFS{}, dir, from, fn)
+	return scanDir(ctx, OSFS{}, dir, from, nil, fn)
 }
