@@ -5,11 +5,7 @@ package marks
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/helmlog/helm/internal/tagged"
@@ -53,63 +49,19 @@ type GitHubRunner interface {
 	GH(ctx context.Context, args ...string) ([]byte, error)
 }
 
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]func() Mark{}
-)
+var registry = tagged.New[Mark]("marks")
 
 // Register makes a mark kind decodable by Unmarshal. newFn returns a pointer
 // to a fresh zero value. Register panics on a duplicate kind.
-func Register(kind string, newFn func() Mark) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[kind]; dup {
-		panic("marks: kind registered twice: " + kind)
-	}
-	registry[kind] = newFn
-}
+func Register(kind string, newFn func() Mark) { registry.Register(kind, newFn) }
 
 // Kinds lists the registered mark kinds in sorted order.
-func Kinds() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	kinds := make([]string, 0, len(registry))
-	for k := range registry {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	return kinds
-}
+func Kinds() []string { return registry.Kinds() }
 
 // Marshal encodes m as a JSON object whose "kind" field names its kind,
 // followed by the mark's own fields. The encoding is deterministic.
-func Marshal(m Mark) ([]byte, error) {
-	if m == nil {
-		return nil, fmt.Errorf("marks: marshal: nil mark")
-	}
-	out, err := tagged.Marshal(m.Kind(), m)
-	if err != nil {
-		return nil, fmt.Errorf("marks: %w", err)
-	}
-	return out, nil
-}
+func Marshal(m Mark) ([]byte, error) { return registry.Marshal(m) }
 
 // Unmarshal decodes a mark written by Marshal. An unknown kind is an error
 // that names it and lists the known ones.
-func Unmarshal(data []byte) (Mark, error) {
-	kind, err := tagged.Kind(data)
-	if err != nil {
-		return nil, fmt.Errorf("marks: decode: %w", err)
-	}
-	registryMu.RLock()
-	newFn := registry[kind]
-	registryMu.RUnlock()
-	if newFn == nil {
-		return nil, fmt.Errorf("marks: unknown kind %q (known: %v)", kind, Kinds())
-	}
-	m := newFn()
-	if err := json.Unmarshal(data, m); err != nil {
-		return nil, fmt.Errorf("marks: decode %s: %w", kind, err)
-	}
-	return m, nil
-}
+func Unmarshal(data []byte) (Mark, error) { return registry.Unmarshal(data) }
