@@ -528,22 +528,14 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 	if err != nil {
 		return logbook.Entry{}, err
 	}
-	return v.entryAt(func(st *projection.State) (logbook.Entry, bool) {
-		for _, e := range st.Entries {
-			if e.Kind == logbook.KindBearing {
-				if s, ok := st.BearingSeq(e.N); ok && s == seq {
-					return e, true
-				}
-			}
-		}
-		return logbook.Entry{}, false
-	})
+	return v.entryAt(seq)
 }
 
-func (v *Voyage) entryAt(find func(*projection.State) (logbook.Entry, bool)) (logbook.Entry, error) {
+// entryAt returns a copy of the entry recorded by the event at seq.
+func (v *Voyage) entryAt(seq uint64) (logbook.Entry, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	e, ok := find(&v.st)
+	e, ok := v.st.EntryBySeq(seq)
 	if !ok {
 		return logbook.Entry{}, fmt.Errorf("voyage %s: entry just recorded is not in the logbook view", v.id)
 	}
@@ -582,14 +574,7 @@ func (v *Voyage) Challenge(ctx context.Context, n int, feedback, text string, so
 	if err != nil {
 		return logbook.Entry{}, err
 	}
-	return v.entryAt(func(st *projection.State) (logbook.Entry, bool) {
-		for _, e := range st.Entries {
-			if s, ok := st.BearingSeq(e.N); ok && s == bseq {
-				return e, true
-			}
-		}
-		return logbook.Entry{}, false
-	})
+	return v.entryAt(bseq)
 }
 
 // Action is an operation in the world that a voyage performs and records.
@@ -624,7 +609,7 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who) (logboo
 	}
 	id := v.home.opts.NewID().String()
 	var w logbook.Who
-	_, err = v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	intent, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
 		}
@@ -661,14 +646,7 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who) (logboo
 	if perr != nil {
 		return logbook.Entry{}, v.fail(op, &ActionError{Kind: a.Kind(), Err: perr}, "the failure is in the event log; nothing was added to the story")
 	}
-	return v.entryAt(func(st *projection.State) (logbook.Entry, bool) {
-		for _, e := range st.Entries {
-			if e.Action != nil && e.Action.ID == id {
-				return e, true
-			}
-		}
-		return logbook.Entry{}, false
-	})
+	return v.entryAt(intent)
 }
 
 // Complete ends the voyage with an outcome and an optional summary. After

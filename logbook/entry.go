@@ -107,9 +107,12 @@ const (
 	KindAction  EntryKind = "action"
 )
 
-// Entry is one logbook entry. N is its 1-based position in the story.
+// Entry is one logbook entry. N is its 1-based position in the story,
+// which shifts when an earlier action fails; Seq, the sequence number of
+// the event that recorded the entry, never does.
 type Entry struct {
 	N       int       `json:"n"`
+	Seq     uint64    `json:"seq"`
 	Kind    EntryKind `json:"kind"`
 	At      time.Time `json:"at"`
 	Who     Who       `json:"who"`

@@ -142,7 +142,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		b.Reading.History = slices.Clone(b.Reading.History)
 		s.bearings[seq] = &b
 		s.Entries = append(s.Entries, logbook.Entry{
-			N: len(s.Entries) + 1, Kind: logbook.KindBearing, At: e.At, Who: e.Who, Bearing: &b,
+			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.KindBearing, At: e.At, Who: e.Who, Bearing: &b,
 		})
 		clear(s.Slate)
 	case ReadingChallenged:
@@ -167,7 +167,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		a.Status = logbook.OutcomeUnknown
 		s.actions[a.ID] = &a
 		s.Entries = append(s.Entries, logbook.Entry{
-			N: len(s.Entries) + 1, Kind: logbook.KindAction, At: e.At, Who: e.Who, Action: &a,
+			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.KindAction, At: e.At, Who: e.Who, Action: &a,
 		})
 	case ActionPerformed, ActionFailed:
 		if e.Action == nil {
@@ -214,13 +214,21 @@ func (s *State) BearingSeq(n int) (uint64, bool) {
 	if n < 1 || n > len(s.Entries) || s.Entries[n-1].Bearing == nil {
 		return 0, false
 	}
-	b := s.Entries[n-1].Bearing
-	for seq, p := range s.bearings {
-		if p == b {
-			return seq, true
+	return s.Entries[n-1].Seq, true
+}
+
+// EntryBySeq returns the story entry recorded by the event at seq. It
+// searches from the end: callers ask for entries they just recorded.
+func (s *State) EntryBySeq(seq uint64) (logbook.Entry, bool) {
+	for i := len(s.Entries) - 1; i >= 0; i-- {
+		switch e := s.Entries[i]; {
+		case e.Seq == seq:
+			return e, true
+		case e.Seq < seq:
+			return logbook.Entry{}, false
 		}
 	}
-	return 0, false
+	return logbook.Entry{}, false
 }
 
 // HasAction reports whether an action with this id was intended and has

@@ -84,7 +84,7 @@ func TestLogJSONFieldNames(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(h.ok("log", "--json")), &raw))
 	assert.ElementsMatch(t, []string{"voyage", "entries"}, keys(raw))
 	entry := raw["entries"].([]any)[0].(map[string]any)
-	assert.ElementsMatch(t, []string{"n", "kind", "at", "who", "bearing"}, keys(entry))
+	assert.ElementsMatch(t, []string{"n", "seq", "kind", "at", "who", "bearing"}, keys(entry))
 	voyage := raw["voyage"].(map[string]any)
 	for _, k := range []string{"id", "intent", "kind", "identity", "created", "status"} {
 		assert.Contains(t, voyage, k)
