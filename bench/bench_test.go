@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/sighting"
+)
+
+func TestWorkload(t *testing.T) {
+	w := NewWorkload(1, "")
+	ops := w.Ops(4000)
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
+	var observes, repeats, bearings, raw, packed int
+	paths := map[string]bool{}
+	for i, op := range ops {
+		if (i+1)%(ObservesPerBearing+1) == 0 {
+			if !op.Bearing || op.Reading == "" {
+				t.Fatalf("op %d: want a bearing with a reading, got %+v", i, op)
+			}
+			bearings++
+			continue
+		}
+		if op.Bearing {
+			t.Fatalf("op %d: unexpected bearing", i)
+		}
+		observes++
+		data, err := sighting.Marshal(op.Sighting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) != PayloadSize {
+			t.Fatalf("op %d: sighting JSON is %d bytes, want %d", i, len(data), PayloadSize)
+		}
+		if _, err := marks.Marshal(op.Mark); err != nil {
+			t.Fatal(err)
+		}
+		if op.Mark.Path != op.Sighting.Path {
+			t.Fatalf("op %d: mark %q, sighting %q", i, op.Mark.Path, op.Sighting.Path)
+		}
+		paths[op.Mark.Key()] = true
+		if op.Repeat {
+			repeats++
+			continue
+		}
+		raw += len(data)
+		packed += len(enc.EncodeAll(data, nil))
+	}
+	if f := float64(repeats) / float64(observes); f < 0.29 || f > 0.31 {
+		t.Errorf("%d of %d observes repeat (%.3f), want 30%%", repeats, observes, f)
+	}
+	if len(paths) != Paths {
+		t.Errorf("%d distinct mark keys, want %d", len(paths), Paths)
+	}
+	if ratio := float64(raw) / float64(packed); ratio < 1.8 || ratio > 10 {
+		t.Errorf("zstd ratio %.2f: not like source code", ratio)
+	}
+	// Deterministic: the same seed gives the same operations.
+	again := NewWorkload(1, "").Ops(40)
+	for i := range again {
+		if again[i].Bearing != ops[i].Bearing || (!again[i].Bearing && again[i].Sighting.Content != ops[i].Sighting.Content) {
+			t.Fatalf("op %d differs between two runs with one seed", i)
+		}
+	}
+	big := bigSightings(1, 1<<16)
+	if a, b := big(0), big(1); a.Content == b.Content || len(a.Content) < 1<<16 {
+		t.Error("big sightings are not distinct or too small")
+	}
+}
+
+func TestTinyRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes with fdatasync")
+	}
+	cfg := config{Reps: 1, SingleOps: 40, Goroutines: 16, ConcOps: 8, RawOps: 20, Chunk: 20,
+		ReplayEvents: 2000, OpenReps: 2, BigCount: 6, BigSize: 1 << 16, ListVoyages: 40}
+	var out bytes.Buffer
+	run := map[string]bool{}
+	for _, s := range sections {
+		run[s] = true
+	}
+	if err := runBench(context.Background(), cfg, t.TempDir(), run, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	t.Log("\n" + out.String())
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ": ")
+		if !ok {
+			t.Fatalf("line %q is not name: value", line)
+		}
+		got[name], _, _ = strings.Cut(value, " ")
+	}
+	for _, name := range []string{
+		"raw_fdatasync_per_s", "sqlite_events_per_s", "helm_events_per_s", "helm_vs_sqlite", "helm_vs_raw",
+		"sqlite_concurrent16_events_per_s", "helm_concurrent16_events_per_s", "concurrent16_vs_sqlite",
+		"replay_events_per_s", "open_ms_100k_events", "open_extra_ms_per_gb_sightings",
+		"list_40_voyages_ms", "list_40_voyages_cold_ms", "bytes_on_disk_vs_sqlite",
+	} {
+		v, ok := got[name]
+		if !ok {
+			t.Errorf("no %s", name)
+			continue
+		}
+		if v == "" || v == "NaN" || strings.Contains(v, "Inf") {
+			t.Errorf("%s: %q", name, v)
+		}
+	}
+	if !strings.Contains(out.String(), "helm_vs_sqlite: ") || !strings.Contains(out.String(), "(goal >= 1.3") {
+		t.Error("helm_vs_sqlite is printed without its goal")
+	}
+}

@@ -1,0 +1,25 @@
+module github.com/helmlog/helm/bench
+
+go 1.26.0
+
+require (
+	github.com/helmlog/helm v0.0.0-00010101000000-000000000000
+	github.com/klauspost/compress v1.20.3
+	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/zeebo/blake3 v0.2.4
+	golang.org/x/sys v0.49.0
+)
+
+require (
+	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376 // indirect
+	github.com/go-git/go-billy/v5 v5.9.2 // indirect
+	github.com/go-git/go-git/v5 v5.19.3 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
+	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/net v0.57.0 // indirect
+	gopkg.in/warnings.v0 v0.1.2 // indirect
+)
+
+replace github.com/helmlog/helm => ../

@@ -1,0 +1,111 @@
+// Command bench compares helm's storage with the SQLite design of ADR 004
+// (seed 001) on this machine, and measures replay, open and list costs.
+//
+//	cd bench && go run . -quick
+//
+// It prints one "name: value" line per figure; a goal, where there is one,
+// follows the value in parentheses. See README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"strings"
+)
+
+// config sizes a run.
+type config struct {
+	Reps         int  // repetitions of the write benchmarks
+	SingleOps    int  // operations per single-writer repetition
+	Goroutines   int  // writers sharing one voyage in the concurrent case
+	ConcOps      int  // operations per goroutine per concurrent repetition
+	RawOps       int  // appends + fdatasync per repetition
+	ReplayEvents int  // events in the replayed voyage
+	OpenReps     int  // timed opens (replay, GB) and lists
+	BigCount     int  // big sightings in the GB voyage
+	BigSize      int  // bytes of each big sighting's content
+	ListVoyages  int  // voyages in the listed home
+	Chunk        int  // operations per interleaved chunk of the write benchmarks
+	ReplayAPI    bool // record the replayed voyage through the API (slow: see README)
+}
+
+var (
+	quickConfig = config{Reps: 5, SingleOps: 1200, Goroutines: 16, ConcOps: 80, RawOps: 600, Chunk: 40,
+		ReplayEvents: 100_000, OpenReps: 5, BigCount: 256, BigSize: 1 << 20, ListVoyages: 10_000}
+	fullConfig = config{Reps: 9, SingleOps: 4000, Goroutines: 16, ConcOps: 240, RawOps: 2000, Chunk: 40,
+		ReplayEvents: 100_000, OpenReps: 9, BigCount: 1000, BigSize: 1 << 20, ListVoyages: 10_000}
+)
+
+// goals are the targets of issue 7, printed next to their figures.
+var goals = map[string]string{
+	"helm_vs_sqlite": ">= 1.3",
+}
+
+// sections a run can be limited to with -only.
+var sections = []string{"single", "concurrent", "replay", "open", "list"}
+
+func main() {
+	quick := flag.Bool("quick", false, "a shorter run (under two minutes)")
+	dir := flag.String("dir", "", "directory for the data (default: a new temporary directory, removed afterwards)")
+	keep := flag.Bool("keep", false, "keep the data directory")
+	only := flag.String("only", "", "comma-separated sections to run: "+strings.Join(sections, ","))
+	replayAPI := flag.Bool("replay-api", false, "record the whole replayed voyage through the API instead of copying a smaller one (hours while TakeBearing is quadratic)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	flag.Parse()
+
+	cfg := fullConfig
+	if *quick {
+		cfg = quickConfig
+	}
+	cfg.ReplayAPI = *replayAPI
+	if err := mainErr(cfg, *dir, *keep, *only, *cpuprofile, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func mainErr(cfg config, dir string, keep bool, only, cpuprofile string, out io.Writer) error {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "helm-storage-bench-")
+		if err != nil {
+			return err
+		}
+		dir = d
+		if !keep {
+			defer os.RemoveAll(d)
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	run := map[string]bool{}
+	if only == "" {
+		for _, s := range sections {
+			run[s] = true
+		}
+	} else {
+		for _, s := range strings.Split(only, ",") {
+			s = strings.TrimSpace(s)
+			if !slices.Contains(sections, s) {
+				return fmt.Errorf("-only: unknown section %q (known: %s)", s, strings.Join(sections, ","))
+			}
+			run[s] = true
+		}
+	}
+	return runBench(context.Background(), cfg, dir, run, out)
+}

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/sighting"
+)
+
+// report prints figures as "name: value" lines, with the goal (if any)
+// after the value.
+type report struct {
+	out io.Writer
+	err error
+}
+
+func (r *report) put(name string, value float64, note string) {
+	v := formatValue(value)
+	if g, ok := goals[name]; ok {
+		if note != "" {
+			note = "goal " + g + "; " + note
+		} else {
+			note = "goal " + g
+		}
+	}
+	if note != "" {
+		v += " (" + note + ")"
+	}
+	if _, err := fmt.Fprintf(r.out, "%s: %s\n", name, v); err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+func formatValue(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 1000 || v <= -1000:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10 || v <= -10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 0.1 || v <= -0.1:
+		return fmt.Sprintf("%.3f", v)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func spread(xs []float64) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("median of %d, min %s, max %s", len(xs), formatValue(slices.Min(xs)), formatValue(slices.Max(xs)))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func runBench(ctx context.Context, cfg config, dir string, run map[string]bool, out io.Writer) error {
+	r := &report{out: out}
+	fmt.Fprintf(out, "# helm vs SQLite (ADR 004) in %s; %+v\n", dir, cfg)
+	if run["single"] {
+		if err := benchSingle(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("single writer: %w", err)
+		}
+	}
+	if run["concurrent"] {
+		if err := benchConcurrent(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("concurrent writers: %w", err)
+		}
+	}
+	if run["replay"] {
+		if err := benchReplay(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	}
+	if run["open"] {
+		if err := benchOpenGB(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("open with a GB of sightings: %w", err)
+		}
+	}
+	if run["list"] {
+		if err := benchList(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("list: %w", err)
+		}
+	}
+	return r.err
+}
+
+// buildVoyage fills a new voyage in home with goroutines writers until it
+// holds at least events events. It is setup, not measured: the home may be
+// opened with NoSync; the bytes are the same.
+func buildVoyage(ctx context.Context, home *helm.Home, events uint64, goroutines int) (string, uint64, error) {
+	v, err := home.Start(ctx, "bench replay", helm.OpenWaters, who)
+	if err != nil {
+		return "", 0, err
+	}
+	defer v.Close()
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := NewWorkload(uint64(7000+g), fmt.Sprintf("g%d/", g))
+			for v.Info().Seq < events {
+				if _, err := helmDo(ctx, v, w.Next()); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return "", 0, err
+	}
+	return v.ID(), v.Info().Seq, nil
+}
+
+// timeOpen opens (replays) the voyage id and closes it, and returns how
+// long that took.
+func timeOpen(ctx context.Context, home *helm.Home, id string) (time.Duration, uint64, error) {
+	start := time.Now()
+	v, err := home.Voyage(ctx, id)
+	if err != nil {
+		return 0, 0, err
+	}
+	seq := v.Info().Seq
+	if err := v.Close(); err != nil {
+		return 0, 0, err
+	}
+	return time.Since(start), seq, nil
+}
+
+// replayTemplateEvents is the size of the voyage cloneVoyage copies.
+const replayTemplateEvents = 4000
+
+func benchReplay(ctx context.Context, cfg config, dir string, r *report) error {
+	homeDir := filepath.Join(dir, "replay")
+	defer os.RemoveAll(homeDir)
+	setup, err := helm.Open(homeDir, &helm.Options{NoSync: true})
+	if err != nil {
+		return err
+	}
+	var id string
+	var events uint64
+	how := "recorded through the API"
+	if cfg.ReplayAPI {
+		id, events, err = buildVoyage(ctx, setup, uint64(cfg.ReplayEvents), cfg.Goroutines)
+	} else {
+		tmpl := uint64(min(replayTemplateEvents, max(cfg.ReplayEvents/4, 100)))
+		id, events, err = cloneVoyage(ctx, setup, uint64(cfg.ReplayEvents), tmpl, cfg.Goroutines)
+		how = fmt.Sprintf("copies of a %d-event voyage recorded through the API", tmpl)
+	}
+	if err != nil {
+		return err
+	}
+	home, err := helm.Open(homeDir, nil)
+	if err != nil {
+		return err
+	}
+	if _, _, err := timeOpen(ctx, home, id); err != nil { // warm up
+		return err
+	}
+	var opens []float64
+	for range cfg.OpenReps {
+		d, seq, err := timeOpen(ctx, home, id)
+		if err != nil {
+			return err
+		}
+		if seq != events {
+			return fmt.Errorf("replay gave %d events, want %d", seq, events)
+		}
+		opens = append(opens, ms(d))
+	}
+	// The cost of writing to a long voyage: observes and bearings on it,
+	// durable as shipped.
+	v, err := home.Voyage(ctx, id)
+	if err != nil {
+		return err
+	}
+	var obsLat, bearLat []float64
+	w := NewWorkload(99, "late/")
+	for range 3 {
+		for {
+			op := w.Next()
+			t := time.Now()
+			if _, err := helmDo(ctx, v, op); err != nil {
+				v.Close()
+				return err
+			}
+			if op.Bearing {
+				bearLat = append(bearLat, ms(time.Since(t)))
+				break
+			}
+			obsLat = append(obsLat, ms(time.Since(t)))
+		}
+	}
+	if err := v.Close(); err != nil {
+		return err
+	}
+
+	m := median(opens)
+	r.put("replay_events_per_s", float64(events)/(m/1000), fmt.Sprintf("%d events, %s", events, how))
+	r.put("open_ms_100k_events", m*100_000/float64(events), fmt.Sprintf("Voyage + Close, warm cache, scaled from %d events; %s", events, spread(opens)))
+	r.put("helm_observe_ms_long_voyage", median(obsLat), fmt.Sprintf("Record on the %d-event voyage; %s", events, spread(obsLat)))
+	r.put("helm_bearing_ms_long_voyage", median(bearLat), fmt.Sprintf("TakeBearing on the %d-event voyage; %s", events, spread(bearLat)))
+	return nil
+}
+
+// buildSightingVoyage records count observations (three to a bearing), the
+// i-th with sighting(i), in a new voyage of home; it returns the voyage id
+// and the bytes of sighting JSON recorded.
+func buildSightingVoyage(ctx context.Context, home *helm.Home, count int, sightingAt func(int) *benchSighting) (string, int64, error) {
+	v, err := home.Start(ctx, "bench open", helm.OpenWaters, who)
+	if err != nil {
+		return "", 0, err
+	}
+	defer v.Close()
+	var total int64
+	for i := range count {
+		s := sightingAt(i)
+		data, err := sighting.Marshal(s)
+		if err != nil {
+			return "", 0, err
+		}
+		total += int64(len(data))
+		if _, err := helmDo(ctx, v, Op{Mark: &benchMark{Path: s.Path}, Sighting: s}); err != nil {
+			return "", 0, err
+		}
+		if i%ObservesPerBearing == ObservesPerBearing-1 {
+			if _, err := helmDo(ctx, v, Op{Bearing: true, Reading: fmt.Sprintf("reading %d", i)}); err != nil {
+				return "", 0, err
+			}
+		}
+	}
+	return v.ID(), total, nil
+}
+
+func benchOpenGB(ctx context.Context, cfg config, dir string, r *report) error {
+	homeDir := filepath.Join(dir, "open-gb")
+	defer os.RemoveAll(homeDir)
+	setup, err := helm.Open(homeDir, &helm.Options{NoSync: true})
+	if err != nil {
+		return err
+	}
+	bigID, bigBytes, err := buildSightingVoyage(ctx, setup, cfg.BigCount, bigSightings(42, cfg.BigSize))
+	if err != nil {
+		return err
+	}
+	smallID, _, err := buildSightingVoyage(ctx, setup, cfg.BigCount, func(i int) *benchSighting {
+		return &benchSighting{Path: fmt.Sprintf("small/%s/%d.go", nouns[i%len(nouns)], i), Content: fmt.Sprintf("// small sighting %d\n", i)}
+	})
+	if err != nil {
+		return err
+	}
+	home, err := helm.Open(homeDir, nil)
+	if err != nil {
+		return err
+	}
+	var big, small []float64
+	var bigEvents, smallEvents uint64
+	for i := range cfg.OpenReps + 1 {
+		db, bs, err := timeOpen(ctx, home, bigID)
+		if err != nil {
+			return err
+		}
+		ds, ss, err := timeOpen(ctx, home, smallID)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			continue // warm up
+		}
+		big, small = append(big, ms(db)), append(small, ms(ds))
+		bigEvents, smallEvents = bs, ss
+	}
+	if bigEvents != smallEvents {
+		return fmt.Errorf("the voyages differ in events: %d and %d", bigEvents, smallEvents)
+	}
+	gb := float64(bigBytes) / 1e9
+	r.put("open_gb_voyage_ms", median(big), fmt.Sprintf("%d sightings, %.2f GB of sighting JSON, %d events; %s", cfg.BigCount, gb, bigEvents, spread(big)))
+	r.put("open_small_voyage_ms", median(small), fmt.Sprintf("same events, tiny sightings; %s", spread(small)))
+	r.put("open_extra_ms_per_gb_sightings", (median(big)-median(small))/gb, fmt.Sprintf("scaled from %.2f GB", gb))
+	return nil
+}
+
+func benchList(ctx context.Context, cfg config, dir string, r *report) error {
+	homeDir := filepath.Join(dir, "list")
+	defer os.RemoveAll(homeDir)
+	setup, err := helm.Open(homeDir, &helm.Options{NoSync: true})
+	if err != nil {
+		return err
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	for range cfg.Goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(cfg.ListVoyages) {
+				v, err := setup.Start(ctx, "bench list", helm.OpenWaters, who)
+				if err == nil {
+					err = v.Close()
+				}
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return err
+	}
+	home, err := helm.Open(homeDir, nil)
+	if err != nil {
+		return err
+	}
+	timeList := func() (float64, error) {
+		start := time.Now()
+		got, err := home.List(ctx, helm.ListAll)
+		d := time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		if len(got) != cfg.ListVoyages {
+			return 0, fmt.Errorf("listed %d voyages, want %d", len(got), cfg.ListVoyages)
+		}
+		return ms(d), nil
+	}
+	cold, err := timeList()
+	if err != nil {
+		return err
+	}
+	var warm []float64
+	for range cfg.OpenReps {
+		d, err := timeList()
+		if err != nil {
+			return err
+		}
+		warm = append(warm, d)
+	}
+	name := "list_10k_voyages"
+	if cfg.ListVoyages != 10_000 {
+		name = fmt.Sprintf("list_%d_voyages", cfg.ListVoyages)
+	}
+	r.put(name+"_ms", median(warm), fmt.Sprintf("warm; %s", spread(warm)))
+	r.put(name+"_cold_ms", cold, "first List after the voyages were made")
+	return nil
+}
