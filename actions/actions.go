@@ -41,6 +41,16 @@ func invalidf(kind, format string, args ...any) error {
 	return fmt.Errorf("%s: %w: %s", kind, ErrInvalid, fmt.Sprintf(format, args...))
 }
 
+// validated returns the action a constructor built, or its first invalid
+// parameter.
+func validated[A interface{ validate() error }](a A) (A, error) {
+	if err := a.validate(); err != nil {
+		var none A
+		return none, err
+	}
+	return a, nil
+}
+
 func needRunner(kind string, r *runner.Runner) error {
 	if r == nil {
 		return fmt.Errorf("%s: no runner: build the action with its constructor", kind)
@@ -94,6 +104,24 @@ func checkRepo(kind, repo string) error {
 		return invalidf(kind, "%v", err)
 	}
 	return nil
+}
+
+// checkGitHub checks what every GitHub action needs: a runner, and a valid
+// repository when one is named.
+func checkGitHub(kind string, r *runner.Runner, repo string) error {
+	if err := needRunner(kind, r); err != nil {
+		return err
+	}
+	return checkRepo(kind, repo)
+}
+
+// checkNumbered is checkGitHub for an action on one issue or pull request;
+// what names its number in errors.
+func checkNumbered(kind string, r *runner.Runner, repo, what string, number int) error {
+	if err := checkGitHub(kind, r, repo); err != nil {
+		return err
+	}
+	return checkNumber(kind, what, number)
 }
 
 // repoOf is the action's repository: its own Repo, else the runner's.
@@ -228,13 +256,7 @@ func dryCall(r *runner.Runner, repo string, c call) string {
 }
 
 func validateComment(kind string, r *runner.Runner, repo, what string, number int, body string) error {
-	if err := needRunner(kind, r); err != nil {
-		return err
-	}
-	if err := checkRepo(kind, repo); err != nil {
-		return err
-	}
-	if err := checkNumber(kind, what, number); err != nil {
+	if err := checkNumbered(kind, r, repo, what, number); err != nil {
 		return err
 	}
 	return checkText(kind, "comment body", body)

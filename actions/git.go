@@ -19,11 +19,7 @@ type Commit struct {
 
 // NewCommit returns a commit action.
 func NewCommit(r *runner.Runner, message string) (*Commit, error) {
-	a := &Commit{Message: message, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&Commit{Message: message, Runner: r})
 }
 
 func (a *Commit) validate() error {
@@ -66,11 +62,7 @@ type Push struct {
 
 // NewPush returns a push action; remote "" means origin.
 func NewPush(r *runner.Runner, branch, remote string) (*Push, error) {
-	a := &Push{Branch: branch, Remote: remote, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&Push{Branch: branch, Remote: remote, Runner: r})
 }
 
 func (a *Push) validate() error {

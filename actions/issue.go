@@ -18,19 +18,12 @@ type CreateIssue struct {
 
 // NewCreateIssue returns a create-issue action.
 func NewCreateIssue(r *runner.Runner, title, body string) (*CreateIssue, error) {
-	a := &CreateIssue{Title: title, Body: body, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&CreateIssue{Title: title, Body: body, Runner: r})
 }
 
 func (a *CreateIssue) validate() error {
 	k := a.Kind()
-	if err := needRunner(k, a.Runner); err != nil {
-		return err
-	}
-	if err := checkRepo(k, a.Repo); err != nil {
+	if err := checkGitHub(k, a.Runner, a.Repo); err != nil {
 		return err
 	}
 	return checkText(k, "title", a.Title)
@@ -64,22 +57,11 @@ type CloseIssue struct {
 
 // NewCloseIssue returns a close-issue action.
 func NewCloseIssue(r *runner.Runner, number int) (*CloseIssue, error) {
-	a := &CloseIssue{Number: number, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&CloseIssue{Number: number, Runner: r})
 }
 
 func (a *CloseIssue) validate() error {
-	k := a.Kind()
-	if err := needRunner(k, a.Runner); err != nil {
-		return err
-	}
-	if err := checkRepo(k, a.Repo); err != nil {
-		return err
-	}
-	return checkNumber(k, "issue number", a.Number)
+	return checkNumbered(a.Kind(), a.Runner, a.Repo, "issue number", a.Number)
 }
 
 // Kind returns "close-issue".
@@ -111,11 +93,7 @@ type CommentIssue struct {
 
 // NewCommentIssue returns a comment-issue action.
 func NewCommentIssue(r *runner.Runner, number int, body string) (*CommentIssue, error) {
-	a := &CommentIssue{Number: number, Body: body, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&CommentIssue{Number: number, Body: body, Runner: r})
 }
 
 func (a *CommentIssue) validate() error {

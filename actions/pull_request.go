@@ -29,19 +29,12 @@ type CreatePullRequest struct {
 // NewCreatePullRequest returns a create-pull-request action. Base and
 // reviewers are optional.
 func NewCreatePullRequest(r *runner.Runner, branch, title, body, base string, reviewers ...string) (*CreatePullRequest, error) {
-	a := &CreatePullRequest{Branch: branch, Title: title, Body: body, Base: base, Reviewers: reviewers, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&CreatePullRequest{Branch: branch, Title: title, Body: body, Base: base, Reviewers: reviewers, Runner: r})
 }
 
 func (a *CreatePullRequest) validate() error {
 	k := a.Kind()
-	if err := needRunner(k, a.Runner); err != nil {
-		return err
-	}
-	if err := checkRepo(k, a.Repo); err != nil {
+	if err := checkGitHub(k, a.Runner, a.Repo); err != nil {
 		return err
 	}
 	if err := checkRef(k, "branch", a.Branch); err != nil {
@@ -139,22 +132,12 @@ type MergePullRequest struct {
 // NewMergePullRequest returns a merge-pull-request action; method "" means
 // merge.
 func NewMergePullRequest(r *runner.Runner, number int, method string) (*MergePullRequest, error) {
-	a := &MergePullRequest{Number: number, Method: method, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&MergePullRequest{Number: number, Method: method, Runner: r})
 }
 
 func (a *MergePullRequest) validate() error {
 	k := a.Kind()
-	if err := needRunner(k, a.Runner); err != nil {
-		return err
-	}
-	if err := checkRepo(k, a.Repo); err != nil {
-		return err
-	}
-	if err := checkNumber(k, "pull request number", a.Number); err != nil {
+	if err := checkNumbered(k, a.Runner, a.Repo, "pull request number", a.Number); err != nil {
 		return err
 	}
 	switch a.Method {
@@ -200,11 +183,7 @@ type CommentPullRequest struct {
 
 // NewCommentPullRequest returns a comment-pull-request action.
 func NewCommentPullRequest(r *runner.Runner, number int, body string) (*CommentPullRequest, error) {
-	a := &CommentPullRequest{Number: number, Body: body, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&CommentPullRequest{Number: number, Body: body, Runner: r})
 }
 
 func (a *CommentPullRequest) validate() error {
@@ -245,11 +224,7 @@ type ReplyPullRequest struct {
 // NewReplyPullRequest returns a reply-pull-request action answering the
 // inline comment commentID.
 func NewReplyPullRequest(r *runner.Runner, number int, commentID int64, body string) (*ReplyPullRequest, error) {
-	a := &ReplyPullRequest{Number: number, CommentID: commentID, Body: body, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&ReplyPullRequest{Number: number, CommentID: commentID, Body: body, Runner: r})
 }
 
 func (a *ReplyPullRequest) validate() error {
@@ -292,22 +267,12 @@ type RequestReview struct {
 
 // NewRequestReview returns a request-review action.
 func NewRequestReview(r *runner.Runner, number int, reviewers ...string) (*RequestReview, error) {
-	a := &RequestReview{Number: number, Reviewers: reviewers, Runner: r}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return validated(&RequestReview{Number: number, Reviewers: reviewers, Runner: r})
 }
 
 func (a *RequestReview) validate() error {
 	k := a.Kind()
-	if err := needRunner(k, a.Runner); err != nil {
-		return err
-	}
-	if err := checkRepo(k, a.Repo); err != nil {
-		return err
-	}
-	if err := checkNumber(k, "pull request number", a.Number); err != nil {
+	if err := checkNumbered(k, a.Runner, a.Repo, "pull request number", a.Number); err != nil {
 		return err
 	}
 	return checkReviewers(k, a.Reviewers)

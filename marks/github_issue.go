@@ -29,14 +29,7 @@ type GitHubIssue struct {
 
 // NewGitHubIssue returns a mark for issue number of repo.
 func NewGitHubIssue(repo string, number int, focus ...string) (*GitHubIssue, error) {
-	const kind = "github-issue"
-	if err := validateRepo(kind, repo); err != nil {
-		return nil, err
-	}
-	if err := validateNumber(kind, number); err != nil {
-		return nil, err
-	}
-	f, err := normalizeFocus(kind, issueFocuses, []string{"summary"}, focus)
+	f, err := numberedFocus("github-issue", issueFocuses, repo, number, focus)
 	if err != nil {
 		return nil, err
 	}
@@ -54,15 +47,10 @@ func (m *GitHubIssue) Key() string {
 // String renders "GitHubIssue owner/name#42", adding "(comments)" when the
 // focus is other than the default summary.
 func (m *GitHubIssue) String() string {
-	return fmt.Sprintf("GitHubIssue %s#%d%s", m.Repo, m.Number, focusSuffix(issueFocuses, []string{"summary"}, m.Focus))
+	return fmt.Sprintf("GitHubIssue %s#%d%s", m.Repo, m.Number, focusSuffix(issueFocuses, summaryFocus, m.Focus))
 }
 
-func (m *GitHubIssue) focus() []string {
-	if len(m.Focus) == 0 {
-		return []string{"summary"}
-	}
-	return canonicalFocus(issueFocuses, m.Focus)
-}
+func (m *GitHubIssue) focus() []string { return focusOr(issueFocuses, summaryFocus, m.Focus) }
 
 // Observe fetches each focus with `gh api` on GitHub's REST endpoints.
 func (m *GitHubIssue) Observe(ctx context.Context, env *Env) (sighting.Sighting, error) {

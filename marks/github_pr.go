@@ -33,14 +33,7 @@ type GitHubPR struct {
 
 // NewGitHubPR returns a mark for pull request number of repo.
 func NewGitHubPR(repo string, number int, focus ...string) (*GitHubPR, error) {
-	const kind = "github-pr"
-	if err := validateRepo(kind, repo); err != nil {
-		return nil, err
-	}
-	if err := validateNumber(kind, number); err != nil {
-		return nil, err
-	}
-	f, err := normalizeFocus(kind, prFocuses, []string{"summary"}, focus)
+	f, err := numberedFocus("github-pr", prFocuses, repo, number, focus)
 	if err != nil {
 		return nil, err
 	}
@@ -58,15 +51,10 @@ func (m *GitHubPR) Key() string {
 // String renders "GitHubPullRequest owner/name#45", adding
 // "(summary, diff)" when the focus is other than the default summary.
 func (m *GitHubPR) String() string {
-	return fmt.Sprintf("GitHubPullRequest %s#%d%s", m.Repo, m.Number, focusSuffix(prFocuses, []string{"summary"}, m.Focus))
+	return fmt.Sprintf("GitHubPullRequest %s#%d%s", m.Repo, m.Number, focusSuffix(prFocuses, summaryFocus, m.Focus))
 }
 
-func (m *GitHubPR) focus() []string {
-	if len(m.Focus) == 0 {
-		return []string{"summary"}
-	}
-	return canonicalFocus(prFocuses, m.Focus)
-}
+func (m *GitHubPR) focus() []string { return focusOr(prFocuses, summaryFocus, m.Focus) }
 
 // Observe fetches each focus with `gh api` on GitHub's REST endpoints. The
 // pull request itself is fetched once, for summary and for checks (which

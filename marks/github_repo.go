@@ -54,12 +54,7 @@ func (m *GitHubRepo) Key() string {
 	return "github-repo:" + m.Repo + " focus=" + strings.Join(m.focus(), ",")
 }
 
-func (m *GitHubRepo) focus() []string {
-	if len(m.Focus) == 0 {
-		return slices.Clone(repoFocuses)
-	}
-	return canonicalFocus(repoFocuses, m.Focus)
-}
+func (m *GitHubRepo) focus() []string { return focusOr(repoFocuses, repoFocuses, m.Focus) }
 
 // String renders "GitHubRepository owner/name", adding "(issues)" when
 // the focus is narrower than the default.
@@ -130,6 +125,21 @@ func validateNumber(kind string, n int) error {
 	return nil
 }
 
+// summaryFocus is the default focus of the issue and pull request marks.
+var summaryFocus = []string{"summary"}
+
+// numberedFocus checks the parameters of an issue or pull request mark and
+// returns its focus, normalized against known (summary when none is given).
+func numberedFocus(kind string, known []string, repo string, number int, focus []string) ([]string, error) {
+	if err := validateRepo(kind, repo); err != nil {
+		return nil, err
+	}
+	if err := validateNumber(kind, number); err != nil {
+		return nil, err
+	}
+	return normalizeFocus(kind, known, summaryFocus, focus)
+}
+
 // normalizeFocus checks focus against known, drops duplicates, puts it in
 // known's order, and returns def when focus is empty.
 func normalizeFocus(kind string, known, def, focus []string) ([]string, error) {
@@ -138,10 +148,15 @@ func normalizeFocus(kind string, known, def, focus []string) ([]string, error) {
 			return nil, invalidf(kind, "unknown --focus %q (choose from %s)", f, strings.Join(known, ", "))
 		}
 	}
+	return focusOr(known, def, focus), nil
+}
+
+// focusOr is focus in known's order, or a copy of def when focus is empty.
+func focusOr(known, def, focus []string) []string {
 	if len(focus) == 0 {
-		return slices.Clone(def), nil
+		return slices.Clone(def)
 	}
-	return canonicalFocus(known, focus), nil
+	return canonicalFocus(known, focus)
 }
 
 // canonicalFocus orders focus as known does, without duplicates; unknown

@@ -267,11 +267,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	v, err := a.activeVoyage(ctx)
-	if err != nil {
-		return err
-	}
-	who, err := a.who(v, true)
+	v, who, err := a.activeVoyage(ctx, true)
 	if err != nil {
 		return err
 	}

@@ -75,11 +75,7 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 		}
 		extra = append(extra, o)
 	}
-	v, err := a.activeVoyage(ctx)
-	if err != nil {
-		return err
-	}
-	who, err := a.who(v, true)
+	v, who, err := a.activeVoyage(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -125,11 +121,7 @@ func (c *bearingChallengeCommand) Run(ctx context.Context, a *app, args []string
 	if strings.TrimSpace(c.with) == "" || strings.TrimSpace(c.reading) == "" {
 		return usageErrorf(a.path, "bearing challenge: both --with FEEDBACK and --reading TEXT are required")
 	}
-	v, err := a.activeVoyage(ctx)
-	if err != nil {
-		return err
-	}
-	who, err := a.who(v, true)
+	v, who, err := a.activeVoyage(ctx, true)
 	if err != nil {
 		return err
 	}

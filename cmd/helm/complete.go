@@ -33,11 +33,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	if len(args) > 0 {
 		return usageErrorf(a.path, "complete: unexpected arguments %q (quote the summary: --summary \"TEXT\")", args)
 	}
-	v, err := a.activeVoyage(ctx)
-	if err != nil {
-		return err
-	}
-	who, err := a.who(v, false)
+	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
 		return err
 	}

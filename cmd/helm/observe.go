@@ -23,8 +23,11 @@ type markKind struct {
 	args    string // the usage after the kind
 	example string // after "helm observe "
 	flags   func(fs *pflag.FlagSet, f *markFlags)
-	build   func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error)
+	build   markBuilder
 }
+
+// markBuilder builds a mark from the command line's arguments and flags.
+type markBuilder func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error)
 
 // markFlags holds the flags of every mark kind.
 type markFlags struct {
@@ -75,13 +78,7 @@ var markKinds = []*markKind{
 	{
 		name: "rust-project", summary: "orient in a Rust project: its tree and documentation",
 		args: "PATH", example: "rust-project .",
-		build: func(_ context.Context, a *app, _ *markFlags, args []string) (marks.Mark, error) {
-			root, err := oneArg(a, args, "PATH")
-			if err != nil {
-				return nil, err
-			}
-			return marks.NewRustProject(root)
-		},
+		build: oneArgMark("PATH", marks.NewRustProject),
 	},
 	{
 		name: "go-project", summary: "orient in a Go project: tree, documentation, modules, packages",
@@ -106,33 +103,13 @@ var markKinds = []*markKind{
 		name: "github-pr", summary: "a GitHub pull request",
 		args: "NUMBER [--focus summary|files|checks|diff|comments|reviews]... [--repo OWNER/NAME]", example: "github-pr 45 --focus diff --focus comments",
 		flags: githubFlags("summary, files, checks, diff, comments or reviews (repeatable; default summary)"),
-		build: func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
-			n, err := numberArg(a, args, "NUMBER")
-			if err != nil {
-				return nil, err
-			}
-			repo, err := a.repo(ctx, f.repo)
-			if err != nil {
-				return nil, err
-			}
-			return marks.NewGitHubPR(repo, n, f.focus...)
-		},
+		build: githubNumberMark(marks.NewGitHubPR),
 	},
 	{
 		name: "github-issue", summary: "a GitHub issue",
 		args: "NUMBER [--focus summary|comments]... [--repo OWNER/NAME]", example: "github-issue 42 --focus summary --focus comments",
 		flags: githubFlags("summary or comments (repeatable; default summary)"),
-		build: func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
-			n, err := numberArg(a, args, "NUMBER")
-			if err != nil {
-				return nil, err
-			}
-			repo, err := a.repo(ctx, f.repo)
-			if err != nil {
-				return nil, err
-			}
-			return marks.NewGitHubIssue(repo, n, f.focus...)
-		},
+		build: githubNumberMark(marks.NewGitHubIssue),
 	},
 	{
 		name: "github-repo", summary: "a GitHub repository's open issues and pull requests",
@@ -152,13 +129,7 @@ var markKinds = []*markKind{
 	{
 		name: "context", summary: "context a person provides, with nothing helm can look at",
 		args: "DESCRIPTION", example: `context "Agreed with the maintainer on a call: no API change"`,
-		build: func(_ context.Context, a *app, _ *markFlags, args []string) (marks.Mark, error) {
-			d, err := oneArg(a, args, "DESCRIPTION")
-			if err != nil {
-				return nil, err
-			}
-			return marks.NewContext(d)
-		},
+		build: oneArgMark("DESCRIPTION", marks.NewContext),
 	},
 	{
 		name: "command", summary: "run a program and record its exit code and output",
@@ -176,13 +147,7 @@ var markKinds = []*markKind{
 	{
 		name: "web", summary: "fetch a URL and record the response",
 		args: "URL", example: "web https://example.com/status",
-		build: func(_ context.Context, a *app, _ *markFlags, args []string) (marks.Mark, error) {
-			u, err := oneArg(a, args, "URL")
-			if err != nil {
-				return nil, err
-			}
-			return marks.NewWeb(u)
-		},
+		build: oneArgMark("URL", marks.NewWeb),
 	},
 }
 
@@ -190,6 +155,33 @@ func githubFlags(focusHelp string) func(fs *pflag.FlagSet, f *markFlags) {
 	return func(fs *pflag.FlagSet, f *markFlags) {
 		fs.StringArrayVar(&f.focus, "focus", nil, "`FOCUS` to fetch: "+focusHelp)
 		fs.StringVar(&f.repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
+	}
+}
+
+// oneArgMark builds a mark from its one argument, called name in usage.
+func oneArgMark[M marks.Mark](name string, newMark func(string) (M, error)) markBuilder {
+	return func(_ context.Context, a *app, _ *markFlags, args []string) (marks.Mark, error) {
+		s, err := oneArg(a, args, name)
+		if err != nil {
+			return nil, err
+		}
+		return newMark(s)
+	}
+}
+
+// githubNumberMark builds an issue or pull request mark from its NUMBER,
+// --repo and --focus.
+func githubNumberMark[M marks.Mark](newMark func(repo string, number int, focus ...string) (M, error)) markBuilder {
+	return func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
+		n, err := numberArg(a, args, "NUMBER")
+		if err != nil {
+			return nil, err
+		}
+		repo, err := a.repo(ctx, f.repo)
+		if err != nil {
+			return nil, err
+		}
+		return newMark(repo, n, f.focus...)
 	}
 }
 
@@ -282,11 +274,7 @@ type observed struct {
 }
 
 func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
-	v, err := a.activeVoyage(ctx)
-	if err != nil {
-		return err
-	}
-	who, err := a.who(v, false)
+	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -190,16 +190,21 @@ func (a *app) openVoyage(ctx context.Context) (*helm.Voyage, error) {
 }
 
 // activeVoyage opens the resolved voyage and checks that it is active, so
-// nothing in the world is touched for a voyage that cannot record it.
-func (a *app) activeVoyage(ctx context.Context) (*helm.Voyage, error) {
+// nothing in the world is touched for a voyage that cannot record it; then
+// it resolves who acts on it (entry as for who).
+func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, logbook.Who, error) {
 	v, err := a.openVoyage(ctx)
 	if err != nil {
-		return nil, err
+		return nil, logbook.Who{}, err
 	}
 	if info := v.Info(); info.Status == projection.Completed {
-		return nil, fmt.Errorf("voyage %s: %w (%s at %s)", short(v.ID()), helm.ErrVoyageCompleted, info.Outcome, stamp(info.CompletedAt))
+		return nil, logbook.Who{}, fmt.Errorf("voyage %s: %w (%s at %s)", short(v.ID()), helm.ErrVoyageCompleted, info.Outcome, stamp(info.CompletedAt))
 	}
-	return v, nil
+	who, err := a.who(v, entry)
+	if err != nil {
+		return nil, logbook.Who{}, err
+	}
+	return v, who, nil
 }
 
 // resolveIdentity: --as, then HELM_IDENTITY, then the voyage's identity

@@ -91,11 +91,7 @@ func (c *slateEraseCommand) Flags(fs *pflag.FlagSet) {
 }
 
 func (c *slateEraseCommand) Run(ctx context.Context, a *app, args []string) error {
-	v, err := a.activeVoyage(ctx)
-	if err != nil {
-		return err
-	}
-	who, err := a.who(v, false)
+	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -122,11 +118,7 @@ func (*slateClearCommand) Run(ctx context.Context, a *app, args []string) error 
 	if len(args) > 0 {
 		return usageErrorf(a.path, "slate clear takes no arguments, got %q (to take one mark off, use slate erase)", args)
 	}
-	v, err := a.activeVoyage(ctx)
-	if err != nil {
-		return err
-	}
-	who, err := a.who(v, false)
+	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
 		return err
 	}
