@@ -2,11 +2,13 @@ package helm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -29,11 +31,45 @@ func (v *Voyage) Artifact(ctx context.Context, hash string) ([]byte, error) {
 		}
 		return nil, v.fail("read artifact "+a.Hash, fmt.Errorf("%w: it is %s", ErrArtifactGone, a.Status), hint)
 	}
-	data, err := v.pack.load(&a.ArtifactRef)
+	data, err := v.load(ctx, &a.ArtifactRef)
 	if err != nil {
 		return nil, v.fail("read artifact "+a.Hash, err, "")
 	}
 	return data, nil
+}
+
+// load reads an artifact's bytes from its blob record or the pack file,
+// and checks them against its address.
+func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte, error) {
+	if ref.Blob == 0 {
+		return v.pack.load(ref)
+	}
+	var blob []byte
+	err := v.log.Scan(ctx, ref.Blob, func(r segment.Record) error {
+		blob = r.Data
+		return errFound
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return nil, err
+	}
+	return checkBlob(ref, blob, v.log.Dir())
+}
+
+// errFound ends a scan that found what it was looking for.
+var errFound = errors.New("found")
+
+// checkBlob expands the blob record holding ref's bytes.
+func checkBlob(ref *projection.ArtifactRef, blob []byte, dir string) ([]byte, error) {
+	where := fmt.Sprintf("%s, record %d", dir, ref.Blob)
+	switch {
+	case blob == nil:
+		return nil, artifactDamaged(ref, where, "the log has no such record")
+	case !isBlob(blob):
+		return nil, artifactDamaged(ref, where, "the record is not an artifact blob")
+	case int64(len(blob)-1) != ref.StoredSize:
+		return nil, artifactDamaged(ref, where, fmt.Sprintf("blob of %d bytes, the event says %d", len(blob)-1, ref.StoredSize))
+	}
+	return expand(ref, blob[1:], where)
 }
 
 // Sighting returns the decoded sighting stored under hash.
@@ -119,7 +155,7 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, summary sighting.Sight
 		ref := &projection.ArtifactRef{Hash: derived}
 		if held := st.Artifacts[derived]; held != nil {
 			*ref = held.ArtifactRef
-		} else if ref, err = v.pack.stow(derived, data); err != nil {
+		} else if ref, err = v.pack.stow(derived, int64(len(data)), compress(data)); err != nil {
 			return nil, err
 		}
 		ref.DerivedFrom, ref.Method = a.Hash, method

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -301,11 +302,48 @@ func TestResolveVoyagePrefix(t *testing.T) {
 	assert.ErrorIs(t, err, helm.ErrNoVoyage)
 }
 
-func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
+// incompressible returns n bytes of text that zstd cannot shrink much, so
+// its sighting goes to the pack file rather than into the log.
+func incompressible(n int) string {
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "0123456789abcdef"[r.IntN(16)]
+	}
+	return string(b)
+}
+
+func TestSmallArtifactsLiveInTheLogOnce(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
 	for _, topic := range []string{"a", "b", "a"} {
 		_, err := v.Observe(ctx, &note{Topic: topic, Text: "same bytes"}, who)
+		require.NoError(t, err)
+	}
+	arts := v.Artifacts()
+	require.Len(t, arts, 1, "identical sightings share one artifact")
+	assert.NotZero(t, arts[0].Blob, "a small sighting is a blob record in the log")
+	assert.NoFileExists(t, filepath.Join(v.Dir(), "artifacts.pack"))
+	v.Close()
+
+	v2, err := h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer v2.Close()
+	s, err := v2.Sighting(ctx, arts[0].Hash)
+	require.NoError(t, err)
+	assert.Equal(t, "same bytes", s.(*noteSighting).Text)
+	rep, err := v2.Verify(ctx)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Equal(t, 1, rep.Artifacts)
+}
+
+func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	big := incompressible(200 << 10)
+	for _, topic := range []string{"a", "b", "a"} {
+		_, err := v.Observe(ctx, &note{Topic: topic, Text: big}, who)
 		require.NoError(t, err)
 	}
 	arts := v.Artifacts()
@@ -340,7 +378,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 func TestOpenReadsNoArtifactBodies(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
-	_, err := v.Observe(ctx, &note{Topic: "a", Text: strings.Repeat("big ", 1000)}, who)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: incompressible(200 << 10)}, who)
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "r", who, nil)
 	require.NoError(t, err)

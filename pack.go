@@ -18,27 +18,65 @@ import (
 	"github.com/helmlog/helm/projection"
 )
 
-// The pack file holds a voyage's artifacts: each sighting's JSON,
-// zstd-compressed, once per BLAKE3 hash. It lives beside the event log so
-// that opening a voyage never reads an artifact body.
+// Where a sighting's bytes live.
+//
+// A sighting's JSON is zstd-compressed and stored once per voyage under
+// the BLAKE3 hash of the uncompressed JSON. A small one (compressed to at
+// most inlineMax bytes, which is most: a 2 KiB source file compresses to
+// under 1 KiB) is a blob record in the event log, appended in the same
+// batch as the artifact-stowed event that names it: one write, one
+// fdatasync for the whole observation. Opening a voyage reads past blob
+// records without decoding them.
+//
+//	blob record: | 0x02 | zstd bytes |
+//
+// The format byte 0x02 is neither an event's (0x01, or '{' for JSON), so a
+// reader tells blobs from events by the first byte.
+//
+// A large one goes to the pack file beside the event log, which opening a
+// voyage never reads; its frame is fdatasync'd before the event that
+// refers to it is appended (a second fdatasync, small next to compressing
+// a large sighting):
 //
 //	file:  "HELMPK01"                       8 bytes: magic and format version
 //	frame: | size u32 | crc u32 | hash 32 B | zstd bytes (size) |
 //
 // crc is CRC32C over size, hash and the compressed bytes: a cheap check
-// that catches damage before decompression. The BLAKE3 hash of the
-// decompressed bytes must equal the hash: the artifact verifies itself.
-//
-// Frames are written under the event log's lock and fdatasync'd before the
-// event that refers to them is appended, so an acknowledged artifact event
-// always points at durable bytes. A crash after the frame but before the
-// event leaves unreferenced bytes at the end of the pack: harmless, and the
-// next frame is written after them.
+// that catches damage before decompression. Either way, the BLAKE3 hash of
+// the decompressed bytes must equal the address: the artifact verifies
+// itself when it is read. A crash after a pack frame but before its event
+// leaves unreferenced bytes at the end of the pack: harmless, and the next
+// frame is written after them.
 const (
+	blobFormat    = 0x02
+	inlineMax     = 32 << 10
 	packMagic     = "HELMPK01"
 	packFrameHead = 4 + 4 + 32
 	packName      = "artifacts.pack"
 )
+
+// isBlob reports whether a log record is an artifact blob, not an event.
+func isBlob(record []byte) bool { return len(record) > 0 && record[0] == blobFormat }
+
+// compress returns the zstd form of a sighting's JSON.
+func compress(data []byte) []byte { return zenc.EncodeAll(data, nil) }
+
+// expand decompresses an artifact's stored bytes and checks them against
+// its address; where names the place for the error.
+func expand(ref *projection.ArtifactRef, stored []byte, where string) ([]byte, error) {
+	data, err := zdec.DecodeAll(stored, make([]byte, 0, ref.Size))
+	if err != nil {
+		return nil, artifactDamaged(ref, where, "zstd: "+err.Error())
+	}
+	if got := hashArtifact(data); got != ref.Hash {
+		return nil, artifactDamaged(ref, where, "BLAKE3 of the content is "+got)
+	}
+	return data, nil
+}
+
+func artifactDamaged(ref *projection.ArtifactRef, where, why string) error {
+	return fmt.Errorf("%w: artifact %s in %s: %s (run `helm voyage verify`)", ErrArtifactDamaged, ref.Hash, where, why)
+}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -66,9 +104,9 @@ func newPack(dir string, noSync bool) *pack {
 	return &pack{path: filepath.Join(dir, packName), noSync: noSync}
 }
 
-// stow compresses data and appends it as a frame, durably. The caller holds
-// the voyage's write lock.
-func (p *pack) stow(hash string, data []byte) (*projection.ArtifactRef, error) {
+// stow appends compressed, the zstd form of a sighting of size bytes, as
+// a frame, durably. The caller holds the voyage's write lock.
+func (p *pack) stow(hash string, size int64, compressed []byte) (*projection.ArtifactRef, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.openWrite(); err != nil {
@@ -80,9 +118,9 @@ func (p *pack) stow(hash string, data []byte) (*projection.ArtifactRef, error) {
 	}
 	off := st.Size()
 	sum, _ := hex.DecodeString(hash)
-	frame := make([]byte, packFrameHead, packFrameHead+len(data)/4+64)
+	frame := make([]byte, packFrameHead, packFrameHead+len(compressed))
 	copy(frame[8:], sum)
-	frame = zenc.EncodeAll(data, frame)
+	frame = append(frame, compressed...)
 	binary.LittleEndian.PutUint32(frame[0:], uint32(len(frame)-packFrameHead))
 	crc := crc32.Update(crc32.Checksum(frame[0:4], castagnoli), castagnoli, frame[8:])
 	binary.LittleEndian.PutUint32(frame[4:], crc)
@@ -97,7 +135,7 @@ func (p *pack) stow(hash string, data []byte) (*projection.ArtifactRef, error) {
 		}
 	}
 	return &projection.ArtifactRef{
-		Hash: hash, Size: int64(len(data)), StoredSize: int64(len(frame) - packFrameHead), Offset: off,
+		Hash: hash, Size: size, StoredSize: int64(len(compressed)), Offset: off,
 	}, nil
 }
 
@@ -169,9 +207,8 @@ func (p *pack) load(ref *projection.ArtifactRef) ([]byte, error) {
 	rf := p.rf
 	p.mu.Unlock()
 
-	damaged := func(why string) error {
-		return fmt.Errorf("%w: artifact %s in %s at offset %d: %s (run `helm voyage verify`)", ErrArtifactDamaged, ref.Hash, p.path, ref.Offset, why)
-	}
+	where := fmt.Sprintf("%s at offset %d", p.path, ref.Offset)
+	damaged := func(why string) error { return artifactDamaged(ref, where, why) }
 	frame := make([]byte, packFrameHead+ref.StoredSize)
 	if _, err := rf.ReadAt(frame, ref.Offset); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -186,14 +223,7 @@ func (p *pack) load(ref *projection.ArtifactRef) ([]byte, error) {
 	if crc != binary.LittleEndian.Uint32(frame[4:]) {
 		return nil, damaged("frame checksum mismatch")
 	}
-	data, err := zdec.DecodeAll(frame[packFrameHead:], make([]byte, 0, ref.Size))
-	if err != nil {
-		return nil, damaged("zstd: " + err.Error())
-	}
-	if got := hashArtifact(data); got != ref.Hash {
-		return nil, damaged("BLAKE3 of the content is " + got)
-	}
-	return data, nil
+	return expand(ref, frame[packFrameHead:], where)
 }
 
 func (p *pack) close() error {

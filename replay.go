@@ -17,10 +17,14 @@ import (
 func (v *Voyage) Events(ctx context.Context) ([]projection.Event, error) {
 	var out []projection.Event
 	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
+		if isBlob(r.Data) {
+			return nil
+		}
 		e, err := projection.Decode(r.Data)
 		if err != nil {
 			return fmt.Errorf("voyage %s, record %d: %w", v.id, r.Seq, err)
 		}
+		e.Seq = r.Seq
 		out = append(out, *e)
 		return nil
 	})
@@ -35,10 +39,14 @@ func (v *Voyage) Events(ctx context.Context) ([]projection.Event, error) {
 func (v *Voyage) Export(ctx context.Context, w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
+		if isBlob(r.Data) {
+			return nil
+		}
 		e, err := projection.Decode(r.Data)
 		if err != nil {
 			return fmt.Errorf("voyage %s, record %d: %w", v.id, r.Seq, err)
 		}
+		e.Seq = r.Seq
 		data, err := json.Marshal(e)
 		if err != nil {
 			return err
@@ -53,11 +61,17 @@ func (v *Voyage) Export(ctx context.Context, w io.Writer) error {
 }
 
 // Replay folds events into fresh views, as opening a voyage does. Tests
-// use it to check the views of a recorded voyage.
+// use it to check the views of a recorded voyage. Events read from a log
+// carry their sequence numbers (Event.Seq); events without one are
+// numbered from 1 in order.
 func Replay(events []projection.Event) (*projection.State, error) {
 	st := &projection.State{}
 	for i := range events {
-		if err := st.Apply(uint64(i)+1, &events[i]); err != nil {
+		seq := events[i].Seq
+		if seq == 0 {
+			seq = uint64(i) + 1
+		}
+		if err := st.Apply(seq, &events[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -91,6 +105,9 @@ func ReadEvents(r io.Reader) ([]projection.Event, error) {
 func ReplayDir(ctx context.Context, dir string) (*projection.State, error) {
 	st := &projection.State{}
 	err := segment.ScanDir(ctx, filepath.Join(dir, "events"), 1, func(r segment.Record) error {
+		if isBlob(r.Data) {
+			return nil
+		}
 		e, err := projection.Decode(r.Data)
 		if err != nil {
 			return fmt.Errorf("%s, record %d: %w", dir, r.Seq, err)

@@ -62,19 +62,48 @@ func (v *Voyage) Verify(ctx context.Context) (*VerifyReport, error) {
 	return rep, v.verifyArtifacts(ctx, rep)
 }
 
+// verifyArtifacts checks every stowed artifact: those in the pack one by
+// one, those in blob records in one pass over the log.
 func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
+	blobs := map[uint64]projection.Artifact{}
 	for _, a := range v.Artifacts() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if a.Status != projection.Stowed {
+		switch {
+		case a.Status != projection.Stowed:
 			rep.Skipped++
-			continue
+		case a.Blob != 0:
+			blobs[a.Blob] = a
+		default:
+			rep.Artifacts++
+			if _, err := v.pack.load(&a.ArtifactRef); err != nil {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
+			}
 		}
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
+		a, ok := blobs[r.Seq]
+		if !ok {
+			return nil
+		}
+		delete(blobs, r.Seq)
 		rep.Artifacts++
-		if _, err := v.pack.load(&a.ArtifactRef); err != nil {
+		if _, err := checkBlob(&a.ArtifactRef, r.Data, v.log.Dir()); err != nil {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
 		}
+		return nil
+	})
+	if err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+	}
+	for _, a := range blobs { // named records that the log does not hold
+		rep.Artifacts++
+		_, err := checkBlob(&a.ArtifactRef, nil, v.log.Dir())
+		rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
 	}
 	return nil
 }

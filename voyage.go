@@ -72,6 +72,9 @@ func (h *Home) open(ctx context.Context, id string, create bool) (*Voyage, error
 // applyRecord decodes one record and folds it into the views. The caller
 // holds v.mu or owns v exclusively.
 func (v *Voyage) applyRecord(r segment.Record) error {
+	if isBlob(r.Data) {
+		return nil // an artifact's bytes: read only when the artifact is
+	}
 	e, err := projection.Decode(r.Data)
 	if err != nil {
 		return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, v.log.Dir(), r.Seq, err)
@@ -185,8 +188,9 @@ func cloneEntries(in []logbook.Entry) []logbook.Entry {
 }
 
 // commit runs decide under the log's lock, after folding in every event
-// appended so far, and appends the events it returns as one atomic batch.
-// It returns the sequence number of the first appended event.
+// appended so far, and appends the events it returns — with the blob
+// records of the small artifacts they stow — as one atomic batch. It
+// returns the sequence number of the last appended event.
 func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.State, stower) ([]*projection.Event, error)) (uint64, error) {
 	v.mu.Lock()
 	broken := v.broken
@@ -195,24 +199,37 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 		return 0, v.fail(op, broken, "a write failed earlier; reopen the voyage")
 	}
 	var decideErr error
-	first, err := v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+	var last uint64
+	_, err := v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
 		v.mu.Lock()
 		defer v.mu.Unlock()
 		if err := tx.Scan(v.st.Voyage.Seq+1, v.applyRecord); err != nil {
 			return nil, err
 		}
-		var stowed []*projection.Event
+		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record
 		stow := func(data []byte) (string, *projection.Event, error) {
 			hash := hashArtifact(data)
-			if v.st.Artifacts[hash] != nil || slices.ContainsFunc(stowed, func(e *projection.Event) bool { return e.Artifact.Hash == hash }) {
+			if v.st.Artifacts[hash] != nil {
 				return hash, nil, nil
 			}
-			ref, err := v.pack.stow(hash, data)
-			if err != nil {
-				return "", nil, err
+			for e := range blobs {
+				if e.Artifact.Hash == hash {
+					return hash, nil, nil
+				}
+			}
+			compressed := compress(data)
+			ref := &projection.ArtifactRef{Hash: hash, Size: int64(len(data)), StoredSize: int64(len(compressed))}
+			var blob []byte
+			if len(compressed) <= inlineMax {
+				blob = append([]byte{blobFormat}, compressed...)
+			} else {
+				var err error
+				if ref, err = v.pack.stow(hash, int64(len(data)), compressed); err != nil {
+					return "", nil, err
+				}
 			}
 			ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: ref}
-			stowed = append(stowed, ev)
+			blobs[ev] = blob
 			return hash, ev, nil
 		}
 		events, err := decide(&v.st, stow)
@@ -220,26 +237,34 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 			decideErr = err
 			return nil, err
 		}
+		// Number the records as the log will: a blob just before the event
+		// that names it. Then fold our own events now, so the next decide
+		// of this group sees them; if the write fails, v.broken keeps these
+		// views from being used again.
 		now := v.home.now()
-		records := make([][]byte, len(events))
-		for i, e := range events {
+		seq := tx.Last()
+		records := make([][]byte, 0, len(events)+len(blobs))
+		for _, e := range events {
+			if blob := blobs[e]; blob != nil {
+				seq++
+				records = append(records, blob)
+				e.Artifact.Blob = seq
+			}
 			e.At = now
-			if records[i], err = projection.Encode(e); err != nil {
+			rec, err := projection.Encode(e)
+			if err != nil {
 				decideErr = err
 				return nil, err
 			}
-		}
-		// Fold our own events now, so the next decide of this group sees
-		// them. If the write fails, v.broken keeps these views from being
-		// used again.
-		seq := tx.Last()
-		for i, e := range events {
-			if err := v.st.Apply(seq+uint64(i)+1, e); err != nil {
+			seq++
+			records = append(records, rec)
+			if err := v.st.Apply(seq, e); err != nil {
 				decideErr = err
 				v.broken = err
 				return nil, err
 			}
 		}
+		last = seq
 		return records, nil
 	})
 	if err != nil {
@@ -253,7 +278,7 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 		}
 		return 0, v.fail(op, err, "")
 	}
-	return first, nil
+	return last, nil
 }
 
 func (v *Voyage) fail(op string, err error, hint string) error {
@@ -489,8 +514,7 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 		}
 		extra[i] = encoded{o, m, s}
 	}
-	var seq uint64
-	_, err := v.commit(ctx, "take bearing", func(st *projection.State, stow stower) ([]*projection.Event, error) {
+	seq, err := v.commit(ctx, "take bearing", func(st *projection.State, stow stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
 		}
@@ -522,7 +546,6 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 		events = append(events, &projection.Event{Type: projection.BearingTaken, Bearing: &logbook.Bearing{
 			Observations: obs, Reading: logbook.Reading{Text: reading, Source: source},
 		}})
-		seq = st.Voyage.Seq + uint64(len(events))
 		return withWho(events, w), nil
 	})
 	if err != nil {

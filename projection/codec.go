@@ -40,7 +40,8 @@ package projection
 //	voyage-started v1       opt{str id, str intent, str kind}
 //	voyage-completed v1     opt{str outcome, str summary}
 //	artifact-stowed v1,     opt{str hash, varint size, varint stored_size,
-//	artifact-reduced v1,        varint offset, str derived_from, str method}
+//	artifact-reduced v1,        varint offset, uvarint blob,
+//	                            str derived_from, str method}
 //	artifact-jettisoned v1
 //	observed v1             opt{observation}
 //	mark-erased v1          str key
@@ -236,6 +237,7 @@ func Encode(e *Event) ([]byte, error) {
 			w.varint(a.Size)
 			w.varint(a.StoredSize)
 			w.varint(a.Offset)
+			w.uvarint(a.Blob)
 			w.str(a.DerivedFrom)
 			w.str(a.Method)
 		}
@@ -662,6 +664,7 @@ func (d *decoder) payload(t Type, v int) *Event {
 		a.Size = d.varint("artifact size")
 		a.StoredSize = d.varint("artifact stored_size")
 		a.Offset = d.varint("artifact offset")
+		a.Blob = d.uvarint("artifact blob")
 		a.DerivedFrom = d.string("artifact derived_from")
 		a.Method = d.string("artifact method")
 		x.e.Artifact = a

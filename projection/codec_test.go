@@ -33,7 +33,7 @@ func oddEvents() []*Event {
 		{Type: VoyageStarted, V: 1, At: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), Voyage: &VoyageInfo{}},
 		{Type: VoyageCompleted, V: 1, At: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), Completion: &Completion{Outcome: OutcomeBlocked}},
 		{Type: VoyageCompleted, V: 1, At: time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{Type: ArtifactStowed, V: 1, At: time.Unix(0, 0).UTC(), Artifact: &ArtifactRef{Hash: long, Size: -1, StoredSize: math.MaxInt64, Offset: math.MinInt64}},
+		{Type: ArtifactStowed, V: 1, At: time.Unix(0, 0).UTC(), Artifact: &ArtifactRef{Hash: long, Size: -1, StoredSize: math.MaxInt64, Offset: math.MinInt64, Blob: math.MaxUint64}},
 		{Type: ArtifactReduced, V: 1, At: at, Artifact: &ArtifactRef{Hash: "s", DerivedFrom: "h", Method: "head"}},
 		{Type: ArtifactJettisoned, V: 1, At: at, Artifact: &ArtifactRef{Hash: "h"}},
 		{Type: Observed, V: 1, At: at, Who: who, Obs: &obs},

@@ -54,6 +54,11 @@ var CurrentVersion = map[Type]int{
 // one its Type names; Who is the resolved identity, role and method of the
 // caller that caused it.
 type Event struct {
+	// Seq is the event's sequence number in its voyage's log. It is the
+	// record's position, not part of the stored event: set on events read
+	// from a log (Voyage.Events, Export), so that a replay numbers them as
+	// the log did.
+	Seq  uint64      `json:"seq,omitempty"`
 	Type Type        `json:"type"`
 	V    int         `json:"v"`
 	At   time.Time   `json:"at"`
@@ -99,11 +104,15 @@ type Completion struct {
 
 // ArtifactRef is the payload of the artifact events: where a sighting's
 // compressed bytes are stored. Hash is the BLAKE3 of the uncompressed JSON.
+// Small artifacts live in the event log itself, in a blob record of the
+// same batch as their event (Blob is its sequence number); large ones in
+// the voyage's pack file at Offset (Blob is 0).
 type ArtifactRef struct {
 	Hash       string `json:"hash"`
 	Size       int64  `json:"size"`        // uncompressed bytes
-	StoredSize int64  `json:"stored_size"` // compressed bytes in the pack
-	Offset     int64  `json:"offset"`      // frame offset in the voyage's pack file
+	StoredSize int64  `json:"stored_size"` // compressed bytes
+	Offset     int64  `json:"offset"`      // frame offset in the pack file, when Blob is 0
+	Blob       uint64 `json:"blob,omitempty"`
 	// DerivedFrom and Method are set on ArtifactReduced: the artifact
 	// this one summarises, and how the summary was made.
 	DerivedFrom string `json:"derived_from,omitempty"`
