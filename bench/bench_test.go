@@ -78,7 +78,7 @@ func TestTinyRun(t *testing.T) {
 		t.Skip("writes with fdatasync")
 	}
 	cfg := config{Reps: 1, SingleOps: 40, Goroutines: 16, ConcOps: 8, RawOps: 20, Chunk: 20,
-		ReplayEvents: 2000, OpenReps: 2, BigCount: 6, BigSize: 1 << 16, ListVoyages: 40}
+		ReplayEvents: 2000, OpenReps: 2, BigCount: 6, BigSize: 1 << 16, ListVoyages: 40, InlineCount: 30}
 	var out bytes.Buffer
 	run := map[string]bool{}
 	for _, s := range sections {

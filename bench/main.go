@@ -20,30 +20,37 @@ import (
 
 // config sizes a run.
 type config struct {
-	Reps         int  // repetitions of the write benchmarks
-	SingleOps    int  // operations per single-writer repetition
-	Goroutines   int  // writers sharing one voyage in the concurrent case
-	ConcOps      int  // operations per goroutine per concurrent repetition
-	RawOps       int  // appends + fdatasync per repetition
-	ReplayEvents int  // events in the replayed voyage
-	OpenReps     int  // timed opens (replay, GB) and lists
-	BigCount     int  // big sightings in the GB voyage
-	BigSize      int  // bytes of each big sighting's content
-	ListVoyages  int  // voyages in the listed home
-	Chunk        int  // operations per interleaved chunk of the write benchmarks
-	ReplayAPI    bool // record the replayed voyage through the API (slow: see README)
+	Reps         int // repetitions of the write benchmarks
+	SingleOps    int // operations per single-writer repetition
+	Goroutines   int // writers sharing one voyage in the concurrent case
+	ConcOps      int // operations per goroutine per concurrent repetition
+	RawOps       int // appends + fdatasync per repetition
+	ReplayEvents int // events in the replayed voyage
+	OpenReps     int // timed opens (replay, GB) and lists
+	BigCount     int // big sightings in the GB voyage
+	BigSize      int // bytes of each big sighting's content
+	ListVoyages  int // voyages in the listed home
+	Chunk        int // operations per interleaved chunk of the write benchmarks
+	InlineCount  int // 2 KiB sightings in the voyage that measures blob records at open
 }
 
 var (
 	quickConfig = config{Reps: 5, SingleOps: 1200, Goroutines: 16, ConcOps: 80, RawOps: 600, Chunk: 40,
-		ReplayEvents: 100_000, OpenReps: 5, BigCount: 256, BigSize: 1 << 20, ListVoyages: 10_000}
+		ReplayEvents: 100_000, OpenReps: 5, BigCount: 256, BigSize: 1 << 20, ListVoyages: 10_000, InlineCount: 32_768}
 	fullConfig = config{Reps: 9, SingleOps: 4000, Goroutines: 16, ConcOps: 240, RawOps: 2000, Chunk: 40,
-		ReplayEvents: 100_000, OpenReps: 9, BigCount: 1000, BigSize: 1 << 20, ListVoyages: 10_000}
+		ReplayEvents: 100_000, OpenReps: 9, BigCount: 1000, BigSize: 1 << 20, ListVoyages: 10_000, InlineCount: 65_536}
 )
 
 // goals are the targets of issue 7, printed next to their figures.
 var goals = map[string]string{
-	"helm_vs_sqlite": ">= 1.3",
+	"helm_vs_sqlite":                 ">= 1.3",
+	"helm_vs_raw":                    ">= 0.8",
+	"concurrent16_vs_sqlite":         ">= 20",
+	"replay_events_per_s":            ">= 1000000",
+	"open_ms_100k_events":            "< 150",
+	"open_extra_ms_per_gb_sightings": "< 10",
+	"list_10k_voyages_ms":            "< 300",
+	"bytes_on_disk_vs_sqlite":        "<= 1.0",
 }
 
 // sections a run can be limited to with -only.
@@ -54,7 +61,6 @@ func main() {
 	dir := flag.String("dir", "", "directory for the data (default: a new temporary directory, removed afterwards)")
 	keep := flag.Bool("keep", false, "keep the data directory")
 	only := flag.String("only", "", "comma-separated sections to run: "+strings.Join(sections, ","))
-	replayAPI := flag.Bool("replay-api", false, "record the whole replayed voyage through the API instead of copying a smaller one (hours while TakeBearing is quadratic)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 
@@ -62,7 +68,6 @@ func main() {
 	if *quick {
 		cfg = quickConfig
 	}
-	cfg.ReplayAPI = *replayAPI
 	if err := mainErr(cfg, *dir, *keep, *only, *cpuprofile, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
