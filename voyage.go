@@ -522,10 +522,6 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 		if err != nil {
 			return nil, err
 		}
-		sealed := map[string]logbook.Observation{}
-		for k, o := range st.Slate {
-			sealed[k] = o
-		}
 		var events []*projection.Event
 		for _, e := range extra {
 			lo, err := v.sealObservation(e.obs, e.mark, e.sight, stow, &events)
@@ -533,18 +529,15 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 				return nil, err
 			}
 			lo.ObservedBy = w
-			sealed[lo.Key] = lo
+			events = append(events, &projection.Event{Type: projection.Observed, Obs: &lo})
 		}
-		if len(sealed) == 0 {
+		if len(st.Slate) == 0 && len(extra) == 0 {
 			return nil, fmt.Errorf("%w: a bearing needs at least one observation; observe a mark first (`helm observe ...`) or pass --observation FILE", ErrEmptySlate)
 		}
-		obs := make([]logbook.Observation, 0, len(sealed))
-		for _, o := range sealed {
-			obs = append(obs, o)
-		}
-		slices.SortFunc(obs, func(a, b logbook.Observation) int { return strings.Compare(a.Key, b.Key) })
+		// The bearing seals the slate as these events leave it: its
+		// observations are not stored again (projection.Event.Bearing).
 		events = append(events, &projection.Event{Type: projection.BearingTaken, Bearing: &logbook.Bearing{
-			Observations: obs, Reading: logbook.Reading{Text: reading, Source: source},
+			Reading: logbook.Reading{Text: reading, Source: source},
 		}})
 		return withWho(events, w), nil
 	})

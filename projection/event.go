@@ -69,9 +69,12 @@ type Event struct {
 	Artifact   *ArtifactRef         `json:"artifact,omitempty"`
 	Obs        *logbook.Observation `json:"observation,omitempty"`
 	Key        string               `json:"key,omitempty"`
-	Bearing    *logbook.Bearing     `json:"bearing,omitempty"`
-	Challenge  *Challenge           `json:"challenge,omitempty"`
-	Action     *logbook.Action      `json:"action,omitempty"`
+	// Bearing is the payload of BearingTaken. Its Observations are nil
+	// when the bearing seals the slate as the events before it left it
+	// (what helm writes); a list names them outright.
+	Bearing   *logbook.Bearing `json:"bearing,omitempty"`
+	Challenge *Challenge       `json:"challenge,omitempty"`
+	Action    *logbook.Action  `json:"action,omitempty"`
 }
 
 // VoyageInfo is the payload of VoyageStarted.

@@ -138,7 +138,13 @@ func (s *State) apply(seq uint64, e *Event) error {
 			return errMissing("bearing")
 		}
 		b := *e.Bearing
-		b.Observations = slices.Clone(b.Observations)
+		if b.Observations == nil {
+			// The bearing seals the slate as it stands: the observations
+			// are in the events before it, not stored twice.
+			b.Observations = s.SlateList()
+		} else {
+			b.Observations = slices.Clone(b.Observations)
+		}
 		b.Reading.History = slices.Clone(b.Reading.History)
 		s.bearings[seq] = &b
 		s.Entries = append(s.Entries, logbook.Entry{

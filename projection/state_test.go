@@ -57,9 +57,11 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 			clear(slate)
 		case k == 6 && len(slate) > 0:
 			e = ev(BearingTaken)
-			var obs []logbook.Observation
-			for _, o := range slate {
-				obs = append(obs, o)
+			var obs []logbook.Observation // nil: the bearing seals the slate as it stands
+			if r.IntN(2) == 0 {
+				for _, o := range slate {
+					obs = append(obs, o)
+				}
 			}
 			e.Bearing = &logbook.Bearing{Observations: obs, Reading: logbook.Reading{Text: fmt.Sprint("reading ", len(events))}}
 			clear(slate)
@@ -122,6 +124,24 @@ func TestRebuiltViewsEqualIncremental(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestBearingWithoutObservationsSealsTheSlateAsItStands(t *testing.T) {
+	var st State
+	a := logbook.Observation{Key: "a", Label: "A"}
+	b := logbook.Observation{Key: "b", Label: "B"}
+	evs := []*Event{
+		{Type: VoyageStarted, V: 1, Voyage: &VoyageInfo{ID: "v"}},
+		{Type: Observed, V: 1, Obs: &b},
+		{Type: Observed, V: 1, Obs: &a},
+		{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{Reading: logbook.Reading{Text: "r"}}},
+	}
+	for i, e := range evs {
+		require.NoError(t, st.Apply(uint64(i+1), e))
+	}
+	require.Len(t, st.Entries, 1)
+	assert.Equal(t, []logbook.Observation{a, b}, st.Entries[0].Bearing.Observations, "sealed in key order")
+	assert.Empty(t, st.Slate)
 }
 
 func TestBearingSealsSlate(t *testing.T) {
