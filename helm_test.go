@@ -570,10 +570,7 @@ func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
 	segs, err := filepath.Glob(filepath.Join(v.Dir(), "events", "*.seg"))
 	require.NoError(t, err)
 	require.Len(t, segs, 1)
-	data, err := os.ReadFile(segs[0])
-	require.NoError(t, err)
-	data[len(data)/3] ^= 0x01
-	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
+	flipInData(t, segs[0], 3)
 
 	_, err = h.Voyage(ctx, v.ID())
 	require.Error(t, err)
@@ -599,10 +596,7 @@ func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {
 	// read its events.
 	segs, err := filepath.Glob(filepath.Join(dirs[1], "events", "*.seg"))
 	require.NoError(t, err)
-	data, err := os.ReadFile(segs[0])
-	require.NoError(t, err)
-	data[len(data)-5] ^= 0xff
-	require.NoError(t, os.WriteFile(segs[0], data, 0o600))
+	flipInData(t, segs[0], 2)
 	require.NoError(t, os.Remove(filepath.Join(dirs[1], "summary.json")))
 
 	list, err := h.List(ctx, helm.ListAll)
@@ -613,4 +607,19 @@ func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {
 	require.Len(t, list, 2)
 	assert.Equal(t, "voyage 0", list[0].Intent)
 	assert.Equal(t, "voyage 2", list[1].Intent)
+}
+
+// flipInData flips a bit at 1/div of the written part of a segment file
+// (segments are preallocated: the zeros after the data are free space).
+func flipInData(t *testing.T, path string, div int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	end := len(data)
+	for end > 0 && data[end-1] == 0 {
+		end--
+	}
+	require.NotZero(t, end, "%s holds no data", path)
+	data[end/div] ^= 0x01
+	require.NoError(t, os.WriteFile(path, data, 0o600))
 }

@@ -8,73 +8,34 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
 )
 
 // A voyage's summary.json caches its voyage view for `helm voyage list`,
-// so listing costs one small file and two stats per voyage however long
-// the voyages are. It is a cache, never the truth: it records a
-// fingerprint of the event log (logPrint), and a summary whose fingerprint
-// no longer matches is rebuilt from the events.
+// so listing costs one small file and one small read of the log per
+// voyage, however long the voyages are. It is a cache, never the truth: it
+// records the log's segment.Mark as of the view it holds, and a summary
+// whose log has changed since (segment.Changed) is rebuilt from the
+// events.
 const summaryName = "summary.json"
 
 type summaryFile struct {
 	Voyage projection.Voyage `json:"voyage"`
-	Log    logPrint          `json:"log"`
-}
-
-// logPrint identifies the state of an event log directory: a new segment
-// changes the directory's modification time, an append changes the newest
-// segment's size.
-type logPrint struct {
-	DirModNanos int64  `json:"dir_mod_ns"`
-	LastSegment string `json:"last_segment"`
-	LastSize    int64  `json:"last_size"`
-}
-
-// fingerprint reads the current logPrint of eventsDir. With last == "" it
-// finds the newest segment by listing the directory; otherwise it trusts
-// that name, which costs two stats and no directory read: if a newer
-// segment exists, the directory's modification time tells.
-func fingerprint(eventsDir, last string) (logPrint, error) {
-	d, err := os.Stat(eventsDir)
-	if err != nil {
-		return logPrint{}, err
-	}
-	if last == "" {
-		entries, err := os.ReadDir(eventsDir)
-		if err != nil {
-			return logPrint{}, err
-		}
-		for _, e := range entries { // sorted by name; names sort by sequence
-			if strings.HasSuffix(e.Name(), ".seg") && e.Type().IsRegular() {
-				last = e.Name()
-			}
-		}
-		if last == "" {
-			return logPrint{}, fmt.Errorf("no segment in %s", eventsDir)
-		}
-	}
-	st, err := os.Stat(filepath.Join(eventsDir, last))
-	if err != nil {
-		return logPrint{}, err
-	}
-	return logPrint{DirModNanos: d.ModTime().UnixNano(), LastSegment: last, LastSize: st.Size()}, nil
+	Log    segment.Mark      `json:"log"`
 }
 
 // writeSummary rewrites the voyage's summary. Failing to write a cache is
 // not an error for the caller: the next List rebuilds it.
 func (v *Voyage) writeSummary() {
-	fp, err := fingerprint(v.log.Dir(), "")
-	if err != nil {
-		return
-	}
 	v.mu.Lock()
-	info := v.st.Voyage
+	info, mark := v.st.Voyage, v.log.Mark()
 	v.mu.Unlock()
-	data, err := json.Marshal(summaryFile{Voyage: info, Log: fp})
+	if mark.Last != info.Seq {
+		return // the log is ahead of these views: let the next open write it
+	}
+	data, err := json.Marshal(summaryFile{Voyage: info, Log: mark})
 	if err != nil {
 		return
 	}
@@ -89,14 +50,18 @@ func (v *Voyage) writeSummary() {
 	}
 }
 
+// summaryStale reports whether the summary on disk does not describe the
+// views as they are; a fresh one is remembered so Close need not rewrite it.
 func (v *Voyage) summaryStale() bool {
 	s, err := readSummary(v.dir)
 	if err != nil {
 		return true
 	}
-	fp, err := fingerprint(v.log.Dir(), "")
 	info := v.Info()
-	if err != nil || fp != s.Log || s.Voyage.Seq != info.Seq {
+	if s.Voyage.Seq != info.Seq {
+		return true
+	}
+	if changed, err := segment.Changed(v.log.Dir(), s.Log); err != nil || changed {
 		return true
 	}
 	v.mu.Lock()
@@ -122,7 +87,7 @@ func readSummary(dir string) (*summaryFile, error) {
 func (h *Home) summary(ctx context.Context, id string) (projection.Voyage, error) {
 	dir := filepath.Join(h.voyagesDir(), id)
 	if s, err := readSummary(dir); err == nil {
-		if fp, err := fingerprint(filepath.Join(dir, "events"), s.Log.LastSegment); err == nil && fp == s.Log {
+		if changed, err := segment.Changed(filepath.Join(dir, "events"), s.Log); err == nil && !changed {
 			return s.Voyage, nil
 		}
 	}

@@ -276,15 +276,28 @@ func (l *Log) writeUnit(recs [][]byte) error {
 	if p.off > fileHeaderSize && p.off+int64(len(buf)) > l.opts.SegmentSize {
 		// The unit's frames were chained from p.sum, which is the new
 		// segment's seed: the encoding stays valid.
+		if err := l.seal(); err != nil {
+			return l.setPoison(err)
+		}
 		if err := l.createSegment(p); err != nil {
 			return l.setPoison(err)
 		}
+	}
+	// Preallocate (zeros written, synced by the fdatasync below, before the
+	// unit is acknowledged) when the unit does not fit or the free space
+	// runs low.
+	if err := l.ensureAlloc(c.p.off + int64(len(buf))); err != nil {
+		return l.setPoison(err)
 	}
 	n, err := c.f.WriteAt(buf, c.p.off)
 	if err == nil && n != len(buf) {
 		err = fmt.Errorf("short write (%d of %d bytes)", n, len(buf))
 	}
 	if err != nil {
+		// The page cache holds what was written: zero it so the free
+		// space after the log's end is zeros again, not a torn unit that
+		// a later catch-up (which only probes the tail) would not see.
+		l.unwrite(c.p.off, n)
 		return l.setPoison(fmt.Errorf("segment: write %s at offset %d: %w", filepath.Join(l.dir, c.name), c.p.off, err))
 	}
 	if !l.opts.NoSync {

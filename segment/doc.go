@@ -19,29 +19,27 @@
 //     modified (NATS #7549 lost acknowledged writes by truncating on a bit
 //     flip; Prometheus deleted later segments).
 //   - In the final unit, a failure counts as torn when the file ends inside
-//     the frame, the frame header is zero, or the file ends in zeroed
-//     sectors; a checksum failure on fully present bytes (a bit flip) is
-//     corruption.
+//     the frame, the frame header is zero, or the frame's bytes end in zeroed
+//     sectors (a crash loses whole sectors; the bytes after the frame are
+//     preallocated zeros and do not count); a checksum failure on written
+//     bytes (a bit flip) is corruption.
 //   - After a failed write or fsync the Log refuses to write (ErrPoisoned):
-//     the page cache may no longer match the disk. Reopen to recover.
+//     the page cache may no longer match the disk. Reopen to recover. A
+//     failed (short) record write is zeroed again first, so the free space
+//     stays zeros.
 //
-// Preallocation: segments are not preallocated. Measured on the target
-// machine, fdatasync after an appending 256 B write costs ≈ 0.19 ms and on a
-// preallocated, already written region 0.12–0.15 ms. Preallocation would
-// buy up to ~30% per durable append but costs disk for thousands of tiny
-// logs, makes the file size no longer say where the data ends (Stat would
-// need to read records to detect a change) and makes every reader scan the
-// zero tail. Appending keeps Stat a pure metadata call and the single
-// appender at ≈ 1× the raw append+fdatasync rate.
-//
-// Group commit bounds a group by the number of committers waiting, so 16
-// appenders that each wait for their own record get at most 16 records per
-// fdatasync. A 16-record (≈4.5 KB) extending write+fdatasync measured
-// 175–264 µs median here against 113–148 µs into preallocated zeros, so
-// preallocation is where the remaining concurrent throughput is; it needs
-// "zero header at a unit boundary = end of log" instead of a cut, a Verify
-// that does not call it torn, a change fingerprint other than the file
-// size, and a catch-up that reads the tail instead of trusting fstat.
+// Preallocation (prealloc.go): the active segment is preallocated with real
+// zeros (pwrite; 16 KiB, growing in doubling steps of at most 1 MiB, never
+// beyond SegmentSize), fdatasynced before any record in the new region is acknowledged, so an
+// append overwrites already written blocks and its fdatasync commits no
+// metadata. Sealed segments are truncated to their data end. The end of the
+// log is a zero frame header at a unit boundary: free space, not a torn
+// write. Readers and the writer's catch-up probe the header at the last
+// known boundary with one small pread (no fstat: see scanFile); Open and
+// Verify also check that the free space is all zeros, since a crash can
+// lose the first sector of a unit and keep later ones. The file size no
+// longer changes with every append: callers that fingerprint a log use
+// Mark and Changed, not Stat.
 //
 // Scans start at the nearest verified position this Log knows (index.go):
 // reading what others appended since the Log's last seq costs O(new

@@ -27,6 +27,10 @@ package segment
 //
 // All integers are little-endian.
 //
+// The last segment is preallocated with zeros after its data (prealloc.go):
+// a zero frame header at a unit boundary ends the log. Sealed segments end
+// exactly after their last frame.
+//
 // A commit unit is everything one Commit group wrote with one write and one
 // fdatasync. Its records become visible only when its last frame (idx bit 31)
 // is present and every frame of it checks out, so a unit torn by a crash is

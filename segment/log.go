@@ -36,7 +36,7 @@ type Options struct {
 type Cut struct {
 	File    string // segment file name
 	Offset  int64  // where the cut began: the end of the last complete unit
-	Bytes   int64  // bytes removed
+	Bytes   int64  // bytes removed, not counting zero-filled preallocated space after them
 	SavedTo string // path of the file holding the removed bytes ("" in a Verify report)
 }
 
@@ -143,6 +143,12 @@ func (l *Log) recover() error {
 	if err := l.w.openWriter(segs[len(segs)-1], nil); err != nil {
 		return err
 	}
+	// Open reads the whole free (preallocated) region once: a crash can
+	// leave a torn unit whose first sector never reached the disk, which is
+	// a zero frame header followed by garbage. Commit's catch-ups only probe
+	// the header at the tail (see checkFree).
+	l.w.checkFree = true
+	defer func() { l.w.checkFree = false }()
 	return l.catchUp(context.Background())
 }
 
@@ -160,6 +166,7 @@ func (c *cursor) openWriter(first uint64, expect *pos) error {
 	}
 	c.closeWriter()
 	c.f, c.name, c.first, c.keepF = f, segmentName(first), first, true
+	c.alloc = -1 // unknown: Stat'ed before the next extension decision
 	return c.enter(h, expect)
 }
 
@@ -190,7 +197,7 @@ func (l *Log) catchUp(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if c.p.next != c.first {
+		if c.p.next != c.first && !c.atFree {
 			path := c.segmentPath(c.p.next)
 			if _, err := l.fs.Stat(path); err == nil {
 				if t != nil {
@@ -210,6 +217,11 @@ func (l *Log) catchUp(ctx context.Context) error {
 				l.poison = err
 				return err
 			}
+		}
+		if c.p.next-1 != l.Last() {
+			// Another process appended: it may also have extended or cut
+			// the file. The next extension decision asks fstat.
+			c.alloc = -1
 		}
 		l.setLast(c.p.next - 1)
 		c.noteTail()
@@ -249,9 +261,11 @@ func (l *Log) cut(t *torn) error {
 	if err != nil {
 		return fmt.Errorf("segment: cut torn tail of %s: save to %s: %w", path, saved, err)
 	}
+	c.alloc = -1
 	if err := c.f.Truncate(t.off); err != nil {
 		return fmt.Errorf("segment: cut torn tail of %s at offset %d: %w", path, t.off, err)
 	}
+	c.alloc = t.off
 	if !l.opts.NoSync {
 		if err := c.f.Sync(); err != nil {
 			return fmt.Errorf("segment: cut torn tail of %s: fsync: %w", path, err)
@@ -280,10 +294,10 @@ func (l *Log) syncDir() error {
 }
 
 // createSegment creates the segment starting at p.next with chain seed
-// p.sum and makes it the active one. The file is written under a temporary
-// name, fsynced, renamed and the directory fsynced, so a segment file
-// always has a complete header and exists durably before anything in it is
-// acknowledged.
+// p.sum and makes it the active one. The file (header plus the first
+// preallocated zeros) is written under a temporary name, fsynced, renamed
+// and the directory fsynced, so a segment file always has a complete header
+// and exists durably before anything in it is acknowledged.
 func (l *Log) createSegment(p pos) error {
 	name := segmentName(p.next)
 	path := filepath.Join(l.dir, name)
@@ -292,7 +306,11 @@ func (l *Log) createSegment(p pos) error {
 	if err != nil {
 		return fmt.Errorf("segment: create %s: %w", tmp, err)
 	}
+	alloc := max(min(preallocMin, l.opts.SegmentSize), fileHeaderSize)
 	_, err = f.WriteAt(encodeFileHeader(fileHeader{first: p.next, seed: p.sum}), 0)
+	if err == nil {
+		err = writeZeros(f, fileHeaderSize, alloc)
+	}
 	if err == nil && !l.opts.NoSync {
 		err = f.Sync()
 	}
@@ -308,6 +326,7 @@ func (l *Log) createSegment(p pos) error {
 	}
 	l.w.closeWriter()
 	l.w.f, l.w.name, l.w.first, l.w.keepF = f, name, p.next, true
+	l.w.alloc = alloc
 	l.w.p = pos{off: fileHeaderSize, next: p.next, sum: p.sum}
 	l.w.noteOff = fileHeaderSize
 	l.w.noteTail()

@@ -111,16 +111,29 @@ func (s Stat) lastFirstForTest(t *testing.T, dir string) uint64 {
 	return segs[len(segs)-1]
 }
 
-func TestStatChangesWithEveryAppend(t *testing.T) {
-	l := openT(t, t.TempDir(), &Options{NoSync: true})
+// The last segment is preallocated, so Stat (file sizes) no longer changes
+// with every append; Mark and Changed do (see prealloc_test.go).
+func TestStatIsDiskUsageAndMarkChangesWithEveryAppend(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{NoSync: true})
 	s1, err := l.Stat()
 	require.NoError(t, err)
+	m1 := l.Mark()
 	_, err = l.Append(ctx, []byte("x"))
 	require.NoError(t, err)
 	s2, err := l.Stat()
 	require.NoError(t, err)
-	assert.NotEqual(t, s1, s2)
 	assert.Equal(t, 1, s2.Segments)
+	assert.Equal(t, int64(preallocMin), s2.LastSize)
+	assert.Equal(t, s1.TotalBytes, s2.TotalBytes)
+	changed, err := Changed(dir, m1)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	m2 := l.Mark()
+	assert.NotEqual(t, m1, m2)
+	changed, err = Changed(dir, m2)
+	require.NoError(t, err)
+	assert.False(t, changed)
 }
 
 func TestRecordLargerThanLimitIsRefusedNamingTheLimit(t *testing.T) {

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math/rand"
@@ -15,8 +16,9 @@ import (
 )
 
 // buildLog writes a multi-segment log whose final unit is a batch of three
-// records and returns the records and the offset where the final unit starts.
-func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff int64) {
+// records and returns the records, the offset where the final unit starts
+// and the data end of the last segment (its file is preallocated beyond).
+func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff, dataEnd int64) {
 	l, err := Open(dir, &Options{SegmentSize: 700, NoSync: true})
 	require.NoError(t, err)
 	defer l.Close()
@@ -34,8 +36,9 @@ func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff 
 	require.NoError(t, err)
 	l.mu.Lock()
 	require.Equal(t, lastSeg, l.w.name, "test setup: final batch must share the last segment")
+	dataEnd = l.w.p.off
 	l.mu.Unlock()
-	return append(recs, batch...), lastSeg, unitOff
+	return append(recs, batch...), lastSeg, unitOff, dataEnd
 }
 
 func copyDir(t *testing.T, src, dst string) {
@@ -59,13 +62,15 @@ func datas(t *testing.T, l *Log) [][]byte {
 
 func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
 	src := t.TempDir()
-	recs, lastSeg, unitOff := buildLog(t, src)
+	recs, lastSeg, unitOff, dataEnd := buildLog(t, src)
 	segs, err := listSegments(OSFS{}, src)
 	require.NoError(t, err)
 	require.Greater(t, len(segs), 2)
 	full, err := os.ReadFile(filepath.Join(src, lastSeg))
 	require.NoError(t, err)
+	require.Greater(t, int64(len(full)), dataEnd, "the last segment is preallocated")
 
+	// Sizes past the data end cut only preallocated zeros: nothing is torn.
 	work := t.TempDir()
 	for size := unitOff; size <= int64(len(full)); size++ {
 		dir := filepath.Join(work, "d")
@@ -76,7 +81,7 @@ func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
 		l, err := Open(dir, &Options{NoSync: true})
 		require.NoError(t, err, "size %d", size)
 		got := datas(t, l)
-		if size == int64(len(full)) {
+		if size >= dataEnd {
 			assert.Equal(t, recs, got)
 			assert.Empty(t, l.Cuts())
 		} else {
@@ -105,21 +110,28 @@ func itoa(n int64) string { return fmtInt(n) }
 
 func TestEveryBitFlipIsDetected(t *testing.T) {
 	dir := t.TempDir()
-	recs, lastSeg, _ := buildLog(t, dir)
+	recs, lastSeg, _, dataEnd := buildLog(t, dir)
 	_ = recs
 	segs, err := listSegments(OSFS{}, dir)
 	require.NoError(t, err)
 	type target struct {
 		name string
 		b    []byte
+		data int // bytes of written data: sealed segments are all data, the
+		// last one is preallocated after dataEnd (free space: see
+		// TestFlipInFreeSpaceIsCutNotCorruption)
 	}
 	var files []target
 	total := 0
 	for _, s := range segs {
 		b, err := os.ReadFile(filepath.Join(dir, segmentName(s)))
 		require.NoError(t, err)
-		files = append(files, target{segmentName(s), b})
-		total += len(b) * 8
+		n := len(b)
+		if segmentName(s) == lastSeg {
+			n = int(dataEnd)
+		}
+		files = append(files, target{segmentName(s), b, n})
+		total += n * 8
 	}
 	rng := rand.New(rand.NewSource(1))
 	const samples = 2500
@@ -127,10 +139,10 @@ func TestEveryBitFlipIsDetected(t *testing.T) {
 		bit := rng.Intn(total)
 		var f target
 		for _, f = range files {
-			if bit < len(f.b)*8 {
+			if bit < f.data*8 {
 				break
 			}
-			bit -= len(f.b) * 8
+			bit -= f.data * 8
 		}
 		path := filepath.Join(dir, f.name)
 		flipped := append([]byte(nil), f.b...)
@@ -269,7 +281,10 @@ func TestVerifyDetectsReorderedSegmentsViaHashChain(t *testing.T) {
 	assert.Contains(t, ce.Reason, "hash chain")
 }
 
-func TestOpenCutsZeroFilledTail(t *testing.T) {
+// A zero-filled region after the last complete unit used to be a torn write
+// (the size grew, the data never landed). With preallocation it is the
+// normal end of the log: free space, nothing to cut or save.
+func TestZeroFilledTailIsFreeSpaceNotTorn(t *testing.T) {
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	_, err := l.Append(ctx, []byte("kept"))
@@ -278,11 +293,117 @@ func TestOpenCutsZeroFilledTail(t *testing.T) {
 	path := filepath.Join(dir, segmentName(1))
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
-	require.NoError(t, os.Truncate(path, fi.Size()+4096)) // size grew, data never landed
+	require.NoError(t, os.Truncate(path, fi.Size()+4096))
 
+	rep, err := Verify(ctx, dir)
+	require.NoError(t, err)
+	assert.Nil(t, rep.Torn)
 	l2 := openT(t, dir, &Options{NoSync: true})
-	assert.Len(t, l2.Cuts(), 1)
-	assert.Equal(t, []byte("kept"), readAll(t, l2)[0].Data)
+	assert.Empty(t, l2.Cuts())
+	_, err = l2.Append(ctx, []byte("next"))
+	require.NoError(t, err)
+	got := datas(t, l2)
+	assert.Equal(t, [][]byte{[]byte("kept"), []byte("next")}, got)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotContains(t, e.Name(), ".torn-")
+	}
+}
+
+// A crash tears a write in whole sectors: a unit whose frame continues past
+// a sector boundary that never reached the disk reads back as a partially
+// written frame followed by (preallocated) zeros, with the file size
+// unchanged. It is torn: cut, saved, and the complete records are kept.
+// The same with a zero header at the unit boundary and the unit's later
+// sectors present (the first sector lost) is found by Open's check of the
+// free space and cut too.
+func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
+	src := t.TempDir()
+	l := openT(t, src, &Options{NoSync: true})
+	var recs [][]byte
+	for i := 0; i < 3; i++ {
+		d := payload(i, 100)
+		_, err := l.Append(ctx, d)
+		require.NoError(t, err)
+		recs = append(recs, d)
+	}
+	l.mu.Lock()
+	unitOff := l.w.p.off
+	l.mu.Unlock()
+	batch := [][]byte{payload(50, 700), payload(51, 900), payload(52, 300)} // spans sectors
+	_, err := l.Append(ctx, batch...)
+	require.NoError(t, err)
+	l.mu.Lock()
+	dataEnd := l.w.p.off
+	l.mu.Unlock()
+	require.NoError(t, l.Close())
+	path := filepath.Join(src, segmentName(1))
+	full, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	work := t.TempDir()
+	try := func(name string, mutate func(b []byte), wantCut bool) {
+		dir := filepath.Join(work, "d")
+		require.NoError(t, os.RemoveAll(dir))
+		copyDir(t, src, dir)
+		b := append([]byte(nil), full...)
+		mutate(b)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, segmentName(1)), b, 0o600))
+		rep, err := Verify(ctx, dir)
+		require.NoError(t, err, name)
+		assert.Equal(t, wantCut, rep.Torn != nil, name)
+		l, err := Open(dir, &Options{NoSync: true})
+		require.NoError(t, err, name)
+		defer l.Close()
+		if wantCut {
+			assert.Equal(t, recs, datas(t, l), name)
+			require.Len(t, l.Cuts(), 1, name)
+			assert.Equal(t, unitOff, l.Cuts()[0].Offset, name)
+			saved, err := os.ReadFile(l.Cuts()[0].SavedTo)
+			require.NoError(t, err)
+			assert.Equal(t, b[unitOff:unitOff+int64(len(saved))], saved, name)
+			assert.True(t, allZero(b[unitOff+int64(len(saved)):]), name)
+		} else {
+			assert.Equal(t, append(append([][]byte(nil), recs...), batch...), datas(t, l), name)
+			assert.Empty(t, l.Cuts(), name)
+		}
+		_, err = l.Append(ctx, []byte("next"))
+		require.NoError(t, err, name)
+		_, err = Verify(ctx, dir)
+		require.NoError(t, err, name)
+	}
+	n := 0
+	for p := (unitOff/sectorSize + 1) * sectorSize; p < dataEnd; p += sectorSize {
+		p := p
+		// Sectors from p on never landed.
+		try(fmt.Sprintf("lost from %d", p), func(b []byte) { clear(b[p:]) }, true)
+		// The unit's first sector never landed, later ones did.
+		try(fmt.Sprintf("lost first sector up to %d", p), func(b []byte) { clear(b[unitOff:p]) }, true)
+		n++
+	}
+	require.Greater(t, n, 2)
+	try("nothing lost", func([]byte) {}, false)
+}
+
+// Bits flipped in the free space after the data end are not in any record:
+// Verify reports a torn tail (not a Problem) and Open cuts and saves it.
+func TestFlipInFreeSpaceIsCutNotCorruption(t *testing.T) {
+	dir := t.TempDir()
+	recs, lastSeg, _, dataEnd := buildLog(t, dir)
+	path := filepath.Join(dir, lastSeg)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Greater(t, int64(len(b)), dataEnd+40)
+	b[dataEnd+33] ^= 0x10
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	rep, err := Verify(ctx, dir)
+	require.NoError(t, err)
+	require.NotNil(t, rep.Torn)
+	assert.Equal(t, dataEnd, rep.Torn.Offset)
+	l := openT(t, dir, &Options{NoSync: true})
+	assert.Equal(t, recs, datas(t, l))
+	assert.Len(t, l.Cuts(), 1)
 }
 
 func fmtInt(n int64) string { return strconv.FormatInt(n, 10) }

@@ -179,7 +179,11 @@ func TestVoyageVerifyReportsDamagedEventLog(t *testing.T) {
 	require.NotEmpty(t, seg, "a segment file in %v", entries)
 	data, err := os.ReadFile(seg)
 	require.NoError(t, err)
-	data[len(data)/2] ^= 0xff // the middle of the log, not a torn tail
+	end := len(data) // segments are preallocated: find where the data ends
+	for end > 0 && data[end-1] == 0 {
+		end--
+	}
+	data[end/2] ^= 0xff // the middle of the log, not a torn tail
 	require.NoError(t, os.WriteFile(seg, data, 0o600))
 	r := h.fails(1, "--voyage", id, "voyage", "verify")
 	assert.Contains(t, r.Stdout, "DAMAGED")

@@ -1,0 +1,210 @@
+package segment
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Preallocation.
+//
+// The active segment is preallocated with real zeros written by pwrite (not
+// fallocate: unwritten extents are converted with journaled metadata on
+// their first write), and the extension is fdatasynced before any record in
+// it is acknowledged. An append then overwrites already written blocks, so
+// its fdatasync flushes data only and needs no journal commit for the file
+// size.
+//
+// A segment starts with preallocMin bytes; whenever the data end comes
+// within a quarter of a step of the preallocated end, the next append also
+// extends the file by one step (the current size, at least preallocMin and at
+// most preallocMax), never beyond SegmentSize (a unit larger than SegmentSize
+// gets exactly the space it needs). The zeros are written before the unit
+// and share its fdatasync, so an extension costs one larger fdatasync per
+// step, not one per append. A sealed segment (on rotation) is truncated to
+// its data end, so only the last segment has a zero tail.
+//
+// The end of the log is therefore a zero frame header at a unit boundary
+// (or the end of the file). Readers and the writer's catch-up stop there
+// after reading one small probe; Open and Verify also check that the free
+// region after it is all zeros (a crash may have left a torn unit whose
+// first sector never landed: that is cut like any torn unit).
+const (
+	preallocMin = 16 << 10
+	preallocMax = 1 << 20
+)
+
+// zeroBuf is the source of preallocation writes. It is never written to; as
+// untouched BSS it costs no memory until read.
+var zeroBuf [1 << 20]byte
+
+// writeZeros writes zeros to f over [from, to).
+func writeZeros(f File, from, to int64) error {
+	for off := from; off < to; {
+		n := min(int64(len(zeroBuf)), to-off)
+		w, err := f.WriteAt(zeroBuf[:n], off)
+		if err == nil && int64(w) != n {
+			err = fmt.Errorf("short write (%d of %d bytes)", w, n)
+		}
+		if err != nil {
+			return fmt.Errorf("preallocate zeros at offset %d: %w", off, err)
+		}
+		off += n
+	}
+	return nil
+}
+
+// allocTarget returns the size the active segment should have before a unit
+// ending at end is written: at least end, and a quarter step of room after
+// it while below SegmentSize. alloc is the known size (-1: unknown).
+func allocTarget(alloc, end, segmentSize int64) int64 {
+	a := max(alloc, 0)
+	for {
+		step := min(max(a, preallocMin), preallocMax)
+		if a >= end && a-end >= step/4 {
+			return a
+		}
+		if a >= segmentSize {
+			return max(a, end)
+		}
+		a = min(a+step, segmentSize)
+	}
+}
+
+// ensureAlloc makes sure the active segment is preallocated for a unit
+// ending at end (lock held). The zeros are written but not synced: the
+// unit's fdatasync covers them.
+func (l *Log) ensureAlloc(end int64) error {
+	c := &l.w
+	target := allocTarget(c.alloc, end, l.opts.SegmentSize)
+	if target <= c.alloc {
+		return nil
+	}
+	fi, err := c.f.Stat() // another process may have extended the file
+	if err != nil {
+		return fmt.Errorf("segment: stat %s: %w", filepath.Join(l.dir, c.name), err)
+	}
+	c.alloc = fi.Size()
+	if target = allocTarget(c.alloc, end, l.opts.SegmentSize); target <= c.alloc {
+		return nil
+	}
+	if err := writeZeros(c.f, c.alloc, target); err != nil {
+		c.alloc = -1
+		return fmt.Errorf("segment: extend %s to %d bytes: %w", filepath.Join(l.dir, c.name), target, err)
+	}
+	c.alloc = target
+	return nil
+}
+
+// seal truncates the active segment to its data end before a rotation, so
+// sealed segments carry no zero tail (lock held).
+func (l *Log) seal() error {
+	c := &l.w
+	path := filepath.Join(l.dir, c.name)
+	fi, err := c.f.Stat()
+	if err != nil {
+		return fmt.Errorf("segment: seal %s: stat: %w", path, err)
+	}
+	if fi.Size() <= c.p.off {
+		return nil
+	}
+	c.alloc = -1
+	if err := c.f.Truncate(c.p.off); err != nil {
+		return fmt.Errorf("segment: seal %s: truncate to %d: %w", path, c.p.off, err)
+	}
+	if !l.opts.NoSync {
+		if err := c.f.Datasync(); err != nil {
+			return fmt.Errorf("segment: seal %s: fdatasync: %w", path, err)
+		}
+	}
+	c.alloc = c.p.off
+	return nil
+}
+
+// unwrite zeroes what a failed write of a unit at off put into the file
+// (n bytes), so the free space is free again, and syncs it. Best effort: on
+// failure Open judges what is on disk.
+func (l *Log) unwrite(off int64, n int) {
+	if n <= 0 {
+		return
+	}
+	if writeZeros(l.w.f, off, off+int64(n)) == nil && !l.opts.NoSync {
+		_ = l.w.f.Datasync()
+	}
+}
+
+// Mark is a position in a log: the end of the commit unit that holds record
+// Last, in segment file Segment. The zero Mark is before everything. Marks
+// are plain values meant to be stored (for example in a cache's metadata)
+// and compared later with Changed.
+type Mark struct {
+	Segment string `json:"segment"` // segment file name
+	End     int64  `json:"end"`     // byte offset just after the unit holding Last
+	Last    uint64 `json:"last"`    // last seq at the mark
+}
+
+// Mark returns the furthest position this Log has verified: after its
+// latest catch-up, own append, or scan that reached the end of the log.
+// Other processes may have appended since. To fingerprint state derived
+// from the log, take the Mark before reading the log (or compare Last with
+// the seq the state reflects): a Mark never claims more than was read.
+func (l *Log) Mark() Mark {
+	cp := l.idx.tailPos()
+	if cp.p.next == 0 {
+		return Mark{}
+	}
+	return Mark{Segment: segmentName(cp.first), End: cp.p.off, Last: cp.p.next - 1}
+}
+
+// Changed reports whether the log in dir may differ from what it was at m:
+// whether anything was appended after m (including a write in progress) or
+// the log was replaced. It takes no lock, reads no records and does not
+// open the log: it costs one open, one 24-byte pread at m.End and one stat
+// of the segment a rotation after m would have created (segment Last+1).
+// It never reports false after an append that completed before the call.
+// The zero Mark (or one from an older format) always reports true.
+func Changed(dir string, m Mark) (bool, error) {
+	first, ok := parseSegmentName(m.Segment)
+	if !ok || m.End < fileHeaderSize || m.Last+1 < first {
+		return true, nil
+	}
+	f, err := os.Open(filepath.Join(dir, m.Segment))
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("segment: changed: %w", err)
+	}
+	defer f.Close()
+	var h [frameHeaderSize]byte
+	n, err := f.ReadAt(h[:], m.End)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("segment: changed: read %s at %d: %w", f.Name(), m.End, err)
+	}
+	if !allZero(h[:n]) {
+		return true, nil // a unit (or a write in progress) after the mark
+	}
+	if n == 0 {
+		fi, err := f.Stat()
+		if err != nil {
+			return false, fmt.Errorf("segment: changed: %w", err)
+		}
+		if fi.Size() < m.End {
+			return true, nil // shorter than the mark: not the log it was
+		}
+	}
+	if m.Last+1 == first {
+		return false, nil // an empty segment is never sealed
+	}
+	_, err = os.Stat(filepath.Join(dir, segmentName(m.Last+1)))
+	if err == nil {
+		return true, nil // rotated: the next unit started a new segment
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, fmt.Errorf("segment: changed: %w", err)
+}
