@@ -375,6 +375,7 @@ func (l *Log) Close() error {
 	l.qmu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.trim()
 	var err error
 	if l.w.f != nil {
 		err = l.w.f.Close()

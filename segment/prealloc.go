@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -122,6 +123,39 @@ func (l *Log) seal() error {
 	}
 	c.alloc = c.p.off
 	return nil
+}
+
+// trim gives back the preallocated space of the active segment when the
+// Log is closed, so that a log at rest takes only the bytes it holds (a
+// CLI opens and closes the log for every command; a long-lived Log keeps
+// its preallocation while open). Under the lock, after catching up, the
+// segment is truncated to the data end. The truncation is not synced: if a
+// crash loses it, the zeros come back, and zeros after the data end are
+// free space. Best effort: a Log that cannot trim closes all the same, and
+// the next writer preallocates again. Another process's Log that still
+// counts on the trimmed zeros appends past the end of the file instead:
+// correct, merely without the benefit until it extends again. (l.mu held.)
+func (l *Log) trim() {
+	c := &l.w
+	if c.f == nil || l.poison != nil {
+		return
+	}
+	if err := l.lock.lock(); err != nil {
+		return
+	}
+	defer l.lock.unlock()
+	if err := l.catchUp(context.Background()); err != nil {
+		return
+	}
+	fi, err := c.f.Stat()
+	if err != nil || fi.Size() <= c.p.off {
+		return
+	}
+	if c.f.Truncate(c.p.off) == nil {
+		c.alloc = c.p.off
+	} else {
+		c.alloc = -1
+	}
 }
 
 // unwrite zeroes what a failed write of a unit at off put into the file

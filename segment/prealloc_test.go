@@ -200,3 +200,43 @@ func TestENOSPCWhileExtendingPreallocationPoisonsAndLosesNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, errors.Is(err, ErrCorrupt))
 }
+
+// TestCloseTrimsPreallocationAndOthersCarryOn: a closed log takes only the
+// bytes it holds, and another Log of the same directory that still counts
+// on the trimmed zeros keeps appending correctly.
+func TestCloseTrimsPreallocationAndOthersCarryOn(t *testing.T) {
+	dir := t.TempDir()
+	a := openT(t, dir, &Options{NoSync: true})
+	b := openT(t, dir, &Options{NoSync: true}) // as if another process
+	var want [][]byte
+	for i := 0; i < 10; i++ {
+		d := payload(i, 100)
+		_, err := a.Append(ctx, d)
+		require.NoError(t, err)
+		want = append(want, d)
+	}
+	path := filepath.Join(dir, segmentName(1))
+	require.Greater(t, fileSize(t, path), a.Mark().End, "preallocated while open")
+	require.NoError(t, a.Close())
+	end := fileSize(t, path)
+
+	for i := 10; i < 20; i++ {
+		d := payload(i, 100)
+		_, err := b.Append(ctx, d)
+		require.NoError(t, err)
+		want = append(want, d)
+	}
+	assert.Greater(t, fileSize(t, path), end)
+	require.NoError(t, b.Close())
+	assert.Equal(t, fileSize(t, path), b.Mark().End, "closed: trimmed to the data end")
+
+	c := openT(t, dir, &Options{NoSync: true})
+	got := readAll(t, c)
+	require.Len(t, got, len(want))
+	for i, r := range got {
+		assert.Equal(t, want[i], r.Data)
+	}
+	rep, err := Verify(ctx, dir)
+	require.NoError(t, err)
+	assert.Nil(t, rep.Torn)
+}
