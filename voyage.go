@@ -37,9 +37,42 @@ type Voyage struct {
 	summarySeq uint64 // the Seq the summary file was last written at
 }
 
-// stower stores a sighting's JSON as an artifact unless the voyage holds
-// it already; it returns the event to append (nil when already held).
-type stower func(data []byte) (hash string, ev *projection.Event, err error)
+// stower stores an artifact unless the voyage holds it already; it returns
+// the event to append (nil when already held).
+type stower func(a *artifact) (*projection.Event, error)
+
+// artifact is a sighting's JSON made ready to store: its address and its
+// compressed bytes. It is made before the log's lock is taken, so hashing
+// and compressing run in parallel across goroutines, not one after another
+// under the lock.
+type artifact struct {
+	hash       string
+	size       int64
+	compressed []byte
+}
+
+func newArtifact(data []byte) *artifact {
+	return &artifact{hash: hashArtifact(data), size: int64(len(data)), compressed: compress(data)}
+}
+
+// encodedObservation is an observation in the forms the log stores.
+type encodedObservation struct {
+	obs  Observation
+	mark []byte
+	art  *artifact
+}
+
+func encodeObservation(obs Observation) (*encodedObservation, error) {
+	mark, err := marks.Marshal(obs.Mark)
+	if err != nil {
+		return nil, err
+	}
+	sight, err := sighting.Marshal(obs.Sighting)
+	if err != nil {
+		return nil, err
+	}
+	return &encodedObservation{obs: obs, mark: mark, art: newArtifact(sight)}, nil
+}
 
 func (h *Home) open(ctx context.Context, id string, create bool) (*Voyage, error) {
 	dir := filepath.Join(h.voyagesDir(), id)
@@ -207,30 +240,28 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 			return nil, err
 		}
 		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record
-		stow := func(data []byte) (string, *projection.Event, error) {
-			hash := hashArtifact(data)
-			if v.st.Artifacts[hash] != nil {
-				return hash, nil, nil
+		stow := func(a *artifact) (*projection.Event, error) {
+			if v.st.Artifacts[a.hash] != nil {
+				return nil, nil
 			}
 			for e := range blobs {
-				if e.Artifact.Hash == hash {
-					return hash, nil, nil
+				if e.Artifact.Hash == a.hash {
+					return nil, nil
 				}
 			}
-			compressed := compress(data)
-			ref := &projection.ArtifactRef{Hash: hash, Size: int64(len(data)), StoredSize: int64(len(compressed))}
+			ref := &projection.ArtifactRef{Hash: a.hash, Size: a.size, StoredSize: int64(len(a.compressed))}
 			var blob []byte
-			if len(compressed) <= inlineMax {
-				blob = append([]byte{blobFormat}, compressed...)
+			if len(a.compressed) <= inlineMax {
+				blob = append([]byte{blobFormat}, a.compressed...)
 			} else {
 				var err error
-				if ref, err = v.pack.stow(hash, int64(len(data)), compressed); err != nil {
-					return "", nil, err
+				if ref, err = v.pack.stow(a.hash, a.size, a.compressed); err != nil {
+					return nil, err
 				}
 			}
 			ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: ref}
 			blobs[ev] = blob
-			return hash, ev, nil
+			return ev, nil
 		}
 		events, err := decide(&v.st, stow)
 		if err != nil {
@@ -368,7 +399,7 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who logbook.Who) (
 	if obs.Sighting.Kind() != obs.Mark.Kind() {
 		return logbook.Observation{}, v.fail(op, fmt.Errorf("%w: a %s sighting cannot answer a %s mark", ErrInvalid, obs.Sighting.Kind(), obs.Mark.Kind()), "")
 	}
-	markJSON, sightJSON, err := encodeObservation(obs)
+	enc, err := encodeObservation(obs)
 	if err != nil {
 		return logbook.Observation{}, v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), "")
 	}
@@ -382,7 +413,7 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who logbook.Who) (
 			return nil, err
 		}
 		var events []*projection.Event
-		lo, err := v.sealObservation(obs, markJSON, sightJSON, stow, &events)
+		lo, err := v.sealObservation(enc, stow, &events)
 		if err != nil {
 			return nil, err
 		}
@@ -394,20 +425,11 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who logbook.Who) (
 	return out, err
 }
 
-func encodeObservation(obs Observation) (markJSON, sightJSON []byte, err error) {
-	if markJSON, err = marks.Marshal(obs.Mark); err != nil {
-		return nil, nil, err
-	}
-	if sightJSON, err = sighting.Marshal(obs.Sighting); err != nil {
-		return nil, nil, err
-	}
-	return markJSON, sightJSON, nil
-}
-
 // sealObservation stows the sighting (appending the stow event, if any, to
 // events) and returns the logbook form of the observation.
-func (v *Voyage) sealObservation(obs Observation, markJSON, sightJSON []byte, stow stower, events *[]*projection.Event) (logbook.Observation, error) {
-	hash, ev, err := stow(sightJSON)
+func (v *Voyage) sealObservation(enc *encodedObservation, stow stower, events *[]*projection.Event) (logbook.Observation, error) {
+	obs := enc.obs
+	ev, err := stow(enc.art)
 	if err != nil {
 		return logbook.Observation{}, err
 	}
@@ -419,7 +441,7 @@ func (v *Voyage) sealObservation(obs Observation, markJSON, sightJSON []byte, st
 		at = v.home.now()
 	}
 	return logbook.Observation{
-		Key: obs.Mark.Key(), Mark: markJSON, Label: obs.Mark.String(), Artifact: hash, ObservedAt: at.UTC(),
+		Key: obs.Mark.Key(), Mark: enc.mark, Label: obs.Mark.String(), Artifact: enc.art.hash, ObservedAt: at.UTC(),
 	}, nil
 }
 
@@ -499,20 +521,16 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 	if source == "" {
 		source = logbook.SourceAgent
 	}
-	type encoded struct {
-		obs         Observation
-		mark, sight []byte
-	}
-	extra := make([]encoded, len(opts.Observations))
+	extra := make([]*encodedObservation, len(opts.Observations))
 	for i, o := range opts.Observations {
 		if o.Mark == nil || o.Sighting == nil {
 			return logbook.Entry{}, v.fail("take bearing", fmt.Errorf("%w: observation %d has no mark or sighting", ErrInvalid, i+1), "")
 		}
-		m, s, err := encodeObservation(o)
+		enc, err := encodeObservation(o)
 		if err != nil {
 			return logbook.Entry{}, v.fail("take bearing", fmt.Errorf("%w: observation %d: %v", ErrInvalid, i+1, err), "")
 		}
-		extra[i] = encoded{o, m, s}
+		extra[i] = enc
 	}
 	seq, err := v.commit(ctx, "take bearing", func(st *projection.State, stow stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
@@ -524,7 +542,7 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 		}
 		var events []*projection.Event
 		for _, e := range extra {
-			lo, err := v.sealObservation(e.obs, e.mark, e.sight, stow, &events)
+			lo, err := v.sealObservation(e, stow, &events)
 			if err != nil {
 				return nil, err
 			}
