@@ -25,7 +25,7 @@ func (v *Voyage) Artifact(ctx context.Context, hash string) ([]byte, error) {
 		return nil, v.fail("read artifact "+hash, err, "")
 	}
 	if a.Status != projection.Stowed {
-		hint := "its bytes were removed; the logbook still names the mark"
+		hint := "it was jettisoned: helm no longer reads it; the logbook still names the mark"
 		if a.ReducedTo != "" {
 			hint = "read its summary " + a.ReducedTo
 		}
@@ -105,7 +105,9 @@ func (v *Voyage) findArtifact(hash string) (projection.Artifact, error) {
 
 // Jettison marks an artifact's bytes as discarded. The logbook keeps the
 // marks and readings that referred to it; reading the artifact fails with
-// ErrArtifactGone. The bytes stay in the pack file until it is compacted.
+// ErrArtifactGone, until the same bytes are observed again and stowed
+// anew. The bytes stay where they are (the log, the pack) until a
+// compaction, which helm does not do yet.
 func (v *Voyage) Jettison(ctx context.Context, hash string, who logbook.Who) error {
 	_, err := v.commit(ctx, "jettison artifact "+hash, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		a, err := v.findArtifact(hash)

@@ -373,6 +373,14 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	require.NoError(t, v2.Jettison(ctx, arts[0].Hash[:8], who))
 	_, err = v2.Artifact(ctx, arts[0].Hash)
 	assert.ErrorIs(t, err, helm.ErrArtifactGone)
+
+	// Observing the same bytes again stows them anew: the new evidence is
+	// readable.
+	_, err = v2.Observe(ctx, &note{Topic: "c", Text: big}, who)
+	require.NoError(t, err)
+	s, err := v2.Sighting(ctx, arts[0].Hash)
+	require.NoError(t, err)
+	assert.Equal(t, big, s.(*noteSighting).Text)
 }
 
 func TestOpenReadsNoArtifactBodies(t *testing.T) {

@@ -89,10 +89,13 @@ func (h *Home) open(ctx context.Context, id string, create bool) (*Voyage, error
 	}
 	v := &Voyage{home: h, id: id, dir: dir, log: log, pack: newPack(dir, h.opts.NoSync)}
 	if create && !h.opts.NoSync {
-		// The voyage directory entry itself must survive a crash.
-		if err := syncDir(h.voyagesDir()); err != nil {
-			v.Close()
-			return nil, err
+		// The voyage's directory entry, and the entry of its events/
+		// inside it, must survive a crash.
+		for _, d := range []string{h.voyagesDir(), dir} {
+			if err := syncDir(d); err != nil {
+				v.Close()
+				return nil, err
+			}
 		}
 	}
 	if err := log.Scan(ctx, 1, v.applyRecord); err != nil {
@@ -241,8 +244,8 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 		}
 		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record
 		stow := func(a *artifact) (*projection.Event, error) {
-			if v.st.Artifacts[a.hash] != nil {
-				return nil, nil
+			if held := v.st.Artifacts[a.hash]; held != nil && held.Status == projection.Stowed {
+				return nil, nil // stored once per voyage; a jettisoned one is stowed again
 			}
 			for e := range blobs {
 				if e.Artifact.Hash == a.hash {
@@ -269,13 +272,12 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 			return nil, err
 		}
 		// Number the records as the log will: a blob just before the event
-		// that names it. Then fold our own events now, so the next decide
-		// of this group sees them; if the write fails, v.broken keeps these
-		// views from being used again.
+		// that names it. Encode and check them all before folding any.
 		now := v.home.now()
 		seq := tx.Last()
 		records := make([][]byte, 0, len(events)+len(blobs))
-		for _, e := range events {
+		seqs := make([]uint64, len(events))
+		for i, e := range events {
 			if blob := blobs[e]; blob != nil {
 				seq++
 				records = append(records, blob)
@@ -283,13 +285,22 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 			}
 			e.At = now
 			rec, err := projection.Encode(e)
+			if err == nil && len(rec) > segment.DefaultMaxRecordSize {
+				err = fmt.Errorf("%w: a %s event of %d bytes exceeds the log's record limit of %d bytes", ErrInvalid, e.Type, len(rec), segment.DefaultMaxRecordSize)
+			}
 			if err != nil {
 				decideErr = err
 				return nil, err
 			}
 			seq++
+			seqs[i] = seq
 			records = append(records, rec)
-			if err := v.st.Apply(seq, e); err != nil {
+		}
+		// Fold our own events now, so the next decide of this group sees
+		// them; if the write fails, v.broken keeps these views from being
+		// used again.
+		for i, e := range events {
+			if err := v.st.Apply(seqs[i], e); err != nil {
 				decideErr = err
 				v.broken = err
 				return nil, err
@@ -305,7 +316,7 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 				v.broken = err
 			}
 			v.mu.Unlock()
-			return 0, v.fail(op, err, "the change was not recorded; reopen the voyage and retry")
+			return 0, v.fail(op, err, "the disk reported a failure, so the change may or may not be recorded; reopen the voyage and check `helm log` before retrying")
 		}
 		return 0, v.fail(op, err, "")
 	}
@@ -675,7 +686,17 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who) (logboo
 		return []*projection.Event{outcome}, nil
 	})
 	if err != nil {
-		return logbook.Entry{}, err
+		// The world was touched: say so, with what it left, so nobody
+		// performs the action a second time on the strength of this error.
+		what := "performed: " + logbook.DescribeAction(&logbook.Action{Kind: a.Kind(), Status: logbook.Performed, Result: &result})
+		if perr != nil {
+			what = "attempted and failed (" + perr.Error() + ")"
+		}
+		return logbook.Entry{}, &VoyageError{
+			Op: op, Voyage: v.id,
+			Err:  fmt.Errorf("the action was %s, but its outcome could not be recorded: %w", what, err),
+			Hint: "the logbook shows it as outcome unknown; check the world (git log, the pull request) before performing it again",
+		}
 	}
 	if perr != nil {
 		return logbook.Entry{}, v.fail(op, &ActionError{Kind: a.Kind(), Err: perr}, "the failure is in the event log; nothing was added to the story")
