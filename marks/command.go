@@ -40,6 +40,7 @@ type Command struct {
 	// Dir is the working directory, cleaned; empty means Env.Dir. A
 	// relative Dir resolves against Env.Dir.
 	Dir string `json:"dir,omitempty"`
+	Anchor
 	// Program is run as exec.Command runs it: looked up in PATH unless it
 	// contains a slash, in which case it is relative to Dir.
 	Program string `json:"program"`
@@ -81,7 +82,7 @@ func (*Command) Kind() string { return "command" }
 func (m *Command) Key() string {
 	var b strings.Builder
 	b.WriteString("command:")
-	b.WriteString(quote(keyPath(m.Dir)))
+	b.WriteString(quote(keyPath(m.abs(m.Dir))))
 	b.WriteString(" ")
 	b.WriteString(quote(m.Program))
 	for _, a := range m.Args {
@@ -119,7 +120,7 @@ func (m *Command) Observe(ctx context.Context, env *Env) (sighting.Sighting, err
 	defer cancel()
 
 	cmd := exec.CommandContext(runCtx, m.Program, m.Args...)
-	cmd.Dir = env.resolve(m.Dir)
+	cmd.Dir = env.resolve(m.abs(m.Dir))
 	stdout := &capBuffer{limit: CommandOutputCap}
 	stderr := &capBuffer{limit: CommandOutputCap}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

@@ -23,6 +23,7 @@ type DirectoryTree struct {
 	// Root is the directory to walk, cleaned; relative roots resolve
 	// against Env.Dir.
 	Root string `json:"root"`
+	Anchor
 	// Skip names entries omitted at any depth (node_modules, .DS_Store),
 	// sorted and without duplicates.
 	Skip []string `json:"skip,omitzero"`
@@ -77,7 +78,7 @@ func (*DirectoryTree) Kind() string { return "directory-tree" }
 func (m *DirectoryTree) Key() string {
 	var b strings.Builder
 	b.WriteString("directory-tree:")
-	b.WriteString(quote(keyPath(m.Root)))
+	b.WriteString(quote(keyPath(m.abs(m.Root))))
 	skip := slices.Clone(m.Skip)
 	slices.Sort(skip)
 	for _, s := range slices.Compact(skip) {
@@ -121,7 +122,7 @@ func (m *DirectoryTree) Observe(ctx context.Context, env *Env) (sighting.Sightin
 	if m.MaxDepth != nil {
 		opt.maxDepth = max(*m.MaxDepth, 0)
 	}
-	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.Root), opt)
+	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.abs(m.Root)), opt)
 	if err != nil {
 		return nil, err
 	}

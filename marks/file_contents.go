@@ -21,6 +21,7 @@ type FileContents struct {
 	// Paths are the files to read, cleaned, in the caller's order without
 	// duplicates. Relative paths resolve against Env.Dir.
 	Paths []string `json:"paths"`
+	Anchor
 }
 
 // NewFileContents returns a mark reading paths. It needs at least one path;
@@ -50,7 +51,7 @@ func (*FileContents) Kind() string { return "file-contents" }
 func (m *FileContents) Key() string {
 	paths := make([]string, len(m.Paths))
 	for i, p := range m.Paths {
-		paths[i] = keyPath(p)
+		paths[i] = keyPath(m.abs(p))
 	}
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
@@ -89,7 +90,7 @@ func (m *FileContents) Observe(ctx context.Context, env *Env) (sighting.Sighting
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("file-contents: %w", err)
 		}
-		s.Contents = append(s.Contents, sighting.FileContents{Path: p, Content: readContent(ctx, env.resolve(p))})
+		s.Contents = append(s.Contents, sighting.FileContents{Path: p, Content: readContent(ctx, env.resolve(m.abs(p)))})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("file-contents: %w", err)

@@ -30,6 +30,7 @@ type GoProject struct {
 	// Root is the project directory, cleaned; relative roots resolve
 	// against Env.Dir.
 	Root string `json:"root"`
+	Anchor
 	// IncludeVendor walks vendor/ directories too.
 	IncludeVendor bool `json:"include_vendor,omitempty"`
 }
@@ -49,7 +50,7 @@ func (*GoProject) Kind() string { return "go-project" }
 
 // Key is `go-project:"ROOT"`, with " include-vendor" when set.
 func (m *GoProject) Key() string {
-	k := projectKey(m.Kind(), m.Root)
+	k := projectKey(m.Kind(), m.abs(m.Root))
 	if m.IncludeVendor {
 		k += " include-vendor"
 	}
@@ -84,7 +85,7 @@ func (m *GoProject) Observe(ctx context.Context, env *Env) (sighting.Sighting, e
 	if !m.IncludeVendor {
 		opt.skipDirs = map[string]bool{"vendor": true}
 	}
-	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.Root), opt)
+	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.abs(m.Root)), opt)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,45 @@ func cleanPath(kind, what, p string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
+// Anchor is the absolute directory a mark's relative paths were given
+// against. It is part of what the mark names, so it is part of its key:
+// "a.go" observed from two worktrees is two files, and "a.go" and
+// "/w/a.go" observed from /w are one. The label (String) keeps the paths
+// as given. Empty means the paths are taken as they are, relative ones
+// against Env.Dir when observed.
+type Anchor struct {
+	Base string `json:"base,omitempty"`
+}
+
+// SetBase anchors the mark's relative paths at dir (made absolute).
+func (a *Anchor) SetBase(dir string) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	a.Base = dir
+}
+
+// abs returns p anchored: joined to Base when p is relative.
+func (a Anchor) abs(p string) string {
+	if p == "" {
+		p = "."
+	}
+	if a.Base == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(a.Base, p)
+}
+
+// SetBase anchors m's relative paths at dir, if m names paths (file
+// contents, trees, projects, a command's directory); other marks are
+// unchanged. Callers such as the CLI anchor marks at their working
+// directory so that slate keys name the same files wherever they run.
+func SetBase(m Mark, dir string) {
+	if a, ok := m.(interface{ SetBase(string) }); ok {
+		a.SetBase(dir)
+	}
+}
+
 // keyPath is the canonical spelling of a stored path for a slate key. It
 // tolerates values that never went through a constructor (decoded marks).
 func keyPath(p string) string {

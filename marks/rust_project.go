@@ -22,6 +22,7 @@ type RustProject struct {
 	// Root is the project directory, cleaned; relative roots resolve
 	// against Env.Dir.
 	Root string `json:"root"`
+	Anchor
 }
 
 // NewRustProject returns a mark observing the Rust project at root.
@@ -37,7 +38,7 @@ func NewRustProject(root string) (*RustProject, error) {
 func (*RustProject) Kind() string { return "rust-project" }
 
 // Key is `rust-project:"ROOT"`.
-func (m *RustProject) Key() string { return projectKey(m.Kind(), m.Root) }
+func (m *RustProject) Key() string { return projectKey(m.Kind(), m.abs(m.Root)) }
 
 // String renders "RustProject @ ROOT", such as "RustProject @ .".
 func (m *RustProject) String() string { return "RustProject @ " + m.Root }
@@ -46,7 +47,7 @@ func (m *RustProject) String() string { return "RustProject @ " + m.Root }
 // fails when the root is missing or not a directory, or ctx is cancelled.
 func (m *RustProject) Observe(ctx context.Context, env *Env) (sighting.Sighting, error) {
 	v := &projectVisitor{ctx: ctx, extra: func(name string) bool { return name == "Cargo.toml" }}
-	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.Root), walkOptions{
+	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.abs(m.Root)), walkOptions{
 		maxDepth: -1,
 		skipDirs: map[string]bool{"target": true},
 		visit: func(fsDir string, l *sighting.DirectoryListing) error {

@@ -26,6 +26,24 @@ type markKind struct {
 	build   markBuilder
 }
 
+// buildMark builds the mark a command line names, its relative paths
+// anchored at the working directory: "a.go" typed in two worktrees names
+// two files, and the slate keys them apart.
+func (a *app) buildMark(ctx context.Context, k *markKind, f *markFlags, args []string) (marks.Mark, error) {
+	m, err := k.build(ctx, a, f, args)
+	if err != nil {
+		return nil, err
+	}
+	dir := a.main.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("find the working directory to anchor %s: %w", m, err)
+		}
+	}
+	marks.SetBase(m, dir)
+	return m, nil
+}
+
 // markBuilder builds a mark from the command line's arguments and flags.
 type markBuilder func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error)
 
@@ -278,7 +296,7 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	m, err := c.kind.build(ctx, a, &c.f, args)
+	m, err := a.buildMark(ctx, c.kind, &c.f, args)
 	if err != nil {
 		return err
 	}

@@ -95,7 +95,7 @@ func (c *slateEraseCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	m, err := c.kind.build(ctx, a, &c.f, args)
+	m, err := a.buildMark(ctx, c.kind, &c.f, args)
 	if err != nil {
 		return err
 	}

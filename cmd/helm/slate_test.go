@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +46,25 @@ func TestSlate(t *testing.T) {
 	assert.Equal(t, "The slate of voyage a3b00001 is empty.\n", h.ok("--voyage", id, "slate", "list"))
 	h.fails(2, "slate", "clear", "extra")
 	h.fails(2, "slate", "erase")
+}
+
+// TestSameRelativePathInTwoWorktreesIsTwoSlateEntries: marks are anchored
+// at the working directory, so "a.txt" typed in two directories names two
+// files, and an absolute spelling of the same file is the same entry.
+func TestSameRelativePathInTwoWorktreesIsTwoSlateEntries(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("worktrees")
+	first := h.Dir
+	h.writeFile("a.txt", "one")
+	h.ok("observe", "file-contents", "--read", "a.txt")
+	h.Dir = filepath.Join(first, "other")
+	require.NoError(t, os.MkdirAll(h.Dir, 0o700))
+	h.writeFile("a.txt", "two")
+	h.ok("observe", "file-contents", "--read", "a.txt")
+	out := h.ok("slate", "list")
+	assert.Contains(t, out, ": 2 observations", "two files named a.txt: %s", out)
+	h.ok("observe", "file-contents", "--read", filepath.Join(first, "a.txt")) // the first file again
+	out = h.ok("slate", "list")
+	assert.Contains(t, out, ": 2 observations", "an absolute spelling of the first file: %s", out)
 }
