@@ -39,11 +39,20 @@ func (v *Voyage) writeSummary() {
 	if err != nil {
 		return
 	}
-	tmp := filepath.Join(v.dir, summaryName+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	// A temporary file of its own: several processes may close the voyage
+	// at once.
+	f, err := os.CreateTemp(v.dir, summaryName+".*.tmp")
+	if err != nil {
 		return
 	}
-	if os.Rename(tmp, filepath.Join(v.dir, summaryName)) == nil {
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return
+	}
+	if err := os.Rename(f.Name(), filepath.Join(v.dir, summaryName)); err != nil {
+		os.Remove(f.Name())
+	} else {
 		v.mu.Lock()
 		v.summarySeq = info.Seq
 		v.mu.Unlock()
