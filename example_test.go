@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
@@ -18,7 +19,10 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 
-	h, err := helm.Open(dir, fixedOptions()) // fixed clock and ids: the output is stable
+	// A fixed clock and id source make the output stable (and a voyage
+	// replayable byte for byte); production code passes nil.
+	start := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
+	h, err := helm.Open(dir, helm.Deterministic(start, time.Minute, "a3b0fc12"))
 	if err != nil {
 		panic(err)
 	}

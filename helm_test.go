@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -54,27 +53,11 @@ func init() {
 
 var who = logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 
-// fixedClock returns a clock that advances one minute per call from
-// 2026-02-26T17:00:00Z, and an id source counting up: together they make a
-// scripted voyage byte-for-byte reproducible.
+// fixedOptions make a scripted voyage byte-for-byte reproducible: a clock
+// from 2026-02-26T17:00:00Z moving a minute per reading, ids from
+// a3b0fc12-0000-4000-8000-000000000001 (the "a3b" of DESIGN.md's example).
 func fixedOptions() *helm.Options {
-	var mu sync.Mutex
-	t := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
-	n := 0
-	return &helm.Options{
-		Clock: func() time.Time {
-			mu.Lock()
-			defer mu.Unlock()
-			t = t.Add(time.Minute)
-			return t
-		},
-		NewID: func() uuid.UUID {
-			mu.Lock()
-			defer mu.Unlock()
-			n++
-			return uuid.MustParse(fmt.Sprintf("a3b0fc12-0000-4000-8000-%012d", n))
-		},
-	}
+	return helm.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12")
 }
 
 func newVoyage(t *testing.T, opts *helm.Options) (*helm.Home, *helm.Voyage) {

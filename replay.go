@@ -7,6 +7,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -118,4 +123,33 @@ func ReplayDir(ctx context.Context, dir string) (*projection.State, error) {
 		return nil, fmt.Errorf("replay %s: %w", dir, err)
 	}
 	return st, nil
+}
+
+// Deterministic returns options that make a scripted voyage record the
+// same bytes on every run, for tests that replay it or compare it with a
+// recording: the clock starts at start and moves step at every reading,
+// and ids are UUIDs made of idPrefix (8 hexadecimal digits) and a counter
+// from 1 ("a3b0fc12-0000-4000-8000-000000000001", ...). The clock and the
+// counter are safe for concurrent use; the order in which goroutines read
+// them is theirs to make deterministic.
+func Deterministic(start time.Time, step time.Duration, idPrefix string) *Options {
+	if len(idPrefix) != 8 {
+		panic("helm.Deterministic: idPrefix must be 8 hexadecimal digits, got " + strconv.Quote(idPrefix))
+	}
+	var mu sync.Mutex
+	t, n := start.UTC(), 0
+	return &Options{
+		Clock: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			t = t.Add(step)
+			return t
+		},
+		NewID: func() uuid.UUID {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			return uuid.MustParse(fmt.Sprintf("%s-0000-4000-8000-%012d", idPrefix, n))
+		},
+	}
 }

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -171,23 +169,7 @@ func runScript(t *testing.T) []byte {
 // reading, and ids count up. With them a script records the same events,
 // to the byte, on every run.
 func deterministic() *helm.Options {
-	var mu sync.Mutex // helm may read the clock from several goroutines
-	t := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
-	n := 0
-	return &helm.Options{
-		Clock: func() time.Time {
-			mu.Lock()
-			defer mu.Unlock()
-			t = t.Add(time.Minute)
-			return t
-		},
-		NewID: func() uuid.UUID {
-			mu.Lock()
-			defer mu.Unlock()
-			n++
-			return uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", n))
-		},
-	}
+	return helm.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "00000000")
 }
 
 // recordedCommit stands in for actions.Commit, which needs a git
