@@ -211,7 +211,7 @@ func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
 	}
 	if v.st.Voyage.Seq == 0 {
 		v.Close()
-		return nil, fmt.Errorf("%w: voyage %s has no events (a start that never completed); remove %s", ErrNoVoyage, id, v.dir)
+		return nil, fmt.Errorf("%w: voyage %s has no events yet: a start still in progress, or one that crashed before it was recorded (if no process is starting it, %s can be removed)", ErrNoVoyage, id, v.dir)
 	}
 	if v.summaryStale() {
 		v.writeSummary()
