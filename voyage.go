@@ -83,11 +83,14 @@ func (h *Home) open(ctx context.Context, id string, create bool) (*Voyage, error
 	} else if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create voyage %s: %w", id, err)
 	}
-	log, err := segment.Open(filepath.Join(dir, "events"), &segment.Options{SegmentSize: h.opts.SegmentSize, NoSync: h.opts.NoSync})
+	// Opening the log folds its events into fresh views as it reads them:
+	// the recovery of the last segment and the replay are one pass.
+	v := &Voyage{home: h, id: id, dir: dir, pack: newPack(dir, h.opts.NoSync)}
+	log, err := segment.OpenScan(filepath.Join(dir, "events"), &segment.Options{SegmentSize: h.opts.SegmentSize, NoSync: h.opts.NoSync}, v.applyRecord)
 	if err != nil {
 		return nil, fmt.Errorf("open voyage %s: %w", id, err)
 	}
-	v := &Voyage{home: h, id: id, dir: dir, log: log, pack: newPack(dir, h.opts.NoSync)}
+	v.log = log
 	if create && !h.opts.NoSync {
 		// The voyage's directory entry, and the entry of its events/
 		// inside it, must survive a crash.
@@ -97,10 +100,6 @@ func (h *Home) open(ctx context.Context, id string, create bool) (*Voyage, error
 				return nil, err
 			}
 		}
-	}
-	if err := log.Scan(ctx, 1, v.applyRecord); err != nil {
-		v.Close()
-		return nil, fmt.Errorf("open voyage %s: %w", id, err)
 	}
 	return v, nil
 }
@@ -113,7 +112,7 @@ func (v *Voyage) applyRecord(r segment.Record) error {
 	}
 	e, err := projection.Decode(r.Data)
 	if err != nil {
-		return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, v.log.Dir(), r.Seq, err)
+		return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, filepath.Join(v.dir, "events"), r.Seq, err)
 	}
 	return v.st.Apply(r.Seq, e)
 }

@@ -71,6 +71,10 @@ type Log struct {
 	lastMu   sync.Mutex
 
 	idx posIndex // verified positions where scans may start (index.go)
+
+	// emit, while Open recovers, receives the records of the last
+	// segment that the recovery scan reads anyway (OpenScan).
+	emit func(Record) error
 }
 
 // Open opens (creating if needed) the log in dir. It takes the writer lock
@@ -79,6 +83,21 @@ type Log struct {
 // last segment is a *CorruptionError and nothing is modified. Earlier
 // segments are not read; Verify checks them.
 func Open(dir string, opts *Options) (*Log, error) {
+	return open(dir, opts, nil)
+}
+
+// OpenScan opens the log like Open and calls fn for every record of the
+// log, in order, reading each once: the records of the sealed segments
+// first, then those of the last segment as the recovery reads them (a torn
+// final unit that recovery cuts is not delivered). It is Open followed by
+// Scan(1) without reading the last segment twice — what a caller that
+// folds the whole log at open (a replay) wants. fn runs with the writer
+// lock held; an error from fn ends the open and is returned.
+func OpenScan(dir string, opts *Options, fn func(Record) error) (*Log, error) {
+	return open(dir, opts, fn)
+}
+
+func open(dir string, opts *Options, fn func(Record) error) (*Log, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -102,13 +121,14 @@ func Open(dir string, opts *Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{dir: dir, fs: o.FS, opts: o, lock: lk}
+	l := &Log{dir: dir, fs: o.FS, opts: o, lock: lk, emit: fn}
 	l.w = cursor{fs: o.FS, dir: dir, locked: true, strict: true, idx: &l.idx}
 	if err := lk.lock(); err != nil {
 		lk.close()
 		return nil, err
 	}
 	err = l.recover()
+	l.emit = nil
 	if uerr := lk.unlock(); err == nil {
 		err = uerr
 	}
@@ -140,7 +160,21 @@ func (l *Log) recover() error {
 	if len(segs) == 0 {
 		return l.createSegment(pos{next: 1})
 	}
-	if err := l.w.openWriter(segs[len(segs)-1], nil); err != nil {
+	last := segs[len(segs)-1]
+	if l.emit != nil && len(segs) > 1 {
+		// Sealed segments, before the last one (which the recovery below
+		// reads, and delivers as it goes).
+		err := scanDir(context.Background(), l.fs, l.dir, 1, &l.idx, func(r Record) error {
+			if r.Seq >= last {
+				return errStop
+			}
+			return l.emit(r)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := l.w.openWriter(last, nil); err != nil {
 		return err
 	}
 	// Open reads the whole free (preallocated) region once: a crash can
@@ -193,7 +227,11 @@ func (l *Log) catchUp(ctx context.Context) error {
 		c.p, c.noteOff = cp.p, cp.p.off
 	}
 	for {
-		t, err := c.scanFile(ctx, 0, nil)
+		var from uint64
+		if l.emit != nil {
+			from = c.first // deliver the last segment's records (OpenScan)
+		}
+		t, err := c.scanFile(ctx, from, l.emit)
 		if err != nil {
 			return err
 		}

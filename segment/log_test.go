@@ -359,3 +359,48 @@ func TestScanRecordDataIsSafeToRetain(t *testing.T) {
 		assert.Equal(t, payload(i, 20), r.Data)
 	}
 }
+
+// TestOpenScanDeliversEveryRecordOnceAndNotATornUnit: OpenScan is Open
+// followed by Scan(1), reading the last segment once.
+func TestOpenScanDeliversEveryRecordOnceAndNotATornUnit(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{SegmentSize: 4096, NoSync: true})
+	var want [][]byte
+	for i := 0; i < 150; i++ {
+		d := payload(i, 100)
+		_, err := l.Append(ctx, d)
+		require.NoError(t, err)
+		want = append(want, d)
+	}
+	segs, err := listSegments(OSFS{}, dir)
+	require.NoError(t, err)
+	require.Greater(t, len(segs), 2, "several segments")
+	l.mu.Lock()
+	end := l.w.p.off
+	last := filepath.Join(dir, l.w.name)
+	l.mu.Unlock()
+	// A torn unit after the data: its first bytes landed, the rest did not.
+	_, err = l.Append(ctx, payload(99, 300))
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(last, end+100))
+
+	var got [][]byte
+	var seqs []uint64
+	l2, err := OpenScan(dir, &Options{SegmentSize: 4096, NoSync: true}, func(r Record) error {
+		got = append(got, r.Data)
+		seqs = append(seqs, r.Seq)
+		return nil
+	})
+	require.NoError(t, err)
+	defer l2.Close()
+	assert.Equal(t, want, got)
+	for i, s := range seqs {
+		assert.Equal(t, uint64(i+1), s)
+	}
+	require.Len(t, l2.Cuts(), 1, "the torn unit was cut, not delivered")
+	assert.Equal(t, uint64(len(want)), l2.Last())
+
+	boom := errors.New("stop here")
+	_, err = OpenScan(dir, nil, func(Record) error { return boom })
+	assert.ErrorIs(t, err, boom)
+}
