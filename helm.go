@@ -124,7 +124,7 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.
 		return nil, fmt.Errorf("start voyage: %w: %v", ErrInvalid, err)
 	}
 	id := h.opts.NewID().String()
-	v, err := h.open(ctx, id, true)
+	v, err := h.open(id, true)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := h.open(ctx, id, false)
+	v, err := h.open(id, false)
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func encodeObservation(obs Observation) (*encodedObservation, error) {
 	return &encodedObservation{obs: obs, mark: mark, art: newArtifact(sight)}, nil
 }
 
-func (h *Home) open(ctx context.Context, id string, create bool) (*Voyage, error) {
+func (h *Home) open(id string, create bool) (*Voyage, error) {
 	dir := filepath.Join(h.voyagesDir(), id)
 	if !create {
 		if _, err := os.Stat(dir); err != nil {
