@@ -32,6 +32,9 @@ var (
 	ErrArtifactGone = errors.New("artifact no longer stowed")
 	// ErrNoArtifact: the voyage holds no artifact with that hash.
 	ErrNoArtifact = errors.New("no such artifact")
+	// ErrDamaged: the voyage's files are damaged in a way its log's own
+	// checks do not cover (segment.ErrCorrupt covers those).
+	ErrDamaged = errors.New("voyage is damaged")
 )
 
 // VoyageError says which voyage an operation failed on, and what to do.

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,7 +92,11 @@ func Open(dir string, opts *Options) (*Home, error) {
 	if h.opts.NewID == nil {
 		h.opts.NewID = uuid.New
 	}
-	if err := os.MkdirAll(h.voyagesDir(), 0o700); err != nil {
+	// Opening reads: the home and its voyages/ directory are created by
+	// the first Start, so a read-only or absent home can be listed.
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("open helm home %s: %w: not a directory", dir, ErrInvalid)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("open helm home %s: %w", dir, err)
 	}
 	return h, nil
@@ -124,25 +129,87 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.
 		return nil, fmt.Errorf("start voyage: %w: %v", ErrInvalid, err)
 	}
 	id := h.opts.NewID().String()
-	v, err := h.open(id, true)
-	if err != nil {
+	if err := h.create(ctx, id, func(v *Voyage) error {
+		_, err := v.commit(ctx, "start voyage", func(st *projection.State, _ stower) ([]*projection.Event, error) {
+			if st.Voyage.Seq != 0 {
+				return nil, fmt.Errorf("voyage %s already has events", id)
+			}
+			return []*projection.Event{{
+				Type: projection.VoyageStarted, Who: who,
+				Voyage: &projection.VoyageInfo{ID: id, Intent: intent, Kind: string(kind)},
+			}}, nil
+		})
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	_, err = v.commit(ctx, "start voyage", func(st *projection.State, _ stower) ([]*projection.Event, error) {
-		if st.Voyage.Seq != 0 {
-			return nil, fmt.Errorf("voyage %s already has events", id)
+	return h.open(id)
+}
+
+// newPrefix names the directory a voyage is built in before it appears
+// under its id: a crash while starting leaves such a directory, which
+// listing ignores and a later Start removes.
+const newPrefix = ".new-"
+
+// create makes the voyage id: its first events are written by first into
+// a directory of its own, which is then renamed into place, so that a
+// voyage directory always holds its start and a failed start leaves
+// nothing behind.
+func (h *Home) create(ctx context.Context, id string, first func(*Voyage) error) error {
+	vdir := h.voyagesDir()
+	if err := os.MkdirAll(vdir, 0o700); err != nil {
+		return fmt.Errorf("start voyage: create %s: %w", vdir, err)
+	}
+	h.removeAbandonedStarts()
+	tmp := filepath.Join(vdir, newPrefix+id)
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return fmt.Errorf("start voyage: create %s: %w", tmp, err)
+	}
+	v, err := h.openDir(tmp, id)
+	if err == nil {
+		err = first(v)
+		if cerr := v.Close(); err == nil {
+			err = cerr
 		}
-		return []*projection.Event{{
-			Type: projection.VoyageStarted, Who: who,
-			Voyage: &projection.VoyageInfo{ID: id, Intent: intent, Kind: string(kind)},
-		}}, nil
-	})
-	if err != nil {
-		v.Close()
-		return nil, err
 	}
-	v.writeSummary()
-	return v, nil
+	if err == nil && !h.opts.NoSync {
+		err = syncDir(tmp)
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(vdir, id))
+	}
+	if err == nil && !h.opts.NoSync {
+		err = syncDir(vdir)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		var ve *VoyageError
+		if errors.As(err, &ve) {
+			return err
+		}
+		return &VoyageError{Op: "start voyage", Voyage: id, Err: err}
+	}
+	return nil
+}
+
+// abandonedAfter is how old a directory of a start must be before a later
+// Start takes it for one that crashed and removes it.
+const abandonedAfter = 10 * time.Minute
+
+// removeAbandonedStarts removes what crashed starts left (best effort).
+func (h *Home) removeAbandonedStarts() {
+	entries, err := os.ReadDir(h.voyagesDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), newPrefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > abandonedAfter {
+			os.RemoveAll(filepath.Join(h.voyagesDir(), e.Name()))
+		}
+	}
 }
 
 // Resolve turns a full voyage id or an unambiguous prefix of one into the
@@ -184,6 +251,9 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 // ids lists the voyage ids in the home, sorted.
 func (h *Home) ids() ([]string, error) {
 	entries, err := os.ReadDir(h.voyagesDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // no voyage started yet
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list voyages in %s: %w", h.voyagesDir(), err)
 	}
@@ -205,18 +275,7 @@ func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := h.open(id, false)
-	if err != nil {
-		return nil, err
-	}
-	if v.st.Voyage.Seq == 0 {
-		v.Close()
-		return nil, fmt.Errorf("%w: voyage %s has no events yet: a start still in progress, or one that crashed before it was recorded (if no process is starting it, %s can be removed)", ErrNoVoyage, id, v.dir)
-	}
-	if v.summaryStale() {
-		v.writeSummary()
-	}
-	return v, nil
+	return h.open(id)
 }
 
 // StatusFilter selects voyages for List.
@@ -254,7 +313,7 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]projection.Voya
 		info, err := h.summary(ctx, id)
 		if err != nil {
 			if errors.Is(err, ErrNoVoyage) {
-				continue // a start that never completed
+				continue // removed since it was listed
 			}
 			unreadable.Voyages = append(unreadable.Voyages, id)
 			unreadable.Errs = append(unreadable.Errs, err)

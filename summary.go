@@ -108,16 +108,17 @@ func readSummary(dir string) (*summaryFile, error) {
 	return &s, nil
 }
 
-// summary returns the voyage view of id from its summary, rebuilding the
-// summary from the events when it is missing or stale.
+// summary returns the voyage view of id from its summary, or from the
+// events when the summary is missing, stale or not this voyage's. A read
+// writes no cache: the next change to the voyage rewrites its summary.
 func (h *Home) summary(ctx context.Context, id string) (projection.Voyage, error) {
 	dir := filepath.Join(h.voyagesDir(), id)
-	if s, err := readSummary(dir); err == nil {
+	if s, err := readSummary(dir); err == nil && s.Voyage.ID == id {
 		if changed, err := segment.Changed(filepath.Join(dir, "events"), s.Log); err == nil && !changed {
 			return s.Voyage, nil
 		}
 	}
-	v, err := h.Voyage(ctx, id) // rebuilds the summary
+	v, err := h.Voyage(ctx, id)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return projection.Voyage{}, fmt.Errorf("%w: %s", ErrNoVoyage, id)

@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/helmlog/helm/projection"
@@ -33,7 +34,11 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 	}
 	rep := &VerifyReport{Voyage: id}
 	eventsDir := filepath.Join(h.voyagesDir(), id, "events")
-	if rep.Events, err = segment.Verify(ctx, eventsDir); err != nil {
+	if _, err := os.Stat(eventsDir); err != nil {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %v: the voyage's event log is gone", eventsDir, err))
+		return rep, nil
+	}
+	if rep.Events, err = segment.Verify(ctx, eventsDir, &segment.Options{Identity: id}); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
 	}
 	if len(rep.Problems) > 0 {
@@ -53,7 +58,7 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 func (v *Voyage) Verify(ctx context.Context) (*VerifyReport, error) {
 	rep := &VerifyReport{Voyage: v.id}
 	var err error
-	if rep.Events, err = segment.Verify(ctx, v.log.Dir()); err != nil {
+	if rep.Events, err = segment.Verify(ctx, v.log.Dir(), &segment.Options{Identity: v.id}); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
 	}
 	if err := v.Refresh(ctx); err != nil {

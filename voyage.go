@@ -34,6 +34,7 @@ type Voyage struct {
 	mu         sync.Mutex
 	st         projection.State
 	broken     error  // set when a write failed: the views may be ahead of the disk
+	wrote      bool   // this Voyage appended events: it may write caches
 	summarySeq uint64 // the Seq the summary file was last written at
 }
 
@@ -74,33 +75,38 @@ func encodeObservation(obs Observation) (*encodedObservation, error) {
 	return &encodedObservation{obs: obs, mark: mark, art: newArtifact(sight)}, nil
 }
 
-func (h *Home) open(id string, create bool) (*Voyage, error) {
+// open opens the voyage id, folding its events into fresh views. Opening
+// reads: it writes nothing (see segment.Open).
+func (h *Home) open(id string) (*Voyage, error) {
 	dir := filepath.Join(h.voyagesDir(), id)
-	if !create {
-		if _, err := os.Stat(dir); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
-		}
-	} else if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create voyage %s: %w", id, err)
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
 	}
-	// Opening the log folds its events into fresh views as it reads them:
-	// the recovery of the last segment and the replay are one pass.
-	v := &Voyage{home: h, id: id, dir: dir, pack: newPack(dir, h.opts.NoSync)}
-	log, err := segment.OpenScan(filepath.Join(dir, "events"), &segment.Options{SegmentSize: h.opts.SegmentSize, NoSync: h.opts.NoSync}, v.applyRecord)
+	v, err := h.openDir(dir, id)
 	if err != nil {
-		return nil, fmt.Errorf("open voyage %s: %w", id, err)
+		return nil, err
+	}
+	if v.st.Voyage.Seq == 0 {
+		v.Close()
+		return nil, &VoyageError{Op: "open", Voyage: id,
+			Err:  fmt.Errorf("%w: %s holds no events, not even the voyage's start", ErrDamaged, filepath.Join(dir, "events")),
+			Hint: "its event log was emptied or removed; restore the voyage's directory from a backup, or remove it"}
+	}
+	return v, nil
+}
+
+// openDir opens the voyage id whose directory is dir.
+func (h *Home) openDir(dir, id string) (*Voyage, error) {
+	// Opening the log folds its events into fresh views as it reads them:
+	// the check of the log and the replay are one pass.
+	v := &Voyage{home: h, id: id, dir: dir, pack: newPack(dir, h.opts.NoSync)}
+	log, err := segment.OpenScan(filepath.Join(dir, "events"), &segment.Options{
+		SegmentSize: h.opts.SegmentSize, NoSync: h.opts.NoSync, Identity: id,
+	}, v.applyRecord)
+	if err != nil {
+		return nil, &VoyageError{Op: "open", Voyage: id, Err: err}
 	}
 	v.log = log
-	if create && !h.opts.NoSync {
-		// The voyage's directory entry, and the entry of its events/
-		// inside it, must survive a crash.
-		for _, d := range []string{h.voyagesDir(), dir} {
-			if err := syncDir(d); err != nil {
-				v.Close()
-				return nil, err
-			}
-		}
-	}
 	return v, nil
 }
 
@@ -114,6 +120,10 @@ func (v *Voyage) applyRecord(r segment.Record) error {
 	if err != nil {
 		return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, filepath.Join(v.dir, "events"), r.Seq, err)
 	}
+	if e.Type == projection.VoyageStarted && e.Voyage != nil && e.Voyage.ID != v.id {
+		return &segment.CorruptionError{Dir: filepath.Join(v.dir, "events"), Seq: r.Seq,
+			Reason: fmt.Sprintf("the log starts voyage %s, but this is voyage %s: it holds another voyage's events", e.Voyage.ID, v.id)}
+	}
 	return v.st.Apply(r.Seq, e)
 }
 
@@ -123,16 +133,22 @@ func (v *Voyage) ID() string { return v.id }
 // Dir returns the voyage's directory.
 func (v *Voyage) Dir() string { return v.dir }
 
-// Cuts reports the torn tails that opening the voyage's log cut off.
+// Cuts reports the torn tails that this voyage's first change cut off
+// the end of its log (a crashed writer's unacknowledged final write); the
+// cut bytes are saved beside the segment.
 func (v *Voyage) Cuts() []segment.Cut { return v.log.Cuts() }
 
-// Close brings the voyage's listing summary up to date and releases its
-// files.
+// Torn reports a torn final write found when the voyage was opened, which
+// its next change will cut (nil if none).
+func (v *Voyage) Torn() *segment.Cut { return v.log.Torn() }
+
+// Close brings the voyage's listing summary up to date, if this Voyage
+// changed the voyage (only writers write caches), and releases its files.
 func (v *Voyage) Close() error {
 	v.mu.Lock()
-	stale := v.broken == nil && v.st.Voyage.Seq != 0 && v.st.Voyage.Seq != v.summarySeq
+	stale := v.wrote && v.broken == nil && v.st.Voyage.Seq != 0 && v.st.Voyage.Seq != v.summarySeq
 	v.mu.Unlock()
-	if stale {
+	if stale && v.summaryStale() {
 		v.writeSummary()
 	}
 	err := v.log.Close()
@@ -319,6 +335,9 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 		}
 		return 0, v.fail(op, err, "")
 	}
+	v.mu.Lock()
+	v.wrote = true
+	v.mu.Unlock()
 	return last, nil
 }
 

@@ -207,7 +207,7 @@ func (l *Log) runGroup(group []*request) {
 	if len(live) == 0 {
 		return
 	}
-	if err := l.lock.lock(); err != nil {
+	if err := l.lockForWrite(); err != nil {
 		fail(err)
 		return
 	}
@@ -216,7 +216,21 @@ func (l *Log) runGroup(group []*request) {
 			l.poison = err
 		}
 	}()
-	if err := l.catchUp(live[0].ctx); err != nil {
+	if !l.writable {
+		if err := l.becomeWriter(); err != nil {
+			fail(err)
+			return
+		}
+		// The first catch-up reads the free space too, as Open did: a
+		// crash may have left a torn unit whose first sector never landed.
+		l.w.checkFree = true
+	}
+	err := l.catchUp(live[0].ctx)
+	l.w.checkFree = false
+	if err == nil {
+		err = l.ensureWatermark()
+	}
+	if err != nil {
 		fail(err)
 		return
 	}
@@ -264,16 +278,23 @@ func (l *Log) runGroup(group []*request) {
 // one fdatasync. Any failure poisons the writer.
 func (l *Log) writeUnit(recs [][]byte) error {
 	c := &l.w
+	if c.f == nil || c.version < formatVersion {
+		if err := l.upgrade(); err != nil {
+			return l.setPoison(err)
+		}
+	}
 	p := c.p
 	buf := l.wbuf[:0]
 	sum := p.sum
+	lastFrame := 0
 	for i, d := range recs {
+		lastFrame = len(buf)
 		buf, sum = appendFrame(buf, p.next+uint64(i), uint32(i), i == len(recs)-1, sum, d)
 	}
 	if cap(buf) <= 4<<20 {
 		l.wbuf = buf[:0]
 	}
-	if p.off > fileHeaderSize && p.off+int64(len(buf)) > l.opts.SegmentSize {
+	if p.off > c.start && p.off+int64(len(buf)) > l.opts.SegmentSize {
 		// The unit's frames were chained from p.sum, which is the new
 		// segment's seed: the encoding stays valid.
 		if err := l.seal(); err != nil {
@@ -305,14 +326,19 @@ func (l *Log) writeUnit(recs [][]byte) error {
 			return l.setPoison(fmt.Errorf("segment: fdatasync %s after writing at offset %d: %w", filepath.Join(l.dir, c.name), c.p.off, err))
 		}
 	}
-	c.p = pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum}
+	c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, frame: c.p.off + int64(lastFrame)})
 	l.units++
 	l.setLast(c.p.next - 1)
 	if c.p.off-c.noteOff >= indexSpacing {
-		l.idx.noteSparse(checkpoint{first: c.first, p: c.p})
+		l.idx.noteSparse(c.checkpoint())
 		c.noteOff = c.p.off
 	}
 	c.noteTail()
+	if err := l.writeWatermark(); err != nil {
+		// The unit is durable and acknowledged; the writer is not trusted
+		// with the next one.
+		l.poison = err
+	}
 	return nil
 }
 

@@ -112,7 +112,7 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 		}
 		require.NoError(t, l.Close())
 	}
-	rep, err := Verify(ctx, logDir)
+	rep, err := Verify(ctx, logDir, nil)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, rep.Records, uint64(len(acked)))
 	t.Logf("%d rounds, %d acknowledged records, %d in log, %d segments", *crashRounds, len(acked), rep.Records, rep.Segments)

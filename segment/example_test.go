@@ -90,7 +90,7 @@ func ExampleVerify() {
 	_, _ = l.Append(context.Background(), []byte("a"), []byte("b"))
 	l.Close()
 
-	rep, err := segment.Verify(context.Background(), dir)
+	rep, err := segment.Verify(context.Background(), dir, nil)
 	fmt.Println(rep.Segments, rep.Records, err)
 	// Output: 1 2 <nil>
 }

@@ -123,7 +123,7 @@ func TestWriteFaultsReachCallerPoisonWriterAndLoseNothingAcknowledged(t *testing
 			assert.LessOrEqual(t, len(got), len(acked)+2, "at most the failed batch, whole")
 			_, err = l2.Append(ctx, []byte("after reopen"))
 			require.NoError(t, err)
-			_, err = Verify(ctx, dir)
+			_, err = Verify(ctx, dir, nil)
 			require.NoError(t, err)
 			if tc.name == "short write" || tc.name == "ENOSPC mid-write" {
 				// The writes land in preallocated space: the failing writer

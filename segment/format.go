@@ -5,16 +5,23 @@ package segment
 // A log is a directory of segment files named by the sequence number of
 // their first record, zero-padded to 20 digits so that lexical order is
 // numeric order: 00000000000000000001.seg, 00000000000000004097.seg, ...
+// beside them, WATERMARK (see below) and LOCK (the writers' flock; empty).
 //
-// Every segment starts with a 32-byte file header:
+// Every segment starts with a file header. Format 2 (written today):
 //
 //	 0       4       8       12      16      20      24      28      32
 //	 +-------+-------+-------+-------+-------+-------+-------+-------+
-//	 |  magic "HELMSEG\n"    |version| flags |   first seq   | seed  |hcrc
+//	 |  magic "HELMSEG\n"    |version| flags |   first seq   | seed  | 0     |
 //	 +-------+-------+-------+-------+-------+-------+-------+-------+
-//	                                                          ^ hcrc = CRC32C(bytes 0..28)
+//	 |          log id: SHA-256 of the log's identity (32 bytes)     |
+//	 +-------+-------+-------+-------+-------+-------+-------+-------+
+//	 |   0   | hcrc  |                        hcrc = CRC32C(bytes 0..68)
+//	 +-------+-------+   72 bytes
 //
-// followed by frames, each starting on an 8-byte boundary:
+// Format 1 (read, never written) is the first 32 bytes alone, with
+// hcrc = CRC32C(bytes 0..28) in bytes 28..32 and no log id.
+//
+// The header is followed by frames, each starting on an 8-byte boundary:
 //
 //	 0       4       8               16      20      24
 //	 +-------+-------+-------+-------+-------+-------+---------------------+-----+
@@ -26,6 +33,14 @@ package segment
 //	        header's seed for the first frame): a hash chain
 //
 // All integers are little-endian.
+//
+// The chain's genesis is the log's identity: the first segment's seed is
+// CRC32C(log id) (format 1: 0), and every later segment's seed is the
+// previous segment's last sum. Every format-2 header carries the log id, so
+// a segment copied from another log is refused by its header, and one
+// whose header was edited to match breaks the chain. The first segment
+// must start at seq 1; a missing middle segment leaves a gap in the names
+// that the chain walk finds.
 //
 // The last segment is preallocated with zeros after its data (prealloc.go):
 // a zero frame header at a unit boundary ends the log. Sealed segments end
@@ -41,8 +56,57 @@ package segment
 // earlier frame of the log: segments carry the previous segment's last sum as
 // their seed, so an edited, reordered, swapped or dropped frame or segment
 // breaks the chain and is reported by Verify and by every scan.
+//
+// The watermark.
+//
+// A checksum cannot tell a torn write from damage to a unit that was
+// acknowledged: a bit flip in a frame whose bytes end in zeros across a
+// sector boundary looks exactly like a write whose last sectors never
+// landed, and a segment file deleted or rolled back to an older copy
+// leaves a log that checks out, only shorter. So the log also records how
+// far it has been acknowledged, in WATERMARK:
+//
+//	 0        8        16       24   28   32
+//	 +--------+--------+--------+----+----+
+//	 | magic  |  last  | segment| sum|wcrc|   a slot: 32 bytes
+//	 +--------+--------+--------+----+----+   magic "HELMWMK\n", wcrc = CRC32C(bytes 0..28)
+//
+// The file holds two slots, at offsets 0 and 512 (different sectors).
+// After every commit unit, once its fdatasync has returned and still under
+// the writer lock, the writer overwrites one slot (alternating) with the
+// unit's last seq, the first seq of its segment and the chain sum after it.
+// The slot is written, not synced: it costs a pwrite, no fsync. The
+// reasoning:
+//
+//   - It is written only after the fdatasync of everything up to it
+//     returned. So whenever a slot reached the disk, every unit up to its
+//     seq was durable: a watermark on disk is a lower bound on what was
+//     acknowledged, never more.
+//   - So at open, a unit at or below the watermark that fails its checks is
+//     damage, never a torn write: it is a *CorruptionError, and nothing is
+//     cut. Only a unit above the watermark may be a torn tail (judged as
+//     before: the file ends inside it, or its bytes end in zeroed sectors).
+//   - A log whose complete units end below the watermark was truncated, or
+//     lost segments, or had one rolled back: a *CorruptionError. The chain
+//     sum in the slot must match the log's at that seq, so a rolled-back
+//     segment that still reaches the seq (rewritten differently) fails too.
+//   - A slot torn by a crash fails its wcrc and is ignored; the other slot
+//     holds the watermark of an earlier unit, still a valid lower bound.
+//     Each slot was written whole at some point, so any valid slot is.
+//   - What a lost slot write costs: if power fails after a unit's fdatasync
+//     but before its slot reaches the disk, that unit sits above the
+//     watermark and is judged by the torn-write rules alone — the window
+//     the watermark cannot close without an fsync per commit.
+//
+// The writer creates WATERMARK (written whole under a temporary name,
+// fsynced, renamed, directory fsynced) before it creates the first format-2
+// segment of a log, so a log holding a format-2 segment without a WATERMARK
+// lost it: a *CorruptionError. A log written only by format 1 has none; the
+// first write to it creates one and moves on to a format-2 segment (the
+// upgrade).
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -56,11 +120,25 @@ const (
 	fileMagic = "HELMSEG\n"
 
 	// formatVersion is bumped on any incompatible change; a reader refuses a
-	// newer version instead of misreading it.
-	formatVersion = 1
+	// newer version instead of misreading it. Version 1 (no log id, genesis
+	// 0) is still read.
+	formatVersion = 2
 
-	// fileHeaderSize is 32 so the first frame is 8-aligned.
-	fileHeaderSize = 32
+	// fileHeaderSize is the size of a format-2 header: 72 keeps the first
+	// frame 8-aligned and holds a 32-byte log id.
+	fileHeaderSize = 72
+
+	// fileHeaderSizeV1 is the size of a format-1 header.
+	fileHeaderSizeV1 = 32
+
+	// watermarkName is the file that records how far the log was
+	// acknowledged; watermarkSlot is the distance between its two slots (a
+	// sector, so a torn slot write cannot touch the other).
+	watermarkName  = "WATERMARK"
+	watermarkMagic = "HELMWMK\n"
+	watermarkSlot  = 512
+	watermarkSize  = 2 * watermarkSlot
+	watermarkLen   = 32
 
 	// frameHeaderSize holds hcrc, len, seq, idx and sum; 24 keeps frames
 	// 8-aligned, which lets recovery probe only aligned offsets for frames.
@@ -115,9 +193,40 @@ func parseSegmentName(name string) (uint64, bool) {
 	return n, true
 }
 
+// LogID is a log's identity as its segment headers carry it: the SHA-256
+// of Options.Identity, or all zeros for a log opened without one.
+type LogID [32]byte
+
+// idOf returns the LogID of an identity.
+func idOf(identity string) LogID {
+	if identity == "" {
+		return LogID{}
+	}
+	return sha256.Sum256([]byte(identity))
+}
+
+// genesis is the chain seed of a log's first segment: CRC32C of the log id
+// (format 2), or 0 (format 1).
+func genesis(version uint32, id LogID) uint32 {
+	if version < 2 {
+		return 0
+	}
+	return crc32.Checksum(id[:], castagnoli)
+}
+
 type fileHeader struct {
-	first uint64
-	seed  uint32
+	version uint32
+	first   uint64
+	seed    uint32
+	id      LogID // zero for format 1
+}
+
+// size is the header's size on disk: where the first frame starts.
+func (h fileHeader) size() int64 {
+	if h.version < 2 {
+		return fileHeaderSizeV1
+	}
+	return fileHeaderSize
 }
 
 func encodeFileHeader(h fileHeader) []byte {
@@ -127,32 +236,85 @@ func encodeFileHeader(h fileHeader) []byte {
 	binary.LittleEndian.PutUint32(b[12:], 0)
 	binary.LittleEndian.PutUint64(b[16:], h.first)
 	binary.LittleEndian.PutUint32(b[24:], h.seed)
-	binary.LittleEndian.PutUint32(b[28:], crc32.Checksum(b[:28], castagnoli))
+	copy(b[32:64], h.id[:])
+	binary.LittleEndian.PutUint32(b[68:], crc32.Checksum(b[:68], castagnoli))
 	return b
 }
 
 // decodeFileHeader returns a reason string when b is not a valid header.
+// b holds at least the first fileHeaderSize bytes of the file, or all of
+// it when shorter.
 func decodeFileHeader(b []byte) (fileHeader, string) {
-	if len(b) < fileHeaderSize {
-		return fileHeader{}, fmt.Sprintf("file header truncated (%d of %d bytes)", len(b), fileHeaderSize)
+	if len(b) < fileHeaderSizeV1 {
+		return fileHeader{}, fmt.Sprintf("file header truncated (%d bytes)", len(b))
 	}
 	if string(b[:8]) != fileMagic {
 		return fileHeader{}, fmt.Sprintf("not a helm segment file (magic %q)", b[:8])
 	}
-	if crc32.Checksum(b[:28], castagnoli) != binary.LittleEndian.Uint32(b[28:]) {
+	h := fileHeader{version: binary.LittleEndian.Uint32(b[8:])}
+	switch h.version {
+	case 1:
+		if crc32.Checksum(b[:28], castagnoli) != binary.LittleEndian.Uint32(b[28:]) {
+			return fileHeader{}, "file header checksum mismatch"
+		}
+	case 2:
+		if len(b) < fileHeaderSize {
+			return fileHeader{}, fmt.Sprintf("file header truncated (%d of %d bytes)", len(b), fileHeaderSize)
+		}
+		if crc32.Checksum(b[:68], castagnoli) != binary.LittleEndian.Uint32(b[68:]) {
+			return fileHeader{}, "file header checksum mismatch"
+		}
+		copy(h.id[:], b[32:64])
+	default:
+		// A header whose checksum holds under either layout was written so:
+		// a newer format. Otherwise the version field itself is damaged.
+		if crc32.Checksum(b[:28], castagnoli) == binary.LittleEndian.Uint32(b[28:]) ||
+			(len(b) >= fileHeaderSize && crc32.Checksum(b[:68], castagnoli) == binary.LittleEndian.Uint32(b[68:])) {
+			return fileHeader{}, fmt.Sprintf("segment format version %d, this build reads versions 1 to %d (written by a newer version: upgrade to read it)", h.version, formatVersion)
+		}
 		return fileHeader{}, "file header checksum mismatch"
-	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != formatVersion {
-		return fileHeader{}, fmt.Sprintf("segment format version %d, this build reads version %d (upgrade helm)", v, formatVersion)
 	}
 	if f := binary.LittleEndian.Uint32(b[12:]); f != 0 {
 		return fileHeader{}, fmt.Sprintf("unknown file header flags %#x", f)
 	}
-	h := fileHeader{first: binary.LittleEndian.Uint64(b[16:]), seed: binary.LittleEndian.Uint32(b[24:])}
+	h.first, h.seed = binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint32(b[24:])
 	if h.first == 0 {
 		return fileHeader{}, "file header first seq is 0"
 	}
 	return h, ""
+}
+
+// watermark is what one WATERMARK slot holds: the last seq of an
+// acknowledged unit, the first seq of the segment holding it, and the
+// chain sum after it. The zero watermark says nothing was acknowledged.
+type watermark struct {
+	last    uint64
+	segment uint64
+	sum     uint32
+}
+
+func encodeWatermark(w watermark) []byte {
+	b := make([]byte, watermarkLen)
+	copy(b, watermarkMagic)
+	binary.LittleEndian.PutUint64(b[8:], w.last)
+	binary.LittleEndian.PutUint64(b[16:], w.segment)
+	binary.LittleEndian.PutUint32(b[24:], w.sum)
+	binary.LittleEndian.PutUint32(b[28:], crc32.Checksum(b[:28], castagnoli))
+	return b
+}
+
+// decodeWatermark decodes one slot; ok is false for a slot that is
+// empty, torn or damaged.
+func decodeWatermark(b []byte) (watermark, bool) {
+	if len(b) < watermarkLen || string(b[:8]) != watermarkMagic ||
+		crc32.Checksum(b[:28], castagnoli) != binary.LittleEndian.Uint32(b[28:]) {
+		return watermark{}, false
+	}
+	return watermark{
+		last:    binary.LittleEndian.Uint64(b[8:]),
+		segment: binary.LittleEndian.Uint64(b[16:]),
+		sum:     binary.LittleEndian.Uint32(b[24:]),
+	}, true
 }
 
 // frameSize is the on-disk size of a frame carrying n data bytes.

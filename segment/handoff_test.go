@@ -75,6 +75,6 @@ func TestGroupCommitHandOffWithCancellationsIsRaceFreeAndExact(t *testing.T) {
 	assert.Empty(t, l.queue)
 	assert.False(t, l.leading, "leadership released when idle")
 	l.qmu.Unlock()
-	_, err := Verify(ctx, l.Dir())
+	_, err := Verify(ctx, l.Dir(), nil)
 	require.NoError(t, err)
 }

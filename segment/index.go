@@ -39,8 +39,10 @@ const recentTails = 8
 
 // checkpoint is a verified position in segment first.
 type checkpoint struct {
-	first uint64 // segment (its first seq)
-	p     pos
+	first   uint64 // segment (its first seq)
+	p       pos
+	start   int64  // the segment's header size
+	version uint32 // the segment's format version
 }
 
 type posIndex struct {

@@ -3,8 +3,13 @@
 package segment
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,3 +47,39 @@ func (l *dirLock) unlock() error {
 }
 
 func (l *dirLock) close() error { return l.f.Close() }
+
+// sharedLock takes flock(LOCK_SH) on dir/LOCK for a reader that must see
+// the log with no write in progress: writers hold the lock exclusively
+// while they write. It polls, so that ctx can end the wait. ok is false,
+// with no lock taken, when there is no LOCK file: no writer ever ran in
+// dir, so none is in progress. Opening LOCK read-only works on a
+// read-only file system.
+func sharedLock(ctx context.Context, dir string) (unlock func(), ok bool, err error) {
+	path := filepath.Join(dir, "LOCK")
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("segment: open %s: %w", path, err)
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		if err == nil {
+			return func() {
+				unix.Flock(int(f.Fd()), unix.LOCK_UN)
+				f.Close()
+			}, true, nil
+		}
+		if err != unix.EWOULDBLOCK && err != unix.EINTR {
+			f.Close()
+			return nil, false, fmt.Errorf("segment: flock (shared) %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, false, ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}

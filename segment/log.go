@@ -27,6 +27,11 @@ type Options struct {
 	// NoSync skips fdatasync/fsync. For tests only: acknowledged records
 	// can be lost in a crash.
 	NoSync bool
+	// Identity names the log (helm uses the voyage id). Its SHA-256 is
+	// written into every segment header and its CRC32C starts the hash
+	// chain, so a segment of another log is refused. Empty: an anonymous
+	// log, whose identity is whatever its first header says.
+	Identity string
 	// FS is the file system (nil: the operating system). Tests inject faults.
 	FS FS
 }
@@ -72,28 +77,40 @@ type Log struct {
 
 	idx posIndex // verified positions where scans may start (index.go)
 
-	// emit, while Open recovers, receives the records of the last
-	// segment that the recovery scan reads anyway (OpenScan).
-	emit func(Record) error
+	torn     *torn // a torn final unit found by Open, cut by the first Commit
+	writable bool  // the first Commit reopened the active segment for writing
+	wmFile   File  // WATERMARK, open for writing (nil until the first Commit)
+	wmSlot   int64 // the slot the next watermark write goes to
 }
 
-// Open opens (creating if needed) the log in dir. It takes the writer lock
-// briefly to recover the tail: a torn final unit is cut off, its bytes saved
-// as <segment>.torn-<offset>, and reported by Cuts. Any other damage in the
-// last segment is a *CorruptionError and nothing is modified. Earlier
-// segments are not read; Verify checks them.
+// Open opens the log in dir for reading and appending. Opening reads: it
+// creates nothing, takes no exclusive lock and cuts nothing, so it works on
+// a read-only file system, and a log in a directory that does not exist
+// yet opens empty. It checks what is cheap: the log's bounds (the first
+// segment starts at seq 1), its identity (Options.Identity against the
+// headers of the first and last segments), the last segment record by
+// record, and the watermark (see format.go): acknowledged units that are
+// missing or damaged are a *CorruptionError. A torn final unit — one that
+// cannot have been acknowledged — is reported by Torn and cut by the first
+// Commit, which reports the Cut in Cuts. Earlier segments are read by
+// OpenScan and Verify.
+//
+// The first Commit creates what a writer needs: the directory, LOCK,
+// WATERMARK, and a segment in the current format.
 func Open(dir string, opts *Options) (*Log, error) {
 	return open(dir, opts, nil)
 }
 
 // OpenScan opens the log like Open and calls fn for every record of the
-// log, in order, reading each once: the records of the sealed segments
-// first, then those of the last segment as the recovery reads them (a torn
-// final unit that recovery cuts is not delivered). It is Open followed by
-// Scan(1) without reading the last segment twice — what a caller that
-// folds the whole log at open (a replay) wants. fn runs with the writer
-// lock held; an error from fn ends the open and is returned.
+// log, in order, reading each once and checking the whole hash chain from
+// the log's genesis (a torn final unit is not delivered). It is what a
+// caller that folds the whole log at open (a replay) wants. fn runs during
+// the open, with no lock held; an error from fn ends the open and is
+// returned.
 func OpenScan(dir string, opts *Options, fn func(Record) error) (*Log, error) {
+	if fn == nil {
+		fn = func(Record) error { return nil }
+	}
 	return open(dir, opts, fn)
 }
 
@@ -114,34 +131,60 @@ func open(dir string, opts *Options, fn func(Record) error) (*Log, error) {
 	if o.FS == nil {
 		o.FS = OSFS{}
 	}
-	if err := o.FS.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("segment: open %s: %w", dir, err)
+	l := &Log{dir: dir, fs: o.FS, opts: o}
+	l.w = cursor{fs: o.FS, dir: dir, strict: true, idx: &l.idx}
+	if o.Identity != "" {
+		l.w.id, l.w.idKnown = idOf(o.Identity), true
 	}
-	lk, err := openDirLock(dir)
-	if err != nil {
+	rec := &recovery{c: &l.w, full: fn != nil, emit: fn}
+	if err := rec.run(context.Background()); err != nil {
+		l.w.closeFile()
 		return nil, err
 	}
-	l := &Log{dir: dir, fs: o.FS, opts: o, lock: lk, emit: fn}
-	l.w = cursor{fs: o.FS, dir: dir, locked: true, strict: true, idx: &l.idx}
-	if err := lk.lock(); err != nil {
-		lk.close()
-		return nil, err
-	}
-	err = l.recover()
-	l.emit = nil
-	if uerr := lk.unlock(); err == nil {
-		err = uerr
-	}
-	if err != nil {
-		l.w.closeWriter()
-		lk.close()
-		return nil, err
+	l.torn = rec.torn
+	l.setLast(rec.last())
+	if l.w.f != nil {
+		l.w.noteTail()
 	}
 	return l, nil
 }
 
-// recover positions the writer at the end of the log (lock held).
-func (l *Log) recover() error {
+// Torn reports a torn final unit that Open found and the next Commit will
+// cut (nil if none, or once it was cut: see Cuts). Bytes is what the cut
+// will remove; SavedTo is empty.
+func (l *Log) Torn() *Cut {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.torn == nil {
+		return nil
+	}
+	return &Cut{File: l.torn.file, Offset: l.torn.off, Bytes: l.torn.size - l.torn.off}
+}
+
+// becomeWriter makes the Log able to write, at its first Commit (l.mu
+// held): it creates the directory and LOCK, takes the lock, and reopens
+// the active segment for writing. The caller unlocks.
+func (l *Log) lockForWrite() error {
+	if l.lock == nil {
+		if err := l.fs.MkdirAll(l.dir, 0o700); err != nil {
+			return fmt.Errorf("segment: create log directory %s: %w", l.dir, err)
+		}
+		lk, err := openDirLock(l.dir)
+		if err != nil {
+			return err
+		}
+		l.lock = lk
+	}
+	return l.lock.lock()
+}
+
+// becomeWriter runs at the first Commit, under the writer lock: it
+// reopens the active segment read-write where the reader left it (or
+// finds the segments another writer created since), so that catchUp can
+// read on and cut.
+func (l *Log) becomeWriter() error {
+	c := &l.w
+	c.locked = true
 	entries, err := l.fs.ReadDir(l.dir)
 	if err != nil {
 		return fmt.Errorf("segment: list %s: %w", l.dir, err)
@@ -153,37 +196,26 @@ func (l *Log) recover() error {
 			}
 		}
 	}
-	segs, err := listSegments(l.fs, l.dir)
-	if err != nil {
-		return err
-	}
-	if len(segs) == 0 {
-		return l.createSegment(pos{next: 1})
-	}
-	last := segs[len(segs)-1]
-	if l.emit != nil && len(segs) > 1 {
-		// Sealed segments, before the last one (which the recovery below
-		// reads, and delivers as it goes).
-		err := scanDir(context.Background(), l.fs, l.dir, 1, &l.idx, func(r Record) error {
-			if r.Seq >= last {
-				return errStop
-			}
-			return l.emit(r)
-		})
-		if err != nil {
+	if c.f == nil {
+		// Empty at open: read what others wrote since, as Open would.
+		rec := &recovery{c: c}
+		rec.locked = true
+		if err := rec.run(context.Background()); err != nil {
 			return err
 		}
+		l.torn = rec.torn
 	}
-	if err := l.w.openWriter(last, nil); err != nil {
-		return err
+	if c.f != nil {
+		cp := c.checkpoint()
+		if err := c.openWriter(cp.first, nil); err != nil {
+			return err
+		}
+		c.setPos(cp.p)
+		c.start, c.version = cp.start, cp.version
+		c.noteOff = cp.p.off
 	}
-	// Open reads the whole free (preallocated) region once: a crash can
-	// leave a torn unit whose first sector never reached the disk, which is
-	// a zero frame header followed by garbage. Commit's catch-ups only probe
-	// the header at the tail (see checkFree).
-	l.w.checkFree = true
-	defer func() { l.w.checkFree = false }()
-	return l.catchUp(context.Background())
+	l.writable = true
+	return nil
 }
 
 // openWriter opens segment first read-write as the writer's active segment.
@@ -216,22 +248,23 @@ func (c *cursor) closeWriter() {
 // handle across rotations made by others.
 func (l *Log) catchUp(ctx context.Context) error {
 	c := &l.w
+	if c.f == nil {
+		return nil // still empty: nobody wrote since becomeWriter looked
+	}
 	// A scan of this Log may have verified records past the writer's
 	// position already: start after them.
-	if cp := l.idx.tailPos(); c.f != nil && cp.p.next > c.p.next {
+	if cp := l.idx.tailPos(); cp.p.next > c.p.next {
 		if cp.first != c.first {
 			if err := c.openWriter(cp.first, nil); err != nil {
 				return err
 			}
 		}
-		c.p, c.noteOff = cp.p, cp.p.off
+		c.setPos(cp.p)
+		c.start, c.version = cp.start, cp.version
+		c.noteOff = cp.p.off
 	}
 	for {
-		var from uint64
-		if l.emit != nil {
-			from = c.first // deliver the last segment's records (OpenScan)
-		}
-		t, err := c.scanFile(ctx, from, l.emit)
+		t, err := c.scanFile(ctx, 0, nil)
 		if err != nil {
 			return err
 		}
@@ -251,11 +284,22 @@ func (l *Log) catchUp(ctx context.Context) error {
 			}
 		}
 		if t != nil {
+			// Only a unit above the watermark may be cut; others may have
+			// moved the watermark since this Log last read it.
+			wm, _, err := readWatermark(l.fs, l.dir)
+			if err != nil {
+				return err
+			}
+			if wm.last >= t.seq {
+				c.wm = wm
+				return c.corrupt(t.off, t.seq, fmt.Sprintf("%s, in a unit that was acknowledged (the watermark is at seq %d): damage, not a torn write; nothing was cut", t.reason, wm.last))
+			}
 			if err := l.cut(t); err != nil {
 				l.poison = err
 				return err
 			}
 		}
+		l.torn = nil
 		if c.p.next-1 != l.Last() {
 			// Another process appended: it may also have extended or cut
 			// the file. The next extension decision asks fstat.
@@ -345,7 +389,7 @@ func (l *Log) createSegment(p pos) error {
 		return fmt.Errorf("segment: create %s: %w", tmp, err)
 	}
 	alloc := max(min(preallocMin, l.opts.SegmentSize), fileHeaderSize)
-	_, err = f.WriteAt(encodeFileHeader(fileHeader{first: p.next, seed: p.sum}), 0)
+	_, err = f.WriteAt(encodeFileHeader(fileHeader{first: p.next, seed: p.sum, id: l.w.id}), 0)
 	if err == nil {
 		err = writeZeros(f, fileHeaderSize, alloc)
 	}
@@ -365,9 +409,92 @@ func (l *Log) createSegment(p pos) error {
 	l.w.closeWriter()
 	l.w.f, l.w.name, l.w.first, l.w.keepF = f, name, p.next, true
 	l.w.alloc = alloc
-	l.w.p = pos{off: fileHeaderSize, next: p.next, sum: p.sum}
+	l.w.version, l.w.start, l.w.sawV2 = formatVersion, fileHeaderSize, true
+	l.w.setPos(pos{off: fileHeaderSize, next: p.next, sum: p.sum})
 	l.w.noteOff = fileHeaderSize
 	l.w.noteTail()
+	return nil
+}
+
+// upgrade gives the writer an active segment in the current format before
+// it appends (lock held): the first segment of a new log, or, for a log
+// whose last segment an older format wrote, a new segment after it (an
+// empty old one is replaced).
+func (l *Log) upgrade() error {
+	c := &l.w
+	if c.f == nil {
+		return l.createSegment(pos{next: 1, sum: genesis(formatVersion, c.id)})
+	}
+	p := c.p
+	if p.off > c.start {
+		if err := l.seal(); err != nil {
+			return err
+		}
+	} else if p.next == 1 {
+		p.sum = genesis(formatVersion, c.id)
+	}
+	return l.createSegment(p)
+}
+
+// ensureWatermark opens WATERMARK for the writer, creating it if the log
+// has none yet (lock held, after catchUp): written whole under a
+// temporary name with the log's current end, fsynced, renamed, and the
+// directory fsynced, before any format-2 segment is created.
+func (l *Log) ensureWatermark() error {
+	if l.wmFile != nil {
+		return nil
+	}
+	path := filepath.Join(l.dir, watermarkName)
+	f, err := l.fs.OpenFile(path, os.O_RDWR, 0)
+	if err == nil {
+		l.wmFile = f
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("segment: open %s: %w", path, err)
+	}
+	var w watermark
+	if c := &l.w; c.f != nil {
+		w = watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum}
+	}
+	buf := make([]byte, watermarkSize)
+	copy(buf, encodeWatermark(w))
+	copy(buf[watermarkSlot:], encodeWatermark(w))
+	tmp := path + ".tmp"
+	f, err = l.fs.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("segment: create %s: %w", tmp, err)
+	}
+	_, err = f.WriteAt(buf, 0)
+	if err == nil && !l.opts.NoSync {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = l.fs.Rename(tmp, path)
+	}
+	if err == nil {
+		err = l.syncDir()
+	}
+	if err != nil {
+		f.Close()
+		l.fs.Remove(tmp)
+		return fmt.Errorf("segment: create %s: %w", path, err)
+	}
+	l.wmFile = f
+	return nil
+}
+
+// writeWatermark records that everything up to the writer's position is
+// acknowledged (lock held, after the unit's fdatasync). Not synced: see
+// "The watermark" in format.go.
+func (l *Log) writeWatermark() error {
+	c := &l.w
+	b := encodeWatermark(watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum})
+	off := l.wmSlot * watermarkSlot
+	l.wmSlot ^= 1
+	if _, err := l.wmFile.WriteAt(b, off); err != nil {
+		return fmt.Errorf("segment: write %s at offset %d: %w", filepath.Join(l.dir, watermarkName), off, err)
+	}
 	return nil
 }
 
@@ -413,14 +540,23 @@ func (l *Log) Close() error {
 	l.qmu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.trim()
+	if l.writable {
+		l.trim()
+	}
 	var err error
 	if l.w.f != nil {
 		err = l.w.f.Close()
 		l.w.f = nil
 	}
-	if cerr := l.lock.close(); err == nil {
-		err = cerr
+	if l.wmFile != nil {
+		if cerr := l.wmFile.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if l.lock != nil {
+		if cerr := l.lock.close(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }

@@ -179,6 +179,11 @@ type Mark struct {
 	Segment string `json:"segment"` // segment file name
 	End     int64  `json:"end"`     // byte offset just after the unit holding Last
 	Last    uint64 `json:"last"`    // last seq at the mark
+	// Frame is the offset of record Last's frame and Sum the chain value
+	// after it: Changed checks that the frame is still there, so a segment
+	// replaced by another (an older copy) is seen as a change.
+	Frame int64  `json:"frame,omitempty"`
+	Sum   uint32 `json:"sum,omitempty"`
 }
 
 // Mark returns the furthest position this Log has verified: after its
@@ -191,22 +196,28 @@ func (l *Log) Mark() Mark {
 	if cp.p.next == 0 {
 		return Mark{}
 	}
-	return Mark{Segment: segmentName(cp.first), End: cp.p.off, Last: cp.p.next - 1}
+	return Mark{Segment: segmentName(cp.first), End: cp.p.off, Last: cp.p.next - 1, Frame: cp.p.frame, Sum: cp.p.sum}
 }
 
 // Changed reports whether the log in dir may differ from what it was at m:
-// whether anything was appended after m (including a write in progress) or
-// the log was replaced. It takes no lock, reads no records and does not
-// open the log: it costs one pread around m.End (with an open and a close)
-// and, when the segment ends at m.End, one stat of the segment a rotation
-// after m would have created (segment Last+1) — a listing of thousands of
-// logs calls it once per log. It never reports false after an append that
-// completed before the call. The zero Mark (or one from an older format)
-// always reports true.
+// whether anything was appended after m (including a write in progress),
+// or the log was replaced (the frame of record m.Last is not where m saw
+// it, with the same chain value). It takes no lock, reads no records and
+// does not open the log: it costs one pread around m.End (two when the
+// last record is large), with an open and a close, and, when the segment
+// ends at m.End, one stat of the segment a rotation after m would have
+// created (segment Last+1) — a listing of thousands of logs calls it once
+// per log. It never reports false after an append that completed before
+// the call. The zero Mark (or one from an older format) always reports
+// true.
 func Changed(dir string, m Mark) (bool, error) {
 	first, ok := parseSegmentName(m.Segment)
-	if !ok || m.End < fileHeaderSize || m.Last+1 < first {
+	if !ok || m.End < fileHeaderSizeV1 || m.Last+1 < first {
 		return true, nil
+	}
+	empty := m.Last+1 == first // a segment with no record yet
+	if !empty && (m.Frame < fileHeaderSizeV1 || m.Frame+frameHeaderSize > m.End) {
+		return true, nil // a mark without its frame: an older format
 	}
 	path := filepath.Join(dir, m.Segment)
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -216,25 +227,60 @@ func Changed(dir string, m Mark) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("segment: changed: open %s: %w", path, err)
 	}
-	// The 8 bytes before the mark say the file still reaches it; the frame
-	// header after it says whether anything follows.
-	var b [8 + frameHeaderSize]byte
-	n, err := unix.Pread(fd, b[:], m.End-8)
-	unix.Close(fd)
-	if err != nil {
-		return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, m.End-8, err)
+	defer unix.Close(fd)
+	// The frame of record Last (or, for an empty segment, the 8 bytes
+	// before the mark) says the file still holds what the mark saw; the
+	// frame header after the mark says whether anything follows.
+	from := m.End - 8
+	if !empty {
+		from = m.Frame
 	}
-	switch {
-	case n < 8:
+	var small [4096]byte
+	var b []byte
+	if m.End+frameHeaderSize-from <= int64(len(small)) {
+		n, err := unix.Pread(fd, small[:m.End+frameHeaderSize-from], from)
+		if err != nil {
+			return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, from, err)
+		}
+		b = small[:n]
+	} else {
+		var h [frameHeaderSize]byte
+		n, err := unix.Pread(fd, h[:], from)
+		if err != nil {
+			return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, from, err)
+		}
+		var t [frameHeaderSize]byte
+		k, err := unix.Pread(fd, t[:], m.End)
+		if err != nil {
+			return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, m.End, err)
+		}
+		if n < frameHeaderSize {
+			return true, nil
+		}
+		// Lay the two reads out as one contiguous read would.
+		b = make([]byte, m.End-from, m.End-from+int64(k))
+		copy(b, h[:])
+		b = append(b, t[:k]...)
+	}
+	at := m.End - from // index of the mark in b
+	if int64(len(b)) < at {
 		return true, nil // shorter than the mark: not the log it was
-	case !allZero(b[8:n]):
+	}
+	if !empty {
+		f, size, st := decodeHeader(b)
+		if st != frameOK || f.seq != m.Last || !f.last || f.sum != m.Sum || m.Frame+int64(size) != m.End {
+			return true, nil // another record where the mark's was
+		}
+	}
+	switch tail := b[at:]; {
+	case !allZero(tail):
 		return true, nil // a unit (or a write in progress) after the mark
-	case n == len(b):
+	case len(tail) == frameHeaderSize:
 		// Preallocated space follows the mark: the segment is still the
 		// active one (sealing trims a segment to its data end first).
 		return false, nil
 	}
-	if m.Last+1 == first {
+	if empty {
 		return false, nil // an empty segment is never sealed
 	}
 	_, err = os.Stat(filepath.Join(dir, segmentName(m.Last+1)))

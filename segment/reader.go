@@ -32,9 +32,10 @@ type Record struct {
 
 // pos is a position just after a complete commit unit.
 type pos struct {
-	off  int64  // byte offset in the current segment
-	next uint64 // seq of the next record
-	sum  uint32 // chain value after the last record
+	off   int64  // byte offset in the current segment
+	next  uint64 // seq of the next record
+	sum   uint32 // chain value after the last record
+	frame int64  // offset of the last record's frame (0: none in this segment)
 }
 
 // torn describes bytes after the last complete unit of the last segment
@@ -42,6 +43,8 @@ type pos struct {
 // crash.
 type torn struct {
 	off, size int64
+	seq       uint64 // the first seq of the torn unit
+	file      string // the segment file (set by recovery)
 	reason    string
 }
 
@@ -81,10 +84,31 @@ type cursor struct {
 
 	idx     *posIndex // the Log's position cache (nil: none)
 	noteOff int64     // offset of the last checkpoint offered to idx in this segment
+
+	start   int64  // where the current segment's first frame starts (its header size)
+	version uint32 // the current segment's format version
+	pFirst  uint64 // the segment c.p is a position in
+
+	// The log's identity: every format-2 header must carry id. When the
+	// caller gave none (idKnown false), the first format-2 header seen
+	// sets it.
+	id      LogID
+	idKnown bool
+	sawV2   bool // a format-2 segment was entered
+
+	// wm is the watermark the scan holds the log to (zero: none): a unit
+	// at or below wm.last that fails its checks is damage, never torn, and
+	// the chain sum after wm.last must be wm.sum.
+	wm watermark
 }
 
 func (c *cursor) corrupt(off int64, seq uint64, reason string) *CorruptionError {
 	return &CorruptionError{Dir: c.dir, File: c.name, Offset: off, Seq: seq, Reason: reason, Hint: corruptHint}
+}
+
+// setPos moves the cursor to p, a position in the current segment.
+func (c *cursor) setPos(p pos) {
+	c.p, c.pFirst = p, c.first
 }
 
 // segmentPath returns the path of the segment starting at first.
@@ -114,21 +138,48 @@ func (c *cursor) openSegment(first uint64, expect *pos) error {
 	return c.enter(h, expect)
 }
 
-// enter checks the header of the segment just opened and positions there.
+// enter checks the header of the segment just opened and positions there:
+// the names and seqs agree, the segment belongs to this log, and its seed
+// continues the chain (expect: the previous segment's end) or, for the
+// first segment, is the log's genesis.
 func (c *cursor) enter(h []byte, expect *pos) error {
+	hdr, err := c.checkFileHeader(h, c.first)
+	if err != nil {
+		return err
+	}
+	switch {
+	case expect != nil && hdr.seed != expect.sum:
+		return c.corrupt(0, c.first, "hash chain broken between segments (seed does not match the previous segment's last record)")
+	case expect == nil && hdr.first == 1 && hdr.seed != genesis(hdr.version, hdr.id):
+		return c.corrupt(0, c.first, "hash chain does not start at this log's genesis (seed of the first segment)")
+	}
+	c.version, c.start = hdr.version, hdr.size()
+	c.setPos(pos{off: c.start, next: hdr.first, sum: hdr.seed})
+	c.noteOff = c.start
+	return nil
+}
+
+// checkFileHeader decodes the header of segment first and checks that it
+// agrees with the file's name and belongs to this log.
+func (c *cursor) checkFileHeader(h []byte, first uint64) (fileHeader, error) {
+	name := segmentName(first)
+	corrupt := func(reason string) error {
+		return &CorruptionError{Dir: c.dir, File: name, Seq: first, Reason: reason, Hint: corruptHint}
+	}
 	hdr, reason := decodeFileHeader(h)
 	if reason != "" {
-		return c.corrupt(0, c.first, reason)
+		return hdr, corrupt(reason)
 	}
-	if hdr.first != c.first {
-		return c.corrupt(0, c.first, fmt.Sprintf("file header says first seq %d, file name says %d", hdr.first, c.first))
+	if hdr.first != first {
+		return hdr, corrupt(fmt.Sprintf("file header says first seq %d, file name says %d", hdr.first, first))
 	}
-	if expect != nil && hdr.seed != expect.sum {
-		return c.corrupt(0, c.first, "hash chain broken between segments (seed does not match the previous segment's last record)")
+	if hdr.version >= 2 {
+		if c.idKnown && hdr.id != c.id {
+			return hdr, corrupt(fmt.Sprintf("segment belongs to another log (log id %x..., this log's is %x...): copied from another log?", hdr.id[:6], c.id[:6]))
+		}
+		c.id, c.idKnown, c.sawV2 = hdr.id, true, true
 	}
-	c.p = pos{off: fileHeaderSize, next: hdr.first, sum: hdr.seed}
-	c.noteOff = fileHeaderSize
-	return nil
+	return hdr, nil
 }
 
 // openAt positions the cursor at a checkpoint: a verified position, so the
@@ -141,15 +192,21 @@ func (c *cursor) openAt(cp checkpoint) error {
 	}
 	c.closeFile()
 	c.f, c.name, c.first, c.keepF = f, name, cp.first, false
-	c.segments++
-	c.p, c.noteOff = cp.p, cp.p.off
+	c.setPos(cp.p)
+	c.noteOff = cp.p.off
+	c.start, c.version = cp.start, cp.version
 	return nil
+}
+
+// checkpoint returns the cursor's position as a checkpoint.
+func (c *cursor) checkpoint() checkpoint {
+	return checkpoint{first: c.pFirst, p: c.p, start: c.start, version: c.version}
 }
 
 // noteTail offers the cursor's position to the position cache as a tail.
 func (c *cursor) noteTail() {
 	if c.idx != nil && c.f != nil {
-		c.idx.noteTail(checkpoint{first: c.first, p: c.p})
+		c.idx.noteTail(c.checkpoint())
 	}
 }
 
@@ -317,6 +374,7 @@ func (c *cursor) scanOnce(ctx context.Context, from uint64, emit func(Record) er
 			return t, err != nil, err
 		}
 		pending = append(pending, Record{Seq: f.seq, Data: f.data})
+		frameOff := cur
 		sum, next, cur = f.sum, next+1, cur+int64(n)
 		if f.last {
 			for _, r := range pending {
@@ -326,10 +384,13 @@ func (c *cursor) scanOnce(ctx context.Context, from uint64, emit func(Record) er
 					}
 				}
 			}
+			if w := c.wm.last; w != 0 && c.p.next <= w && next > w && (next-1 != w || sum != c.wm.sum) {
+				return nil, false, c.corrupt(c.p.off, c.p.next, fmt.Sprintf("the log does not match its watermark: seq %d was acknowledged with chain sum %#08x, the log has %#08x after seq %d (a segment was rolled back or replaced)", w, c.wm.sum, sum, next-1))
+			}
 			pending = pending[:0]
-			c.p = pos{off: cur, next: next, sum: sum}
+			c.p = pos{off: cur, next: next, sum: sum, frame: frameOff}
 			if c.idx != nil && cur-c.noteOff >= indexSpacing {
-				c.idx.noteSparse(checkpoint{first: c.first, p: c.p})
+				c.idx.noteSparse(c.checkpoint())
 				c.noteOff = cur
 			}
 		}
@@ -369,7 +430,12 @@ func (c *cursor) classify(x int64, st decodeStatus, size int64, unit uint64) (*t
 		}
 	}
 	end = min(size, (end+4095)&^4095)
-	t := &torn{off: c.p.off, size: end, reason: fmt.Sprintf("%s at offset %d", st, x)}
+	t := &torn{off: c.p.off, size: end, seq: c.p.next, reason: fmt.Sprintf("%s at offset %d", st, x)}
+	if c.wm.last >= c.p.next {
+		// Acknowledged (see "The watermark" in format.go): damage, however
+		// torn it looks.
+		return nil, c.corrupt(x, seq, fmt.Sprintf("%s in a unit that was acknowledged (the watermark is at seq %d): damage, not a torn write; nothing was cut", st, c.wm.last))
+	}
 	if !c.strict || st == frameShort || st == frameZero || zeroedSectorFrame(x, tail) {
 		return t, nil
 	}
@@ -548,68 +614,6 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(Record) error) er
 		case <-time.After(FollowInterval):
 		}
 	}
-}
-
-// Report is the result of Verify.
-type Report struct {
-	Segments int    // segment files checked
-	Records  uint64 // records checked
-	Bytes    int64  // bytes in segment files, including preallocated zeros
-	LastSeq  uint64
-	// Torn is a torn final write that the next writer will cut (nil if none).
-	Torn *Cut
-	// Problem is the first damage found (nil if none); Verify also returns it.
-	Problem *CorruptionError
-}
-
-// Verify checks every record of every segment of the log in dir: frame and
-// record checksums, sequence numbers, segment headers and the hash chain
-// across segments. It takes no lock and modifies nothing. The returned
-// error is the Report's Problem, or an I/O error.
-func Verify(ctx context.Context, dir string) (Report, error) {
-	var r Report
-	fsys := OSFS{}
-	segs, err := listSegments(fsys, dir)
-	if err != nil || len(segs) == 0 {
-		return r, err
-	}
-	c := &cursor{fs: fsys, dir: dir, strict: true, checkFree: true}
-	defer c.closeFile()
-	fail := func(err error) (Report, error) {
-		var ce *CorruptionError
-		if errors.As(err, &ce) {
-			r.Problem = ce
-		}
-		return r, err
-	}
-	if segs[0] != 1 {
-		c.name = segmentName(segs[0])
-		return fail(c.corrupt(0, 1, fmt.Sprintf("log starts at segment %s, not at seq 1", c.name)))
-	}
-	if err := c.openSegment(segs[0], nil); err != nil {
-		return fail(err)
-	}
-	t, err := c.advance(ctx, 1, func(rec Record) error {
-		r.Records++
-		r.LastSeq = rec.Seq
-		return nil
-	})
-	r.Segments = c.segments
-	if err != nil {
-		return fail(err)
-	}
-	if t != nil {
-		r.Torn = &Cut{File: c.name, Offset: t.off, Bytes: t.size - t.off}
-	}
-	if last := segs[len(segs)-1]; last > c.first {
-		return fail(c.corrupt(c.p.off, c.p.next, fmt.Sprintf("log ends at seq %d but segment %s exists (missing segment?)", c.p.next-1, segmentName(last))))
-	}
-	for _, s := range segs {
-		if fi, err := os.Stat(filepath.Join(dir, segmentName(s))); err == nil {
-			r.Bytes += fi.Size()
-		}
-	}
-	return r, nil
 }
 
 // Stat is a cheap summary of the files of a log. The last segment is

@@ -18,6 +18,9 @@ import (
 // buildLog writes a multi-segment log whose final unit is a batch of three
 // records and returns the records, the offset where the final unit starts
 // and the data end of the last segment (its file is preallocated beyond).
+//
+// The final batch was acknowledged: tests that tear it, as a crash during
+// its write would, put the watermark back with crashBeforeLastBatch.
 func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff, dataEnd int64) {
 	l, err := Open(dir, &Options{SegmentSize: 700, NoSync: true})
 	require.NoError(t, err)
@@ -33,6 +36,9 @@ func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff,
 	l.mu.Lock()
 	unitOff, lastSeg = l.w.p.off, l.w.name
 	l.mu.Unlock()
+	wm, err := os.ReadFile(filepath.Join(dir, watermarkName))
+	require.NoError(t, err)
+	preBatchWatermark[dir] = wm
 	batch := [][]byte{payload(100, 40), payload(101, 5), payload(102, 60)}
 	_, err = l.Append(ctx, batch...)
 	require.NoError(t, err)
@@ -41,6 +47,39 @@ func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff,
 	dataEnd = l.w.p.off
 	l.mu.Unlock()
 	return append(recs, batch...), lastSeg, unitOff, dataEnd
+}
+
+// preBatchWatermark holds, per log built by buildLog, its WATERMARK
+// before the final batch.
+var preBatchWatermark = map[string][]byte{}
+
+// crashBeforeLastBatch puts the WATERMARK of dir (a copy of src, built by
+// buildLog) back to what it was before the final batch was acknowledged.
+func crashBeforeLastBatch(t *testing.T, src, dir string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, watermarkName), preBatchWatermark[src], 0o600))
+}
+
+// cutNow runs an empty commit: the first commit of a Log cuts the torn
+// tail that Open found.
+func cutNow(t *testing.T, l *Log) {
+	t.Helper()
+	_, err := l.Commit(ctx, func(*Tx) ([][]byte, error) { return nil, nil })
+	require.NoError(t, err)
+}
+
+// watermarkNow returns a function that puts the log's WATERMARK back as
+// it is now: what a crash leaves when the units appended after this point
+// were written but their commits never returned (so never acknowledged).
+func watermarkNow(t *testing.T, dir string) func() {
+	t.Helper()
+	path := filepath.Join(dir, watermarkName)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return func() {
+		t.Helper()
+		require.NoError(t, os.WriteFile(path, b, 0o600))
+	}
 }
 
 func copyDir(t *testing.T, src, dst string) {
@@ -78,17 +117,25 @@ func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
 		dir := filepath.Join(work, "d")
 		require.NoError(t, os.RemoveAll(dir))
 		copyDir(t, src, dir)
+		crashBeforeLastBatch(t, src, dir)
 		require.NoError(t, os.Truncate(filepath.Join(dir, lastSeg), size))
+		before := readTree(t, dir)
 
 		l, err := Open(dir, &Options{NoSync: true})
 		require.NoError(t, err, "size %d", size)
 		got := datas(t, l)
+		assert.Equal(t, before, readTree(t, dir), "size %d: reading changed the log", size)
 		if size >= dataEnd {
 			assert.Equal(t, recs, got)
+			assert.Nil(t, l.Torn())
+			cutNow(t, l)
 			assert.Empty(t, l.Cuts())
 		} else {
 			assert.Equal(t, recs[:len(recs)-3], got, "size %d", size)
 			if size > unitOff {
+				require.NotNil(t, l.Torn(), "size %d", size)
+				assert.Equal(t, unitOff, l.Torn().Offset)
+				cutNow(t, l)
 				cuts := l.Cuts()
 				require.Len(t, cuts, 1, "size %d", size)
 				assert.Equal(t, Cut{File: lastSeg, Offset: unitOff, Bytes: size - unitOff,
@@ -103,12 +150,26 @@ func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
 			assert.Equal(t, uint64(len(recs)-2), first)
 		}
 		require.NoError(t, l.Close())
-		_, err = Verify(ctx, dir)
+		_, err = Verify(ctx, dir, nil)
 		require.NoError(t, err, "size %d", size)
 	}
 }
 
 func itoa(n int64) string { return fmtInt(n) }
+
+// readTree returns the contents of every file in dir.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		out[e.Name()] = string(b)
+	}
+	return out
+}
 
 func TestEveryBitFlipIsDetected(t *testing.T) {
 	dir := t.TempDir()
@@ -151,7 +212,7 @@ func TestEveryBitFlipIsDetected(t *testing.T) {
 		flipped[bit/8] ^= 1 << (bit % 8)
 		require.NoError(t, os.WriteFile(path, flipped, 0o600))
 
-		_, verr := Verify(ctx, dir)
+		_, verr := Verify(ctx, dir, nil)
 		assert.ErrorIs(t, verr, ErrCorrupt, "Verify missed flip of bit %d in %s", bit, f.name)
 		if f.name == lastSeg && n%5 == 0 {
 			// Open must refuse too, and must not "repair" by cutting.
@@ -191,7 +252,7 @@ func TestOpenRefusesDamageFollowedByValidRecords(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, b, after, "nothing is truncated")
 
-	rep, err := Verify(ctx, dir)
+	rep, err := Verify(ctx, dir, nil)
 	require.ErrorIs(t, err, ErrCorrupt)
 	require.NotNil(t, rep.Problem)
 	assert.Equal(t, uint64(2), rep.Problem.Seq)
@@ -234,9 +295,9 @@ func TestOpenRefusesForeignAndFutureSegmentFiles(t *testing.T) {
 		{"future version", func() []byte {
 			h := encodeFileHeader(fileHeader{first: 1})
 			binary.LittleEndian.PutUint32(h[8:], formatVersion+1)
-			binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
+			binary.LittleEndian.PutUint32(h[68:], crc32.Checksum(h[:68], castagnoli))
 			return h
-		}, "format version 2"},
+		}, "format version 3"},
 		{"damaged header", func() []byte { h := encodeFileHeader(fileHeader{first: 1}); h[17] ^= 4; return h }, "checksum"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -277,7 +338,7 @@ func TestVerifyDetectsReorderedSegmentsViaHashChain(t *testing.T) {
 	require.NoError(t, err)
 	src.Close()
 	dst.Close()
-	_, err = Verify(ctx, a)
+	_, err = Verify(ctx, a, nil)
 	var ce *CorruptionError
 	require.ErrorAs(t, err, &ce)
 	assert.Contains(t, ce.Reason, "hash chain")
@@ -297,7 +358,7 @@ func TestZeroFilledTailIsFreeSpaceNotTorn(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.Truncate(path, fi.Size()+4096))
 
-	rep, err := Verify(ctx, dir)
+	rep, err := Verify(ctx, dir, nil)
 	require.NoError(t, err)
 	assert.Nil(t, rep.Torn)
 	l2 := openT(t, dir, &Options{NoSync: true})
@@ -334,7 +395,9 @@ func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
 	unitOff := l.w.p.off
 	l.mu.Unlock()
 	batch := [][]byte{payload(50, 700), payload(51, 900), payload(52, 300)} // spans sectors
-	_, err := l.Append(ctx, batch...)
+	wmBefore, err := os.ReadFile(filepath.Join(src, watermarkName))
+	require.NoError(t, err)
+	_, err = l.Append(ctx, batch...)
 	require.NoError(t, err)
 	l.mu.Lock()
 	dataEnd := l.w.p.off
@@ -352,12 +415,16 @@ func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
 		b := append([]byte(nil), full...)
 		mutate(b)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, segmentName(1)), b, 0o600))
-		rep, err := Verify(ctx, dir)
+		if wantCut { // a crash during the batch's write: never acknowledged
+			require.NoError(t, os.WriteFile(filepath.Join(dir, watermarkName), wmBefore, 0o600))
+		}
+		rep, err := Verify(ctx, dir, nil)
 		require.NoError(t, err, name)
 		assert.Equal(t, wantCut, rep.Torn != nil, name)
 		l, err := Open(dir, &Options{NoSync: true})
 		require.NoError(t, err, name)
 		defer l.Close()
+		cutNow(t, l)
 		if wantCut {
 			assert.Equal(t, recs, datas(t, l), name)
 			require.Len(t, l.Cuts(), 1, name)
@@ -372,7 +439,7 @@ func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
 		}
 		_, err = l.Append(ctx, []byte("next"))
 		require.NoError(t, err, name)
-		_, err = Verify(ctx, dir)
+		_, err = Verify(ctx, dir, nil)
 		require.NoError(t, err, name)
 	}
 	n := 0
@@ -399,12 +466,14 @@ func TestFlipInFreeSpaceIsCutNotCorruption(t *testing.T) {
 	require.Greater(t, int64(len(b)), dataEnd+40)
 	b[dataEnd+33] ^= 0x10
 	require.NoError(t, os.WriteFile(path, b, 0o600))
-	rep, err := Verify(ctx, dir)
+	rep, err := Verify(ctx, dir, nil)
 	require.NoError(t, err)
 	require.NotNil(t, rep.Torn)
 	assert.Equal(t, dataEnd, rep.Torn.Offset)
 	l := openT(t, dir, &Options{NoSync: true})
 	assert.Equal(t, recs, datas(t, l))
+	assert.NotNil(t, l.Torn())
+	cutNow(t, l)
 	assert.Len(t, l.Cuts(), 1)
 }
 

@@ -112,6 +112,9 @@ func TestScanFromTailReadsOnlyNewBytes(t *testing.T) {
 
 	// A Commit whose decide scans from the Log's previous tail, after another
 	// Log appended: the catch-up and the Tx.Scan each read the new bytes once.
+	// (The first Commit of a Log reads the free space once, as Open used
+	// to: it is left out.)
+	cutNow(t, r)
 	for round := 0; round < 3; round++ {
 		_, err := w.Append(ctx, payload(round, 100), payload(round, 100))
 		require.NoError(t, err)
@@ -145,7 +148,7 @@ func TestScanFromTailReadsOnlyNewBytes(t *testing.T) {
 
 	// Everything is still there and verified from the start.
 	assert.Len(t, readAll(t, r), int(seen))
-	_, err := Verify(ctx, dir)
+	_, err := Verify(ctx, dir, nil)
 	require.NoError(t, err)
 }
 
@@ -201,6 +204,6 @@ func TestTailScanFollowsRotationByAnotherLog(t *testing.T) {
 		seen++
 	}
 	assert.Len(t, readAll(t, w), int(seen))
-	_, err := Verify(ctx, dir)
+	_, err := Verify(ctx, dir, nil)
 	require.NoError(t, err)
 }

@@ -60,7 +60,22 @@ type app struct {
 
 func (a *app) close() {
 	for _, v := range a.voyages {
+		a.reportTornTails(v)
 		v.Close()
+	}
+}
+
+// reportTornTails tells the user about the end of a log that a crashed
+// writer left half-written: cut by this command's change, or found by a
+// read and left for the next change to cut.
+func (a *app) reportTornTails(v *helm.Voyage) {
+	for _, c := range v.Cuts() {
+		fmt.Fprintf(a.stderr, "helm: voyage %s: cut a torn final write from its log (%d bytes at offset %d of %s): a crashed process's write that was never acknowledged; the bytes are saved in %s\n",
+			v.ID(), c.Bytes, c.Offset, c.File, c.SavedTo)
+	}
+	if c := v.Torn(); c != nil && len(v.Cuts()) == 0 {
+		fmt.Fprintf(a.stderr, "helm: voyage %s: its log ends in a torn write (%d bytes at offset %d of %s) that a crashed process left and never acknowledged; the next change to the voyage cuts it and saves the bytes beside the segment\n",
+			v.ID(), c.Bytes, c.Offset, c.File)
 	}
 }
 

@@ -117,20 +117,24 @@ func (c *voyageListCommand) Run(ctx context.Context, a *app, args []string) erro
 	}
 	// Voyages that could not be read do not hide the others: list what
 	// was read, then report the rest (exit 1).
-	if err := c.print(a, h, list); err != nil {
+	if err := c.print(a, h, list, unreadable); err != nil {
 		return err
 	}
 	return err
 }
 
-func (c *voyageListCommand) print(a *app, h *helm.Home, list []projection.Voyage) error {
+func (c *voyageListCommand) print(a *app, h *helm.Home, list []projection.Voyage, unreadable *helm.ListError) error {
 	if a.g.json {
 		if list == nil {
 			list = []projection.Voyage{}
 		}
 		return writeJSON(a.stdout, list)
 	}
-	if len(list) == 0 {
+	var damaged []string
+	if unreadable != nil {
+		damaged = unreadable.Voyages
+	}
+	if len(list) == 0 && len(damaged) == 0 {
 		what := "voyages"
 		if c.status != string(helm.ListAll) {
 			what = c.status + " voyages"
@@ -142,6 +146,9 @@ func (c *voyageListCommand) print(a *app, h *helm.Home, list []projection.Voyage
 	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tCREATED\tIDENTITY\tINTENT")
 	for _, v := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), v.Kind, statusWord(v), stamp(v.Created), v.Identity, v.Intent)
+	}
+	for _, id := range damaged {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(id), "?", "DAMAGED", "?", "?", "(cannot be read: see below)")
 	}
 	return tw.Flush()
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -172,7 +173,7 @@ func TestVoyageVerifyReportsDamagedEventLog(t *testing.T) {
 	require.NoError(t, err)
 	var seg string
 	for _, e := range entries {
-		if info, _ := e.Info(); !e.IsDir() && info.Size() > 200 {
+		if info, _ := e.Info(); strings.HasSuffix(e.Name(), ".seg") && info.Size() > 200 {
 			seg = filepath.Join(events, e.Name())
 		}
 	}

@@ -1,0 +1,242 @@
+package segment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// recovery is the read that Open, OpenScan, a first writer and Verify
+// make of a log: its bounds (the first segment starts at seq 1, no segment
+// is missing), its identity and chain, its tail (complete, torn, or
+// damaged) and its watermark (see format.go). It never writes.
+type recovery struct {
+	c      *cursor
+	full   bool               // read every segment from seq 1 (OpenScan, Verify); else the first header and the last segment
+	emit   func(Record) error // receives every record read (full)
+	locked bool               // the caller holds the writer lock: no retry under a shared lock
+
+	wm    watermark
+	hasWM bool
+	torn  *torn
+	segs  []uint64
+}
+
+// last returns the last seq of the complete units the recovery found.
+func (r *recovery) last() uint64 {
+	if r.c.f == nil {
+		return 0
+	}
+	return r.c.p.next - 1
+}
+
+// run reads the log. What looks torn or damaged at the end may be a unit
+// another process is writing at this moment; writers hold LOCK
+// exclusively while they write, so an unlocked reader that meets either
+// reads the tail again under a shared lock, when nothing is in progress.
+func (r *recovery) run(ctx context.Context) error {
+	err := r.pass(ctx, false)
+	var ce *CorruptionError
+	if r.locked || (r.torn == nil && !errors.As(err, &ce)) {
+		return err
+	}
+	unlock, ok, lerr := sharedLock(ctx, r.c.dir)
+	if lerr != nil {
+		return lerr
+	}
+	if !ok {
+		return err // no LOCK: no writer ever ran here, nothing is in progress
+	}
+	defer unlock()
+	r.c.locked = true
+	defer func() { r.c.locked = false }()
+	return r.pass(ctx, true)
+}
+
+// pass reads the log once; again continues a previous pass from the last
+// complete unit it reached.
+func (r *recovery) pass(ctx context.Context, again bool) error {
+	c := r.c
+	wm, has, err := readWatermark(c.fs, c.dir)
+	if err != nil {
+		return err
+	}
+	r.wm, r.hasWM, r.torn = wm, has, nil
+	c.wm = wm
+	if again && c.pFirst != 0 {
+		if err := c.openAt(c.checkpoint()); err != nil {
+			return err
+		}
+	} else {
+		c.closeFile()
+		segs, err := listSegments(c.fs, c.dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		r.segs = segs
+		if len(segs) == 0 {
+			c.p = pos{next: 1}
+			if wm.last > 0 {
+				return &CorruptionError{Dir: c.dir, File: segmentName(max(wm.segment, 1)), Seq: 1, Hint: corruptHint,
+					Reason: fmt.Sprintf("the log has no segment files, but its watermark says seq %d was acknowledged: its segments were deleted", wm.last)}
+			}
+			return nil
+		}
+		if segs[0] != 1 {
+			return &CorruptionError{Dir: c.dir, File: segmentName(1), Seq: 1, Hint: corruptHint,
+				Reason: fmt.Sprintf("the first segment (seq 1) is missing: the log starts at segment %s", segmentName(segs[0]))}
+		}
+		if err := c.openSegment(1, nil); err != nil {
+			return err
+		}
+		if last := segs[len(segs)-1]; !r.full && last > 1 {
+			// The segments in between are read by OpenScan and Verify;
+			// here only their headers: names, seqs and identity.
+			for _, s := range segs[1 : len(segs)-1] {
+				if err := c.checkHeader(s); err != nil {
+					return err
+				}
+			}
+			if err := c.openSegment(last, nil); err != nil {
+				return err
+			}
+		}
+	}
+	c.checkFree = true
+	defer func() { c.checkFree = false }()
+	t, err := c.advance(ctx, 1, r.emit)
+	if err != nil {
+		return err
+	}
+	if last := r.segs[len(r.segs)-1]; last > c.first {
+		return &CorruptionError{Dir: c.dir, File: segmentName(c.p.next), Seq: c.p.next, Hint: corruptHint,
+			Reason: fmt.Sprintf("segment %s is missing: segment %s ends at seq %d, but the log goes on in segment %s", segmentName(c.p.next), c.name, c.p.next-1, segmentName(last))}
+	}
+	if c.sawV2 && !r.hasWM {
+		return &CorruptionError{Dir: c.dir, File: watermarkName, Seq: c.p.next, Hint: corruptHint,
+			Reason: "WATERMARK is missing, but the log has format-2 segments, which are only created after it: it was deleted, so the log's end cannot be checked"}
+	}
+	if end := c.p.next - 1; end < wm.last {
+		return c.corrupt(c.p.off, end+1, fmt.Sprintf("the log ends at seq %d, but seq %d was acknowledged (WATERMARK; segment %s): segments were deleted or truncated, or one was rolled back to an older copy", end, wm.last, segmentName(wm.segment)))
+	}
+	if t != nil {
+		t.file = c.name
+	}
+	r.torn = t
+	return nil
+}
+
+// readWatermark reads dir/WATERMARK: the newest valid slot. has is false
+// when the file does not exist.
+func readWatermark(fsys FS, dir string) (w watermark, has bool, err error) {
+	path := filepath.Join(dir, watermarkName)
+	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return watermark{}, false, nil
+	}
+	if err != nil {
+		return watermark{}, false, fmt.Errorf("segment: open %s: %w", path, err)
+	}
+	defer f.Close()
+	b := make([]byte, watermarkSize)
+	n, err := f.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return watermark{}, false, fmt.Errorf("segment: read %s: %w", path, err)
+	}
+	b = b[:n]
+	ok := false
+	for off := 0; off+watermarkLen <= len(b); off += watermarkSlot {
+		if s, valid := decodeWatermark(b[off:]); valid {
+			if !ok || s.last > w.last {
+				w = s
+			}
+			ok = true
+		}
+	}
+	if !ok {
+		return watermark{}, true, &CorruptionError{Dir: dir, File: watermarkName, Hint: corruptHint,
+			Reason: "WATERMARK is damaged: neither of its slots checks out, so the log's end cannot be checked"}
+	}
+	return w, true, nil
+}
+
+// Report is the result of Verify.
+type Report struct {
+	Segments int    // segment files checked
+	Records  uint64 // records checked
+	Bytes    int64  // bytes in segment files, including preallocated zeros
+	LastSeq  uint64
+	// Watermark is the last seq the log's WATERMARK says was acknowledged
+	// (0: none recorded).
+	Watermark uint64
+	// Torn is a torn final write that the next writer will cut (nil if none).
+	Torn *Cut
+	// Problem is the first damage found (nil if none); Verify also returns it.
+	Problem *CorruptionError
+}
+
+// Verify checks the whole log in dir: every record of every segment
+// (frame and record checksums, sequence numbers), the segment headers and
+// the log's identity (opts.Identity, if set), the hash chain from the
+// log's genesis across all segments, its bounds, and its watermark. It
+// takes no exclusive lock and modifies nothing. The returned error is the
+// Report's Problem, or an I/O error.
+func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.FS == nil {
+		o.FS = OSFS{}
+	}
+	var rep Report
+	c := &cursor{fs: o.FS, dir: dir, strict: true}
+	if o.Identity != "" {
+		c.id, c.idKnown = idOf(o.Identity), true
+	}
+	defer c.closeFile()
+	r := &recovery{c: c, full: true, emit: func(rec Record) error {
+		rep.Records++
+		rep.LastSeq = rec.Seq
+		return nil
+	}}
+	err := r.run(ctx)
+	rep.Segments, rep.Watermark = c.segments, r.wm.last
+	if err != nil {
+		if ce := (*CorruptionError)(nil); errors.As(err, &ce) {
+			rep.Problem = ce
+		}
+		return rep, err
+	}
+	if r.torn != nil {
+		rep.Torn = &Cut{File: r.torn.file, Offset: r.torn.off, Bytes: r.torn.size - r.torn.off}
+	}
+	for _, s := range r.segs {
+		if fi, err := o.FS.Stat(filepath.Join(dir, segmentName(s))); err == nil {
+			rep.Bytes += fi.Size()
+		}
+	}
+	return rep, nil
+}
+
+// checkHeader reads the header of segment first and checks its name, seq
+// and identity as enter does, without moving the cursor (the seed is
+// checked when the segment is read).
+func (c *cursor) checkHeader(first uint64) error {
+	path := filepath.Join(c.dir, segmentName(first))
+	f, err := c.fs.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("segment: open %s: %w", path, err)
+	}
+	h, err := readFileHeader(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("segment: read %s: %w", path, err)
+	}
+	_, err = c.checkFileHeader(h, first)
+	return err
+}
