@@ -347,7 +347,7 @@ func (l *Log) createSegment(p pos) error {
 	alloc := max(min(preallocMin, l.opts.SegmentSize), fileHeaderSize)
 	_, err = f.WriteAt(encodeFileHeader(fileHeader{first: p.next, seed: p.sum}), 0)
 	if err == nil {
-		err = writeZeros(f, fileHeaderSize, alloc)
+		alloc, err = l.preallocNew(f, alloc)
 	}
 	if err == nil && !l.opts.NoSync {
 		err = f.Sync()
