@@ -271,3 +271,22 @@ func TestExtendFallsBackToSmallerStepsDownToTheUnit(t *testing.T) {
 		})
 	}
 }
+
+func TestShareTargetLeavesTheDiskToOthersButNeverStarvesTheUnit(t *testing.T) {
+	tests := []struct {
+		name                     string
+		target, alloc, end, free int64
+		want                     int64
+	}{
+		{"free space unknown", 2 << 20, 1 << 20, 1<<20 - 100, -1, 2 << 20},
+		{"plenty of space", 2 << 20, 1 << 20, 1<<20 - 100, 1 << 40, 2 << 20},
+		{"a thirty-second of the free space", 2 << 20, 1 << 20, 1<<20 - 100, 3200 << 10, 1<<20 + 100<<10},
+		{"never below the unit", 2 << 20, 1 << 20, 1<<20 + 5000, 32 << 10, 1<<20 + 5000},
+		{"nothing left: no extension", 2 << 20, 1 << 20, 1<<20 - 100, 0, 1 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, shareTarget(tt.target, tt.alloc, tt.end, tt.free))
+		})
+	}
+}

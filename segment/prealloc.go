@@ -36,15 +36,20 @@ import (
 // region after it is all zeros (a crash may have left a torn unit whose
 // first sector never landed: that is cut like any torn unit).
 //
-// On a filling disk a write fits while its bytes fit: an extension the
-// disk cannot hold (ENOSPC, EDQUOT) is truncated back to the size the file
-// had and tried again with half the room after the unit, down to exactly
-// the bytes the unit needs (see extend). Only when those do not fit does
-// the commit fail, and the file is then back at its previous size: a
-// reopened log sees a clean end.
+// On a filling disk a write fits while its bytes fit:
+//   - An extension takes at most 1/preallocShare of the free space of the
+//     file system, so the zeros held ahead of the data never take the room
+//     another file on the same disk (a voyage's artifact pack) needs; near a
+//     full disk the steps shrink instead of failing.
+//   - An extension the disk cannot hold (ENOSPC, EDQUOT) is truncated back
+//     to the size the file had and tried again with half the room after the
+//     unit, down to exactly the bytes the unit needs (see extend). Only when
+//     those do not fit does the commit fail, and the file is then back at
+//     its previous size: a reopened log sees a clean end.
 const (
-	preallocMin = 16 << 10
-	preallocMax = 1 << 20
+	preallocMin   = 16 << 10
+	preallocMax   = 1 << 20
+	preallocShare = 32
 	// fallbackMin is the smallest room after the unit that a fallback
 	// still tries before it tries the unit's own bytes alone.
 	fallbackMin = 4 << 10
@@ -108,6 +113,9 @@ func (l *Log) ensureAlloc(end int64) error {
 	if target = allocTarget(c.alloc, end, l.opts.SegmentSize); target <= c.alloc {
 		return nil
 	}
+	if target = shareTarget(target, c.alloc, end, l.freeSpace()); target <= c.alloc {
+		return nil
+	}
 	from := c.alloc
 	c.alloc, err = extend(c.f, from, end, target)
 	if err == nil {
@@ -163,11 +171,32 @@ func noSpace(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
+// freeSpace returns the bytes of the file system holding the log that are
+// available to its owner, or -1 when it cannot tell.
+func (l *Log) freeSpace() int64 {
+	var st unix.Statfs_t
+	if err := unix.Statfs(l.dir, &st); err != nil {
+		return -1
+	}
+	return int64(st.Bavail) * int64(st.Bsize)
+}
+
+// shareTarget bounds an extension from alloc to target bytes to
+// 1/preallocShare of the free space (free < 0: unknown, no bound), and
+// never below end, the bytes the unit needs.
+func shareTarget(target, alloc, end, free int64) int64 {
+	if free < 0 {
+		return target
+	}
+	return max(end, min(target, alloc+free/preallocShare))
+}
+
 // preallocNew writes the first preallocated zeros of a new segment file,
 // whose header is written, towards want bytes and returns its size. On a
 // full disk it settles for less, down to no preallocation at all: the first
 // unit then extends the file by what it needs.
 func (l *Log) preallocNew(f File, want int64) (int64, error) {
+	want = shareTarget(want, fileHeaderSize, fileHeaderSize, l.freeSpace())
 	return extend(f, fileHeaderSize, fileHeaderSize, want)
 }
 
