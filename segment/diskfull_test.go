@@ -273,16 +273,20 @@ func TestExtendFallsBackToSmallerStepsDownToTheUnit(t *testing.T) {
 }
 
 func TestShareTargetLeavesTheDiskToOthersButNeverStarvesTheUnit(t *testing.T) {
+	const m = 1 << 20
 	tests := []struct {
 		name                     string
 		target, alloc, end, free int64
 		want                     int64
 	}{
-		{"free space unknown", 2 << 20, 1 << 20, 1<<20 - 100, -1, 2 << 20},
-		{"plenty of space", 2 << 20, 1 << 20, 1<<20 - 100, 1 << 40, 2 << 20},
-		{"a thirty-second of the free space", 2 << 20, 1 << 20, 1<<20 - 100, 3200 << 10, 1<<20 + 100<<10},
-		{"never below the unit", 2 << 20, 1 << 20, 1<<20 + 5000, 32 << 10, 1<<20 + 5000},
-		{"nothing left: no extension", 2 << 20, 1 << 20, 1<<20 - 100, 0, 1 << 20},
+		{"free space unknown", 2 * m, m, m - 100, -1, 2 * m},
+		{"plenty of space", 2 * m, m, m - 100, 1 << 40, 2 * m},
+		{"a thirty-second of the free space after the unit", 2 * m, m, m - 100, 3200<<10 - 100, m - 100 + 100<<10},
+		{"a quarter of that left: no extension yet", 2 * m, m, m - 25<<10, 3200<<10 - 25<<10, m},
+		{"less than a quarter left: extend", 2 * m, m, m - 25<<10 + 8, 3200<<10 - 25<<10 + 8, m - 25<<10 + 8 + 100<<10},
+		{"never below the unit", 2 * m, m, m + 5000, 32 << 10, m + 5000 + 1<<10},
+		{"nothing left: no extension", 2 * m, m, m - 100, 0, m},
+		{"a new segment on a nearly full disk", preallocMin, fileHeaderSize, fileHeaderSize, 64 << 10, fileHeaderSize + 2<<10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,8 +37,8 @@ import (
 // first sector never landed: that is cut like any torn unit).
 //
 // On a filling disk a write fits while its bytes fit:
-//   - An extension takes at most 1/preallocShare of the free space of the
-//     file system, so the zeros held ahead of the data never take the room
+//   - The zeros after the data are at most 1/preallocShare of the space
+//     the file system has free (counting them), so they never take the room
 //     another file on the same disk (a voyage's artifact pack) needs; near a
 //     full disk the steps shrink instead of failing.
 //   - An extension the disk cannot hold (ENOSPC, EDQUOT) is truncated back
@@ -172,23 +172,29 @@ func noSpace(err error) bool {
 }
 
 // freeSpace returns the bytes of the file system holding the log that are
-// available to its owner, or -1 when it cannot tell.
-func (l *Log) freeSpace() int64 {
-	var st unix.Statfs_t
-	if err := unix.Statfs(l.dir, &st); err != nil {
-		return -1
-	}
-	return int64(st.Bavail) * int64(st.Bsize)
-}
+// available to its owner, or -1 when it cannot tell (freespace_*.go).
+func (l *Log) freeSpace() int64 { return freeBytes(l.dir) }
 
-// shareTarget bounds an extension from alloc to target bytes to
-// 1/preallocShare of the free space (free < 0: unknown, no bound), and
-// never below end, the bytes the unit needs.
+// shareTarget bounds the zeros after a unit ending at end to
+// 1/preallocShare of the space that is free or already preallocated (free
+// is what the file system has available; < 0: unknown, no bound). An
+// extension from alloc towards target stops there; and, as with steps, the
+// file is extended only when less than a quarter of that room is left, so
+// near a full disk commits do not each extend the file by a sliver. The
+// result is never below end, the bytes the unit needs (it may be alloc:
+// no extension).
 func shareTarget(target, alloc, end, free int64) int64 {
 	if free < 0 {
 		return target
 	}
-	return max(end, min(target, alloc+free/preallocShare))
+	room := (free + max(alloc-end, 0)) / preallocShare
+	switch {
+	case target-end <= room:
+		return target
+	case alloc-end >= room/4:
+		return alloc
+	}
+	return end + room
 }
 
 // preallocNew writes the first preallocated zeros of a new segment file,
