@@ -46,7 +46,8 @@ import (
 // the decompressed bytes must equal the address: the artifact verifies
 // itself when it is read. A crash after a pack frame but before its event
 // leaves unreferenced bytes at the end of the pack: harmless, and the next
-// frame is written after them.
+// frame is written after them. A frame whose write or fdatasync fails (a
+// full disk) is truncated away before the error is returned.
 const (
 	blobFormat    = 0x02
 	inlineMax     = 32 << 10
@@ -94,6 +95,9 @@ func hashArtifact(data []byte) string {
 type pack struct {
 	path   string
 	noSync bool
+	// datasync makes a written frame durable: fdatasync. Tests inject a
+	// failing one.
+	datasync func(*os.File) error
 
 	mu sync.Mutex
 	f  *os.File // opened lazily for writing
@@ -101,7 +105,16 @@ type pack struct {
 }
 
 func newPack(dir string, noSync bool) *pack {
-	return &pack{path: filepath.Join(dir, packName), noSync: noSync}
+	return &pack{path: filepath.Join(dir, packName), noSync: noSync, datasync: fdatasync}
+}
+
+func fdatasync(f *os.File) error {
+	for {
+		err := unix.Fdatasync(int(f.Fd()))
+		if err != unix.EINTR {
+			return err
+		}
+	}
 }
 
 // stow appends compressed, the zstd form of a sighting of size bytes, as
@@ -125,18 +138,45 @@ func (p *pack) stow(hash string, size int64, compressed []byte) (*projection.Art
 	crc := crc32.Update(crc32.Checksum(frame[0:4], castagnoli), castagnoli, frame[8:])
 	binary.LittleEndian.PutUint32(frame[4:], crc)
 	if _, err := p.f.WriteAt(frame, off); err != nil {
-		return nil, fmt.Errorf("write artifact %s to %s at offset %d: %w (the artifact was not stored; retry)", hash, p.path, off, err)
+		return nil, p.unwrite(off, fmt.Errorf("write artifact %s (%d bytes) to %s at offset %d: %w", hash, len(frame), p.path, off, err))
 	}
 	if !p.noSync {
-		if err := unix.Fdatasync(int(p.f.Fd())); err != nil {
-			p.f.Close()
-			p.f = nil
-			return nil, fmt.Errorf("fdatasync %s: %w (the artifact may not be durable; retry)", p.path, err)
+		if err := p.datasync(p.f); err != nil {
+			return nil, p.unwrite(off, fmt.Errorf("fdatasync %s after writing artifact %s at offset %d: %w", p.path, hash, off, err))
 		}
 	}
 	return &projection.ArtifactRef{
 		Hash: hash, Size: size, StoredSize: int64(len(compressed)), Offset: off,
 	}, nil
+}
+
+// unwrite undoes a frame whose write or fdatasync at off failed (err): it
+// truncates the pack back to off and makes that durable, so no partial
+// frame is left after the pack's end, and closes the write handle (after a
+// failed fdatasync the page cache may not match the disk; the next stow
+// opens the pack again). It returns err with what became of the pack and
+// what to do. Nothing refers to the frame: its event was not appended.
+func (p *pack) unwrite(off int64, err error) error {
+	terr := p.f.Truncate(off)
+	if terr == nil && !p.noSync {
+		terr = p.f.Sync()
+	}
+	p.f.Close()
+	p.f = nil
+	fix := "retry"
+	if noSpace(err) {
+		fix = "free disk space, then retry"
+	}
+	if terr != nil {
+		return fmt.Errorf("%w; truncating %s back to %d bytes failed too (%v): the bytes after offset %d are an unreferenced partial frame, harmless: the next artifact is written after them; the artifact was not stored: %s", err, p.path, off, terr, off, fix)
+	}
+	return fmt.Errorf("%w; %s was truncated back to %d bytes and the artifact was not stored: %s", err, p.path, off, fix)
+}
+
+// noSpace reports whether err says the file system, or the owner's quota,
+// is full.
+func noSpace(err error) bool {
+	return errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT)
 }
 
 func (p *pack) openWrite() error {
@@ -156,8 +196,13 @@ func (p *pack) openWrite() error {
 		// A new pack: write its header and make the file itself durable
 		// (data, then the directory entry) before any frame refers to it.
 		if _, err := f.WriteAt([]byte(packMagic), 0); err != nil {
+			f.Truncate(0) // no partial header: the next stow writes it again
 			f.Close()
-			return fmt.Errorf("write %s header: %w", p.path, err)
+			fix := "retry"
+			if noSpace(err) {
+				fix = "free disk space, then retry"
+			}
+			return fmt.Errorf("write %s header at offset 0: %w (the artifact was not stored: %s)", p.path, err, fix)
 		}
 		if !p.noSync {
 			if err := f.Sync(); err != nil {

@@ -391,7 +391,7 @@ func (l *Log) createSegment(p pos) error {
 	alloc := max(min(preallocMin, l.opts.SegmentSize), fileHeaderSize)
 	_, err = f.WriteAt(encodeFileHeader(fileHeader{first: p.next, seed: p.sum, id: l.w.id}), 0)
 	if err == nil {
-		err = writeZeros(f, fileHeaderSize, alloc)
+		alloc, err = l.preallocNew(f, alloc)
 	}
 	if err == nil && !l.opts.NoSync {
 		err = f.Sync()

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,9 +35,24 @@ import (
 // after reading one small probe; Open and Verify also check that the free
 // region after it is all zeros (a crash may have left a torn unit whose
 // first sector never landed: that is cut like any torn unit).
+//
+// On a filling disk a write fits while its bytes fit:
+//   - The zeros after the data are at most 1/preallocShare of the space
+//     the file system has free (counting them), so they never take the room
+//     another file on the same disk (a voyage's artifact pack) needs; near a
+//     full disk the steps shrink instead of failing.
+//   - An extension the disk cannot hold (ENOSPC, EDQUOT) is truncated back
+//     to the size the file had and tried again with half the room after the
+//     unit, down to exactly the bytes the unit needs (see extend). Only when
+//     those do not fit does the commit fail, and the file is then back at
+//     its previous size: a reopened log sees a clean end.
 const (
-	preallocMin = 16 << 10
-	preallocMax = 1 << 20
+	preallocMin   = 16 << 10
+	preallocMax   = 1 << 20
+	preallocShare = 32
+	// fallbackMin is the smallest room after the unit that a fallback
+	// still tries before it tries the unit's own bytes alone.
+	fallbackMin = 4 << 10
 )
 
 // zeroBuf is the source of preallocation writes. It is never written to; as
@@ -77,28 +93,117 @@ func allocTarget(alloc, end, segmentSize int64) int64 {
 }
 
 // ensureAlloc makes sure the active segment is preallocated for a unit
-// ending at end (lock held). The zeros are written but not synced: the
-// unit's fdatasync covers them.
+// ending at end (lock held); the unit starts at the writer's position. The
+// zeros are written but not synced: the unit's fdatasync covers them. When
+// the disk is full it settles for less room after the unit (see extend);
+// it fails only when the unit's own bytes do not fit, with the file back
+// at the size it had.
 func (l *Log) ensureAlloc(end int64) error {
 	c := &l.w
 	target := allocTarget(c.alloc, end, l.opts.SegmentSize)
 	if target <= c.alloc {
 		return nil
 	}
+	path := filepath.Join(l.dir, c.name)
 	fi, err := c.f.Stat() // another process may have extended the file
 	if err != nil {
-		return fmt.Errorf("segment: stat %s: %w", filepath.Join(l.dir, c.name), err)
+		return fmt.Errorf("segment: stat %s: %w", path, err)
 	}
 	c.alloc = fi.Size()
 	if target = allocTarget(c.alloc, end, l.opts.SegmentSize); target <= c.alloc {
 		return nil
 	}
-	if err := writeZeros(c.f, c.alloc, target); err != nil {
-		c.alloc = -1
-		return fmt.Errorf("segment: extend %s to %d bytes: %w", filepath.Join(l.dir, c.name), target, err)
+	if target = shareTarget(target, c.alloc, end, l.freeSpace()); target <= c.alloc {
+		return nil
 	}
-	c.alloc = target
-	return nil
+	from := c.alloc
+	c.alloc, err = extend(c.f, from, end, target)
+	if err == nil {
+		return nil
+	}
+	if !noSpace(err) {
+		return fmt.Errorf("segment: extend %s from %d to %d bytes for a unit at offset %d: %w", path, from, target, c.p.off, err)
+	}
+	state := fmt.Sprintf("nothing was written after offset %d", c.p.off)
+	if c.alloc == from {
+		state = fmt.Sprintf("the file is back at %d bytes and nothing was written", from)
+	}
+	return fmt.Errorf("segment: %s: the disk is full: a unit of %d bytes at offset %d does not fit (extending the file from %d to %d bytes: %w); %s: free disk space, then reopen the log",
+		path, end-c.p.off, c.p.off, from, end, err, state)
+}
+
+// extend grows f, of size from, with zeros towards target, so that a unit
+// ending at need fits (need <= from: the unit fits already; only the room
+// after it is wanted). It returns the size f has afterwards (-1: unknown).
+//
+// When the disk is full (noSpace) the partial extension is truncated back
+// to from and extend tries again with half the room after the unit, then
+// with the unit's own bytes alone. It fails only when those do not fit or
+// on any other error; the file is then truncated back to from, so whatever
+// is left is the old end of the file (or, if even the truncation fails,
+// zeros: free space either way).
+func extend(f File, from, need, target int64) (int64, error) {
+	floor := max(need, from)
+	for room := target - floor; ; {
+		to := floor + room
+		if to <= from {
+			return from, nil // the unit fits without more room
+		}
+		err := writeZeros(f, from, to)
+		if err == nil {
+			return to, nil
+		}
+		if terr := f.Truncate(from); terr != nil {
+			return -1, fmt.Errorf("%w; truncating back to %d bytes failed too (the bytes after it are zeros): %w", err, from, terr)
+		}
+		if !noSpace(err) || room == 0 {
+			return from, err
+		}
+		if room /= 2; room < fallbackMin {
+			room = 0
+		}
+	}
+}
+
+// noSpace reports whether err says the file system, or the owner's quota,
+// is full.
+func noSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// freeSpace returns the bytes of the file system holding the log that are
+// available to its owner, or -1 when it cannot tell (freespace_*.go).
+func (l *Log) freeSpace() int64 { return freeBytes(l.dir) }
+
+// shareTarget bounds the zeros after a unit ending at end to
+// 1/preallocShare of the space that is free or already preallocated (free
+// is what the file system has available; < 0: unknown, no bound). An
+// extension from alloc towards target stops there; and, as with steps, the
+// file is extended only when less than a quarter of that room is left, so
+// near a full disk commits do not each extend the file by a sliver. The
+// result is never below end, the bytes the unit needs (it may be alloc:
+// no extension).
+func shareTarget(target, alloc, end, free int64) int64 {
+	if free < 0 {
+		return target
+	}
+	room := (free + max(alloc-end, 0)) / preallocShare
+	switch {
+	case target-end <= room:
+		return target
+	case alloc-end >= room/4:
+		return alloc
+	}
+	return end + room
+}
+
+// preallocNew writes the first preallocated zeros of a new segment file,
+// whose header is written, towards want bytes and returns its size. On a
+// full disk it settles for less, down to no preallocation at all: the first
+// unit then extends the file by what it needs.
+func (l *Log) preallocNew(f File, want int64) (int64, error) {
+	want = shareTarget(want, fileHeaderSize, fileHeaderSize, l.freeSpace())
+	return extend(f, fileHeaderSize, fileHeaderSize, want)
 }
 
 // seal truncates the active segment to its data end before a rotation, so

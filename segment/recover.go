@@ -38,10 +38,21 @@ func (r *recovery) last() uint64 {
 // another process is writing at this moment; writers hold LOCK
 // exclusively while they write, so an unlocked reader that meets either
 // reads the tail again under a shared lock, when nothing is in progress.
+//
+// An error of the first pass is read again too: besides damage, a
+// writer's trim, cut or extension can change a file's size under an
+// unlocked reader. Errors of emit and of ctx are returned as they are.
 func (r *recovery) run(ctx context.Context) error {
+	var emitErr error
+	if emit := r.emit; emit != nil {
+		r.emit = func(rec Record) error {
+			emitErr = emit(rec)
+			return emitErr
+		}
+		defer func() { r.emit = emit }()
+	}
 	err := r.pass(ctx, false)
-	var ce *CorruptionError
-	if r.locked || (r.torn == nil && !errors.As(err, &ce)) {
+	if r.locked || (r.torn == nil && err == nil) || (err != nil && ((emitErr != nil && errors.Is(err, emitErr)) || ctx.Err() != nil)) {
 		return err
 	}
 	unlock, ok, lerr := sharedLock(ctx, r.c.dir)
