@@ -325,13 +325,20 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 		return records, nil
 	})
 	if err != nil {
-		if decideErr == nil {
+		if decideErr == nil && errors.Is(err, segment.ErrPoisoned) {
+			// The write or its fdatasync failed after the views took the
+			// change in.
 			v.mu.Lock()
 			if v.broken == nil {
 				v.broken = err
 			}
 			v.mu.Unlock()
 			return 0, v.fail(op, err, "the disk reported a failure, so the change may or may not be recorded; reopen the voyage and check `helm log` before retrying")
+		}
+		if decideErr == nil && !errors.Is(err, segment.ErrCorrupt) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			// The log failed before anything was written (its directory,
+			// lock or watermark could not be made, or opened).
+			return 0, v.fail(op, err, "nothing was recorded")
 		}
 		return 0, v.fail(op, err, "")
 	}

@@ -286,9 +286,7 @@ func (l *Log) writeUnit(recs [][]byte) error {
 	p := c.p
 	buf := l.wbuf[:0]
 	sum := p.sum
-	lastFrame := 0
 	for i, d := range recs {
-		lastFrame = len(buf)
 		buf, sum = appendFrame(buf, p.next+uint64(i), uint32(i), i == len(recs)-1, sum, d)
 	}
 	if cap(buf) <= 4<<20 {
@@ -326,7 +324,7 @@ func (l *Log) writeUnit(recs [][]byte) error {
 			return l.setPoison(fmt.Errorf("segment: fdatasync %s after writing at offset %d: %w", filepath.Join(l.dir, c.name), c.p.off, err))
 		}
 	}
-	c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, frame: c.p.off + int64(lastFrame)})
+	c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, unit: c.p.off, seed: p.sum})
 	l.units++
 	l.setLast(c.p.next - 1)
 	if c.p.off-c.noteOff >= indexSpacing {

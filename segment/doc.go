@@ -11,18 +11,26 @@
 //   - A batch is atomic. All records that one group commit writes form one
 //     commit unit whose last frame is marked; readers and recovery ignore a
 //     unit without its last frame, so a crash leaves all of a batch or none.
-//   - Only a torn final unit is ever removed. Open (and the next writer's
-//     catch-up) cuts it, saves the bytes as <segment>.torn-<offset> and
-//     reports the Cut. Every other failed check — a damaged record followed
-//     by valid ones, damage in a sealed segment, a foreign or newer file
-//     header, a broken hash chain — is a *CorruptionError and nothing is
-//     modified (NATS #7549 lost acknowledged writes by truncating on a bit
-//     flip; Prometheus deleted later segments).
-//   - In the final unit, a failure counts as torn when the file ends inside
-//     the frame, the frame header is zero, or the frame's bytes end in zeroed
-//     sectors (a crash loses whole sectors; the bytes after the frame are
-//     preallocated zeros and do not count); a checksum failure on written
-//     bytes (a bit flip) is corruption.
+//   - A log knows its identity and its bounds (format.go): every segment
+//     header names the log, the hash chain starts at the log's identity,
+//     the first segment starts at seq 1, and WATERMARK records the last
+//     acknowledged unit after every commit. A missing, rolled-back, swapped
+//     or foreign segment, and damage to any acknowledged unit — the last
+//     one included — is a *CorruptionError naming file, offset and seq, and
+//     nothing is modified (NATS #7549 lost acknowledged writes by
+//     truncating on a bit flip; Prometheus deleted later segments).
+//   - Only a torn final unit above the watermark is ever removed: one whose
+//     file ends inside it, whose frame header is zero, or whose bytes end in
+//     zeroed sectors (a crash loses whole sectors; the bytes after the frame
+//     are preallocated zeros and do not count). A checksum failure on
+//     written bytes (a bit flip) is corruption.
+//   - Opening reads. Open and OpenScan create nothing, take no exclusive
+//     lock and cut nothing: they work on a read-only file system. A torn
+//     tail is reported by Torn; the first Commit (a writer) takes the lock,
+//     cuts it, saves the bytes as <segment>.torn-<offset> and reports the
+//     Cut. A reader that meets something torn-looking or damaged reads the
+//     tail again under a shared flock, so a write in progress is not
+//     mistaken for damage.
 //   - After a failed write or fsync the Log refuses to write (ErrPoisoned):
 //     the page cache may no longer match the disk. Reopen to recover. A
 //     failed (short) record write is zeroed again first, so the free space
@@ -45,6 +53,7 @@
 // reading what others appended since the Log's last seq costs O(new
 // records), not O(segment).
 //
-// Readers take no lock: Scan, Follow and Verify may run while another
-// process writes, and stop cleanly at a unit still being written.
+// Readers take no exclusive lock: Open, Scan, Follow and Verify may run
+// while another process writes, and stop cleanly at a unit still being
+// written.
 package segment

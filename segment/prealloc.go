@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -277,18 +279,52 @@ func (l *Log) unwrite(off int64, n int) {
 }
 
 // Mark is a position in a log: the end of the commit unit that holds record
-// Last, in segment file Segment. The zero Mark is before everything. Marks
-// are plain values meant to be stored (for example in a cache's metadata)
-// and compared later with Changed.
+// Last, in segment file Segment, with what is needed to tell later that
+// the log still holds what it held then. The zero Mark is before
+// everything. Marks are plain values meant to be stored (for example in a
+// cache's metadata) and compared later with Changed.
 type Mark struct {
 	Segment string `json:"segment"` // segment file name
 	End     int64  `json:"end"`     // byte offset just after the unit holding Last
 	Last    uint64 `json:"last"`    // last seq at the mark
-	// Frame is the offset of record Last's frame and Sum the chain value
-	// after it: Changed checks that the frame is still there, so a segment
-	// replaced by another (an older copy) is seen as a change.
-	Frame int64  `json:"frame,omitempty"`
-	Sum   uint32 `json:"sum,omitempty"`
+	// Unit is the offset of the unit holding Last and Seed the chain value
+	// before it; Sum is the chain value after it. Changed reads and checks
+	// that unit again.
+	Unit int64  `json:"unit,omitempty"`
+	Seed uint32 `json:"seed,omitempty"`
+	Sum  uint32 `json:"sum,omitempty"`
+	// Sealed are the segments before Segment, with their sizes, and
+	// Watermark says the log had a WATERMARK: Changed checks that they are
+	// all still there, as they were.
+	Sealed    []SealedSegment `json:"sealed,omitempty"`
+	Watermark bool            `json:"watermark,omitempty"`
+}
+
+// SealedSegment is a segment file before the last one: its size and the
+// checksum of its header (which covers the log id and the chain seed).
+type SealedSegment struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	Header uint32 `json:"header"`
+}
+
+// sealedSegment returns what a Mark records of the sealed segment path.
+func sealedSegment(path string) (SealedSegment, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return SealedSegment{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return SealedSegment{}, false
+	}
+	h := make([]byte, fileHeaderSize)
+	n, err := f.ReadAt(h, 0)
+	if n < fileHeaderSizeV1 || (err != nil && !errors.Is(err, io.EOF)) {
+		return SealedSegment{}, false
+	}
+	return SealedSegment{Name: filepath.Base(path), Size: fi.Size(), Header: crc32.Checksum(h[:n-4], castagnoli)}, true
 }
 
 // Mark returns the furthest position this Log has verified: after its
@@ -296,33 +332,67 @@ type Mark struct {
 // Other processes may have appended since. To fingerprint state derived
 // from the log, take the Mark before reading the log (or compare Last with
 // the seq the state reflects): a Mark never claims more than was read.
+// It lists the log's sealed segments (one stat each).
 func (l *Log) Mark() Mark {
 	cp := l.idx.tailPos()
-	if cp.p.next == 0 {
+	if cp.p.next == 0 || cp.first == 0 {
 		return Mark{}
 	}
-	return Mark{Segment: segmentName(cp.first), End: cp.p.off, Last: cp.p.next - 1, Frame: cp.p.frame, Sum: cp.p.sum}
+	m := Mark{Segment: segmentName(cp.first), End: cp.p.off, Last: cp.p.next - 1, Unit: cp.p.unit, Seed: cp.p.seed, Sum: cp.p.sum}
+	if _, err := l.fs.Stat(filepath.Join(l.dir, watermarkName)); err == nil {
+		m.Watermark = true
+	}
+	segs, err := listSegments(l.fs, l.dir)
+	if err != nil {
+		return Mark{}
+	}
+	for _, s := range segs {
+		if s >= cp.first {
+			break
+		}
+		ss, ok := sealedSegment(filepath.Join(l.dir, segmentName(s)))
+		if !ok {
+			return Mark{}
+		}
+		m.Sealed = append(m.Sealed, ss)
+	}
+	return m
 }
+
+// maxChangedUnit bounds what Changed reads of the mark's unit; a larger
+// unit is reported as a change (the caller reads the log instead).
+const maxChangedUnit = 4 << 20
 
 // Changed reports whether the log in dir may differ from what it was at m:
 // whether anything was appended after m (including a write in progress),
-// or the log was replaced (the frame of record m.Last is not where m saw
-// it, with the same chain value). It takes no lock, reads no records and
-// does not open the log: it costs one pread around m.End (two when the
-// last record is large), with an open and a close, and, when the segment
-// ends at m.End, one stat of the segment a rotation after m would have
-// created (segment Last+1) — a listing of thousands of logs calls it once
-// per log. It never reports false after an append that completed before
-// the call. The zero Mark (or one from an older format) always reports
-// true.
+// or the files are not what they were: a sealed segment or WATERMARK gone
+// or resized, the unit holding m.Last no longer where m saw it, whole and
+// checking out with the same chain values. It takes no lock and does not
+// open the log: it costs a stat per sealed segment and of WATERMARK, one
+// pread of the mark's unit and the frame header after it (with an open
+// and a close) and, when the segment ends at m.End, one stat of the
+// segment a rotation after m would have created — a listing of thousands
+// of logs calls it once per log. It never reports false after an append
+// that completed before the call. The zero Mark (or one from an older
+// format) always reports true.
 func Changed(dir string, m Mark) (bool, error) {
 	first, ok := parseSegmentName(m.Segment)
 	if !ok || m.End < fileHeaderSizeV1 || m.Last+1 < first {
 		return true, nil
 	}
 	empty := m.Last+1 == first // a segment with no record yet
-	if !empty && (m.Frame < fileHeaderSizeV1 || m.Frame+frameHeaderSize > m.End) {
-		return true, nil // a mark without its frame: an older format
+	if !empty && (m.Unit < fileHeaderSizeV1 || m.Unit+frameHeaderSize > m.End || m.End-m.Unit > maxChangedUnit) {
+		return true, nil // a mark without its unit (an older format), or a unit too large to check cheaply
+	}
+	if m.Watermark {
+		if _, err := os.Stat(filepath.Join(dir, watermarkName)); err != nil {
+			return true, nil
+		}
+	}
+	for _, s := range m.Sealed {
+		if now, ok := sealedSegment(filepath.Join(dir, s.Name)); !ok || now != s {
+			return true, nil
+		}
 	}
 	path := filepath.Join(dir, m.Segment)
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -333,49 +403,31 @@ func Changed(dir string, m Mark) (bool, error) {
 		return false, fmt.Errorf("segment: changed: open %s: %w", path, err)
 	}
 	defer unix.Close(fd)
-	// The frame of record Last (or, for an empty segment, the 8 bytes
-	// before the mark) says the file still holds what the mark saw; the
-	// frame header after the mark says whether anything follows.
+	// The unit holding Last (or, for an empty segment, the 8 bytes before
+	// the mark) says the file still holds what the mark saw; the frame
+	// header after the mark says whether anything follows.
 	from := m.End - 8
 	if !empty {
-		from = m.Frame
+		from = m.Unit
 	}
 	var small [4096]byte
-	var b []byte
-	if m.End+frameHeaderSize-from <= int64(len(small)) {
-		n, err := unix.Pread(fd, small[:m.End+frameHeaderSize-from], from)
-		if err != nil {
-			return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, from, err)
-		}
-		b = small[:n]
+	b := small[:0]
+	if want := m.End + frameHeaderSize - from; want <= int64(len(small)) {
+		b = small[:want]
 	} else {
-		var h [frameHeaderSize]byte
-		n, err := unix.Pread(fd, h[:], from)
-		if err != nil {
-			return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, from, err)
-		}
-		var t [frameHeaderSize]byte
-		k, err := unix.Pread(fd, t[:], m.End)
-		if err != nil {
-			return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, m.End, err)
-		}
-		if n < frameHeaderSize {
-			return true, nil
-		}
-		// Lay the two reads out as one contiguous read would.
-		b = make([]byte, m.End-from, m.End-from+int64(k))
-		copy(b, h[:])
-		b = append(b, t[:k]...)
+		b = make([]byte, want)
 	}
+	n, err := unix.Pread(fd, b, from)
+	if err != nil {
+		return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, from, err)
+	}
+	b = b[:n]
 	at := m.End - from // index of the mark in b
 	if int64(len(b)) < at {
 		return true, nil // shorter than the mark: not the log it was
 	}
-	if !empty {
-		f, size, st := decodeHeader(b)
-		if st != frameOK || f.seq != m.Last || !f.last || f.sum != m.Sum || m.Frame+int64(size) != m.End {
-			return true, nil // another record where the mark's was
-		}
+	if !empty && !unitIsAt(b[:at], m) {
+		return true, nil // not the unit the mark saw
 	}
 	switch tail := b[at:]; {
 	case !allZero(tail):
@@ -396,4 +448,22 @@ func Changed(dir string, m Mark) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("segment: changed: %w", err)
+}
+
+// unitIsAt reports whether b (the bytes from m.Unit to m.End) is one
+// complete commit unit that checks out, chained from m.Seed to m.Sum and
+// ending with record m.Last.
+func unitIsAt(b []byte, m Mark) bool {
+	sum := m.Seed
+	for len(b) > 0 {
+		f, n, st := decodeFrame(b, sum)
+		if st != frameOK {
+			return false
+		}
+		sum, b = f.sum, b[n:]
+		if f.last {
+			return len(b) == 0 && f.seq == m.Last && sum == m.Sum
+		}
+	}
+	return false
 }

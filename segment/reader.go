@@ -35,7 +35,8 @@ type pos struct {
 	off   int64  // byte offset in the current segment
 	next  uint64 // seq of the next record
 	sum   uint32 // chain value after the last record
-	frame int64  // offset of the last record's frame (0: none in this segment)
+	unit  int64  // offset of the last unit's first frame (0: no unit in this segment)
+	seed  uint32 // chain value before that unit
 }
 
 // torn describes bytes after the last complete unit of the last segment
@@ -374,7 +375,6 @@ func (c *cursor) scanOnce(ctx context.Context, from uint64, emit func(Record) er
 			return t, err != nil, err
 		}
 		pending = append(pending, Record{Seq: f.seq, Data: f.data})
-		frameOff := cur
 		sum, next, cur = f.sum, next+1, cur+int64(n)
 		if f.last {
 			for _, r := range pending {
@@ -388,7 +388,7 @@ func (c *cursor) scanOnce(ctx context.Context, from uint64, emit func(Record) er
 				return nil, false, c.corrupt(c.p.off, c.p.next, fmt.Sprintf("the log does not match its watermark: seq %d was acknowledged with chain sum %#08x, the log has %#08x after seq %d (a segment was rolled back or replaced)", w, c.wm.sum, sum, next-1))
 			}
 			pending = pending[:0]
-			c.p = pos{off: cur, next: next, sum: sum, frame: frameOff}
+			c.p = pos{off: cur, next: next, sum: sum, unit: c.p.off, seed: c.p.sum}
 			if c.idx != nil && cur-c.noteOff >= indexSpacing {
 				c.idx.noteSparse(c.checkpoint())
 				c.noteOff = cur

@@ -217,6 +217,13 @@ func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
 	}}
 	err := r.run(ctx)
 	rep.Segments, rep.Watermark = c.segments, r.wm.last
+	if segs, lerr := listSegments(o.FS, dir); lerr == nil {
+		for _, s := range segs {
+			if fi, err := o.FS.Stat(filepath.Join(dir, segmentName(s))); err == nil {
+				rep.Bytes += fi.Size()
+			}
+		}
+	}
 	if err != nil {
 		if ce := (*CorruptionError)(nil); errors.As(err, &ce) {
 			rep.Problem = ce
@@ -225,11 +232,6 @@ func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
 	}
 	if r.torn != nil {
 		rep.Torn = &Cut{File: r.torn.file, Offset: r.torn.off, Bytes: r.torn.size - r.torn.off}
-	}
-	for _, s := range r.segs {
-		if fi, err := o.FS.Stat(filepath.Join(dir, segmentName(s))); err == nil {
-			rep.Bytes += fi.Size()
-		}
 	}
 	return rep, nil
 }
