@@ -32,11 +32,11 @@ type Record struct {
 
 // pos is a position just after a complete commit unit.
 type pos struct {
-	off   int64  // byte offset in the current segment
-	next  uint64 // seq of the next record
-	sum   uint32 // chain value after the last record
-	unit  int64  // offset of the last unit's first frame (0: no unit in this segment)
-	seed  uint32 // chain value before that unit
+	off  int64  // byte offset in the current segment
+	next uint64 // seq of the next record
+	sum  uint32 // chain value after the last record
+	unit int64  // offset of the last unit's first frame (0: no unit in this segment)
+	seed uint32 // chain value before that unit
 }
 
 // torn describes bytes after the last complete unit of the last segment
