@@ -207,7 +207,22 @@ func (l *Log) runGroup(group []*request) {
 	if len(live) == 0 {
 		return
 	}
-	if err := l.lockForWrite(); err != nil {
+	// Wait for the lock while anyone in the group still wants it.
+	giveUp := func() bool {
+		for _, q := range live {
+			if q.ctx.Err() == nil {
+				return false
+			}
+		}
+		return true
+	}
+	if err := l.lockForWrite(giveUp); err != nil {
+		if errors.Is(err, errLockWait) {
+			for _, q := range live {
+				q.err = q.ctx.Err()
+			}
+			return
+		}
 		fail(err)
 		return
 	}

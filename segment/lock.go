@@ -26,18 +26,34 @@ func openDirLock(dir string) (*dirLock, error) {
 	return &dirLock{f: f}, nil
 }
 
-func (l *dirLock) lock() error {
+// lock takes the lock, waiting while another process holds it until
+// giveUp reports true (nil: wait as long as it takes). It first tries
+// without blocking — the common case costs one system call — then polls
+// with a backoff from 50 µs to 5 ms, so that a caller whose context ends
+// (Ctrl-C) is never stuck behind a process that holds the lock. It
+// returns errLockWait when it gave up.
+func (l *dirLock) lock(giveUp func() bool) error {
+	wait := 50 * time.Microsecond
 	for {
-		err := unix.Flock(int(l.f.Fd()), unix.LOCK_EX)
-		if err == unix.EINTR {
+		err := unix.Flock(int(l.f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case err == unix.EINTR:
 			continue
-		}
-		if err != nil {
+		case err != unix.EWOULDBLOCK:
 			return fmt.Errorf("segment: flock %s: %w", l.f.Name(), err)
 		}
-		return nil
+		if giveUp != nil && giveUp() {
+			return errLockWait
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 5*time.Millisecond)
 	}
 }
+
+// errLockWait: the wait for the writer lock was given up.
+var errLockWait = errors.New("segment: gave up waiting for the writer lock")
 
 func (l *dirLock) unlock() error {
 	if err := unix.Flock(int(l.f.Fd()), unix.LOCK_UN); err != nil {

@@ -161,10 +161,9 @@ func (l *Log) Torn() *Cut {
 	return &Cut{File: l.torn.file, Offset: l.torn.off, Bytes: l.torn.size - l.torn.off}
 }
 
-// becomeWriter makes the Log able to write, at its first Commit (l.mu
-// held): it creates the directory and LOCK, takes the lock, and reopens
-// the active segment for writing. The caller unlocks.
-func (l *Log) lockForWrite() error {
+// lockForWrite takes the writer lock (l.mu held), creating the directory
+// and LOCK at the first Commit. The caller unlocks.
+func (l *Log) lockForWrite(giveUp func() bool) error {
 	if l.lock == nil {
 		if err := l.fs.MkdirAll(l.dir, 0o700); err != nil {
 			return fmt.Errorf("segment: create log directory %s: %w", l.dir, err)
@@ -175,7 +174,7 @@ func (l *Log) lockForWrite() error {
 		}
 		l.lock = lk
 	}
-	return l.lock.lock()
+	return l.lock.lock(giveUp)
 }
 
 // becomeWriter runs at the first Commit, under the writer lock: it

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 var ctx = context.Background()
@@ -411,4 +412,31 @@ func TestOpenScanDeliversEveryRecordOnceAndNotATornUnit(t *testing.T) {
 	boom := errors.New("stop here")
 	_, err = OpenScan(dir, nil, func(Record) error { return boom })
 	assert.ErrorIs(t, err, boom)
+}
+
+// A Commit waiting for a writer lock that another process holds (here:
+// another open file description) gives up when its context ends, and
+// commits once the lock is free.
+func TestCommitWaitingForTheLockHonoursItsContext(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{NoSync: true})
+	_, err := l.Append(ctx, []byte("first")) // creates LOCK
+	require.NoError(t, err)
+	holder, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer holder.Close()
+	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_EX))
+
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = l.Append(short, []byte("blocked"))
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	t.Logf("gave up after %v", time.Since(start))
+	require.Less(t, time.Since(start), 10*time.Second, "hang guard")
+
+	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_UN))
+	_, err = l.Append(ctx, []byte("second"))
+	require.NoError(t, err)
+	assert.Equal(t, [][]byte{[]byte("first"), []byte("second")}, datas(t, l))
 }

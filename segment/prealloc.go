@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -248,7 +249,9 @@ func (l *Log) trim() {
 	if c.f == nil || l.poison != nil {
 		return
 	}
-	if err := l.lock.lock(); err != nil {
+	// Best effort, at Close: not worth waiting long for.
+	deadline := time.Now().Add(100 * time.Millisecond)
+	if err := l.lock.lock(func() bool { return time.Now().After(deadline) }); err != nil {
 		return
 	}
 	defer l.lock.unlock()
