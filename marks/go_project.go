@@ -44,6 +44,15 @@ func NewGoProject(root string) (*GoProject, error) {
 	return &GoProject{Root: r}, nil
 }
 
+// Validate applies NewGoProject's checks to m, which may have been decoded
+// rather than constructed.
+func (m *GoProject) Validate() error {
+	if _, err := cleanPath(m.Kind(), "path", m.Root); err != nil {
+		return err
+	}
+	return m.Anchor.validate(m.Kind())
+}
+
 // Kind returns "go-project".
 func (*GoProject) Kind() string { return "go-project" }
 
