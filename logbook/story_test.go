@@ -84,6 +84,8 @@ func TestValidateIdentity(t *testing.T) {
 		{"backslash", `a\b`, false},
 		{"space", "a b", false},
 		{"control", "a\x00b", false},
+		{"escape", "a\x1b[2Kb", false},
+		{"invalid UTF-8", "caf\xe9", false},
 		{"too long", string(bytes.Repeat([]byte("a"), MaxIdentityLen+1)), false},
 	}
 	for _, tt := range tests {
