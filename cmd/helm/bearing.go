@@ -95,9 +95,9 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 
 func writeBearing(b *strings.Builder, br *logbook.Bearing) {
 	for _, o := range br.Observations {
-		fmt.Fprintf(b, "  Mark: %s\n", o.Label)
+		fmt.Fprintf(b, "  Mark: %s\n", printable(o.Label))
 	}
-	fmt.Fprintf(b, "  Reading: %s\n", br.Reading.Text)
+	fmt.Fprintf(b, "  Reading: %s\n", block(br.Reading.Text, "           "))
 }
 
 // bearingChallengeCommand challenges a bearing's reading.
@@ -136,7 +136,7 @@ func (c *bearingChallengeCommand) Run(ctx context.Context, a *app, args []string
 	fmt.Fprintf(&b, "Bearing %d challenged on voyage %s\n", e.N, short(v.ID()))
 	writeBearing(&b, e.Bearing)
 	if h := e.Bearing.Reading.History; len(h) > 0 {
-		fmt.Fprintf(&b, "  Was: %s\n", h[len(h)-1].Text)
+		fmt.Fprintf(&b, "  Was: %s\n", block(h[len(h)-1].Text, "       "))
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err

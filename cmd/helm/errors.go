@@ -84,14 +84,16 @@ func ExitCode(err error) int {
 }
 
 // ReportError prints err as "helm: what failed" with a "Try: ..." line
-// where one helps, and returns the exit status.
+// where one helps, and returns the exit status. Errors quote what callers
+// and the world wrote (file names, git's messages), so they are escaped
+// for the terminal as every output is; their line breaks stay.
 func ReportError(w io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(w, "helm: %s\n", message(err))
+	fmt.Fprintf(w, "helm: %s\n", block(message(err), ""))
 	if h := hint(err); h != "" {
-		fmt.Fprintf(w, "Try: %s\n", h)
+		fmt.Fprintf(w, "Try: %s\n", printable(h))
 	}
 	return ExitCode(err)
 }

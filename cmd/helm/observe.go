@@ -343,9 +343,9 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if a.g.json && c.out != "-" {
 		return writeJSON(a.stdout, res)
 	}
-	fmt.Fprintf(line, "Observed %s (artifact %s, %s)\n", lo.Label, short(lo.Artifact), size(res.Size))
+	fmt.Fprintf(line, "Observed %s (artifact %s, %s)\n", printable(lo.Label), short(lo.Artifact), size(res.Size))
 	if res.Out != "" {
-		fmt.Fprintf(line, "Observation written to %s\n", res.Out)
+		fmt.Fprintf(line, "Observation written to %s\n", printable(res.Out))
 	}
 	return nil
 }
