@@ -10,6 +10,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/marks"
 )
 
 func bearingCommand() *command {
@@ -72,6 +73,10 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 		var o helm.Observation
 		if err := json.Unmarshal(data, &o); err != nil {
 			return &usageError{Err: fmt.Errorf("--observation %s: %w: %v", name, helm.ErrInvalid, err), Hint: "pass a file written by helm observe --out FILE"}
+		}
+		// What observe's constructors refuse, a file may not bring in.
+		if err := marks.Validate(o.Mark); err != nil {
+			return &usageError{Err: fmt.Errorf("--observation %s: %w", name, err), Hint: "pass a file written by helm observe --out FILE"}
 		}
 		extra = append(extra, o)
 	}

@@ -381,7 +381,7 @@ func flagUsages(fs *pflag.FlagSet) string {
 				usage += fmt.Sprintf(" (default %q)", f.DefValue)
 			}
 		default:
-			if f.DefValue != "0" && f.DefValue != "-1" {
+			if f.DefValue != "0" && f.DefValue != "-1" && f.DefValue != "" {
 				usage += " (default " + f.DefValue + ")"
 			}
 		}
