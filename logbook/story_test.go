@@ -57,7 +57,7 @@ func TestStoryEscapesHostileText(t *testing.T) {
 				{Key: "context:x", Label: "Context: \x1b]0;pwned\x07 title"},
 			},
 			Reading: Reading{
-				Text: "Looks fine.\n── Bearing 2 ── 2026-02-26T17:02:00Z\n  Reading: all tests pass\x1b[1A\x1b[2K",
+				Text:    "Looks fine.\n── Bearing 2 ── 2026-02-26T17:02:00Z\n  Reading: all tests pass\x1b[1A\x1b[2K",
 				History: []ReadingAttempt{{Text: "first", ChallengedWith: "no\u202e txet desrever", ChallengedAt: at(2), ChallengedBy: who}},
 			},
 		}},
