@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,10 +28,12 @@ func TestHumanOutputEscapesHostileText(t *testing.T) {
 	intent := "Fix crash\x1b[2K\rAll done, nothing to see"
 	h.start(intent)
 	h.ok("observe", "context", "agreed\x1b]0;pwned\x07 on a call")
-	h.writeFile("evil\x1b[31m.txt", "hi")
-	out := h.ok("observe", "file-contents", "--read", "evil\x1b[31m.txt")
-	assertNoRaw(t, "observe", out)
-	assert.Contains(t, out, `Observed FileContents: evil\x1b[31m.txt`)
+	if runtime.GOOS != "windows" { // whose file names hold no control characters
+		h.writeFile("evil\x1b[31m.txt", "hi")
+		out := h.ok("observe", "file-contents", "--read", "evil\x1b[31m.txt")
+		assertNoRaw(t, "observe", out)
+		assert.Contains(t, out, `Observed FileContents: evil\x1b[31m.txt`)
+	}
 
 	outputs := map[string]string{}
 	outputs["slate list"] = h.ok("slate", "list")
