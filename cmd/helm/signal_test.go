@@ -23,20 +23,20 @@ import (
 // is no latency assertion: latencies are logged, not checked.
 const hangGuard = 10 * time.Second
 
-// binary is the helm program built for a test, with its own home.
-type binary struct {
+// builtHelm is the helm program built for a test, with its own home.
+type builtHelm struct {
 	t    *testing.T
 	path string
 	dir  string // the working directory
 	env  []string
 }
 
-func buildBinary(t *testing.T) *binary {
+func buildBinary(t *testing.T) *builtHelm {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	b := &binary{t: t, path: filepath.Join(t.TempDir(), "helm"), dir: t.TempDir()}
+	b := &builtHelm{t: t, path: filepath.Join(t.TempDir(), "helm"), dir: t.TempDir()}
 	out, err := exec.Command("go", "build", "-o", b.path, ".").CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
 	b.env = []string{
@@ -46,7 +46,7 @@ func buildBinary(t *testing.T) *binary {
 	return b
 }
 
-func (b *binary) command(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func (b *builtHelm) command(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	cmd := exec.Command(b.path, args...)
 	cmd.Dir, cmd.Env = b.dir, b.env
 	var stdout, stderr bytes.Buffer
@@ -56,7 +56,7 @@ func (b *binary) command(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffe
 
 // wait waits for a started command, killing it should it hang, and
 // returns its exit status.
-func (b *binary) wait(cmd *exec.Cmd, since time.Time) int {
+func (b *builtHelm) wait(cmd *exec.Cmd, since time.Time) int {
 	b.t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -77,7 +77,7 @@ func (b *binary) wait(cmd *exec.Cmd, since time.Time) int {
 }
 
 // run runs helm to its end and returns its status, stdout and stderr.
-func (b *binary) run(args ...string) (int, string, string) {
+func (b *builtHelm) run(args ...string) (int, string, string) {
 	b.t.Helper()
 	cmd, stdout, stderr := b.command(args...)
 	start := time.Now()
@@ -86,7 +86,7 @@ func (b *binary) run(args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-func (b *binary) ok(args ...string) string {
+func (b *builtHelm) ok(args ...string) string {
 	b.t.Helper()
 	code, stdout, stderr := b.run(args...)
 	require.Equal(b.t, 0, code, "helm %v\nstdout:\n%s\nstderr:\n%s", args, stdout, stderr)
