@@ -112,6 +112,9 @@ func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
 // Start starts a voyage and returns it open. who.Identity is required: it
 // becomes the voyage's identity, the default for every later entry.
 func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.Who) (*Voyage, error) {
+	if err := errors.Join(checkText("intent", intent), checkWho(who)); err != nil {
+		return nil, fmt.Errorf("start voyage: %w", err)
+	}
 	intent = strings.TrimSpace(intent)
 	if intent == "" {
 		return nil, fmt.Errorf("start voyage: %w: the intent is empty; say what the voyage is for", ErrInvalid)

@@ -400,6 +400,12 @@ func checkActive(st *projection.State) error {
 // any earlier observation of the same mark. The sighting is stored as an
 // artifact unless the voyage holds the same bytes already.
 func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who logbook.Who) (Observation, error) {
+	if err := marks.Validate(m); err != nil { // before the world is looked at
+		return Observation{}, v.fail("observe", &invalidError{err}, "")
+	}
+	if err := checkWho(who); err != nil {
+		return Observation{}, v.fail("observe "+m.String(), err, "")
+	}
 	if err := v.Refresh(ctx); err != nil {
 		return Observation{}, v.fail("observe", err, "")
 	}
@@ -428,12 +434,12 @@ func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who logbook.Who) (Ob
 // --out`, or built by the caller) on the slate.
 func (v *Voyage) Record(ctx context.Context, obs Observation, who logbook.Who) (logbook.Observation, error) {
 	op := "record observation"
-	if obs.Mark == nil || obs.Sighting == nil {
-		return logbook.Observation{}, v.fail(op, fmt.Errorf("%w: an observation needs a mark and a sighting", ErrInvalid), "")
+	if err := checkObservation("the observation", obs); err != nil {
+		return logbook.Observation{}, v.fail(op, err, "") // not named by its label: a bad mark's may hold credentials
 	}
 	op = "observe " + obs.Mark.String()
-	if obs.Sighting.Kind() != obs.Mark.Kind() {
-		return logbook.Observation{}, v.fail(op, fmt.Errorf("%w: a %s sighting cannot answer a %s mark", ErrInvalid, obs.Sighting.Kind(), obs.Mark.Kind()), "")
+	if err := checkWho(who); err != nil {
+		return logbook.Observation{}, v.fail(op, err, "")
 	}
 	enc, err := encodeObservation(obs)
 	if err != nil {
@@ -490,6 +496,9 @@ func withWho(events []*projection.Event, who logbook.Who) []*projection.Event {
 
 // Erase takes the mark with this key (see marks.Mark.Key) off the slate.
 func (v *Voyage) Erase(ctx context.Context, key string, who logbook.Who) error {
+	if err := checkWho(who); err != nil {
+		return v.fail("erase "+key, err, "")
+	}
 	_, err := v.commit(ctx, "erase "+key, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
@@ -520,6 +529,9 @@ func orNone(s []string) string {
 
 // Wipe empties the slate without taking a bearing.
 func (v *Voyage) Wipe(ctx context.Context, who logbook.Who) error {
+	if err := checkWho(who); err != nil {
+		return v.fail("wipe slate", err, "")
+	}
 	_, err := v.commit(ctx, "wipe slate", func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
@@ -549,6 +561,9 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 	if opts == nil {
 		opts = &BearingOptions{}
 	}
+	if err := errors.Join(checkText("reading", reading), checkWho(who)); err != nil {
+		return logbook.Entry{}, v.fail("take bearing", err, "")
+	}
 	reading = strings.TrimSpace(reading)
 	if reading == "" {
 		return logbook.Entry{}, v.fail("take bearing", fmt.Errorf("%w: the reading is empty; say what the observations mean", ErrInvalid), "")
@@ -559,8 +574,8 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Wh
 	}
 	extra := make([]*encodedObservation, len(opts.Observations))
 	for i, o := range opts.Observations {
-		if o.Mark == nil || o.Sighting == nil {
-			return logbook.Entry{}, v.fail("take bearing", fmt.Errorf("%w: observation %d has no mark or sighting", ErrInvalid, i+1), "")
+		if err := checkObservation(fmt.Sprintf("observation %d", i+1), o); err != nil {
+			return logbook.Entry{}, v.fail("take bearing", err, "")
 		}
 		enc, err := encodeObservation(o)
 		if err != nil {
@@ -617,6 +632,9 @@ func (v *Voyage) entryAt(seq uint64) (logbook.Entry, error) {
 // history.
 func (v *Voyage) Challenge(ctx context.Context, n int, feedback, text string, source logbook.Source, who logbook.Who) (logbook.Entry, error) {
 	op := fmt.Sprintf("challenge bearing %d", n)
+	if err := errors.Join(checkText("feedback", feedback), checkText("reading", text), checkWho(who)); err != nil {
+		return logbook.Entry{}, v.fail(op, err, "")
+	}
 	feedback, text = strings.TrimSpace(feedback), strings.TrimSpace(text)
 	if feedback == "" || text == "" {
 		return logbook.Entry{}, v.fail(op, fmt.Errorf("%w: a challenge needs feedback (--with) and the new reading (--reading)", ErrInvalid), "")
@@ -673,6 +691,9 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // story.
 func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who) (logbook.Entry, error) {
 	op := "perform " + a.Kind()
+	if err := checkWho(who); err != nil {
+		return logbook.Entry{}, v.fail(op, err, "")
+	}
 	params, err := json.Marshal(a)
 	if err != nil {
 		return logbook.Entry{}, v.fail(op, fmt.Errorf("%w: encode parameters: %v", ErrInvalid, err), "")
@@ -732,6 +753,9 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who) (logboo
 // Complete ends the voyage with an outcome and an optional summary. After
 // it, nothing more is observed, sealed or performed on the voyage.
 func (v *Voyage) Complete(ctx context.Context, outcome projection.Outcome, summary string, who logbook.Who) error {
+	if err := errors.Join(checkText("summary", summary), checkWho(who)); err != nil {
+		return v.fail("complete", err, "")
+	}
 	if outcome == "" {
 		outcome = projection.OutcomeCompleted
 	}

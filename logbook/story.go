@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/helmlog/helm/internal/safetext"
 )
 
 // Header is what the story says about the voyage before its entries.
@@ -20,10 +22,16 @@ type Header struct {
 
 // WriteStory renders the logbook as the story a person reads: the voyage
 // header, then each entry with its marks and reading or its action.
+//
+// Stored text is printed so that it cannot drive the terminal: control
+// characters, escape sequences and bidirectional overrides in an intent, a
+// label, a reading or an action's result are shown as visible escapes
+// (`\x1b[2K\r`). A multi-line reading or summary keeps its lines, indented
+// under its first, so that no line of it can pass for an entry of its own.
 func WriteStory(w io.Writer, h Header, entries []Entry) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Voyage: %s\n", h.Intent)
-	fmt.Fprintf(&b, "Identity: %s\n", h.Identity)
+	fmt.Fprintf(&b, "Voyage: %s\n", safetext.Line(h.Intent))
+	fmt.Fprintf(&b, "Identity: %s\n", safetext.Line(h.Identity))
 	fmt.Fprintf(&b, "Created: %s\n", stamp(h.Created))
 	status := h.Status
 	if !h.CompletedAt.IsZero() {
@@ -33,9 +41,9 @@ func WriteStory(w io.Writer, h Header, entries []Entry) error {
 		}
 		status += " (" + stamp(h.CompletedAt) + ")"
 	}
-	fmt.Fprintf(&b, "Status: %s\n", status)
+	fmt.Fprintf(&b, "Status: %s\n", safetext.Line(status))
 	if h.Summary != "" {
-		fmt.Fprintf(&b, "Summary: %s\n", h.Summary)
+		fmt.Fprintf(&b, "Summary: %s\n", safetext.Block(h.Summary, strings.Repeat(" ", len("Summary: "))))
 	}
 	for _, e := range entries {
 		b.WriteString("\n")
@@ -45,25 +53,30 @@ func WriteStory(w io.Writer, h Header, entries []Entry) error {
 	return err
 }
 
+// readingIndent puts a reading's further lines under its first.
+var readingIndent = strings.Repeat(" ", len("  Reading: "))
+
 func writeEntry(b *strings.Builder, e Entry) {
 	switch e.Kind {
 	case KindBearing:
 		fmt.Fprintf(b, "── Bearing %d ── %s\n", e.N, stamp(e.At))
 		for _, o := range e.Bearing.Observations {
-			fmt.Fprintf(b, "  Mark: %s\n", o.Label)
+			fmt.Fprintf(b, "  Mark: %s\n", safetext.Line(o.Label))
 		}
-		fmt.Fprintf(b, "  Reading: %s\n", e.Bearing.Reading.Text)
+		fmt.Fprintf(b, "  Reading: %s\n", safetext.Block(e.Bearing.Reading.Text, readingIndent))
 		if n := len(e.Bearing.Reading.History); n > 0 {
-			fmt.Fprintf(b, "  (reading challenged %d×; last feedback: %s)\n", n, e.Bearing.Reading.History[n-1].ChallengedWith)
+			fmt.Fprintf(b, "  (reading challenged %d×; last feedback: %s)\n", n, safetext.Line(e.Bearing.Reading.History[n-1].ChallengedWith))
 		}
 	case KindAction:
 		fmt.Fprintf(b, "── Action %d ── %s\n", e.N, stamp(e.At))
-		fmt.Fprintf(b, "  %s\n", DescribeAction(e.Action))
+		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribeAction(e.Action)))
 	}
 }
 
 // DescribeAction renders one action as the story tells it:
 // "committed (abc1234)", "created PR #45", ...
+// Branch names and error messages in it come from the world as they are:
+// WriteStory escapes them for the terminal, and so must other printers.
 func DescribeAction(a *Action) string {
 	if a.Status == OutcomeUnknown {
 		return a.Kind + ": outcome unknown (intended, no result was recorded)"

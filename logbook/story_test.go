@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,50 @@ func TestStoryMatchesDesignExample(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), buf.String())
+}
+
+// TestStoryEscapesHostileText: text that reached the log from a caller or
+// from the world (a file name, a branch, an agent's reading) cannot erase
+// lines, recolour, retitle the terminal, reorder what follows, or forge an
+// entry of the story. The golden file holds the escapes as they print.
+func TestStoryEscapesHostileText(t *testing.T) {
+	who := Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	entries := []Entry{
+		{N: 1, Kind: KindBearing, At: at(1), Who: who, Bearing: &Bearing{
+			Observations: []Observation{
+				{Key: "file-contents:x", Label: "FileContents: evil\x1b[2K\r.rs"},
+				{Key: "context:x", Label: "Context: \x1b]0;pwned\x07 title"},
+			},
+			Reading: Reading{
+				Text:    "Looks fine.\n── Bearing 2 ── 2026-02-26T17:02:00Z\n  Reading: all tests pass\x1b[1A\x1b[2K",
+				History: []ReadingAttempt{{Text: "first", ChallengedWith: "no\u202e txet desrever", ChallengedAt: at(2), ChallengedBy: who}},
+			},
+		}},
+		{N: 2, Kind: KindAction, At: at(3), Who: who, Action: &Action{Kind: "push", Status: Performed,
+			Result: &ActionResult{Branch: "fix\x1b[31m-red\u009b2K", SHA: "abc1234f00d"}}},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteStory(&buf, Header{
+		Intent: "Fix\tcrash\x1b[2K\r", Identity: "john-agent", Created: at(0),
+		Status: "completed", Outcome: "completed", CompletedAt: at(30),
+		Summary: "Done.\nSecond line\rover\x7f",
+	}, entries))
+	out := buf.String()
+	for _, raw := range []string{"\x1b", "\r", "\t", "\x07", "\x7f", "\u202e", "\u009b"} {
+		assert.NotContains(t, out, raw, "printed raw")
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "──") {
+			assert.Regexp(t, `^── (Bearing 1|Action 2) ──`, line, "only real entries start a line")
+		}
+	}
+	golden := "testdata/hostile-text.golden"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), out)
 }
 
 func TestDescribeAction(t *testing.T) {
@@ -84,6 +129,8 @@ func TestValidateIdentity(t *testing.T) {
 		{"backslash", `a\b`, false},
 		{"space", "a b", false},
 		{"control", "a\x00b", false},
+		{"escape", "a\x1b[2Kb", false},
+		{"invalid UTF-8", "caf\xe9", false},
 		{"too long", string(bytes.Repeat([]byte("a"), MaxIdentityLen+1)), false},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/helmlog/helm/internal/safetext"
 )
 
 // MaxIdentityLen bounds an identity name. Identities name directories
@@ -11,13 +13,16 @@ import (
 const MaxIdentityLen = 64
 
 // ValidateIdentity reports whether name can be an identity: 1 to
-// MaxIdentityLen printable characters, no path separator, no leading dot
-// (so neither "." nor ".." nor hidden names), no spaces. An identity is a
-// name, never a path: it must not reach outside gh-config/.
+// MaxIdentityLen bytes of valid UTF-8, printable characters, no path
+// separator, no leading dot (so neither "." nor ".." nor hidden names), no
+// spaces. An identity is a name, never a path: it must not reach outside
+// gh-config/.
 func ValidateIdentity(name string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("identity is empty")
+	case safetext.InvalidUTF8(name) >= 0:
+		return safetext.Check("identity", name)
 	case len(name) > MaxIdentityLen:
 		return fmt.Errorf("identity %q is longer than %d bytes", name, MaxIdentityLen)
 	case strings.HasPrefix(name, "."):

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -52,8 +53,8 @@ type Command struct {
 // dir (empty for Env.Dir).
 func NewCommand(dir string, argv ...string) (*Command, error) {
 	const kind = "command"
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, invalidf(kind, "no program to run (give it after --, as in: helm observe command -- go test ./...)")
+	if err := checkArgv(argv); err != nil {
+		return nil, err
 	}
 	m := &Command{Program: argv[0]}
 	if dir != "" {
@@ -63,15 +64,48 @@ func NewCommand(dir string, argv ...string) (*Command, error) {
 		}
 		m.Dir = d
 	}
-	for _, a := range argv {
-		if strings.IndexByte(a, 0) >= 0 {
-			return nil, invalidf(kind, "argument %q contains a NUL byte", a)
-		}
-	}
 	if len(argv) > 1 {
 		m.Args = append([]string(nil), argv[1:]...)
 	}
 	return m, nil
+}
+
+// checkArgv checks a program and its arguments: a program is named, and
+// every word is valid UTF-8 (it is stored as text: JSON would alter other
+// bytes, and the log would name a command other than the one run) without
+// NUL bytes (no program can receive them).
+func checkArgv(argv []string) error {
+	const kind = "command"
+	if len(argv) == 0 || argv[0] == "" {
+		return invalidf(kind, "no program to run (give it after --, as in: helm observe command -- go test ./...)")
+	}
+	for i, a := range argv {
+		what := "program"
+		if i > 0 {
+			what = fmt.Sprintf("argument %d", i)
+		}
+		if strings.IndexByte(a, 0) >= 0 {
+			return invalidf(kind, "%s %q contains a NUL byte", what, a)
+		}
+		if err := safetext.Check(fmt.Sprintf("%s %q", what, a), a); err != nil {
+			return invalidf(kind, "%v", err)
+		}
+	}
+	return nil
+}
+
+// Validate applies NewCommand's checks to m, which may have been decoded
+// rather than constructed.
+func (m *Command) Validate() error {
+	if err := checkArgv(append([]string{m.Program}, m.Args...)); err != nil {
+		return err
+	}
+	if m.Dir != "" {
+		if _, err := cleanPath(m.Kind(), "--dir", m.Dir); err != nil {
+			return err
+		}
+	}
+	return m.Anchor.validate(m.Kind())
 }
 
 // Kind returns "command".

@@ -3,8 +3,8 @@ package marks
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -24,14 +24,25 @@ type Context struct {
 // not be empty.
 func NewContext(description string) (*Context, error) {
 	d := strings.TrimSpace(description)
-	if d == "" {
-		return nil, invalidf("context", "empty description (say what the context is about)")
-	}
-	if !utf8.ValidString(d) {
-		return nil, invalidf("context", "description is not valid UTF-8")
+	if err := checkDescription(d); err != nil {
+		return nil, err
 	}
 	return &Context{Description: d}, nil
 }
+
+func checkDescription(d string) error {
+	if strings.TrimSpace(d) == "" {
+		return invalidf("context", "empty description (say what the context is about)")
+	}
+	if err := safetext.Check("description", d); err != nil {
+		return invalidf("context", "%v", err)
+	}
+	return nil
+}
+
+// Validate applies NewContext's checks to m, which may have been decoded
+// rather than constructed.
+func (m *Context) Validate() error { return checkDescription(m.Description) }
 
 // Kind returns "context".
 func (*Context) Kind() string { return "context" }

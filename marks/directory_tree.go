@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -53,21 +54,57 @@ func NewDirectoryTree(root string, opt DirectoryTreeOptions) (*DirectoryTree, er
 	}
 	m := &DirectoryTree{Root: r}
 	for _, name := range opt.Skip {
-		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.IndexByte(name, 0) >= 0 {
-			return nil, invalidf(kind, "--skip %q is not a file name (give one name, such as node_modules, without slashes)", name)
+		if err := checkSkip(name); err != nil {
+			return nil, err
 		}
 		m.Skip = append(m.Skip, name)
 	}
 	slices.Sort(m.Skip)
 	m.Skip = slices.Compact(m.Skip)
 	if opt.MaxDepth != nil {
-		if *opt.MaxDepth < 0 {
-			return nil, invalidf(kind, "--max-depth %d is negative (0 lists the root only)", *opt.MaxDepth)
+		if err := checkDepth(*opt.MaxDepth); err != nil {
+			return nil, err
 		}
 		d := *opt.MaxDepth
 		m.MaxDepth = &d
 	}
 	return m, nil
+}
+
+func checkSkip(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.IndexByte(name, 0) >= 0 {
+		return invalidf("directory-tree", "--skip %q is not a file name (give one name, such as node_modules, without slashes)", name)
+	}
+	if err := safetext.Check(fmt.Sprintf("--skip %q", name), name); err != nil {
+		return invalidf("directory-tree", "%v", err)
+	}
+	return nil
+}
+
+func checkDepth(d int) error {
+	if d < 0 {
+		return invalidf("directory-tree", "--max-depth %d is negative (0 lists the root only)", d)
+	}
+	return nil
+}
+
+// Validate applies NewDirectoryTree's checks to m, which may have been
+// decoded rather than constructed.
+func (m *DirectoryTree) Validate() error {
+	if _, err := cleanPath(m.Kind(), "root", m.Root); err != nil {
+		return err
+	}
+	for _, name := range m.Skip {
+		if err := checkSkip(name); err != nil {
+			return err
+		}
+	}
+	if m.MaxDepth != nil {
+		if err := checkDepth(*m.MaxDepth); err != nil {
+			return err
+		}
+	}
+	return m.Anchor.validate(m.Kind())
 }
 
 // Kind returns "directory-tree".

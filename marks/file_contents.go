@@ -28,7 +28,7 @@ type FileContents struct {
 // each must be non-empty valid UTF-8 and is cleaned ("./a.go" → "a.go").
 func NewFileContents(paths ...string) (*FileContents, error) {
 	if len(paths) == 0 {
-		return nil, invalidf("file-contents", "no files to read (give at least one --read FILE)")
+		return nil, errNoFiles
 	}
 	m := &FileContents{Paths: make([]string, 0, len(paths))}
 	for _, p := range paths {
@@ -41,6 +41,23 @@ func NewFileContents(paths ...string) (*FileContents, error) {
 		}
 	}
 	return m, nil
+}
+
+var errNoFiles = invalidf("file-contents", "no files to read (give at least one --read FILE)")
+
+// Validate applies NewFileContents' checks to m, which may have been
+// decoded rather than constructed: at least one path, each non-empty
+// valid UTF-8 without NUL bytes, and an absolute anchor if any.
+func (m *FileContents) Validate() error {
+	if len(m.Paths) == 0 {
+		return errNoFiles
+	}
+	for _, p := range m.Paths {
+		if _, err := cleanPath(m.Kind(), "path", p); err != nil {
+			return err
+		}
+	}
+	return m.Anchor.validate(m.Kind())
 }
 
 // Kind returns "file-contents".

@@ -36,6 +36,13 @@ func NewGitHubIssue(repo string, number int, focus ...string) (*GitHubIssue, err
 	return &GitHubIssue{Repo: repo, Number: number, Focus: f}, nil
 }
 
+// Validate applies NewGitHubIssue's checks to m, which may have been
+// decoded rather than constructed.
+func (m *GitHubIssue) Validate() error {
+	_, err := numberedFocus(m.Kind(), issueFocuses, m.Repo, m.Number, m.Focus)
+	return err
+}
+
 // Kind returns "github-issue".
 func (*GitHubIssue) Kind() string { return "github-issue" }
 

@@ -40,6 +40,13 @@ func NewGitHubPR(repo string, number int, focus ...string) (*GitHubPR, error) {
 	return &GitHubPR{Repo: repo, Number: number, Focus: f}, nil
 }
 
+// Validate applies NewGitHubPR's checks to m, which may have been decoded
+// rather than constructed.
+func (m *GitHubPR) Validate() error {
+	_, err := numberedFocus(m.Kind(), prFocuses, m.Repo, m.Number, m.Focus)
+	return err
+}
+
 // Kind returns "github-pr".
 func (*GitHubPR) Kind() string { return "github-pr" }
 

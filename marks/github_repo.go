@@ -46,6 +46,16 @@ func NewGitHubRepo(repo string, focus ...string) (*GitHubRepo, error) {
 	return &GitHubRepo{Repo: repo, Focus: f}, nil
 }
 
+// Validate applies NewGitHubRepo's checks to m, which may have been
+// decoded rather than constructed.
+func (m *GitHubRepo) Validate() error {
+	if err := validateRepo(m.Kind(), m.Repo); err != nil {
+		return err
+	}
+	_, err := normalizeFocus(m.Kind(), repoFocuses, repoFocuses, m.Focus)
+	return err
+}
+
 // Kind returns "github-repo".
 func (*GitHubRepo) Kind() string { return "github-repo" }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,6 +44,15 @@ func NewGoProject(root string) (*GoProject, error) {
 	return &GoProject{Root: r}, nil
 }
 
+// Validate applies NewGoProject's checks to m, which may have been decoded
+// rather than constructed.
+func (m *GoProject) Validate() error {
+	if _, err := cleanPath(m.Kind(), "path", m.Root); err != nil {
+		return err
+	}
+	return m.Anchor.validate(m.Kind())
+}
+
 // Kind returns "go-project".
 func (*GoProject) Kind() string { return "go-project" }
 
@@ -77,8 +85,8 @@ func (m *GoProject) Observe(ctx context.Context, env *Env) (sighting.Sighting, e
 		maxDepth: -1,
 		visit: func(fsDir string, l *sighting.DirectoryListing) error {
 			v.visit(fsDir, l)
-			s.Modules = append(s.Modules, goModules(fsDir, l)...)
-			s.Packages = append(s.Packages, goPackages(fsDir, l)...)
+			s.Modules = append(s.Modules, goModules(ctx, fsDir, l)...)
+			s.Packages = append(s.Packages, goPackages(ctx, fsDir, l)...)
 			return nil
 		},
 	}
@@ -94,14 +102,16 @@ func (m *GoProject) Observe(ctx context.Context, env *Env) (sighting.Sighting, e
 	return s, nil
 }
 
-// goModules parses the go.mod in a listed directory, if there is one.
-func goModules(fsDir string, l *sighting.DirectoryListing) []sighting.GoModule {
+// goModules parses the go.mod in a listed directory, if there is one. A
+// go.mod that is not a regular file (a FIFO, a device) is recorded with the
+// reason it was not read; symbolic links are not followed, as in the walk.
+func goModules(ctx context.Context, fsDir string, l *sighting.DirectoryListing) []sighting.GoModule {
 	for _, e := range l.Entries {
-		if e.Name != "go.mod" || e.IsDir || e.SizeBytes == nil {
+		if e.Name != "go.mod" || e.IsDir || e.Symlink != "" || (e.SizeBytes == nil && e.Error != "") {
 			continue
 		}
 		mod := sighting.GoModule{File: joinRel(l.Path, e.Name)}
-		data, err := os.ReadFile(filepath.Join(fsDir, e.Name))
+		data, err := readRegular(ctx, filepath.Join(fsDir, e.Name))
 		if err != nil {
 			mod.Error = errorMessage(err)
 			return []sighting.GoModule{mod}
@@ -138,7 +148,7 @@ func goModules(fsDir string, l *sighting.DirectoryListing) []sighting.GoModule {
 // doc comment of doc.go if it has one, else of the first file that does.
 // Directories the go command ignores — testdata and names starting with
 // "." or "_" — hold no packages.
-func goPackages(fsDir string, l *sighting.DirectoryListing) []sighting.GoPackage {
+func goPackages(ctx context.Context, fsDir string, l *sighting.DirectoryListing) []sighting.GoPackage {
 	if l.Path != "." {
 		for _, part := range strings.Split(l.Path, "/") {
 			if part == "testdata" || strings.HasPrefix(part, ".") || strings.HasPrefix(part, "_") {
@@ -155,7 +165,7 @@ func goPackages(fsDir string, l *sighting.DirectoryListing) []sighting.GoPackage
 			continue
 		}
 		rel := joinRel(l.Path, name)
-		src, err := os.ReadFile(filepath.Join(fsDir, name))
+		src, err := readRegular(ctx, filepath.Join(fsDir, name))
 		if err != nil {
 			pkgs = append(pkgs, sighting.GoPackage{Dir: l.Path, Error: rel + ": " + errorMessage(err)})
 			continue

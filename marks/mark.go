@@ -5,7 +5,9 @@ package marks
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/helmlog/helm/internal/tagged"
@@ -47,6 +49,23 @@ type Env struct {
 // standard output. A non-zero exit is an error carrying gh's own message.
 type GitHubRunner interface {
 	GH(ctx context.Context, args ...string) ([]byte, error)
+}
+
+// Validate checks a mark that may not have come from its kind's
+// constructor — decoded from an observation file, or built as a struct
+// literal — with the checks that constructor applies: no credentials in a
+// web URL, no empty path, no issue #0, no unknown focus, and so on. Every
+// kind in this package has a Validate method that Validate calls; a kind
+// registered from outside without one is taken as it is. The error wraps
+// ErrInvalid and names the field.
+func Validate(m Mark) error {
+	if rv := reflect.ValueOf(m); m == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return fmt.Errorf("%w: no mark", ErrInvalid)
+	}
+	if v, ok := m.(interface{ Validate() error }); ok {
+		return v.Validate()
+	}
+	return nil
 }
 
 var registry = tagged.New[Mark]("marks")

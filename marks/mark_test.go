@@ -174,6 +174,7 @@ func FuzzMarkUnmarshal(f *testing.F) {
 			return
 		}
 		_, _ = m.Key(), m.String()
+		_ = marks.Validate(m)
 		enc, err := marks.Marshal(m)
 		require.NoError(t, err)
 		back, err := marks.Unmarshal(enc)

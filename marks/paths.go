@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/helmlog/helm/internal/safetext"
 )
 
 // ErrInvalid is wrapped by every constructor's error for bad input, so the
@@ -28,10 +30,25 @@ func cleanPath(kind, what, p string) (string, error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", invalidf(kind, "%s %q contains a NUL byte", what, p)
 	}
-	if !utf8.ValidString(p) {
-		return "", invalidf(kind, "%s %q is not valid UTF-8 (helm stores paths as text)", what, p)
+	if err := safetext.Check(fmt.Sprintf("%s %q", what, p), p); err != nil {
+		return "", invalidf(kind, "%v", err)
 	}
 	return filepath.Clean(p), nil
+}
+
+// validate checks an anchor that came from outside (a decoded mark): it is
+// empty, or an absolute directory as SetBase makes it.
+func (a Anchor) validate(kind string) error {
+	if a.Base == "" {
+		return nil
+	}
+	if _, err := cleanPath(kind, "base", a.Base); err != nil {
+		return err
+	}
+	if !filepath.IsAbs(a.Base) {
+		return invalidf(kind, "base %q is not an absolute directory (marks are anchored where they were made)", a.Base)
+	}
+	return nil
 }
 
 // Anchor is the absolute directory a mark's relative paths were given

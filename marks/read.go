@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -21,9 +20,11 @@ const readChunk = 256 << 10
 // file is recognised on the chunk holding its first invalid byte and then
 // only counted, so memory never exceeds the text it returns plus one chunk.
 // A file is text when it is valid UTF-8 and holds no NUL byte (git's test
-// for binary files, which UTF-8 alone would miss).
+// for binary files, which UTF-8 alone would miss). Anything but a regular
+// file is refused without being read (see openRegular): a FIFO, socket or
+// device comes back as an error such as "not a regular file (FIFO)".
 func readContent(ctx context.Context, path string) sighting.FileContent {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return sighting.ErrorContent(errorMessage(err))
 	}
@@ -31,12 +32,6 @@ func readContent(ctx context.Context, path string) sighting.FileContent {
 	info, err := f.Stat()
 	if err != nil {
 		return sighting.ErrorContent(errorMessage(err))
-	}
-	if info.IsDir() {
-		return sighting.ErrorContent("is a directory")
-	}
-	if !info.Mode().IsRegular() {
-		return sighting.ErrorContent("not a regular file (" + info.Mode().Type().String() + ")")
 	}
 
 	var text strings.Builder
@@ -56,11 +51,10 @@ func readContent(ctx context.Context, path string) sighting.FileContent {
 			complete = completeRunes(data)
 		}
 		if !utf8.Valid(data[:complete]) || bytes.IndexByte(data[:complete], 0) >= 0 {
-			rest, cerr := io.Copy(io.Discard, f)
-			if cerr != nil {
-				return sighting.ErrorContent(errorMessage(cerr))
+			if err != nil && !errors.Is(err, io.EOF) {
+				return sighting.ErrorContent(errorMessage(err))
 			}
-			return sighting.BinaryContent(total + uint64(rest))
+			return countRest(ctx, f, buf, total, err != nil)
 		}
 		if !grown {
 			// The first chunk is text, so the file likely is: size the
@@ -79,6 +73,26 @@ func readContent(ctx context.Context, path string) sighting.FileContent {
 			return sighting.ErrorContent(errorMessage(err))
 		}
 	}
+}
+
+// countRest counts the rest of a binary file, a chunk at a time, checking
+// ctx between chunks; total is what was read so far and eof says the file
+// has ended already.
+func countRest(ctx context.Context, f io.Reader, buf []byte, total uint64, eof bool) sighting.FileContent {
+	for !eof {
+		if ctx.Err() != nil {
+			return sighting.ErrorContent("interrupted: " + ctx.Err().Error())
+		}
+		n, err := f.Read(buf)
+		total += uint64(n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return sighting.ErrorContent(errorMessage(err))
+		}
+	}
+	return sighting.BinaryContent(total)
 }
 
 // completeRunes returns the length of the longest prefix of data that does

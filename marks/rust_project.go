@@ -34,6 +34,15 @@ func NewRustProject(root string) (*RustProject, error) {
 	return &RustProject{Root: r}, nil
 }
 
+// Validate applies NewRustProject's checks to m, which may have been
+// decoded rather than constructed.
+func (m *RustProject) Validate() error {
+	if _, err := cleanPath(m.Kind(), "path", m.Root); err != nil {
+		return err
+	}
+	return m.Anchor.validate(m.Kind())
+}
+
 // Kind returns "rust-project".
 func (*RustProject) Kind() string { return "rust-project" }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -69,6 +70,11 @@ func walkTree(ctx context.Context, kind, name, root string, opt walkOptions) ([]
 	if err := w.walk(abs, nil, 0); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, name, err)
 	}
+	// Files read while visiting the last directory may have been cut
+	// short: an interrupted walk is no observation.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, name, err)
+	}
 	return w.out, nil
 }
 
@@ -109,7 +115,7 @@ func (w *walker) loadRepoPatterns(root string) {
 		}
 		top = parent
 	}
-	w.patterns = append(w.patterns, readPatterns(filepath.Join(top, ".git", "info", "exclude"), nil)...)
+	w.patterns = append(w.patterns, readPatterns(w.ctx, filepath.Join(top, ".git", "info", "exclude"), nil)...)
 	rel, err := filepath.Rel(top, root)
 	if err != nil || rel == "." {
 		return
@@ -117,22 +123,27 @@ func (w *walker) loadRepoPatterns(root string) {
 	w.prefix = strings.Split(filepath.ToSlash(rel), "/")
 	dir := top
 	for i := range w.prefix {
-		w.patterns = append(w.patterns, readPatterns(filepath.Join(dir, ".gitignore"), w.prefix[:i])...)
+		w.patterns = append(w.patterns, readPatterns(w.ctx, filepath.Join(dir, ".gitignore"), w.prefix[:i])...)
 		dir = filepath.Join(dir, w.prefix[i])
 	}
 }
 
 // readPatterns parses one ignore file; a missing or unreadable file has no
-// patterns, as in git.
-func readPatterns(path string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(path)
+// patterns, as in git. So has one that is not a regular file: a FIFO
+// called .gitignore is not opened (see openRegular), so it cannot block
+// the walk. Parsing stops when ctx is done; the walk then reports it.
+func readPatterns(ctx context.Context, path string, domain []string) []gitignore.Pattern {
+	f, err := openRegular(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	var ps []gitignore.Pattern
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for n := 0; sc.Scan(); n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return ps
+		}
 		line := strings.TrimSuffix(sc.Text(), "\r")
 		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
 			continue
@@ -170,7 +181,7 @@ func (w *walker) walk(fsDir string, rel []string, depth int) error {
 		l.Path, l.RawPath = sighting.TextName(strings.Join(rel, "/"))
 	}
 
-	dirents, err := os.ReadDir(fsDir)
+	dirents, err := readDir(fsDir)
 	if err != nil && len(dirents) == 0 {
 		l.Error = errorMessage(err)
 		w.out = append(w.out, l)
@@ -182,13 +193,18 @@ func (w *walker) walk(fsDir string, rel []string, depth int) error {
 
 	// This directory's .gitignore applies to everything below it.
 	mark := len(w.patterns)
-	w.patterns = append(w.patterns, readPatterns(filepath.Join(fsDir, ".gitignore"), w.domain(rel))...)
+	w.patterns = append(w.patterns, readPatterns(w.ctx, filepath.Join(fsDir, ".gitignore"), w.domain(rel))...)
 	defer func() { w.patterns = w.patterns[:mark] }()
 
 	var subdirs []string
 	child := make([]string, len(rel)+1)
 	copy(child, rel)
-	for _, d := range dirents {
+	for i, d := range dirents {
+		if i%1024 == 1023 {
+			if err := w.ctx.Err(); err != nil {
+				return err // a huge directory: stat-ing its entries takes a while
+			}
+		}
 		name := d.Name()
 		isDir := d.IsDir()
 		if name == ".git" || w.opt.skip[name] || (isDir && w.opt.skipDirs[name]) {
@@ -248,4 +264,18 @@ func (w *walker) visit(fsDir string, l *sighting.DirectoryListing) error {
 // from the repository's top.
 func (w *walker) domain(rel []string) []string {
 	return append(append(make([]string, 0, len(w.prefix)+len(rel)), w.prefix...), rel...)
+}
+
+// readDir lists a directory as os.ReadDir does, sorted by name, but opens
+// it with openDir: only a directory is opened, never a FIFO or device put
+// in its place.
+func readDir(path string) ([]fs.DirEntry, error) {
+	f, err := openDir(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dirents, err := f.ReadDir(-1)
+	slices.SortFunc(dirents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return dirents, err
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -52,7 +53,19 @@ func NewWeb(rawURL string) (*Web, error) {
 	return &Web{URL: c}, nil
 }
 
+// Validate applies NewWeb's checks to m, which may have been decoded rather
+// than constructed: an absolute http or https URL without credentials.
+func (m *Web) Validate() error {
+	if _, err := canonicalURL(m.URL); err != nil {
+		return invalidf("web", "%v", err)
+	}
+	return nil
+}
+
 func canonicalURL(raw string) (string, error) {
+	if err := safetext.Check("URL", raw); err != nil { // not quoted: it may hold credentials
+		return "", err
+	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return "", fmt.Errorf("bad URL %q: %v", raw, err)

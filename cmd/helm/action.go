@@ -281,7 +281,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 			return writeJSON(a.stdout, actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
 		}
 		out := strings.TrimRight(act.DryRun(), "\n")
-		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(out))
+		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
 		return err
 	}
 	e, err := v.Perform(ctx, act, who)
@@ -291,7 +291,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 	if a.g.json {
 		return writeJSON(a.stdout, e)
 	}
-	_, err = fmt.Fprintf(a.stdout, "Action performed for voyage %s\n  %s\n", short(v.ID()), logbook.DescribeAction(e.Action))
+	_, err = fmt.Fprintf(a.stdout, "Action performed for voyage %s\n  %s\n", short(v.ID()), printable(logbook.DescribeAction(e.Action)))
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/marks"
 )
 
 func bearingCommand() *command {
@@ -73,6 +74,10 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 		if err := json.Unmarshal(data, &o); err != nil {
 			return &usageError{Err: fmt.Errorf("--observation %s: %w: %v", name, helm.ErrInvalid, err), Hint: "pass a file written by helm observe --out FILE"}
 		}
+		// What observe's constructors refuse, a file may not bring in.
+		if err := marks.Validate(o.Mark); err != nil {
+			return &usageError{Err: fmt.Errorf("--observation %s: %w", name, err), Hint: "pass a file written by helm observe --out FILE"}
+		}
 		extra = append(extra, o)
 	}
 	v, who, err := a.activeVoyage(ctx, true)
@@ -95,9 +100,9 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 
 func writeBearing(b *strings.Builder, br *logbook.Bearing) {
 	for _, o := range br.Observations {
-		fmt.Fprintf(b, "  Mark: %s\n", o.Label)
+		fmt.Fprintf(b, "  Mark: %s\n", printable(o.Label))
 	}
-	fmt.Fprintf(b, "  Reading: %s\n", br.Reading.Text)
+	fmt.Fprintf(b, "  Reading: %s\n", block(br.Reading.Text, "           "))
 }
 
 // bearingChallengeCommand challenges a bearing's reading.
@@ -136,7 +141,7 @@ func (c *bearingChallengeCommand) Run(ctx context.Context, a *app, args []string
 	fmt.Fprintf(&b, "Bearing %d challenged on voyage %s\n", e.N, short(v.ID()))
 	writeBearing(&b, e.Bearing)
 	if h := e.Bearing.Reading.History; len(h) > 0 {
-		fmt.Fprintf(&b, "  Was: %s\n", h[len(h)-1].Text)
+		fmt.Fprintf(&b, "  Was: %s\n", block(h[len(h)-1].Text, "       "))
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err

@@ -51,7 +51,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 		fmt.Fprintf(&b, "Voyage %s completed: %s\n", short(v.ID()), info.Outcome)
 	}
 	if info.Summary != "" {
-		fmt.Fprintf(&b, "Summary: %s\n", info.Summary)
+		fmt.Fprintf(&b, "Summary: %s\n", block(info.Summary, "         "))
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err

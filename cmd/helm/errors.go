@@ -15,9 +15,10 @@ import (
 
 // Exit statuses.
 const (
-	exitOK     = 0
-	exitFailed = 1 // the operation failed
-	exitUsage  = 2 // bad usage or input
+	exitOK          = 0
+	exitFailed      = 1   // the operation failed
+	exitUsage       = 2   // bad usage or input
+	exitInterrupted = 130 // a signal (Ctrl-C, SIGTERM) interrupted the command: 128 + SIGINT, as shells report it
 )
 
 // usageError is bad usage: a missing argument, an unknown flag, a value
@@ -53,6 +54,27 @@ func (e *damagedError) Error() string {
 	return fmt.Sprintf("voyage %s is damaged (the problems are listed above)", e.Voyage)
 }
 
+// interruptedError is a command that a signal interrupted before it
+// ended. The voyage is consistent: a change is recorded whole or not at
+// all, and an action already performed has its outcome recorded.
+type interruptedError struct {
+	Signal error // what context.Cause says: "interrupt signal received"
+	Err    error // what the command returned
+}
+
+func (e *interruptedError) Error() string { return "interrupted: " + e.Err.Error() }
+func (e *interruptedError) Unwrap() error { return e.Err }
+
+// interrupted wraps err, the command's error, when sigCtx — the context
+// main cancels on SIGINT and SIGTERM — was cancelled by a signal while the
+// command ran. Call it before stopping sigCtx.
+func interrupted(sigCtx context.Context, err error) error {
+	if err == nil || sigCtx.Err() == nil {
+		return err
+	}
+	return &interruptedError{Signal: context.Cause(sigCtx), Err: err}
+}
+
 // inputErrors are the library's errors that mean the caller's input was
 // wrong, not that the operation failed.
 var inputErrors = []error{
@@ -62,10 +84,15 @@ var inputErrors = []error{
 }
 
 // ExitCode maps an error returned by Main.Run to the process's exit status:
-// 0 success, 1 the operation failed, 2 bad usage or input.
+// 0 success, 1 the operation failed, 2 bad usage or input, 130 interrupted
+// by a signal.
 func ExitCode(err error) int {
 	if err == nil {
 		return exitOK
+	}
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		return exitInterrupted
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -84,14 +111,17 @@ func ExitCode(err error) int {
 }
 
 // ReportError prints err as "helm: what failed" with a "Try: ..." line
-// where one helps, and returns the exit status.
+// where one helps, and returns the exit status. An interrupted command is
+// one line, "helm: interrupted". Errors quote what callers and the world
+// wrote (file names, git's messages), so they are escaped for the
+// terminal as every output is; their line breaks stay.
 func ReportError(w io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(w, "helm: %s\n", message(err))
+	fmt.Fprintf(w, "helm: %s\n", block(message(err), ""))
 	if h := hint(err); h != "" {
-		fmt.Fprintf(w, "Try: %s\n", h)
+		fmt.Fprintf(w, "Try: %s\n", printable(h))
 	}
 	return ExitCode(err)
 }
@@ -99,6 +129,15 @@ func ReportError(w io.Writer, err error) int {
 // message is the error's text; a failed git or gh call is shown with the
 // program's own message on lines of its own.
 func message(err error) string {
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		if errors.Is(ie.Err, context.Canceled) {
+			return "interrupted"
+		}
+		// Something else ended the command as the signal came (a git
+		// killed mid-way, recorded as a failed action): say it too.
+		return "interrupted: " + message(ie.Err)
+	}
 	var ae *helm.ActionError
 	var ve *helm.VoyageError
 	if errors.As(err, &ae) && errors.As(err, &ve) {
@@ -120,6 +159,10 @@ func message(err error) string {
 }
 
 func hint(err error) string {
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		return ""
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		return ue.Hint

@@ -22,10 +22,22 @@ import (
 // empty, the module version from the build information is used.
 var version = ""
 
+// main runs one command. SIGINT and SIGTERM cancel its context: a mark
+// being observed stops (a command's whole process group is killed), a
+// change not yet recorded is not, and helm exits 130 with "helm:
+// interrupted". A second signal stops helm at once, as signals do by
+// default, for a command stuck where no context reaches (reading a FIFO
+// given to --observation); the log is crash-safe, so that too leaves the
+// voyage consistent.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal gets the default action
+	}()
 	m := NewMain()
 	err := m.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	err = interrupted(ctx, err)
 	stop()
 	os.Exit(ReportError(os.Stderr, err))
 }
@@ -369,7 +381,7 @@ func flagUsages(fs *pflag.FlagSet) string {
 				usage += fmt.Sprintf(" (default %q)", f.DefValue)
 			}
 		default:
-			if f.DefValue != "0" && f.DefValue != "-1" {
+			if f.DefValue != "0" && f.DefValue != "-1" && f.DefValue != "" {
 				usage += " (default " + f.DefValue + ")"
 			}
 		}

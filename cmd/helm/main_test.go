@@ -306,7 +306,9 @@ func TestExitCode(t *testing.T) {
 		{"action failed", &helm.VoyageError{Op: "perform commit", Voyage: "v", Err: &helm.ActionError{Kind: "commit", Err: &runner.ExitError{Cmd: "git commit", ExitCode: 1}}}, 1},
 		{"damaged", &damagedError{Voyage: "v"}, 1},
 		{"other", errors.New("disk full"), 1},
-		{"interrupted", context.Canceled, 1},
+		{"cancelled, not by a signal", context.Canceled, 1},
+		{"interrupted", &interruptedError{Err: fmt.Errorf("observe: %w", context.Canceled)}, 130},
+		{"interrupted while failing", &interruptedError{Err: helm.ErrInvalid}, 130},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

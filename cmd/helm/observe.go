@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/sighting"
 )
 
 // markKind is how the CLI spells one mark kind: its arguments and flags,
@@ -51,7 +53,7 @@ type markBuilder func(ctx context.Context, a *app, f *markFlags, args []string) 
 type markFlags struct {
 	read          []string
 	skip          []string
-	maxDepth      int
+	maxDepth      optionalInt
 	includeVendor bool
 	focus         []string
 	repo          string
@@ -78,7 +80,7 @@ var markKinds = []*markKind{
 		args: "ROOT [--skip NAME]... [--max-depth N]", example: "directory-tree src --skip target --max-depth 2",
 		flags: func(fs *pflag.FlagSet, f *markFlags) {
 			fs.StringArrayVar(&f.skip, "skip", nil, "skip entries called `NAME` at any depth (repeatable)")
-			fs.IntVar(&f.maxDepth, "max-depth", -1, "list directories at most `N` levels below ROOT (default unlimited)")
+			fs.Var(&f.maxDepth, "max-depth", "list directories at most `N` levels below ROOT (default unlimited)")
 		},
 		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
 			root, err := oneArg(a, args, "ROOT")
@@ -86,9 +88,9 @@ var markKinds = []*markKind{
 				return nil, err
 			}
 			opt := marks.DirectoryTreeOptions{Skip: f.skip}
-			if f.maxDepth >= 0 {
-				d := f.maxDepth
-				opt.MaxDepth = &d
+			if f.maxDepth.set {
+				d := f.maxDepth.n
+				opt.MaxDepth = &d // a negative one is refused there: exit 2
 			}
 			return marks.NewDirectoryTree(root, opt)
 		},
@@ -168,6 +170,32 @@ var markKinds = []*markKind{
 		build: oneArgMark("URL", marks.NewWeb),
 	},
 }
+
+// optionalInt is an integer flag that knows whether it was given, so that
+// no value of it stands for "not given": --max-depth -1 is refused, not
+// taken as unlimited.
+type optionalInt struct {
+	n   int
+	set bool
+}
+
+func (o *optionalInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not a whole number")
+	}
+	o.n, o.set = n, true
+	return nil
+}
+
+func (o *optionalInt) String() string {
+	if !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.n)
+}
+
+func (*optionalInt) Type() string { return "int" }
 
 func githubFlags(focusHelp string) func(fs *pflag.FlagSet, f *markFlags) {
 	return func(fs *pflag.FlagSet, f *markFlags) {
@@ -313,6 +341,9 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
+	for _, u := range unreadable(s) {
+		fmt.Fprintf(a.stderr, "helm: warning: %s: %s (recorded as such in the observation)\n", printable(u.Path), printable(u.Content.Error))
+	}
 	obs := helm.Observation{Mark: m, Sighting: s, ObservedAt: lo.ObservedAt}
 	res := observed{Voyage: v.ID(), Key: lo.Key, Label: lo.Label, Artifact: lo.Artifact, ObservedAt: stamp(lo.ObservedAt)}
 	for _, art := range v.Artifacts() {
@@ -334,7 +365,10 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 				return err
 			}
 		} else {
-			if err := os.WriteFile(a.abs(c.out), data, 0o644); err != nil {
+			// Only its owner reads it, as only its owner reads the helm home:
+			// a sighting may hold what the files read held. A file that is
+			// there already keeps its mode.
+			if err := os.WriteFile(a.abs(c.out), data, 0o600); err != nil {
 				return fmt.Errorf("write observation: %w (it is on the slate all the same)", err)
 			}
 			res.Out = c.out
@@ -343,9 +377,31 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if a.g.json && c.out != "-" {
 		return writeJSON(a.stdout, res)
 	}
-	fmt.Fprintf(line, "Observed %s (artifact %s, %s)\n", lo.Label, short(lo.Artifact), size(res.Size))
+	fmt.Fprintf(line, "Observed %s (artifact %s, %s)\n", printable(lo.Label), short(lo.Artifact), size(res.Size))
 	if res.Out != "" {
-		fmt.Fprintf(line, "Observation written to %s\n", res.Out)
+		fmt.Fprintf(line, "Observation written to %s\n", printable(res.Out))
 	}
 	return nil
+}
+
+// unreadable lists the files an observation could not read (missing, not
+// permitted, a FIFO or device refused): one bad file does not fail an
+// observation, but the person who asked for it is told.
+func unreadable(s sighting.Sighting) []sighting.FileContents {
+	var contents []sighting.FileContents
+	switch s := s.(type) {
+	case *sighting.Files:
+		contents = s.Contents
+	case *sighting.RustProject:
+		contents = s.Contents
+	case *sighting.GoProject:
+		contents = s.Contents
+	}
+	var out []sighting.FileContents
+	for _, c := range contents {
+		if c.Content.Type == sighting.ContentError {
+			out = append(out, c)
+		}
+	}
+	return out
 }

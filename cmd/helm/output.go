@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/helmlog/helm/internal/safetext"
 )
 
 // writeJSON writes v as indented JSON followed by a newline: the --json
@@ -15,6 +17,17 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// printable renders stored text for a terminal on one line: control
+// characters, escape sequences and bidirectional overrides become visible
+// escapes (`\x1b[2K\r`), other text is unchanged. Every human output
+// passes what a caller or the world wrote through it (or through block);
+// --json needs neither, encoding/json escapes by itself.
+func printable(s string) string { return safetext.Line(s) }
+
+// block is printable for text that may span lines (a reading, a summary):
+// its further lines are printed after indent, under the first.
+func block(s, indent string) string { return safetext.Block(s, indent) }
 
 // stamp renders a time as the story does: RFC 3339 in UTC.
 func stamp(t time.Time) string {

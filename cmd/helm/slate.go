@@ -73,7 +73,7 @@ func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "Slate of voyage %s: %s\n", short(v.ID()), plural(len(slate), "observation"))
 	for _, o := range slate {
-		fmt.Fprintf(a.stdout, "  %s  (artifact %s, observed %s)\n", o.Label, short(o.Artifact), stamp(o.ObservedAt))
+		fmt.Fprintf(a.stdout, "  %s  (artifact %s, observed %s)\n", printable(o.Label), short(o.Artifact), stamp(o.ObservedAt))
 	}
 	return nil
 }
@@ -105,7 +105,7 @@ func (c *slateEraseCommand) Run(ctx context.Context, a *app, args []string) erro
 	if a.g.json {
 		return writeJSON(a.stdout, map[string]string{"voyage": v.ID(), "erased": m.Key(), "label": m.String()})
 	}
-	_, err = fmt.Fprintf(a.stdout, "Erased %s from the slate of voyage %s\n", m, short(v.ID()))
+	_, err = fmt.Fprintf(a.stdout, "Erased %s from the slate of voyage %s\n", printable(m.String()), short(v.ID()))
 	return err
 }
 

@@ -139,13 +139,13 @@ func (c *voyageListCommand) print(a *app, h *helm.Home, list []projection.Voyage
 		if c.status != string(helm.ListAll) {
 			what = c.status + " voyages"
 		}
-		fmt.Fprintf(a.stdout, "No %s in %s.\n", what, h.Dir())
+		fmt.Fprintf(a.stdout, "No %s in %s.\n", what, printable(h.Dir()))
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tCREATED\tIDENTITY\tINTENT")
 	for _, v := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), v.Kind, statusWord(v), stamp(v.Created), v.Identity, v.Intent)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), printable(v.Kind), statusWord(v), stamp(v.Created), printable(v.Identity), printable(v.Intent))
 	}
 	for _, id := range damaged {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(id), "?", "DAMAGED", "?", "?", "(cannot be read: see below)")
@@ -219,14 +219,14 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	var b strings.Builder
 	info := s.Voyage
 	fmt.Fprintf(&b, "Voyage:    %s\n", info.ID)
-	fmt.Fprintf(&b, "Intent:    %s\n", info.Intent)
-	fmt.Fprintf(&b, "Kind:      %s\n", info.Kind)
-	fmt.Fprintf(&b, "Identity:  %s\n", info.Identity)
+	fmt.Fprintf(&b, "Intent:    %s\n", printable(info.Intent))
+	fmt.Fprintf(&b, "Kind:      %s\n", printable(info.Kind))
+	fmt.Fprintf(&b, "Identity:  %s\n", printable(info.Identity))
 	fmt.Fprintf(&b, "Created:   %s\n", stamp(info.Created))
 	if info.Status == projection.Completed {
 		fmt.Fprintf(&b, "Status:    %s (%s)\n", statusWord(info), stamp(info.CompletedAt))
 		if info.Summary != "" {
-			fmt.Fprintf(&b, "Summary:   %s\n", info.Summary)
+			fmt.Fprintf(&b, "Summary:   %s\n", block(info.Summary, "           "))
 		}
 	} else {
 		fmt.Fprintf(&b, "Status:    %s\n", info.Status)
@@ -238,7 +238,7 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Slate:     %s\n", plural(len(s.Slate), "observation"))
 	for _, o := range s.Slate {
-		fmt.Fprintf(&b, "  %s  (artifact %s, observed %s)\n", o.Label, short(o.Artifact), stamp(o.ObservedAt))
+		fmt.Fprintf(&b, "  %s  (artifact %s, observed %s)\n", printable(o.Label), short(o.Artifact), stamp(o.ObservedAt))
 	}
 	var raw, stored int64
 	for _, art := range s.Artifacts {
@@ -251,14 +251,14 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	for _, art := range s.Artifacts {
 		fmt.Fprintf(&b, "  %s  %-10s  %s → %s", short(art.Hash), art.Status, size(art.Size), size(art.StoredSize))
 		if art.DerivedFrom != "" {
-			fmt.Fprintf(&b, "  summary of %s (%s)", short(art.DerivedFrom), art.Method)
+			fmt.Fprintf(&b, "  summary of %s (%s)", short(art.DerivedFrom), printable(art.Method))
 		}
 		b.WriteString("\n")
 	}
 	if len(s.FailedActions) > 0 {
 		fmt.Fprintf(&b, "Failed actions: %d\n", len(s.FailedActions))
 		for _, e := range s.FailedActions {
-			fmt.Fprintf(&b, "  %s  %s  %s\n", stamp(e.At), e.Action.Kind, firstLine(e.Action.Error))
+			fmt.Fprintf(&b, "  %s  %s  %s\n", stamp(e.At), printable(e.Action.Kind), printable(firstLine(e.Action.Error)))
 		}
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())

@@ -1,0 +1,46 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// TestSpecialFilesNeverHangTheCLI: a FIFO given to file-contents, or found
+// by a project mark where its README.md should be, is refused promptly
+// with a clear message; the observation records it as unreadable.
+func TestSpecialFilesNeverHangTheCLI(t *testing.T) {
+	t.Parallel()
+	b := buildBinary(t)
+	require.NoError(t, unix.Mkfifo(filepath.Join(b.dir, "fifo"), 0o644))
+	require.NoError(t, unix.Mkfifo(filepath.Join(b.dir, "README.md"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(b.dir, "Cargo.toml"), []byte("[package]\n"), 0o644))
+	b.ok("voyage", "new", "special files")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"observe", "file-contents", "--read", "fifo"}, "helm: warning: fifo: not a regular file (FIFO)"},
+		{[]string{"observe", "file-contents", "--read", "/dev/zero"}, "helm: warning: /dev/zero: not a regular file (character device)"},
+		{[]string{"observe", "rust-project", "."}, "helm: warning: README.md: not a regular file (FIFO)"},
+		{[]string{"observe", "go-project", "."}, "helm: warning: README.md: not a regular file (FIFO)"},
+		{[]string{"observe", "directory-tree", "."}, ""},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := b.run(tt.args...)
+		assert.Equal(t, 0, code, "helm %v\n%s", tt.args, stderr)
+		assert.Contains(t, stdout, "Observed ")
+		if tt.want != "" {
+			assert.Contains(t, stderr, tt.want+" (recorded as such in the observation)\n")
+		} else {
+			assert.Empty(t, stderr)
+		}
+	}
+	assert.Contains(t, b.ok("slate", "list"), "5 observations")
+}

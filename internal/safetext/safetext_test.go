@@ -1,0 +1,99 @@
+package safetext
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCheckNamesFieldByteAndOffset(t *testing.T) {
+	tests := []struct {
+		name, s string
+		offset  int
+		want    string
+	}{
+		{name: "valid", s: "héllo ✓", offset: -1},
+		{name: "empty", s: "", offset: -1},
+		{name: "replacement character is valid", s: "a\uFFFDb", offset: -1},
+		{name: "lone continuation byte", s: "ab\x80", offset: 2, want: "reading is not valid UTF-8: byte 0x80 at offset 2"},
+		{name: "latin-1", s: "caf\xe9", offset: 3, want: "byte 0xe9 at offset 3"},
+		{name: "after multi-byte runes", s: "ü✓\xff", offset: 5, want: "byte 0xff at offset 5"},
+		{name: "truncated sequence", s: "x\xe2\x9c", offset: 1, want: "byte 0xe2 at offset 1"},
+		{name: "surrogate half", s: "\xed\xa0\x80", offset: 0, want: "byte 0xed at offset 0"},
+		{name: "overlong", s: "\xc0\xaf", offset: 0, want: "byte 0xc0 at offset 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.offset, InvalidUTF8(tt.s))
+			err := Check("reading", tt.s)
+			if tt.offset < 0 {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestLineAndBlockEscapeWhatDrivesTheTerminal(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		line  string
+		block string // with indent "    "
+	}{
+		{name: "plain", in: "Fix widget crash", line: "Fix widget crash", block: "Fix widget crash"},
+		{name: "unicode and emoji", in: "café ✓ 👩‍💻 日本", line: "café ✓ 👩‍💻 日本", block: "café ✓ 👩‍💻 日本"},
+		{name: "backslashes stay", in: `C:\src\a.go`, line: `C:\src\a.go`, block: `C:\src\a.go`},
+		{name: "erase line", in: "ok\x1b[2K\rforged", line: `ok\x1b[2K\rforged`, block: `ok\x1b[2K\rforged`},
+		{name: "colour", in: "\x1b[31mred\x1b[0m", line: `\x1b[31mred\x1b[0m`, block: `\x1b[31mred\x1b[0m`},
+		{name: "OSC title with BEL", in: "\x1b]0;pwned\x07", line: `\x1b]0;pwned\x07`, block: `\x1b]0;pwned\x07`},
+		{name: "newline", in: "one\ntwo", line: `one\ntwo`, block: "one\n    two"},
+		{name: "forged entry", in: "x\n── Bearing 9 ──", line: `x\n── Bearing 9 ──`, block: "x\n    ── Bearing 9 ──"},
+		{name: "tab", in: "a\tb", line: `a\tb`, block: `a\tb`},
+		{name: "NUL and DEL", in: "a\x00b\x7f", line: `a\x00b\x7f`, block: `a\x00b\x7f`},
+		{name: "C1 CSI", in: "a\u009b2Kb", line: `a\u009b2Kb`, block: `a\u009b2Kb`},
+		{name: "bidi override", in: "abc\u202edcb", line: `abc\u202edcb`, block: `abc\u202edcb`},
+		{name: "bidi isolate", in: "\u2066x\u2069", line: `\u2066x\u2069`, block: `\u2066x\u2069`},
+		{name: "line separator", in: "a\u2028b", line: `a\u2028b`, block: `a\u2028b`},
+		{name: "invalid UTF-8", in: "caf\xe9", line: `caf\xe9`, block: `caf\xe9`},
+		{name: "CRLF", in: "a\r\nb", line: `a\r\nb`, block: "a\\r\n    b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := Line(tt.in)
+			assert.Equal(t, tt.line, line)
+			assert.Equal(t, tt.block, Block(tt.in, "    "))
+			assert.True(t, utf8.ValidString(line))
+			assert.False(t, strings.ContainsAny(line, "\x1b\r\n\t\x00\x07\x7f\u009b\u202e"), "nothing raw is left: %q", line)
+		})
+	}
+}
+
+func TestLineDoesNotAllocateForPlainText(t *testing.T) {
+	s := strings.Repeat("an ordinary reading, ünicode too. ", 20)
+	allocs := testing.AllocsPerRun(100, func() { _ = Line(s) })
+	assert.Zero(t, allocs)
+}
+
+func FuzzLine(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b[2K\r", "a\nb", "caf\xe9", "\u202e", "\u009b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Line(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("Line(%q) = %q is not valid UTF-8", s, out)
+		}
+		for _, r := range out {
+			if r < 0x20 || r == 0x7f || unsafeRune(r) {
+				t.Fatalf("Line(%q) = %q keeps %U", s, out, r)
+			}
+		}
+		if InvalidUTF8(s) < 0 && !needsEscape(s, false) && out != s {
+			t.Fatalf("Line changed text that needs no escape: %q → %q", s, out)
+		}
+	})
+}
