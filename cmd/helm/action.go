@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
@@ -22,7 +23,8 @@ type performer interface {
 // actionKind is how the CLI spells one action kind.
 type actionKind struct {
 	name, summary, args, example string
-	github                       bool // talks to GitHub: takes --repo
+	help                         string // more about it, for --help
+	github                       bool   // talks to GitHub: takes --repo
 	flags                        func(fs *pflag.FlagSet, f *actionFlags)
 	build                        func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error)
 }
@@ -40,7 +42,7 @@ func bodyFlag(fs *pflag.FlagSet, f *actionFlags) {
 
 func noArgs(a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "%s: unexpected arguments %q (quote text given to flags)", pathName(a.path), args)
+		return usageErrorf(a.cmd, "%s: unexpected arguments %q (quote text given to flags)", commandName(a.cmd), args)
 	}
 	return nil
 }
@@ -130,7 +132,7 @@ var actionKinds = []*actionKind{
 				return nil, err
 			}
 			if f.comment <= 0 {
-				return nil, usageErrorf(a.path, "reply-pull-request: --comment ID is required (a positive inline comment id)")
+				return nil, usageErrorf(a.cmd, "reply-pull-request: --comment ID is required (a positive inline comment id)")
 			}
 			return actions.NewReplyPullRequest(r, n, f.comment, f.body)
 		},
@@ -206,31 +208,34 @@ func splitList(in []string) []string {
 	return out
 }
 
-func actionCommand() *command {
-	c := &command{
-		name:    "action",
-		summary: "perform an action in the world (git, GitHub) and record it",
-		usage:   "action KIND ... [--dry-run]",
-		help: `Perform an operation in the world and record it in the logbook. The
+func newActionCmd(a *app) *cobra.Command {
+	c := group(a, &cobra.Command{
+		Use:   "action KIND ... [--dry-run]",
+		Short: "perform an action in the world (git, GitHub) and record it",
+		Long: `Perform an operation in the world and record it in the logbook. The
 intent is recorded before git or gh runs, the outcome after; a failure is
 recorded too (see voyage show) and exits 1 with git's or gh's own message.
 --dry-run prints exactly what would run and records nothing.
 
 GitHub is reached through gh with the identity's own configuration
 directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
-		example: `helm action commit --message "Fix null check in widget init"`,
-	}
+		Example: `  helm action commit --message "Fix null check in widget init"`,
+	})
 	for _, k := range actionKinds {
-		usage := "action " + k.name + " " + k.args
+		use := k.name + " " + k.args
 		if k.github {
-			usage += " [--repo OWNER/NAME]"
+			use += " [--repo OWNER/NAME]"
 		}
-		c.subs = append(c.subs, &command{
-			name: k.name, summary: k.summary,
-			usage:   usage + " [--dry-run]",
-			example: "helm action " + k.example,
-			newLeaf: func() leaf { return &actionCommandLeaf{kind: k} },
-		})
+		leaf := leafCmd(a, &cobra.Command{
+			Use:     use + " [--dry-run]",
+			Short:   k.summary,
+			Long:    k.help,
+			Example: "  helm action " + k.example,
+		}, &actionCommandLeaf{kind: k})
+		if k.name == "merge-pull-request" {
+			fixedValues(leaf, "merge-method", "merge", "squash", "rebase")
+		}
+		c.AddCommand(leaf)
 	}
 	return c
 }

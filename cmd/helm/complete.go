@@ -5,21 +5,30 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm/projection"
 )
 
-func completeCommand() *command {
-	return &command{
-		name:    "complete",
-		summary: "complete the voyage with an outcome and a summary",
-		usage:   "complete [--summary TEXT] [--outcome completed|blocked|failed|partial|cancelled]",
-		help: `Complete the voyage. Nothing more is observed, taken or performed on it
+func newCompleteCmd(a *app) *cobra.Command {
+	c := leafCmd(a, &cobra.Command{
+		Use:   "complete [--summary TEXT] [--outcome completed|blocked|failed|partial|cancelled]",
+		Short: "complete the voyage with an outcome and a summary",
+		Long: `Complete the voyage. Nothing more is observed, taken or performed on it
 afterwards; its logbook stays readable with helm log.`,
-		example: `helm complete --summary "Fixed null check in widget init. PR #45 merged."`,
-		newLeaf: func() leaf { return &completeCommandLeaf{} },
+		Example: `  helm complete --summary "Fixed null check in widget init. PR #45 merged."`,
+	}, &completeCommandLeaf{})
+	fixedValues(c, "outcome", outcomeNames()...)
+	return c
+}
+
+func outcomeNames() []string {
+	var names []string
+	for _, o := range projection.Outcomes {
+		names = append(names, string(o))
 	}
+	return names
 }
 
 type completeCommandLeaf struct{ summary, outcome string }
@@ -31,7 +40,7 @@ func (c *completeCommandLeaf) Flags(fs *pflag.FlagSet) {
 
 func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "complete: unexpected arguments %q (quote the summary: --summary \"TEXT\")", args)
+		return usageErrorf(a.cmd, "complete: unexpected arguments %q (quote the summary: --summary \"TEXT\")", args)
 	}
 	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
