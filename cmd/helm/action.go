@@ -20,6 +20,12 @@ type performer interface {
 	DryRun() string
 }
 
+// resolver is an action with parameters that default to the state of the
+// world, filled in by Resolve (actions.Push: the current branch).
+type resolver interface {
+	Resolve(ctx context.Context) error
+}
+
 // actionKind is how the CLI spells one action kind.
 type actionKind struct {
 	name, summary, args, example string
@@ -63,9 +69,14 @@ var actionKinds = []*actionKind{
 	},
 	{
 		name: "push", summary: "push a branch (git push origin BRANCH)",
-		args: "--branch BRANCH [--remote NAME]", example: "push --branch fix-widget",
+		args: "[--branch BRANCH] [--remote NAME]", example: "push --branch fix-widget",
+		help: `Push a branch to a remote: git push REMOTE BRANCH. Without --branch, the
+branch checked out in the working directory (git rev-parse --abbrev-ref
+HEAD), resolved before the intent is recorded, so the logbook names the
+branch pushed; a detached HEAD has none, and is refused. Without --remote,
+origin.`,
 		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVar(&f.branch, "branch", "", "the `BRANCH` to push")
+			fs.StringVar(&f.branch, "branch", "", "the `BRANCH` to push (default the current branch)")
 			fs.StringVar(&f.remote, "remote", "", "the remote to push to, `NAME` (default origin)")
 		},
 		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
@@ -281,6 +292,14 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 		return err
 	}
 	*r = *rr
+	// Parameters that default to the state of the world (push's current
+	// branch) are resolved now, so that the dry run shows, and the intent
+	// records, what will run.
+	if res, ok := act.(resolver); ok {
+		if err := res.Resolve(ctx); err != nil {
+			return err
+		}
+	}
 	if c.dryRun {
 		if a.g.json {
 			return writeJSON(a.stdout, actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})

@@ -177,6 +177,8 @@ func hint(err error) string {
 	switch {
 	case errors.As(err, &xe):
 		return "" // the program's own message says what to do
+	case errors.Is(err, actions.ErrDetachedHead):
+		return "helm action push --branch BRANCH, or git switch BRANCH first"
 	case errors.Is(err, helm.ErrEmptySlate):
 		return "helm observe KIND ... first, or pass --observation FILE"
 	case errors.Is(err, helm.ErrVoyageCompleted):
