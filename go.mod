@@ -13,6 +13,7 @@ require (
 	github.com/zeebo/blake3 v0.2.4
 	golang.org/x/mod v0.42.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.45.0
 )
 
 require (
