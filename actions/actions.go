@@ -33,9 +33,15 @@ import (
 	"github.com/helmlog/helm/runner"
 )
 
-// ErrInvalid is wrapped by every constructor's (and Perform's) error for
-// bad parameters, so a CLI can tell bad usage from a failed action.
-var ErrInvalid = errors.New("invalid action")
+var (
+	// ErrInvalid is wrapped by every constructor's (and Perform's) error
+	// for bad parameters, so a CLI can tell bad usage from a failed action.
+	ErrInvalid = errors.New("invalid action")
+	// ErrDetachedHead is a push with no branch named while HEAD is
+	// detached: there is no current branch to push. It comes with
+	// ErrInvalid.
+	ErrDetachedHead = errors.New("HEAD is detached")
+)
 
 func invalidf(kind, format string, args ...any) error {
 	return fmt.Errorf("%s: %w: %s", kind, ErrInvalid, fmt.Sprintf(format, args...))

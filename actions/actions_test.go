@@ -268,6 +268,45 @@ func TestPushFailureCarriesGitMessage(t *testing.T) {
 	assert.Contains(t, err.Error(), "src refspec no-such-branch does not match any")
 }
 
+func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "checkout", "-q", "-b", "fix-widget")
+	push := must[*actions.Push](t)(actions.NewPush(f.r, "", ""))
+	assert.Contains(t, push.DryRun(), "git rev-parse --abbrev-ref HEAD\n")
+	assert.Contains(t, push.DryRun(), "git push origin '<current-branch>'")
+
+	require.NoError(t, push.Resolve(ctx))
+	assert.Equal(t, "fix-widget", push.Branch, "the parameters name the branch")
+	assert.True(t, strings.HasSuffix(push.DryRun(), "git push origin fix-widget"), push.DryRun())
+	data, err := json.Marshal(push)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"branch":"fix-widget"}`, string(data))
+
+	// Perform resolves by itself for a caller that did not.
+	f.git.Git(t, "checkout", "-q", "-b", "second")
+	again := must[*actions.Push](t)(actions.NewPush(f.r, "", ""))
+	res, err := again.Perform(ctx)
+	require.NoError(t, err)
+	sha := f.git.Git(t, "rev-parse", "HEAD")
+	assert.Equal(t, logbook.ActionResult{Branch: "second", SHA: sha}, res)
+	assert.Equal(t, sha, f.git.BareRef(t, "second"))
+}
+
+func TestPushOnDetachedHeadNamesNoBranch(t *testing.T) {
+	f := newFixture(t)
+	f.git.Git(t, "checkout", "-q", "--detach")
+	push := must[*actions.Push](t)(actions.NewPush(f.r, "", ""))
+	err := push.Resolve(context.Background())
+	require.Error(t, err)
+	assert.ErrorIs(t, err, actions.ErrDetachedHead)
+	assert.ErrorIs(t, err, actions.ErrInvalid, "bad input, not a failed push")
+	assert.Contains(t, err.Error(), "push: invalid action: HEAD is detached (at ")
+	_, err = push.Perform(context.Background())
+	assert.ErrorIs(t, err, actions.ErrDetachedHead)
+	assert.Empty(t, push.Branch)
+}
+
 func TestActionsRepoOverride(t *testing.T) {
 	f := newFixture(t)
 	f.srv.AddRepo("octo/other", "main")
@@ -288,7 +327,6 @@ func TestActionConstructorsValidate(t *testing.T) {
 	}{
 		{"commit empty message", func() error { _, err := actions.NewCommit(r, "  "); return err }, "commit message is empty"},
 		{"commit no runner", func() error { _, err := actions.NewCommit(nil, "x"); return err }, "no runner"},
-		{"push empty branch", func() error { _, err := actions.NewPush(r, "", ""); return err }, "branch is empty"},
 		{"push option-like branch", func() error { _, err := actions.NewPush(r, "--force", ""); return err }, `branch "--force" is not a valid name`},
 		{"push bad remote", func() error { _, err := actions.NewPush(r, "main", "-x"); return err }, "remote"},
 		{"pr no title", func() error { _, err := actions.NewCreatePullRequest(r, "b", "", "", ""); return err }, "title is empty"},

@@ -53,14 +53,21 @@ func (a *Commit) Perform(ctx context.Context) (logbook.ActionResult, error) {
 func (a *Commit) DryRun() string { return dryGit(a.Runner, a.args()...) }
 
 // Push pushes a local branch to a remote (`git push REMOTE BRANCH`; the
-// remote defaults to origin). Result: Branch and the SHA pushed.
+// remote defaults to origin, the branch to the one checked out). Result:
+// Branch and the SHA pushed.
+//
+// With no Branch, Resolve (or Perform) asks git for the current branch
+// (`git rev-parse --abbrev-ref HEAD`) and fills it in; call Resolve before
+// the action is recorded, so that its parameters name the branch pushed.
+// A detached HEAD has no branch to push: ErrDetachedHead, an ErrInvalid.
 type Push struct {
 	Branch string         `json:"branch"`
 	Remote string         `json:"remote,omitempty"`
 	Runner *runner.Runner `json:"-"`
 }
 
-// NewPush returns a push action; remote "" means origin.
+// NewPush returns a push action; remote "" means origin, branch "" the
+// branch checked out when the action is resolved or performed.
 func NewPush(r *runner.Runner, branch, remote string) (*Push, error) {
 	return validated(&Push{Branch: branch, Remote: remote, Runner: r})
 }
@@ -69,8 +76,10 @@ func (a *Push) validate() error {
 	if err := needRunner(a.Kind(), a.Runner); err != nil {
 		return err
 	}
-	if err := checkRef(a.Kind(), "branch", a.Branch); err != nil {
-		return err
+	if a.Branch != "" {
+		if err := checkRef(a.Kind(), "branch", a.Branch); err != nil {
+			return err
+		}
 	}
 	if a.Remote != "" {
 		return checkRef(a.Kind(), "remote", a.Remote)
@@ -81,17 +90,61 @@ func (a *Push) validate() error {
 // Kind returns "push".
 func (*Push) Kind() string { return "push" }
 
+// Resolve fills in the branch, when none was given, with the one checked
+// out in the runner's working directory. It reads the repository and
+// changes nothing.
+func (a *Push) Resolve(ctx context.Context) error {
+	if err := a.validate(); err != nil {
+		return err
+	}
+	if a.Branch != "" {
+		return nil
+	}
+	branch, err := currentBranch(ctx, a.Runner)
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.Kind(), err)
+	}
+	if err := checkRef(a.Kind(), "current branch", branch); err != nil {
+		return err
+	}
+	a.Branch = branch
+	return nil
+}
+
+// currentBranch returns the branch checked out in the runner's working
+// directory (`git rev-parse --abbrev-ref HEAD`); a detached HEAD is
+// ErrDetachedHead.
+func currentBranch(ctx context.Context, r *runner.Runner) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "--abbrev-ref", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("find the current branch: %w", err)
+	}
+	branch := strings.TrimSpace(string(out))
+	if branch == "HEAD" {
+		at := ""
+		if sha, err := revParse(ctx, r, "HEAD"); err == nil && len(sha) >= 7 {
+			at = " (at " + sha[:7] + ")"
+		}
+		return "", fmt.Errorf("%w: %w%s: no branch is checked out to push; name the branch", ErrInvalid, ErrDetachedHead, at)
+	}
+	return branch, nil
+}
+
 func (a *Push) args() []string {
 	remote := a.Remote
 	if remote == "" {
 		remote = "origin"
 	}
-	return []string{"push", remote, a.Branch}
+	branch := a.Branch
+	if branch == "" {
+		branch = "<current-branch>"
+	}
+	return []string{"push", remote, branch}
 }
 
 // Perform pushes and returns the branch and the commit it points to.
 func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
-	if err := a.validate(); err != nil {
+	if err := a.Resolve(ctx); err != nil {
 		return logbook.ActionResult{}, err
 	}
 	if _, err := a.Runner.Git(ctx, a.args()...); err != nil {
@@ -104,8 +157,15 @@ func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
 	return logbook.ActionResult{Branch: a.Branch, SHA: sha}, nil
 }
 
-// DryRun renders the git command.
-func (a *Push) DryRun() string { return dryGit(a.Runner, a.args()...) }
+// DryRun renders the git command. Without a branch (not resolved yet), it
+// shows the lookup of the current branch and the placeholder
+// <current-branch>.
+func (a *Push) DryRun() string {
+	if a.Branch == "" {
+		return dryGit(a.Runner, "rev-parse", "--abbrev-ref", "HEAD") + "\n" + dryGit(a.Runner, a.args()...)
+	}
+	return dryGit(a.Runner, a.args()...)
+}
 
 func revParse(ctx context.Context, r *runner.Runner, ref string) (string, error) {
 	out, err := r.Git(ctx, "rev-parse", "--verify", ref+"^{commit}")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
@@ -19,10 +20,17 @@ type performer interface {
 	DryRun() string
 }
 
+// resolver is an action with parameters that default to the state of the
+// world, filled in by Resolve (actions.Push: the current branch).
+type resolver interface {
+	Resolve(ctx context.Context) error
+}
+
 // actionKind is how the CLI spells one action kind.
 type actionKind struct {
 	name, summary, args, example string
-	github                       bool // talks to GitHub: takes --repo
+	help                         string // more about it, for --help
+	github                       bool   // talks to GitHub: takes --repo
 	flags                        func(fs *pflag.FlagSet, f *actionFlags)
 	build                        func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error)
 }
@@ -40,7 +48,7 @@ func bodyFlag(fs *pflag.FlagSet, f *actionFlags) {
 
 func noArgs(a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "%s: unexpected arguments %q (quote text given to flags)", pathName(a.path), args)
+		return usageErrorf(a.cmd, "%s: unexpected arguments %q (quote text given to flags)", commandName(a.cmd), args)
 	}
 	return nil
 }
@@ -61,9 +69,14 @@ var actionKinds = []*actionKind{
 	},
 	{
 		name: "push", summary: "push a branch (git push origin BRANCH)",
-		args: "--branch BRANCH [--remote NAME]", example: "push --branch fix-widget",
+		args: "[--branch BRANCH] [--remote NAME]", example: "push --branch fix-widget",
+		help: `Push a branch to a remote: git push REMOTE BRANCH. Without --branch, the
+branch checked out in the working directory (git rev-parse --abbrev-ref
+HEAD), resolved before the intent is recorded, so the logbook names the
+branch pushed; a detached HEAD has none, and is refused. Without --remote,
+origin.`,
 		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVar(&f.branch, "branch", "", "the `BRANCH` to push")
+			fs.StringVar(&f.branch, "branch", "", "the `BRANCH` to push (default the current branch)")
 			fs.StringVar(&f.remote, "remote", "", "the remote to push to, `NAME` (default origin)")
 		},
 		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
@@ -130,7 +143,7 @@ var actionKinds = []*actionKind{
 				return nil, err
 			}
 			if f.comment <= 0 {
-				return nil, usageErrorf(a.path, "reply-pull-request: --comment ID is required (a positive inline comment id)")
+				return nil, usageErrorf(a.cmd, "reply-pull-request: --comment ID is required (a positive inline comment id)")
 			}
 			return actions.NewReplyPullRequest(r, n, f.comment, f.body)
 		},
@@ -206,31 +219,34 @@ func splitList(in []string) []string {
 	return out
 }
 
-func actionCommand() *command {
-	c := &command{
-		name:    "action",
-		summary: "perform an action in the world (git, GitHub) and record it",
-		usage:   "action KIND ... [--dry-run]",
-		help: `Perform an operation in the world and record it in the logbook. The
+func newActionCmd(a *app) *cobra.Command {
+	c := group(a, &cobra.Command{
+		Use:   "action KIND ... [--dry-run]",
+		Short: "perform an action in the world (git, GitHub) and record it",
+		Long: `Perform an operation in the world and record it in the logbook. The
 intent is recorded before git or gh runs, the outcome after; a failure is
 recorded too (see voyage show) and exits 1 with git's or gh's own message.
 --dry-run prints exactly what would run and records nothing.
 
 GitHub is reached through gh with the identity's own configuration
 directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
-		example: `helm action commit --message "Fix null check in widget init"`,
-	}
+		Example: `  helm action commit --message "Fix null check in widget init"`,
+	})
 	for _, k := range actionKinds {
-		usage := "action " + k.name + " " + k.args
+		use := k.name + " " + k.args
 		if k.github {
-			usage += " [--repo OWNER/NAME]"
+			use += " [--repo OWNER/NAME]"
 		}
-		c.subs = append(c.subs, &command{
-			name: k.name, summary: k.summary,
-			usage:   usage + " [--dry-run]",
-			example: "helm action " + k.example,
-			newLeaf: func() leaf { return &actionCommandLeaf{kind: k} },
-		})
+		leaf := leafCmd(a, &cobra.Command{
+			Use:     use + " [--dry-run]",
+			Short:   k.summary,
+			Long:    k.help,
+			Example: "  helm action " + k.example,
+		}, &actionCommandLeaf{kind: k})
+		if k.name == "merge-pull-request" {
+			fixedValues(leaf, "merge-method", "merge", "squash", "rebase")
+		}
+		c.AddCommand(leaf)
 	}
 	return c
 }
@@ -276,6 +292,14 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 		return err
 	}
 	*r = *rr
+	// Parameters that default to the state of the world (push's current
+	// branch) are resolved now, so that the dry run shows, and the intent
+	// records, what will run.
+	if res, ok := act.(resolver); ok {
+		if err := res.Resolve(ctx); err != nil {
+			return err
+		}
+	}
 	if c.dryRun {
 		if a.g.json {
 			return writeJSON(a.stdout, actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})

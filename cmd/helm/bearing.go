@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
@@ -13,12 +14,11 @@ import (
 	"github.com/helmlog/helm/marks"
 )
 
-func bearingCommand() *command {
-	return &command{
-		name:    "bearing",
-		summary: "take a bearing: record what the observations meant",
-		usage:   "bearing --reading TEXT [--observation FILE|-]...",
-		help: `Take a bearing: a reading over the observations on the slate, plus any
+func newBearingCmd(a *app) *cobra.Command {
+	c := leafCmd(a, &cobra.Command{
+		Use:   "bearing --reading TEXT [--observation FILE|-]...",
+		Short: "take a bearing: record what the observations meant",
+		Long: `Take a bearing: a reading over the observations on the slate, plus any
 written earlier with observe --out (or by another tool). The logbook entry
 and the wiping of the slate are one atomic change. A bearing records who
 took it: identity, role and method (--role/--method, HELM_ROLE/HELM_METHOD,
@@ -26,15 +26,14 @@ or config.toml).
 
 "helm bearing challenge N" replaces the reading of bearing N, keeping the
 challenged text and the feedback in its history.`,
-		example: `helm bearing --reading "Widget module has a null check missing in init()." --observation obs.json`,
-		newLeaf: func() leaf { return &bearingTakeCommand{} },
-		subs: []*command{{
-			name: "challenge", summary: "challenge the reading of bearing N with feedback and a new reading",
-			usage:   "bearing challenge N --with FEEDBACK --reading TEXT",
-			example: `helm bearing challenge 1 --with "The test does hit init()" --reading "Widget init() lacks a null check on reload."`,
-			newLeaf: func() leaf { return &bearingChallengeCommand{} },
-		}},
-	}
+		Example: `  helm bearing --reading "Widget module has a null check missing in init()." --observation obs.json`,
+	}, &bearingTakeCommand{})
+	c.AddCommand(leafCmd(a, &cobra.Command{
+		Use:     "challenge N --with FEEDBACK --reading TEXT",
+		Short:   "challenge the reading of bearing N with feedback and a new reading",
+		Example: `  helm bearing challenge 1 --with "The test does hit init()" --reading "Widget init() lacks a null check on reload."`,
+	}, &bearingChallengeCommand{}))
+	return c
 }
 
 // bearingTakeCommand takes a bearing.
@@ -50,10 +49,10 @@ func (c *bearingTakeCommand) Flags(fs *pflag.FlagSet) {
 
 func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "bearing: unexpected arguments %q (quote the reading: --reading \"TEXT\")", args)
+		return usageErrorf(a.cmd, "bearing: unexpected arguments %q (quote the reading: --reading \"TEXT\")", args)
 	}
 	if strings.TrimSpace(c.reading) == "" {
-		return usageErrorf(a.path, "bearing: --reading TEXT is required: say what the observations mean")
+		return usageErrorf(a.cmd, "bearing: --reading TEXT is required: say what the observations mean")
 	}
 	stdins := 0
 	for _, name := range c.observations {
@@ -62,7 +61,7 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 		}
 	}
 	if stdins > 1 {
-		return usageErrorf(a.path, "bearing: standard input (--observation -) can be read only once")
+		return usageErrorf(a.cmd, "bearing: standard input (--observation -) can be read only once")
 	}
 	var extra []helm.Observation
 	for _, name := range c.observations {
@@ -117,14 +116,14 @@ func (c *bearingChallengeCommand) Flags(fs *pflag.FlagSet) {
 
 func (c *bearingChallengeCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) != 1 {
-		return usageErrorf(a.path, "bearing challenge: the number N of one bearing expected (see helm log), got %q", args)
+		return usageErrorf(a.cmd, "bearing challenge: the number N of one bearing expected (see helm log), got %q", args)
 	}
 	n, err := parseNumber(a, args[0], "N")
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(c.with) == "" || strings.TrimSpace(c.reading) == "" {
-		return usageErrorf(a.path, "bearing challenge: both --with FEEDBACK and --reading TEXT are required")
+		return usageErrorf(a.cmd, "bearing challenge: both --with FEEDBACK and --reading TEXT are required")
 	}
 	v, who, err := a.activeVoyage(ctx, true)
 	if err != nil {

@@ -36,7 +36,7 @@ func TestBearingWithObservationFiles(t *testing.T) {
 	h.ok("observe", "rust-project", ".", "--out", "obs.json")
 	obs, err := os.ReadFile(filepath.Join(h.Dir, "obs.json"))
 	require.NoError(t, err)
-	h.ok("--voyage", other, "complete")
+	h.ok("--voyage", other, "complete", "--summary", "done")
 	// ... are sealed into a bearing of this one, from a file and from stdin.
 	h.start("here")
 	h.ok("observe", "context", "on the slate")

@@ -1,41 +1,93 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/helmlog/helm/projection"
 )
 
-func completeCommand() *command {
-	return &command{
-		name:    "complete",
-		summary: "complete the voyage with an outcome and a summary",
-		usage:   "complete [--summary TEXT] [--outcome completed|blocked|failed|partial|cancelled]",
-		help: `Complete the voyage. Nothing more is observed, taken or performed on it
-afterwards; its logbook stays readable with helm log.`,
-		example: `helm complete --summary "Fixed null check in widget init. PR #45 merged."`,
-		newLeaf: func() leaf { return &completeCommandLeaf{} },
-	}
+func newCompleteCmd(a *app) *cobra.Command {
+	c := leafCmd(a, &cobra.Command{
+		Use:   "complete [--summary TEXT] [--outcome completed|blocked|failed|partial|cancelled]",
+		Short: "complete the voyage with an outcome and a summary",
+		Long: `Complete the voyage. Nothing more is observed, taken or performed on it
+afterwards; its logbook stays readable with helm log.
+
+Every outcome needs a summary: what came of the voyage. Without --summary,
+helm asks for it when standard input is a terminal, and refuses otherwise.`,
+		Example: `  helm complete --summary "Fixed null check in widget init. PR #45 merged."
+  helm complete --outcome blocked --summary "Waiting on the upstream fix."`,
+	}, &completeCommandLeaf{})
+	fixedValues(c, "outcome", outcomeNames()...)
+	return c
 }
 
-type completeCommandLeaf struct{ summary, outcome string }
+func outcomeNames() []string {
+	var names []string
+	for _, o := range projection.Outcomes {
+		names = append(names, string(o))
+	}
+	return names
+}
+
+type completeCommandLeaf struct {
+	summary, outcome string
+	summarySet       bool
+}
 
 func (c *completeCommandLeaf) Flags(fs *pflag.FlagSet) {
-	fs.StringVar(&c.summary, "summary", "", "what came of the voyage, as `TEXT`")
+	fs.Func("summary", "what came of the voyage, as `TEXT` (asked for on a terminal when not given)", func(s string) error {
+		c.summary, c.summarySet = s, true
+		return nil
+	})
 	fs.StringVar(&c.outcome, "outcome", string(projection.OutcomeCompleted), "how it ended, `OUTCOME`: completed, blocked, failed, partial or cancelled")
 }
 
 func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "complete: unexpected arguments %q (quote the summary: --summary \"TEXT\")", args)
+		return usageErrorf(a.cmd, "complete: unexpected arguments %q (quote the summary: --summary \"TEXT\")", args)
+	}
+	if c.summarySet && strings.TrimSpace(c.summary) == "" {
+		return usageErrorf(a.cmd, "complete: --summary is empty: say what came of the voyage")
+	}
+	if !slices.Contains(projection.Outcomes, projection.Outcome(c.outcome)) {
+		return usageErrorf(a.cmd, "complete: outcome %q is not one of %s", c.outcome, strings.Join(outcomeNames(), ", "))
 	}
 	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
 		return err
+	}
+	if !c.summarySet {
+		if !isTerminal(a.stdin) {
+			return &usageError{
+				Err: fmt.Errorf("complete: no summary for voyage %s: completing a voyage is final, and every outcome records what came of it; standard input is not a terminal to ask on",
+					short(v.ID())),
+				Hint: "helm " + commandLine(a.args) + ` --summary "TEXT"`,
+			}
+		}
+		fmt.Fprintf(a.stderr, "Completing voyage %s (%s) as %s.\nSummary (what came of it; an empty line cancels): ",
+			short(v.ID()), printable(v.Info().Intent), printable(c.outcome))
+		line, err := readLine(ctx, a.stdin)
+		if err != nil {
+			return err
+		}
+		if c.summary = strings.TrimSpace(line); c.summary == "" {
+			return &usageError{
+				Err:  fmt.Errorf("complete: no summary given: voyage %s stays active", short(v.ID())),
+				Hint: "helm " + commandLine(a.args) + ` --summary "TEXT"`,
+			}
+		}
 	}
 	if err := v.Complete(ctx, projection.Outcome(c.outcome), c.summary, who); err != nil {
 		return err
@@ -55,4 +107,38 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// isTerminal reports whether r is a terminal a person types on. It asks
+// the terminal driver (golang.org/x/term) rather than checking for a
+// character device: /dev/null is one too, and a script or an agent that
+// runs helm with stdin from /dev/null must be refused, not prompted.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// readLine reads one line from r; a signal (ctx) ends the wait.
+func readLine(ctx context.Context, r io.Reader) (string, error) {
+	type result struct {
+		line string
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		line, err := bufio.NewReader(r).ReadString('\n')
+		if errors.Is(err, io.EOF) {
+			err = nil // what was typed before end of input (Ctrl-D) is the answer
+		}
+		done <- result{line, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			return "", fmt.Errorf("complete: read the summary: %w", res.err)
+		}
+		return res.line, nil
+	case <-ctx.Done():
+		return "", fmt.Errorf("complete: waiting for the summary: %w", ctx.Err())
+	}
 }

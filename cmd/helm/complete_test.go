@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,14 +22,13 @@ func TestComplete(t *testing.T) {
 		want    string
 		outcome projection.Outcome
 	}{
-		{"default", nil, "Voyage a3b00001 completed\n", projection.OutcomeCompleted},
-		{"summary", []string{"--summary", "Fixed null check in widget init. PR #45 merged."},
+		{"default", []string{"--summary", "Fixed null check in widget init. PR #45 merged."},
 			"Voyage a3b00001 completed\nSummary: Fixed null check in widget init. PR #45 merged.\n", projection.OutcomeCompleted},
 		{"blocked", []string{"--outcome", "blocked", "--summary", "Waiting on upstream."},
 			"Voyage a3b00001 completed: blocked\nSummary: Waiting on upstream.\n", projection.OutcomeBlocked},
-		{"failed", []string{"--outcome", "failed"}, "Voyage a3b00001 completed: failed\n", projection.OutcomeFailed},
-		{"partial", []string{"--outcome", "partial"}, "Voyage a3b00001 completed: partial\n", projection.OutcomePartial},
-		{"cancelled", []string{"--outcome", "cancelled"}, "Voyage a3b00001 completed: cancelled\n", projection.OutcomeCancelled},
+		{"failed", []string{"--outcome", "failed", "--summary", "x"}, "Voyage a3b00001 completed: failed\nSummary: x\n", projection.OutcomeFailed},
+		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 completed: partial\nSummary: x\n", projection.OutcomePartial},
+		{"cancelled", []string{"--outcome", "cancelled", "--summary", "x"}, "Voyage a3b00001 completed: cancelled\nSummary: x\n", projection.OutcomeCancelled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,7 +43,7 @@ func TestComplete(t *testing.T) {
 			assert.Equal(t, tt.outcome, v.Outcome)
 			assert.Equal(t, "2026-02-26T17:30:00Z", stamp(v.CompletedAt))
 
-			r := h.fails(1, "--voyage", id, "complete")
+			r := h.fails(1, "--voyage", id, "complete", "--summary", "again")
 			assert.Contains(t, r.Stderr, "voyage is completed")
 		})
 	}
@@ -52,8 +55,34 @@ func TestCompleteUsage(t *testing.T) {
 	h.start("complete")
 	assert.Contains(t, h.fails(2, "complete", "--outcome", "sunk").Stderr, `outcome "sunk"`)
 	assert.Contains(t, h.fails(2, "complete", "unquoted", "summary").Stderr, "quote the summary")
+	assert.Contains(t, h.fails(2, "complete", "--summary", " ").Stderr, "--summary is empty")
+	r := h.fails(2, "complete", "--outcome", "blocked")
+	assert.Contains(t, r.Stderr, "helm: complete: no summary for voyage a3b00001")
+	assert.Contains(t, r.Stderr, "standard input is not a terminal")
+	assert.Contains(t, r.Stderr, "\nTry: helm complete --outcome blocked --summary \"TEXT\"\n")
 	var v projection.Voyage
 	require.NoError(t, json.Unmarshal([]byte(h.ok("complete", "--json", "--summary", "done")), &v))
 	assert.Equal(t, projection.Completed, v.Status)
 	assert.Equal(t, "done", v.Summary)
+}
+
+// TestDevNullIsNoTerminal: /dev/null is a character device, but nobody
+// types on it: complete run with stdin from /dev/null is refused, not
+// prompted. (The prompt on a real terminal is in
+// testdata/script/complete_summary.txtar.)
+func TestDevNullIsNoTerminal(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, isTerminal(f))
+	assert.False(t, isTerminal(strings.NewReader("a summary\n")))
+
+	h := newHarness(t)
+	h.start("stdin from /dev/null")
+	var stdout, stderr bytes.Buffer
+	err = h.main().Run(context.Background(), []string{"complete"}, f, &stdout, &stderr)
+	assert.Equal(t, 2, ExitCode(err))
+	assert.ErrorContains(t, err, "standard input is not a terminal")
+	assert.Empty(t, stderr.String(), "no prompt")
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/marks"
@@ -31,9 +33,9 @@ type usageError struct {
 func (e *usageError) Error() string { return e.Err.Error() }
 func (e *usageError) Unwrap() error { return e.Err }
 
-// usageErrorf returns a usage error whose hint is the command's --help.
-func usageErrorf(path []*command, format string, args ...any) error {
-	return &usageError{Err: fmt.Errorf(format, args...), Hint: "helm " + commandWords(path) + "--help"}
+// usageErrorf returns a usage error whose hint is command c's --help.
+func usageErrorf(c *cobra.Command, format string, args ...any) error {
+	return &usageError{Err: fmt.Errorf(format, args...), Hint: "helm " + commandWords(c) + "--help"}
 }
 
 // hinted attaches a "Try: ..." hint to an error without changing its exit
@@ -175,6 +177,8 @@ func hint(err error) string {
 	switch {
 	case errors.As(err, &xe):
 		return "" // the program's own message says what to do
+	case errors.Is(err, actions.ErrDetachedHead):
+		return "helm action push --branch BRANCH, or git switch BRANCH first"
 	case errors.Is(err, helm.ErrEmptySlate):
 		return "helm observe KIND ... first, or pass --observation FILE"
 	case errors.Is(err, helm.ErrVoyageCompleted):

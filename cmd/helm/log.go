@@ -3,23 +3,22 @@ package main
 import (
 	"context"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
-func logCommand() *command {
-	return &command{
-		name:    "log",
-		summary: "tell the voyage's story: its bearings and actions",
-		usage:   "log [--json]",
-		help: `Print the logbook: the voyage, then each bearing (its marks and reading)
+func newLogCmd(a *app) *cobra.Command {
+	return leafCmd(a, &cobra.Command{
+		Use:   "log [--json]",
+		Short: "tell the voyage's story: its bearings and actions",
+		Long: `Print the logbook: the voyage, then each bearing (its marks and reading)
 and each action, in order. With --json, the voyage and its entries with
 who took each one.`,
-		example: "helm --voyage a3b log",
-		newLeaf: func() leaf { return &logCommandLeaf{} },
-	}
+		Example: "  helm --voyage a3b log",
+	}, &logCommandLeaf{})
 }
 
 type logCommandLeaf struct{}
@@ -34,7 +33,7 @@ type logJSON struct {
 
 func (*logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "log takes no arguments (choose the voyage with --voyage ID)")
+		return usageErrorf(a.cmd, "log takes no arguments (choose the voyage with --voyage ID)")
 	}
 	v, err := a.openVoyage(ctx)
 	if err != nil {

@@ -1,26 +1,27 @@
 // Command helm records the work of people and coding agents as voyages:
 // what was observed, what it meant, what was done. It is a thin layer over
 // the helm library (github.com/helmlog/helm); see `helm help`.
+//
+// The command tree is spf13/cobra's (on pflag), as in gh and kubectl: one
+// file per command builds its *cobra.Command, and this file wires them
+// under the root with the global flags, the help, "did you mean" and the
+// error handling that maps every failure to an exit status (errors.go).
 package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
 )
-
-// version is set at link time (-ldflags "-X main.version=v1.2.3"); when
-// empty, the module version from the build information is used.
-var version = ""
 
 // main runs one command. SIGINT and SIGTERM cancel its context: a mark
 // being observed stops (a command's whole process group is killed), a
@@ -40,6 +41,12 @@ func main() {
 	err = interrupted(ctx, err)
 	stop()
 	os.Exit(ReportError(os.Stderr, err))
+}
+
+func init() {
+	// Commands are listed in the order they are added: the order of a
+	// voyage (start, observe, take a bearing, act, complete, read).
+	cobra.EnableCommandSorting = false
 }
 
 // Main is the helm program. Its fields are the program's surroundings, so
@@ -73,350 +80,245 @@ func (m *Main) getenv(key string) string {
 // returns an error for the caller to report with ReportError; output goes
 // to stdout, progress and warnings to stderr.
 func (m *Main) Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	a := &app{main: m, stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{main: m, args: args, stdin: stdin, stdout: stdout, stderr: stderr}
 	defer a.close()
-	return a.dispatch(ctx, rootCommand(), args)
-}
-
-// leaf is a command that runs: it defines its flags, then runs with the
-// positional arguments left after parsing.
-type leaf interface {
-	Flags(fs *pflag.FlagSet)
-	Run(ctx context.Context, a *app, args []string) error
-}
-
-// command is one node of the command tree: a group of subcommands, or a
-// leaf made fresh for each invocation by newLeaf.
-type command struct {
-	name    string
-	summary string // one line, for the parent's listing
-	usage   string // after "helm ", e.g. "voyage new [--kind KIND] INTENT"
-	help    string // more about it, for --help
-	example string
-	newLeaf func() leaf
-	subs    []*command
-}
-
-func (c *command) sub(name string) *command {
-	for _, s := range c.subs {
-		if s.name == name {
-			return s
-		}
+	root := newRootCmd(a)
+	if args == nil {
+		args = []string{} // cobra reads os.Args when given nil
 	}
-	return nil
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	_, err := root.ExecuteContextC(ctx)
+	return err
 }
 
-func rootCommand() *command {
-	return &command{
-		name:  "helm",
-		usage: "[GLOBAL FLAGS] COMMAND ...",
-		help: `helm records collaborative software work as voyages: observe marks,
+// newRootCmd builds the command tree for one invocation: its flags are
+// bound to a, so that concurrent runs (tests) share nothing.
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "helm [GLOBAL FLAGS] COMMAND ...",
+		Short: "record collaborative software work as voyages",
+		Long: `helm records collaborative software work as voyages: observe marks,
 take bearings (what the observations meant), perform actions, complete the
 voyage; "helm log" tells the story.`,
-		example: `helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"
+		Example: `  helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"
   helm observe rust-project .
   helm bearing --reading "Widget module has a null check missing in init()."
   helm action commit --message "Fix null check in widget init"
   helm complete --summary "Fixed null check in widget init."
   helm log`,
-		subs: []*command{
-			voyageCommand(), observeCommand(), slateCommand(), bearingCommand(),
-			actionCommand(), completeCommand(), logCommand(), helpCommand(),
-		},
+		Version:       versionString(),
+		SilenceErrors: true, // ReportError prints them, once
+		SilenceUsage:  true,
+		// Completion scripts come from `helm completion SHELL` (completion.go).
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
+	root.PersistentFlags().SortFlags = false
+	a.g.define(root.PersistentFlags())
+	root.Flags().Bool("version", false, "print helm's version")
+	root.SetVersionTemplate("helm {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf(c, "%s: %v", commandName(c), err)
+	})
+	root.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		// A help that cannot be written (a closed pipe) has no one to tell.
+		_ = writeHelp(c.OutOrStdout(), c)
+	})
+	root.SetUsageFunc(func(c *cobra.Command) error { return writeHelp(c.OutOrStderr(), c) })
+	root.SetHelpCommand(newHelpCmd())
+	a.completeFlags(root)
+	group(a, root)
+	root.AddCommand(
+		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
+		newActionCmd(a), newCompleteCmd(a), newLogCmd(a),
+		newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
+	)
+	walk(root, func(c *cobra.Command) {
+		// Use lines say where the flags go themselves.
+		c.DisableFlagsInUseLine = true
+		c.SuggestionsMinimumDistance = 2
+		c.Flags().SortFlags = false // in the order defined: the important first
+		if c.Long == "" && c.Short != "" {
+			c.Long = upperFirst(c.Short) + "." // for help and the man page
+		}
+	})
+	hintValueless(root)
+	return root
 }
 
-// dispatch walks args down the command tree to a leaf, parses its flags
-// (global flags are accepted anywhere, GNU style) and runs it.
-func (a *app) dispatch(ctx context.Context, root *command, args []string) error {
-	path := []*command{root}
-	rest := args
-	node := root
-	for len(node.subs) > 0 {
-		i := firstPositional(rest, unionFlags(node))
-		var next *command
-		if i >= 0 {
-			next = node.sub(rest[i])
-		}
-		if next == nil {
-			if node.newLeaf != nil {
-				break // a command that runs itself and has subcommands too (bearing)
-			}
-			if i >= 0 {
-				return usageErrorf(path, "unknown command %q for %s (one of: %s)", rest[i], pathName(path), subNames(node))
-			}
-			pre := parseLoose(rest)
-			switch {
-			case pre.version && len(path) == 1:
-				_, err := fmt.Fprintf(a.stdout, "helm %s\n", versionString())
-				return err
-			case pre.help:
-				return writeHelp(a.stdout, path)
-			}
-			return usageErrorf(path, "%s: missing command (one of: %s)", pathName(path), subNames(node))
-		}
-		path = append(path, next)
-		rest = append(append([]string(nil), rest[:i]...), rest[i+1:]...)
-		node = next
-	}
-	l := node.newLeaf()
-	fs := newFlagSet(node.name)
-	l.Flags(fs)
-	a.g.define(fs)
-	if err := fs.Parse(rest); err != nil {
-		return usageErrorf(path, "%s: %v", pathName(path), err)
-	}
-	if a.g.help {
-		return writeHelp(a.stdout, path)
-	}
-	a.path = path
-	a.dash = fs.ArgsLenAtDash()
-	return l.Run(ctx, a, fs.Args())
+// leaf is a command that runs: it defines its flags, then runs with the
+// positional arguments left after parsing. Each command file holds its
+// leaves as small types; leafCmd makes one a cobra command.
+type leaf interface {
+	Flags(fs *pflag.FlagSet)
+	Run(ctx context.Context, a *app, args []string) error
 }
 
-func newFlagSet(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetInterspersed(true)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
-	return fs
-}
-
-// unionFlags returns a flag set holding the global flags and every flag of
-// every leaf below node. It is used only to tell, while looking for the
-// next command word, which flags take a value.
-func unionFlags(node *command) *pflag.FlagSet {
-	fs := newFlagSet("scan")
-	var g globals
-	g.define(fs)
-	fs.Bool("version", false, "")
-	var walk func(c *command)
-	walk = func(c *command) {
-		if c.newLeaf != nil {
-			one := newFlagSet(c.name)
-			c.newLeaf().Flags(one)
-			one.VisitAll(func(f *pflag.Flag) {
-				if fs.Lookup(f.Name) == nil {
-					fs.AddFlag(f)
-				}
-			})
-		}
-		for _, s := range c.subs {
-			walk(s)
-		}
+// leafCmd completes c (its Use, Short, Long and Example set) with l's
+// flags and run function. Positional arguments are l's to check: it says
+// what is wrong with them in helm's words.
+func leafCmd(a *app, c *cobra.Command, l leaf) *cobra.Command {
+	l.Flags(c.Flags())
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		a.cmd = c
+		return l.Run(c.Context(), a, args)
 	}
-	walk(node)
-	return fs
+	return c
 }
 
-// firstPositional returns the index in args of the first argument that is
-// neither a flag nor a flag's value, or -1.
-func firstPositional(args []string, fs *pflag.FlagSet) int {
-	for i := 0; i < len(args); i++ {
-		s := args[i]
-		switch {
-		case s == "--":
-			return -1
-		case strings.HasPrefix(s, "--"):
-			name := s[2:]
-			if strings.Contains(name, "=") {
-				continue
-			}
-			if f := fs.Lookup(name); f != nil && f.NoOptDefVal == "" {
-				i++ // its value
-			}
-		case strings.HasPrefix(s, "-") && len(s) > 1:
-			if len(s) == 2 {
-				if f := fs.ShorthandLookup(s[1:]); f != nil && f.NoOptDefVal == "" {
-					i++
-				}
-			}
-		default:
-			return i
+// group makes c a command that only holds others: without one it is a
+// usage error (bare helm prints the help), and a word that names none is
+// an unknown command, with the nearest names as suggestions.
+//
+// A group lets flags it does not know pass: they are its commands' flags,
+// and what matters is the command word (`helm voyage lst --status all`
+// is a typo of list, not an unknown --status).
+func group(a *app, c *cobra.Command) *cobra.Command {
+	c.Args = cobra.ArbitraryArgs
+	c.FParseErrWhitelist.UnknownFlags = true
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return unknownCommand(a, c, args[0])
 		}
+		if c.HasParent() {
+			return usageErrorf(c, "%s: missing command (one of: %s)", commandName(c), subNames(c))
+		}
+		if f := unknownFlag(c, a.args); f != "" {
+			return usageErrorf(c, "unknown flag: %s", f)
+		}
+		return writeHelp(c.OutOrStdout(), c)
 	}
-	return -1
+	return c
 }
 
-type looseFlags struct{ help, version bool }
-
-// parseLoose reports whether --help or --version appear among args that
-// name no command.
-func parseLoose(args []string) looseFlags {
-	var l looseFlags
+// unknownFlag returns the first word of args, up to "--", that names no
+// flag of c, or "".
+func unknownFlag(c *cobra.Command, args []string) string {
 	for _, s := range args {
 		if s == "--" {
 			break
 		}
-		switch s {
-		case "-h", "--help":
-			l.help = true
-		case "--version":
-			l.version = true
+		if len(s) < 2 || s[0] != '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(s, "-"), "=")
+		known := c.Flags().Lookup(name) != nil
+		if !strings.HasPrefix(s, "--") {
+			known = c.Flags().ShorthandLookup(name[:1]) != nil
+		}
+		if !known {
+			return s
 		}
 	}
-	return l
+	return ""
 }
 
-// commandWords returns the words after "helm" that name path, each followed
+// unknownCommand is the error for a word that names no subcommand of c.
+// With a near name, it says "did you mean" and its Try: line is the
+// user's command line with the word corrected.
+func unknownCommand(a *app, c *cobra.Command, word string) error {
+	suggestions := c.SuggestionsFor(word)
+	if len(suggestions) == 0 {
+		return usageErrorf(c, "unknown command %q for %s (one of: %s)", word, c.CommandPath(), subNames(c))
+	}
+	fixed := append([]string(nil), a.args...)
+	if i := slices.Index(fixed, word); i >= 0 {
+		fixed[i] = suggestions[0]
+	}
+	return &usageError{
+		Err:  &unknownCommandError{Word: word, Parent: c.CommandPath(), Suggestions: suggestions},
+		Hint: "helm " + commandLine(fixed),
+	}
+}
+
+// unknownCommandError is a command word that names no command.
+type unknownCommandError struct {
+	Word, Parent string
+	Suggestions  []string
+}
+
+func (e *unknownCommandError) Error() string {
+	return "unknown command " + quote(e.Word) + " for " + e.Parent + "; did you mean " + orList(e.Suggestions) + "?"
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// orList renders ["a", "b", "c"] as `"a", "b" or "c"`.
+func orList(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = quote(w)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// walk calls f on c and every command below it.
+func walk(c *cobra.Command, f func(*cobra.Command)) {
+	f(c)
+	for _, s := range c.Commands() {
+		walk(s, f)
+	}
+}
+
+// hintValueless teaches each group which flags of its leaves take no
+// value. Cobra finds the command words by skipping flags, and takes an
+// unknown flag to be followed by its value: `helm action --dry-run push`
+// would lose "push" to --dry-run. A hidden flag of the same name on each
+// group tells it otherwise; the leaf parses its own flag as ever.
+func hintValueless(root *cobra.Command) {
+	var visit func(c *cobra.Command) []*pflag.Flag
+	visit = func(c *cobra.Command) []*pflag.Flag {
+		var below []*pflag.Flag
+		for _, s := range c.Commands() {
+			below = append(below, visit(s)...)
+		}
+		if c.HasSubCommands() {
+			for _, f := range below {
+				if c.Flags().Lookup(f.Name) == nil && c.InheritedFlags().Lookup(f.Name) == nil {
+					c.Flags().Bool(f.Name, false, "")
+					_ = c.Flags().MarkHidden(f.Name)
+				}
+			}
+		}
+		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if f.NoOptDefVal != "" && !f.Hidden {
+				below = append(below, f)
+			}
+		})
+		return below
+	}
+	visit(root)
+}
+
+// commandWords returns the words after "helm" that name c, each followed
 // by a space: "voyage new ".
-func commandWords(path []*command) string {
-	var b strings.Builder
-	for _, c := range path[1:] {
-		b.WriteString(c.name + " ")
+func commandWords(c *cobra.Command) string {
+	if c == nil || !c.HasParent() {
+		return ""
 	}
-	return b.String()
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ") + " "
 }
 
-func pathName(path []*command) string {
-	names := make([]string, len(path))
-	for i, c := range path {
-		names[i] = c.name
+// commandName names c in messages: "voyage new", or "helm" for the root.
+func commandName(c *cobra.Command) string {
+	if w := strings.TrimSpace(commandWords(c)); w != "" {
+		return w
 	}
-	return strings.Join(names, " ")
+	return "helm"
 }
 
-func subNames(c *command) string {
-	names := make([]string, 0, len(c.subs))
-	for _, s := range c.subs {
-		names = append(names, s.name)
+func subNames(c *cobra.Command) string {
+	var names []string
+	for _, s := range c.Commands() {
+		if s.IsAvailableCommand() {
+			names = append(names, s.Name())
+		}
 	}
 	return strings.Join(names, ", ")
-}
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if rev != "" && (v == "(devel)" || strings.Contains(v, "devel")) {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		v += " " + rev + dirty
-	}
-	return v + " " + bi.GoVersion
-}
-
-// writeHelp prints the help of the last command of path.
-func writeHelp(w io.Writer, path []*command) error {
-	c := path[len(path)-1]
-	var b strings.Builder
-	fmt.Fprintf(&b, "Usage: helm %s\n", c.usage)
-	if c.help != "" {
-		fmt.Fprintf(&b, "\n%s\n", strings.TrimSpace(c.help))
-	}
-	if len(c.subs) > 0 {
-		b.WriteString("\nCommands:\n")
-		width := 0
-		for _, s := range c.subs {
-			width = max(width, len(s.name))
-		}
-		for _, s := range c.subs {
-			fmt.Fprintf(&b, "  %-*s  %s\n", width, s.name, s.summary)
-		}
-	}
-	if c.newLeaf != nil {
-		fs := newFlagSet(c.name)
-		c.newLeaf().Flags(fs)
-		if u := flagUsages(fs); u != "" {
-			fmt.Fprintf(&b, "\nFlags:\n%s", u)
-		}
-	}
-	gfs := newFlagSet("global")
-	var g globals
-	g.define(gfs)
-	if len(path) == 1 {
-		gfs.Bool("version", false, "print helm's version")
-	}
-	fmt.Fprintf(&b, "\nGlobal flags (before or after the command):\n%s", flagUsages(gfs))
-	if c.example != "" {
-		fmt.Fprintf(&b, "\nExample:\n  %s\n", c.example)
-	}
-	if len(c.subs) > 0 {
-		fmt.Fprintf(&b, "\nRun 'helm %sCOMMAND --help' for a command's flags.\n", commandWords(path))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// flagUsages lists a flag set's flags, one a line, aligned: like pflag's
-// FlagUsages without its "[=true|false]" after every boolean flag.
-func flagUsages(fs *pflag.FlagSet) string {
-	type row struct{ left, usage string }
-	var rows []row
-	width := 0
-	fs.VisitAll(func(f *pflag.Flag) {
-		left := "      --" + f.Name
-		if f.Shorthand != "" {
-			left = "  -" + f.Shorthand + ", --" + f.Name
-		}
-		name, usage := pflag.UnquoteUsage(f)
-		if f.Value.Type() != "bool" && name != "" {
-			left += " " + name
-		}
-		switch f.Value.Type() {
-		case "bool", "stringArray", "stringSlice":
-		case "string":
-			if f.DefValue != "" {
-				usage += fmt.Sprintf(" (default %q)", f.DefValue)
-			}
-		default:
-			if f.DefValue != "0" && f.DefValue != "-1" && f.DefValue != "" {
-				usage += " (default " + f.DefValue + ")"
-			}
-		}
-		rows = append(rows, row{left, usage})
-		width = max(width, len(left))
-	})
-	var b strings.Builder
-	for _, r := range rows {
-		fmt.Fprintf(&b, "%-*s   %s\n", width, r.left, r.usage)
-	}
-	return b.String()
-}
-
-func helpCommand() *command {
-	return &command{
-		name:    "help",
-		summary: "show help for a command",
-		usage:   "help [COMMAND...]",
-		example: "helm help observe github-pr",
-		newLeaf: func() leaf { return &helpLeaf{} },
-	}
-}
-
-type helpLeaf struct{}
-
-func (*helpLeaf) Flags(*pflag.FlagSet) {}
-
-func (*helpLeaf) Run(_ context.Context, a *app, args []string) error {
-	path := []*command{rootCommand()}
-	for _, name := range args {
-		next := path[len(path)-1].sub(name)
-		if next == nil {
-			return usageErrorf(path, "help: unknown command %q for %s (one of: %s)", name, pathName(path), subNames(path[len(path)-1]))
-		}
-		path = append(path, next)
-	}
-	return writeHelp(a.stdout, path)
 }

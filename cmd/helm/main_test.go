@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -141,11 +142,16 @@ func (h *harness) writeFile(name, content string) {
 	require.NoError(h.t, os.WriteFile(path, []byte(content), 0o644))
 }
 
+// commandTree builds the command tree as a run does.
+func commandTree(h *harness) *cobra.Command {
+	return newRootCmd(&app{main: h.main()})
+}
+
 func TestHelpOnEveryCommand(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	var walk func(path []string, c *command)
-	walk = func(path []string, c *command) {
+	var visit func(path []string, c *cobra.Command)
+	visit = func(path []string, c *cobra.Command) {
 		for _, flag := range []string{"--help", "-h"} {
 			args := append(append([]string(nil), path...), flag)
 			out := h.ok(args...)
@@ -157,11 +163,13 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		if len(path) > 0 {
 			assert.Equal(t, h.ok(append(path, "--help")...), h.ok(append([]string{"help"}, path...)...))
 		}
-		for _, s := range c.subs {
-			walk(append(append([]string(nil), path...), s.name), s)
+		for _, s := range c.Commands() {
+			if s.IsAvailableCommand() || s.Name() == "help" {
+				visit(append(append([]string(nil), path...), s.Name()), s)
+			}
 		}
 	}
-	walk(nil, rootCommand())
+	visit(nil, commandTree(h))
 }
 
 func TestHelpListsEveryDesignCommand(t *testing.T) {
@@ -188,12 +196,6 @@ func TestHelpListsEveryDesignCommand(t *testing.T) {
 	assert.Contains(t, h.ok("voyage", "list", "--help"), `(default "active")`)
 }
 
-func TestVersion(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	assert.Regexp(t, `^helm \S+`, h.ok("--version"))
-}
-
 func TestUsageErrorsExitTwo(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -204,23 +206,26 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		want string // in stderr
 		try  string // the Try: line
 	}{
-		{"no command", nil, "missing command", "Try: helm --help"},
 		{"unknown command", []string{"sail"}, `unknown command "sail"`, "Try: helm --help"},
+		{"did you mean", []string{"obsrve", "context", "hi"}, `unknown command "obsrve" for helm; did you mean "observe"?`, "Try: helm observe context hi"},
 		{"group without command", []string{"voyage"}, "voyage: missing command", "Try: helm voyage --help"},
 		{"unknown subcommand", []string{"observe", "telescope"}, `unknown command "telescope"`, "Try: helm observe --help"},
-		{"unknown flag", []string{"log", "--colour"}, "unknown flag: --colour", "Try: helm log --help"},
+		{"unknown flag", []string{"log", "--colour"}, "helm: log: unknown flag: --colour\n", "Try: helm log --help"},
+		{"bool flag of another command", []string{"log", "--dry-run"}, "unknown flag: --dry-run", "Try: helm log --help"},
 		{"missing flag value", []string{"voyage", "list", "--status"}, "flag needs an argument", "Try: helm voyage list --help"},
 		{"missing intent", []string{"voyage", "new", "--as", "x"}, "INTENT", "Try: helm voyage new --help"},
 		{"bad status", []string{"voyage", "list", "--status", "sunk"}, "status \"sunk\"", ""},
 		{"bad kind", []string{"voyage", "new", "--as", "x", "--kind", "piracy", "loot"}, `kind "piracy"`, ""},
 		{"bad number", []string{"observe", "github-pr", "forty-five", "--repo", "o/r"}, "positive number", "Try: helm observe github-pr --help"},
-		{"missing path", []string{"observe", "rust-project"}, "missing PATH", "Try: helm observe rust-project --help"},
+		{"missing path", []string{"observe", "rust-project"}, "helm: observe rust-project: missing PATH\n", "Try: helm observe rust-project --help"},
 		{"file-contents without files", []string{"observe", "file-contents"}, "--read FILE", ""},
 		{"bad url", []string{"observe", "web", "ftp://example.com"}, "invalid mark", ""},
 		{"missing reading", []string{"bearing"}, "--reading TEXT is required", "Try: helm bearing --help"},
 		{"missing commit message", []string{"action", "commit"}, "invalid action", ""},
 		{"bad outcome", []string{"complete", "--outcome", "sunk"}, `outcome "sunk"`, ""},
 		{"help for unknown", []string{"help", "sail"}, `unknown command "sail"`, ""},
+		{"help for a typo", []string{"help", "voyage", "lst"}, `did you mean "list"?`, "Try: helm voyage --help"},
+		{"unknown shell", []string{"completion", "tcsh"}, `unknown shell "tcsh"`, "Try: helm completion --help"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,33 +260,38 @@ func TestGlobalFlagsBeforeOrAfterCommand(t *testing.T) {
 	h.ok("--home", home, "--status", "all", "voyage", "list")
 }
 
-// TestFlagsAgreeAcrossCommands: the command-word scan needs every flag of
-// one name to agree on whether it takes a value.
+// TestFlagsAgreeAcrossCommands: the command-word scan (cobra's, helped
+// by hintValueless) needs every flag of one name to agree on whether it
+// takes a value.
 func TestFlagsAgreeAcrossCommands(t *testing.T) {
 	t.Parallel()
 	takesValue := map[string]bool{}
-	var g globals
-	gfs := newFlagSet("g")
-	g.define(gfs)
-	gfs.VisitAll(func(f *pflag.Flag) { takesValue[f.Name] = f.NoOptDefVal == "" })
-	var walk func(c *command)
-	walk = func(c *command) {
-		if c.newLeaf != nil {
-			fs := newFlagSet(c.name)
-			c.newLeaf().Flags(fs)
-			fs.VisitAll(func(f *pflag.Flag) {
-				v := f.NoOptDefVal == ""
-				if prev, ok := takesValue[f.Name]; ok {
-					assert.Equal(t, prev, v, "flag --%s of %s", f.Name, c.name)
-				}
-				takesValue[f.Name] = v
-			})
-		}
-		for _, s := range c.subs {
-			walk(s)
-		}
+	walk(commandTree(newHarness(t)), func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden {
+				return
+			}
+			v := f.NoOptDefVal == ""
+			if prev, ok := takesValue[f.Name]; ok {
+				assert.Equal(t, prev, v, "flag --%s of %s", f.Name, c.CommandPath())
+			}
+			takesValue[f.Name] = v
+		})
+	})
+}
+
+// TestValuelessFlagBeforeCommandWord: a leaf's boolean flag given before
+// the command words does not swallow the next word as its value.
+func TestValuelessFlagBeforeCommandWord(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("flags first")
+	for _, args := range [][]string{
+		{"action", "--dry-run", "commit", "-m", "x"},
+		{"--dry-run", "action", "commit", "-m", "x"},
+	} {
+		assert.Contains(t, h.ok(args...), "Dry run for voyage a3b00001", "helm %v", args)
 	}
-	walk(rootCommand())
 }
 
 func TestExitCode(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
@@ -22,8 +23,9 @@ import (
 type markKind struct {
 	name    string
 	summary string
-	args    string // the usage after the kind
-	example string // after "helm observe "
+	args    string   // the usage after the kind
+	example string   // after "helm observe "
+	focus   []string // what --focus takes, for completion
 	flags   func(fs *pflag.FlagSet, f *markFlags)
 	build   markBuilder
 }
@@ -70,7 +72,7 @@ var markKinds = []*markKind{
 		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
 			paths := append(append([]string(nil), f.read...), args...)
 			if len(paths) == 0 {
-				return nil, usageErrorf(a.path, "file-contents needs at least one --read FILE")
+				return nil, usageErrorf(a.cmd, "file-contents needs at least one --read FILE")
 			}
 			return marks.NewFileContents(paths...)
 		},
@@ -123,21 +125,24 @@ var markKinds = []*markKind{
 		name: "github-pr", summary: "a GitHub pull request",
 		args: "NUMBER [--focus summary|files|checks|diff|comments|reviews]... [--repo OWNER/NAME]", example: "github-pr 45 --focus diff --focus comments",
 		flags: githubFlags("summary, files, checks, diff, comments or reviews (repeatable; default summary)"),
+		focus: []string{"summary", "files", "checks", "diff", "comments", "reviews"},
 		build: githubNumberMark(marks.NewGitHubPR),
 	},
 	{
 		name: "github-issue", summary: "a GitHub issue",
 		args: "NUMBER [--focus summary|comments]... [--repo OWNER/NAME]", example: "github-issue 42 --focus summary --focus comments",
 		flags: githubFlags("summary or comments (repeatable; default summary)"),
+		focus: []string{"summary", "comments"},
 		build: githubNumberMark(marks.NewGitHubIssue),
 	},
 	{
 		name: "github-repo", summary: "a GitHub repository's open issues and pull requests",
 		args: "[--focus issues|pull-requests]... [--repo OWNER/NAME]", example: "github-repo --focus issues",
 		flags: githubFlags("issues or pull-requests (repeatable; default both)"),
+		focus: []string{"issues", "pull-requests"},
 		build: func(ctx context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
 			if len(args) > 0 {
-				return nil, usageErrorf(a.path, "github-repo takes no arguments, got %q (name the repository with --repo OWNER/NAME)", args)
+				return nil, usageErrorf(a.cmd, "github-repo takes no arguments, got %q (name the repository with --repo OWNER/NAME)", args)
 			}
 			repo, err := a.repo(ctx, f.repo)
 			if err != nil {
@@ -159,7 +164,7 @@ var markKinds = []*markKind{
 		},
 		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
 			if len(args) == 0 {
-				return nil, usageErrorf(a.path, "command needs a PROGRAM after --")
+				return nil, usageErrorf(a.cmd, "command needs a PROGRAM after --")
 			}
 			return marks.NewCommand(f.dir, args...)
 		},
@@ -236,9 +241,9 @@ func oneArg(a *app, args []string, name string) (string, error) {
 	case 1:
 		return args[0], nil
 	case 0:
-		return "", usageErrorf(a.path, "%s: missing %s", pathName(a.path), name)
+		return "", usageErrorf(a.cmd, "%s: missing %s", commandName(a.cmd), name)
 	}
-	return "", usageErrorf(a.path, "%s: one %s expected, got %d arguments: %q", pathName(a.path), name, len(args), args)
+	return "", usageErrorf(a.cmd, "%s: one %s expected, got %d arguments: %q", commandName(a.cmd), name, len(args), args)
 }
 
 func numberArg(a *app, args []string, name string) (int, error) {
@@ -252,7 +257,7 @@ func numberArg(a *app, args []string, name string) (int, error) {
 func parseNumber(a *app, s, name string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimPrefix(s, "#"))
 	if err != nil || n <= 0 {
-		return 0, usageErrorf(a.path, "%s: %s must be a positive number, got %q", pathName(a.path), name, s)
+		return 0, usageErrorf(a.cmd, "%s: %s must be a positive number, got %q", commandName(a.cmd), name, s)
 	}
 	return n, nil
 }
@@ -271,24 +276,49 @@ func (a *app) repo(ctx context.Context, flag string) (string, error) {
 	return repo, nil
 }
 
-func observeCommand() *command {
-	c := &command{
-		name:    "observe",
-		summary: "look at a mark and put the observation on the slate",
-		usage:   "observe KIND ARGS... [--out FILE|-]",
-		help: `Look at a mark and put the observation (mark, sighting, time) on the
+func newObserveCmd(a *app) *cobra.Command {
+	c := group(a, &cobra.Command{
+		Use:   "observe KIND ARGS... [--out FILE|-]",
+		Short: "look at a mark and put the observation on the slate",
+		Long: `Look at a mark and put the observation (mark, sighting, time) on the
 voyage's slate, replacing an earlier observation of the same mark. Prints
 one line; --out also writes the observation as JSON, for bearing
 --observation or another tool.`,
-		example: "helm observe rust-project . --out obs.json",
-	}
+		Example: "  helm observe rust-project . --out obs.json",
+	})
 	for _, k := range markKinds {
-		c.subs = append(c.subs, &command{
-			name: k.name, summary: k.summary,
-			usage:   "observe " + k.name + " " + k.args + " [--out FILE|-]",
-			example: "helm observe " + k.example,
-			newLeaf: func() leaf { return &observeCommandLeaf{kind: k} },
-		})
+		c.AddCommand(k.completions(leafCmd(a, &cobra.Command{
+			Use:     k.name + " " + withFlag(k.args, "[--out FILE|-]"),
+			Short:   k.summary,
+			Example: "  helm observe " + k.example,
+		}, &observeCommandLeaf{kind: k})))
+	}
+	return c
+}
+
+// withFlag adds a flag's usage to the usage of a kind's arguments: at the
+// end, or before "--" where the arguments after it are a program's, for
+// a flag there would be the program's argument.
+func withFlag(args, flag string) string {
+	if before, after, ok := strings.Cut(args, " -- "); ok {
+		return before + " " + flag + " -- " + after
+	}
+	if strings.HasPrefix(args, "-- ") {
+		return flag + " " + args
+	}
+	return strings.TrimSpace(args + " " + flag)
+}
+
+// completions registers the values the kind's flags complete to on c.
+func (k *markKind) completions(c *cobra.Command) *cobra.Command {
+	if len(k.focus) > 0 {
+		fixedValues(c, "focus", k.focus...)
+	}
+	if k.name == "command" {
+		// After --, complete the program and its files as the shell would.
+		c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
 	}
 	return c
 }

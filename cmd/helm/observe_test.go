@@ -129,7 +129,7 @@ func TestObserveFailures(t *testing.T) {
 	assert.Contains(t, r.Stderr, "PROGRAM")
 	r = h.fails(2, "observe", "directory-tree", ".", "--max-depth", "deep")
 	assert.Contains(t, r.Stderr, "invalid argument")
-	h.ok("complete")
+	h.ok("complete", "--summary", "done")
 	r = h.fails(2, "observe", "context", "late") // no active voyage left
 	assert.Contains(t, r.Stderr, "no active voyage")
 	r = h.fails(1, "--voyage", "a3b00001", "observe", "context", "late")

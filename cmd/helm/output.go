@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/helmlog/helm/internal/safetext"
@@ -57,4 +58,19 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("1 %s", word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// commandLine renders args as a shell would need them typed, for a
+// "Try: helm ..." line built from what the user ran: each word that holds
+// a character the shell reads is single-quoted. (ReportError escapes the
+// hint for the terminal.)
+func commandLine(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n\"'`#$&*()|;<>?[]{}!~\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
 }

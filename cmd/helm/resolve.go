@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
@@ -34,22 +34,15 @@ func (g *globals) define(fs *pflag.FlagSet) {
 	fs.BoolVarP(&g.help, "help", "h", false, "show this help")
 }
 
-// config is $HELM_HOME/config.toml.
-type config struct {
-	Identity string `toml:"identity"`
-	Role     string `toml:"role"`
-	Method   string `toml:"method"`
-}
-
 // app is one invocation: its streams, its global flags, and what they
 // resolve to, computed once when first needed.
 type app struct {
 	main                  *Main
+	args                  []string // the command line, without the program name
 	stdin                 io.Reader
 	stdout, stderr        io.Writer
 	g                     globals
-	path                  []*command // the command being run
-	dash                  int        // pflag's ArgsLenAtDash
+	cmd                   *cobra.Command // the command being run
 	stdinUsed             bool
 	home                  *helm.Home
 	cfg                   *config
@@ -125,33 +118,6 @@ func (a *app) openHome() (*helm.Home, error) {
 	return h, nil
 }
 
-// config reads $HELM_HOME/config.toml; a missing file is an empty config.
-func (a *app) config() (*config, error) {
-	if a.cfg != nil {
-		return a.cfg, nil
-	}
-	dir, err := a.homeDir()
-	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, "config.toml")
-	c := &config{}
-	if _, err := toml.DecodeFile(path, c); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, &usageError{Err: fmt.Errorf("read %s: %w", path, err), Hint: "fix the file; it holds identity, role and method, e.g. identity = \"john-agent\""}
-	}
-	c.Identity, c.Role, c.Method = strings.TrimSpace(c.Identity), strings.TrimSpace(c.Role), strings.TrimSpace(c.Method)
-	a.cfg = c
-	return c, nil
-}
-
-func (a *app) configPath() string {
-	dir, err := a.homeDir()
-	if err != nil {
-		return "$HELM_HOME/config.toml"
-	}
-	return filepath.Join(dir, "config.toml")
-}
-
 // voyageID resolves the voyage: --voyage, then HELM_VOYAGE (each a full id
 // or an unambiguous prefix), else the only active voyage.
 func (a *app) voyageID(ctx context.Context) (string, error) {
@@ -187,7 +153,7 @@ func (a *app) voyageID(ctx context.Context) (string, error) {
 	for _, v := range active {
 		fmt.Fprintf(&b, "\n  %s  %s", v.ID, v.Intent)
 	}
-	return "", &usageError{Err: errors.New(b.String()), Hint: "helm --voyage " + short(active[0].ID) + " " + commandWords(a.path)}
+	return "", &usageError{Err: errors.New(b.String()), Hint: "helm --voyage " + short(active[0].ID) + " " + commandLine(a.args)}
 }
 
 // openVoyage opens the resolved voyage; it is closed when the command ends.

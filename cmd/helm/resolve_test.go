@@ -212,11 +212,11 @@ func TestVoyageSources(t *testing.T) {
 	assert.Contains(t, r.Stderr, "Try: helm --voyage a3b00001 log")
 
 	// The only active voyage is the default.
-	h.ok("--voyage", one, "complete")
+	h.ok("--voyage", one, "complete", "--summary", "done")
 	assert.Equal(t, "second", intent())
 
 	// No active voyage.
-	h.ok("complete")
+	h.ok("complete", "--summary", "done")
 	r = h.fails(2, "log")
 	assert.Contains(t, r.Stderr, "no active voyage")
 	assert.Contains(t, r.Stderr, "Try: helm voyage new")

@@ -4,47 +4,44 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm/logbook"
 )
 
-func slateCommand() *command {
-	erase := &command{
-		name:    "erase",
-		summary: "take one mark off the slate",
-		usage:   "slate erase MARK-KIND ARGS...",
-		help: `Take a mark off the slate. The mark is named with the same kind,
+func newSlateCmd(a *app) *cobra.Command {
+	erase := group(a, &cobra.Command{
+		Use:   "erase MARK-KIND ARGS...",
+		Short: "take one mark off the slate",
+		Long: `Take a mark off the slate. The mark is named with the same kind,
 arguments and flags that observed it.`,
-		example: "helm slate erase rust-project .",
-	}
+		Example: "  helm slate erase rust-project .",
+	})
 	for _, k := range markKinds {
-		erase.subs = append(erase.subs, &command{
-			name: k.name, summary: k.summary,
-			usage:   "slate erase " + k.name + " " + k.args,
-			example: "helm slate erase " + k.example,
-			newLeaf: func() leaf { return &slateEraseCommand{kind: k} },
-		})
+		erase.AddCommand(k.completions(leafCmd(a, &cobra.Command{
+			Use:     k.name + " " + k.args,
+			Short:   k.summary,
+			Example: "  helm slate erase " + k.example,
+		}, &slateEraseCommand{kind: k})))
 	}
-	return &command{
-		name:    "slate",
-		summary: "list, erase or clear the observations gathered since the last bearing",
-		usage:   "slate list | erase MARK-KIND ARGS... | clear",
-		example: "helm slate list --json",
-		subs: []*command{
-			{
-				name: "list", summary: "list the observations on the slate",
-				usage: "slate list", example: "helm slate list",
-				newLeaf: func() leaf { return &slateListCommand{} },
-			},
-			erase,
-			{
-				name: "clear", summary: "wipe the slate without taking a bearing",
-				usage: "slate clear", example: "helm slate clear",
-				newLeaf: func() leaf { return &slateClearCommand{} },
-			},
-		},
-	}
+	c := group(a, &cobra.Command{
+		Use:     "slate list | erase MARK-KIND ARGS... | clear",
+		Short:   "list, erase or clear the observations gathered since the last bearing",
+		Example: "  helm slate list --json",
+	})
+	c.AddCommand(
+		leafCmd(a, &cobra.Command{
+			Use: "list", Short: "list the observations on the slate",
+			Example: "  helm slate list",
+		}, &slateListCommand{}),
+		erase,
+		leafCmd(a, &cobra.Command{
+			Use: "clear", Short: "wipe the slate without taking a bearing",
+			Example: "  helm slate clear",
+		}, &slateClearCommand{}),
+	)
+	return c
 }
 
 // slateListCommand lists the slate.
@@ -54,7 +51,7 @@ func (*slateListCommand) Flags(*pflag.FlagSet) {}
 
 func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "slate list takes no arguments, got %q", args)
+		return usageErrorf(a.cmd, "slate list takes no arguments, got %q", args)
 	}
 	v, err := a.openVoyage(ctx)
 	if err != nil {
@@ -116,7 +113,7 @@ func (*slateClearCommand) Flags(*pflag.FlagSet) {}
 
 func (*slateClearCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "slate clear takes no arguments, got %q (to take one mark off, use slate erase)", args)
+		return usageErrorf(a.cmd, "slate clear takes no arguments, got %q (to take one mark off, use slate erase)", args)
 	}
 	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
@@ -15,46 +16,44 @@ import (
 	"github.com/helmlog/helm/segment"
 )
 
-func voyageCommand() *command {
-	return &command{
-		name:    "voyage",
-		summary: "start, list, show and verify voyages",
-		usage:   "voyage new|list|show|verify ...",
-		example: `helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
-		subs: []*command{
-			{
-				name: "new", summary: "start a voyage and print its id",
-				usage: "voyage new [--kind open-waters|resolve-issue] INTENT",
-				help: `Start a voyage. Its identity (--as, HELM_IDENTITY, or identity in
+func newVoyageCmd(a *app) *cobra.Command {
+	c := group(a, &cobra.Command{
+		Use:     "voyage new|list|show|verify ...",
+		Short:   "start, list, show and verify voyages",
+		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
+	})
+	newCmd := leafCmd(a, &cobra.Command{
+		Use:   "new [--kind open-waters|resolve-issue] INTENT",
+		Short: "start a voyage and print its id",
+		Long: `Start a voyage. Its identity (--as, HELM_IDENTITY, or identity in
 $HELM_HOME/config.toml) becomes the default identity of everything
 recorded on it. Prints the new voyage's id.`,
-				example: `helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"`,
-				newLeaf: func() leaf { return &voyageNewCommand{} },
-			},
-			{
-				name: "list", summary: "list voyages",
-				usage:   "voyage list [--status active|completed|all]",
-				help:    "List voyages, oldest first. Without --status, only the active ones.",
-				example: "helm voyage list --status all --json",
-				newLeaf: func() leaf { return &voyageListCommand{} },
-			},
-			{
-				name: "show", summary: "show a voyage: metadata, slate, logbook counts, artifacts, failed actions",
-				usage:   "voyage show",
-				example: "helm --voyage a3b voyage show --json",
-				newLeaf: func() leaf { return &voyageShowCommand{} },
-			},
-			{
-				name: "verify", summary: "check a voyage's event log and artifacts for damage",
-				usage: "voyage verify",
-				help: `Check every record of the voyage's event log (checksums and the chain
+		Example: `  helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"`,
+	}, &voyageNewCommand{})
+	fixedValues(newCmd, "kind", string(helm.OpenWaters), string(helm.ResolveIssue))
+	list := leafCmd(a, &cobra.Command{
+		Use:     "list [--status active|completed|all]",
+		Short:   "list voyages",
+		Long:    "List voyages, oldest first. Without --status, only the active ones.",
+		Example: "  helm voyage list --status all --json",
+	}, &voyageListCommand{})
+	fixedValues(list, "status", string(helm.ListActive), string(helm.ListCompleted), string(helm.ListAll))
+	c.AddCommand(newCmd, list,
+		leafCmd(a, &cobra.Command{
+			Use:     "show",
+			Short:   "show a voyage: metadata, slate, logbook counts, artifacts, failed actions",
+			Example: "  helm --voyage a3b voyage show --json",
+		}, &voyageShowCommand{}),
+		leafCmd(a, &cobra.Command{
+			Use:   "verify",
+			Short: "check a voyage's event log and artifacts for damage",
+			Long: `Check every record of the voyage's event log (checksums and the chain
 linking records) and every stowed artifact against its BLAKE3 address.
 Exits 1 when anything is damaged.`,
-				example: "helm --voyage a3b voyage verify",
-				newLeaf: func() leaf { return &voyageVerifyCommand{} },
-			},
-		},
-	}
+			Example: "  helm --voyage a3b voyage verify",
+		}, &voyageVerifyCommand{}),
+	)
+	return c
 }
 
 // voyageNewCommand starts a voyage.
@@ -66,10 +65,10 @@ func (c *voyageNewCommand) Flags(fs *pflag.FlagSet) {
 
 func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) == 0 {
-		return usageErrorf(a.path, "voyage new: say what the voyage is for (INTENT)")
+		return usageErrorf(a.cmd, "voyage new: say what the voyage is for (INTENT)")
 	}
 	if len(args) > 1 {
-		return usageErrorf(a.path, "voyage new: one INTENT expected, got %d arguments (quote the intent)", len(args))
+		return usageErrorf(a.cmd, "voyage new: one INTENT expected, got %d arguments (quote the intent)", len(args))
 	}
 	h, err := a.openHome()
 	if err != nil {
@@ -104,7 +103,7 @@ func (c *voyageListCommand) Flags(fs *pflag.FlagSet) {
 
 func (c *voyageListCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "voyage list takes no arguments, got %q", args)
+		return usageErrorf(a.cmd, "voyage list takes no arguments, got %q", args)
 	}
 	h, err := a.openHome()
 	if err != nil {
@@ -184,7 +183,7 @@ type logbookCounts struct {
 
 func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "voyage show takes no arguments (choose the voyage with --voyage ID)")
+		return usageErrorf(a.cmd, "voyage show takes no arguments (choose the voyage with --voyage ID)")
 	}
 	v, err := a.openVoyage(ctx)
 	if err != nil {
@@ -295,7 +294,7 @@ type verifyJSON struct {
 
 func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf(a.path, "voyage verify takes no arguments (choose the voyage with --voyage ID)")
+		return usageErrorf(a.cmd, "voyage verify takes no arguments (choose the voyage with --voyage ID)")
 	}
 	id, err := a.voyageID(ctx)
 	if err != nil {

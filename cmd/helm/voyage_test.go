@@ -68,7 +68,7 @@ func TestVoyageList(t *testing.T) {
 	one := h.start("first")
 	h.at(5)
 	two := h.start("second", "--kind", "resolve-issue")
-	h.ok("--voyage", one, "complete", "--outcome", "blocked")
+	h.ok("--voyage", one, "complete", "--outcome", "blocked", "--summary", "waiting")
 
 	tests := []struct {
 		status string

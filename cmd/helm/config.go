@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// config is $HELM_HOME/config.toml.
+type config struct {
+	Identity string `toml:"identity"`
+	Role     string `toml:"role"`
+	Method   string `toml:"method"`
+}
+
+// configKeys are the keys config.toml may hold, in config's order.
+var configKeys = []string{"identity", "role", "method"}
+
+// config reads $HELM_HOME/config.toml; a missing file is an empty config.
+// A key helm does not know is a usage error naming its line: a typo
+// (rol = "coder") would otherwise be silently ignored.
+func (a *app) config() (*config, error) {
+	if a.cfg != nil {
+		return a.cfg, nil
+	}
+	dir, err := a.homeDir()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "config.toml")
+	c := &config{}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, &usageError{Err: fmt.Errorf("read %s: %w", path, err), Hint: "make the file readable, or point --home at another helm home"}
+	}
+	md, err := toml.Decode(string(data), c)
+	if err != nil {
+		return nil, &usageError{Err: fmt.Errorf("read %s: %w", path, err), Hint: "fix the file; it holds identity, role and method, e.g. identity = \"john-agent\""}
+	}
+	if err := unknownKeys(path, data, md.Undecoded()); err != nil {
+		return nil, err
+	}
+	c.Identity, c.Role, c.Method = strings.TrimSpace(c.Identity), strings.TrimSpace(c.Role), strings.TrimSpace(c.Method)
+	a.cfg = c
+	return c, nil
+}
+
+func (a *app) configPath() string {
+	dir, err := a.homeDir()
+	if err != nil {
+		return "$HELM_HOME/config.toml"
+	}
+	return filepath.Join(dir, "config.toml")
+}
+
+// unknownKeys reports the keys of config file path (its bytes data) that
+// helm does not know, one a line as "FILE:LINE: unknown key ...". A table
+// helm does not know is reported once, not with every key inside it.
+func unknownKeys(path string, data []byte, undecoded []toml.Key) error {
+	var lines []string
+	reported := map[string]bool{}
+	for _, k := range undecoded {
+		if len(k) > 1 && reported[k[:len(k)-1].String()] {
+			reported[k.String()] = true
+			continue
+		}
+		reported[k.String()] = true
+		where := path
+		if n := keyLine(data, k); n > 0 {
+			where = fmt.Sprintf("%s:%d", path, n)
+		}
+		lines = append(lines, fmt.Sprintf("%s: unknown key %q (known: %s)", where, k.String(), strings.Join(configKeys, ", ")))
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return &usageError{
+		Err:  errors.New(strings.Join(lines, "\n")),
+		Hint: "fix or remove the key in " + path + `; it holds identity, role and method, e.g. role = "coder"`,
+	}
+}
+
+// keyLine returns the 1-based line of data where key k is defined, or 0.
+// TOML's decoder keeps no positions for keys, so the file is scanned: the
+// first table header or assignment whose full key (the table's path, then
+// the assigned dotted key) is k or lies under it defines k. Quoted keys
+// holding dots or brackets may be missed; then the error names the file
+// alone.
+func keyLine(data []byte, k toml.Key) int {
+	var table []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || line[0] == '#':
+			continue
+		case line[0] == '[':
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			table = keyPath(strings.Trim(line[:end], "[ \t"))
+			if under(table, k) {
+				return n
+			}
+		default:
+			left, _, ok := strings.Cut(line, "=")
+			if ok && under(append(append([]string(nil), table...), keyPath(left)...), k) {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// keyPath splits a dotted TOML key into its parts, unquoted.
+func keyPath(s string) []string {
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return parts
+}
+
+// under reports whether path is key k or a key inside it.
+func under(path []string, k toml.Key) bool {
+	if len(path) < len(k) {
+		return false
+	}
+	for i := range k {
+		if path[i] != k[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/BurntSushi/toml"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConfigUnknownKeysNameTheirLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file string
+		want       []string // the error's lines
+	}{
+		{"typo", "identity = \"ann\"\n\nrol = \"coder\"\n",
+			[]string{`config.toml:3: unknown key "rol" (known: identity, role, method)`}},
+		{"quoted", "'rol' = \"coder\"\n",
+			[]string{`config.toml:1: unknown key "rol" (known: identity, role, method)`}},
+		{"a table once", "role = \"coder\"\n[store]\nurl = \"x\"\n\n[[hooks]]\nrun = \"y\"\n",
+			[]string{
+				`config.toml:2: unknown key "store" (known: identity, role, method)`,
+				`config.toml:5: unknown key "hooks" (known: identity, role, method)`,
+			}},
+		{"dotted", "identity = \"ann\"\nstore.url = \"x\"\n",
+			[]string{`config.toml:2: unknown key "store.url" (known: identity, role, method)`}},
+		{"the same name in a table", "[x]\nrole = \"a\"\n",
+			[]string{`config.toml:1: unknown key "x" (known: identity, role, method)`}},
+		{"several", "methd = \"human\"\nidentity = \"ann\"\nrol = \"coder\"\n", []string{
+			`config.toml:1: unknown key "methd" (known: identity, role, method)`,
+			`config.toml:3: unknown key "rol" (known: identity, role, method)`,
+		}},
+		{"none", "identity = \"ann\"\nrole = \"coder\"\nmethod = \"human\"\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c config
+			md, err := toml.Decode(tt.file, &c)
+			require.NoError(t, err)
+			err = unknownKeys("config.toml", []byte(tt.file), md.Undecoded())
+			if tt.want == nil {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, 2, ExitCode(err), "bad input")
+			assert.Equal(t, tt.want, splitLines(err.Error()))
+		})
+	}
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := range len(s) {
+		if s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+func TestUnknownConfigKeyIsUsageErrorWithItsLine(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	writeConfig(t, h, "identity = \"ann\"\n# the role:\nrol = \"coder\"\n")
+	r := h.fails(2, "voyage", "new", "typo")
+	assert.Equal(t, "helm: "+h.Home+"/config.toml:3: unknown key \"rol\" (known: identity, role, method)\n"+
+		"Try: fix or remove the key in "+h.Home+"/config.toml; it holds identity, role and method, e.g. role = \"coder\"\n", r.Stderr)
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain makes the test binary helm itself when it is run as "helm":
+// the scripts' `exec helm ...` run main in a fresh process without a
+// build, so they test the real exit codes, streams and signals.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"helm": main})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: one
+// behaviour of the command line each, as the Go toolchain tests cmd/go.
+// Each runs in its own $WORK with its own helm home and git identity; see
+// testscript's documentation for the commands, and exits below.
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		UpdateScripts:       *update,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			for k, v := range map[string]string{
+				"HOME":                home,
+				"HELM_HOME":           filepath.Join(home, ".helm"),
+				"GIT_CONFIG_NOSYSTEM": "1",
+				"GIT_TERMINAL_PROMPT": "0",
+				"GIT_AUTHOR_NAME":     "helm test", "GIT_AUTHOR_EMAIL": "test@helm.invalid",
+				"GIT_COMMITTER_NAME": "helm test", "GIT_COMMITTER_EMAIL": "test@helm.invalid",
+			} {
+				env.Setenv(k, v)
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":      exits,
+			"stdout2env": stdout2env,
+		},
+	})
+}
+
+// exits N PROGRAM [ARG...] runs a program, as exec does, and checks that
+// it exits with status N: the scripts tell 1 (failed) from 2 (bad usage).
+// Its stdout and stderr are there for the stdout and stderr commands.
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exits")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exits N PROGRAM [ARG...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var xe *exec.ExitError
+	switch {
+	case errors.As(err, &xe):
+		got = xe.ExitCode()
+	case err != nil:
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// stdout2env NAME sets the environment variable NAME to what the last
+// command printed on stdout, trimmed: a voyage's id, for --voyage.
+func stdout2env(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: stdout2env NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
