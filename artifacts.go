@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -42,7 +43,7 @@ func (v *Voyage) Artifact(ctx context.Context, hash string) ([]byte, error) {
 // and checks them against its address.
 func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte, error) {
 	if ref.Blob == 0 {
-		return v.pack.load(ref)
+		return v.pack.Load(artifactRef(ref))
 	}
 	var blob []byte
 	err := v.log.Scan(ctx, ref.Blob, func(r segment.Record) error {
@@ -52,25 +53,16 @@ func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte,
 	if err != nil && !errors.Is(err, errFound) {
 		return nil, err
 	}
-	return checkBlob(ref, blob, v.log.Dir())
+	return artifact.ReadBlob(artifactRef(ref), blob, v.log.Dir())
+}
+
+// artifactRef is where the artifact an event names is stored.
+func artifactRef(r *projection.ArtifactRef) artifact.Ref {
+	return artifact.Ref{Hash: r.Hash, Size: r.Size, StoredSize: r.StoredSize, Offset: r.Offset, Blob: r.Blob}
 }
 
 // errFound ends a scan that found what it was looking for.
 var errFound = errors.New("found")
-
-// checkBlob expands the blob record holding ref's bytes.
-func checkBlob(ref *projection.ArtifactRef, blob []byte, dir string) ([]byte, error) {
-	where := fmt.Sprintf("%s, record %d", dir, ref.Blob)
-	switch {
-	case blob == nil:
-		return nil, artifactDamaged(ref, where, "the log has no such record")
-	case !isBlob(blob):
-		return nil, artifactDamaged(ref, where, "the record is not an artifact blob")
-	case int64(len(blob)-1) != ref.StoredSize:
-		return nil, artifactDamaged(ref, where, fmt.Sprintf("blob of %d bytes, the event says %d", len(blob)-1, ref.StoredSize))
-	}
-	return expand(ref, blob[1:], where)
-}
 
 // Sighting returns the decoded sighting stored under hash.
 func (v *Voyage) Sighting(ctx context.Context, hash string) (sighting.Sighting, error) {
@@ -150,15 +142,20 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, summary sighting.Sight
 		if err != nil {
 			return nil, err
 		}
-		derived = hashArtifact(data)
+		enc := artifact.Encode(data)
+		derived = enc.Hash
 		if derived == a.Hash {
 			return nil, fmt.Errorf("%w: the summary is identical to the artifact", ErrInvalid)
 		}
 		ref := &projection.ArtifactRef{Hash: derived}
 		if held := st.Artifacts[derived]; held != nil {
 			*ref = held.ArtifactRef
-		} else if ref, err = v.pack.stow(derived, int64(len(data)), compress(data)); err != nil {
-			return nil, err
+		} else {
+			r, err := v.pack.Stow(enc)
+			if err != nil {
+				return nil, err
+			}
+			ref.Size, ref.StoredSize, ref.Offset = r.Size, r.StoredSize, r.Offset
 		}
 		ref.DerivedFrom, ref.Method = a.Hash, method
 		return []*projection.Event{{Type: projection.ArtifactReduced, Who: w, Artifact: ref}}, nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/helmlog/helm/artifact"
 )
 
 // Sentinel errors, matched with errors.Is. The errors helm returns wrap
@@ -26,8 +28,9 @@ var (
 	ErrMissingWho = errors.New("identity, role or method missing")
 	// ErrInvalid: the caller's input is invalid (empty intent, bad outcome, ...).
 	ErrInvalid = errors.New("invalid input")
-	// ErrArtifactDamaged: an artifact's bytes do not match its BLAKE3 address.
-	ErrArtifactDamaged = errors.New("artifact damaged")
+	// ErrArtifactDamaged: an artifact's bytes do not match its BLAKE3
+	// address (matched by every *artifact.DamageError).
+	ErrArtifactDamaged = artifact.ErrDamaged
 	// ErrArtifactGone: the artifact was jettisoned or reduced.
 	ErrArtifactGone = errors.New("artifact no longer stowed")
 	// ErrNoArtifact: the voyage holds no artifact with that hash.

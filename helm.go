@@ -29,6 +29,7 @@ import (
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
 )
 
 // Kind is the kind of a voyage, which frames its first bearing.
@@ -331,4 +332,18 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]projection.Voya
 		return out, &unreadable
 	}
 	return out, nil
+}
+
+// syncDir fsyncs a directory, through the durability seam, so that a file
+// created or renamed in it survives a crash.
+func syncDir(dir string) error {
+	d, err := segment.OSFS{}.OpenFile(dir, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -22,7 +23,7 @@ import (
 func (v *Voyage) Events(ctx context.Context) ([]projection.Event, error) {
 	var out []projection.Event
 	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
-		if isBlob(r.Data) {
+		if artifact.IsBlob(r.Data) {
 			return nil
 		}
 		e, err := projection.Decode(r.Data)
@@ -44,7 +45,7 @@ func (v *Voyage) Events(ctx context.Context) ([]projection.Event, error) {
 func (v *Voyage) Export(ctx context.Context, w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
-		if isBlob(r.Data) {
+		if artifact.IsBlob(r.Data) {
 			return nil
 		}
 		e, err := projection.Decode(r.Data)
@@ -110,7 +111,7 @@ func ReadEvents(r io.Reader) ([]projection.Event, error) {
 func ReplayDir(ctx context.Context, dir string) (*projection.State, error) {
 	st := &projection.State{}
 	err := segment.ScanDir(ctx, filepath.Join(dir, "events"), 1, func(r segment.Record) error {
-		if isBlob(r.Data) {
+		if artifact.IsBlob(r.Data) {
 			return nil
 		}
 		e, err := projection.Decode(r.Data)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -82,7 +83,7 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 			blobs[a.Blob] = a
 		default:
 			rep.Artifacts++
-			if _, err := v.pack.load(&a.ArtifactRef); err != nil {
+			if _, err := v.pack.Load(artifactRef(&a.ArtifactRef)); err != nil {
 				rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
 			}
 		}
@@ -97,7 +98,7 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 		}
 		delete(blobs, r.Seq)
 		rep.Artifacts++
-		if _, err := checkBlob(&a.ArtifactRef, r.Data, v.log.Dir()); err != nil {
+		if _, err := artifact.ReadBlob(artifactRef(&a.ArtifactRef), r.Data, v.log.Dir()); err != nil {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
 		}
 		return nil
@@ -107,7 +108,7 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 	}
 	for _, a := range blobs { // named records that the log does not hold
 		rep.Artifacts++
-		_, err := checkBlob(&a.ArtifactRef, nil, v.log.Dir())
+		_, err := artifact.ReadBlob(artifactRef(&a.ArtifactRef), nil, v.log.Dir())
 		rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
 	}
 	return nil

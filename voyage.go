@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/projection"
@@ -29,7 +30,7 @@ type Voyage struct {
 	id   string
 	dir  string
 	log  *segment.Log
-	pack *pack
+	pack *artifact.Pack
 
 	mu         sync.Mutex
 	st         projection.State
@@ -40,27 +41,13 @@ type Voyage struct {
 
 // stower stores an artifact unless the voyage holds it already; it returns
 // the event to append (nil when already held).
-type stower func(a *artifact) (*projection.Event, error)
-
-// artifact is a sighting's JSON made ready to store: its address and its
-// compressed bytes. It is made before the log's lock is taken, so hashing
-// and compressing run in parallel across goroutines, not one after another
-// under the lock.
-type artifact struct {
-	hash       string
-	size       int64
-	compressed []byte
-}
-
-func newArtifact(data []byte) *artifact {
-	return &artifact{hash: hashArtifact(data), size: int64(len(data)), compressed: compress(data)}
-}
+type stower func(a *artifact.Encoded) (*projection.Event, error)
 
 // encodedObservation is an observation in the forms the log stores.
 type encodedObservation struct {
 	obs  Observation
 	mark []byte
-	art  *artifact
+	art  *artifact.Encoded
 }
 
 func encodeObservation(obs Observation) (*encodedObservation, error) {
@@ -72,7 +59,7 @@ func encodeObservation(obs Observation) (*encodedObservation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &encodedObservation{obs: obs, mark: mark, art: newArtifact(sight)}, nil
+	return &encodedObservation{obs: obs, mark: mark, art: artifact.Encode(sight)}, nil
 }
 
 // open opens the voyage id, folding its events into fresh views. Opening
@@ -99,7 +86,7 @@ func (h *Home) open(id string) (*Voyage, error) {
 func (h *Home) openDir(dir, id string) (*Voyage, error) {
 	// Opening the log folds its events into fresh views as it reads them:
 	// the check of the log and the replay are one pass.
-	v := &Voyage{home: h, id: id, dir: dir, pack: newPack(dir, h.opts.NoSync)}
+	v := &Voyage{home: h, id: id, dir: dir, pack: artifact.NewPack(dir, &artifact.PackOptions{NoSync: h.opts.NoSync})}
 	log, err := segment.OpenScan(filepath.Join(dir, "events"), &segment.Options{
 		SegmentSize: h.opts.SegmentSize, NoSync: h.opts.NoSync, Identity: id,
 	}, v.applyRecord)
@@ -113,7 +100,7 @@ func (h *Home) openDir(dir, id string) (*Voyage, error) {
 // applyRecord decodes one record and folds it into the views. The caller
 // holds v.mu or owns v exclusively.
 func (v *Voyage) applyRecord(r segment.Record) error {
-	if isBlob(r.Data) {
+	if artifact.IsBlob(r.Data) {
 		return nil // an artifact's bytes: read only when the artifact is
 	}
 	e, err := projection.Decode(r.Data)
@@ -152,7 +139,7 @@ func (v *Voyage) Close() error {
 		v.writeSummary()
 	}
 	err := v.log.Close()
-	if perr := v.pack.close(); err == nil {
+	if perr := v.pack.Close(); err == nil {
 		err = perr
 	}
 	return err
@@ -258,24 +245,25 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 			return nil, err
 		}
 		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record
-		stow := func(a *artifact) (*projection.Event, error) {
-			if held := v.st.Artifacts[a.hash]; held != nil && held.Status == projection.Stowed {
+		stow := func(a *artifact.Encoded) (*projection.Event, error) {
+			if held := v.st.Artifacts[a.Hash]; held != nil && held.Status == projection.Stowed {
 				return nil, nil // stored once per voyage; a jettisoned one is stowed again
 			}
 			for e := range blobs {
-				if e.Artifact.Hash == a.hash {
+				if e.Artifact.Hash == a.Hash {
 					return nil, nil
 				}
 			}
-			ref := &projection.ArtifactRef{Hash: a.hash, Size: a.size, StoredSize: int64(len(a.compressed))}
+			ref := &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}
 			var blob []byte
-			if len(a.compressed) <= inlineMax {
-				blob = append([]byte{blobFormat}, a.compressed...)
+			if a.Inline() {
+				blob = artifact.BlobRecord(a)
 			} else {
-				var err error
-				if ref, err = v.pack.stow(a.hash, a.size, a.compressed); err != nil {
+				r, err := v.pack.Stow(a)
+				if err != nil {
 					return nil, err
 				}
+				ref.Offset = r.Offset
 			}
 			ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: ref}
 			blobs[ev] = blob
@@ -483,7 +471,7 @@ func (v *Voyage) sealObservation(enc *encodedObservation, stow stower, events *[
 		at = v.home.now()
 	}
 	return logbook.Observation{
-		Key: obs.Mark.Key(), Mark: enc.mark, Label: obs.Mark.String(), Artifact: enc.art.hash, ObservedAt: at.UTC(),
+		Key: obs.Mark.Key(), Mark: enc.mark, Label: obs.Mark.String(), Artifact: enc.art.Hash, ObservedAt: at.UTC(),
 	}, nil
 }
 
