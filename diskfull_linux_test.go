@@ -188,7 +188,7 @@ func fillDiskWithVoyage(t *testing.T, every int) {
 		n++
 		m, err := marks.NewContext(fmt.Sprintf("note %d: %s", n, prose(r, 1024+r.IntN(1024))))
 		require.NoError(t, err)
-		_, err = v.Observe(ctx, m, who)
+		_, err = v.Observe(ctx, m, who, nil)
 		return m.Key(), err
 	}
 	file := func() (string, error) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
-	"github.com/helmlog/helm/projection"
 )
 
 // A voyage from start to finish: observe, take a bearing, perform an
@@ -33,7 +32,7 @@ func Example() {
 	}
 	defer v.Close()
 
-	if _, err := v.Observe(ctx, &note{Topic: "widget.rs", Text: "fn init() { ... }"}, who); err != nil {
+	if _, err := v.Observe(ctx, &note{Topic: "widget.rs", Text: "fn init() { ... }"}, who, nil); err != nil {
 		panic(err)
 	}
 	if _, err := v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil); err != nil {
@@ -42,7 +41,7 @@ func Example() {
 	if _, err := v.Perform(ctx, &fakeAction{Message: "Fix null check in widget init"}, who); err != nil {
 		panic(err)
 	}
-	if err := v.Complete(ctx, projection.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
+	if err := v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
 		panic(err)
 	}
 	v.WriteStory(os.Stdout)
@@ -72,8 +71,8 @@ func ExampleVoyage_Observe() {
 	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
 	defer v.Close()
 
-	v.Observe(ctx, &note{Topic: "README", Text: "old"}, who)
-	v.Observe(ctx, &note{Topic: "README", Text: "new"}, who)
+	v.Observe(ctx, &note{Topic: "README", Text: "old"}, who, nil)
+	v.Observe(ctx, &note{Topic: "README", Text: "new"}, who, nil)
 	for _, o := range v.Slate() {
 		s, _ := v.Sighting(ctx, o.Artifact)
 		fmt.Println(o.Label, "→", s.(*noteSighting).Text)
@@ -91,11 +90,14 @@ func ExampleVoyage_Challenge() {
 	agent := logbook.Who{Identity: "john-agent", Role: "coder", Method: "sonnet"}
 	v, _ := h.Start(ctx, "Review", helm.OpenWaters, agent)
 	defer v.Close()
-	v.Observe(ctx, &note{Topic: "diff", Text: "+ if w == nil { return }"}, agent)
+	v.Observe(ctx, &note{Topic: "diff", Text: "+ if w == nil { return }"}, agent, nil)
 	v.TakeBearing(ctx, "Looks fine.", agent, nil)
 
 	human := logbook.Who{Identity: "dyreby", Role: "reviewer", Method: "human"}
-	e, _ := v.Challenge(ctx, 1, "What about the error path?", "The nil check is right; the error path still leaks.", logbook.SourceUser, human)
+	e, _ := v.Challenge(ctx, 1, helm.Challenge{
+		Feedback: "What about the error path?",
+		Reading:  "The nil check is right; the error path still leaks.",
+	}, human)
 	fmt.Println(e.Bearing.Reading.Text)
 	fmt.Println("was:", e.Bearing.Reading.History[0].Text, "—", e.Bearing.Reading.History[0].ChallengedWith)
 	// Output:
@@ -112,15 +114,15 @@ func ExampleReplay() {
 	h, _ := helm.Open(dir, fixedOptions())
 	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Recorded", helm.OpenWaters, who)
-	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who)
+	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 	v.TakeBearing(ctx, "Seen.", who, nil)
 	var export strings.Builder
 	v.Export(ctx, &export)
 	v.Close()
 
 	events, _ := helm.ReadEvents(strings.NewReader(export.String()))
-	st, _ := helm.Replay(events)
-	fmt.Println(len(events), "events;", len(st.Entries), "entry:", st.Entries[0].Bearing.Reading.Text)
+	views, _ := helm.Replay(events)
+	fmt.Println(len(events), "events;", len(views.Logbook), "entry:", views.Logbook[0].Bearing.Reading.Text)
 	// Output:
 	// 4 events; 1 entry: Seen.
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm"
 )
 
 func completeCommand() *command {
@@ -26,7 +26,7 @@ type completeCommandLeaf struct{ summary, outcome string }
 
 func (c *completeCommandLeaf) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.summary, "summary", "", "what came of the voyage, as `TEXT`")
-	fs.StringVar(&c.outcome, "outcome", string(projection.OutcomeCompleted), "how it ended, `OUTCOME`: completed, blocked, failed, partial or cancelled")
+	fs.StringVar(&c.outcome, "outcome", string(helm.OutcomeCompleted), "how it ended, `OUTCOME`: completed, blocked, failed, partial or cancelled")
 }
 
 func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
@@ -37,7 +37,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	if err != nil {
 		return err
 	}
-	if err := v.Complete(ctx, projection.Outcome(c.outcome), c.summary, who); err != nil {
+	if err := v.Complete(ctx, helm.Outcome(c.outcome), c.summary, who); err != nil {
 		return err
 	}
 	info := v.Info()
@@ -45,7 +45,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 		return writeJSON(a.stdout, info)
 	}
 	var b strings.Builder
-	if info.Outcome == projection.OutcomeCompleted {
+	if info.Outcome == helm.OutcomeCompleted {
 		fmt.Fprintf(&b, "Voyage %s completed\n", short(v.ID()))
 	} else {
 		fmt.Fprintf(&b, "Voyage %s completed: %s\n", short(v.ID()), info.Outcome)

@@ -34,8 +34,8 @@ func TestComplete(t *testing.T) {
 			id := h.start("complete")
 			h.at(30)
 			assert.Equal(t, tt.want, h.ok(append([]string{"complete"}, tt.args...)...))
-			var v projection.Voyage
-			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "completed", "--json")), &[]*projection.Voyage{&v}))
+			var v projection.VoyageView
+			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "completed", "--json")), &[]*projection.VoyageView{&v}))
 			assert.Equal(t, id, v.ID)
 			assert.Equal(t, tt.outcome, v.Outcome)
 			assert.Equal(t, "2026-02-26T17:30:00Z", stamp(v.CompletedAt))
@@ -52,8 +52,8 @@ func TestCompleteUsage(t *testing.T) {
 	h.start("complete")
 	assert.Contains(t, h.fails(2, "complete", "--outcome", "sunk").Stderr, `outcome "sunk"`)
 	assert.Contains(t, h.fails(2, "complete", "unquoted", "summary").Stderr, "quote the summary")
-	var v projection.Voyage
+	var v projection.VoyageView
 	require.NoError(t, json.Unmarshal([]byte(h.ok("complete", "--json", "--summary", "done")), &v))
-	assert.Equal(t, projection.Completed, v.Status)
+	assert.Equal(t, projection.StatusCompleted, v.Status)
 	assert.Equal(t, "done", v.Summary)
 }
