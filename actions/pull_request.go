@@ -78,7 +78,7 @@ func (a *CreatePullRequest) Perform(ctx context.Context) (logbook.ActionResult, 
 		}
 		out, err := a.Runner.GH(ctx, "api", "repos/"+repo)
 		if err != nil {
-			return logbook.ActionResult{}, fmt.Errorf("%s: find the default branch (or give --base): %w", k, err)
+			return logbook.ActionResult{}, fmt.Errorf("%s: find the default branch (or set Base): %w", k, err)
 		}
 		if err := json.Unmarshal(out, &info); err != nil {
 			return logbook.ActionResult{}, fmt.Errorf("%s: find the default branch: %w", k, err)

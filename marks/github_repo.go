@@ -23,8 +23,7 @@ var repoFocuses = []string{"issues", "pull-requests"}
 
 // GitHubRepo is a GitHub repository's open work: its open issues, its open
 // pull requests, or both (the default, since "what is open here" is the
-// question an orientation asks). CLI:
-// helm observe github-repo [--focus issues|pull-requests]...
+// question an orientation asks).
 type GitHubRepo struct {
 	// Repo is OWNER/NAME.
 	Repo string `json:"repo"`
@@ -155,7 +154,7 @@ func numberedFocus(kind string, known []string, repo string, number int, focus [
 func normalizeFocus(kind string, known, def, focus []string) ([]string, error) {
 	for _, f := range focus {
 		if !slices.Contains(known, f) {
-			return nil, invalidf(kind, "unknown --focus %q (choose from %s)", f, strings.Join(known, ", "))
+			return nil, invalidf(kind, "unknown focus %q (choose from %s)", f, strings.Join(known, ", "))
 		}
 	}
 	return focusOr(known, def, focus), nil

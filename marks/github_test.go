@@ -53,11 +53,11 @@ func TestGitHubMarkConstructorsValidate(t *testing.T) {
 	}{
 		{"pr bad repo", func() (marks.Mark, error) { return marks.NewGitHubPR("widgets", 1) }, "not OWNER/NAME"},
 		{"pr zero", func() (marks.Mark, error) { return marks.NewGitHubPR(ghRepo, 0) }, "not a positive"},
-		{"pr bad focus", func() (marks.Mark, error) { return marks.NewGitHubPR(ghRepo, 1, "body") }, `unknown --focus "body" (choose from summary, files, checks, diff, comments, reviews)`},
+		{"pr bad focus", func() (marks.Mark, error) { return marks.NewGitHubPR(ghRepo, 1, "body") }, `unknown focus "body" (choose from summary, files, checks, diff, comments, reviews)`},
 		{"issue negative", func() (marks.Mark, error) { return marks.NewGitHubIssue(ghRepo, -3) }, "not a positive"},
-		{"issue bad focus", func() (marks.Mark, error) { return marks.NewGitHubIssue(ghRepo, 1, "diff") }, `unknown --focus "diff"`},
+		{"issue bad focus", func() (marks.Mark, error) { return marks.NewGitHubIssue(ghRepo, 1, "diff") }, `unknown focus "diff"`},
 		{"repo bad repo", func() (marks.Mark, error) { return marks.NewGitHubRepo("../x") }, "not OWNER/NAME"},
-		{"repo bad focus", func() (marks.Mark, error) { return marks.NewGitHubRepo(ghRepo, "prs") }, `unknown --focus "prs" (choose from issues, pull-requests)`},
+		{"repo bad focus", func() (marks.Mark, error) { return marks.NewGitHubRepo(ghRepo, "prs") }, `unknown focus "prs" (choose from issues, pull-requests)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.new()
