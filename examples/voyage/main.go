@@ -143,14 +143,14 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	// Perform actions. Perform records the intent durably before running
 	// git, then records the result: a crash in between would leave an
 	// "outcome unknown" entry rather than a silent gap.
-	commit, err := actions.NewCommit(git, "Fix nil check in widget Init")
+	commit, err := actions.NewCommit(git, actions.Commit{Message: "Fix nil check in widget Init"})
 	if err != nil {
 		return err
 	}
 	if _, err := v.Perform(ctx, commit, who); err != nil {
 		return err
 	}
-	push, err := actions.NewPush(git, "fix-widget", "") // "" means origin
+	push, err := actions.NewPush(git, actions.Push{Branch: "fix-widget"}) // no Remote: origin
 	if err != nil {
 		return err
 	}
