@@ -90,7 +90,7 @@ func (m *GitHubIssue) Observe(ctx context.Context, env *Env) (sighting.Sighting,
 		}
 	}
 	s.Errors = errs.list
-	if err := errs.err(m.String(), len(focus)); err != nil {
+	if err := errs.err(len(focus)); err != nil {
 		return nil, err
 	}
 	return s, nil

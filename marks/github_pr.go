@@ -146,7 +146,7 @@ func (m *GitHubPR) Observe(ctx context.Context, env *Env) (sighting.Sighting, er
 		}
 	}
 	s.Errors = errs.list
-	if err := errs.err(m.String(), len(focus)); err != nil {
+	if err := errs.err(len(focus)); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -108,7 +108,7 @@ func (m *GitHubRepo) Observe(ctx context.Context, env *Env) (sighting.Sighting, 
 		}
 	}
 	s.Errors = errs.list
-	if err := errs.err(m.String(), len(focus)); err != nil {
+	if err := errs.err(len(focus)); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -197,7 +197,7 @@ func focusSuffix(known, def, focus []string) string {
 
 func githubRunner(kind string, env *Env) (GitHubRunner, error) {
 	if env == nil || env.GitHub == nil {
-		return nil, fmt.Errorf("observe %s: no GitHub runner (gh) configured", kind)
+		return nil, fmt.Errorf("%s: no GitHub runner (gh) configured (Env.GitHub)", kind)
 	}
 	return env.GitHub, nil
 }
@@ -215,11 +215,12 @@ func (e *focusErrors) add(focus string, err error) {
 	e.errs = append(e.errs, fmt.Errorf("%s: %w", focus, err))
 }
 
-func (e *focusErrors) err(label string, focuses int) error {
+func (e *focusErrors) err(focuses int) error {
 	if len(e.errs) == 0 || len(e.errs) < focuses {
 		return nil
 	}
-	return fmt.Errorf("observe %s: %w", label, errors.Join(e.errs...))
+	// The caller says what was observed; this says which focus failed.
+	return errors.Join(e.errs...)
 }
 
 // ghJSON runs `gh api PATH` and decodes its JSON into v.

@@ -3,6 +3,7 @@ package marks_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -216,7 +217,7 @@ func TestGitHubPRSingleFailingFocusIsAnError(t *testing.T) {
 			assert.Nil(t, got)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
-			assert.Contains(t, err.Error(), "GitHubPullRequest octo/widgets#9")
+			assert.True(t, strings.HasPrefix(err.Error(), tc.focus+": "), "the error names the focus that failed; its caller names the mark: %v", err)
 			var ee *runner.ExitError
 			assert.True(t, errors.As(err, &ee), "gh's error is kept for errors.As")
 		})
