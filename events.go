@@ -30,21 +30,6 @@ func eventsOf(id, dir string, fn func(seq uint64, e *projection.Event) error) fu
 	}
 }
 
-// Events returns every event of the voyage in order, decoded (and upcast
-// to the current schema), each with its sequence number.
-func (v *Voyage) Events(ctx context.Context) ([]projection.Event, error) {
-	var out []projection.Event
-	err := v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error {
-		e.Seq = seq
-		out = append(out, *e)
-		return nil
-	}))
-	if err != nil {
-		return nil, v.fail("read events", err, Hint{})
-	}
-	return out, nil
-}
-
 // Export writes the voyage's events as JSON lines, one event a line, in
 // the order they were recorded: the form ReadEvents reads back.
 func (v *Voyage) Export(ctx context.Context, w io.Writer) error {

@@ -2,6 +2,7 @@ package helm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -596,6 +597,16 @@ func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
 	assert.ErrorIs(t, p, helm.ErrDamaged)
 	assert.Contains(t, p.Error(), filepath.Base(segs[0]))
 	assert.Contains(t, p.Error(), "offset")
+	data, err := json.Marshal(rep)
+	require.NoError(t, err)
+	var back struct {
+		Problems []map[string]any `json:"problems"`
+	}
+	require.NoError(t, json.Unmarshal(data, &back))
+	require.Len(t, back.Problems, 1)
+	for _, field := range []string{"file", "offset", "seq", "reason"} {
+		assert.Contains(t, back.Problems[0], field, "the JSON form keeps the problem's %s", field)
+	}
 }
 
 func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {

@@ -3,6 +3,7 @@ package helm_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -120,7 +121,7 @@ func TestReadingWritesNothing(t *testing.T) {
 			_, err := v.Artifact(ctx, art.Hash)
 			require.NoError(t, err)
 		}
-		_, err = v.Events(ctx)
+		err = v.Export(ctx, io.Discard)
 		require.NoError(t, err)
 		require.NoError(t, v.Close())
 		rep, err := h.Verify(ctx, info.ID)
