@@ -6,34 +6,40 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/sighting"
 )
 
+// Artifacts: the sightings' bytes, read back and checked against their
+// address, jettisoned, or reduced to a summary.
+
 // Artifact returns the sighting JSON stored under hash (a full BLAKE3 hex
-// hash or an unambiguous prefix), after checking it against its address.
+// hash or an unambiguous prefix of at least 4 digits), after checking it
+// against its address.
 func (v *Voyage) Artifact(ctx context.Context, hash string) ([]byte, error) {
-	if err := v.Refresh(ctx); err != nil {
-		return nil, v.fail("read artifact", err, "")
+	op := "read artifact " + hash
+	if err := v.refresh(ctx); err != nil {
+		return nil, v.fail(op, err, Hint{})
 	}
 	v.mu.Lock()
 	a, err := v.findArtifact(hash)
 	v.mu.Unlock()
 	if err != nil {
-		return nil, v.fail("read artifact "+hash, err, "")
+		return nil, v.fail(op, err, Hint{})
 	}
+	op = "read artifact " + a.Hash
 	if a.Status != projection.Stowed {
-		hint := "it was jettisoned: helm no longer reads it; the logbook still names the mark"
+		err := fmt.Errorf("%w: it is %s", ErrArtifactGone, a.Status)
 		if a.ReducedTo != "" {
-			hint = "read its summary " + a.ReducedTo
+			return nil, v.fail(op, err, Hint{HintReadSummary, "read its summary, artifact " + a.ReducedTo})
 		}
-		return nil, v.fail("read artifact "+a.Hash, fmt.Errorf("%w: it is %s", ErrArtifactGone, a.Status), hint)
+		return nil, v.fail(op, fmt.Errorf("%w; its bytes are no longer read, and the logbook still names its mark", err), Hint{})
 	}
 	data, err := v.load(ctx, &a.ArtifactRef)
 	if err != nil {
-		return nil, v.fail("read artifact "+a.Hash, err, "")
+		return nil, v.fail(op, err, Hint{})
 	}
 	return data, nil
 }
@@ -42,7 +48,7 @@ func (v *Voyage) Artifact(ctx context.Context, hash string) ([]byte, error) {
 // and checks them against its address.
 func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte, error) {
 	if ref.Blob == 0 {
-		return v.pack.load(ref)
+		return v.pack.Load(artifactRef(ref))
 	}
 	var blob []byte
 	err := v.log.Scan(ctx, ref.Blob, func(r segment.Record) error {
@@ -52,27 +58,18 @@ func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte,
 	if err != nil && !errors.Is(err, errFound) {
 		return nil, err
 	}
-	return checkBlob(ref, blob, v.log.Dir())
+	return artifact.ReadBlob(artifactRef(ref), blob, v.log.Dir())
+}
+
+// artifactRef is where the artifact an event names is stored.
+func artifactRef(r *projection.ArtifactRef) artifact.Ref {
+	return artifact.Ref{Hash: r.Hash, Size: r.Size, StoredSize: r.StoredSize, Offset: r.Offset, Blob: r.Blob}
 }
 
 // errFound ends a scan that found what it was looking for.
 var errFound = errors.New("found")
 
-// checkBlob expands the blob record holding ref's bytes.
-func checkBlob(ref *projection.ArtifactRef, blob []byte, dir string) ([]byte, error) {
-	where := fmt.Sprintf("%s, record %d", dir, ref.Blob)
-	switch {
-	case blob == nil:
-		return nil, artifactDamaged(ref, where, "the log has no such record")
-	case !isBlob(blob):
-		return nil, artifactDamaged(ref, where, "the record is not an artifact blob")
-	case int64(len(blob)-1) != ref.StoredSize:
-		return nil, artifactDamaged(ref, where, fmt.Sprintf("blob of %d bytes, the event says %d", len(blob)-1, ref.StoredSize))
-	}
-	return expand(ref, blob[1:], where)
-}
-
-// Sighting returns the decoded sighting stored under hash.
+// Sighting returns the decoded sighting stored under hash (see Artifact).
 func (v *Voyage) Sighting(ctx context.Context, hash string) (sighting.Sighting, error) {
 	data, err := v.Artifact(ctx, hash)
 	if err != nil {
@@ -98,7 +95,7 @@ func (v *Voyage) findArtifact(hash string) (projection.Artifact, error) {
 	case 1:
 		return *found[0], nil
 	case 0:
-		return projection.Artifact{}, fmt.Errorf("%w: %q (see `helm voyage show`)", ErrNoArtifact, hash)
+		return projection.Artifact{}, fmt.Errorf("%w: %q", ErrNoArtifact, hash)
 	}
 	return projection.Artifact{}, fmt.Errorf("%w: prefix %q matches %d artifacts; give more of the hash", ErrNoArtifact, hash, len(found))
 }
@@ -108,8 +105,12 @@ func (v *Voyage) findArtifact(hash string) (projection.Artifact, error) {
 // ErrArtifactGone, until the same bytes are observed again and stowed
 // anew. The bytes stay where they are (the log, the pack) until a
 // compaction, which helm does not do yet.
-func (v *Voyage) Jettison(ctx context.Context, hash string, who logbook.Who) error {
-	_, err := v.commit(ctx, "jettison artifact "+hash, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+func (v *Voyage) Jettison(ctx context.Context, hash string, who Who) error {
+	op := "jettison artifact " + hash
+	if err := checkWho(who); err != nil {
+		return v.fail(op, err, Hint{})
+	}
+	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		a, err := v.findArtifact(hash)
 		if err != nil {
 			return nil, err
@@ -126,19 +127,36 @@ func (v *Voyage) Jettison(ctx context.Context, hash string, who logbook.Who) err
 	return err
 }
 
-// Reduce stores summary as a derived artifact of the artifact at hash and
-// marks the original reduced: readers are pointed to the summary. method
-// says how the summary was made ("human", a model name).
-func (v *Voyage) Reduce(ctx context.Context, hash string, summary sighting.Sighting, method string, who logbook.Who) (string, error) {
-	data, err := sighting.Marshal(summary)
+// Reduction is a summary that stands in for an artifact.
+type Reduction struct {
+	// Summary is the derived sighting.
+	Summary sighting.Sighting
+	// Method says how the summary was made: "human", a model name.
+	Method string
+}
+
+// Reduce stores r.Summary as a derived artifact of the artifact at hash,
+// stowed as every sighting is (a blob record when small, the pack
+// otherwise), and marks the original reduced: readers are pointed to the
+// summary. It returns the summary's hash.
+func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who Who) (string, error) {
+	op := "reduce artifact " + hash
+	if err := errors.Join(checkText("method", r.Method), checkWho(who)); err != nil {
+		return "", v.fail(op, err, Hint{})
+	}
+	if r.Summary == nil {
+		return "", v.fail(op, fmt.Errorf("%w: no summary", ErrInvalid), Hint{})
+	}
+	data, err := sighting.Marshal(r.Summary)
 	if err != nil {
-		return "", v.fail("reduce artifact "+hash, fmt.Errorf("%w: %v", ErrInvalid, err), "")
+		return "", v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
 	}
-	if strings.TrimSpace(method) == "" {
-		return "", v.fail("reduce artifact "+hash, fmt.Errorf("%w: say how the summary was made (method)", ErrInvalid), "")
+	method := strings.TrimSpace(r.Method)
+	if method == "" {
+		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), Hint{})
 	}
-	var derived string
-	_, err = v.commit(ctx, "reduce artifact "+hash, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	enc := artifact.Encode(data)
+	_, err = v.commit(ctx, op, func(st *projection.State, stow stower) ([]*projection.Event, error) {
 		a, err := v.findArtifact(hash)
 		if err != nil {
 			return nil, err
@@ -146,22 +164,29 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, summary sighting.Sight
 		if a.Status != projection.Stowed {
 			return nil, fmt.Errorf("%w: artifact %s is %s already", ErrArtifactGone, a.Hash, a.Status)
 		}
+		if enc.Hash == a.Hash {
+			return nil, fmt.Errorf("%w: the summary is identical to the artifact", ErrInvalid)
+		}
 		w, err := resolveWho(st, who, false)
 		if err != nil {
 			return nil, err
 		}
-		derived = hashArtifact(data)
-		if derived == a.Hash {
-			return nil, fmt.Errorf("%w: the summary is identical to the artifact", ErrInvalid)
-		}
-		ref := &projection.ArtifactRef{Hash: derived}
-		if held := st.Artifacts[derived]; held != nil {
-			*ref = held.ArtifactRef
-		} else if ref, err = v.pack.stow(derived, int64(len(data)), compress(data)); err != nil {
+		// The summary's stow event, if it needs one, becomes the
+		// reduction: one event stores it and points the original to it.
+		ev, err := stow(enc)
+		if err != nil {
 			return nil, err
 		}
-		ref.DerivedFrom, ref.Method = a.Hash, method
-		return []*projection.Event{{Type: projection.ArtifactReduced, Who: w, Artifact: ref}}, nil
+		if ev == nil { // the voyage holds the summary's bytes already
+			ref := st.Artifacts[enc.Hash].ArtifactRef
+			ev = &projection.Event{Artifact: &ref}
+		}
+		ev.Type, ev.Who = projection.ArtifactReduced, w
+		ev.Artifact.DerivedFrom, ev.Artifact.Method = a.Hash, method
+		return []*projection.Event{ev}, nil
 	})
-	return derived, err
+	if err != nil {
+		return "", err
+	}
+	return enc.Hash, nil
 }

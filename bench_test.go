@@ -28,7 +28,7 @@ func buildVoyage(b *testing.B, n int) (*helm.Home, string) {
 			defer wg.Done()
 			for i := 0; i < per; i++ {
 				for j := 0; j < 3; j++ {
-					_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(g, "-", j), Text: fmt.Sprint("sighting ", g, i, j)}, who)
+					_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(g, "-", j), Text: fmt.Sprint("sighting ", g, i, j)}, who, nil)
 					require.NoError(b, err)
 				}
 				_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", g, i), who, nil)

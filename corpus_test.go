@@ -21,7 +21,6 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/projection"
 )
 
 // The corpus: homes written by landed versions of helm, kept under
@@ -67,7 +66,7 @@ func TestWriteCorpus(t *testing.T) {
 
 	opts := helm.Deterministic(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), time.Minute, "c0a9b5e1")
 	opts.SegmentSize = 4 << 10 // several segments in the long voyage
-	opts.MarkEnv = &marks.Env{Dir: files}
+	env := &helm.ObserveOptions{Env: &marks.Env{Dir: files}}
 	h, err := helm.Open(home, opts)
 	require.NoError(t, err)
 
@@ -76,19 +75,19 @@ func TestWriteCorpus(t *testing.T) {
 	require.NoError(t, err)
 	m1, err := marks.NewFileContents("small.txt", "big.txt")
 	require.NoError(t, err)
-	_, err = v.Observe(ctx, m1, who)
+	_, err = v.Observe(ctx, m1, who, env)
 	require.NoError(t, err)
 	m2, err := marks.NewContext("the widget crashes at start")
 	require.NoError(t, err)
-	_, err = v.Observe(ctx, m2, who)
+	_, err = v.Observe(ctx, m2, who, nil)
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
 	require.NoError(t, err)
-	_, err = v.Challenge(ctx, 1, "look again", "Init() dereferences a nil config.", logbook.SourceUser, who)
+	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "look again", Reading: "Init() dereferences a nil config.", Source: helm.SourceUser}, who)
 	require.NoError(t, err)
 	_, err = v.Perform(ctx, &corpusAction{Message: "Fix null check"}, who)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, projection.OutcomeCompleted, "Fixed null check in widget init.", who))
+	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who))
 	require.NoError(t, v.Close())
 
 	// 2: active, long enough for several segments, with a slate left open.
@@ -97,7 +96,7 @@ func TestWriteCorpus(t *testing.T) {
 	for i := range 40 {
 		m, err := marks.NewContext(fmt.Sprintf("observation %d: %s", i, strings.Repeat("widget ", i%7+1)))
 		require.NoError(t, err)
-		_, err = v.Observe(ctx, m, who)
+		_, err = v.Observe(ctx, m, who, nil)
 		require.NoError(t, err)
 		if i%10 == 9 {
 			_, err = v.TakeBearing(ctx, fmt.Sprintf("reading %d", i/10+1), who, nil)
@@ -106,7 +105,7 @@ func TestWriteCorpus(t *testing.T) {
 	}
 	m3, err := marks.NewContext("left on the slate")
 	require.NoError(t, err)
-	_, err = v.Observe(ctx, m3, who)
+	_, err = v.Observe(ctx, m3, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 
@@ -120,10 +119,10 @@ func TestWriteCorpus(t *testing.T) {
 
 // corpusView is what a corpus voyage must still show.
 type corpusView struct {
-	Info      projection.Voyage     `json:"info"`
-	Story     string                `json:"story"`
-	Slate     []logbook.Observation `json:"slate"`
-	Artifacts map[string]string     `json:"artifacts"` // hash -> SHA-256 of the bytes Artifact returns
+	Info      helm.VoyageInfo          `json:"info"`
+	Story     string                   `json:"story"`
+	Slate     []helm.ObservationRecord `json:"slate"`
+	Artifacts map[string]string        `json:"artifacts"` // hash -> SHA-256 of the bytes Artifact returns
 }
 
 func corpusViews(t *testing.T, h *helm.Home) map[string]corpusView {
@@ -191,13 +190,13 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 			for _, id := range ids {
 				v, err := h.Voyage(ctx, id)
 				require.NoError(t, err)
-				if v.Info().Status == projection.Completed {
+				if v.Info().Status == helm.StatusCompleted {
 					require.NoError(t, v.Close())
 					continue
 				}
 				m, err := marks.NewContext("written by a later version")
 				require.NoError(t, err)
-				_, err = v.Observe(ctx, m, who)
+				_, err = v.Observe(ctx, m, who, nil)
 				require.NoError(t, err)
 				_, err = v.TakeBearing(ctx, "still readable", who, nil)
 				require.NoError(t, err)

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -51,53 +51,6 @@ func filler(t *testing.T, dir string, n int) string {
 	path := filepath.Join(dir, "filler")
 	require.NoError(t, os.WriteFile(path, make([]byte, n), 0o600))
 	return path
-}
-
-// TestFullDiskPackFrameIsTruncatedBack: on a real full disk, a pack frame
-// that does not fit is cut off again, the error says where and what to do,
-// the frames before it still load, and once space is freed the frame is
-// written where the failed one began.
-func TestFullDiskPackFrameIsTruncatedBack(t *testing.T) {
-	mnt := mountTmpfs(t, 256<<10)
-	fill := filler(t, mnt, 64<<10)
-	p := newPack(mnt, false)
-	defer p.close()
-	var stowed []*projection.ArtifactRef
-	end := int64(len(packMagic))
-	var failed *artifact
-	var err error
-	for i := 0; ; i++ {
-		require.Less(t, i, 100, "the disk never filled")
-		a := packArtifact(t, inlineMax+8<<10)
-		ref, serr := p.stow(a.hash, a.size, a.compressed)
-		if serr != nil {
-			failed, err = a, serr
-			break
-		}
-		require.Equal(t, end, ref.Offset, "frames follow each other")
-		stowed = append(stowed, ref)
-		end = fileSizeT(t, p.path)
-	}
-	require.NotEmpty(t, stowed)
-	free := statfsFree(t, mnt)
-	t.Logf("%d frames stowed (%d bytes), then ENOSPC with %d bytes free for a frame of %d", len(stowed), end, free, packFrameHead+len(failed.compressed))
-	assert.Less(t, free, int64(packFrameHead+len(failed.compressed)), "the frame fitted")
-	assert.ErrorIs(t, err, syscall.ENOSPC)
-	for _, want := range []string{p.path, fmt.Sprintf("offset %d", end), fmt.Sprintf("truncated back to %d bytes", end), "free disk space, then retry"} {
-		assert.Contains(t, err.Error(), want)
-	}
-	assert.Equal(t, end, fileSizeT(t, p.path), "no partial frame after the pack's end")
-	for _, ref := range stowed {
-		_, err := p.load(ref)
-		assert.NoError(t, err)
-	}
-
-	require.NoError(t, os.Remove(fill))
-	ref := stowT(t, p, failed)
-	assert.Equal(t, end, ref.Offset, "written where the failed frame began")
-	got, err := p.load(ref)
-	require.NoError(t, err)
-	assert.Equal(t, failed.hash, hashArtifact(got))
 }
 
 // vocabulary for varied text that compresses as prose does.
@@ -165,7 +118,7 @@ func voyageUsage(t *testing.T, v *Voyage) usage {
 			return err
 		}
 		switch {
-		case d.Name() == packName:
+		case d.Name() == artifact.PackName:
 			u.pack += fi.Size()
 		case d.Name() == mark.Segment:
 			u.log += mark.End
@@ -235,7 +188,7 @@ func fillDiskWithVoyage(t *testing.T, every int) {
 		n++
 		m, err := marks.NewContext(fmt.Sprintf("note %d: %s", n, prose(r, 1024+r.IntN(1024))))
 		require.NoError(t, err)
-		_, err = v.Observe(ctx, m, who)
+		_, err = v.Observe(ctx, m, who, nil)
 		return m.Key(), err
 	}
 	file := func() (string, error) {

@@ -2,14 +2,14 @@ package helm_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/logbook"
-	"github.com/helmlog/helm/projection"
 )
 
 // A voyage from start to finish: observe, take a bearing, perform an
@@ -26,14 +26,14 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
 	if err != nil {
 		panic(err)
 	}
 	defer v.Close()
 
-	if _, err := v.Observe(ctx, &note{Topic: "widget.rs", Text: "fn init() { ... }"}, who); err != nil {
+	if _, err := v.Observe(ctx, &note{Topic: "widget.rs", Text: "fn init() { ... }"}, who, nil); err != nil {
 		panic(err)
 	}
 	if _, err := v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil); err != nil {
@@ -42,7 +42,7 @@ func Example() {
 	if _, err := v.Perform(ctx, &fakeAction{Message: "Fix null check in widget init"}, who); err != nil {
 		panic(err)
 	}
-	if err := v.Complete(ctx, projection.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
+	if err := v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
 		panic(err)
 	}
 	v.WriteStory(os.Stdout)
@@ -68,12 +68,12 @@ func ExampleVoyage_Observe() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
-	who := logbook.Who{Identity: "john-agent"}
+	who := helm.Who{Identity: "john-agent"}
 	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
 	defer v.Close()
 
-	v.Observe(ctx, &note{Topic: "README", Text: "old"}, who)
-	v.Observe(ctx, &note{Topic: "README", Text: "new"}, who)
+	v.Observe(ctx, &note{Topic: "README", Text: "old"}, who, nil)
+	v.Observe(ctx, &note{Topic: "README", Text: "new"}, who, nil)
 	for _, o := range v.Slate() {
 		s, _ := v.Sighting(ctx, o.Artifact)
 		fmt.Println(o.Label, "→", s.(*noteSighting).Text)
@@ -88,14 +88,17 @@ func ExampleVoyage_Challenge() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
-	agent := logbook.Who{Identity: "john-agent", Role: "coder", Method: "sonnet"}
+	agent := helm.Who{Identity: "john-agent", Role: "coder", Method: "sonnet"}
 	v, _ := h.Start(ctx, "Review", helm.OpenWaters, agent)
 	defer v.Close()
-	v.Observe(ctx, &note{Topic: "diff", Text: "+ if w == nil { return }"}, agent)
+	v.Observe(ctx, &note{Topic: "diff", Text: "+ if w == nil { return }"}, agent, nil)
 	v.TakeBearing(ctx, "Looks fine.", agent, nil)
 
-	human := logbook.Who{Identity: "dyreby", Role: "reviewer", Method: "human"}
-	e, _ := v.Challenge(ctx, 1, "What about the error path?", "The nil check is right; the error path still leaks.", logbook.SourceUser, human)
+	human := helm.Who{Identity: "dyreby", Role: "reviewer", Method: "human"}
+	e, _ := v.Challenge(ctx, 1, helm.Challenge{
+		Feedback: "What about the error path?",
+		Reading:  "The nil check is right; the error path still leaks.",
+	}, human)
 	fmt.Println(e.Bearing.Reading.Text)
 	fmt.Println("was:", e.Bearing.Reading.History[0].Text, "—", e.Bearing.Reading.History[0].ChallengedWith)
 	// Output:
@@ -110,17 +113,176 @@ func ExampleReplay() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
-	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Recorded", helm.OpenWaters, who)
-	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who)
+	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 	v.TakeBearing(ctx, "Seen.", who, nil)
 	var export strings.Builder
 	v.Export(ctx, &export)
 	v.Close()
 
 	events, _ := helm.ReadEvents(strings.NewReader(export.String()))
-	st, _ := helm.Replay(events)
-	fmt.Println(len(events), "events;", len(st.Entries), "entry:", st.Entries[0].Bearing.Reading.Text)
+	views, _ := helm.Replay(events)
+	fmt.Println(len(events), "events;", len(views.Logbook), "entry:", views.Logbook[0].Bearing.Reading.Text)
 	// Output:
 	// 4 events; 1 entry: Seen.
+}
+
+// Open opens a home: a directory of voyages. Opening reads; the first
+// Start creates the directory.
+func ExampleOpen() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+
+	h, err := helm.Open(filepath.Join(dir, "home"), fixedOptions())
+	if err != nil {
+		panic(err)
+	}
+	v, err := h.Start(ctx, "Look around", helm.OpenWaters, helm.Who{Identity: "john-agent"})
+	if err != nil {
+		panic(err)
+	}
+	defer v.Close()
+	fmt.Println(v.ID())
+	fmt.Println(v.Info().Status, v.Info().Identity)
+	// Output:
+	// a3b0fc12-0000-4000-8000-000000000001
+	// active john-agent
+}
+
+// List describes a home's voyages, oldest first, without reading their
+// events.
+func ExampleHome_List() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, fixedOptions())
+	who := helm.Who{Identity: "john-agent"}
+	for _, intent := range []string{"Fix #41", "Fix #42"} {
+		v, _ := h.Start(ctx, intent, helm.ResolveIssue, who)
+		if intent == "Fix #41" {
+			v.Complete(ctx, helm.OutcomeCancelled, "A duplicate of #42.", who)
+		}
+		v.Close()
+	}
+
+	all, err := h.List(ctx, helm.ListAll)
+	if err != nil {
+		panic(err)
+	}
+	for _, info := range all {
+		if info.Status == helm.StatusCompleted {
+			fmt.Printf("%s: %s (%s)\n", info.Intent, info.Status, info.Outcome)
+		} else {
+			fmt.Printf("%s: %s\n", info.Intent, info.Status)
+		}
+	}
+	active, _ := h.List(ctx, helm.ListActive)
+	fmt.Println(len(active), "active:", active[0].Intent)
+	// Output:
+	// Fix #41: completed (cancelled)
+	// Fix #42: active
+	// 1 active: Fix #42
+}
+
+// Perform records the intent before it touches the world and the outcome
+// after: an Action is anything with a Kind and a Perform (package actions
+// has git's and GitHub's). A failure is an *ActionError, recorded among
+// the failed actions rather than in the story.
+func ExampleVoyage_Perform() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, fixedOptions())
+	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	v, _ := h.Start(ctx, "Ship it", helm.OpenWaters, who)
+	defer v.Close()
+
+	e, err := v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(e.N, e.Action.Kind, e.Action.Status, e.Action.Result.SHA)
+	fmt.Println(string(e.Action.Params))
+
+	_, err = v.Perform(ctx, &fakeAction{Message: "Again", fail: errors.New("nothing to commit")}, who)
+	var ae *helm.ActionError
+	fmt.Println(errors.As(err, &ae), ae.Err)
+	fmt.Println(len(v.Logbook()), "in the story,", len(v.FailedActions()), "failed")
+	// Output:
+	// 1 commit performed abc1234def5678
+	// {"message":"Fix null check"}
+	// true nothing to commit
+	// 1 in the story, 1 failed
+}
+
+// Complete ends a voyage with an outcome; nothing more is recorded on it
+// afterwards.
+func ExampleVoyage_Complete() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, fixedOptions())
+	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	v, _ := h.Start(ctx, "Fix #42", helm.ResolveIssue, who)
+	defer v.Close()
+
+	if err := v.Complete(ctx, helm.OutcomeBlocked, "Waiting on upstream.", who); err != nil {
+		panic(err)
+	}
+	info := v.Info()
+	fmt.Println(info.Status, info.Outcome, info.Summary)
+
+	_, err := v.Observe(ctx, &note{Topic: "late", Text: "too late"}, who, nil)
+	fmt.Println(errors.Is(err, helm.ErrVoyageCompleted))
+	// Output:
+	// completed blocked Waiting on upstream.
+	// true
+}
+
+// Verify reads a voyage whole: every record of its log and every artifact
+// against its address. Damage is in the report, each problem a
+// *DamageError saying which file, where and why.
+func ExampleHome_Verify() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, fixedOptions())
+	who := helm.Who{Identity: "john-agent"}
+	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
+	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
+	v.Observe(ctx, &note{Topic: "b", Text: "b"}, who, nil)
+	v.Close()
+
+	rep, err := h.Verify(ctx, v.ID()[:8])
+	if err != nil {
+		panic(err) // the check could not run
+	}
+	fmt.Println(rep.OK(), rep.Events.Records, "records,", rep.Artifacts, "artifacts checked")
+	for _, p := range rep.Problems {
+		fmt.Println(p.File, p.Offset, p.Reason)
+	}
+	// Output:
+	// true 7 records, 2 artifacts checked
+}
+
+// HintOf says what to do about an error, as data: a program puts it in
+// its own words. No error's message includes it.
+func ExampleHintOf() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, fixedOptions())
+	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
+	defer v.Close()
+
+	_, err := v.TakeBearing(ctx, "Nothing seen yet.", who, nil)
+	fmt.Println(err)
+	hint := helm.HintOf(err)
+	fmt.Println(hint.Kind == helm.HintObserve, "-", hint.Text)
+	// Output:
+	// take bearing on voyage a3b0fc12-0000-4000-8000-000000000001: slate is empty: a bearing needs at least one observation
+	// true - observe a mark first, or seal observations made elsewhere (BearingOptions.Observations)
 }

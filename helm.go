@@ -1,16 +1,3 @@
-// Package helm records the work of people and coding agents as voyages:
-// what was observed, what it meant, what was done.
-//
-// A Home is a directory ($HELM_HOME, ~/.helm by default) holding voyages.
-// Each voyage is an event log (package segment) whose events are folded
-// into views (package projection): the voyage itself, the slate of
-// observations gathered since the last bearing, the logbook, and the index
-// of artifacts — the compressed, content-addressed sightings.
-//
-// Every call that changes a voyage returns only after its events are on
-// stable storage, checks its rules against the real tail of the log under
-// the log's lock (so several processes may work one voyage), and appends
-// all of its events atomically.
 package helm
 
 import (
@@ -27,21 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/helmlog/helm/logbook"
-	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
 )
-
-// Kind is the kind of a voyage, which frames its first bearing.
-type Kind string
-
-// Voyage kinds.
-const (
-	OpenWaters   Kind = "open-waters"
-	ResolveIssue Kind = "resolve-issue"
-)
-
-// Kinds lists the voyage kinds.
-var Kinds = []Kind{OpenWaters, ResolveIssue}
 
 // Options tune a Home. The zero value is what production uses.
 type Options struct {
@@ -52,9 +27,6 @@ type Options struct {
 	Clock func() time.Time
 	// NewID returns voyage and action ids; nil means uuid.New.
 	NewID func() uuid.UUID
-	// MarkEnv is the environment marks are observed in; nil means the
-	// zero Env (the process's working directory, no GitHub).
-	MarkEnv *marks.Env
 	// SegmentSize is the event log's rotation size; zero means the
 	// segment package's default (64 MiB).
 	SegmentSize int64
@@ -68,19 +40,9 @@ type Home struct {
 	opts Options
 }
 
-// DefaultDir returns $HELM_HOME, or ~/.helm when it is not set.
-func DefaultDir() (string, error) {
-	if d := os.Getenv("HELM_HOME"); d != "" {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the home directory for ~/.helm: %w (set HELM_HOME)", err)
-	}
-	return filepath.Join(home, ".helm"), nil
-}
-
-// Open opens the home at dir, creating it (mode 0700) if needed.
+// Open opens the home at dir. Opening reads: the home and its voyages
+// are created (mode 0700) by the first Start, so an absent or read-only
+// home can be listed.
 func Open(dir string, opts *Options) (*Home, error) {
 	h := &Home{dir: dir}
 	if opts != nil {
@@ -92,12 +54,10 @@ func Open(dir string, opts *Options) (*Home, error) {
 	if h.opts.NewID == nil {
 		h.opts.NewID = uuid.New
 	}
-	// Opening reads: the home and its voyages/ directory are created by
-	// the first Start, so a read-only or absent home can be listed.
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("open helm home %s: %w: not a directory", dir, ErrInvalid)
+		return nil, &VoyageError{Op: "open home " + dir, Err: fmt.Errorf("%w: not a directory", ErrInvalid)}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("open helm home %s: %w", dir, err)
+		return nil, &VoyageError{Op: "open home " + dir, Err: err}
 	}
 	return h, nil
 }
@@ -111,29 +71,30 @@ func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
 
 // Start starts a voyage and returns it open. who.Identity is required: it
 // becomes the voyage's identity, the default for every later entry.
-func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.Who) (*Voyage, error) {
+func (h *Home) Start(ctx context.Context, intent string, kind Kind, who Who) (*Voyage, error) {
+	const op = "start voyage"
 	if err := errors.Join(checkText("intent", intent), checkWho(who)); err != nil {
-		return nil, fmt.Errorf("start voyage: %w", err)
+		return nil, &VoyageError{Op: op, Err: err}
 	}
 	intent = strings.TrimSpace(intent)
 	if intent == "" {
-		return nil, fmt.Errorf("start voyage: %w: the intent is empty; say what the voyage is for", ErrInvalid)
+		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: the intent is empty; say what the voyage is for", ErrInvalid)}
 	}
 	if kind == "" {
 		kind = OpenWaters
 	}
-	if !slices.Contains(Kinds, kind) {
-		return nil, fmt.Errorf("start voyage: %w: kind %q is not one of %v", ErrInvalid, kind, Kinds)
+	if !slices.Contains(kinds, kind) {
+		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: kind %q is not one of %v", ErrInvalid, kind, kinds)}
 	}
 	if who.Identity == "" {
-		return nil, fmt.Errorf("start voyage: %w: no identity (library: set logbook.Who.Identity; CLI: --as, HELM_IDENTITY, or identity in $HELM_HOME/config.toml)", ErrMissingWho)
+		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: no identity: the voyage's identity (Who.Identity) is the default for every entry", ErrMissingWho)}
 	}
 	if err := logbook.ValidateIdentity(who.Identity); err != nil {
-		return nil, fmt.Errorf("start voyage: %w: %v", ErrInvalid, err)
+		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: %v", ErrInvalid, err)}
 	}
 	id := h.opts.NewID().String()
 	if err := h.create(ctx, id, func(v *Voyage) error {
-		_, err := v.commit(ctx, "start voyage", func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 			if st.Voyage.Seq != 0 {
 				return nil, fmt.Errorf("voyage %s already has events", id)
 			}
@@ -230,7 +191,7 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 		if _, err := os.Stat(filepath.Join(h.voyagesDir(), p)); err == nil {
 			return p, nil
 		}
-		return "", fmt.Errorf("%w: %s in %s (see `helm voyage list`)", ErrNoVoyage, p, h.voyagesDir())
+		return "", fmt.Errorf("%w: %s in %s", ErrNoVoyage, p, h.voyagesDir())
 	}
 	ids, err := h.ids()
 	if err != nil {
@@ -244,7 +205,7 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("%w: no voyage id starts with %q in %s (see `helm voyage list`)", ErrNoVoyage, p, h.voyagesDir())
+		return "", fmt.Errorf("%w: no voyage id starts with %q in %s", ErrNoVoyage, p, h.voyagesDir())
 	case 1:
 		return found[0], nil
 	}
@@ -272,7 +233,8 @@ func (h *Home) ids() ([]string, error) {
 }
 
 // Voyage opens the voyage with this id or unambiguous id prefix, folding
-// its events into fresh views. The caller closes it.
+// its events into fresh views. Opening reads: it writes nothing. The
+// caller closes it.
 func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
 	id, err := h.Resolve(idOrPrefix)
 	if err != nil {
@@ -297,17 +259,17 @@ const (
 // summary is rebuilt from the events. A voyage that cannot be read (a
 // damaged log) does not hide the others: List returns every voyage it
 // could read together with a *ListError naming the ones it could not.
-func (h *Home) List(ctx context.Context, filter StatusFilter) ([]projection.Voyage, error) {
+func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
 	switch filter {
 	case "", ListAll, ListActive, ListCompleted:
 	default:
-		return nil, fmt.Errorf("list voyages: %w: status %q is not active, completed or all", ErrInvalid, filter)
+		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: status %q is not active, completed or all", ErrInvalid, filter)}
 	}
 	ids, err := h.ids()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]projection.Voyage, 0, len(ids))
+	out := make([]VoyageInfo, 0, len(ids))
 	var unreadable ListError
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
@@ -326,9 +288,23 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]projection.Voya
 			out = append(out, info)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b projection.Voyage) int { return a.Created.Compare(b.Created) })
+	slices.SortStableFunc(out, func(a, b VoyageInfo) int { return a.Created.Compare(b.Created) })
 	if len(unreadable.Voyages) > 0 {
 		return out, &unreadable
 	}
 	return out, nil
+}
+
+// syncDir fsyncs a directory, through the durability seam, so that a file
+// created or renamed in it survives a crash.
+func syncDir(dir string) error {
+	d, err := segment.OSFS{}.OpenFile(dir, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

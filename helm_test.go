@@ -2,6 +2,7 @@ package helm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -19,7 +20,6 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -91,11 +91,11 @@ func (a *fakeAction) Perform(ctx context.Context) (logbook.ActionResult, error) 
 func TestSlateIsASetKeyedByMark(t *testing.T) {
 	ctx := context.Background()
 	_, v := newVoyage(t, nil)
-	_, err := v.Observe(ctx, &note{Topic: "a", Text: "one"}, who)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: "one"}, who, nil)
 	require.NoError(t, err)
-	_, err = v.Observe(ctx, &note{Topic: " a", Text: "two"}, who) // same key, newer wins
+	_, err = v.Observe(ctx, &note{Topic: " a", Text: "two"}, who, nil) // same key, newer wins
 	require.NoError(t, err)
-	_, err = v.Observe(ctx, &note{Topic: "b", Text: "three"}, who)
+	_, err = v.Observe(ctx, &note{Topic: "b", Text: "three"}, who, nil)
 	require.NoError(t, err)
 
 	slate := v.Slate()
@@ -117,7 +117,7 @@ func TestBearingWipesSlateAtomically(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
 	for _, topic := range []string{"a", "b"} {
-		_, err := v.Observe(ctx, &note{Topic: topic, Text: topic}, who)
+		_, err := v.Observe(ctx, &note{Topic: topic, Text: topic}, who, nil)
 		require.NoError(t, err)
 	}
 	before := v.Info().Seq
@@ -159,20 +159,20 @@ func TestBearingSealsObservationsMadeElsewhere(t *testing.T) {
 func TestCompletedVoyageRefusesChanges(t *testing.T) {
 	ctx := context.Background()
 	_, v := newVoyage(t, nil)
-	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, projection.OutcomeBlocked, "Waiting on upstream.", who))
-	assert.Equal(t, projection.Completed, v.Info().Status)
-	assert.Equal(t, projection.OutcomeBlocked, v.Info().Outcome)
+	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "Waiting on upstream.", who))
+	assert.Equal(t, helm.StatusCompleted, v.Info().Status)
+	assert.Equal(t, helm.OutcomeBlocked, v.Info().Outcome)
 
 	ran := false
 	checks := map[string]error{}
-	_, checks["observe"] = v.Observe(ctx, &note{Topic: "b", Text: "b"}, who)
+	_, checks["observe"] = v.Observe(ctx, &note{Topic: "b", Text: "b"}, who, nil)
 	_, checks["bearing"] = v.TakeBearing(ctx, "r", who, nil)
 	_, checks["perform"] = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who)
 	checks["erase"] = v.Erase(ctx, "test-note:a", who)
 	checks["wipe"] = v.Wipe(ctx, who)
-	checks["complete"] = v.Complete(ctx, projection.OutcomeCompleted, "", who)
+	checks["complete"] = v.Complete(ctx, helm.OutcomeCompleted, "", who)
 	for name, err := range checks {
 		assert.ErrorIs(t, err, helm.ErrVoyageCompleted, name)
 	}
@@ -182,12 +182,12 @@ func TestCompletedVoyageRefusesChanges(t *testing.T) {
 func TestChallengeKeepsHistory(t *testing.T) {
 	ctx := context.Background()
 	_, v := newVoyage(t, nil)
-	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "First try.", who, nil)
 	require.NoError(t, err)
 	reviewer := logbook.Who{Identity: "dyreby", Role: "reviewer", Method: "human"}
-	e, err := v.Challenge(ctx, 1, "Too vague.", "Second try.", logbook.SourceUser, reviewer)
+	e, err := v.Challenge(ctx, 1, helm.Challenge{Feedback: "Too vague.", Reading: "Second try."}, reviewer)
 	require.NoError(t, err)
 	assert.Equal(t, "Second try.", e.Bearing.Reading.Text)
 	require.Len(t, e.Bearing.Reading.History, 1)
@@ -197,20 +197,22 @@ func TestChallengeKeepsHistory(t *testing.T) {
 	assert.Equal(t, "Too vague.", h.ChallengedWith)
 	assert.Equal(t, "dyreby", h.ChallengedBy.Identity)
 
-	_, err = v.Challenge(ctx, 2, "x", "y", logbook.SourceUser, who)
+	_, err = v.Challenge(ctx, 2, helm.Challenge{Feedback: "x", Reading: "y"}, who)
+	assert.Equal(t, helm.HintReadLogbook, helm.HintOf(err).Kind)
 	assert.ErrorIs(t, err, helm.ErrNoSuchBearing)
 }
 
 func TestMissingWhoNamesEverySource(t *testing.T) {
 	ctx := context.Background()
 	_, v := newVoyage(t, nil)
-	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, logbook.Who{})
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, logbook.Who{}, nil)
 	require.NoError(t, err, "an observation takes the voyage's identity")
 	_, err = v.TakeBearing(ctx, "r", logbook.Who{Identity: "x"}, nil)
 	require.ErrorIs(t, err, helm.ErrMissingWho)
-	for _, source := range []string{"--role", "HELM_ROLE", "--method", "HELM_METHOD", "config.toml"} {
-		assert.Contains(t, err.Error(), source)
+	for _, field := range []string{"Who.Role", "Who.Method"} {
+		assert.Contains(t, err.Error(), field)
 	}
+	assert.Equal(t, helm.HintGiveWho, helm.HintOf(err).Kind)
 	_, err = v.TakeBearing(ctx, "r", logbook.Who{Identity: "../etc", Role: "r", Method: "m"}, nil)
 	assert.ErrorIs(t, err, helm.ErrInvalid)
 }
@@ -229,8 +231,8 @@ func TestPerformRecordsIntentBeforeTouchingTheWorld(t *testing.T) {
 	e, err := v.Perform(ctx, a, who)
 	require.NoError(t, err)
 	require.Len(t, seen, 1)
-	assert.Equal(t, logbook.OutcomeUnknown, seen[0].Action.Status)
-	assert.Equal(t, logbook.Performed, e.Action.Status)
+	assert.Equal(t, logbook.ActionOutcomeUnknown, seen[0].Action.Status)
+	assert.Equal(t, logbook.ActionPerformed, e.Action.Status)
 	assert.Equal(t, "abc1234def5678", e.Action.Result.SHA)
 	assert.JSONEq(t, `{"message":"Fix null check"}`, string(e.Action.Params))
 }
@@ -300,7 +302,7 @@ func TestSmallArtifactsLiveInTheLogOnce(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
 	for _, topic := range []string{"a", "b", "a"} {
-		_, err := v.Observe(ctx, &note{Topic: topic, Text: "same bytes"}, who)
+		_, err := v.Observe(ctx, &note{Topic: topic, Text: "same bytes"}, who, nil)
 		require.NoError(t, err)
 	}
 	arts := v.Artifacts()
@@ -315,7 +317,7 @@ func TestSmallArtifactsLiveInTheLogOnce(t *testing.T) {
 	s, err := v2.Sighting(ctx, arts[0].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, "same bytes", s.(*noteSighting).Text)
-	rep, err := v2.Verify(ctx)
+	rep, err := h.Verify(ctx, v2.ID())
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	assert.Equal(t, 1, rep.Artifacts)
@@ -326,12 +328,12 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	h, v := newVoyage(t, nil)
 	big := incompressible(200 << 10)
 	for _, topic := range []string{"a", "b", "a"} {
-		_, err := v.Observe(ctx, &note{Topic: topic, Text: big}, who)
+		_, err := v.Observe(ctx, &note{Topic: topic, Text: big}, who, nil)
 		require.NoError(t, err)
 	}
 	arts := v.Artifacts()
 	require.Len(t, arts, 1, "identical sightings share one artifact")
-	rep, err := v.Verify(ctx)
+	rep, err := h.Verify(ctx, v.ID())
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	assert.Equal(t, 1, rep.Artifacts)
@@ -349,9 +351,18 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	_, err = v2.Artifact(ctx, arts[0].Hash)
 	assert.ErrorIs(t, err, helm.ErrArtifactDamaged)
 	assert.Contains(t, err.Error(), "offset")
-	rep, err = v2.Verify(ctx)
+	assert.ErrorIs(t, err, helm.ErrDamaged)
+	var de *helm.DamageError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, filepath.Join(v.Dir(), "artifacts.pack"), de.File)
+	assert.Equal(t, arts[0].Hash, de.Artifact)
+	assert.Equal(t, helm.HintVerify, helm.HintOf(err).Kind)
+	rep, err = h.Verify(ctx, v2.ID())
 	require.NoError(t, err)
-	assert.False(t, rep.OK())
+	require.Len(t, rep.Problems, 1)
+	assert.Equal(t, arts[0].Hash, rep.Problems[0].Artifact)
+	assert.Equal(t, de.Offset, rep.Problems[0].Offset)
+	assert.ErrorIs(t, rep.Problems[0], helm.ErrArtifactDamaged)
 
 	require.NoError(t, v2.Jettison(ctx, arts[0].Hash[:8], who))
 	_, err = v2.Artifact(ctx, arts[0].Hash)
@@ -359,7 +370,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 
 	// Observing the same bytes again stows them anew: the new evidence is
 	// readable.
-	_, err = v2.Observe(ctx, &note{Topic: "c", Text: big}, who)
+	_, err = v2.Observe(ctx, &note{Topic: "c", Text: big}, who, nil)
 	require.NoError(t, err)
 	s, err := v2.Sighting(ctx, arts[0].Hash)
 	require.NoError(t, err)
@@ -369,7 +380,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 func TestOpenReadsNoArtifactBodies(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
-	_, err := v.Observe(ctx, &note{Topic: "a", Text: incompressible(200 << 10)}, who)
+	_, err := v.Observe(ctx, &note{Topic: "a", Text: incompressible(200 << 10)}, who, nil)
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "r", who, nil)
 	require.NoError(t, err)
@@ -384,15 +395,29 @@ func TestOpenReadsNoArtifactBodies(t *testing.T) {
 func TestReduceStowsSummary(t *testing.T) {
 	ctx := context.Background()
 	_, v := newVoyage(t, nil)
-	obs, err := v.Observe(ctx, &note{Topic: "a", Text: strings.Repeat("long ", 100)}, who)
+	obs, err := v.Observe(ctx, &note{Topic: "a", Text: strings.Repeat("long ", 100)}, who, nil)
 	require.NoError(t, err)
 	_ = obs
 	hash := v.Slate()[0].Artifact
-	derived, err := v.Reduce(ctx, hash, &noteSighting{Text: "short"}, "human", who)
+	derived, err := v.Reduce(ctx, hash, helm.Reduction{Summary: &noteSighting{Text: "short"}, Method: "human"}, who)
 	require.NoError(t, err)
 	_, err = v.Artifact(ctx, hash)
 	assert.ErrorIs(t, err, helm.ErrArtifactGone)
-	assert.Contains(t, err.Error(), derived)
+	assert.Equal(t, helm.HintReadSummary, helm.HintOf(err).Kind)
+	assert.Contains(t, helm.HintOf(err).Text, derived)
+	arts := v.Artifacts()
+	require.Len(t, arts, 2)
+	for _, a := range arts {
+		if a.Hash == derived {
+			assert.NotZero(t, a.Blob, "a small summary is stowed as every small sighting is: a blob record in the log")
+			assert.Equal(t, hash, a.DerivedFrom)
+			assert.Equal(t, "human", a.Method)
+		} else {
+			assert.Equal(t, helm.ArtifactReduced, a.Status)
+			assert.Equal(t, derived, a.ReducedTo)
+		}
+	}
+	assert.NoFileExists(t, filepath.Join(v.Dir(), "artifacts.pack"))
 	s, err := v.Sighting(ctx, derived)
 	require.NoError(t, err)
 	assert.Equal(t, "short", s.(*noteSighting).Text)
@@ -403,13 +428,13 @@ func script(t *testing.T, h *helm.Home) *helm.Voyage {
 	ctx := context.Background()
 	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
 	require.NoError(t, err)
-	_, err = v.Observe(ctx, &note{Topic: ".", Text: "a rust project"}, who)
+	_, err = v.Observe(ctx, &note{Topic: ".", Text: "a rust project"}, who, nil)
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
 	require.NoError(t, err)
 	_, err = v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, projection.OutcomeCompleted, "Fixed null check in widget init.", who))
+	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who))
 	return v
 }
 
@@ -456,14 +481,11 @@ func TestReplayEventsGivesTheSameViews(t *testing.T) {
 	require.NoError(t, v.Export(ctx, &export))
 	events, err := helm.ReadEvents(strings.NewReader(export.String()))
 	require.NoError(t, err)
-	st, err := helm.Replay(events)
+	views, err := helm.Replay(events)
 	require.NoError(t, err)
-	assert.Equal(t, v.Info(), st.Voyage)
-	assert.Equal(t, v.Logbook(), st.Entries)
-
-	fromDir, err := helm.ReplayDir(ctx, v.Dir())
-	require.NoError(t, err)
-	assert.Equal(t, st, fromDir)
+	assert.Equal(t, helm.Views{
+		Info: v.Info(), Slate: v.Slate(), Logbook: v.Logbook(), FailedActions: v.FailedActions(), Artifacts: v.Artifacts(),
+	}, *views)
 }
 
 func TestListReadsSummaries(t *testing.T) {
@@ -476,7 +498,7 @@ func TestListReadsSummaries(t *testing.T) {
 		require.NoError(t, err)
 		ids = append(ids, v.ID())
 		if i == 1 {
-			require.NoError(t, v.Complete(ctx, projection.OutcomeCompleted, "done", who))
+			require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
 		}
 		v.Close()
 	}
@@ -494,7 +516,7 @@ func TestListReadsSummaries(t *testing.T) {
 	summary := filepath.Join(v.Dir(), "summary.json")
 	stale, err := os.ReadFile(summary)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, projection.OutcomeFailed, "", who))
+	require.NoError(t, v.Complete(ctx, helm.OutcomeFailed, "", who))
 	v.Close()
 	require.NoError(t, os.WriteFile(summary, stale, 0o600))
 	completed, err := h.List(ctx, helm.ListCompleted)
@@ -517,7 +539,7 @@ func TestConcurrentGoroutinesLoseNothing(t *testing.T) {
 			defer wg.Done()
 			me := logbook.Who{Identity: fmt.Sprint("agent-", w), Role: "coder", Method: "test"}
 			for r := 0; r < rounds; r++ {
-				_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(w, "-", r), Text: fmt.Sprint(w, r)}, me)
+				_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(w, "-", r), Text: fmt.Sprint(w, r)}, me, nil)
 				assert.NoError(t, err)
 				if r%3 == 2 {
 					_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", w, r), me, nil)
@@ -547,7 +569,7 @@ func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
 	for i := 0; i < 3; i++ {
-		_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(i), Text: fmt.Sprint(i)}, who)
+		_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(i), Text: fmt.Sprint(i)}, who, nil)
 		require.NoError(t, err)
 	}
 	rep, err := h.Verify(ctx, v.ID()[:8])
@@ -568,8 +590,23 @@ func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
 	rep, err = h.Verify(ctx, v.ID())
 	require.NoError(t, err)
 	require.False(t, rep.OK())
-	assert.Contains(t, rep.Problems[0], filepath.Base(segs[0]))
-	assert.Contains(t, rep.Problems[0], "offset")
+	p := rep.Problems[0]
+	assert.Equal(t, segs[0], p.File)
+	assert.NotZero(t, p.Offset)
+	assert.NotEmpty(t, p.Reason)
+	assert.ErrorIs(t, p, helm.ErrDamaged)
+	assert.Contains(t, p.Error(), filepath.Base(segs[0]))
+	assert.Contains(t, p.Error(), "offset")
+	data, err := json.Marshal(rep)
+	require.NoError(t, err)
+	var back struct {
+		Problems []map[string]any `json:"problems"`
+	}
+	require.NoError(t, json.Unmarshal(data, &back))
+	require.Len(t, back.Problems, 1)
+	for _, field := range []string{"file", "offset", "seq", "reason"} {
+		assert.Contains(t, back.Problems[0], field, "the JSON form keeps the problem's %s", field)
+	}
 }
 
 func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {
@@ -594,7 +631,7 @@ func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {
 	var le *helm.ListError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, []string{filepath.Base(dirs[1])}, le.Voyages)
-	assert.Contains(t, err.Error(), "voyage verify")
+	assert.Equal(t, helm.HintVerify, helm.HintOf(err).Kind)
 	require.Len(t, list, 2)
 	assert.Equal(t, "voyage 0", list[0].Intent)
 	assert.Equal(t, "voyage 2", list[1].Intent)

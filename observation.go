@@ -10,8 +10,9 @@ import (
 )
 
 // Observation is one look: a mark, the sighting that came back, and when.
-// It is what `helm observe --out` writes and `helm bearing --observation`
-// reads, so it encodes to and from self-describing JSON.
+// It encodes to and from self-describing JSON, so that an observation made
+// in one place can be written to a file and sealed by a bearing in another
+// (BearingOptions.Observations).
 type Observation struct {
 	Mark       marks.Mark
 	Sighting   sighting.Sighting

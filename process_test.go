@@ -33,7 +33,7 @@ func TestHelperProcessWorker(t *testing.T) {
 		// Each round opens the voyage afresh, as a CLI command does.
 		v, err := h.Voyage(ctx, os.Getenv("HELM_TEST_VOYAGE"))
 		require.NoError(t, err)
-		_, err = v.Observe(ctx, &note{Topic: fmt.Sprint(name, "-", r), Text: fmt.Sprint(name, r)}, me)
+		_, err = v.Observe(ctx, &note{Topic: fmt.Sprint(name, "-", r), Text: fmt.Sprint(name, r)}, me, nil)
 		require.NoError(t, err)
 		if r%2 == 1 {
 			if _, err := v.TakeBearing(ctx, fmt.Sprint("reading ", name, r), me, nil); err != nil {
@@ -88,7 +88,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	for k, n := range seen {
 		assert.Equal(t, 1, n, "%s sealed exactly once", k)
 	}
-	rep, err := v2.Verify(ctx)
+	rep, err := h.Verify(ctx, v2.ID())
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 }

@@ -1,12 +1,7 @@
 package helm
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -14,62 +9,24 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/helmlog/helm/projection"
-	"github.com/helmlog/helm/segment"
 )
 
-// Events returns every event of the voyage in order, decoded (and upcast
-// to the current schema).
-func (v *Voyage) Events(ctx context.Context) ([]projection.Event, error) {
-	var out []projection.Event
-	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
-		if isBlob(r.Data) {
-			return nil
-		}
-		e, err := projection.Decode(r.Data)
-		if err != nil {
-			return fmt.Errorf("voyage %s, record %d: %w", v.id, r.Seq, err)
-		}
-		e.Seq = r.Seq
-		out = append(out, *e)
-		return nil
-	})
-	if err != nil {
-		return nil, v.fail("read events", err, "")
-	}
-	return out, nil
-}
-
-// Export writes the voyage's events as JSON lines, one event a line, in
-// the order they were recorded: the form Replay reads back.
-func (v *Voyage) Export(ctx context.Context, w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
-		if isBlob(r.Data) {
-			return nil
-		}
-		e, err := projection.Decode(r.Data)
-		if err != nil {
-			return fmt.Errorf("voyage %s, record %d: %w", v.id, r.Seq, err)
-		}
-		e.Seq = r.Seq
-		data, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		bw.Write(data)
-		return bw.WriteByte('\n')
-	})
-	if err != nil {
-		return v.fail("export", err, "")
-	}
-	return bw.Flush()
+// Views are a voyage's views as Replay folds them from its events: what
+// Info, Slate, Logbook, FailedActions and Artifacts return for the voyage
+// open.
+type Views struct {
+	Info          VoyageInfo
+	Slate         []ObservationRecord
+	Logbook       []Entry
+	FailedActions []Entry
+	Artifacts     []ArtifactInfo
 }
 
 // Replay folds events into fresh views, as opening a voyage does. Tests
-// use it to check the views of a recorded voyage. Events read from a log
-// carry their sequence numbers (Event.Seq); events without one are
-// numbered from 1 in order.
-func Replay(events []projection.Event) (*projection.State, error) {
+// use it to check the views of a recorded voyage (see ReadEvents). Events
+// read from a log carry their sequence numbers (Event.Seq); events without
+// one are numbered from 1 in order.
+func Replay(events []projection.Event) (*Views, error) {
 	st := &projection.State{}
 	for i := range events {
 		seq := events[i].Seq
@@ -77,52 +34,13 @@ func Replay(events []projection.Event) (*projection.State, error) {
 			seq = uint64(i) + 1
 		}
 		if err := st.Apply(seq, &events[i]); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("replay: %w", err)
 		}
 	}
-	return st, nil
-}
-
-// ReadEvents reads events exported by Voyage.Export.
-func ReadEvents(r io.Reader) ([]projection.Event, error) {
-	var out []projection.Event
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		e, err := projection.Decode(sc.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("read events: line %d: %w", line, err)
-		}
-		out = append(out, *e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	return out, nil
-}
-
-// ReplayDir folds the events of the voyage stored in dir (a directory
-// under $HELM_HOME/voyages, or a copy of one) into fresh views, without
-// taking its lock or writing anything.
-func ReplayDir(ctx context.Context, dir string) (*projection.State, error) {
-	st := &projection.State{}
-	err := segment.ScanDir(ctx, filepath.Join(dir, "events"), 1, func(r segment.Record) error {
-		if isBlob(r.Data) {
-			return nil
-		}
-		e, err := projection.Decode(r.Data)
-		if err != nil {
-			return fmt.Errorf("%s, record %d: %w", dir, r.Seq, err)
-		}
-		return st.Apply(r.Seq, e)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("replay %s: %w", dir, err)
-	}
-	return st, nil
+	return &Views{
+		Info: voyageInfo(st.Voyage), Slate: st.SlateList(), Logbook: cloneEntries(st.Entries),
+		FailedActions: cloneEntries(st.FailedActions), Artifacts: artifactList(st),
+	}, nil
 }
 
 // Deterministic returns options that make a scripted voyage record the

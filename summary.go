@@ -15,8 +15,8 @@ import (
 	"github.com/helmlog/helm/segment"
 )
 
-// A voyage's summary.json caches its voyage view for `helm voyage list`,
-// so listing costs one small file and one small read of the log per
+// A voyage's summary.json caches its voyage view for Home.List, so
+// listing costs one small file and one small read of the log per
 // voyage, however long the voyages are. It is a cache, never the truth: it
 // records the log's segment.Mark as of the view it holds, and a summary
 // whose log has changed since (segment.Changed) is rebuilt from the
@@ -24,8 +24,8 @@ import (
 const summaryName = "summary.json"
 
 type summaryFile struct {
-	Voyage projection.Voyage `json:"voyage"`
-	Log    segment.Mark      `json:"log"`
+	Voyage projection.VoyageView `json:"voyage"`
+	Log    segment.Mark          `json:"log"`
 }
 
 // writeSummary rewrites the voyage's summary. Failing to write a cache is
@@ -111,19 +111,19 @@ func readSummary(dir string) (*summaryFile, error) {
 // summary returns the voyage view of id from its summary, or from the
 // events when the summary is missing, stale or not this voyage's. A read
 // writes no cache: the next change to the voyage rewrites its summary.
-func (h *Home) summary(ctx context.Context, id string) (projection.Voyage, error) {
+func (h *Home) summary(ctx context.Context, id string) (VoyageInfo, error) {
 	dir := filepath.Join(h.voyagesDir(), id)
 	if s, err := readSummary(dir); err == nil && s.Voyage.ID == id {
 		if changed, err := segment.Changed(filepath.Join(dir, "events"), s.Log); err == nil && !changed {
-			return s.Voyage, nil
+			return voyageInfo(s.Voyage), nil
 		}
 	}
 	v, err := h.Voyage(ctx, id)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return projection.Voyage{}, fmt.Errorf("%w: %s", ErrNoVoyage, id)
+			return VoyageInfo{}, fmt.Errorf("%w: %s", ErrNoVoyage, id)
 		}
-		return projection.Voyage{}, err
+		return VoyageInfo{}, err
 	}
 	defer v.Close()
 	return v.Info(), nil

@@ -14,7 +14,6 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/projection"
 )
 
 // TestVerbsRefuseInvalidUTF8 gives every verb text that is not UTF-8. The
@@ -49,18 +48,18 @@ func TestVerbsRefuseInvalidUTF8(t *testing.T) {
 			return err
 		}, "method is not valid UTF-8: byte 0x80 at offset 0"},
 		{"challenge feedback", func(_ *helm.Home, v *helm.Voyage) error {
-			_, err := v.Challenge(ctx, 1, "no\xff", "better", "", who)
+			_, err := v.Challenge(ctx, 1, helm.Challenge{Feedback: "no\xff", Reading: "better"}, who)
 			return err
 		}, "feedback is not valid UTF-8: byte 0xff at offset 2"},
 		{"challenge text", func(_ *helm.Home, v *helm.Voyage) error {
-			_, err := v.Challenge(ctx, 1, "no", "be\xfftter", "", who)
+			_, err := v.Challenge(ctx, 1, helm.Challenge{Feedback: "no", Reading: "be\xfftter"}, who)
 			return err
 		}, "reading is not valid UTF-8: byte 0xff at offset 2"},
 		{"summary", func(_ *helm.Home, v *helm.Voyage) error {
-			return v.Complete(ctx, projection.OutcomeCompleted, "done \xed\xa0\x80", who)
+			return v.Complete(ctx, helm.OutcomeCompleted, "done \xed\xa0\x80", who)
 		}, "summary is not valid UTF-8: byte 0xed at offset 5"},
 		{"observe identity", func(_ *helm.Home, v *helm.Voyage) error {
-			_, err := v.Observe(ctx, &note{Topic: "a", Text: "x"}, logbook.Who{Identity: "\xfe"})
+			_, err := v.Observe(ctx, &note{Topic: "a", Text: "x"}, logbook.Who{Identity: "\xfe"}, nil)
 			return err
 		}, "identity is not valid UTF-8"},
 		{"erase role", func(_ *helm.Home, v *helm.Voyage) error {
@@ -75,11 +74,11 @@ func TestVerbsRefuseInvalidUTF8(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, v := newVoyage(t, fixedOptions())
-			_, err := v.Observe(ctx, &note{Topic: "seen", Text: "x"}, who)
+			_, err := v.Observe(ctx, &note{Topic: "seen", Text: "x"}, who, nil)
 			require.NoError(t, err)
 			_, err = v.TakeBearing(ctx, "first", who, nil)
 			require.NoError(t, err)
-			_, err = v.Observe(ctx, &note{Topic: "seen", Text: "y"}, who)
+			_, err = v.Observe(ctx, &note{Topic: "seen", Text: "y"}, who, nil)
 			require.NoError(t, err)
 			before := v.Info().Seq
 
@@ -151,7 +150,7 @@ func TestHostileObservationsAreRefusedEverywhere(t *testing.T) {
 			assert.ErrorContains(t, err, "observation 1: ")
 			assert.ErrorContains(t, err, tt.want)
 
-			_, err = v.Observe(ctx, obs.Mark, who)
+			_, err = v.Observe(ctx, obs.Mark, who, nil)
 			require.ErrorIs(t, err, helm.ErrInvalid, "refused before the world is looked at")
 			assert.ErrorContains(t, err, tt.want)
 
@@ -184,8 +183,8 @@ func FuzzRecordObservation(f *testing.F) {
 			require.ErrorIs(t, err, helm.ErrInvalid)
 			return
 		}
-		m, err := marks.Unmarshal(lo.Mark)
+		m, err := marks.Unmarshal(lo.Record.Mark)
 		require.NoError(t, err)
-		require.NoError(t, marks.Validate(m), "recorded %s", lo.Mark)
+		require.NoError(t, marks.Validate(m), "recorded %s", lo.Record.Mark)
 	})
 }

@@ -2,31 +2,47 @@ package helm
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 
-	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/segment"
 )
 
 // VerifyReport is what Verify checked and what it found damaged.
 type VerifyReport struct {
-	Voyage    string         `json:"voyage"`
-	Events    segment.Report `json:"events"`
-	Artifacts int            `json:"artifacts_checked"`
-	Skipped   int            `json:"artifacts_skipped"` // jettisoned or reduced: no bytes to check
-	Problems  []string       `json:"problems,omitempty"`
+	Voyage    string    `json:"voyage"`
+	Events    LogReport `json:"events"`
+	Artifacts int       `json:"artifacts_checked"`
+	Skipped   int       `json:"artifacts_skipped"` // jettisoned or reduced: no bytes to check
+	// Problems lists the damage found, each where it is and why.
+	Problems []*DamageError `json:"problems,omitempty"`
 }
 
 // OK reports whether nothing was found damaged.
 func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
 
+// LogReport is what verifying a voyage's event log read.
+type LogReport struct {
+	Segments int    `json:"segments"` // segment files checked
+	Records  uint64 `json:"records"`  // records checked
+	Bytes    int64  `json:"bytes"`    // bytes in segment files, including preallocated zeros
+	LastSeq  uint64 `json:"last_seq"`
+	// Watermark is the last sequence number the log records as
+	// acknowledged (0: none recorded).
+	Watermark uint64 `json:"watermark"`
+	// Torn is a torn final write that the next change will cut: what a
+	// crashed writer left, never acknowledged, so not damage.
+	Torn *Cut `json:"torn,omitempty"`
+}
+
 // Verify checks the voyage with this id or prefix: every record of its
 // event log (checksums, and the chain that links records) and every stowed
-// artifact against its BLAKE3 address. Unlike Voyage.Verify it works on a
-// voyage too damaged to open, reporting where the damage is. Damage is
-// reported in the report; the error is for a check that could not run.
+// artifact against its BLAKE3 address. It works on a voyage too damaged to
+// open, reporting where the damage is. Like every read it writes nothing.
+// Damage is reported in the report; the error is for a check that could
+// not run (an unknown voyage, a file that could not be read).
 func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, error) {
 	id, err := h.Resolve(idOrPrefix)
 	if err != nil {
@@ -35,55 +51,56 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 	rep := &VerifyReport{Voyage: id}
 	eventsDir := filepath.Join(h.voyagesDir(), id, "events")
 	if _, err := os.Stat(eventsDir); err != nil {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %v: the voyage's event log is gone", eventsDir, err))
+		rep.Problems = append(rep.Problems, &DamageError{Voyage: id, File: eventsDir, Reason: "the voyage's event log is gone", Err: err})
 		return rep, nil
 	}
-	if rep.Events, err = segment.Verify(ctx, eventsDir, &segment.Options{Identity: id}); err != nil {
-		rep.Problems = append(rep.Problems, err.Error())
-	}
-	if len(rep.Problems) > 0 {
-		return rep, nil // the artifact index is built from the events
+	srep, err := segment.Verify(ctx, eventsDir, &segment.Options{Identity: id})
+	rep.Events = LogReport{Segments: srep.Segments, Records: srep.Records, Bytes: srep.Bytes,
+		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn)}
+	if err != nil {
+		if d := damageOf(id, err); d != nil {
+			rep.Problems = append(rep.Problems, d)
+			return rep, nil // the artifact index is built from the events
+		}
+		return nil, &VoyageError{Op: "verify", Voyage: id, Err: err}
 	}
 	v, err := h.Voyage(ctx, id)
 	if err != nil {
-		rep.Problems = append(rep.Problems, err.Error())
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		rep.Problems = append(rep.Problems, problem(id, eventsDir, err))
 		return rep, nil
 	}
 	defer v.Close()
 	return rep, v.verifyArtifacts(ctx, rep)
 }
 
-// Verify checks every record of the voyage's event log and every stowed
-// artifact against its BLAKE3 address.
-func (v *Voyage) Verify(ctx context.Context) (*VerifyReport, error) {
-	rep := &VerifyReport{Voyage: v.id}
-	var err error
-	if rep.Events, err = segment.Verify(ctx, v.log.Dir(), &segment.Options{Identity: v.id}); err != nil {
-		rep.Problems = append(rep.Problems, err.Error())
+// problem is err, which Verify met, as damage in file.
+func problem(id, file string, err error) *DamageError {
+	if d := damageOf(id, err); d != nil {
+		return d
 	}
-	if err := v.Refresh(ctx); err != nil {
-		rep.Problems = append(rep.Problems, err.Error())
-	}
-	return rep, v.verifyArtifacts(ctx, rep)
+	return &DamageError{Voyage: id, File: file, Reason: err.Error(), Err: err}
 }
 
 // verifyArtifacts checks every stowed artifact: those in the pack one by
 // one, those in blob records in one pass over the log.
 func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
-	blobs := map[uint64]projection.Artifact{}
+	blobs := map[uint64]ArtifactInfo{}
 	for _, a := range v.Artifacts() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		switch {
-		case a.Status != projection.Stowed:
+		case a.Status != ArtifactStowed:
 			rep.Skipped++
 		case a.Blob != 0:
 			blobs[a.Blob] = a
 		default:
 			rep.Artifacts++
-			if _, err := v.pack.load(&a.ArtifactRef); err != nil {
-				rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
+			if _, err := v.pack.Load(refOf(a)); err != nil {
+				rep.Problems = append(rep.Problems, problem(v.id, v.pack.Path(), err))
 			}
 		}
 	}
@@ -97,18 +114,29 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 		}
 		delete(blobs, r.Seq)
 		rep.Artifacts++
-		if _, err := checkBlob(&a.ArtifactRef, r.Data, v.log.Dir()); err != nil {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
+		if _, err := readBlob(a, r.Data, v.log.Dir()); err != nil {
+			rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
 		}
 		return nil
 	})
 	if err != nil {
-		rep.Problems = append(rep.Problems, err.Error())
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
 	}
 	for _, a := range blobs { // named records that the log does not hold
 		rep.Artifacts++
-		_, err := checkBlob(&a.ArtifactRef, nil, v.log.Dir())
-		rep.Problems = append(rep.Problems, fmt.Sprintf("artifact %s: %v", a.Hash, err))
+		_, err := readBlob(a, nil, v.log.Dir())
+		rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
 	}
 	return nil
+}
+
+func refOf(a ArtifactInfo) artifact.Ref {
+	return artifact.Ref{Hash: a.Hash, Size: a.Size, StoredSize: a.StoredSize, Offset: a.Offset, Blob: a.Blob}
+}
+
+func readBlob(a ArtifactInfo, record []byte, dir string) ([]byte, error) {
+	return artifact.ReadBlob(refOf(a), record, dir)
 }

@@ -2,7 +2,9 @@
 // commits and pushes, and GitHub pull requests, reviews, comments and
 // issues. Each action is a plain struct of JSON-tagged parameters (what the
 // logbook records as the action's params) plus the *runner.Runner that
-// performs it, and offers:
+// performs it. Its constructor takes the parameters as that struct, so
+// none can be passed in the place of another (New...(r, actions.X{...})),
+// and checks them. Every action offers:
 //
 //	Kind() string                                        // "commit", "create-pull-request", ...
 //	Perform(ctx) (logbook.ActionResult, error)           // touches the world

@@ -67,21 +67,21 @@ func TestGitHubActionsSendTheirRequests(t *testing.T) {
 		after  func(t *testing.T)
 	}{
 		{"comment-pull-request", func() action {
-			return must[*actions.CommentPullRequest](t)(actions.NewCommentPullRequest(f.r, f.pr, body))
+			return must[*actions.CommentPullRequest](t)(actions.NewCommentPullRequest(f.r, actions.CommentPullRequest{Number: f.pr, Body: body}))
 		},
 			"POST", base + "/issues/1/comments", map[string]any{"body": body},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 1, CommentID: got.CommentID, URL: fmt.Sprintf("%s/octo/widgets/pull/1#issuecomment-%d", f.srv.URL, got.CommentID)}
 			}, nil},
 		{"reply-pull-request", func() action {
-			return must[*actions.ReplyPullRequest](t)(actions.NewReplyPullRequest(f.r, f.pr, f.inlineID, "Fixed in abc."))
+			return must[*actions.ReplyPullRequest](t)(actions.NewReplyPullRequest(f.r, actions.ReplyPullRequest{Number: f.pr, CommentID: f.inlineID, Body: "Fixed in abc."}))
 		},
 			"POST", base + "/pulls/1/comments/" + fmt.Sprint(f.inlineID) + "/replies", map[string]any{"body": "Fixed in abc."},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 1, CommentID: got.CommentID, URL: fmt.Sprintf("%s/octo/widgets/pull/1#discussion_r%d", f.srv.URL, got.CommentID)}
 			}, nil},
 		{"request-review", func() action {
-			return must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, f.pr, "dyreby", "octo/core"))
+			return must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, actions.RequestReview{Number: f.pr, Reviewers: []string{"dyreby", "octo/core"}}))
 		},
 			"POST", base + "/pulls/1/requested_reviewers", map[string]any{"reviewers": []any{"dyreby"}, "team_reviewers": []any{"core"}},
 			func(got logbook.ActionResult) logbook.ActionResult {
@@ -91,24 +91,30 @@ func TestGitHubActionsSendTheirRequests(t *testing.T) {
 				assert.Equal(t, []string{"dyreby", "core"}, f.srv.RequestedReviewers("octo/widgets", f.pr))
 			}},
 		{"merge-pull-request", func() action {
-			return must[*actions.MergePullRequest](t)(actions.NewMergePullRequest(f.r, f.pr, "squash"))
+			return must[*actions.MergePullRequest](t)(actions.NewMergePullRequest(f.r, actions.MergePullRequest{Number: f.pr, Method: "squash"}))
 		},
 			"PUT", base + "/pulls/1/merge", map[string]any{"merge_method": "squash"},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 1, SHA: mergeSHA(t, f)}
 			},
 			func(t *testing.T) { assert.Equal(t, "closed", f.srv.IssueState("octo/widgets", f.pr)) }},
-		{"create-issue", func() action { return must[*actions.CreateIssue](t)(actions.NewCreateIssue(f.r, "New bug", body)) },
+		{"create-issue", func() action {
+			return must[*actions.CreateIssue](t)(actions.NewCreateIssue(f.r, actions.CreateIssue{Title: "New bug", Body: body}))
+		},
 			"POST", base + "/issues", map[string]any{"title": "New bug", "body": body},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 3, URL: f.srv.URL + "/octo/widgets/issues/3"}
 			}, nil},
-		{"comment-issue", func() action { return must[*actions.CommentIssue](t)(actions.NewCommentIssue(f.r, f.iss, "On it.")) },
+		{"comment-issue", func() action {
+			return must[*actions.CommentIssue](t)(actions.NewCommentIssue(f.r, actions.CommentIssue{Number: f.iss, Body: "On it."}))
+		},
 			"POST", base + "/issues/2/comments", map[string]any{"body": "On it."},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 2, CommentID: got.CommentID, URL: fmt.Sprintf("%s/octo/widgets/issues/2#issuecomment-%d", f.srv.URL, got.CommentID)}
 			}, nil},
-		{"close-issue", func() action { return must[*actions.CloseIssue](t)(actions.NewCloseIssue(f.r, f.iss)) },
+		{"close-issue", func() action {
+			return must[*actions.CloseIssue](t)(actions.NewCloseIssue(f.r, actions.CloseIssue{Number: f.iss}))
+		},
 			"PATCH", base + "/issues/2", map[string]any{"state": "closed"},
 			func(got logbook.ActionResult) logbook.ActionResult { return logbook.ActionResult{Number: 2} },
 			func(t *testing.T) { assert.Equal(t, "closed", f.srv.IssueState("octo/widgets", f.iss)) }},
@@ -161,14 +167,14 @@ func TestGitHubActionFailuresCarryGHMessage(t *testing.T) {
 		want   string
 	}{
 		{"merge twice", func() action {
-			a := must[*actions.MergePullRequest](t)(actions.NewMergePullRequest(f.r, f.pr, ""))
+			a := must[*actions.MergePullRequest](t)(actions.NewMergePullRequest(f.r, actions.MergePullRequest{Number: f.pr}))
 			_, err := a.Perform(context.Background())
 			require.NoError(t, err)
 			return a
 		}(), "gh: Pull Request is not mergeable (HTTP 405)"},
-		{"comment on missing issue", must[*actions.CommentIssue](t)(actions.NewCommentIssue(f.r, 99, "x")), "gh: Not Found (HTTP 404)"},
-		{"reply to missing comment", must[*actions.ReplyPullRequest](t)(actions.NewReplyPullRequest(f.r, f.pr, 4242, "x")), "gh: Not Found (HTTP 404)"},
-		{"review by the author", must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, f.pr, "john-agent")), "Validation Failed (HTTP 422)"},
+		{"comment on missing issue", must[*actions.CommentIssue](t)(actions.NewCommentIssue(f.r, actions.CommentIssue{Number: 99, Body: "x"})), "gh: Not Found (HTTP 404)"},
+		{"reply to missing comment", must[*actions.ReplyPullRequest](t)(actions.NewReplyPullRequest(f.r, actions.ReplyPullRequest{Number: f.pr, CommentID: 4242, Body: "x"})), "gh: Not Found (HTTP 404)"},
+		{"review by the author", must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, actions.RequestReview{Number: f.pr, Reviewers: []string{"john-agent"}})), "Validation Failed (HTTP 422)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := tc.action.Perform(context.Background())
@@ -187,7 +193,7 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 	f.git.WriteFile(t, "widget.go", "package widget\n")
 	f.git.Git(t, "add", "widget.go")
 
-	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, "Fix null check in widget init"))
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "Fix null check in widget init"}))
 	assert.True(t, strings.HasSuffix(commit.DryRun(), "GIT_TERMINAL_PROMPT=0 git commit -m 'Fix null check in widget init'"), commit.DryRun())
 	assert.True(t, strings.HasPrefix(commit.DryRun(), "cd "+f.git.Dir+" && "), commit.DryRun())
 	assert.Equal(t, "1", f.git.Git(t, "rev-list", "--count", "HEAD"), "a dry run commits nothing")
@@ -203,11 +209,11 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 
 	// Opening the pull request before pushing: the stand-in, like GitHub,
 	// rejects an unknown head branch.
-	pr := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, "fix-widget", "Fix widget crash", "Body", "", "dyreby"))
+	pr := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, actions.CreatePullRequest{Branch: "fix-widget", Title: "Fix widget crash", Body: "Body", Reviewers: []string{"dyreby"}}))
 	_, err = pr.Perform(ctx)
 	assert.ErrorContains(t, err, "Validation Failed (HTTP 422)")
 
-	push := must[*actions.Push](t)(actions.NewPush(f.r, "fix-widget", ""))
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "fix-widget"}))
 	assert.Contains(t, push.DryRun(), "git push origin fix-widget")
 	assert.Empty(t, f.git.BareRef(t, "fix-widget"), "a dry run pushes nothing")
 	res, err = push.Perform(ctx)
@@ -239,7 +245,7 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 func TestCreatePullRequestWithBaseSkipsTheLookup(t *testing.T) {
 	f := newFixture(t)
 	f.git.Git(t, "push", "-q", "origin", "main:feature")
-	a := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, "feature", "Feature", "", "main"))
+	a := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, actions.CreatePullRequest{Branch: "feature", Title: "Feature", Base: "main"}))
 	res, err := a.Perform(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 3, res.Number)
@@ -251,7 +257,7 @@ func TestCreatePullRequestKeepsResultWhenReviewRequestFails(t *testing.T) {
 	f := newFixture(t)
 	f.git.Git(t, "push", "-q", "origin", "main:feature")
 	f.srv.Fail("POST", "repos/octo/widgets/pulls/3/requested_reviewers", 422, "Reviews may only be requested from collaborators")
-	a := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, "feature", "Feature", "", "main", "stranger"))
+	a := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, actions.CreatePullRequest{Branch: "feature", Title: "Feature", Base: "main", Reviewers: []string{"stranger"}}))
 	res, err := a.Perform(context.Background())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "pull request #3 was created")
@@ -262,7 +268,7 @@ func TestCreatePullRequestKeepsResultWhenReviewRequestFails(t *testing.T) {
 
 func TestPushFailureCarriesGitMessage(t *testing.T) {
 	f := newFixture(t)
-	a := must[*actions.Push](t)(actions.NewPush(f.r, "no-such-branch", ""))
+	a := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "no-such-branch"}))
 	_, err := a.Perform(context.Background())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "src refspec no-such-branch does not match any")
@@ -272,7 +278,7 @@ func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	f.git.Git(t, "checkout", "-q", "-b", "fix-widget")
-	push := must[*actions.Push](t)(actions.NewPush(f.r, "", ""))
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{}))
 	assert.Contains(t, push.DryRun(), "git rev-parse --abbrev-ref HEAD\n")
 	assert.Contains(t, push.DryRun(), "git push origin '<current-branch>'")
 
@@ -285,7 +291,7 @@ func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
 
 	// Perform resolves by itself for a caller that did not.
 	f.git.Git(t, "checkout", "-q", "-b", "second")
-	again := must[*actions.Push](t)(actions.NewPush(f.r, "", ""))
+	again := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{}))
 	res, err := again.Perform(ctx)
 	require.NoError(t, err)
 	sha := f.git.Git(t, "rev-parse", "HEAD")
@@ -296,7 +302,7 @@ func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
 func TestPushOnDetachedHeadNamesNoBranch(t *testing.T) {
 	f := newFixture(t)
 	f.git.Git(t, "checkout", "-q", "--detach")
-	push := must[*actions.Push](t)(actions.NewPush(f.r, "", ""))
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{}))
 	err := push.Resolve(context.Background())
 	require.Error(t, err)
 	assert.ErrorIs(t, err, actions.ErrDetachedHead)
@@ -312,7 +318,7 @@ func TestActionsRepoOverride(t *testing.T) {
 	f.srv.AddRepo("octo/other", "main")
 	r := *f.r
 	r.Repository = "octo/other"
-	a := must[*actions.CreateIssue](t)(actions.NewCreateIssue(&r, "Elsewhere", ""))
+	a := must[*actions.CreateIssue](t)(actions.NewCreateIssue(&r, actions.CreateIssue{Title: "Elsewhere"}))
 	_, err := a.Perform(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"POST repos/octo/other/issues"}, f.srv.Calls())
@@ -325,21 +331,39 @@ func TestActionConstructorsValidate(t *testing.T) {
 		new  func() error
 		want string
 	}{
-		{"commit empty message", func() error { _, err := actions.NewCommit(r, "  "); return err }, "commit message is empty"},
-		{"commit no runner", func() error { _, err := actions.NewCommit(nil, "x"); return err }, "no runner"},
-		{"push option-like branch", func() error { _, err := actions.NewPush(r, "--force", ""); return err }, `branch "--force" is not a valid name`},
-		{"push bad remote", func() error { _, err := actions.NewPush(r, "main", "-x"); return err }, "remote"},
-		{"pr no title", func() error { _, err := actions.NewCreatePullRequest(r, "b", "", "", ""); return err }, "title is empty"},
-		{"pr no branch", func() error { _, err := actions.NewCreatePullRequest(r, "", "t", "", ""); return err }, "branch is empty"},
-		{"pr blank reviewer", func() error { _, err := actions.NewCreatePullRequest(r, "b", "t", "", "", ""); return err }, "reviewer"},
-		{"merge zero", func() error { _, err := actions.NewMergePullRequest(r, 0, ""); return err }, "pull request number 0"},
-		{"merge method", func() error { _, err := actions.NewMergePullRequest(r, 1, "octopus"); return err }, `merge method "octopus"`},
-		{"comment pr empty", func() error { _, err := actions.NewCommentPullRequest(r, 1, ""); return err }, "comment body is empty"},
-		{"reply no comment id", func() error { _, err := actions.NewReplyPullRequest(r, 1, 0, "x"); return err }, "comment id 0"},
-		{"review nobody", func() error { _, err := actions.NewRequestReview(r, 1); return err }, "no reviewers"},
-		{"issue no title", func() error { _, err := actions.NewCreateIssue(r, "", "b"); return err }, "title is empty"},
-		{"close negative", func() error { _, err := actions.NewCloseIssue(r, -1); return err }, "issue number -1"},
-		{"comment issue zero", func() error { _, err := actions.NewCommentIssue(r, 0, "x"); return err }, "issue number 0"},
+		{"commit empty message", func() error { _, err := actions.NewCommit(r, actions.Commit{Message: "  "}); return err }, "commit message is empty"},
+		{"commit no runner", func() error { _, err := actions.NewCommit(nil, actions.Commit{Message: "x"}); return err }, "no runner"},
+		{"push option-like branch", func() error { _, err := actions.NewPush(r, actions.Push{Branch: "--force"}); return err }, `branch "--force" is not a valid name`},
+		{"push bad remote", func() error { _, err := actions.NewPush(r, actions.Push{Branch: "main", Remote: "-x"}); return err }, "remote"},
+		{"pr no title", func() error {
+			_, err := actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: "b"})
+			return err
+		}, "title is empty"},
+		{"pr no branch", func() error {
+			_, err := actions.NewCreatePullRequest(r, actions.CreatePullRequest{Title: "t"})
+			return err
+		}, "branch is empty"},
+		{"pr blank reviewer", func() error {
+			_, err := actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: "b", Title: "t", Reviewers: []string{""}})
+			return err
+		}, "reviewer"},
+		{"merge zero", func() error { _, err := actions.NewMergePullRequest(r, actions.MergePullRequest{}); return err }, "pull request number 0"},
+		{"merge method", func() error {
+			_, err := actions.NewMergePullRequest(r, actions.MergePullRequest{Number: 1, Method: "octopus"})
+			return err
+		}, `merge method "octopus"`},
+		{"comment pr empty", func() error {
+			_, err := actions.NewCommentPullRequest(r, actions.CommentPullRequest{Number: 1})
+			return err
+		}, "comment body is empty"},
+		{"reply no comment id", func() error {
+			_, err := actions.NewReplyPullRequest(r, actions.ReplyPullRequest{Number: 1, Body: "x"})
+			return err
+		}, "comment id 0"},
+		{"review nobody", func() error { _, err := actions.NewRequestReview(r, actions.RequestReview{Number: 1}); return err }, "no reviewers"},
+		{"issue no title", func() error { _, err := actions.NewCreateIssue(r, actions.CreateIssue{Body: "b"}); return err }, "title is empty"},
+		{"close negative", func() error { _, err := actions.NewCloseIssue(r, actions.CloseIssue{Number: -1}); return err }, "issue number -1"},
+		{"comment issue zero", func() error { _, err := actions.NewCommentIssue(r, actions.CommentIssue{Body: "x"}); return err }, "issue number 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.new()
@@ -354,7 +378,7 @@ func TestActionConstructorsValidate(t *testing.T) {
 
 func TestActionParamsAreJSON(t *testing.T) {
 	r := &runner.Runner{Home: t.TempDir(), Identity: "john"}
-	a := must[*actions.ReplyPullRequest](t)(actions.NewReplyPullRequest(r, 45, 77, "Done."))
+	a := must[*actions.ReplyPullRequest](t)(actions.NewReplyPullRequest(r, actions.ReplyPullRequest{Number: 45, CommentID: 77, Body: "Done."}))
 	data, err := json.Marshal(a)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"number":45,"comment_id":77,"body":"Done."}`, string(data))

@@ -17,9 +17,11 @@ type Commit struct {
 	Runner  *runner.Runner `json:"-"`
 }
 
-// NewCommit returns a commit action.
-func NewCommit(r *runner.Runner, message string) (*Commit, error) {
-	return validated(&Commit{Message: message, Runner: r})
+// NewCommit returns the commit action a describes, performed with r
+// (a's Runner is set to r).
+func NewCommit(r *runner.Runner, a Commit) (*Commit, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *Commit) validate() error {
@@ -66,10 +68,12 @@ type Push struct {
 	Runner *runner.Runner `json:"-"`
 }
 
-// NewPush returns a push action; remote "" means origin, branch "" the
-// branch checked out when the action is resolved or performed.
-func NewPush(r *runner.Runner, branch, remote string) (*Push, error) {
-	return validated(&Push{Branch: branch, Remote: remote, Runner: r})
+// NewPush returns the push action a describes, performed with r
+// (a's Runner is set to r). Remote "" means origin; Branch "" the branch
+// checked out when the action is resolved or performed.
+func NewPush(r *runner.Runner, a Push) (*Push, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *Push) validate() error {

@@ -16,9 +16,11 @@ type CreateIssue struct {
 	Runner *runner.Runner `json:"-"`
 }
 
-// NewCreateIssue returns a create-issue action.
-func NewCreateIssue(r *runner.Runner, title, body string) (*CreateIssue, error) {
-	return validated(&CreateIssue{Title: title, Body: body, Runner: r})
+// NewCreateIssue returns the create-issue action a describes, performed with r
+// (a's Runner is set to r).
+func NewCreateIssue(r *runner.Runner, a CreateIssue) (*CreateIssue, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *CreateIssue) validate() error {
@@ -55,9 +57,11 @@ type CloseIssue struct {
 	Runner *runner.Runner `json:"-"`
 }
 
-// NewCloseIssue returns a close-issue action.
-func NewCloseIssue(r *runner.Runner, number int) (*CloseIssue, error) {
-	return validated(&CloseIssue{Number: number, Runner: r})
+// NewCloseIssue returns the close-issue action a describes, performed with r
+// (a's Runner is set to r).
+func NewCloseIssue(r *runner.Runner, a CloseIssue) (*CloseIssue, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *CloseIssue) validate() error {
@@ -91,9 +95,11 @@ type CommentIssue struct {
 	Runner *runner.Runner `json:"-"`
 }
 
-// NewCommentIssue returns a comment-issue action.
-func NewCommentIssue(r *runner.Runner, number int, body string) (*CommentIssue, error) {
-	return validated(&CommentIssue{Number: number, Body: body, Runner: r})
+// NewCommentIssue returns the comment-issue action a describes, performed with r
+// (a's Runner is set to r).
+func NewCommentIssue(r *runner.Runner, a CommentIssue) (*CommentIssue, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *CommentIssue) validate() error {

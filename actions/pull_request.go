@@ -26,10 +26,11 @@ type CreatePullRequest struct {
 	Runner    *runner.Runner `json:"-"`
 }
 
-// NewCreatePullRequest returns a create-pull-request action. Base and
-// reviewers are optional.
-func NewCreatePullRequest(r *runner.Runner, branch, title, body, base string, reviewers ...string) (*CreatePullRequest, error) {
-	return validated(&CreatePullRequest{Branch: branch, Title: title, Body: body, Base: base, Reviewers: reviewers, Runner: r})
+// NewCreatePullRequest returns the create-pull-request action a describes, performed with r
+// (a's Runner is set to r). Base and Reviewers are optional.
+func NewCreatePullRequest(r *runner.Runner, a CreatePullRequest) (*CreatePullRequest, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *CreatePullRequest) validate() error {
@@ -78,7 +79,7 @@ func (a *CreatePullRequest) Perform(ctx context.Context) (logbook.ActionResult, 
 		}
 		out, err := a.Runner.GH(ctx, "api", "repos/"+repo)
 		if err != nil {
-			return logbook.ActionResult{}, fmt.Errorf("%s: find the default branch (or give --base): %w", k, err)
+			return logbook.ActionResult{}, fmt.Errorf("%s: find the default branch (or set Base): %w", k, err)
 		}
 		if err := json.Unmarshal(out, &info); err != nil {
 			return logbook.ActionResult{}, fmt.Errorf("%s: find the default branch: %w", k, err)
@@ -129,10 +130,11 @@ type MergePullRequest struct {
 	Runner *runner.Runner `json:"-"`
 }
 
-// NewMergePullRequest returns a merge-pull-request action; method "" means
-// merge.
-func NewMergePullRequest(r *runner.Runner, number int, method string) (*MergePullRequest, error) {
-	return validated(&MergePullRequest{Number: number, Method: method, Runner: r})
+// NewMergePullRequest returns the merge-pull-request action a describes, performed with r
+// (a's Runner is set to r). Method "" means merge.
+func NewMergePullRequest(r *runner.Runner, a MergePullRequest) (*MergePullRequest, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *MergePullRequest) validate() error {
@@ -181,9 +183,11 @@ type CommentPullRequest struct {
 	Runner *runner.Runner `json:"-"`
 }
 
-// NewCommentPullRequest returns a comment-pull-request action.
-func NewCommentPullRequest(r *runner.Runner, number int, body string) (*CommentPullRequest, error) {
-	return validated(&CommentPullRequest{Number: number, Body: body, Runner: r})
+// NewCommentPullRequest returns the comment-pull-request action a describes, performed with r
+// (a's Runner is set to r).
+func NewCommentPullRequest(r *runner.Runner, a CommentPullRequest) (*CommentPullRequest, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *CommentPullRequest) validate() error {
@@ -221,10 +225,11 @@ type ReplyPullRequest struct {
 	Runner    *runner.Runner `json:"-"`
 }
 
-// NewReplyPullRequest returns a reply-pull-request action answering the
-// inline comment commentID.
-func NewReplyPullRequest(r *runner.Runner, number int, commentID int64, body string) (*ReplyPullRequest, error) {
-	return validated(&ReplyPullRequest{Number: number, CommentID: commentID, Body: body, Runner: r})
+// NewReplyPullRequest returns the reply-pull-request action a describes, performed with r
+// (a's Runner is set to r): a reply to the inline comment CommentID.
+func NewReplyPullRequest(r *runner.Runner, a ReplyPullRequest) (*ReplyPullRequest, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *ReplyPullRequest) validate() error {
@@ -265,9 +270,11 @@ type RequestReview struct {
 	Runner    *runner.Runner `json:"-"`
 }
 
-// NewRequestReview returns a request-review action.
-func NewRequestReview(r *runner.Runner, number int, reviewers ...string) (*RequestReview, error) {
-	return validated(&RequestReview{Number: number, Reviewers: reviewers, Runner: r})
+// NewRequestReview returns the request-review action a describes, performed with r
+// (a's Runner is set to r).
+func NewRequestReview(r *runner.Runner, a RequestReview) (*RequestReview, error) {
+	a.Runner = r
+	return validated(&a)
 }
 
 func (a *RequestReview) validate() error {

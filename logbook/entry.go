@@ -44,9 +44,9 @@ type ReadingAttempt struct {
 	ChallengedBy   Who       `json:"challenged_by"`
 }
 
-// Observation is one look sealed into a bearing: the mark (as stored by
+// ObservationRecord is one look sealed into a bearing: the mark (as stored by
 // marks.Marshal), its one-line label, and the artifact holding its sighting.
-type Observation struct {
+type ObservationRecord struct {
 	Key        string          `json:"key"`
 	Mark       json.RawMessage `json:"mark"`
 	Label      string          `json:"label"`
@@ -59,19 +59,19 @@ type Observation struct {
 
 // Bearing is what was looked at and what it meant.
 type Bearing struct {
-	Observations []Observation `json:"observations"`
-	Reading      Reading       `json:"reading"`
+	Observations []ObservationRecord `json:"observations"`
+	Reading      Reading             `json:"reading"`
 }
 
 // ActionStatus says where an action stands.
 type ActionStatus string
 
 // Action statuses. An intended action with no recorded outcome (a crash
-// between touching the world and recording the result) is OutcomeUnknown.
+// between touching the world and recording the result) is ActionOutcomeUnknown.
 const (
-	OutcomeUnknown ActionStatus = "outcome-unknown"
-	Performed      ActionStatus = "performed"
-	Failed         ActionStatus = "failed"
+	ActionOutcomeUnknown ActionStatus = "outcome-unknown"
+	ActionPerformed      ActionStatus = "performed"
+	ActionFailed         ActionStatus = "failed"
 )
 
 // ActionResult is what an action left in the world, as far as helm learned.
@@ -85,8 +85,8 @@ type ActionResult struct {
 	Reviewers []string `json:"reviewers,omitempty"`
 }
 
-// Action is an operation helm performed in the world.
-type Action struct {
+// ActionRecord is an operation helm performed in the world.
+type ActionRecord struct {
 	ID     string          `json:"id"`
 	Kind   string          `json:"kind"`
 	Params json.RawMessage `json:"params,omitempty"`
@@ -103,19 +103,19 @@ type EntryKind string
 
 // Entry kinds.
 const (
-	KindBearing EntryKind = "bearing"
-	KindAction  EntryKind = "action"
+	EntryBearing EntryKind = "bearing"
+	EntryAction  EntryKind = "action"
 )
 
 // Entry is one logbook entry. N is its 1-based position in the story,
 // which shifts when an earlier action fails; Seq, the sequence number of
 // the event that recorded the entry, never does.
 type Entry struct {
-	N       int       `json:"n"`
-	Seq     uint64    `json:"seq"`
-	Kind    EntryKind `json:"kind"`
-	At      time.Time `json:"at"`
-	Who     Who       `json:"who"`
-	Bearing *Bearing  `json:"bearing,omitempty"`
-	Action  *Action   `json:"action,omitempty"`
+	N       int           `json:"n"`
+	Seq     uint64        `json:"seq"`
+	Kind    EntryKind     `json:"kind"`
+	At      time.Time     `json:"at"`
+	Who     Who           `json:"who"`
+	Bearing *Bearing      `json:"bearing,omitempty"`
+	Action  *ActionRecord `json:"action,omitempty"`
 }

@@ -58,7 +58,7 @@ var readingIndent = strings.Repeat(" ", len("  Reading: "))
 
 func writeEntry(b *strings.Builder, e Entry) {
 	switch e.Kind {
-	case KindBearing:
+	case EntryBearing:
 		fmt.Fprintf(b, "── Bearing %d ── %s\n", e.N, stamp(e.At))
 		for _, o := range e.Bearing.Observations {
 			fmt.Fprintf(b, "  Mark: %s\n", safetext.Line(o.Label))
@@ -67,7 +67,7 @@ func writeEntry(b *strings.Builder, e Entry) {
 		if n := len(e.Bearing.Reading.History); n > 0 {
 			fmt.Fprintf(b, "  (reading challenged %d×; last feedback: %s)\n", n, safetext.Line(e.Bearing.Reading.History[n-1].ChallengedWith))
 		}
-	case KindAction:
+	case EntryAction:
 		fmt.Fprintf(b, "── Action %d ── %s\n", e.N, stamp(e.At))
 		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribeAction(e.Action)))
 	}
@@ -77,11 +77,11 @@ func writeEntry(b *strings.Builder, e Entry) {
 // "committed (abc1234)", "created PR #45", ...
 // Branch names and error messages in it come from the world as they are:
 // WriteStory escapes them for the terminal, and so must other printers.
-func DescribeAction(a *Action) string {
-	if a.Status == OutcomeUnknown {
+func DescribeAction(a *ActionRecord) string {
+	if a.Status == ActionOutcomeUnknown {
 		return a.Kind + ": outcome unknown (intended, no result was recorded)"
 	}
-	if a.Status == Failed {
+	if a.Status == ActionFailed {
 		return a.Kind + " failed: " + a.Error
 	}
 	r := ActionResult{}

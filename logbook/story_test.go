@@ -21,13 +21,13 @@ func at(min int) time.Time { return time.Date(2026, 2, 26, 17, min, 0, 0, time.U
 func TestStoryMatchesDesignExample(t *testing.T) {
 	who := Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	entries := []Entry{
-		{N: 1, Kind: KindBearing, At: at(1), Who: who, Bearing: &Bearing{
-			Observations: []Observation{{Key: "rust-project:.", Label: "RustProject @ ."}},
+		{N: 1, Kind: EntryBearing, At: at(1), Who: who, Bearing: &Bearing{
+			Observations: []ObservationRecord{{Key: "rust-project:.", Label: "RustProject @ ."}},
 			Reading:      Reading{Text: "Widget module has a null check missing in init()."},
 		}},
-		{N: 2, Kind: KindAction, At: at(14), Who: who, Action: &Action{Kind: "commit", Status: Performed, Result: &ActionResult{SHA: "abc1234f00d"}}},
-		{N: 3, Kind: KindAction, At: at(15), Who: who, Action: &Action{Kind: "push", Status: Performed, Result: &ActionResult{Branch: "fix-widget", SHA: "abc1234f00d"}}},
-		{N: 4, Kind: KindAction, At: at(16), Who: who, Action: &Action{Kind: "create-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}},
+		{N: 2, Kind: EntryAction, At: at(14), Who: who, Action: &ActionRecord{Kind: "commit", Status: ActionPerformed, Result: &ActionResult{SHA: "abc1234f00d"}}},
+		{N: 3, Kind: EntryAction, At: at(15), Who: who, Action: &ActionRecord{Kind: "push", Status: ActionPerformed, Result: &ActionResult{Branch: "fix-widget", SHA: "abc1234f00d"}}},
+		{N: 4, Kind: EntryAction, At: at(16), Who: who, Action: &ActionRecord{Kind: "create-pull-request", Status: ActionPerformed, Result: &ActionResult{Number: 45}}},
 	}
 	var buf bytes.Buffer
 	require.NoError(t, WriteStory(&buf, Header{
@@ -51,8 +51,8 @@ func TestStoryMatchesDesignExample(t *testing.T) {
 func TestStoryEscapesHostileText(t *testing.T) {
 	who := Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	entries := []Entry{
-		{N: 1, Kind: KindBearing, At: at(1), Who: who, Bearing: &Bearing{
-			Observations: []Observation{
+		{N: 1, Kind: EntryBearing, At: at(1), Who: who, Bearing: &Bearing{
+			Observations: []ObservationRecord{
 				{Key: "file-contents:x", Label: "FileContents: evil\x1b[2K\r.rs"},
 				{Key: "context:x", Label: "Context: \x1b]0;pwned\x07 title"},
 			},
@@ -61,7 +61,7 @@ func TestStoryEscapesHostileText(t *testing.T) {
 				History: []ReadingAttempt{{Text: "first", ChallengedWith: "no\u202e txet desrever", ChallengedAt: at(2), ChallengedBy: who}},
 			},
 		}},
-		{N: 2, Kind: KindAction, At: at(3), Who: who, Action: &Action{Kind: "push", Status: Performed,
+		{N: 2, Kind: EntryAction, At: at(3), Who: who, Action: &ActionRecord{Kind: "push", Status: ActionPerformed,
 			Result: &ActionResult{Branch: "fix\x1b[31m-red\u009b2K", SHA: "abc1234f00d"}}},
 	}
 	var buf bytes.Buffer
@@ -91,21 +91,21 @@ func TestStoryEscapesHostileText(t *testing.T) {
 func TestDescribeAction(t *testing.T) {
 	tests := []struct {
 		name string
-		a    Action
+		a    ActionRecord
 		want string
 	}{
-		{"commit", Action{Kind: "commit", Status: Performed, Result: &ActionResult{SHA: "abc1234567"}}, "committed (abc1234)"},
-		{"push", Action{Kind: "push", Status: Performed, Result: &ActionResult{Branch: "b", SHA: "abc1234567"}}, "pushed to b (abc1234)"},
-		{"create PR", Action{Kind: "create-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}, "created PR #45"},
-		{"merge PR", Action{Kind: "merge-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}, "merged PR #45"},
-		{"comment PR", Action{Kind: "comment-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}, "commented on PR #45"},
-		{"reply PR", Action{Kind: "reply-pull-request", Status: Performed, Result: &ActionResult{Number: 45}}, "replied on PR #45"},
-		{"request review", Action{Kind: "request-review", Status: Performed, Result: &ActionResult{Number: 45, Reviewers: []string{"a", "b"}}}, "requested review on PR #45 from a, b"},
-		{"create issue", Action{Kind: "create-issue", Status: Performed, Result: &ActionResult{Number: 7}}, "created issue #7"},
-		{"close issue", Action{Kind: "close-issue", Status: Performed, Result: &ActionResult{Number: 7}}, "closed issue #7"},
-		{"comment issue", Action{Kind: "comment-issue", Status: Performed, Result: &ActionResult{Number: 7}}, "commented on issue #7"},
-		{"unknown outcome", Action{Kind: "push", Status: OutcomeUnknown}, "push: outcome unknown (intended, no result was recorded)"},
-		{"failed", Action{Kind: "push", Status: Failed, Error: "rejected"}, "push failed: rejected"},
+		{"commit", ActionRecord{Kind: "commit", Status: ActionPerformed, Result: &ActionResult{SHA: "abc1234567"}}, "committed (abc1234)"},
+		{"push", ActionRecord{Kind: "push", Status: ActionPerformed, Result: &ActionResult{Branch: "b", SHA: "abc1234567"}}, "pushed to b (abc1234)"},
+		{"create PR", ActionRecord{Kind: "create-pull-request", Status: ActionPerformed, Result: &ActionResult{Number: 45}}, "created PR #45"},
+		{"merge PR", ActionRecord{Kind: "merge-pull-request", Status: ActionPerformed, Result: &ActionResult{Number: 45}}, "merged PR #45"},
+		{"comment PR", ActionRecord{Kind: "comment-pull-request", Status: ActionPerformed, Result: &ActionResult{Number: 45}}, "commented on PR #45"},
+		{"reply PR", ActionRecord{Kind: "reply-pull-request", Status: ActionPerformed, Result: &ActionResult{Number: 45}}, "replied on PR #45"},
+		{"request review", ActionRecord{Kind: "request-review", Status: ActionPerformed, Result: &ActionResult{Number: 45, Reviewers: []string{"a", "b"}}}, "requested review on PR #45 from a, b"},
+		{"create issue", ActionRecord{Kind: "create-issue", Status: ActionPerformed, Result: &ActionResult{Number: 7}}, "created issue #7"},
+		{"close issue", ActionRecord{Kind: "close-issue", Status: ActionPerformed, Result: &ActionResult{Number: 7}}, "closed issue #7"},
+		{"comment issue", ActionRecord{Kind: "comment-issue", Status: ActionPerformed, Result: &ActionResult{Number: 7}}, "commented on issue #7"},
+		{"unknown outcome", ActionRecord{Kind: "push", Status: ActionOutcomeUnknown}, "push: outcome unknown (intended, no result was recorded)"},
+		{"failed", ActionRecord{Kind: "push", Status: ActionFailed, Error: "rejected"}, "push failed: rejected"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,7 +36,6 @@ const (
 // environment is inherited but never recorded. A non-zero exit is an
 // ordinary observation; so is a program that cannot start (the sighting's
 // Error says why) or one killed at the timeout (TimedOut).
-// CLI: helm observe command [--dir DIR] -- PROGRAM [ARG...]
 type Command struct {
 	// Dir is the working directory, cleaned; empty means Env.Dir. A
 	// relative Dir resolves against Env.Dir.
@@ -58,7 +57,7 @@ func NewCommand(dir string, argv ...string) (*Command, error) {
 	}
 	m := &Command{Program: argv[0]}
 	if dir != "" {
-		d, err := cleanPath(kind, "--dir", dir)
+		d, err := cleanPath(kind, "dir", dir)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +76,7 @@ func NewCommand(dir string, argv ...string) (*Command, error) {
 func checkArgv(argv []string) error {
 	const kind = "command"
 	if len(argv) == 0 || argv[0] == "" {
-		return invalidf(kind, "no program to run (give it after --, as in: helm observe command -- go test ./...)")
+		return invalidf(kind, "no program to run (give the program and its arguments, as in: go test ./...)")
 	}
 	for i, a := range argv {
 		what := "program"
@@ -101,7 +100,7 @@ func (m *Command) Validate() error {
 		return err
 	}
 	if m.Dir != "" {
-		if _, err := cleanPath(m.Kind(), "--dir", m.Dir); err != nil {
+		if _, err := cleanPath(m.Kind(), "dir", m.Dir); err != nil {
 			return err
 		}
 	}

@@ -15,7 +15,6 @@ func init() {
 // Context is human-provided context with no source helm can look at: an
 // offline conversation, a decision made elsewhere, background knowledge.
 // Observing it never fails; the sighting echoes the description.
-// CLI: helm observe context DESCRIPTION
 type Context struct {
 	Description string `json:"description"`
 }

@@ -18,8 +18,7 @@ func init() {
 // directory with each entry's name, kind and size. It honours .gitignore as
 // git does (see the walk's rules below), always skips .git, lists symbolic
 // links without following them, and records unreadable directories as
-// listings with an error. CLI:
-// helm observe directory-tree ROOT [--skip NAME]... [--max-depth N]
+// listings with an error.
 type DirectoryTree struct {
 	// Root is the directory to walk, cleaned; relative roots resolve
 	// against Env.Dir.
@@ -73,9 +72,9 @@ func NewDirectoryTree(root string, opt DirectoryTreeOptions) (*DirectoryTree, er
 
 func checkSkip(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.IndexByte(name, 0) >= 0 {
-		return invalidf("directory-tree", "--skip %q is not a file name (give one name, such as node_modules, without slashes)", name)
+		return invalidf("directory-tree", "skip %q is not a file name (give one name, such as node_modules, without slashes)", name)
 	}
-	if err := safetext.Check(fmt.Sprintf("--skip %q", name), name); err != nil {
+	if err := safetext.Check(fmt.Sprintf("skip %q", name), name); err != nil {
 		return invalidf("directory-tree", "%v", err)
 	}
 	return nil
@@ -83,7 +82,7 @@ func checkSkip(name string) error {
 
 func checkDepth(d int) error {
 	if d < 0 {
-		return invalidf("directory-tree", "--max-depth %d is negative (0 lists the root only)", d)
+		return invalidf("directory-tree", "max depth %d is negative (0 lists the root only)", d)
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ func init() {
 // FileContents reads specific files: the simplest file-system mark. Each
 // file comes back as UTF-8 text, binary (its size only) or an error (no such
 // file, permission denied, is a directory); one bad file never fails the
-// observation. CLI: helm observe file-contents --read FILE...
+// observation.
 type FileContents struct {
 	// Paths are the files to read, cleaned, in the caller's order without
 	// duplicates. Relative paths resolve against Env.Dir.
@@ -43,7 +43,7 @@ func NewFileContents(paths ...string) (*FileContents, error) {
 	return m, nil
 }
 
-var errNoFiles = invalidf("file-contents", "no files to read (give at least one --read FILE)")
+var errNoFiles = invalidf("file-contents", "no files to read (give at least one path)")
 
 // Validate applies NewFileContents' checks to m, which may have been
 // decoded rather than constructed: at least one path, each non-empty

@@ -16,8 +16,7 @@ func init() {
 var issueFocuses = []string{"summary", "comments"}
 
 // GitHubIssue is a GitHub issue. Focus controls depth: summary is the
-// metadata and body, comments the discussion. No focus means summary. CLI:
-// helm observe github-issue NUMBER [--focus summary|comments]...
+// metadata and body, comments the discussion. No focus means summary.
 type GitHubIssue struct {
 	// Repo is OWNER/NAME.
 	Repo string `json:"repo"`
@@ -91,7 +90,7 @@ func (m *GitHubIssue) Observe(ctx context.Context, env *Env) (sighting.Sighting,
 		}
 	}
 	s.Errors = errs.list
-	if err := errs.err(m.String(), len(focus)); err != nil {
+	if err := errs.err(len(focus)); err != nil {
 		return nil, err
 	}
 	return s, nil

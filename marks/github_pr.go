@@ -20,8 +20,7 @@ var prFocuses = []string{"summary", "files", "checks", "diff", "comments", "revi
 // the check runs on the head commit; diff the unified diff; comments the
 // conversation and the inline review comments (whose IDs
 // reply-pull-request answers); reviews the submitted reviews. No focus
-// means summary. CLI:
-// helm observe github-pr NUMBER [--focus summary|files|checks|diff|comments|reviews]...
+// means summary.
 type GitHubPR struct {
 	// Repo is OWNER/NAME.
 	Repo string `json:"repo"`
@@ -147,7 +146,7 @@ func (m *GitHubPR) Observe(ctx context.Context, env *Env) (sighting.Sighting, er
 		}
 	}
 	s.Errors = errs.list
-	if err := errs.err(m.String(), len(focus)); err != nil {
+	if err := errs.err(len(focus)); err != nil {
 		return nil, err
 	}
 	return s, nil

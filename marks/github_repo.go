@@ -23,8 +23,7 @@ var repoFocuses = []string{"issues", "pull-requests"}
 
 // GitHubRepo is a GitHub repository's open work: its open issues, its open
 // pull requests, or both (the default, since "what is open here" is the
-// question an orientation asks). CLI:
-// helm observe github-repo [--focus issues|pull-requests]...
+// question an orientation asks).
 type GitHubRepo struct {
 	// Repo is OWNER/NAME.
 	Repo string `json:"repo"`
@@ -109,7 +108,7 @@ func (m *GitHubRepo) Observe(ctx context.Context, env *Env) (sighting.Sighting, 
 		}
 	}
 	s.Errors = errs.list
-	if err := errs.err(m.String(), len(focus)); err != nil {
+	if err := errs.err(len(focus)); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -155,7 +154,7 @@ func numberedFocus(kind string, known []string, repo string, number int, focus [
 func normalizeFocus(kind string, known, def, focus []string) ([]string, error) {
 	for _, f := range focus {
 		if !slices.Contains(known, f) {
-			return nil, invalidf(kind, "unknown --focus %q (choose from %s)", f, strings.Join(known, ", "))
+			return nil, invalidf(kind, "unknown focus %q (choose from %s)", f, strings.Join(known, ", "))
 		}
 	}
 	return focusOr(known, def, focus), nil
@@ -198,7 +197,7 @@ func focusSuffix(known, def, focus []string) string {
 
 func githubRunner(kind string, env *Env) (GitHubRunner, error) {
 	if env == nil || env.GitHub == nil {
-		return nil, fmt.Errorf("observe %s: no GitHub runner (gh) configured", kind)
+		return nil, fmt.Errorf("%s: no GitHub runner (gh) configured (Env.GitHub)", kind)
 	}
 	return env.GitHub, nil
 }
@@ -216,11 +215,12 @@ func (e *focusErrors) add(focus string, err error) {
 	e.errs = append(e.errs, fmt.Errorf("%s: %w", focus, err))
 }
 
-func (e *focusErrors) err(label string, focuses int) error {
+func (e *focusErrors) err(focuses int) error {
 	if len(e.errs) == 0 || len(e.errs) < focuses {
 		return nil
 	}
-	return fmt.Errorf("observe %s: %w", label, errors.Join(e.errs...))
+	// The caller says what was observed; this says which focus failed.
+	return errors.Join(e.errs...)
 }
 
 // ghJSON runs `gh api PATH` and decodes its JSON into v.

@@ -3,6 +3,7 @@ package marks_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,11 +54,11 @@ func TestGitHubMarkConstructorsValidate(t *testing.T) {
 	}{
 		{"pr bad repo", func() (marks.Mark, error) { return marks.NewGitHubPR("widgets", 1) }, "not OWNER/NAME"},
 		{"pr zero", func() (marks.Mark, error) { return marks.NewGitHubPR(ghRepo, 0) }, "not a positive"},
-		{"pr bad focus", func() (marks.Mark, error) { return marks.NewGitHubPR(ghRepo, 1, "body") }, `unknown --focus "body" (choose from summary, files, checks, diff, comments, reviews)`},
+		{"pr bad focus", func() (marks.Mark, error) { return marks.NewGitHubPR(ghRepo, 1, "body") }, `unknown focus "body" (choose from summary, files, checks, diff, comments, reviews)`},
 		{"issue negative", func() (marks.Mark, error) { return marks.NewGitHubIssue(ghRepo, -3) }, "not a positive"},
-		{"issue bad focus", func() (marks.Mark, error) { return marks.NewGitHubIssue(ghRepo, 1, "diff") }, `unknown --focus "diff"`},
+		{"issue bad focus", func() (marks.Mark, error) { return marks.NewGitHubIssue(ghRepo, 1, "diff") }, `unknown focus "diff"`},
 		{"repo bad repo", func() (marks.Mark, error) { return marks.NewGitHubRepo("../x") }, "not OWNER/NAME"},
-		{"repo bad focus", func() (marks.Mark, error) { return marks.NewGitHubRepo(ghRepo, "prs") }, `unknown --focus "prs" (choose from issues, pull-requests)`},
+		{"repo bad focus", func() (marks.Mark, error) { return marks.NewGitHubRepo(ghRepo, "prs") }, `unknown focus "prs" (choose from issues, pull-requests)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.new()
@@ -216,7 +217,7 @@ func TestGitHubPRSingleFailingFocusIsAnError(t *testing.T) {
 			assert.Nil(t, got)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
-			assert.Contains(t, err.Error(), "GitHubPullRequest octo/widgets#9")
+			assert.True(t, strings.HasPrefix(err.Error(), tc.focus+": "), "the error names the focus that failed; its caller names the mark: %v", err)
 			var ee *runner.ExitError
 			assert.True(t, errors.As(err, &ee), "gh's error is kept for errors.As")
 		})

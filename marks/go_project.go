@@ -24,7 +24,6 @@ func init() {
 // version, toolchain, requirements with the indirect flag, replacements),
 // and records each package's name and doc comment. Go files are parsed up
 // to their package clause only: function bodies are never read.
-// CLI: helm observe go-project PATH
 type GoProject struct {
 	// Root is the project directory, cleaned; relative roots resolve
 	// against Env.Dir.

@@ -17,7 +17,6 @@ func init() {
 // CLAUDE.md, copilot-instructions.md, .cursorrules) anywhere, Markdown in
 // the root or docs/ — and every Cargo.toml. Source is not read: orient
 // first, then target files with a file-contents mark.
-// CLI: helm observe rust-project PATH
 type RustProject struct {
 	// Root is the project directory, cleaned; relative roots resolve
 	// against Env.Dir.

@@ -27,8 +27,8 @@ func TestValidateRefusesWhatConstructorsRefuse(t *testing.T) {
 		{name: "file-contents relative base", mark: `{"kind":"file-contents","paths":["a.go"],"base":"../elsewhere"}`, want: `base "../elsewhere" is not an absolute directory`},
 		{name: "directory-tree", mark: `{"kind":"directory-tree","root":"src","skip":["node_modules"],"max_depth":0}`},
 		{name: "directory-tree empty root", mark: `{"kind":"directory-tree","root":""}`, want: "empty root"},
-		{name: "directory-tree negative depth", mark: `{"kind":"directory-tree","root":".","max_depth":-3}`, want: "--max-depth -3 is negative"},
-		{name: "directory-tree skip path", mark: `{"kind":"directory-tree","root":".","skip":["../.."]}`, want: `--skip "../.." is not a file name`},
+		{name: "directory-tree negative depth", mark: `{"kind":"directory-tree","root":".","max_depth":-3}`, want: "max depth -3 is negative"},
+		{name: "directory-tree skip path", mark: `{"kind":"directory-tree","root":".","skip":["../.."]}`, want: `skip "../.." is not a file name`},
 		{name: "rust-project empty", mark: `{"kind":"rust-project","root":""}`, want: "empty path"},
 		{name: "go-project empty", mark: `{"kind":"go-project","root":""}`, want: "empty path"},
 		{name: "context", mark: `{"kind":"context","description":"a call"}`},
@@ -44,12 +44,12 @@ func TestValidateRefusesWhatConstructorsRefuse(t *testing.T) {
 		{name: "github-pr", mark: `{"kind":"github-pr","repo":"octo/widgets","number":45,"focus":["diff"]}`},
 		{name: "github-pr zero", mark: `{"kind":"github-pr","repo":"octo/widgets","number":0,"focus":[]}`, want: "number 0 is not a positive"},
 		{name: "github-pr negative", mark: `{"kind":"github-pr","repo":"octo/widgets","number":-4,"focus":[]}`, want: "number -4 is not a positive"},
-		{name: "github-pr unknown focus", mark: `{"kind":"github-pr","repo":"octo/widgets","number":1,"focus":["secrets"]}`, want: `unknown --focus "secrets"`},
+		{name: "github-pr unknown focus", mark: `{"kind":"github-pr","repo":"octo/widgets","number":1,"focus":["secrets"]}`, want: `unknown focus "secrets"`},
 		{name: "github-issue zero", mark: `{"kind":"github-issue","repo":"octo/widgets","number":0}`, want: "number 0"},
 		{name: "github-issue bad repo", mark: `{"kind":"github-issue","repo":"../../etc","number":1}`, want: `repository "../../etc" is not OWNER/NAME`},
 		{name: "github-repo", mark: `{"kind":"github-repo","repo":"octo/widgets","focus":["issues"]}`},
 		{name: "github-repo path in repo", mark: `{"kind":"github-repo","repo":"octo/widgets/../../x"}`, want: "is not OWNER/NAME"},
-		{name: "github-repo unknown focus", mark: `{"kind":"github-repo","repo":"o/r","focus":["wiki"]}`, want: `unknown --focus "wiki"`},
+		{name: "github-repo unknown focus", mark: `{"kind":"github-repo","repo":"o/r","focus":["wiki"]}`, want: `unknown focus "wiki"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

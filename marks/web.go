@@ -36,7 +36,6 @@ const (
 // status, headers, and body (text, or binary by size). Redirects are
 // followed up to WebMaxRedirects. An error status is an ordinary
 // observation; so is a request that got no response (Error says why).
-// CLI: helm observe web URL
 type Web struct {
 	// URL is an absolute http or https URL in canonical form: scheme and
 	// host lower-cased, default port and fragment dropped, empty path "/".

@@ -19,19 +19,19 @@ func typicalMix(rounds int) []*Event {
 	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "claude-opus-4"}
 	ev := func(t Type) *Event {
 		at = at.Add(1700 * time.Millisecond)
-		return &Event{Type: t, V: CurrentVersion[t], At: at, Who: who}
+		return &Event{Type: t, V: currentVersion[t], At: at, Who: who}
 	}
 	start := ev(VoyageStarted)
 	start.Voyage = &VoyageInfo{ID: "a3b0fc12-0000-4000-8000-000000000001", Intent: "Resolve #42: fix widget crash", Kind: "resolve-issue"}
 	events := []*Event{start}
 	for r := range rounds {
-		var obs []logbook.Observation
+		var obs []logbook.ObservationRecord
 		for i := range 3 {
 			hash := fmt.Sprintf("%064x", r*3+i)
 			s := ev(ArtifactStowed)
 			s.Artifact = &ArtifactRef{Hash: hash, Size: 4096 + int64(i), StoredSize: 1500, Offset: int64(r * 5000)}
 			o := ev(Observed)
-			o.Obs = &logbook.Observation{
+			o.Obs = &logbook.ObservationRecord{
 				Key:   fmt.Sprintf("file:src/widget/mod%d.rs", i),
 				Mark:  json.RawMessage(fmt.Sprintf(`{"kind":"file","path":"src/widget/mod%d.rs"}`, i)),
 				Label: fmt.Sprintf("File src/widget/mod%d.rs", i), Artifact: hash, ObservedAt: o.At, ObservedBy: who,
@@ -43,9 +43,9 @@ func typicalMix(rounds int) []*Event {
 		b.Bearing = &logbook.Bearing{Observations: obs, Reading: logbook.Reading{Text: "The widget module misses a null check in init().", Source: logbook.SourceAgent}}
 		id := fmt.Sprintf("act-%d", r)
 		in := ev(ActionIntended)
-		in.Action = &logbook.Action{ID: id, Kind: "commit", Params: json.RawMessage(`{"message":"widget: check for null in init","paths":["src/widget/mod0.rs"]}`)}
+		in.Action = &logbook.ActionRecord{ID: id, Kind: "commit", Params: json.RawMessage(`{"message":"widget: check for null in init","paths":["src/widget/mod0.rs"]}`)}
 		done := ev(ActionPerformed)
-		done.Action = &logbook.Action{ID: id, Kind: "commit", Result: &logbook.ActionResult{SHA: "9fceb02d0ae598e95dc970b74767f19372d61af8", Branch: "helm/fix-widget"}}
+		done.Action = &logbook.ActionRecord{ID: id, Kind: "commit", Result: &logbook.ActionResult{SHA: "9fceb02d0ae598e95dc970b74767f19372d61af8", Branch: "helm/fix-widget"}}
 		events = append(events, b, in, done)
 	}
 	return events

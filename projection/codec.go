@@ -69,7 +69,7 @@ package projection
 //
 // # Versions
 //
-// CurrentVersion is the source of truth: Encode writes only the current
+// currentVersion is the source of truth: Encode writes only the current
 // layout of each type. When a type's layout changes, bump its version and
 // keep the old layout readable: decodePayload switches on the version and
 // reads an old layout straight into today's struct (filling what the old
@@ -203,7 +203,7 @@ func Encode(e *Event) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("encode event: unknown type %q", e.Type)
 	}
-	cur := CurrentVersion[e.Type]
+	cur := currentVersion[e.Type]
 	if e.V == 0 {
 		e.V = cur
 	}
@@ -303,7 +303,7 @@ func Encode(e *Event) ([]byte, error) {
 // that Decode also reads. Zero e.V is set to the current version.
 func EncodeJSON(e *Event) ([]byte, error) {
 	if e.V == 0 {
-		e.V = CurrentVersion[e.Type]
+		e.V = currentVersion[e.Type]
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -396,7 +396,7 @@ func (w *encoder) who(x logbook.Who) {
 	w.str(x.Method)
 }
 
-func (w *encoder) observation(o *logbook.Observation) {
+func (w *encoder) observation(o *logbook.ObservationRecord) {
 	w.str(o.Key)
 	w.raw(o.Mark)
 	w.str(o.Label)
@@ -569,7 +569,7 @@ const (
 	minString      = 1
 )
 
-func (d *decoder) observation(o *logbook.Observation) {
+func (d *decoder) observation(o *logbook.ObservationRecord) {
 	o.Key = d.string("observation key")
 	o.Mark = d.rawMessage("observation mark")
 	o.Label = d.string("observation label")
@@ -578,12 +578,12 @@ func (d *decoder) observation(o *logbook.Observation) {
 	o.ObservedBy = d.who("observation observed_by")
 }
 
-func (d *decoder) observations() []logbook.Observation {
+func (d *decoder) observations() []logbook.ObservationRecord {
 	n, isNil := d.list("bearing observations", minObservation)
 	if isNil {
 		return nil
 	}
-	obs := make([]logbook.Observation, n)
+	obs := make([]logbook.ObservationRecord, n)
 	for i := range obs {
 		d.observation(&obs[i])
 	}
@@ -610,7 +610,7 @@ func decodeBinary(data []byte) (*Event, error) {
 	}
 	t := typeCodes[code]
 	v := d.uvarint("version")
-	cur := CurrentVersion[t]
+	cur := currentVersion[t]
 	switch {
 	case d.err != nil:
 		return nil, fmt.Errorf("decode %s event: %w", t, d.err)
@@ -673,7 +673,7 @@ func (d *decoder) payload(t Type, v int) *Event {
 		if !d.opt("observation") {
 			return &Event{}
 		}
-		x := &boxed[logbook.Observation]{}
+		x := &boxed[logbook.ObservationRecord]{}
 		d.observation(&x.p)
 		x.e.Obs = &x.p
 		return &x.e
@@ -710,7 +710,7 @@ func (d *decoder) payload(t Type, v int) *Event {
 		if !d.opt("action") {
 			return &Event{}
 		}
-		x := &boxed[logbook.Action]{}
+		x := &boxed[logbook.ActionRecord]{}
 		d.decodeAction(&x.p)
 		x.e.Action = &x.p
 		return &x.e
@@ -747,7 +747,7 @@ func (d *decoder) decodeBearingV1(b *logbook.Bearing) {
 	b.Reading = logbook.Reading{Text: d.string("reading")}
 }
 
-func (d *decoder) decodeAction(a *logbook.Action) {
+func (d *decoder) decodeAction(a *logbook.ActionRecord) {
 	a.ID = d.string("action id")
 	a.Kind = d.string("action kind")
 	a.Params = d.rawMessage("action params")

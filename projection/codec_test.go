@@ -23,7 +23,7 @@ func oddEvents() []*Event {
 	at := time.Date(2026, 2, 26, 17, 0, 0, 123456789, time.UTC)
 	who := logbook.Who{Identity: "ann", Role: "reviewer", Method: "human"}
 	long := strings.Repeat("x", 300)
-	obs := logbook.Observation{Key: "k", Mark: json.RawMessage(`{"kind":"file"}`), Label: "L", Artifact: "h", ObservedAt: at, ObservedBy: who}
+	obs := logbook.ObservationRecord{Key: "k", Mark: json.RawMessage(`{"kind":"file"}`), Label: "L", Artifact: "h", ObservedAt: at, ObservedBy: who}
 	history := []logbook.ReadingAttempt{
 		{Text: "first", Source: logbook.SourceAgent, ChallengedWith: "why", ChallengedAt: at, ChallengedBy: who},
 		{Text: "second", ChallengedWith: long},
@@ -37,22 +37,22 @@ func oddEvents() []*Event {
 		{Type: ArtifactReduced, V: 1, At: at, Artifact: &ArtifactRef{Hash: "s", DerivedFrom: "h", Method: "head"}},
 		{Type: ArtifactJettisoned, V: 1, At: at, Artifact: &ArtifactRef{Hash: "h"}},
 		{Type: Observed, V: 1, At: at, Who: who, Obs: &obs},
-		{Type: Observed, V: 1, Obs: &logbook.Observation{Mark: json.RawMessage{}}},
-		{Type: Observed, V: 1, Obs: &logbook.Observation{}},
+		{Type: Observed, V: 1, Obs: &logbook.ObservationRecord{Mark: json.RawMessage{}}},
+		{Type: Observed, V: 1, Obs: &logbook.ObservationRecord{}},
 		{Type: MarkErased, V: 1, Key: "k"},
 		{Type: MarkErased, V: 1},
 		{Type: SlateWiped, V: 1, At: at, Who: who},
 		{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{}},
-		{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{Observations: []logbook.Observation{}, Reading: logbook.Reading{History: []logbook.ReadingAttempt{}}}},
-		{Type: BearingTaken, V: 2, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.Observation{obs, obs, {}}, Reading: logbook.Reading{Text: long, Source: logbook.SourceUser, History: history}}},
+		{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{}, Reading: logbook.Reading{History: []logbook.ReadingAttempt{}}}},
+		{Type: BearingTaken, V: 2, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{obs, obs, {}}, Reading: logbook.Reading{Text: long, Source: logbook.SourceUser, History: history}}},
 		{Type: ReadingChallenged, V: 1, Challenge: &Challenge{Bearing: math.MaxUint64, Feedback: "f", Text: "t", Source: logbook.SourceUser}},
-		{Type: ActionIntended, V: 1, Action: &logbook.Action{ID: "a", Kind: "commit", Params: json.RawMessage(`{"message": "spaced"}`)}},
-		{Type: ActionIntended, V: 1, Action: &logbook.Action{ID: "a", Params: json.RawMessage{}}},
-		{Type: ActionPerformed, V: 1, At: at, Action: &logbook.Action{ID: "a", Status: logbook.Performed, DoneAt: at, Result: &logbook.ActionResult{
+		{Type: ActionIntended, V: 1, Action: &logbook.ActionRecord{ID: "a", Kind: "commit", Params: json.RawMessage(`{"message": "spaced"}`)}},
+		{Type: ActionIntended, V: 1, Action: &logbook.ActionRecord{ID: "a", Params: json.RawMessage{}}},
+		{Type: ActionPerformed, V: 1, At: at, Action: &logbook.ActionRecord{ID: "a", Status: logbook.ActionPerformed, DoneAt: at, Result: &logbook.ActionResult{
 			SHA: "abc", Branch: "b", Number: -7, CommentID: math.MinInt64, URL: "https://x/y", Reviewers: []string{"bob", "", long}}}},
-		{Type: ActionPerformed, V: 1, Action: &logbook.Action{ID: "a", Result: &logbook.ActionResult{Reviewers: []string{}}}},
-		{Type: ActionPerformed, V: 1, Action: &logbook.Action{ID: "a", Result: &logbook.ActionResult{}}},
-		{Type: ActionFailed, V: 1, Action: &logbook.Action{ID: "a", Error: "boom"}},
+		{Type: ActionPerformed, V: 1, Action: &logbook.ActionRecord{ID: "a", Result: &logbook.ActionResult{Reviewers: []string{}}}},
+		{Type: ActionPerformed, V: 1, Action: &logbook.ActionRecord{ID: "a", Result: &logbook.ActionResult{}}},
+		{Type: ActionFailed, V: 1, Action: &logbook.ActionRecord{ID: "a", Error: "boom"}},
 		{Type: ActionFailed, V: 1},
 	}
 }
@@ -105,7 +105,7 @@ func TestEncodeRefuses(t *testing.T) {
 	}{
 		{"unknown type", &Event{Type: "voyage-sunk"}, `unknown type "voyage-sunk"`},
 		{"old version", &Event{Type: BearingTaken, V: 1, Bearing: &logbook.Bearing{}}, "only the current version 2"},
-		{"foreign payload", &Event{Type: Observed, Obs: &logbook.Observation{}, Voyage: &VoyageInfo{}}, "no voyage payload"},
+		{"foreign payload", &Event{Type: Observed, Obs: &logbook.ObservationRecord{}, Voyage: &VoyageInfo{}}, "no voyage payload"},
 		{"foreign key", &Event{Type: SlateWiped, Key: "k"}, "no key payload"},
 	}
 	for _, tt := range tests {
@@ -140,7 +140,7 @@ func TestDecodeOldBinaryVersion(t *testing.T) {
 	require.NoError(t, err)
 	want := &Event{Type: BearingTaken, V: 2, At: at, Who: logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"},
 		Bearing: &logbook.Bearing{
-			Observations: []logbook.Observation{{Key: "rust-project:.", Mark: json.RawMessage(`{"kind":"rust-project"}`), Label: "RustProject @ .", Artifact: "0f3c"}},
+			Observations: []logbook.ObservationRecord{{Key: "rust-project:.", Mark: json.RawMessage(`{"kind":"rust-project"}`), Label: "RustProject @ .", Artifact: "0f3c"}},
 			Reading:      logbook.Reading{Text: "Widget module has a null check missing in init()."},
 		}}
 	assert.Equal(t, want, e)
@@ -229,7 +229,7 @@ func inUTC(e *Event) *Event {
 	if c.Bearing != nil {
 		b := *c.Bearing
 		if b.Observations != nil {
-			b.Observations = append([]logbook.Observation{}, b.Observations...)
+			b.Observations = append([]logbook.ObservationRecord{}, b.Observations...)
 		}
 		for i := range b.Observations {
 			utc(&b.Observations[i].ObservedAt)

@@ -30,11 +30,11 @@ const (
 	ArtifactJettisoned Type = "artifact-jettisoned"
 )
 
-// CurrentVersion is the schema version each event type is written with.
+// currentVersion is the schema version each event type is written with.
 // Older versions are brought up to date on decode: by the upcasters for
 // the JSON form, by the binary decoder's version switch (codec.go) for
 // the binary form.
-var CurrentVersion = map[Type]int{
+var currentVersion = map[Type]int{
 	VoyageStarted:      1,
 	VoyageCompleted:    1,
 	ArtifactStowed:     1,
@@ -56,7 +56,7 @@ var CurrentVersion = map[Type]int{
 type Event struct {
 	// Seq is the event's sequence number in its voyage's log. It is the
 	// record's position, not part of the stored event: set on events read
-	// from a log (Voyage.Events, Export), so that a replay numbers them as
+	// from a log (the facade's Export), so that a replay numbers them as
 	// the log did.
 	Seq  uint64      `json:"seq,omitempty"`
 	Type Type        `json:"type"`
@@ -64,17 +64,17 @@ type Event struct {
 	At   time.Time   `json:"at"`
 	Who  logbook.Who `json:"who"`
 
-	Voyage     *VoyageInfo          `json:"voyage,omitempty"`
-	Completion *Completion          `json:"completion,omitempty"`
-	Artifact   *ArtifactRef         `json:"artifact,omitempty"`
-	Obs        *logbook.Observation `json:"observation,omitempty"`
-	Key        string               `json:"key,omitempty"`
+	Voyage     *VoyageInfo                `json:"voyage,omitempty"`
+	Completion *Completion                `json:"completion,omitempty"`
+	Artifact   *ArtifactRef               `json:"artifact,omitempty"`
+	Obs        *logbook.ObservationRecord `json:"observation,omitempty"`
+	Key        string                     `json:"key,omitempty"`
 	// Bearing is the payload of BearingTaken. Its Observations are nil
 	// when the bearing seals the slate as the events before it left it
 	// (what helm writes); a list names them outright.
-	Bearing   *logbook.Bearing `json:"bearing,omitempty"`
-	Challenge *Challenge       `json:"challenge,omitempty"`
-	Action    *logbook.Action  `json:"action,omitempty"`
+	Bearing   *logbook.Bearing      `json:"bearing,omitempty"`
+	Challenge *Challenge            `json:"challenge,omitempty"`
+	Action    *logbook.ActionRecord `json:"action,omitempty"`
 }
 
 // VoyageInfo is the payload of VoyageStarted.
@@ -87,7 +87,8 @@ type VoyageInfo struct {
 // Outcome is how a voyage ended.
 type Outcome string
 
-// Outcomes a voyage can be completed with.
+// Outcomes a voyage can be completed with. The facade checks them
+// before a completion is recorded; the views fold whatever was recorded.
 const (
 	OutcomeCompleted Outcome = "completed"
 	OutcomeBlocked   Outcome = "blocked"
@@ -95,9 +96,6 @@ const (
 	OutcomePartial   Outcome = "partial"
 	OutcomeCancelled Outcome = "cancelled"
 )
-
-// Outcomes lists the valid outcomes in the order the CLI documents them.
-var Outcomes = []Outcome{OutcomeCompleted, OutcomeBlocked, OutcomeFailed, OutcomePartial, OutcomeCancelled}
 
 // Completion is the payload of VoyageCompleted.
 type Completion struct {
@@ -132,11 +130,11 @@ type Challenge struct {
 	Source   logbook.Source `json:"source"`
 }
 
-// Upcaster rewrites the JSON of an event of version v into version v+1.
-type Upcaster func(raw map[string]json.RawMessage) error
+// upcaster rewrites the JSON of an event of version v into version v+1.
+type upcaster func(raw map[string]json.RawMessage) error
 
 // upcasters[type][v] upgrades version v of type to v+1.
-var upcasters = map[Type]map[int]Upcaster{
+var upcasters = map[Type]map[int]upcaster{
 	BearingTaken: {1: upcastBearingV1},
 }
 
@@ -165,7 +163,7 @@ func upcastBearingV1(raw map[string]json.RawMessage) error {
 func decodeJSON(data []byte) (*Event, error) {
 	var e Event
 	full := json.Unmarshal(data, &e)
-	if full == nil && e.V == CurrentVersion[e.Type] && e.V != 0 {
+	if full == nil && e.V == currentVersion[e.Type] && e.V != 0 {
 		return checkedJSON(&e) // the common case: one parse
 	}
 	// An older version may not even fit today's types: read the head alone.
@@ -176,7 +174,7 @@ func decodeJSON(data []byte) (*Event, error) {
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("decode event: %w", err)
 	}
-	cur, ok := CurrentVersion[head.Type]
+	cur, ok := currentVersion[head.Type]
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("decode event: unknown type %q (written by a newer helm?)", head.Type)

@@ -22,7 +22,7 @@ func TestDecodeUpcastsV1Bearing(t *testing.T) {
 	for seq := uint64(1); sc.Scan(); seq++ {
 		e, err := Decode(sc.Bytes())
 		require.NoError(t, err, "line %d", seq)
-		assert.Equal(t, CurrentVersion[e.Type], e.V, "decoded events carry the current version")
+		assert.Equal(t, currentVersion[e.Type], e.V, "decoded events carry the current version")
 		require.NoError(t, st.Apply(seq, e))
 	}
 	require.NoError(t, sc.Err())
@@ -66,15 +66,15 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 func sampleEvents() []*Event {
 	at := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
 	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	obs := logbook.Observation{Key: "context:x", Mark: json.RawMessage(`{"kind":"context","description":"x"}`), Label: "Context: x", Artifact: "ab", ObservedAt: at}
+	obs := logbook.ObservationRecord{Key: "context:x", Mark: json.RawMessage(`{"kind":"context","description":"x"}`), Label: "Context: x", Artifact: "ab", ObservedAt: at}
 	return []*Event{
 		{Type: VoyageStarted, V: 1, At: at, Who: who, Voyage: &VoyageInfo{ID: "id", Intent: "i", Kind: "open-waters"}},
 		{Type: ArtifactStowed, V: 1, At: at, Who: who, Artifact: &ArtifactRef{Hash: "ab", Size: 10, StoredSize: 5, Offset: 8}},
 		{Type: Observed, V: 1, At: at, Who: who, Obs: &obs},
-		{Type: BearingTaken, V: 2, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.Observation{obs}, Reading: logbook.Reading{Text: "r", Source: logbook.SourceAgent}}},
+		{Type: BearingTaken, V: 2, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{obs}, Reading: logbook.Reading{Text: "r", Source: logbook.SourceAgent}}},
 		{Type: ReadingChallenged, V: 1, At: at, Who: who, Challenge: &Challenge{Bearing: 4, Feedback: "f", Text: "t", Source: logbook.SourceUser}},
-		{Type: ActionIntended, V: 1, At: at, Who: who, Action: &logbook.Action{ID: "a1", Kind: "commit", Params: json.RawMessage(`{"message":"m"}`)}},
-		{Type: ActionPerformed, V: 1, At: at, Who: who, Action: &logbook.Action{ID: "a1", Kind: "commit", Result: &logbook.ActionResult{SHA: "abc"}}},
+		{Type: ActionIntended, V: 1, At: at, Who: who, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit", Params: json.RawMessage(`{"message":"m"}`)}},
+		{Type: ActionPerformed, V: 1, At: at, Who: who, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit", Result: &logbook.ActionResult{SHA: "abc"}}},
 		{Type: VoyageCompleted, V: 1, At: at, Who: who, Completion: &Completion{Outcome: OutcomeCompleted, Summary: "s"}},
 	}
 }

@@ -17,12 +17,12 @@ type Status string
 
 // Voyage statuses.
 const (
-	Active    Status = "active"
-	Completed Status = "completed"
+	StatusActive    Status = "active"
+	StatusCompleted Status = "completed"
 )
 
-// Voyage is the voyage view: metadata and status.
-type Voyage struct {
+// VoyageView is the voyage view: metadata and status.
+type VoyageView struct {
 	ID          string    `json:"id"`
 	Intent      string    `json:"intent"`
 	Kind        string    `json:"kind"`
@@ -58,9 +58,9 @@ type Artifact struct {
 // State holds every view of one voyage. The zero value is an empty voyage
 // ready for Apply. State is not safe for concurrent use.
 type State struct {
-	Voyage Voyage
+	Voyage VoyageView
 	// Slate maps a mark's canonical key to its newest observation.
-	Slate map[string]logbook.Observation
+	Slate map[string]logbook.ObservationRecord
 	// Entries is the logbook story in order. Failed actions are not part
 	// of the story: they are in FailedActions.
 	Entries       []logbook.Entry
@@ -69,8 +69,8 @@ type State struct {
 
 	// The entries' payloads stay put while entries move, so these index
 	// them without renumbering when an entry is removed.
-	bearings map[uint64]*logbook.Bearing // BearingTaken seq -> its entry's bearing
-	actions  map[string]*logbook.Action  // action id -> its entry's action
+	bearings map[uint64]*logbook.Bearing      // BearingTaken seq -> its entry's bearing
+	actions  map[string]*logbook.ActionRecord // action id -> its entry's action
 }
 
 // Apply folds one event, stored at sequence number seq, into the views.
@@ -78,10 +78,10 @@ type State struct {
 // only refuses what it cannot fold at all.
 func (s *State) Apply(seq uint64, e *Event) error {
 	if s.Slate == nil {
-		s.Slate = map[string]logbook.Observation{}
+		s.Slate = map[string]logbook.ObservationRecord{}
 		s.Artifacts = map[string]*Artifact{}
 		s.bearings = map[uint64]*logbook.Bearing{}
-		s.actions = map[string]*logbook.Action{}
+		s.actions = map[string]*logbook.ActionRecord{}
 	}
 	if seq <= s.Voyage.Seq {
 		return fmt.Errorf("event %d applied after event %d: out of order", seq, s.Voyage.Seq)
@@ -100,12 +100,12 @@ func (s *State) apply(seq uint64, e *Event) error {
 			return errMissing("voyage")
 		}
 		s.Voyage.ID, s.Voyage.Intent, s.Voyage.Kind = e.Voyage.ID, e.Voyage.Intent, e.Voyage.Kind
-		s.Voyage.Identity, s.Voyage.Created, s.Voyage.Status = e.Who.Identity, e.At, Active
+		s.Voyage.Identity, s.Voyage.Created, s.Voyage.Status = e.Who.Identity, e.At, StatusActive
 	case VoyageCompleted:
 		if e.Completion == nil {
 			return errMissing("completion")
 		}
-		s.Voyage.Status, s.Voyage.CompletedAt = Completed, e.At
+		s.Voyage.Status, s.Voyage.CompletedAt = StatusCompleted, e.At
 		s.Voyage.Outcome, s.Voyage.Summary = e.Completion.Outcome, e.Completion.Summary
 	case ArtifactStowed, ArtifactReduced:
 		if e.Artifact == nil {
@@ -148,7 +148,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		b.Reading.History = slices.Clone(b.Reading.History)
 		s.bearings[seq] = &b
 		s.Entries = append(s.Entries, logbook.Entry{
-			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.KindBearing, At: e.At, Who: e.Who, Bearing: &b,
+			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.EntryBearing, At: e.At, Who: e.Who, Bearing: &b,
 		})
 		clear(s.Slate)
 	case ReadingChallenged:
@@ -170,10 +170,10 @@ func (s *State) apply(seq uint64, e *Event) error {
 			return errMissing("action")
 		}
 		a := *e.Action
-		a.Status = logbook.OutcomeUnknown
+		a.Status = logbook.ActionOutcomeUnknown
 		s.actions[a.ID] = &a
 		s.Entries = append(s.Entries, logbook.Entry{
-			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.KindAction, At: e.At, Who: e.Who, Action: &a,
+			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.EntryAction, At: e.At, Who: e.Who, Action: &a,
 		})
 	case ActionPerformed, ActionFailed:
 		if e.Action == nil {
@@ -185,10 +185,10 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		a.DoneAt = e.At
 		if e.Type == ActionPerformed {
-			a.Status, a.Result = logbook.Performed, e.Action.Result
+			a.Status, a.Result = logbook.ActionPerformed, e.Action.Result
 			break
 		}
-		a.Status, a.Error, a.Result = logbook.Failed, e.Action.Error, e.Action.Result
+		a.Status, a.Error, a.Result = logbook.ActionFailed, e.Action.Error, e.Action.Result
 		// Actions mostly fail soon after they are intended: look from the end.
 		i := len(s.Entries) - 1
 		for i >= 0 && s.Entries[i].Action != a {
@@ -241,16 +241,16 @@ func (s *State) EntryBySeq(seq uint64) (logbook.Entry, bool) {
 // no recorded outcome yet.
 func (s *State) HasAction(id string) bool {
 	a, ok := s.actions[id]
-	return ok && a.Status == logbook.OutcomeUnknown
+	return ok && a.Status == logbook.ActionOutcomeUnknown
 }
 
 // SlateList returns the slate's observations ordered by key.
-func (s *State) SlateList() []logbook.Observation {
-	out := make([]logbook.Observation, 0, len(s.Slate))
+func (s *State) SlateList() []logbook.ObservationRecord {
+	out := make([]logbook.ObservationRecord, 0, len(s.Slate))
 	for _, o := range s.Slate {
 		out = append(out, o)
 	}
-	slices.SortFunc(out, func(a, b logbook.Observation) int {
+	slices.SortFunc(out, func(a, b logbook.ObservationRecord) int {
 		switch {
 		case a.Key < b.Key:
 			return -1

@@ -21,12 +21,12 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 	}
 	ev := func(t Type) *Event {
 		at = at.Add(time.Duration(r.IntN(5000)) * time.Millisecond)
-		return &Event{Type: t, V: CurrentVersion[t], At: at, Who: who()}
+		return &Event{Type: t, V: currentVersion[t], At: at, Who: who()}
 	}
 	start := ev(VoyageStarted)
 	start.Voyage = &VoyageInfo{ID: "v", Intent: "random", Kind: "open-waters"}
 	events := []*Event{start}
-	slate := map[string]logbook.Observation{}
+	slate := map[string]logbook.ObservationRecord{}
 	var bearings []uint64
 	var open []string // intended actions without outcome
 	artifacts := map[string]bool{}
@@ -42,7 +42,7 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 				artifacts[h] = true
 			}
 			e = ev(Observed)
-			o := logbook.Observation{Key: fmt.Sprintf("k%d", r.IntN(6)), Mark: json.RawMessage(`{"kind":"context"}`), Label: "L", Artifact: h, ObservedAt: at}
+			o := logbook.ObservationRecord{Key: fmt.Sprintf("k%d", r.IntN(6)), Mark: json.RawMessage(`{"kind":"context"}`), Label: "L", Artifact: h, ObservedAt: at}
 			e.Obs = &o
 			slate[o.Key] = o
 		case k == 4 && len(slate) > 0:
@@ -57,7 +57,7 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 			clear(slate)
 		case k == 6 && len(slate) > 0:
 			e = ev(BearingTaken)
-			var obs []logbook.Observation // nil: the bearing seals the slate as it stands
+			var obs []logbook.ObservationRecord // nil: the bearing seals the slate as it stands
 			if r.IntN(2) == 0 {
 				for _, o := range slate {
 					obs = append(obs, o)
@@ -72,7 +72,7 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 		case k == 8:
 			e = ev(ActionIntended)
 			id := fmt.Sprint("a", len(events))
-			e.Action = &logbook.Action{ID: id, Kind: "commit"}
+			e.Action = &logbook.ActionRecord{ID: id, Kind: "commit"}
 			open = append(open, id)
 		case k == 9 && len(open) > 0:
 			i := r.IntN(len(open))
@@ -80,10 +80,10 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 			open = append(open[:i], open[i+1:]...)
 			if r.IntN(3) == 0 {
 				e = ev(ActionFailed)
-				e.Action = &logbook.Action{ID: id, Kind: "commit", Error: "boom"}
+				e.Action = &logbook.ActionRecord{ID: id, Kind: "commit", Error: "boom"}
 			} else {
 				e = ev(ActionPerformed)
-				e.Action = &logbook.Action{ID: id, Kind: "commit", Result: &logbook.ActionResult{SHA: "abc1234def"}}
+				e.Action = &logbook.ActionRecord{ID: id, Kind: "commit", Result: &logbook.ActionResult{SHA: "abc1234def"}}
 			}
 		}
 		if e != nil {
@@ -120,7 +120,7 @@ func TestRebuiltViewsEqualIncremental(t *testing.T) {
 		for i, entry := range rebuilt.Entries {
 			assert.Equal(t, i+1, entry.N, "seed %d: the story is numbered without gaps", seed)
 			if entry.Action != nil {
-				assert.NotEqual(t, logbook.Failed, entry.Action.Status, "seed %d: failed actions are not in the story", seed)
+				assert.NotEqual(t, logbook.ActionFailed, entry.Action.Status, "seed %d: failed actions are not in the story", seed)
 			}
 		}
 	}
@@ -128,8 +128,8 @@ func TestRebuiltViewsEqualIncremental(t *testing.T) {
 
 func TestBearingWithoutObservationsSealsTheSlateAsItStands(t *testing.T) {
 	var st State
-	a := logbook.Observation{Key: "a", Label: "A"}
-	b := logbook.Observation{Key: "b", Label: "B"}
+	a := logbook.ObservationRecord{Key: "a", Label: "A"}
+	b := logbook.ObservationRecord{Key: "b", Label: "B"}
 	evs := []*Event{
 		{Type: VoyageStarted, V: 1, Voyage: &VoyageInfo{ID: "v"}},
 		{Type: Observed, V: 1, Obs: &b},
@@ -140,17 +140,17 @@ func TestBearingWithoutObservationsSealsTheSlateAsItStands(t *testing.T) {
 		require.NoError(t, st.Apply(uint64(i+1), e))
 	}
 	require.Len(t, st.Entries, 1)
-	assert.Equal(t, []logbook.Observation{a, b}, st.Entries[0].Bearing.Observations, "sealed in key order")
+	assert.Equal(t, []logbook.ObservationRecord{a, b}, st.Entries[0].Bearing.Observations, "sealed in key order")
 	assert.Empty(t, st.Slate)
 }
 
 func TestBearingSealsSlate(t *testing.T) {
 	var st State
 	events := randomVoyage(rand.New(rand.NewPCG(3, 3)), 1)
-	o := logbook.Observation{Key: "k", Label: "Context: k", Artifact: "h"}
+	o := logbook.ObservationRecord{Key: "k", Label: "Context: k", Artifact: "h"}
 	events = append(events,
 		&Event{Type: Observed, V: 1, Obs: &o},
-		&Event{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{Observations: []logbook.Observation{o}, Reading: logbook.Reading{Text: "r"}}},
+		&Event{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{o}, Reading: logbook.Reading{Text: "r"}}},
 	)
 	for i, e := range events {
 		require.NoError(t, st.Apply(uint64(i+1), e))
@@ -175,17 +175,17 @@ func TestFailedActionLeavesStoryRenumbered(t *testing.T) {
 	var st State
 	evs := []*Event{
 		{Type: VoyageStarted, V: 1, Voyage: &VoyageInfo{ID: "v"}},
-		{Type: ActionIntended, V: 1, Action: &logbook.Action{ID: "a", Kind: "push"}},
-		{Type: ActionIntended, V: 1, Action: &logbook.Action{ID: "b", Kind: "commit"}},
-		{Type: ActionFailed, V: 1, Action: &logbook.Action{ID: "a", Error: "rejected"}},
-		{Type: ActionPerformed, V: 1, Action: &logbook.Action{ID: "b", Result: &logbook.ActionResult{SHA: "abc"}}},
+		{Type: ActionIntended, V: 1, Action: &logbook.ActionRecord{ID: "a", Kind: "push"}},
+		{Type: ActionIntended, V: 1, Action: &logbook.ActionRecord{ID: "b", Kind: "commit"}},
+		{Type: ActionFailed, V: 1, Action: &logbook.ActionRecord{ID: "a", Error: "rejected"}},
+		{Type: ActionPerformed, V: 1, Action: &logbook.ActionRecord{ID: "b", Result: &logbook.ActionResult{SHA: "abc"}}},
 	}
 	for i, e := range evs {
 		require.NoError(t, st.Apply(uint64(i+1), e))
 	}
 	require.Len(t, st.Entries, 1)
 	assert.Equal(t, 1, st.Entries[0].N)
-	assert.Equal(t, logbook.Performed, st.Entries[0].Action.Status)
+	assert.Equal(t, logbook.ActionPerformed, st.Entries[0].Action.Status)
 	require.Len(t, st.FailedActions, 1)
 	assert.Equal(t, "rejected", st.FailedActions[0].Action.Error)
 }

@@ -27,17 +27,17 @@ func ValidateRepo(name string) error {
 func (r *Runner) Repo(ctx context.Context) (string, error) {
 	if r.Repository != "" {
 		if err := ValidateRepo(r.Repository); err != nil {
-			return "", fmt.Errorf("runner: --repo: %w", err)
+			return "", fmt.Errorf("runner: repository: %w", err)
 		}
 		return r.Repository, nil
 	}
 	out, err := r.Git(ctx, "remote", "get-url", "origin")
 	if err != nil {
-		return "", fmt.Errorf("runner: find the repository (set --repo OWNER/NAME to name it): %w", err)
+		return "", fmt.Errorf("runner: find the repository (name it with Runner.Repository): %w", err)
 	}
 	repo, err := ParseRemoteURL(strings.TrimSpace(string(out)))
 	if err != nil {
-		return "", fmt.Errorf("runner: origin remote: %w (set --repo OWNER/NAME to name it)", err)
+		return "", fmt.Errorf("runner: origin remote: %w (name the repository with Runner.Repository)", err)
 	}
 	return repo, nil
 }

@@ -31,8 +31,8 @@ import (
 )
 
 var (
-	// ErrNoHome is returned when a gh call is made without HELM_HOME.
-	ErrNoHome = errors.New("runner: no helm home set (HELM_HOME)")
+	// ErrNoHome is returned when a gh call is made without a Home.
+	ErrNoHome = errors.New("runner: no helm home set (Runner.Home)")
 	// ErrProgramNotFound is returned when gh or git is not installed.
 	ErrProgramNotFound = errors.New("program not found")
 )
@@ -72,7 +72,7 @@ type Runner struct {
 	// GHPath and GitPath are the programs to run; empty means "gh" and
 	// "git" looked up in PATH.
 	GHPath, GitPath string
-	// Repository, when set (OWNER/NAME, as from a --repo flag), is the
+	// Repository, when set (OWNER/NAME), is the
 	// repository Repo returns instead of the one origin names.
 	Repository string
 }

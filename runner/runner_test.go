@@ -208,12 +208,12 @@ func TestRepoFromOriginOrOverride(t *testing.T) {
 
 	r.Repository = "not-a-repo"
 	_, err = r.Repo(ctx)
-	assert.ErrorContains(t, err, "--repo")
+	assert.ErrorContains(t, err, "not-a-repo")
 
 	none := &runner.Runner{Dir: t.TempDir()}
 	_, err = none.Repo(ctx)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "--repo OWNER/NAME")
+	assert.Contains(t, err.Error(), "Runner.Repository")
 	var ee *runner.ExitError
 	assert.True(t, errors.As(err, &ee), "git's own failure is kept")
 }

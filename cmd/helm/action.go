@@ -64,7 +64,7 @@ var actionKinds = []*actionKind{
 			if err := noArgs(a, args); err != nil {
 				return nil, err
 			}
-			return actions.NewCommit(r, f.message)
+			return actions.NewCommit(r, actions.Commit{Message: f.message})
 		},
 	},
 	{
@@ -83,7 +83,7 @@ origin.`,
 			if err := noArgs(a, args); err != nil {
 				return nil, err
 			}
-			return actions.NewPush(r, f.branch, f.remote)
+			return actions.NewPush(r, actions.Push{Branch: f.branch, Remote: f.remote})
 		},
 	},
 	{
@@ -101,7 +101,7 @@ origin.`,
 			if err := noArgs(a, args); err != nil {
 				return nil, err
 			}
-			return actions.NewCreatePullRequest(r, f.branch, f.title, f.body, f.base, splitList(f.reviewers)...)
+			return actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: f.branch, Title: f.title, Body: f.body, Base: f.base, Reviewers: splitList(f.reviewers)})
 		},
 	},
 	{
@@ -115,7 +115,7 @@ origin.`,
 			if err != nil {
 				return nil, err
 			}
-			return actions.NewMergePullRequest(r, n, f.mergeMethod)
+			return actions.NewMergePullRequest(r, actions.MergePullRequest{Number: n, Method: f.mergeMethod})
 		},
 	},
 	{
@@ -127,7 +127,7 @@ origin.`,
 			if err != nil {
 				return nil, err
 			}
-			return actions.NewCommentPullRequest(r, n, f.body)
+			return actions.NewCommentPullRequest(r, actions.CommentPullRequest{Number: n, Body: f.body})
 		},
 	},
 	{
@@ -145,7 +145,7 @@ origin.`,
 			if f.comment <= 0 {
 				return nil, usageErrorf(a.cmd, "reply-pull-request: --comment ID is required (a positive inline comment id)")
 			}
-			return actions.NewReplyPullRequest(r, n, f.comment, f.body)
+			return actions.NewReplyPullRequest(r, actions.ReplyPullRequest{Number: n, CommentID: f.comment, Body: f.body})
 		},
 	},
 	{
@@ -164,7 +164,7 @@ origin.`,
 			if err != nil {
 				return nil, err
 			}
-			return actions.NewRequestReview(r, n, splitList(f.reviewers)...)
+			return actions.NewRequestReview(r, actions.RequestReview{Number: n, Reviewers: splitList(f.reviewers)})
 		},
 	},
 	{
@@ -178,7 +178,7 @@ origin.`,
 			if err := noArgs(a, args); err != nil {
 				return nil, err
 			}
-			return actions.NewCreateIssue(r, f.title, f.body)
+			return actions.NewCreateIssue(r, actions.CreateIssue{Title: f.title, Body: f.body})
 		},
 	},
 	{
@@ -189,7 +189,7 @@ origin.`,
 			if err != nil {
 				return nil, err
 			}
-			return actions.NewCloseIssue(r, n)
+			return actions.NewCloseIssue(r, actions.CloseIssue{Number: n})
 		},
 	},
 	{
@@ -201,7 +201,7 @@ origin.`,
 			if err != nil {
 				return nil, err
 			}
-			return actions.NewCommentIssue(r, n, f.body)
+			return actions.NewCommentIssue(r, actions.CommentIssue{Number: n, Body: f.body})
 		},
 	},
 }

@@ -75,7 +75,7 @@ func TestActionGit(t *testing.T) {
 
 	var e logbook.Entry
 	require.NoError(t, json.Unmarshal([]byte(h.ok("action", "push", "--branch", "fix-widget", "--json")), &e))
-	assert.Equal(t, logbook.Performed, e.Action.Status)
+	assert.Equal(t, logbook.ActionPerformed, e.Action.Status)
 	assert.Equal(t, sha, e.Action.Result.SHA)
 	assert.Equal(t, logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}, e.Who)
 }

@@ -129,7 +129,7 @@ func (c *bearingChallengeCommand) Run(ctx context.Context, a *app, args []string
 	if err != nil {
 		return err
 	}
-	e, err := v.Challenge(ctx, n, c.with, c.reading, "", who)
+	e, err := v.Challenge(ctx, n, helm.Challenge{Feedback: c.with, Reading: c.reading}, who)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm"
 )
 
 func newCompleteCmd(a *app) *cobra.Command {
@@ -35,7 +35,7 @@ helm asks for it when standard input is a terminal, and refuses otherwise.`,
 
 func outcomeNames() []string {
 	var names []string
-	for _, o := range projection.Outcomes {
+	for _, o := range helm.Outcomes() {
 		names = append(names, string(o))
 	}
 	return names
@@ -51,7 +51,7 @@ func (c *completeCommandLeaf) Flags(fs *pflag.FlagSet) {
 		c.summary, c.summarySet = s, true
 		return nil
 	})
-	fs.StringVar(&c.outcome, "outcome", string(projection.OutcomeCompleted), "how it ended, `OUTCOME`: completed, blocked, failed, partial or cancelled")
+	fs.StringVar(&c.outcome, "outcome", string(helm.OutcomeCompleted), "how it ended, `OUTCOME`: completed, blocked, failed, partial or cancelled")
 }
 
 func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
@@ -61,7 +61,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	if c.summarySet && strings.TrimSpace(c.summary) == "" {
 		return usageErrorf(a.cmd, "complete: --summary is empty: say what came of the voyage")
 	}
-	if !slices.Contains(projection.Outcomes, projection.Outcome(c.outcome)) {
+	if !slices.Contains(helm.Outcomes(), helm.Outcome(c.outcome)) {
 		return usageErrorf(a.cmd, "complete: outcome %q is not one of %s", c.outcome, strings.Join(outcomeNames(), ", "))
 	}
 	v, who, err := a.activeVoyage(ctx, false)
@@ -89,7 +89,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 			}
 		}
 	}
-	if err := v.Complete(ctx, projection.Outcome(c.outcome), c.summary, who); err != nil {
+	if err := v.Complete(ctx, helm.Outcome(c.outcome), c.summary, who); err != nil {
 		return err
 	}
 	info := v.Info()
@@ -97,7 +97,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 		return writeJSON(a.stdout, info)
 	}
 	var b strings.Builder
-	if info.Outcome == projection.OutcomeCompleted {
+	if info.Outcome == helm.OutcomeCompleted {
 		fmt.Fprintf(&b, "Voyage %s completed\n", short(v.ID()))
 	} else {
 		fmt.Fprintf(&b, "Voyage %s completed: %s\n", short(v.ID()), info.Outcome)

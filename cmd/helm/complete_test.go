@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm"
 )
 
 func TestComplete(t *testing.T) {
@@ -20,15 +20,15 @@ func TestComplete(t *testing.T) {
 		name    string
 		args    []string
 		want    string
-		outcome projection.Outcome
+		outcome helm.Outcome
 	}{
 		{"default", []string{"--summary", "Fixed null check in widget init. PR #45 merged."},
-			"Voyage a3b00001 completed\nSummary: Fixed null check in widget init. PR #45 merged.\n", projection.OutcomeCompleted},
+			"Voyage a3b00001 completed\nSummary: Fixed null check in widget init. PR #45 merged.\n", helm.OutcomeCompleted},
 		{"blocked", []string{"--outcome", "blocked", "--summary", "Waiting on upstream."},
-			"Voyage a3b00001 completed: blocked\nSummary: Waiting on upstream.\n", projection.OutcomeBlocked},
-		{"failed", []string{"--outcome", "failed", "--summary", "x"}, "Voyage a3b00001 completed: failed\nSummary: x\n", projection.OutcomeFailed},
-		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 completed: partial\nSummary: x\n", projection.OutcomePartial},
-		{"cancelled", []string{"--outcome", "cancelled", "--summary", "x"}, "Voyage a3b00001 completed: cancelled\nSummary: x\n", projection.OutcomeCancelled},
+			"Voyage a3b00001 completed: blocked\nSummary: Waiting on upstream.\n", helm.OutcomeBlocked},
+		{"failed", []string{"--outcome", "failed", "--summary", "x"}, "Voyage a3b00001 completed: failed\nSummary: x\n", helm.OutcomeFailed},
+		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 completed: partial\nSummary: x\n", helm.OutcomePartial},
+		{"cancelled", []string{"--outcome", "cancelled", "--summary", "x"}, "Voyage a3b00001 completed: cancelled\nSummary: x\n", helm.OutcomeCancelled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,8 +37,8 @@ func TestComplete(t *testing.T) {
 			id := h.start("complete")
 			h.at(30)
 			assert.Equal(t, tt.want, h.ok(append([]string{"complete"}, tt.args...)...))
-			var v projection.Voyage
-			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "completed", "--json")), &[]*projection.Voyage{&v}))
+			var v helm.VoyageInfo
+			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "completed", "--json")), &[]*helm.VoyageInfo{&v}))
 			assert.Equal(t, id, v.ID)
 			assert.Equal(t, tt.outcome, v.Outcome)
 			assert.Equal(t, "2026-02-26T17:30:00Z", stamp(v.CompletedAt))
@@ -60,9 +60,9 @@ func TestCompleteUsage(t *testing.T) {
 	assert.Contains(t, r.Stderr, "helm: complete: no summary for voyage a3b00001")
 	assert.Contains(t, r.Stderr, "standard input is not a terminal")
 	assert.Contains(t, r.Stderr, "\nTry: helm complete --outcome blocked --summary \"TEXT\"\n")
-	var v projection.Voyage
+	var v helm.VoyageInfo
 	require.NoError(t, json.Unmarshal([]byte(h.ok("complete", "--json", "--summary", "done")), &v))
-	assert.Equal(t, projection.Completed, v.Status)
+	assert.Equal(t, helm.StatusCompleted, v.Status)
 	assert.Equal(t, "done", v.Summary)
 }
 

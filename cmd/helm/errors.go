@@ -174,23 +174,43 @@ func hint(err error) string {
 		return h.Hint
 	}
 	var xe *runner.ExitError
-	switch {
-	case errors.As(err, &xe):
+	if errors.As(err, &xe) {
 		return "" // the program's own message says what to do
-	case errors.Is(err, actions.ErrDetachedHead):
-		return "helm action push --branch BRANCH, or git switch BRANCH first"
-	case errors.Is(err, helm.ErrEmptySlate):
-		return "helm observe KIND ... first, or pass --observation FILE"
-	case errors.Is(err, helm.ErrVoyageCompleted):
-		return `helm voyage new "INTENT" to start another voyage`
-	case errors.Is(err, helm.ErrNoSuchBearing):
-		return "helm log, to see the bearings' numbers"
-	case errors.Is(err, helm.ErrNotOnSlate):
-		return "helm slate list"
-	case errors.Is(err, helm.ErrNoVoyage), errors.Is(err, helm.ErrAmbiguous):
-		return "helm voyage list --status all"
 	}
-	return ""
+	if errors.Is(err, actions.ErrDetachedHead) {
+		return "helm action push --branch BRANCH, or git switch BRANCH first"
+	}
+	// The library says what to do as data; say it as a command line.
+	lh := helm.HintOf(err)
+	switch lh.Kind {
+	case "":
+		return ""
+	case helm.HintObserve:
+		return "helm observe KIND ... first, or pass --observation FILE"
+	case helm.HintStartVoyage:
+		return `helm voyage new "INTENT" to start another voyage`
+	case helm.HintReadLogbook:
+		return "helm log, to see the bearings' numbers"
+	case helm.HintReadSlate:
+		return "helm slate list"
+	case helm.HintListVoyages:
+		return "helm voyage list --status all"
+	case helm.HintListArtifacts:
+		return "helm voyage show, to see the artifacts"
+	case helm.HintVerify:
+		id := "ID"
+		var ve *helm.VoyageError
+		var de *helm.DamageError
+		if errors.As(err, &ve) && ve.Voyage != "" {
+			id = short(ve.Voyage)
+		} else if errors.As(err, &de) && de.Voyage != "" {
+			id = short(de.Voyage)
+		}
+		return "helm --voyage " + id + " voyage verify"
+	case helm.HintReopen:
+		return "helm log, to see whether the change was recorded, before retrying"
+	}
+	return lh.Text
 }
 
 // short is the first 8 characters of an id: what people type and read.

@@ -54,7 +54,7 @@ func TestNegativeMaxDepthIsRefused(t *testing.T) {
 	h.start("depth")
 	for _, d := range []string{"-1", "-7"} {
 		r := h.fails(2, "observe", "directory-tree", ".", "--max-depth", d)
-		assert.Contains(t, r.Stderr, "--max-depth "+d+" is negative (0 lists the root only)")
+		assert.Contains(t, r.Stderr, "max depth "+d+" is negative (0 lists the root only)")
 		r = h.fails(2, "observe", "directory-tree", ".", "--max-depth="+d)
 		assert.Contains(t, r.Stderr, "is negative")
 	}

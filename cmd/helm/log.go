@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
-	"github.com/helmlog/helm/projection"
 )
 
 func newLogCmd(a *app) *cobra.Command {
@@ -27,8 +27,8 @@ func (*logCommandLeaf) Flags(*pflag.FlagSet) {}
 
 // logJSON is the --json form of `helm log`.
 type logJSON struct {
-	Voyage  projection.Voyage `json:"voyage"`
-	Entries []logbook.Entry   `json:"entries"`
+	Voyage  helm.VoyageInfo `json:"voyage"`
+	Entries []logbook.Entry `json:"entries"`
 }
 
 func (*logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {

@@ -66,7 +66,7 @@ func TestLogTellsDesignExample(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(h.ok("--voyage", a3b, "log", "--json")), &lj))
 	assert.Equal(t, id, lj.Voyage.ID)
 	require.Len(t, lj.Entries, 4)
-	for i, kind := range []logbook.EntryKind{logbook.KindBearing, logbook.KindAction, logbook.KindAction, logbook.KindAction} {
+	for i, kind := range []logbook.EntryKind{logbook.EntryBearing, logbook.EntryAction, logbook.EntryAction, logbook.EntryAction} {
 		assert.Equal(t, kind, lj.Entries[i].Kind)
 		assert.Equal(t, i+1, lj.Entries[i].N)
 		assert.Equal(t, logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}, lj.Entries[i].Who)

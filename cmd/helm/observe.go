@@ -362,25 +362,16 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	env := &marks.Env{Dir: a.main.Dir, GitHub: r}
-	s, err := m.Observe(ctx, env)
-	if err != nil {
-		return fmt.Errorf("observe %s: %w", m, err)
-	}
-	lo, err := v.Record(ctx, helm.Observation{Mark: m, Sighting: s}, who)
+	o, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: a.main.Dir, GitHub: r}})
 	if err != nil {
 		return err
 	}
-	for _, u := range unreadable(s) {
+	for _, u := range unreadable(o.Observation.Sighting) {
 		fmt.Fprintf(a.stderr, "helm: warning: %s: %s (recorded as such in the observation)\n", printable(u.Path), printable(u.Content.Error))
 	}
-	obs := helm.Observation{Mark: m, Sighting: s, ObservedAt: lo.ObservedAt}
-	res := observed{Voyage: v.ID(), Key: lo.Key, Label: lo.Label, Artifact: lo.Artifact, ObservedAt: stamp(lo.ObservedAt)}
-	for _, art := range v.Artifacts() {
-		if art.Hash == lo.Artifact {
-			res.Size, res.StoredSize = art.Size, art.StoredSize
-		}
-	}
+	lo, obs := o.Record, o.Observation
+	res := observed{Voyage: v.ID(), Key: lo.Key, Label: lo.Label, Artifact: lo.Artifact, ObservedAt: stamp(lo.ObservedAt),
+		Size: o.Artifact.Size, StoredSize: o.Artifact.StoredSize}
 	// With --out -, stdout carries the observation; the line goes to stderr.
 	line := a.stdout
 	if c.out != "" {

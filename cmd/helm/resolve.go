@@ -14,7 +14,6 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
-	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -178,7 +177,7 @@ func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, logbo
 	if err != nil {
 		return nil, logbook.Who{}, err
 	}
-	if info := v.Info(); info.Status == projection.Completed {
+	if info := v.Info(); info.Status == helm.StatusCompleted {
 		return nil, logbook.Who{}, fmt.Errorf("voyage %s: %w (%s at %s)", short(v.ID()), helm.ErrVoyageCompleted, info.Outcome, stamp(info.CompletedAt))
 	}
 	who, err := a.who(v, entry)

@@ -60,7 +60,7 @@ func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
 	slate := v.Slate()
 	if a.g.json {
 		if slate == nil {
-			slate = []logbook.Observation{}
+			slate = []logbook.ObservationRecord{}
 		}
 		return writeJSON(a.stdout, slate)
 	}

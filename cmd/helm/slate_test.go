@@ -26,7 +26,7 @@ func TestSlate(t *testing.T) {
 	list := h.ok("slate", "list")
 	assert.Contains(t, list, "Slate of voyage a3b00001: 3 observations\n")
 
-	var slate []logbook.Observation
+	var slate []logbook.ObservationRecord
 	require.NoError(t, json.Unmarshal([]byte(h.ok("slate", "list", "--json")), &slate))
 	require.Len(t, slate, 3)
 	assert.Len(t, slate[0].Artifact, 64)

@@ -12,8 +12,6 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
-	"github.com/helmlog/helm/projection"
-	"github.com/helmlog/helm/segment"
 )
 
 func newVoyageCmd(a *app) *cobra.Command {
@@ -122,10 +120,10 @@ func (c *voyageListCommand) Run(ctx context.Context, a *app, args []string) erro
 	return err
 }
 
-func (c *voyageListCommand) print(a *app, h *helm.Home, list []projection.Voyage, unreadable *helm.ListError) error {
+func (c *voyageListCommand) print(a *app, h *helm.Home, list []helm.VoyageInfo, unreadable *helm.ListError) error {
 	if a.g.json {
 		if list == nil {
-			list = []projection.Voyage{}
+			list = []helm.VoyageInfo{}
 		}
 		return writeJSON(a.stdout, list)
 	}
@@ -144,7 +142,7 @@ func (c *voyageListCommand) print(a *app, h *helm.Home, list []projection.Voyage
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tCREATED\tIDENTITY\tINTENT")
 	for _, v := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), printable(v.Kind), statusWord(v), stamp(v.Created), printable(v.Identity), printable(v.Intent))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), printable(string(v.Kind)), statusWord(v), stamp(v.Created), printable(v.Identity), printable(v.Intent))
 	}
 	for _, id := range damaged {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(id), "?", "DAMAGED", "?", "?", "(cannot be read: see below)")
@@ -153,8 +151,8 @@ func (c *voyageListCommand) print(a *app, h *helm.Home, list []projection.Voyage
 }
 
 // statusWord is "active", or the outcome of a completed voyage.
-func statusWord(v projection.Voyage) string {
-	if v.Status == projection.Completed && v.Outcome != "" {
+func statusWord(v helm.VoyageInfo) string {
+	if v.Status == helm.StatusCompleted && v.Outcome != "" {
 		return string(v.Outcome)
 	}
 	return string(v.Status)
@@ -167,11 +165,11 @@ func (*voyageShowCommand) Flags(*pflag.FlagSet) {}
 
 // voyageShow is the --json form of `helm voyage show`.
 type voyageShow struct {
-	Voyage        projection.Voyage     `json:"voyage"`
-	Logbook       logbookCounts         `json:"logbook"`
-	Slate         []logbook.Observation `json:"slate"`
-	Artifacts     []projection.Artifact `json:"artifacts"`
-	FailedActions []logbook.Entry       `json:"failed_actions"`
+	Voyage        helm.VoyageInfo             `json:"voyage"`
+	Logbook       logbookCounts               `json:"logbook"`
+	Slate         []logbook.ObservationRecord `json:"slate"`
+	Artifacts     []helm.ArtifactInfo         `json:"artifacts"`
+	FailedActions []logbook.Entry             `json:"failed_actions"`
 }
 
 type logbookCounts struct {
@@ -194,20 +192,20 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	s.Logbook.Entries = len(entries)
 	for _, e := range entries {
 		switch e.Kind {
-		case logbook.KindBearing:
+		case logbook.EntryBearing:
 			s.Logbook.Bearings++
-		case logbook.KindAction:
+		case logbook.EntryAction:
 			s.Logbook.Actions++
-			if e.Action.Status == logbook.OutcomeUnknown {
+			if e.Action.Status == logbook.ActionOutcomeUnknown {
 				s.Logbook.OutcomeUnknown++
 			}
 		}
 	}
 	if s.Slate == nil {
-		s.Slate = []logbook.Observation{}
+		s.Slate = []logbook.ObservationRecord{}
 	}
 	if s.Artifacts == nil {
-		s.Artifacts = []projection.Artifact{}
+		s.Artifacts = []helm.ArtifactInfo{}
 	}
 	if s.FailedActions == nil {
 		s.FailedActions = []logbook.Entry{}
@@ -219,10 +217,10 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	info := s.Voyage
 	fmt.Fprintf(&b, "Voyage:    %s\n", info.ID)
 	fmt.Fprintf(&b, "Intent:    %s\n", printable(info.Intent))
-	fmt.Fprintf(&b, "Kind:      %s\n", printable(info.Kind))
+	fmt.Fprintf(&b, "Kind:      %s\n", printable(string(info.Kind)))
 	fmt.Fprintf(&b, "Identity:  %s\n", printable(info.Identity))
 	fmt.Fprintf(&b, "Created:   %s\n", stamp(info.Created))
-	if info.Status == projection.Completed {
+	if info.Status == helm.StatusCompleted {
 		fmt.Fprintf(&b, "Status:    %s (%s)\n", statusWord(info), stamp(info.CompletedAt))
 		if info.Summary != "" {
 			fmt.Fprintf(&b, "Summary:   %s\n", block(info.Summary, "           "))
@@ -241,7 +239,7 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	}
 	var raw, stored int64
 	for _, art := range s.Artifacts {
-		if art.Status == projection.Stowed {
+		if art.Status == helm.ArtifactStowed {
 			raw += art.Size
 			stored += art.StoredSize
 		}
@@ -307,7 +305,9 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 	}
 	out.fill(rep.Events)
 	out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
-	out.Problems = rep.Problems
+	for _, p := range rep.Problems {
+		out.Problems = append(out.Problems, p.Error())
+	}
 	// Damage in the event log stops the views from loading, and with them
 	// the artifact index: the artifacts go unchecked.
 	out.OpenedWithoutLoad = len(rep.Problems) > 0 && rep.Artifacts == 0 && rep.Skipped == 0
@@ -349,7 +349,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 	return nil
 }
 
-func (o *verifyJSON) fill(r segment.Report) {
+func (o *verifyJSON) fill(r helm.LogReport) {
 	o.Segments, o.Records, o.Bytes, o.LastSeq = r.Segments, r.Records, r.Bytes, r.LastSeq
 	if r.Torn != nil {
 		o.TornTail = fmt.Sprintf("%s at offset %d (%d bytes)", r.Torn.File, r.Torn.Offset, r.Torn.Bytes)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm"
 )
 
 func TestVoyageNew(t *testing.T) {
@@ -19,7 +19,7 @@ func TestVoyageNew(t *testing.T) {
 	tests := []struct {
 		name     string
 		args     []string
-		wantKind string
+		wantKind helm.Kind
 	}{
 		{"default kind", nil, "open-waters"},
 		{"open waters", []string{"--kind", "open-waters"}, "open-waters"},
@@ -30,14 +30,14 @@ func TestVoyageNew(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
 			id := h.start("Resolve #42: fix widget crash", tt.args...)
-			var v projection.Voyage
+			var v helm.VoyageInfo
 			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "show", "--json")), &struct {
-				V *projection.Voyage `json:"voyage"`
+				V *helm.VoyageInfo `json:"voyage"`
 			}{&v}))
 			assert.Equal(t, id, v.ID)
 			assert.Equal(t, tt.wantKind, v.Kind)
 			assert.Equal(t, "john-agent", v.Identity)
-			assert.Equal(t, projection.Active, v.Status)
+			assert.Equal(t, helm.StatusActive, v.Status)
 		})
 	}
 }
@@ -45,7 +45,7 @@ func TestVoyageNew(t *testing.T) {
 func TestVoyageNewJSON(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	var v projection.Voyage
+	var v helm.VoyageInfo
 	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "new", "--as", "ann", "--json", "intent")), &v))
 	assert.Equal(t, "intent", v.Intent)
 	assert.Len(t, v.ID, 36)
@@ -85,7 +85,7 @@ func TestVoyageList(t *testing.T) {
 			if tt.status != "" {
 				args = append(args, "--status", tt.status)
 			}
-			var list []projection.Voyage
+			var list []helm.VoyageInfo
 			require.NoError(t, json.Unmarshal([]byte(h.ok(args...)), &list))
 			var ids []string
 			for _, v := range list {

@@ -23,15 +23,13 @@ import (
 	"sync"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/projection"
 )
 
 // member is one of the crew: who they are, and what they will observe and
 // make of it, round by round.
 type member struct {
-	who    logbook.Who
+	who    helm.Who
 	rounds []round
 }
 
@@ -43,7 +41,7 @@ type round struct {
 
 var crew = []member{
 	{
-		who: logbook.Who{Identity: "alice-agent", Role: "reviewer", Method: "example-model-large"},
+		who: helm.Who{Identity: "alice-agent", Role: "reviewer", Method: "example-model-large"},
 		rounds: []round{
 			{[]string{"the diff touches widget.Init and widget.Close", "no test covers a nil widget"},
 				"The fix is in the right place but untested."},
@@ -52,7 +50,7 @@ var crew = []member{
 		},
 	},
 	{
-		who: logbook.Who{Identity: "bob-agent", Role: "coder", Method: "example-model-small"},
+		who: helm.Who{Identity: "bob-agent", Role: "coder", Method: "example-model-small"},
 		rounds: []round{
 			{[]string{"Close sets the widget's fields to nil", "render calls Init after Close"},
 				"Init runs on closed widgets; it must tolerate nil."},
@@ -61,7 +59,7 @@ var crew = []member{
 		},
 	},
 	{
-		who: logbook.Who{Identity: "carol", Role: "maintainer", Method: "human"},
+		who: helm.Who{Identity: "carol", Role: "maintainer", Method: "human"},
 		rounds: []round{
 			{[]string{"users report the crash only after closing a dialog"},
 				"The crash follows Close: look there first."},
@@ -123,7 +121,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer v.Close()
-	if err := printLogbook(ctx, out, v); err != nil {
+	if err := printLogbook(out, v); err != nil {
 		return err
 	}
 	return checkSealedOnce(out, v, observed)
@@ -148,7 +146,7 @@ func sail(ctx context.Context, h *helm.Home, id string, m member) (keys []string
 		if err != nil {
 			return err
 		}
-		if _, err := v.Observe(ctx, mark, m.who); err != nil {
+		if _, err := v.Observe(ctx, mark, m.who, nil); err != nil {
 			return err
 		}
 		keys = append(keys, mark.Key())
@@ -177,33 +175,21 @@ func sail(ctx context.Context, h *helm.Home, id string, m member) (keys []string
 
 // printLogbook prints each entry with who took it and, for every sealed
 // mark, who observed it. The story (WriteStory) does not show either; the
-// entries and the events hold both.
-func printLogbook(ctx context.Context, out io.Writer, v *helm.Voyage) error {
-	// Who observed what is on each "observed" event.
-	events, err := v.Events(ctx)
-	if err != nil {
-		return err
-	}
-	observer := map[string]string{} // mark key → identity
-	for _, e := range events {
-		if e.Type == projection.Observed {
-			observer[e.Obs.Key] = e.Who.Identity
-		}
-	}
-
+// entries and their observations hold both.
+func printLogbook(out io.Writer, v *helm.Voyage) error {
 	info := v.Info()
 	fmt.Fprintf(out, "Voyage: %s (started by %s)\n", info.Intent, info.Identity)
 	for _, e := range v.Logbook() {
 		fmt.Fprintf(out, "\n── Bearing %d ── taken by %s (%s, %s)\n", e.N, e.Who.Identity, e.Who.Role, e.Who.Method)
 		for _, o := range e.Bearing.Observations {
-			fmt.Fprintf(out, "  Mark: %s  [observed by %s]\n", o.Label, observer[o.Key])
+			fmt.Fprintf(out, "  Mark: %s  [observed by %s]\n", o.Label, o.ObservedBy.Identity)
 		}
 		fmt.Fprintf(out, "  Reading: %s\n", e.Bearing.Reading.Text)
 	}
 	slate := v.Slate()
 	fmt.Fprintf(out, "\nStill on the slate: %d observation(s)\n", len(slate))
 	for _, o := range slate {
-		fmt.Fprintf(out, "  Mark: %s  [observed by %s]\n", o.Label, observer[o.Key])
+		fmt.Fprintf(out, "  Mark: %s  [observed by %s]\n", o.Label, o.ObservedBy.Identity)
 	}
 	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/projection"
 )
 
 // update rewrites the recording from the script instead of comparing.
@@ -25,8 +24,8 @@ var update = flag.Bool("update", false, "rewrite testdata/voyage.jsonl from the 
 const recording = "testdata/voyage.jsonl"
 
 var (
-	coder    = logbook.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
-	reviewer = logbook.Who{Identity: "carol", Role: "reviewer", Method: "human"}
+	coder    = helm.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
+	reviewer = helm.Who{Identity: "carol", Role: "reviewer", Method: "human"}
 )
 
 // TestRecordedVoyage replays the recording into fresh views — the voyage,
@@ -39,32 +38,37 @@ func TestRecordedVoyage(t *testing.T) {
 	defer f.Close()
 	events, err := helm.ReadEvents(f)
 	require.NoError(t, err)
-	st, err := helm.Replay(events)
+	views, err := helm.Replay(events)
 	require.NoError(t, err)
+	info := views.Info
 
 	// The voyage view.
 	at := func(min int) time.Time { return time.Date(2026, 2, 26, 17, min, 0, 0, time.UTC) }
-	assert.Equal(t, "Resolve #42: fix widget crash", st.Voyage.Intent)
-	assert.Equal(t, string(helm.ResolveIssue), st.Voyage.Kind)
-	assert.Equal(t, "john-agent", st.Voyage.Identity)
-	assert.Equal(t, at(1), st.Voyage.Created)
-	assert.Equal(t, projection.Completed, st.Voyage.Status)
-	assert.Equal(t, projection.OutcomeCompleted, st.Voyage.Outcome)
-	assert.Equal(t, "Added the nil check to widget Init.", st.Voyage.Summary)
+	assert.Equal(t, "Resolve #42: fix widget crash", info.Intent)
+	assert.Equal(t, helm.ResolveIssue, info.Kind)
+	assert.Equal(t, "john-agent", info.Identity)
+	assert.Equal(t, at(1), info.Created)
+	assert.Equal(t, helm.StatusCompleted, info.Status)
+	assert.Equal(t, helm.OutcomeCompleted, info.Outcome)
+	assert.Equal(t, "Added the nil check to widget Init.", info.Summary)
 	// Seq counts log records: the events, and the blob records that hold
 	// small sightings beside their artifact-stowed events.
-	assert.Equal(t, events[len(events)-1].Seq, st.Voyage.Seq, "every event was folded in")
+	assert.Equal(t, events[len(events)-1].Seq, info.Seq, "every event was folded in")
 
 	// The logbook: one bearing, then one action.
-	require.Len(t, st.Entries, 2)
+	require.Len(t, views.Logbook, 2)
+	stowed := map[string]bool{}
+	for _, a := range views.Artifacts {
+		stowed[a.Hash] = a.Status == helm.ArtifactStowed
+	}
 
-	b := st.Entries[0]
-	assert.Equal(t, logbook.KindBearing, b.Kind)
+	b := views.Logbook[0]
+	assert.Equal(t, helm.EntryBearing, b.Kind)
 	assert.Equal(t, coder, b.Who, "the bearing records who took it")
 	var labels []string
 	for _, o := range b.Bearing.Observations {
 		labels = append(labels, o.Label)
-		assert.Contains(t, st.Artifacts, o.Artifact, "each sealed observation's evidence is in the artifact index")
+		assert.True(t, stowed[o.Artifact], "each sealed observation's evidence is in the artifact index")
 	}
 	assert.Equal(t, []string{"Context: Issue #42: the app crashes when a widget is nil", "FileContents: widget.go"}, labels)
 	// The reading was challenged: the accepted text and the attempt it
@@ -75,17 +79,17 @@ func TestRecordedVoyage(t *testing.T) {
 	assert.Equal(t, "Why is w nil at all?", b.Bearing.Reading.History[0].ChallengedWith)
 	assert.Equal(t, reviewer, b.Bearing.Reading.History[0].ChallengedBy)
 
-	a := st.Entries[1]
-	assert.Equal(t, logbook.KindAction, a.Kind)
+	a := views.Logbook[1]
+	assert.Equal(t, helm.EntryAction, a.Kind)
 	assert.Equal(t, "commit", a.Action.Kind)
-	assert.Equal(t, logbook.Performed, a.Action.Status)
+	assert.Equal(t, helm.ActionPerformed, a.Action.Status)
 	assert.Equal(t, "683e8573b2cf901b408ff8f2d589272b753888aa", a.Action.Result.SHA)
 	assert.JSONEq(t, `{"message":"Fix nil check in widget Init"}`, string(a.Action.Params))
 	assert.Equal(t, "committed (683e857)", logbook.DescribeAction(a.Action))
-	assert.Empty(t, st.FailedActions)
+	assert.Empty(t, views.FailedActions)
 
 	// The slate: the bearing sealed everything that was observed.
-	assert.Empty(t, st.SlateList())
+	assert.Empty(t, views.Slate)
 }
 
 // TestScriptRecordsTheRecording is the "replay in CI" check: it runs the
@@ -118,13 +122,12 @@ func runScript(t *testing.T) []byte {
 	ctx := context.Background()
 
 	// The file the voyage looks at. Marks resolve relative paths against
-	// MarkEnv.Dir, so the temporary directory appears nowhere in the
-	// events: only "widget.go" does.
+	// the observation's Env.Dir, so the temporary directory appears
+	// nowhere in the events: only "widget.go" does.
 	work := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(work, "widget.go"), []byte(widgetGo), 0o644))
 
 	opts := deterministic()
-	opts.MarkEnv = &marks.Env{Dir: work}
 	opts.NoSync = true // a test of what is recorded, not of durability
 	h, err := helm.Open(t.TempDir(), opts)
 	require.NoError(t, err)
@@ -138,17 +141,19 @@ func runScript(t *testing.T) []byte {
 	file, err := marks.NewFileContents("widget.go")
 	require.NoError(t, err)
 	for _, m := range []marks.Mark{issue, file} {
-		_, err := v.Observe(ctx, m, coder)
+		_, err := v.Observe(ctx, m, coder, &helm.ObserveOptions{Env: &marks.Env{Dir: work}})
 		require.NoError(t, err)
 	}
 	_, err = v.TakeBearing(ctx, "Init dereferences w without a nil check.", coder, nil)
 	require.NoError(t, err)
-	_, err = v.Challenge(ctx, 1, "Why is w nil at all?",
-		"Init dereferences w without a nil check; callers pass nil widgets after Close.", logbook.SourceUser, reviewer)
+	_, err = v.Challenge(ctx, 1, helm.Challenge{
+		Feedback: "Why is w nil at all?",
+		Reading:  "Init dereferences w without a nil check; callers pass nil widgets after Close.",
+	}, reviewer)
 	require.NoError(t, err)
 	_, err = v.Perform(ctx, &recordedCommit{Message: "Fix nil check in widget Init", sha: "683e8573b2cf901b408ff8f2d589272b753888aa"}, coder)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, projection.OutcomeCompleted, "Added the nil check to widget Init.", coder))
+	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Added the nil check to widget Init.", coder))
 
 	var out bytes.Buffer
 	require.NoError(t, v.Export(ctx, &out))
@@ -157,10 +162,11 @@ func runScript(t *testing.T) []byte {
 	// views gives the views the live voyage has.
 	events, err := helm.ReadEvents(bytes.NewReader(out.Bytes()))
 	require.NoError(t, err)
-	st, err := helm.Replay(events)
+	views, err := helm.Replay(events)
 	require.NoError(t, err)
-	require.Equal(t, v.Info(), st.Voyage)
-	require.Equal(t, v.Logbook(), st.Entries)
+	require.Equal(t, helm.Views{
+		Info: v.Info(), Slate: v.Slate(), Logbook: v.Logbook(), FailedActions: v.FailedActions(), Artifacts: v.Artifacts(),
+	}, *views)
 	return out.Bytes()
 }
 
@@ -183,8 +189,8 @@ type recordedCommit struct {
 
 func (*recordedCommit) Kind() string { return "commit" }
 
-func (a *recordedCommit) Perform(context.Context) (logbook.ActionResult, error) {
-	return logbook.ActionResult{SHA: a.sha}, nil
+func (a *recordedCommit) Perform(context.Context) (helm.ActionResult, error) {
+	return helm.ActionResult{SHA: a.sha}, nil
 }
 
 // firstDivergence describes the first line (one event) where got differs

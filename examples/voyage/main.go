@@ -28,9 +28,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/runner"
 	"github.com/helmlog/helm/sighting"
 )
@@ -66,19 +64,21 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("set up the example repository: %w", err)
 	}
 
-	// Open the home. MarkEnv.Dir is where marks resolve relative paths,
-	// so the marks below can say "." and "widget.go" and the logbook
-	// reads "GoProject @ ." rather than a temporary path.
-	h, err := helm.Open(homeDir, &helm.Options{MarkEnv: &marks.Env{Dir: work}})
+	// Open the home (nil options: the production defaults).
+	h, err := helm.Open(homeDir, nil)
 	if err != nil {
 		return err
 	}
+	// Where marks are observed: Env.Dir is where they resolve relative
+	// paths, so the marks below can say "." and "widget.go" and the
+	// logbook reads "GoProject @ ." rather than a temporary path.
+	in := &helm.ObserveOptions{Env: &marks.Env{Dir: work}}
 
 	// Who: every logbook entry records who took it (identity), in what
 	// framing (role) and by what engine (method: a model name, "human").
 	// The voyage's identity is the default for later calls; role and
 	// method must be given for bearings and actions.
-	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
+	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
 
 	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
 	if err != nil {
@@ -94,14 +94,14 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	obs, err := v.Observe(ctx, project, who)
+	obs, err := v.Observe(ctx, project, who, in)
 	if err != nil {
 		return err
 	}
 	// ...the sighting is typed: a Go project reports its modules and
 	// packages (and its tree and docs, but never function bodies).
-	if gp, ok := obs.Sighting.(*sighting.GoProject); ok && len(gp.Modules) > 0 {
-		fmt.Fprintf(stderr, "observed %s: module %s, %d package(s)\n", obs.Mark, gp.Modules[0].Module, len(gp.Packages))
+	if gp, ok := obs.Observation.Sighting.(*sighting.GoProject); ok && len(gp.Modules) > 0 {
+		fmt.Fprintf(stderr, "observed %s: module %s, %d package(s)\n", obs.Record.Label, gp.Modules[0].Module, len(gp.Packages))
 	}
 
 	// ...then target the file that matters.
@@ -109,11 +109,11 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if obs, err = v.Observe(ctx, file, who); err != nil {
+	if obs, err = v.Observe(ctx, file, who, in); err != nil {
 		return err
 	}
-	if f, ok := obs.Sighting.(*sighting.Files); ok && len(f.Contents) > 0 {
-		fmt.Fprintf(stderr, "observed %s: %s\n", obs.Mark, f.Contents[0].Content)
+	if f, ok := obs.Observation.Sighting.(*sighting.Files); ok && len(f.Contents) > 0 {
+		fmt.Fprintf(stderr, "observed %s: %s\n", obs.Record.Label, f.Contents[0].Content)
 	}
 	fmt.Fprintf(stderr, "the slate holds %d observation(s)\n", len(v.Slate()))
 
@@ -143,14 +143,14 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	// Perform actions. Perform records the intent durably before running
 	// git, then records the result: a crash in between would leave an
 	// "outcome unknown" entry rather than a silent gap.
-	commit, err := actions.NewCommit(git, "Fix nil check in widget Init")
+	commit, err := actions.NewCommit(git, actions.Commit{Message: "Fix nil check in widget Init"})
 	if err != nil {
 		return err
 	}
 	if _, err := v.Perform(ctx, commit, who); err != nil {
 		return err
 	}
-	push, err := actions.NewPush(git, "fix-widget", "") // "" means origin
+	push, err := actions.NewPush(git, actions.Push{Branch: "fix-widget"}) // no Remote: origin
 	if err != nil {
 		return err
 	}
@@ -177,11 +177,11 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "origin's %s is now %s\n\n", res.Branch, res.SHA[:7])
 
 	// Complete: nothing more is observed, sealed or performed afterwards.
-	if err := v.Complete(ctx, projection.OutcomeCompleted, "Added the nil check to widget Init; pushed fix-widget.", who); err != nil {
+	if err := v.Complete(ctx, helm.OutcomeCompleted, "Added the nil check to widget Init; pushed fix-widget.", who); err != nil {
 		return err
 	}
 
-	// The story, as `helm log` prints it.
+	// The story, as the helm program's log command prints it.
 	return v.WriteStory(stdout)
 }
 

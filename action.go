@@ -1,0 +1,98 @@
+package helm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
+)
+
+// Action is an operation in the world that a voyage performs and records.
+// Package actions implements git's and GitHub's; the voyage knows neither.
+// Its JSON encoding is recorded as the action's parameters.
+type Action interface {
+	// Kind names the action, such as "commit" or "create-pull-request".
+	Kind() string
+	// Perform does it and reports what it left in the world.
+	Perform(ctx context.Context) (ActionResult, error)
+}
+
+// ActionError is a failed action: the world (git, GitHub) refused it. The
+// failure is recorded in the event log, among the voyage's failed actions,
+// not in the story.
+type ActionError struct {
+	Kind string // the action's kind
+	Err  error  // what the action returned
+}
+
+func (e *ActionError) Error() string { return e.Err.Error() }
+func (e *ActionError) Unwrap() error { return e.Err }
+
+// Perform records the intent to perform a (durably, before the world is
+// touched), performs it, and records the outcome. A crash in between
+// leaves the entry with status ActionOutcomeUnknown. A failed action
+// returns an *ActionError; the failure is recorded, among FailedActions,
+// but is not part of the story. who needs a role and a method.
+func (v *Voyage) Perform(ctx context.Context, a Action, who Who) (Entry, error) {
+	op := "perform " + a.Kind()
+	if err := checkWho(who); err != nil {
+		return Entry{}, v.fail(op, err, Hint{})
+	}
+	params, err := json.Marshal(a)
+	if err != nil {
+		return Entry{}, v.fail(op, fmt.Errorf("%w: encode parameters: %v", ErrInvalid, err), Hint{})
+	}
+	id := v.home.opts.NewID().String()
+	var w Who
+	intent, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		if err := checkActive(st); err != nil {
+			return nil, err
+		}
+		if w, err = resolveWho(st, who, true); err != nil {
+			return nil, err
+		}
+		return []*projection.Event{{Type: projection.ActionIntended, Who: w, Action: &ActionRecord{
+			ID: id, Kind: a.Kind(), Params: params,
+		}}}, nil
+	})
+	if err != nil {
+		return Entry{}, err
+	}
+	result, perr := a.Perform(ctx)
+	outcome := &projection.Event{Type: projection.ActionPerformed, Who: w, Action: &ActionRecord{ID: id, Kind: a.Kind(), Result: &result}}
+	if perr != nil {
+		failed := &ActionRecord{ID: id, Kind: a.Kind(), Error: perr.Error()}
+		if !reflect.DeepEqual(result, ActionResult{}) {
+			failed.Result = &result // partly done: a PR created, its review request refused
+		}
+		outcome = &projection.Event{Type: projection.ActionFailed, Who: w, Action: failed}
+	}
+	// Record the outcome even if ctx was cancelled meanwhile: the world
+	// has been touched.
+	_, err = v.commit(context.WithoutCancel(ctx), op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		if !st.HasAction(id) {
+			return nil, fmt.Errorf("action %s has no recorded intent", id)
+		}
+		return []*projection.Event{outcome}, nil
+	})
+	if err != nil {
+		// The world was touched: say so, with what it left, so nobody
+		// performs the action a second time on the strength of this error.
+		what := "performed: " + logbook.DescribeAction(&ActionRecord{Kind: a.Kind(), Status: ActionPerformed, Result: &result})
+		if perr != nil {
+			what = "attempted and failed (" + perr.Error() + ")"
+		}
+		return Entry{}, &VoyageError{
+			Op: op, Voyage: v.id,
+			Err:  fmt.Errorf("the action was %s, but its outcome could not be recorded, so the logbook shows it as outcome unknown: %w", what, err),
+			Hint: Hint{HintCheckWorld, "check the world (the repository, the pull request) before performing the action again"},
+		}
+	}
+	if perr != nil {
+		return Entry{}, v.fail(op, &ActionError{Kind: a.Kind(), Err: perr}, Hint{})
+	}
+	return v.entryAt(intent)
+}

@@ -1,0 +1,123 @@
+package artifact
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/zeebo/blake3"
+)
+
+var (
+	// ErrDamaged is matched by every *DamageError: an artifact's stored
+	// bytes do not answer its address.
+	ErrDamaged = errors.New("artifact damaged")
+)
+
+// DamageError says where an artifact's stored bytes are and why they do
+// not answer its address. Exactly one of Offset (a pack frame) and Record
+// (a blob record) places it in File.
+type DamageError struct {
+	Hash   string // the artifact's address
+	File   string // the pack file, or the event log's directory
+	Offset int64  // the pack frame's offset in File, when Record is 0
+	Record uint64 // the blob record's sequence number in the log, or 0
+	Reason string
+}
+
+func (e *DamageError) Error() string {
+	if e.Record != 0 {
+		return fmt.Sprintf("damaged artifact %s in %s, record %d: %s", e.Hash, e.File, e.Record, e.Reason)
+	}
+	return fmt.Sprintf("damaged artifact %s in %s at offset %d: %s", e.Hash, e.File, e.Offset, e.Reason)
+}
+
+// Unwrap returns ErrDamaged.
+func (e *DamageError) Unwrap() error { return ErrDamaged }
+
+// Ref is what a voyage records of a stored artifact: its address, its
+// sizes, and where its compressed bytes are.
+type Ref struct {
+	Hash       string // BLAKE3-256 of the uncompressed bytes, hex
+	Size       int64  // uncompressed bytes
+	StoredSize int64  // compressed bytes
+	Offset     int64  // the frame's offset in the pack, when Blob is 0
+	Blob       uint64 // the blob record's sequence number in the log; 0: in the pack
+}
+
+// Encoded is an artifact made ready to store: its address and its
+// compressed bytes. Encoding (hashing and compressing) needs no lock, so
+// callers do it before they take the log's, and goroutines do it in
+// parallel rather than one after another.
+type Encoded struct {
+	Hash       string // the address
+	Size       int64  // uncompressed bytes
+	Compressed []byte // the zstd form
+}
+
+// Encode hashes and compresses data, a sighting's JSON.
+func Encode(data []byte) *Encoded {
+	return &Encoded{Hash: Hash(data), Size: int64(len(data)), Compressed: zenc.EncodeAll(data, nil)}
+}
+
+// Inline reports whether e is small enough to be a blob record in the
+// event log (InlineMax); a larger one goes to the pack.
+func (e *Encoded) Inline() bool { return len(e.Compressed) <= InlineMax }
+
+// Hash returns the address of data: its BLAKE3-256 hash in lower-case hex.
+func Hash(data []byte) string {
+	sum := blake3.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+var (
+	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+)
+
+// maxPrealloc bounds the buffer allocated up front for a decompressed
+// artifact, whatever size its event claims.
+const maxPrealloc = 64 << 20
+
+// expand decompresses an artifact's stored bytes and checks them against
+// its address; damaged builds the error naming the place.
+func expand(ref Ref, stored []byte, damaged func(reason string) error) ([]byte, error) {
+	data, err := zdec.DecodeAll(stored, make([]byte, 0, min(max(ref.Size, 0), maxPrealloc)))
+	if err != nil {
+		return nil, damaged("zstd: " + err.Error())
+	}
+	if got := Hash(data); got != ref.Hash {
+		return nil, damaged("BLAKE3 of the content is " + got)
+	}
+	return data, nil
+}
+
+// IsBlob reports whether a log record is an artifact's blob record, not an
+// event.
+func IsBlob(record []byte) bool { return len(record) > 0 && record[0] == blobFormat }
+
+// BlobRecord returns the blob record holding e, to be appended to the
+// event log in the same batch as the event that names it.
+func BlobRecord(e *Encoded) []byte {
+	return append([]byte{blobFormat}, e.Compressed...)
+}
+
+// ReadBlob returns the bytes of the artifact ref names from record, the
+// log record numbered ref.Blob (nil if the log has no such record), after
+// checking them against the address. dir is the log's directory, for
+// errors.
+func ReadBlob(ref Ref, record []byte, dir string) ([]byte, error) {
+	damaged := func(reason string) error {
+		return &DamageError{Hash: ref.Hash, File: dir, Record: ref.Blob, Reason: reason}
+	}
+	switch {
+	case record == nil:
+		return nil, damaged("the log has no such record")
+	case !IsBlob(record):
+		return nil, damaged("the record is not an artifact blob")
+	case int64(len(record)-1) != ref.StoredSize:
+		return nil, damaged(fmt.Sprintf("blob of %d bytes, the event says %d", len(record)-1, ref.StoredSize))
+	}
+	return expand(ref, record[1:], damaged)
+}

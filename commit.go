@@ -1,0 +1,193 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
+)
+
+// The commit engine: every change to a voyage is a decision taken under
+// the log's lock, on views that hold every event appended so far, whose
+// events are appended as one atomic, durable batch.
+
+// stower stores an artifact unless the voyage holds it already. It returns
+// the artifact-stowed event to append, or nil when the voyage holds the
+// bytes already. A small artifact's blob record is appended just before
+// that event, in the same batch; a large one is written to the pack, and
+// made durable, before the batch is.
+type stower func(a *artifact.Encoded) (*projection.Event, error)
+
+// commit runs decide under the log's lock, after folding in every event
+// appended so far, and appends the events it returns — with the blob
+// records of the small artifacts they stow — as one atomic batch. It
+// returns the sequence number of the last appended event.
+func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.State, stower) ([]*projection.Event, error)) (uint64, error) {
+	v.mu.Lock()
+	broken := v.broken
+	v.mu.Unlock()
+	if broken != nil {
+		return 0, v.fail(op, fmt.Errorf("a write failed earlier, so this handle's views may be ahead of the disk: %w", broken),
+			Hint{HintReopen, "open the voyage again, and read its logbook to see what was recorded"})
+	}
+	var decideErr error
+	var last uint64
+	_, err := v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if err := tx.Scan(v.st.Voyage.Seq+1, v.applyRecord); err != nil {
+			return nil, err
+		}
+		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record (nil: in the pack)
+		stow := func(a *artifact.Encoded) (*projection.Event, error) {
+			if held := v.st.Artifacts[a.Hash]; held != nil && held.Status == projection.Stowed {
+				return nil, nil // stored once per voyage; a jettisoned one is stowed again
+			}
+			for e := range blobs {
+				if e.Artifact.Hash == a.Hash {
+					return nil, nil
+				}
+			}
+			ref := &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}
+			var blob []byte
+			if a.Inline() {
+				blob = artifact.BlobRecord(a)
+			} else {
+				r, err := v.pack.Stow(a)
+				if err != nil {
+					return nil, err
+				}
+				ref.Offset = r.Offset
+			}
+			ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: ref}
+			blobs[ev] = blob
+			return ev, nil
+		}
+		events, err := decide(&v.st, stow)
+		if err != nil {
+			decideErr = err
+			return nil, err
+		}
+		// Number the records as the log will: a blob just before the event
+		// that names it. Encode and check them all before folding any.
+		now := v.home.now()
+		seq := tx.Last()
+		records := make([][]byte, 0, len(events)+len(blobs))
+		seqs := make([]uint64, len(events))
+		for i, e := range events {
+			if blob := blobs[e]; blob != nil {
+				seq++
+				records = append(records, blob)
+				e.Artifact.Blob = seq
+			}
+			e.At = now
+			rec, err := projection.Encode(e)
+			if err == nil && len(rec) > segment.DefaultMaxRecordSize {
+				err = fmt.Errorf("%w: a %s event of %d bytes exceeds the log's record limit of %d bytes", ErrInvalid, e.Type, len(rec), segment.DefaultMaxRecordSize)
+			}
+			if err != nil {
+				decideErr = err
+				return nil, err
+			}
+			seq++
+			seqs[i] = seq
+			records = append(records, rec)
+		}
+		// Fold our own events now, so the next decide of this group sees
+		// them; if the write fails, v.broken keeps these views from being
+		// used again.
+		for i, e := range events {
+			if err := v.st.Apply(seqs[i], e); err != nil {
+				decideErr = err
+				v.broken = err
+				return nil, err
+			}
+		}
+		last = seq
+		return records, nil
+	})
+	if err != nil {
+		if decideErr == nil && errors.Is(err, segment.ErrPoisoned) {
+			// The write or its fdatasync failed after the views took the
+			// change in.
+			v.mu.Lock()
+			if v.broken == nil {
+				v.broken = err
+			}
+			v.mu.Unlock()
+			return 0, v.fail(op, fmt.Errorf("%w; the disk reported a failure, so the change may or may not be recorded", err),
+				Hint{HintReopen, "open the voyage again, and read its logbook to see whether the change was recorded before retrying"})
+		}
+		if decideErr == nil && !errors.Is(err, segment.ErrCorrupt) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			// The log failed before anything was written (its directory,
+			// lock or watermark could not be made, or opened).
+			return 0, v.fail(op, fmt.Errorf("%w (nothing was recorded)", err), Hint{})
+		}
+		return 0, v.fail(op, err, Hint{})
+	}
+	v.mu.Lock()
+	v.wrote = true
+	v.mu.Unlock()
+	return last, nil
+}
+
+// fail returns err as the *VoyageError of op on this voyage, with hint
+// (zero: HintOf reads the one its sentinel implies). Damage is reported as
+// a *DamageError, whatever found it. An error that is a *VoyageError
+// already is returned as it is.
+func (v *Voyage) fail(op string, err error, hint Hint) error {
+	var ve *VoyageError
+	if errors.As(err, &ve) {
+		return err
+	}
+	if d := damageOf(v.id, err); d != nil && d.Err == err {
+		err = d
+	}
+	return &VoyageError{Op: op, Voyage: v.id, Err: err, Hint: hint}
+}
+
+// resolveWho fills who.Identity from the voyage and checks that an entry
+// has all three of identity, role and method.
+func resolveWho(st *projection.State, who Who, entry bool) (Who, error) {
+	if who.Identity == "" {
+		who.Identity = st.Voyage.Identity
+	}
+	if err := logbook.ValidateIdentity(who.Identity); err != nil {
+		return who, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if !entry {
+		return who, nil
+	}
+	var missing []string
+	if who.Role == "" {
+		missing = append(missing, "the role (Who.Role: coder, reviewer, ...)")
+	}
+	if who.Method == "" {
+		missing = append(missing, "the method (Who.Method: a model name, human, ...)")
+	}
+	if len(missing) > 0 {
+		return who, fmt.Errorf("%w: every logbook entry records who took it; no %s was given", ErrMissingWho, strings.Join(missing, " and no "))
+	}
+	return who, nil
+}
+
+// checkActive refuses a change to a completed voyage.
+func checkActive(st *projection.State) error {
+	if st.Voyage.Status == projection.StatusCompleted {
+		return fmt.Errorf("%w (%s at %s)", ErrVoyageCompleted, st.Voyage.Outcome, st.Voyage.CompletedAt.Format("2006-01-02T15:04:05Z07:00"))
+	}
+	return nil
+}
+
+// withWho sets who on every event.
+func withWho(events []*projection.Event, who Who) []*projection.Event {
+	for _, e := range events {
+		e.Who = who
+	}
+	return events
+}

@@ -1,0 +1,43 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/helmlog/helm/projection"
+)
+
+// Complete ends the voyage with an outcome (empty means OutcomeCompleted)
+// and a summary of what came of it. Afterwards nothing more is observed,
+// sealed or performed on the voyage; its logbook stays readable.
+func (v *Voyage) Complete(ctx context.Context, outcome Outcome, summary string, who Who) error {
+	const op = "complete"
+	if err := errors.Join(checkText("summary", summary), checkWho(who)); err != nil {
+		return v.fail(op, err, Hint{})
+	}
+	if outcome == "" {
+		outcome = OutcomeCompleted
+	}
+	if !slices.Contains(outcomes, outcome) {
+		return v.fail(op, fmt.Errorf("%w: outcome %q is not one of %v", ErrInvalid, outcome, outcomes), Hint{})
+	}
+	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		if err := checkActive(st); err != nil {
+			return nil, err
+		}
+		w, err := resolveWho(st, who, false)
+		if err != nil {
+			return nil, err
+		}
+		return []*projection.Event{{Type: projection.VoyageCompleted, Who: w, Completion: &projection.Completion{
+			Outcome: projection.Outcome(outcome), Summary: strings.TrimSpace(summary),
+		}}}, nil
+	})
+	if err == nil {
+		v.writeSummary()
+	}
+	return err
+}

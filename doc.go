@@ -1,0 +1,36 @@
+// Package helm records the work of people and coding agents as voyages:
+// what was observed, what it meant, what was done.
+//
+// It is the facade: everything a caller needs for a voyage is here, plus
+// package marks to build the marks to observe, and an Action to perform
+// (package actions has git's and GitHub's). The packages underneath do one
+// job each: segment stores a voyage's events in an fsync'd, checksummed,
+// append-only log; projection folds the events into the views; artifact
+// stores the evidence, compressed and content-addressed; logbook renders
+// the story.
+//
+// A Home is a directory ($HELM_HOME, ~/.helm by default, for the helm
+// program) holding voyages. Start begins one; Home.Voyage opens one by id
+// or unambiguous prefix; List describes them. On an open *Voyage:
+//
+//   - Observe looks at a mark and puts the observation on the slate (a
+//     set keyed by mark: the newest look wins); Record puts one made
+//     elsewhere there; Erase and Wipe take marks off it.
+//   - TakeBearing records what the slate's observations meant, sealing
+//     them into a logbook entry and emptying the slate in one event;
+//     Challenge replaces a bearing's reading, keeping the one it replaces.
+//   - Perform records an Action's intent durably, performs it, and
+//     records its outcome.
+//   - Complete ends the voyage with an Outcome and a summary.
+//   - Info, Slate, Logbook, Artifacts and WriteStory read the views.
+//
+// Every call that changes a voyage returns only after its events are on
+// stable storage, checks its rules against the real tail of the log under
+// the log's lock (so several processes and goroutines may work one
+// voyage), and appends all of its events atomically. Reading never
+// writes.
+//
+// Errors say what failed and where (*VoyageError, *DamageError) and wrap
+// a sentinel to match with errors.Is; what to do about one is data
+// (HintOf), never part of its message.
+package helm

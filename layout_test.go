@@ -1,0 +1,136 @@
+package helm_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The layout's walls, checked against the sources.
+
+// librarySources returns the parsed non-test Go files of the library: the
+// module but the CLI (cmd/), the programs using it (examples/), its own
+// modules (bench/) and test helpers (internal/ghtest).
+func librarySources(t *testing.T) map[string]*ast.File {
+	t.Helper()
+	skip := map[string]bool{"cmd": true, "examples": true, "bench": true, "testdata": true, filepath.Join("internal", "ghtest"): true}
+	fset := token.NewFileSet()
+	files := map[string]*ast.File{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if skip[path] || (path != "." && strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		files[path] = f
+		return nil
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	return files
+}
+
+var (
+	// cliCommand is the helm program's name followed by one of its
+	// commands.
+	cliCommand = regexp.MustCompile(`\bhelm (voyage|observe|slate|bearing|action|complete|log|note|sighting|artifact|auth|policy|transcript|stats|judge|report|search|serve|version|completion|mcp|undo|help)\b`)
+	// cliFlag is a long flag in running text.
+	cliFlag = regexp.MustCompile("(^|[\\s(`'\"\\[=,])--[a-z][a-z-]*")
+	// argvFlag is a string that is one flag alone: an argument the
+	// library passes to git or gh, not text shown to anyone.
+	argvFlag = regexp.MustCompile(`^--[a-z][a-z-]*$`)
+)
+
+// notYet are files whose strings another branch rewrites: segment's are
+// reworked with its durability seam (its corruption hint still names a
+// command). Remove an entry when its branch lands.
+var notYet = map[string]bool{filepath.Join("segment", "errors.go"): true}
+
+// TestLibraryNamesNoCLICommandOrFlag: the library's messages and docs say
+// what to do in the library's terms (a Hint is data); only cmd/helm turns
+// that into a command line. No string of the library names a command of
+// the helm program or a flag, and no comment names a command.
+func TestLibraryNamesNoCLICommandOrFlag(t *testing.T) {
+	for path, f := range librarySources(t) {
+		if notYet[path] {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			require.NoError(t, err)
+			assert.False(t, cliCommand.MatchString(s), "%s: string %s names a command of the helm program", path, lit.Value)
+			if !argvFlag.MatchString(s) {
+				assert.False(t, cliFlag.MatchString(s), "%s: string %s names a flag", path, lit.Value)
+			}
+			return true
+		})
+		for _, cg := range f.Comments {
+			assert.False(t, cliCommand.MatchString(cg.Text()), "%s: a comment names a command of the helm program: %q", path, cliCommand.FindString(cg.Text()))
+		}
+	}
+}
+
+// TestCLIImportsOnlyTheFacade: the helm program works through the root
+// package; the log and the event encoding beneath it are the facade's
+// business. (Every package is among `go list -deps ./cmd/helm`, since the
+// root imports them; the wall is what cmd/helm imports itself.)
+func TestCLIImportsOnlyTheFacade(t *testing.T) {
+	fset := token.NewFileSet()
+	paths, err := filepath.Glob(filepath.Join("cmd", "helm", "*.go"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for _, wall := range []string{"github.com/helmlog/helm/projection", "github.com/helmlog/helm/segment", "github.com/helmlog/helm/artifact"} {
+				assert.NotEqual(t, wall, p, "%s imports %s: the facade should offer what it needs", path, p)
+			}
+		}
+	}
+}
+
+// TestEveryPackageStatesItsJob: a reader finds each job from the layout in
+// one hop, by the package's doc comment.
+func TestEveryPackageStatesItsJob(t *testing.T) {
+	docs := map[string]string{}
+	names := map[string]string{}
+	for path, f := range librarySources(t) {
+		dir := filepath.Dir(path)
+		names[dir] = f.Name.Name
+		if f.Doc != nil {
+			docs[dir] += f.Doc.Text()
+		}
+	}
+	for dir, name := range names {
+		assert.True(t, strings.HasPrefix(docs[dir], "Package "+name+" "), "package %s (%s) has no doc comment saying its job", name, dir)
+	}
+}

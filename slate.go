@@ -1,0 +1,214 @@
+package helm
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/sighting"
+)
+
+// The slate: the observations gathered since the last bearing, a set keyed
+// by mark (the newest observation of a mark wins).
+
+// ObserveOptions are the optional parts of an observation.
+type ObserveOptions struct {
+	// Env is the environment the mark is observed in: the directory its
+	// relative paths resolve against, the GitHub runner, the timeouts.
+	// nil means the zero Env: the process's working directory, no GitHub.
+	Env *marks.Env
+}
+
+// Observed is what an observation gave: the look itself, and how the
+// voyage recorded it.
+type Observed struct {
+	// Observation is the mark, the sighting that came back and when: what
+	// an observation file holds (it encodes to JSON), to be sealed by a
+	// bearing elsewhere (BearingOptions.Observations).
+	Observation Observation
+	// Record is the observation as the slate holds it: its key, label,
+	// and the artifact holding its sighting.
+	Record ObservationRecord
+	// Artifact is that artifact: its address, sizes and where it lies.
+	Artifact ArtifactInfo
+}
+
+// Observe looks at mark m and puts the observation on the slate, replacing
+// any earlier observation of the same mark. The sighting is stored as an
+// artifact unless the voyage holds the same bytes already. Nothing is
+// looked at for a completed voyage or an invalid mark. A look that failed
+// in part (a file that could not be read) is an observation all the same:
+// the sighting says what failed.
+func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who Who, opts *ObserveOptions) (Observed, error) {
+	if err := marks.Validate(m); err != nil { // before the world is looked at
+		return Observed{}, v.fail("observe", &invalidError{err}, Hint{})
+	}
+	op := "observe " + m.String()
+	if err := checkWho(who); err != nil {
+		return Observed{}, v.fail(op, err, Hint{})
+	}
+	if err := v.refresh(ctx); err != nil {
+		return Observed{}, v.fail(op, err, Hint{})
+	}
+	v.mu.Lock()
+	err := checkActive(&v.st)
+	v.mu.Unlock()
+	if err != nil { // fail before touching the world; checked again under the lock
+		return Observed{}, v.fail(op, err, Hint{})
+	}
+	env := &marks.Env{}
+	if opts != nil && opts.Env != nil {
+		env = opts.Env
+	}
+	s, err := m.Observe(ctx, env)
+	if err != nil {
+		return Observed{}, v.fail(op, err, Hint{})
+	}
+	return v.Record(ctx, Observation{Mark: m, Sighting: s, ObservedAt: v.home.now()}, who)
+}
+
+// Record puts an observation made elsewhere (read from an observation
+// file, or built by the caller) on the slate. An observation without a
+// time is recorded at the current one.
+func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed, error) {
+	op := "record observation"
+	if err := checkObservation("the observation", obs); err != nil {
+		return Observed{}, v.fail(op, err, Hint{}) // not named by its label: a bad mark's may hold credentials
+	}
+	op = "observe " + obs.Mark.String()
+	if err := checkWho(who); err != nil {
+		return Observed{}, v.fail(op, err, Hint{})
+	}
+	enc, err := encodeObservation(obs)
+	if err != nil {
+		return Observed{}, v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
+	}
+	var out Observed
+	_, err = v.commit(ctx, op, func(st *projection.State, stow stower) ([]*projection.Event, error) {
+		if err := checkActive(st); err != nil {
+			return nil, err
+		}
+		w, err := resolveWho(st, who, false)
+		if err != nil {
+			return nil, err
+		}
+		var events []*projection.Event
+		rec, err := v.sealObservation(enc, stow, &events)
+		if err != nil {
+			return nil, err
+		}
+		rec.ObservedBy = w
+		out.Record = rec
+		events = append(events, &projection.Event{Type: projection.Observed, Who: w, Obs: &rec})
+		return withWho(events, w), nil
+	})
+	if err != nil {
+		return Observed{}, err
+	}
+	out.Observation = obs
+	out.Observation.ObservedAt = out.Record.ObservedAt
+	v.mu.Lock()
+	if a := v.st.Artifacts[out.Record.Artifact]; a != nil {
+		out.Artifact = artifactInfo(a)
+	}
+	v.mu.Unlock()
+	return out, nil
+}
+
+// encodedObservation is an observation in the forms the log stores. It is
+// made before the log's lock is taken: hashing and compressing the
+// sighting run in parallel across goroutines, not one after another under
+// the lock.
+type encodedObservation struct {
+	obs  Observation
+	mark []byte
+	art  *artifact.Encoded
+}
+
+func encodeObservation(obs Observation) (*encodedObservation, error) {
+	mark, err := marks.Marshal(obs.Mark)
+	if err != nil {
+		return nil, err
+	}
+	sight, err := sighting.Marshal(obs.Sighting)
+	if err != nil {
+		return nil, err
+	}
+	return &encodedObservation{obs: obs, mark: mark, art: artifact.Encode(sight)}, nil
+}
+
+// sealObservation stows the sighting (appending the stow event, if any, to
+// events) and returns the observation as the slate records it.
+func (v *Voyage) sealObservation(enc *encodedObservation, stow stower, events *[]*projection.Event) (ObservationRecord, error) {
+	obs := enc.obs
+	ev, err := stow(enc.art)
+	if err != nil {
+		return ObservationRecord{}, err
+	}
+	if ev != nil {
+		*events = append(*events, ev)
+	}
+	at := obs.ObservedAt
+	if at.IsZero() {
+		at = v.home.now()
+	}
+	return ObservationRecord{
+		Key: obs.Mark.Key(), Mark: enc.mark, Label: obs.Mark.String(), Artifact: enc.art.Hash, ObservedAt: at.UTC(),
+	}, nil
+}
+
+// Erase takes the mark with this key (see marks.Mark.Key) off the slate.
+func (v *Voyage) Erase(ctx context.Context, key string, who Who) error {
+	op := "erase " + key
+	if err := checkWho(who); err != nil {
+		return v.fail(op, err, Hint{})
+	}
+	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		if err := checkActive(st); err != nil {
+			return nil, err
+		}
+		if _, ok := st.Slate[key]; !ok {
+			keys := make([]string, 0, len(st.Slate))
+			for k := range st.Slate {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			return nil, fmt.Errorf("%w: %s (the slate holds: %s)", ErrNotOnSlate, key, orNone(keys))
+		}
+		w, err := resolveWho(st, who, false)
+		if err != nil {
+			return nil, err
+		}
+		return []*projection.Event{{Type: projection.MarkErased, Who: w, Key: key}}, nil
+	})
+	return err
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "nothing"
+	}
+	return strings.Join(s, ", ")
+}
+
+// Wipe empties the slate without taking a bearing.
+func (v *Voyage) Wipe(ctx context.Context, who Who) error {
+	if err := checkWho(who); err != nil {
+		return v.fail("wipe slate", err, Hint{})
+	}
+	_, err := v.commit(ctx, "wipe slate", func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		if err := checkActive(st); err != nil {
+			return nil, err
+		}
+		w, err := resolveWho(st, who, false)
+		if err != nil {
+			return nil, err
+		}
+		return []*projection.Event{{Type: projection.SlateWiped, Who: w}}, nil
+	})
+	return err
+}

@@ -1,0 +1,183 @@
+package helm
+
+import (
+	"slices"
+	"time"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
+)
+
+// The types a caller holds. The voyage's own (VoyageInfo, Status, Outcome,
+// ArtifactInfo, Cut) are defined here; the logbook's entries are package
+// logbook's types under the names below, so that a voyage needs no other
+// package than this one, marks (to build marks) and the actions it
+// performs. Package logbook may be imported too: its types are these.
+
+// Kind is the kind of a voyage, which frames its first bearing.
+type Kind string
+
+// Voyage kinds.
+const (
+	OpenWaters   Kind = "open-waters"
+	ResolveIssue Kind = "resolve-issue"
+)
+
+// kinds lists the voyage kinds.
+var kinds = []Kind{OpenWaters, ResolveIssue}
+
+// Status is where a voyage stands.
+type Status string
+
+// Voyage statuses.
+const (
+	StatusActive    Status = "active"
+	StatusCompleted Status = "completed"
+)
+
+// Outcome is how a voyage ended.
+type Outcome string
+
+// Outcomes a voyage can be completed with.
+const (
+	OutcomeCompleted Outcome = "completed"
+	OutcomeBlocked   Outcome = "blocked"
+	OutcomeFailed    Outcome = "failed"
+	OutcomePartial   Outcome = "partial"
+	OutcomeCancelled Outcome = "cancelled"
+)
+
+// outcomes lists the outcomes, in the order they are documented.
+var outcomes = []Outcome{OutcomeCompleted, OutcomeBlocked, OutcomeFailed, OutcomePartial, OutcomeCancelled}
+
+// Outcomes returns the outcomes a voyage can be completed with, in the
+// order they are documented.
+func Outcomes() []Outcome { return slices.Clone(outcomes) }
+
+// VoyageInfo describes a voyage: what it is for, who started it, and where
+// it stands. Its JSON form is stable.
+type VoyageInfo struct {
+	ID          string    `json:"id"`
+	Intent      string    `json:"intent"`
+	Kind        Kind      `json:"kind"`
+	Identity    string    `json:"identity"`
+	Created     time.Time `json:"created"`
+	Status      Status    `json:"status"`
+	Outcome     Outcome   `json:"outcome,omitempty"`
+	Summary     string    `json:"summary,omitempty"`
+	CompletedAt time.Time `json:"completed_at,omitzero"`
+	// Seq is the sequence number of the voyage's last event that this
+	// description includes.
+	Seq uint64 `json:"seq"`
+}
+
+func voyageInfo(p projection.VoyageView) VoyageInfo {
+	return VoyageInfo{
+		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, Created: p.Created,
+		Status: Status(p.Status), Outcome: Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt, Seq: p.Seq,
+	}
+}
+
+// ArtifactStatus is the condition of a stored artifact.
+type ArtifactStatus string
+
+// Artifact statuses: a stowed artifact can be read; a reduced or
+// jettisoned one no longer can.
+const (
+	ArtifactStowed     ArtifactStatus = "stowed"
+	ArtifactReduced    ArtifactStatus = "reduced"
+	ArtifactJettisoned ArtifactStatus = "jettisoned"
+)
+
+// ArtifactInfo is one entry of a voyage's artifact index: a sighting's
+// bytes, addressed by the BLAKE3 hash of its JSON, and where they are.
+type ArtifactInfo struct {
+	Hash       string `json:"hash"`
+	Size       int64  `json:"size"`        // uncompressed bytes
+	StoredSize int64  `json:"stored_size"` // compressed bytes
+	// Offset is where the artifact's frame is in the voyage's pack file,
+	// when Blob is 0; Blob is the sequence number of the record holding
+	// it in the event log, for a small one.
+	Offset int64  `json:"offset"`
+	Blob   uint64 `json:"blob,omitempty"`
+	// DerivedFrom and Method are set on a summary made by Reduce: the
+	// artifact it summarises, and how it was made.
+	DerivedFrom string         `json:"derived_from,omitempty"`
+	Method      string         `json:"method,omitempty"`
+	Status      ArtifactStatus `json:"status"`
+	// ReducedTo is the hash of the summary of a reduced artifact.
+	ReducedTo string `json:"reduced_to,omitempty"`
+}
+
+func artifactInfo(a *projection.Artifact) ArtifactInfo {
+	return ArtifactInfo{
+		Hash: a.Hash, Size: a.Size, StoredSize: a.StoredSize, Offset: a.Offset, Blob: a.Blob,
+		DerivedFrom: a.DerivedFrom, Method: a.Method, Status: ArtifactStatus(a.Status), ReducedTo: a.ReducedTo,
+	}
+}
+
+// Cut describes bytes at the end of a voyage's event log that a crashed
+// writer left half-written (a write that was never acknowledged): cut off
+// by the voyage's next change, which saves them beside the segment first.
+type Cut struct {
+	File    string `json:"file"`               // the segment file
+	Offset  int64  `json:"offset"`             // where the cut begins: the end of the last whole write
+	Bytes   int64  `json:"bytes"`              // bytes cut
+	SavedTo string `json:"saved_to,omitempty"` // the file holding the cut bytes (empty until cut)
+}
+
+func cutOf(c *segment.Cut) *Cut {
+	if c == nil {
+		return nil
+	}
+	return &Cut{File: c.File, Offset: c.Offset, Bytes: c.Bytes, SavedTo: c.SavedTo}
+}
+
+// The logbook's types, as a voyage hands them out.
+type (
+	// Who is who acted (identity), in what framing (role: reviewer,
+	// coder, ...) and by what engine (method: a model name, "human"). It
+	// is recorded on every logbook entry.
+	Who = logbook.Who
+	// Entry is one logbook entry: a bearing or an action, with who took it.
+	Entry = logbook.Entry
+	// EntryKind says which: EntryBearing or EntryAction.
+	EntryKind = logbook.EntryKind
+	// Bearing is what was looked at (its observations) and what it meant
+	// (its reading).
+	Bearing = logbook.Bearing
+	// Reading is a bearing's interpretation, with the challenged attempts
+	// before it.
+	Reading = logbook.Reading
+	// ReadingAttempt is one challenged reading.
+	ReadingAttempt = logbook.ReadingAttempt
+	// Source says who wrote a reading: SourceAgent or SourceUser.
+	Source = logbook.Source
+	// ObservationRecord is an observation as the slate and the logbook
+	// hold it: its mark, label, and the artifact holding its sighting.
+	ObservationRecord = logbook.ObservationRecord
+	// ActionRecord is an action as the logbook holds it: its kind,
+	// parameters, status and result.
+	ActionRecord = logbook.ActionRecord
+	// ActionStatus is where an action stands.
+	ActionStatus = logbook.ActionStatus
+	// ActionResult is what an action left in the world (a SHA, a pull
+	// request number, ...).
+	ActionResult = logbook.ActionResult
+)
+
+// Entry kinds, reading sources and action statuses.
+const (
+	EntryBearing = logbook.EntryBearing
+	EntryAction  = logbook.EntryAction
+
+	SourceAgent = logbook.SourceAgent
+	SourceUser  = logbook.SourceUser
+
+	// ActionOutcomeUnknown: the action was intended (recorded before the
+	// world was touched) but its outcome never was, as after a crash.
+	ActionOutcomeUnknown = logbook.ActionOutcomeUnknown
+	ActionPerformed      = logbook.ActionPerformed
+	ActionFailed         = logbook.ActionFailed
+)
