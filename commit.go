@@ -177,6 +177,20 @@ func resolveWho(st *projection.State, who Who, entry bool) (Who, error) {
 }
 
 // checkActive refuses a change to a completed voyage.
+// CheckActive returns an error matching ErrVoyageCompleted when the
+// voyage, as last read, is completed: a caller about to touch the world
+// for it (run a command, call an API) asks first. The verbs check again,
+// under the log's lock, against the real tail.
+func (v *Voyage) CheckActive() error {
+	v.mu.Lock()
+	err := checkActive(&v.st)
+	v.mu.Unlock()
+	if err != nil {
+		return v.fail("change", err, Hint{})
+	}
+	return nil
+}
+
 func checkActive(st *projection.State) error {
 	if st.Voyage.Status == projection.StatusCompleted {
 		return fmt.Errorf("%w (%s at %s)", ErrVoyageCompleted, st.Voyage.Outcome, st.Voyage.CompletedAt.Format("2006-01-02T15:04:05Z07:00"))

@@ -177,8 +177,8 @@ func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, logbo
 	if err != nil {
 		return nil, logbook.Who{}, err
 	}
-	if info := v.Info(); info.Status == helm.StatusCompleted {
-		return nil, logbook.Who{}, fmt.Errorf("voyage %s: %w (%s at %s)", short(v.ID()), helm.ErrVoyageCompleted, info.Outcome, stamp(info.CompletedAt))
+	if err := v.CheckActive(); err != nil {
+		return nil, logbook.Who{}, err
 	}
 	who, err := a.who(v, entry)
 	if err != nil {

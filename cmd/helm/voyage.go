@@ -275,6 +275,13 @@ type voyageVerifyCommand struct{}
 
 func (*voyageVerifyCommand) Flags(*pflag.FlagSet) {}
 
+// verifyProblem is one damage verify found: where (file, offset, seq,
+// artifact), why, and the whole message.
+type verifyProblem struct {
+	*helm.DamageError
+	Message string `json:"message"`
+}
+
 // verifyJSON is the --json form of `helm voyage verify`.
 type verifyJSON struct {
 	Voyage            string   `json:"voyage"`
@@ -286,7 +293,7 @@ type verifyJSON struct {
 	TornTail          string   `json:"torn_tail,omitempty"`
 	ArtifactsChecked  int      `json:"artifacts_checked"`
 	ArtifactsSkipped  int      `json:"artifacts_skipped"`
-	Problems          []string `json:"problems"`
+	Problems          []verifyProblem `json:"problems"`
 	OpenedWithoutLoad bool     `json:"views_not_loaded,omitempty"`
 }
 
@@ -306,13 +313,13 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 	out.fill(rep.Events)
 	out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
 	for _, p := range rep.Problems {
-		out.Problems = append(out.Problems, p.Error())
+		out.Problems = append(out.Problems, verifyProblem{DamageError: p, Message: p.Error()})
 	}
 	// Damage in the event log stops the views from loading, and with them
 	// the artifact index: the artifacts go unchecked.
 	out.OpenedWithoutLoad = len(rep.Problems) > 0 && rep.Artifacts == 0 && rep.Skipped == 0
 	if out.Problems == nil {
-		out.Problems = []string{}
+		out.Problems = []verifyProblem{}
 	}
 	out.OK = len(out.Problems) == 0
 	if a.g.json {
@@ -336,7 +343,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 		} else {
 			fmt.Fprintf(&b, "DAMAGED: %s\n", plural(len(out.Problems), "problem"))
 			for _, p := range out.Problems {
-				fmt.Fprintf(&b, "  - %s\n", p)
+				fmt.Fprintf(&b, "  - %s\n", p.Message)
 			}
 		}
 		if _, err := fmt.Fprint(a.stdout, b.String()); err != nil {
