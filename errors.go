@@ -247,7 +247,12 @@ func (e *ListError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d voyage(s) could not be read:", len(e.Voyages))
 	for i, id := range e.Voyages {
-		fmt.Fprintf(&b, "\n  %s: %v", id, e.Errs[i])
+		err := e.Errs[i]
+		var ve *VoyageError
+		if errors.As(err, &ve) && ve.Voyage == id {
+			err = ve.Err // the line names the voyage already
+		}
+		fmt.Fprintf(&b, "\n  %s: %v", id, err)
 	}
 	return b.String()
 }
