@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/helmlog/helm/internal/durable"
 )
 
 // Options configure a Log. The zero value is the production configuration.
@@ -356,20 +358,14 @@ func (l *Log) cut(t *torn) error {
 	return nil
 }
 
+// syncDir makes the log directory's entries durable (after a create or
+// a rename).
 func (l *Log) syncDir() error {
 	if l.opts.NoSync {
 		return nil
 	}
-	d, err := l.fs.OpenFile(l.dir, os.O_RDONLY, 0)
-	if err != nil {
-		return fmt.Errorf("segment: open dir %s: %w", l.dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("segment: fsync dir %s: %w", l.dir, err)
+	if err := durable.SyncDir(l.fs, l.dir); err != nil {
+		return fmt.Errorf("segment: %w", err)
 	}
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
+
+	"github.com/helmlog/helm/internal/durable"
 )
 
 var ctx = context.Background()
@@ -422,10 +423,12 @@ func TestCommitWaitingForTheLockHonoursItsContext(t *testing.T) {
 	l := openT(t, dir, &Options{NoSync: true})
 	_, err := l.Append(ctx, []byte("first")) // creates LOCK
 	require.NoError(t, err)
-	holder, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_RDWR, 0)
+	holder, err := durable.OpenLock(filepath.Join(dir, "LOCK"))
 	require.NoError(t, err)
 	defer holder.Close()
-	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_EX))
+	ok, err := holder.TryLock()
+	require.NoError(t, err)
+	require.True(t, ok, "nothing holds the lock between commits")
 
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
@@ -435,7 +438,7 @@ func TestCommitWaitingForTheLockHonoursItsContext(t *testing.T) {
 	t.Logf("gave up after %v", time.Since(start))
 	require.Less(t, time.Since(start), 10*time.Second, "hang guard")
 
-	require.NoError(t, unix.Flock(int(holder.Fd()), unix.LOCK_UN))
+	require.NoError(t, holder.Unlock())
 	_, err = l.Append(ctx, []byte("second"))
 	require.NoError(t, err)
 	assert.Equal(t, [][]byte{[]byte("first"), []byte("second")}, datas(t, l))

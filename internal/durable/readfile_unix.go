@@ -9,10 +9,13 @@ import (
 )
 
 // ReadFileAt reads up to len(b) bytes of the file path from offset off and
-// returns how many it read: fewer than len(b) only when the file ends
-// first. It costs three system calls (open, pread, close; os.Open and
+// returns how many it read: fewer than len(b) when the file ends first. It
+// costs three system calls (open, one pread, close; os.Open and
 // os.ReadFile make more), for callers that read one small file per log, or
-// per voyage in a listing. A missing file is an error matching
+// per voyage in a listing. A pread of a regular file returns less than
+// asked only at its end, so a short count is not read again (that would
+// cost a fourth call whenever the file ends inside b, as a trimmed
+// segment does). A missing file is an error matching
 // fs.ErrNotExist.
 func ReadFileAt(path string, b []byte, off int64) (int, error) {
 	var fd int
@@ -27,19 +30,14 @@ func ReadFileAt(path string, b []byte, off int64) (int, error) {
 		}
 	}
 	defer unix.Close(fd)
-	n := 0
-	for n < len(b) {
-		r, err := unix.Pread(fd, b[n:], off+int64(n))
+	for {
+		n, err := unix.Pread(fd, b, off)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return n, &fs.PathError{Op: "read", Path: path, Err: err}
+			return 0, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
-		if r == 0 {
-			break
-		}
-		n += r
+		return n, nil
 	}
-	return n, nil
 }
