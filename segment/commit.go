@@ -340,7 +340,6 @@ func (l *Log) writeUnit(recs [][]byte) error {
 		}
 	}
 	c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, unit: c.p.off, seed: p.sum})
-	l.units++
 	l.setLast(c.p.next - 1)
 	if c.p.off-c.noteOff >= indexSpacing {
 		l.idx.noteSparse(c.checkpoint())

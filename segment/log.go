@@ -71,7 +71,6 @@ type Log struct {
 	cuts     []Cut
 	wbuf     []byte
 	staged   [][]byte
-	units    uint64     // commit units written by this Log (for benchmarks)
 	live     []*request // runGroup's scratch
 	writers  []*request // runGroup's scratch
 	lastSeen uint64     // last seq, readable by Last without mu

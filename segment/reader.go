@@ -615,37 +615,3 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(Record) error) er
 		}
 	}
 }
-
-// Stat is a cheap summary of the files of a log. The last segment is
-// preallocated, so LastSize and TotalBytes are disk usage and do not change
-// with every append: to detect that a log changed, store a Mark and ask
-// Changed.
-type Stat struct {
-	Segments    int
-	LastSegment string // file name of the last segment ("" if none)
-	LastSize    int64  // file size, including preallocated zeros
-	TotalBytes  int64
-}
-
-// Stat lists the segment files; it reads no records and takes no lock.
-func (l *Log) Stat() (Stat, error) {
-	if l.isClosed() {
-		return Stat{}, ErrClosed
-	}
-	var s Stat
-	segs, err := listSegments(l.fs, l.dir)
-	if err != nil {
-		return s, err
-	}
-	for _, first := range segs {
-		name := segmentName(first)
-		fi, err := l.fs.Stat(filepath.Join(l.dir, name))
-		if err != nil {
-			return s, fmt.Errorf("segment: stat: %w", err)
-		}
-		s.Segments++
-		s.TotalBytes += fi.Size()
-		s.LastSegment, s.LastSize = name, fi.Size()
-	}
-	return s, nil
-}
