@@ -43,7 +43,7 @@
 // metadata. Sealed segments are truncated to their data end. The end of the
 // log is a zero frame header at a unit boundary: free space, not a torn
 // write. Readers and the writer's catch-up probe the header at the last
-// known boundary with one small pread (no fstat: see scanFile); Open and
+// known boundary with one small pread (no fstat: see scan.go); Open and
 // Verify also check that the free space is all zeros, since a crash can
 // lose the first sector of a unit and keep later ones. The file size no
 // longer changes with every append: callers that fingerprint a log use

@@ -82,8 +82,8 @@ func allocTarget(alloc, end, segmentSize int64) int64 {
 // at the size it had.
 func (l *Log) ensureAlloc(end int64) error {
 	c := &l.w
-	target := allocTarget(c.alloc, end, l.opts.SegmentSize)
-	if target <= c.alloc {
+	target := allocTarget(l.alloc, end, l.opts.SegmentSize)
+	if target <= l.alloc {
 		return nil
 	}
 	path := filepath.Join(l.dir, c.name)
@@ -91,15 +91,15 @@ func (l *Log) ensureAlloc(end int64) error {
 	if err != nil {
 		return fmt.Errorf("segment: stat %s: %w", path, err)
 	}
-	c.alloc = fi.Size()
-	if target = allocTarget(c.alloc, end, l.opts.SegmentSize); target <= c.alloc {
+	l.alloc = fi.Size()
+	if target = allocTarget(l.alloc, end, l.opts.SegmentSize); target <= l.alloc {
 		return nil
 	}
-	if target = shareTarget(target, c.alloc, end, l.freeSpace()); target <= c.alloc {
+	if target = shareTarget(target, l.alloc, end, l.freeSpace()); target <= l.alloc {
 		return nil
 	}
-	from := c.alloc
-	c.alloc, err = extend(c.f, from, end, target)
+	from := l.alloc
+	l.alloc, err = extend(c.f, from, end, target)
 	if err == nil {
 		return nil
 	}
@@ -107,7 +107,7 @@ func (l *Log) ensureAlloc(end int64) error {
 		return fmt.Errorf("segment: extend %s from %d to %d bytes for a unit at offset %d: %w", path, from, target, c.p.off, err)
 	}
 	state := fmt.Sprintf("nothing was written after offset %d", c.p.off)
-	if c.alloc == from {
+	if l.alloc == from {
 		state = fmt.Sprintf("the file is back at %d bytes and nothing was written", from)
 	}
 	return fmt.Errorf("segment: %s: the disk is full: a unit of %d bytes at offset %d does not fit (extending the file from %d to %d bytes: %w); %s: free disk space, then reopen the log",
@@ -198,7 +198,7 @@ func (l *Log) seal() error {
 	if fi.Size() <= c.p.off {
 		return nil
 	}
-	c.alloc = -1
+	l.alloc = -1
 	if err := c.f.Truncate(c.p.off); err != nil {
 		return fmt.Errorf("segment: seal %s: truncate to %d: %w", path, c.p.off, err)
 	}
@@ -207,7 +207,7 @@ func (l *Log) seal() error {
 			return fmt.Errorf("segment: seal %s: fdatasync: %w", path, err)
 		}
 	}
-	c.alloc = c.p.off
+	l.alloc = c.p.off
 	return nil
 }
 
@@ -232,7 +232,7 @@ func (l *Log) trim() {
 		return
 	}
 	defer l.lock.unlock()
-	if err := l.catchUp(context.Background()); err != nil {
+	if err := l.catchUp(context.Background(), false); err != nil {
 		return
 	}
 	fi, err := c.f.Stat()
@@ -240,9 +240,9 @@ func (l *Log) trim() {
 		return
 	}
 	if c.f.Truncate(c.p.off) == nil {
-		c.alloc = c.p.off
+		l.alloc = c.p.off
 	} else {
-		c.alloc = -1
+		l.alloc = -1
 	}
 }
 
