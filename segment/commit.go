@@ -231,17 +231,14 @@ func (l *Log) runGroup(group []*request) {
 			l.poison = err
 		}
 	}()
-	if !l.writable {
+	first := !l.writable
+	if first {
 		if err := l.becomeWriter(); err != nil {
 			fail(err)
 			return
 		}
-		// The first catch-up reads the free space too, as Open did: a
-		// crash may have left a torn unit whose first sector never landed.
-		l.w.checkFree = true
 	}
-	err := l.catchUp(live[0].ctx)
-	l.w.checkFree = false
+	err := l.catchUp(live[0].ctx, first)
 	if err == nil {
 		err = l.ensureWatermark()
 	}
@@ -340,7 +337,6 @@ func (l *Log) writeUnit(recs [][]byte) error {
 		}
 	}
 	c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, unit: c.p.off, seed: p.sum})
-	l.units++
 	l.setLast(c.p.next - 1)
 	if c.p.off-c.noteOff >= indexSpacing {
 		l.idx.noteSparse(c.checkpoint())

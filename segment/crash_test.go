@@ -20,9 +20,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var crashRounds = flag.Int("segment.crashrounds", 20, "rounds of the multi-process crash stress test")
+var (
+	crashRounds = flag.Int("segment.crashrounds", 20, "rounds of the multi-process crash stress test")
+	crashSeed   = flag.Int64("segment.crashseed", 0, "seed of the crash stress test's random choices (0: from the clock); the test logs the seed it used")
+)
 
-const crashChildEnv = "SEGMENT_CRASH_CHILD" // "dir|ackfile|id"
+const crashChildEnv = "SEGMENT_CRASH_CHILD" // "dir|ackfile|id|seed"
 
 // TestCrashChild is the child process of the crash stress test; it does
 // nothing unless started by it.
@@ -34,6 +37,7 @@ func TestCrashChild(t *testing.T) {
 	parts := strings.Split(spec, "|")
 	dir, ackPath := parts[0], parts[1]
 	id, _ := strconv.Atoi(parts[2])
+	seed, _ := strconv.ParseInt(parts[3], 10, 64)
 	ack, err := os.OpenFile(ackPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		panic(err)
@@ -42,7 +46,7 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		panic(err)
 	}
-	rng := rand.New(rand.NewSource(time.Now().UnixNano() + int64(id)))
+	rng := rand.New(rand.NewSource(seed))
 	for i := 0; ; i++ {
 		n := 1 + rng.Intn(3)
 		recs := make([][]byte, n)
@@ -70,14 +74,19 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 	}
 	dir := t.TempDir()
 	logDir := filepath.Join(dir, "log")
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	seed := *crashSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	t.Logf("seed %d (replay its choices with -segment.crashseed=%d; the kills land where the scheduler puts them)", seed, seed)
+	rng := rand.New(rand.NewSource(seed))
 	acked := map[uint64][]byte{}
 	for round := 0; round < *crashRounds; round++ {
 		var cmds []*exec.Cmd
 		for c := 0; c < 4; c++ {
 			ackPath := filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c))
 			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d", crashChildEnv, logDir, ackPath, c))
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d|%d", crashChildEnv, logDir, ackPath, c, rng.Int63()))
 			require.NoError(t, cmd.Start())
 			cmds = append(cmds, cmd)
 		}

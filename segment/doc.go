@@ -2,7 +2,8 @@
 //
 // A log is a directory of segment files (see format.go for the bytes).
 // Records get gap-free sequence numbers starting at 1. Commit is the one
-// write primitive: under an in-process mutex and flock(dir/LOCK) it catches
+// write primitive: under an in-process mutex and the lock on dir/LOCK
+// (flock; LockFileEx on Windows: internal/durable) it catches
 // up on what other processes appended, lets the caller decide what to
 // append, writes the batch and fdatasyncs before returning. Concurrent
 // commits in one process share one write and one fdatasync (group commit).
@@ -43,11 +44,11 @@
 // metadata. Sealed segments are truncated to their data end. The end of the
 // log is a zero frame header at a unit boundary: free space, not a torn
 // write. Readers and the writer's catch-up probe the header at the last
-// known boundary with one small pread (no fstat: see scanFile); Open and
+// known boundary with one small pread (no fstat: see scan.go); Open and
 // Verify also check that the free space is all zeros, since a crash can
 // lose the first sector of a unit and keep later ones. The file size no
 // longer changes with every append: callers that fingerprint a log use
-// Mark and Changed, not Stat.
+// Mark and Changed, not file sizes.
 //
 // Scans start at the nearest verified position this Log knows (index.go):
 // reading what others appended since the Log's last seq costs O(new

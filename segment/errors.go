@@ -23,6 +23,11 @@ var (
 
 // CorruptionError reports damage that is not a torn final write: the bytes
 // are left untouched and nothing is truncated automatically.
+//
+// Error says what failed and where (the log, file, offset and seq, and
+// why); Hint is data, not part of Error: what to do about it, in
+// segment's own terms, for the program that shows the error to put in its
+// own words.
 type CorruptionError struct {
 	Dir    string
 	File   string // segment file name within Dir
@@ -33,16 +38,13 @@ type CorruptionError struct {
 }
 
 func (e *CorruptionError) Error() string {
-	s := fmt.Sprintf("segment: corrupt log %s: file %s offset %d seq %d: %s", e.Dir, e.File, e.Offset, e.Seq, e.Reason)
-	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
-	}
-	return s
+	return fmt.Sprintf("segment: corrupt log %s: file %s offset %d seq %d: %s", e.Dir, e.File, e.Offset, e.Seq, e.Reason)
 }
 
 func (e *CorruptionError) Unwrap() error { return ErrCorrupt }
 
-const corruptHint = "run `helm voyage verify`; the bytes were left untouched"
+// corruptHint is the Hint of every CorruptionError.
+const corruptHint = "the bytes were left untouched; Verify reports every problem in the log"
 
 // ConflictError is returned by AppendIf when the log's last seq is not the
 // expected one. errors.Is(err, ErrConflict) holds.

@@ -1,5 +1,3 @@
-//go:build unix
-
 package segment
 
 import (
@@ -7,23 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/helmlog/helm/internal/durable"
 )
 
-// dirLock is the cross-process writer lock: flock(LOCK_EX) on dir/LOCK.
-// The file stays open for the life of the Log; the lock is taken per Commit.
-type dirLock struct{ f *os.File }
+// lockName is the writers' lock file in a log's directory: it holds no
+// data; writers hold its lock exclusively while they write, readers that
+// must see no write in progress take it shared.
+const lockName = "LOCK"
+
+// dirLock is the cross-process writer lock on dir/LOCK. The file stays
+// open for the life of the Log; the lock is taken per Commit.
+type dirLock struct{ l *durable.Lock }
 
 func openDirLock(dir string) (*dirLock, error) {
-	f, err := os.OpenFile(dir+"/LOCK", os.O_CREATE|os.O_RDWR, 0o600)
+	l, err := durable.OpenLock(filepath.Join(dir, lockName))
 	if err != nil {
 		return nil, fmt.Errorf("segment: open lock file: %w", err)
 	}
-	return &dirLock{f: f}, nil
+	return &dirLock{l: l}, nil
 }
 
 // lock takes the lock, waiting while another process holds it until
@@ -35,14 +37,12 @@ func openDirLock(dir string) (*dirLock, error) {
 func (l *dirLock) lock(giveUp func() bool) error {
 	wait := 50 * time.Microsecond
 	for {
-		err := unix.Flock(int(l.f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		switch {
-		case err == nil:
+		ok, err := l.l.TryLock()
+		if err != nil {
+			return fmt.Errorf("segment: %w", err)
+		}
+		if ok {
 			return nil
-		case err == unix.EINTR:
-			continue
-		case err != unix.EWOULDBLOCK:
-			return fmt.Errorf("segment: flock %s: %w", l.f.Name(), err)
 		}
 		if giveUp != nil && giveUp() {
 			return errLockWait
@@ -56,23 +56,22 @@ func (l *dirLock) lock(giveUp func() bool) error {
 var errLockWait = errors.New("segment: gave up waiting for the writer lock")
 
 func (l *dirLock) unlock() error {
-	if err := unix.Flock(int(l.f.Fd()), unix.LOCK_UN); err != nil {
-		return fmt.Errorf("segment: unlock %s: %w", l.f.Name(), err)
+	if err := l.l.Unlock(); err != nil {
+		return fmt.Errorf("segment: %w", err)
 	}
 	return nil
 }
 
-func (l *dirLock) close() error { return l.f.Close() }
+func (l *dirLock) close() error { return l.l.Close() }
 
-// sharedLock takes flock(LOCK_SH) on dir/LOCK for a reader that must see
-// the log with no write in progress: writers hold the lock exclusively
-// while they write. It polls, so that ctx can end the wait. ok is false,
-// with no lock taken, when there is no LOCK file: no writer ever ran in
-// dir, so none is in progress. Opening LOCK read-only works on a
-// read-only file system.
+// sharedLock takes dir/LOCK shared for a reader that must see the log
+// with no write in progress: writers hold the lock exclusively while they
+// write. It polls, so that ctx can end the wait. ok is false, with no lock
+// taken, when there is no LOCK file: no writer ever ran in dir, so none is
+// in progress. Opening LOCK read-only works on a read-only file system.
 func sharedLock(ctx context.Context, dir string) (unlock func(), ok bool, err error) {
-	path := filepath.Join(dir, "LOCK")
-	f, err := os.Open(path)
+	path := filepath.Join(dir, lockName)
+	l, err := durable.OpenLockReadOnly(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -80,20 +79,20 @@ func sharedLock(ctx context.Context, dir string) (unlock func(), ok bool, err er
 		return nil, false, fmt.Errorf("segment: open %s: %w", path, err)
 	}
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
-		if err == nil {
-			return func() {
-				unix.Flock(int(f.Fd()), unix.LOCK_UN)
-				f.Close()
-			}, true, nil
+		ok, err := l.TryRLock()
+		if err != nil {
+			l.Close()
+			return nil, false, fmt.Errorf("segment: %w", err)
 		}
-		if err != unix.EWOULDBLOCK && err != unix.EINTR {
-			f.Close()
-			return nil, false, fmt.Errorf("segment: flock (shared) %s: %w", path, err)
+		if ok {
+			return func() {
+				l.Unlock()
+				l.Close()
+			}, true, nil
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
+			l.Close()
 			return nil, false, ctx.Err()
 		case <-time.After(2 * time.Millisecond):
 		}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/helmlog/helm/internal/durable"
 )
 
 // Options configure a Log. The zero value is the production configuration.
@@ -69,7 +71,6 @@ type Log struct {
 	cuts     []Cut
 	wbuf     []byte
 	staged   [][]byte
-	units    uint64     // commit units written by this Log (for benchmarks)
 	live     []*request // runGroup's scratch
 	writers  []*request // runGroup's scratch
 	lastSeen uint64     // last seq, readable by Last without mu
@@ -77,10 +78,12 @@ type Log struct {
 
 	idx posIndex // verified positions where scans may start (index.go)
 
-	torn     *torn // a torn final unit found by Open, cut by the first Commit
-	writable bool  // the first Commit reopened the active segment for writing
-	wmFile   File  // WATERMARK, open for writing (nil until the first Commit)
-	wmSlot   int64 // the slot the next watermark write goes to
+	torn     *torn     // a torn final unit found by Open, cut by the first Commit
+	wm       watermark // the watermark as the last recovery read it (catchUpRules)
+	alloc    int64     // the known size of the active segment (-1: unknown; fstat before extending)
+	writable bool      // the first Commit reopened the active segment for writing
+	wmFile   File      // WATERMARK, open for writing (nil until the first Commit)
+	wmSlot   int64     // the slot the next watermark write goes to
 }
 
 // Open opens the log in dir for reading and appending. Opening reads: it
@@ -132,7 +135,7 @@ func open(dir string, opts *Options, fn func(Record) error) (*Log, error) {
 		o.FS = OSFS{}
 	}
 	l := &Log{dir: dir, fs: o.FS, opts: o}
-	l.w = cursor{fs: o.FS, dir: dir, strict: true, idx: &l.idx}
+	l.w = cursor{fs: o.FS, dir: dir, idx: &l.idx}
 	if o.Identity != "" {
 		l.w.id, l.w.idKnown = idOf(o.Identity), true
 	}
@@ -141,7 +144,7 @@ func open(dir string, opts *Options, fn func(Record) error) (*Log, error) {
 		l.w.closeFile()
 		return nil, err
 	}
-	l.torn = rec.torn
+	l.torn, l.wm = rec.torn, rec.wm
 	l.setLast(rec.last())
 	if l.w.f != nil {
 		l.w.noteTail()
@@ -183,7 +186,6 @@ func (l *Log) lockForWrite(giveUp func() bool) error {
 // read on and cut.
 func (l *Log) becomeWriter() error {
 	c := &l.w
-	c.locked = true
 	entries, err := l.fs.ReadDir(l.dir)
 	if err != nil {
 		return fmt.Errorf("segment: list %s: %w", l.dir, err)
@@ -197,28 +199,26 @@ func (l *Log) becomeWriter() error {
 	}
 	if c.f == nil {
 		// Empty at open: read what others wrote since, as Open would.
-		rec := &recovery{c: c}
-		rec.locked = true
+		rec := &recovery{c: c, locked: true}
 		if err := rec.run(context.Background()); err != nil {
 			return err
 		}
-		l.torn = rec.torn
+		l.torn, l.wm = rec.torn, rec.wm
 	}
 	if c.f != nil {
 		cp := c.checkpoint()
-		if err := c.openWriter(cp.first, nil); err != nil {
+		if err := l.openWriter(cp.first, nil); err != nil {
 			return err
 		}
-		c.setPos(cp.p)
-		c.start, c.version = cp.start, cp.version
-		c.noteOff = cp.p.off
+		c.moveTo(cp)
 	}
 	l.writable = true
 	return nil
 }
 
 // openWriter opens segment first read-write as the writer's active segment.
-func (c *cursor) openWriter(first uint64, expect *pos) error {
+func (l *Log) openWriter(first uint64, expect *pos) error {
+	c := &l.w
 	path := filepath.Join(c.dir, segmentName(first))
 	f, err := c.fs.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -229,23 +229,27 @@ func (c *cursor) openWriter(first uint64, expect *pos) error {
 		f.Close()
 		return fmt.Errorf("segment: read %s: %w", path, err)
 	}
-	c.closeWriter()
-	c.f, c.name, c.first, c.keepF = f, segmentName(first), first, true
-	c.alloc = -1 // unknown: Stat'ed before the next extension decision
+	c.use(f, first, path)
+	l.alloc = -1 // unknown: Stat'ed before the next extension decision
 	return c.enter(h, expect)
 }
 
-func (c *cursor) closeWriter() {
-	if c.f != nil {
-		c.f.Close()
-		c.f = nil
-	}
+// catchUpRules are the rules of the writer's catch-up. It holds the
+// writer lock, so nothing changes while it reads and nothing is read
+// twice; it decides what to cut, so a failure that does not look like a
+// torn write is damage, and units the watermark covers are never cut. The
+// first catch-up of a Log (first) also requires the free space to be
+// zeros, as Open does: a crash may have left a torn unit whose first
+// sector never landed.
+func catchUpRules(wm watermark, first bool) rules {
+	return rules{strict: true, free: first, wm: wm}
 }
 
 // catchUp reads what other processes appended and cuts a torn tail left by
 // a crashed writer (lock held). The writer cursor keeps its read-write
-// handle across rotations made by others.
-func (l *Log) catchUp(ctx context.Context) error {
+// handle across rotations made by others. first: the first catch-up of
+// this Log (catchUpRules).
+func (l *Log) catchUp(ctx context.Context, first bool) error {
 	c := &l.w
 	if c.f == nil {
 		return nil // still empty: nobody wrote since becomeWriter looked
@@ -254,27 +258,26 @@ func (l *Log) catchUp(ctx context.Context) error {
 	// position already: start after them.
 	if cp := l.idx.tailPos(); cp.p.next > c.p.next {
 		if cp.first != c.first {
-			if err := c.openWriter(cp.first, nil); err != nil {
+			if err := l.openWriter(cp.first, nil); err != nil {
 				return err
 			}
 		}
-		c.setPos(cp.p)
-		c.start, c.version = cp.start, cp.version
-		c.noteOff = cp.p.off
+		c.moveTo(cp)
 	}
+	r := catchUpRules(l.wm, first)
 	for {
-		t, err := c.scanFile(ctx, 0, nil)
+		t, free, err := c.readSegment(ctx, 0, nil, r)
 		if err != nil {
 			return err
 		}
-		if c.p.next != c.first && !c.atFree {
+		if c.p.next != c.first && !free {
 			path := c.segmentPath(c.p.next)
 			if _, err := l.fs.Stat(path); err == nil {
 				if t != nil {
 					return c.corrupt(t.off, c.p.next, "sealed segment does not end with a complete record: "+t.reason)
 				}
 				p := c.p
-				if err := c.openWriter(p.next, &p); err != nil {
+				if err := l.openWriter(p.next, &p); err != nil {
 					return err
 				}
 				continue
@@ -290,7 +293,7 @@ func (l *Log) catchUp(ctx context.Context) error {
 				return err
 			}
 			if wm.last >= t.seq {
-				c.wm = wm
+				l.wm = wm
 				return c.corrupt(t.off, t.seq, fmt.Sprintf("%s, in a unit that was acknowledged (the watermark is at seq %d): damage, not a torn write; nothing was cut", t.reason, wm.last))
 			}
 			if err := l.cut(t); err != nil {
@@ -302,7 +305,7 @@ func (l *Log) catchUp(ctx context.Context) error {
 		if c.p.next-1 != l.Last() {
 			// Another process appended: it may also have extended or cut
 			// the file. The next extension decision asks fstat.
-			c.alloc = -1
+			l.alloc = -1
 		}
 		l.setLast(c.p.next - 1)
 		c.noteTail()
@@ -342,11 +345,11 @@ func (l *Log) cut(t *torn) error {
 	if err != nil {
 		return fmt.Errorf("segment: cut torn tail of %s: save to %s: %w", path, saved, err)
 	}
-	c.alloc = -1
+	l.alloc = -1
 	if err := c.f.Truncate(t.off); err != nil {
 		return fmt.Errorf("segment: cut torn tail of %s at offset %d: %w", path, t.off, err)
 	}
-	c.alloc = t.off
+	l.alloc = t.off
 	if !l.opts.NoSync {
 		if err := c.f.Sync(); err != nil {
 			return fmt.Errorf("segment: cut torn tail of %s: fsync: %w", path, err)
@@ -356,20 +359,14 @@ func (l *Log) cut(t *torn) error {
 	return nil
 }
 
+// syncDir makes the log directory's entries durable (after a create or
+// a rename).
 func (l *Log) syncDir() error {
 	if l.opts.NoSync {
 		return nil
 	}
-	d, err := l.fs.OpenFile(l.dir, os.O_RDONLY, 0)
-	if err != nil {
-		return fmt.Errorf("segment: open dir %s: %w", l.dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("segment: fsync dir %s: %w", l.dir, err)
+	if err := durable.SyncDir(l.fs, l.dir); err != nil {
+		return fmt.Errorf("segment: %w", err)
 	}
 	return nil
 }
@@ -405,9 +402,8 @@ func (l *Log) createSegment(p pos) error {
 		f.Close()
 		return fmt.Errorf("segment: create segment %s: %w", path, err)
 	}
-	l.w.closeWriter()
-	l.w.f, l.w.name, l.w.first, l.w.keepF = f, name, p.next, true
-	l.w.alloc = alloc
+	l.w.use(f, p.next, path)
+	l.alloc = alloc
 	l.w.version, l.w.start, l.w.sawV2 = formatVersion, fileHeaderSize, true
 	l.w.setPos(pos{off: fileHeaderSize, next: p.next, sum: p.sum})
 	l.w.noteOff = fileHeaderSize

@@ -9,17 +9,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/helmlog/helm/internal/durable"
 )
 
 // Preallocation.
 //
-// The active segment is preallocated with real zeros written by pwrite (not
-// fallocate: unwritten extents are converted with journaled metadata on
-// their first write), and the extension is fdatasynced before any record in
+// The active segment is preallocated with real zeros written by pwrite
+// (durable.WriteZeros; not fallocate: unwritten extents are converted with
+// journaled metadata on their first write), and the extension is fdatasynced before any record in
 // it is acknowledged. An append then overwrites already written blocks, so
 // its fdatasync flushes data only and needs no journal commit for the file
 // size.
@@ -58,26 +57,6 @@ const (
 	fallbackMin = 4 << 10
 )
 
-// zeroBuf is the source of preallocation writes. It is never written to; as
-// untouched BSS it costs no memory until read.
-var zeroBuf [1 << 20]byte
-
-// writeZeros writes zeros to f over [from, to).
-func writeZeros(f File, from, to int64) error {
-	for off := from; off < to; {
-		n := min(int64(len(zeroBuf)), to-off)
-		w, err := f.WriteAt(zeroBuf[:n], off)
-		if err == nil && int64(w) != n {
-			err = fmt.Errorf("short write (%d of %d bytes)", w, n)
-		}
-		if err != nil {
-			return fmt.Errorf("preallocate zeros at offset %d: %w", off, err)
-		}
-		off += n
-	}
-	return nil
-}
-
 // allocTarget returns the size the active segment should have before a unit
 // ending at end is written: at least end, and a quarter step of room after
 // it while below SegmentSize. alloc is the known size (-1: unknown).
@@ -103,8 +82,8 @@ func allocTarget(alloc, end, segmentSize int64) int64 {
 // at the size it had.
 func (l *Log) ensureAlloc(end int64) error {
 	c := &l.w
-	target := allocTarget(c.alloc, end, l.opts.SegmentSize)
-	if target <= c.alloc {
+	target := allocTarget(l.alloc, end, l.opts.SegmentSize)
+	if target <= l.alloc {
 		return nil
 	}
 	path := filepath.Join(l.dir, c.name)
@@ -112,15 +91,15 @@ func (l *Log) ensureAlloc(end int64) error {
 	if err != nil {
 		return fmt.Errorf("segment: stat %s: %w", path, err)
 	}
-	c.alloc = fi.Size()
-	if target = allocTarget(c.alloc, end, l.opts.SegmentSize); target <= c.alloc {
+	l.alloc = fi.Size()
+	if target = allocTarget(l.alloc, end, l.opts.SegmentSize); target <= l.alloc {
 		return nil
 	}
-	if target = shareTarget(target, c.alloc, end, l.freeSpace()); target <= c.alloc {
+	if target = shareTarget(target, l.alloc, end, l.freeSpace()); target <= l.alloc {
 		return nil
 	}
-	from := c.alloc
-	c.alloc, err = extend(c.f, from, end, target)
+	from := l.alloc
+	l.alloc, err = extend(c.f, from, end, target)
 	if err == nil {
 		return nil
 	}
@@ -128,7 +107,7 @@ func (l *Log) ensureAlloc(end int64) error {
 		return fmt.Errorf("segment: extend %s from %d to %d bytes for a unit at offset %d: %w", path, from, target, c.p.off, err)
 	}
 	state := fmt.Sprintf("nothing was written after offset %d", c.p.off)
-	if c.alloc == from {
+	if l.alloc == from {
 		state = fmt.Sprintf("the file is back at %d bytes and nothing was written", from)
 	}
 	return fmt.Errorf("segment: %s: the disk is full: a unit of %d bytes at offset %d does not fit (extending the file from %d to %d bytes: %w); %s: free disk space, then reopen the log",
@@ -152,7 +131,7 @@ func extend(f File, from, need, target int64) (int64, error) {
 		if to <= from {
 			return from, nil // the unit fits without more room
 		}
-		err := writeZeros(f, from, to)
+		err := durable.WriteZeros(f, from, to)
 		if err == nil {
 			return to, nil
 		}
@@ -169,14 +148,12 @@ func extend(f File, from, need, target int64) (int64, error) {
 }
 
 // noSpace reports whether err says the file system, or the owner's quota,
-// is full.
-func noSpace(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
-}
+// is full (per platform: internal/durable).
+func noSpace(err error) bool { return durable.IsNoSpace(err) }
 
 // freeSpace returns the bytes of the file system holding the log that are
-// available to its owner, or -1 when it cannot tell (freespace_*.go).
-func (l *Log) freeSpace() int64 { return freeBytes(l.dir) }
+// available to its owner, or -1 when it cannot tell (internal/durable).
+func (l *Log) freeSpace() int64 { return durable.FreeBytes(l.dir) }
 
 // shareTarget bounds the zeros after a unit ending at end to
 // 1/preallocShare of the space that is free or already preallocated (free
@@ -221,7 +198,7 @@ func (l *Log) seal() error {
 	if fi.Size() <= c.p.off {
 		return nil
 	}
-	c.alloc = -1
+	l.alloc = -1
 	if err := c.f.Truncate(c.p.off); err != nil {
 		return fmt.Errorf("segment: seal %s: truncate to %d: %w", path, c.p.off, err)
 	}
@@ -230,7 +207,7 @@ func (l *Log) seal() error {
 			return fmt.Errorf("segment: seal %s: fdatasync: %w", path, err)
 		}
 	}
-	c.alloc = c.p.off
+	l.alloc = c.p.off
 	return nil
 }
 
@@ -255,7 +232,7 @@ func (l *Log) trim() {
 		return
 	}
 	defer l.lock.unlock()
-	if err := l.catchUp(context.Background()); err != nil {
+	if err := l.catchUp(context.Background(), false); err != nil {
 		return
 	}
 	fi, err := c.f.Stat()
@@ -263,9 +240,9 @@ func (l *Log) trim() {
 		return
 	}
 	if c.f.Truncate(c.p.off) == nil {
-		c.alloc = c.p.off
+		l.alloc = c.p.off
 	} else {
-		c.alloc = -1
+		l.alloc = -1
 	}
 }
 
@@ -276,7 +253,7 @@ func (l *Log) unwrite(off int64, n int) {
 	if n <= 0 {
 		return
 	}
-	if writeZeros(l.w.f, off, off+int64(n)) == nil && !l.opts.NoSync {
+	if durable.WriteZeros(l.w.f, off, off+int64(n)) == nil && !l.opts.NoSync {
 		_ = l.w.f.Datasync()
 	}
 }
@@ -398,17 +375,10 @@ func Changed(dir string, m Mark) (bool, error) {
 		}
 	}
 	path := filepath.Join(dir, m.Segment)
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ENOENT) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("segment: changed: open %s: %w", path, err)
-	}
-	defer unix.Close(fd)
 	// The unit holding Last (or, for an empty segment, the 8 bytes before
 	// the mark) says the file still holds what the mark saw; the frame
-	// header after the mark says whether anything follows.
+	// header after the mark says whether anything follows. One open, one
+	// pread and one close (durable.ReadFileAt).
 	from := m.End - 8
 	if !empty {
 		from = m.Unit
@@ -420,9 +390,12 @@ func Changed(dir string, m Mark) (bool, error) {
 	} else {
 		b = make([]byte, want)
 	}
-	n, err := unix.Pread(fd, b, from)
+	n, err := durable.ReadFileAt(path, b, from)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
 	if err != nil {
-		return false, fmt.Errorf("segment: changed: read %s at %d: %w", path, from, err)
+		return false, fmt.Errorf("segment: changed: %w", err)
 	}
 	b = b[:n]
 	at := m.End - from // index of the mark in b

@@ -18,7 +18,7 @@ type recovery struct {
 	c      *cursor
 	full   bool               // read every segment from seq 1 (OpenScan, Verify); else the first header and the last segment
 	emit   func(Record) error // receives every record read (full)
-	locked bool               // the caller holds the writer lock: no retry under a shared lock
+	locked bool               // the caller holds the writer lock: no second read under a shared lock
 
 	wm    watermark
 	hasWM bool
@@ -63,13 +63,21 @@ func (r *recovery) run(ctx context.Context) error {
 		return err // no LOCK: no writer ever ran here, nothing is in progress
 	}
 	defer unlock()
-	r.c.locked = true
-	defer func() { r.c.locked = false }()
 	return r.pass(ctx, true)
 }
 
+// recoveryRules are the rules of Open, OpenScan, Verify and a first
+// writer: they decide what may be cut, so a failure that does not look
+// like a torn write is damage, the free space must be zeros, and the log
+// is held to its watermark. Without a lock (locked false) what looks like
+// damage is read again until two reads agree; run then reads once more
+// under the shared lock.
+func recoveryRules(wm watermark, locked bool) rules {
+	return rules{strict: true, free: true, wm: wm, reread: !locked}
+}
+
 // pass reads the log once; again continues a previous pass from the last
-// complete unit it reached.
+// complete unit it reached, under the shared lock.
 func (r *recovery) pass(ctx context.Context, again bool) error {
 	c := r.c
 	wm, has, err := readWatermark(c.fs, c.dir)
@@ -77,7 +85,6 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 		return err
 	}
 	r.wm, r.hasWM, r.torn = wm, has, nil
-	c.wm = wm
 	if again && c.pFirst != 0 {
 		if err := c.openAt(c.checkpoint()); err != nil {
 			return err
@@ -117,9 +124,7 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 			}
 		}
 	}
-	c.checkFree = true
-	defer func() { c.checkFree = false }()
-	t, err := c.advance(ctx, 1, r.emit)
+	t, err := c.advance(ctx, 1, r.emit, recoveryRules(wm, r.locked || again))
 	if err != nil {
 		return err
 	}
@@ -205,7 +210,7 @@ func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
 		o.FS = OSFS{}
 	}
 	var rep Report
-	c := &cursor{fs: o.FS, dir: dir, strict: true}
+	c := &cursor{fs: o.FS, dir: dir}
 	if o.Identity != "" {
 		c.id, c.idKnown = idOf(o.Identity), true
 	}

@@ -1,4 +1,4 @@
-package segment
+package durable
 
 import (
 	"os"
@@ -6,7 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func fdatasync(f *os.File) error {
+// datasync is fdatasync(2), retried on EINTR.
+func datasync(f *os.File) error {
 	for {
 		err := unix.Fdatasync(int(f.Fd()))
 		if err != unix.EINTR {

@@ -1,12 +1,12 @@
 //go:build linux || darwin
 
-package segment
+package durable
 
 import "golang.org/x/sys/unix"
 
-// freeBytes returns the bytes available to the caller on the file system
-// holding path (statfs f_bavail), or -1 when statfs fails.
-func freeBytes(path string) int64 {
+// FreeBytes returns the bytes available to the caller on the file system
+// holding path (statfs f_bavail), or -1 when it cannot tell.
+func FreeBytes(path string) int64 {
 	var st unix.Statfs_t
 	if err := unix.Statfs(path, &st); err != nil {
 		return -1

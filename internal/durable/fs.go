@@ -1,0 +1,77 @@
+package durable
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// FS is the file-system seam of helm's storage. It exists so tests can
+// inject short writes, failing fsyncs and a full disk into exactly the
+// calls the storage makes; production code uses OSFS.
+type FS interface {
+	OpenFile(name string, flag int, perm os.FileMode) (File, error)
+	ReadDir(name string) ([]os.DirEntry, error)
+	Stat(name string) (os.FileInfo, error)
+	Rename(oldpath, newpath string) error
+	Remove(name string) error
+	MkdirAll(name string, perm os.FileMode) error
+}
+
+// File is an open file of an FS. Sync makes the file's data and metadata
+// durable (fsync: used for new files and directories); Datasync makes its
+// data durable, with the metadata needed to read it back (fdatasync: used
+// after appending). See the package documentation for what each is on
+// every platform.
+type File interface {
+	io.ReaderAt
+	io.WriterAt
+	io.Closer
+	Sync() error
+	Datasync() error
+	Truncate(size int64) error
+	Stat() (os.FileInfo, error)
+}
+
+// OSFS is the operating system's file system.
+type OSFS struct{}
+
+// OpenFile opens a file like os.OpenFile (on Windows, sharing delete
+// access: see the package documentation).
+func (OSFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
+	f, err := openFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return osFile{f}, nil
+}
+
+func (OSFS) ReadDir(name string) ([]os.DirEntry, error)   { return os.ReadDir(name) }
+func (OSFS) Stat(name string) (os.FileInfo, error)        { return os.Stat(name) }
+func (OSFS) Rename(oldpath, newpath string) error         { return os.Rename(oldpath, newpath) }
+func (OSFS) Remove(name string) error                     { return os.Remove(name) }
+func (OSFS) MkdirAll(name string, perm os.FileMode) error { return os.MkdirAll(name, perm) }
+
+type osFile struct{ *os.File }
+
+func (f osFile) Datasync() error { return datasync(f.File) }
+func (f osFile) Sync() error     { return syncFile(f.File) }
+
+// SyncDir makes the entries of directory dir durable: a file created or
+// renamed in it survives a power cut once SyncDir returns. It opens dir
+// read-only through fsys and syncs it (nothing on Windows: see the package
+// documentation).
+func SyncDir(fsys FS, dir string) error {
+	d, err := fsys.OpenFile(dir, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("open dir %s: %w", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("fsync dir %s: %w", dir, err)
+	}
+	return nil
+}
