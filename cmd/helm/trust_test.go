@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // The trust promises as the CLI keeps them (DESIGN.md, "Promises users
@@ -516,20 +514,7 @@ func TestReadOnlyHomeCanBeRead(t *testing.T) {
 
 	dst := filepath.Join(t.TempDir(), "ro")
 	require.NoError(t, os.Mkdir(dst, 0o755))
-	if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
-		if errors.Is(err, unix.EPERM) {
-			t.Skipf("bind-mounting a read-only home needs CAP_SYS_ADMIN: mount --bind %s %s: %v", src, dst, err)
-		}
-		require.NoError(t, err, "mount --bind")
-	}
-	t.Cleanup(func() { assert.NoError(t, unix.Unmount(dst, 0), "umount %s", dst) })
-	if err := unix.Mount("", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
-		if errors.Is(err, unix.EPERM) {
-			t.Skipf("remounting a bind mount read-only needs CAP_SYS_ADMIN: %v", err)
-		}
-		require.NoError(t, err, "mount -o remount,bind,ro")
-	}
-	require.ErrorIs(t, os.WriteFile(filepath.Join(dst, "probe"), nil, 0o600), unix.EROFS, "the home is read-only")
+	bindReadOnly(t, src, dst)
 
 	ro := harnessAt(t, dst)
 	before := hashTree(t, dst)

@@ -284,17 +284,17 @@ type verifyProblem struct {
 
 // verifyJSON is the --json form of `helm voyage verify`.
 type verifyJSON struct {
-	Voyage            string   `json:"voyage"`
-	OK                bool     `json:"ok"`
-	Segments          int      `json:"segments"`
-	Records           uint64   `json:"records"`
-	Bytes             int64    `json:"bytes"`
-	LastSeq           uint64   `json:"last_seq"`
-	TornTail          string   `json:"torn_tail,omitempty"`
-	ArtifactsChecked  int      `json:"artifacts_checked"`
-	ArtifactsSkipped  int      `json:"artifacts_skipped"`
+	Voyage            string          `json:"voyage"`
+	OK                bool            `json:"ok"`
+	Segments          int             `json:"segments"`
+	Records           uint64          `json:"records"`
+	Bytes             int64           `json:"bytes"`
+	LastSeq           uint64          `json:"last_seq"`
+	TornTail          string          `json:"torn_tail,omitempty"`
+	ArtifactsChecked  int             `json:"artifacts_checked"`
+	ArtifactsSkipped  int             `json:"artifacts_skipped"`
 	Problems          []verifyProblem `json:"problems"`
-	OpenedWithoutLoad bool     `json:"views_not_loaded,omitempty"`
+	OpenedWithoutLoad bool            `json:"views_not_loaded,omitempty"`
 }
 
 func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
