@@ -3,6 +3,7 @@ package segment
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -38,7 +39,19 @@ type CorruptionError struct {
 }
 
 func (e *CorruptionError) Error() string {
-	return fmt.Sprintf("segment: corrupt log %s: file %s offset %d seq %d: %s", e.Dir, e.File, e.Offset, e.Seq, e.Reason)
+	var b strings.Builder
+	fmt.Fprintf(&b, "segment: corrupt log %s", e.Dir)
+	if e.File != "" {
+		fmt.Fprintf(&b, ": file %s", e.File)
+		if strings.HasSuffix(e.File, segmentExt) {
+			fmt.Fprintf(&b, " offset %d", e.Offset) // in a segment, offset 0 is its header
+		}
+	}
+	if e.Seq != 0 {
+		fmt.Fprintf(&b, " seq %d", e.Seq)
+	}
+	fmt.Fprintf(&b, ": %s", e.Reason)
+	return b.String()
 }
 
 func (e *CorruptionError) Unwrap() error { return ErrCorrupt }

@@ -83,7 +83,6 @@ type Log struct {
 	alloc    int64     // the known size of the active segment (-1: unknown; fstat before extending)
 	writable bool      // the first Commit reopened the active segment for writing
 	wmFile   File      // WATERMARK, open for writing (nil until the first Commit)
-	wmSlot   int64     // the slot the next watermark write goes to
 }
 
 // Open opens the log in dir for reading and appending. Opening reads: it
@@ -482,11 +481,20 @@ func (l *Log) ensureWatermark() error {
 // writeWatermark records that everything up to the writer's position is
 // acknowledged (lock held, after the unit's fdatasync). Not synced: see
 // "The watermark" in format.go.
+//
+// It overwrites the older slot (or one that does not check out), read
+// back first with one pread: whichever process wrote last, the other slot
+// keeps the newest watermark before this one, so a slot torn by a crash
+// costs at most one unit of the watermark's reach.
 func (l *Log) writeWatermark() error {
 	c := &l.w
 	b := encodeWatermark(watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum})
-	off := l.wmSlot * watermarkSlot
-	l.wmSlot ^= 1
+	var cur [watermarkSlot + watermarkLen]byte
+	n, _ := l.wmFile.ReadAt(cur[:], 0)
+	off := int64(0)
+	if _, older, _ := newestWatermark(cur[:n]); older >= 0 {
+		off = int64(older) * watermarkSlot
+	}
 	if _, err := l.wmFile.WriteAt(b, off); err != nil {
 		return fmt.Errorf("segment: write %s at offset %d: %w", filepath.Join(l.dir, watermarkName), off, err)
 	}

@@ -364,8 +364,33 @@ func Changed(dir string, m Mark) (bool, error) {
 	if !empty && (m.Unit < fileHeaderSizeV1 || m.Unit+frameHeaderSize > m.End || m.End-m.Unit > maxChangedUnit) {
 		return true, nil // a mark without its unit (an older format), or a unit too large to check cheaply
 	}
+	// The directory holds the mark's segments and no other (none gone,
+	// none after the mark's) and, if the log had one, a WATERMARK with a
+	// slot that checks out.
+	names, err := readDirNames(dir)
+	if err != nil {
+		return true, nil
+	}
+	segs, hasWM := 0, false
+	for _, name := range names {
+		if _, ok := parseSegmentName(name); ok {
+			if name > m.Segment {
+				return true, nil
+			}
+			segs++
+		}
+		hasWM = hasWM || name == watermarkName
+	}
+	if segs != len(m.Sealed)+1 || m.Watermark && !hasWM {
+		return true, nil
+	}
 	if m.Watermark {
-		if _, err := os.Stat(filepath.Join(dir, watermarkName)); err != nil {
+		var b [watermarkSize]byte
+		n, err := durable.ReadFileAt(filepath.Join(dir, watermarkName), b[:], 0)
+		if err != nil {
+			return true, nil
+		}
+		if _, _, ok := newestWatermark(b[:n]); !ok {
 			return true, nil
 		}
 	}
@@ -442,4 +467,14 @@ func unitIsAt(b []byte, m Mark) bool {
 		}
 	}
 	return false
+}
+
+// readDirNames lists the names in dir, unsorted.
+func readDirNames(dir string) ([]string, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
 }

@@ -129,8 +129,15 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 		return err
 	}
 	if last := r.segs[len(r.segs)-1]; last > c.first {
+		next := last
+		for _, s := range r.segs {
+			if s > c.first {
+				next = s
+				break
+			}
+		}
 		return &CorruptionError{Dir: c.dir, File: segmentName(c.p.next), Seq: c.p.next, Hint: corruptHint,
-			Reason: fmt.Sprintf("segment %s is missing: segment %s ends at seq %d, but the log goes on in segment %s", segmentName(c.p.next), c.name, c.p.next-1, segmentName(last))}
+			Reason: fmt.Sprintf("segment %s is missing: segment %s ends at seq %d, but the log goes on in segment %s", segmentName(c.p.next), c.name, c.p.next-1, segmentName(next))}
 	}
 	if c.sawV2 && !r.hasWM {
 		return &CorruptionError{Dir: c.dir, File: watermarkName, Seq: c.p.next, Hint: corruptHint,
@@ -163,21 +170,43 @@ func readWatermark(fsys FS, dir string) (w watermark, has bool, err error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return watermark{}, false, fmt.Errorf("segment: read %s: %w", path, err)
 	}
-	b = b[:n]
-	ok := false
-	for off := 0; off+watermarkLen <= len(b); off += watermarkSlot {
-		if s, valid := decodeWatermark(b[off:]); valid {
-			if !ok || s.last > w.last {
-				w = s
-			}
-			ok = true
-		}
-	}
+	w, _, ok := newestWatermark(b[:n])
 	if !ok {
 		return watermark{}, true, &CorruptionError{Dir: dir, File: watermarkName, Hint: corruptHint,
 			Reason: "WATERMARK is damaged: neither of its slots checks out, so the log's end cannot be checked"}
 	}
 	return w, true, nil
+}
+
+// newestWatermark decodes the slots of a WATERMARK file's bytes b: the
+// newest valid one, and the index of the slot to overwrite next — one
+// that does not check out, else the older (-1 when b holds no slot).
+func newestWatermark(b []byte) (w watermark, older int, ok bool) {
+	older = -1
+	var lasts [2]uint64
+	var valid [2]bool
+	for i := range 2 {
+		off := i * watermarkSlot
+		if off+watermarkLen > len(b) {
+			break
+		}
+		s, v := decodeWatermark(b[off:])
+		valid[i], lasts[i] = v, s.last
+		if v && (!ok || s.last > w.last) {
+			w, ok = s, true
+		}
+	}
+	switch {
+	case !valid[0]:
+		older = 0
+	case !valid[1]:
+		older = 1
+	case lasts[1] < lasts[0]:
+		older = 1
+	default:
+		older = 0
+	}
+	return w, older, ok
 }
 
 // Report is the result of Verify.

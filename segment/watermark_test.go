@@ -3,6 +3,7 @@ package segment
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -192,6 +193,141 @@ func TestDamageMatrix(t *testing.T) {
 			check("Verify", err)
 			assert.NotNil(t, rep.Problem)
 			assert.Equal(t, before, readTree(t, dir), "reading modified the log")
+		})
+	}
+}
+
+// Each CLI command is a new process with a new Log: the watermark's two
+// slots must still alternate, so that one damaged slot leaves the other
+// one unit behind, not at the log's first commit.
+func TestWatermarkSlotsAlternateAcrossLogs(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 6; i++ {
+		l := openT(t, dir, &Options{NoSync: true})
+		_, err := l.Append(ctx, payload(i, 40))
+		require.NoError(t, err)
+		require.NoError(t, l.Close())
+	}
+	path := filepath.Join(dir, watermarkName)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	s0, ok0 := decodeWatermark(b[0:])
+	s1, ok1 := decodeWatermark(b[watermarkSlot:])
+	require.True(t, ok0 && ok1)
+	assert.ElementsMatch(t, []uint64{5, 6}, []uint64{s0.last, s1.last}, "the last two commits")
+
+	// Damage the newest slot: the watermark falls back one unit, and the
+	// next commit overwrites the damaged slot.
+	newest := 0
+	if s1.last > s0.last {
+		newest = 1
+	}
+	b[newest*watermarkSlot+9] ^= 1
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	w, _, err := readWatermark(OSFS{}, dir)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(5), w.last)
+	l := openT(t, dir, &Options{NoSync: true})
+	_, err = l.Append(ctx, payload(7, 40))
+	require.NoError(t, err)
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	s, ok := decodeWatermark(b[newest*watermarkSlot:])
+	require.True(t, ok, "the damaged slot was written next")
+	assert.Equal(t, uint64(7), s.last)
+}
+
+// Deleting LOCK while writers run does not let two of them write at once:
+// writers also lock the directory, which cannot be deleted from under
+// them. (Several Logs on one directory exclude each other as processes do:
+// each has its own open files.)
+func TestDeletingLOCKDoesNotLetTwoWritersIn(t *testing.T) {
+	dir := t.TempDir()
+	const writers, each = 4, 150
+	stop := make(chan struct{})
+	deleted := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				deleted <- n
+				return
+			default:
+				if os.Remove(filepath.Join(dir, "LOCK")) == nil {
+					n++
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < each; j++ { // a Log per append, as the CLI opens one per command
+				l, err := Open(dir, &Options{NoSync: true, SegmentSize: 8 << 10})
+				if !assert.NoError(t, err) {
+					return
+				}
+				_, err = l.Append(ctx, payload(i*1000+j, 50+j%40))
+				assert.NoError(t, err)
+				assert.NoError(t, l.Close())
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	t.Logf("LOCK deleted %d times while %d writers appended %d records each", <-deleted, writers, each)
+	rep, err := Verify(ctx, dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(writers*each), rep.Records)
+}
+
+// A mark stays unchanged only while the log's files are as they were.
+func TestChangedSeesFilesAddedRemovedOrDamaged(t *testing.T) {
+	src := t.TempDir()
+	l := openT(t, src, &Options{NoSync: true, SegmentSize: 600})
+	for i := 0; i < 20; i++ {
+		_, err := l.Append(ctx, payload(i, 60))
+		require.NoError(t, err)
+	}
+	m := l.Mark()
+	require.NoError(t, l.Close())
+	require.NotEmpty(t, m.Sealed)
+	for _, tc := range []struct {
+		name   string
+		damage func(dir string)
+		want   bool
+	}{
+		{"intact", func(string) {}, false},
+		{"a segment after the mark's", func(d string) {
+			os.WriteFile(filepath.Join(d, segmentName(999)), []byte("junk"), 0o600)
+		}, true},
+		{"a sealed segment gone", func(d string) { os.Remove(filepath.Join(d, m.Sealed[0].Name)) }, true},
+		{"WATERMARK gone", func(d string) { os.Remove(filepath.Join(d, watermarkName)) }, true},
+		{"WATERMARK emptied", func(d string) { os.WriteFile(filepath.Join(d, watermarkName), nil, 0o600) }, true},
+		{"WATERMARK slots damaged", func(d string) {
+			p := filepath.Join(d, watermarkName)
+			b, _ := os.ReadFile(p)
+			b[9] ^= 1
+			b[watermarkSlot+9] ^= 1
+			os.WriteFile(p, b, 0o600)
+		}, true},
+		{"a byte of the last unit flipped", func(d string) {
+			p := filepath.Join(d, m.Segment)
+			b, _ := os.ReadFile(p)
+			b[m.Unit+frameHeaderSize+3] ^= 1
+			os.WriteFile(p, b, 0o600)
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "log")
+			copyDir(t, src, dir)
+			tc.damage(dir)
+			changed, err := Changed(dir, m)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, changed)
 		})
 	}
 }

@@ -369,6 +369,9 @@ func TestCLIReportsEveryDamageAndWritesNothing(t *testing.T) {
 			tt.damage(t, tv.events(h.Home, tv.id))
 			before := hashTree(t, h.Home)
 			offset := regexp.MustCompile(`\bfile ` + regexp.QuoteMeta(tt.file) + ` offset \d+\b`)
+			if !strings.HasSuffix(tt.file, ".seg") { // WATERMARK: a file with no offset to name
+				offset = regexp.MustCompile(`\bfile ` + regexp.QuoteMeta(tt.file) + `\b`)
+			}
 			if tt.offset >= 0 {
 				offset = regexp.MustCompile(`\bfile ` + regexp.QuoteMeta(tt.file) + ` offset ` + itoa(int(tt.offset)) + `\b`)
 			}

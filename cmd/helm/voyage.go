@@ -290,6 +290,7 @@ type verifyJSON struct {
 	Records           uint64          `json:"records"`
 	Bytes             int64           `json:"bytes"`
 	LastSeq           uint64          `json:"last_seq"`
+	Watermark         uint64          `json:"watermark"`
 	TornTail          string          `json:"torn_tail,omitempty"`
 	ArtifactsChecked  int             `json:"artifacts_checked"`
 	ArtifactsSkipped  int             `json:"artifacts_skipped"`
@@ -357,7 +358,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 }
 
 func (o *verifyJSON) fill(r helm.LogReport) {
-	o.Segments, o.Records, o.Bytes, o.LastSeq = r.Segments, r.Records, r.Bytes, r.LastSeq
+	o.Segments, o.Records, o.Bytes, o.LastSeq, o.Watermark = r.Segments, r.Records, r.Bytes, r.LastSeq, r.Watermark
 	if r.Torn != nil {
 		o.TornTail = fmt.Sprintf("%s at offset %d (%d bytes)", r.Torn.File, r.Torn.Offset, r.Torn.Bytes)
 	}

@@ -67,3 +67,22 @@ func (l *Lock) Unlock() error {
 
 // Close closes the lock file, which releases any lock it holds.
 func (l *Lock) Close() error { return l.f.Close() }
+
+// OpenDirLock opens a lock on the directory dir itself, for platforms
+// where a directory can be locked (unix: flock on the directory). A lock
+// file can be deleted while a process holds its lock, and the next
+// process then locks a new file of the same name while the first still
+// writes; a directory that holds files cannot be deleted, so its lock
+// cannot be sidestepped that way. It returns nil, nil where directories
+// cannot be locked (Windows: there a lock file cannot be deleted while it
+// is open, which closes the same hole).
+func OpenDirLock(dir string) (*Lock, error) {
+	if !dirLocks {
+		return nil, nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{f: f}, nil
+}

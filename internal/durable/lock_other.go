@@ -9,3 +9,6 @@ import (
 
 func tryLock(*os.File, bool) (bool, error) { return false, errors.ErrUnsupported }
 func unlock(*os.File) error                { return errors.ErrUnsupported }
+
+// dirLocks: this platform has no file locks.
+const dirLocks = false

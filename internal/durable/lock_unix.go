@@ -34,3 +34,6 @@ func unlock(f *os.File) error {
 		}
 	}
 }
+
+// dirLocks: flock locks a directory as it does a file.
+const dirLocks = true

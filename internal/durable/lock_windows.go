@@ -29,3 +29,6 @@ func unlock(f *os.File) error {
 	var ol windows.Overlapped
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
 }
+
+// dirLocks: a directory handle cannot be locked with LockFileEx.
+const dirLocks = false

@@ -5,5 +5,5 @@ package durable
 import "os"
 
 func openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(name, flag, perm)
+	return os.OpenFile(name, flag|openNonblock, perm)
 }

@@ -21,7 +21,7 @@ func ReadFileAt(path string, b []byte, off int64) (int, error) {
 	var fd int
 	for {
 		var err error
-		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 		if err == nil {
 			break
 		}
