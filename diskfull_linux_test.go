@@ -3,7 +3,6 @@ package helm
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -17,25 +16,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/internal/testfs"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/sighting"
 )
-
-// mountTmpfs mounts a tmpfs of size bytes on a fresh directory and
-// unmounts it when the test ends (after the cleanups the test registers
-// later). Without the privilege to mount, the test is skipped.
-func mountTmpfs(t *testing.T, size int64) string {
-	t.Helper()
-	dir := t.TempDir()
-	err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, fmt.Sprintf("size=%d,mode=0700", size))
-	if errors.Is(err, unix.EPERM) {
-		t.Skipf("mount a %d-byte tmpfs on %s: %v: a disk-full test needs a real small file system; run it as root (or with CAP_SYS_ADMIN)", size, dir, err)
-	}
-	require.NoError(t, err, "mount tmpfs on %s", dir)
-	t.Cleanup(func() { assert.NoError(t, unix.Unmount(dir, 0), "unmount the tmpfs on %s", dir) })
-	return dir
-}
 
 // statfsFree returns the bytes free on the file system holding dir.
 func statfsFree(t testing.TB, dir string) int64 {
@@ -160,7 +145,7 @@ func TestFullDiskLosesNothingAcknowledgedAndUsesNearlyAllFreeSpace(t *testing.T)
 
 func fillDiskWithVoyage(t *testing.T, every int) {
 	ctx := context.Background()
-	mnt := mountTmpfs(t, 2<<20)
+	mnt := testfs.Tmpfs(t, 2<<20)
 	fill := filler(t, mnt, 128<<10)
 	home := filepath.Join(mnt, "home")
 	h, err := Open(home, nil)

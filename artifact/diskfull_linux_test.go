@@ -1,7 +1,6 @@
 package artifact
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,29 +11,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
-)
 
-// mountTmpfs mounts a tmpfs of size bytes on a fresh directory and
-// unmounts it when the test ends (after the cleanups the test registers
-// later). Without the privilege to mount, the test is skipped.
-func mountTmpfs(t *testing.T, size int64) string {
-	t.Helper()
-	dir := t.TempDir()
-	err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, fmt.Sprintf("size=%d,mode=0700", size))
-	if errors.Is(err, unix.EPERM) {
-		t.Skipf("mount a %d-byte tmpfs on %s: %v: a disk-full test needs a real small file system; run it as root (or with CAP_SYS_ADMIN)", size, dir, err)
-	}
-	require.NoError(t, err, "mount tmpfs on %s", dir)
-	t.Cleanup(func() { assert.NoError(t, unix.Unmount(dir, 0), "unmount the tmpfs on %s", dir) })
-	return dir
-}
+	"github.com/helmlog/helm/internal/testfs"
+)
 
 // TestFullDiskPackFrameIsTruncatedBack: on a real full disk, a pack frame
 // that does not fit is cut off again, the error says where, the frames
 // before it still load, and once space is freed the frame is written
 // where the failed one began.
 func TestFullDiskPackFrameIsTruncatedBack(t *testing.T) {
-	mnt := mountTmpfs(t, 256<<10)
+	mnt := testfs.Tmpfs(t, 256<<10)
 	fill := filepath.Join(mnt, "filler")
 	require.NoError(t, os.WriteFile(fill, make([]byte, 64<<10), 0o600))
 	rng := rand.New(rand.NewPCG(5, 6))

@@ -128,19 +128,28 @@ func (c *cursor) closeFile() {
 // openSegment positions the cursor at the start of segment first, checking
 // its header against what the chain expects (expect != nil).
 func (c *cursor) openSegment(first uint64, expect *pos) error {
-	path := filepath.Join(c.dir, segmentName(first))
-	f, err := c.fs.OpenFile(path, os.O_RDONLY, 0)
+	f, h, path, err := c.openHeader(first, os.O_RDONLY)
 	if err != nil {
-		return fmt.Errorf("segment: open %s: %w", path, err)
-	}
-	h, err := readFileHeader(f)
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("segment: read %s: %w", path, err)
+		return err
 	}
 	c.use(f, first, path)
 	c.segments++
 	return c.enter(h, expect)
+}
+
+// openHeader opens segment first with flag and reads its header.
+func (c *cursor) openHeader(first uint64, flag int) (File, []byte, string, error) {
+	path := filepath.Join(c.dir, segmentName(first))
+	f, err := c.fs.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, nil, path, fmt.Errorf("segment: open %s: %w", path, err)
+	}
+	h, err := readFileHeader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, path, fmt.Errorf("segment: read %s: %w", path, err)
+	}
+	return f, h, path, nil
 }
 
 // enter checks the header of the segment just opened and positions there:

@@ -1,8 +1,6 @@
 package segment
 
 import (
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,23 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
-)
 
-// mountTmpfs mounts a tmpfs of size bytes on a fresh directory and
-// unmounts it when the test ends (after the cleanups the test registers
-// later, such as closing logs). Without the privilege to mount, the test
-// is skipped.
-func mountTmpfs(t *testing.T, size int64) string {
-	t.Helper()
-	dir := t.TempDir()
-	err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, fmt.Sprintf("size=%d,mode=0700", size))
-	if errors.Is(err, unix.EPERM) {
-		t.Skipf("mount a %d-byte tmpfs on %s: %v: a disk-full test needs a real small file system; run it as root (or with CAP_SYS_ADMIN)", size, dir, err)
-	}
-	require.NoError(t, err, "mount tmpfs on %s", dir)
-	t.Cleanup(func() { assert.NoError(t, unix.Unmount(dir, 0), "unmount the tmpfs on %s", dir) })
-	return dir
-}
+	"github.com/helmlog/helm/internal/testfs"
+)
 
 // statfsFree returns the bytes free on the file system holding dir.
 func statfsFree(t testing.TB, dir string) int64 {
@@ -43,7 +27,7 @@ func statfsFree(t testing.TB, dir string) int64 {
 // first ENOSPC, fails only a unit that does not fit, loses nothing
 // acknowledged and takes more once a file beside it is removed.
 func TestRealFullDiskTakesNearlyAllFreeSpace(t *testing.T) {
-	mnt := mountTmpfs(t, 512<<10)
+	mnt := testfs.Tmpfs(t, 512<<10)
 	filler := filepath.Join(mnt, "filler")
 	require.NoError(t, os.WriteFile(filler, make([]byte, 64<<10), 0o600))
 	dir := filepath.Join(mnt, "log")

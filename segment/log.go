@@ -218,15 +218,9 @@ func (l *Log) becomeWriter() error {
 // openWriter opens segment first read-write as the writer's active segment.
 func (l *Log) openWriter(first uint64, expect *pos) error {
 	c := &l.w
-	path := filepath.Join(c.dir, segmentName(first))
-	f, err := c.fs.OpenFile(path, os.O_RDWR, 0)
+	f, h, path, err := c.openHeader(first, os.O_RDWR)
 	if err != nil {
-		return fmt.Errorf("segment: open %s: %w", path, err)
-	}
-	h, err := readFileHeader(f)
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("segment: read %s: %w", path, err)
+		return err
 	}
 	c.use(f, first, path)
 	l.alloc = -1 // unknown: Stat'ed before the next extension decision
@@ -388,14 +382,8 @@ func (l *Log) createSegment(p pos) error {
 	if err == nil {
 		alloc, err = l.preallocNew(f, alloc)
 	}
-	if err == nil && !l.opts.NoSync {
-		err = f.Sync()
-	}
 	if err == nil {
-		err = l.fs.Rename(tmp, path)
-	}
-	if err == nil {
-		err = l.syncDir()
+		err = l.publish(f, tmp, path)
 	}
 	if err != nil {
 		f.Close()
@@ -408,6 +396,21 @@ func (l *Log) createSegment(p pos) error {
 	l.w.noteOff = fileHeaderSize
 	l.w.noteTail()
 	return nil
+}
+
+// publish makes a file written whole under the name tmp durable under
+// path: fsync it, rename it, fsync the directory. A crash leaves the old
+// state or the new, never a file of that name half written.
+func (l *Log) publish(f File, tmp, path string) error {
+	if !l.opts.NoSync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
+	}
+	if err := l.fs.Rename(tmp, path); err != nil {
+		return err
+	}
+	return l.syncDir()
 }
 
 // upgrade gives the writer an active segment in the current format before
@@ -460,14 +463,8 @@ func (l *Log) ensureWatermark() error {
 		return fmt.Errorf("segment: create %s: %w", tmp, err)
 	}
 	_, err = f.WriteAt(buf, 0)
-	if err == nil && !l.opts.NoSync {
-		err = f.Sync()
-	}
 	if err == nil {
-		err = l.fs.Rename(tmp, path)
-	}
-	if err == nil {
-		err = l.syncDir()
+		err = l.publish(f, tmp, path)
 	}
 	if err != nil {
 		f.Close()

@@ -18,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/internal/testfs"
 )
 
 // The trust promises as the CLI keeps them (DESIGN.md, "Promises users
@@ -517,7 +519,7 @@ func TestReadOnlyHomeCanBeRead(t *testing.T) {
 
 	dst := filepath.Join(t.TempDir(), "ro")
 	require.NoError(t, os.Mkdir(dst, 0o755))
-	bindReadOnly(t, src, dst)
+	testfs.BindReadOnly(t, src, dst)
 
 	ro := harnessAt(t, dst)
 	before := hashTree(t, dst)
