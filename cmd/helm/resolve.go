@@ -248,7 +248,7 @@ func (a *app) resolveRoleMethod(required bool) (role, method string, err error) 
 	if len(missing) > 0 {
 		return "", "", &usageError{
 			Err: fmt.Errorf("%w: every logbook entry records who took it; no %s", helm.ErrMissingWho, strings.Join(missing, "; no ")),
-			Hint: fmt.Sprintf("helm %s ..., or set %s, or %s in %s", strings.Join(flags, " "), strings.Join(envs, " and "),
+			Hint: fmt.Sprintf("helm %s %s, or set %s, or %s in %s", commandLine(a.args), strings.Join(flags, " "), strings.Join(envs, " and "),
 				strings.Join(keys, " and "), a.configPath()),
 		}
 	}
