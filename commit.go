@@ -176,7 +176,6 @@ func resolveWho(st *projection.State, who Who, entry bool) (Who, error) {
 	return who, nil
 }
 
-// checkActive refuses a change to a completed voyage.
 // CheckActive returns an error matching ErrVoyageCompleted when the
 // voyage, as last read, is completed: a caller about to touch the world
 // for it (run a command, call an API) asks first. The verbs check again,
@@ -186,11 +185,12 @@ func (v *Voyage) CheckActive() error {
 	err := checkActive(&v.st)
 	v.mu.Unlock()
 	if err != nil {
-		return v.fail("change", err, Hint{})
+		return v.fail("check that the voyage takes changes", err, Hint{})
 	}
 	return nil
 }
 
+// checkActive refuses a change to a completed voyage.
 func checkActive(st *projection.State) error {
 	if st.Voyage.Status == projection.StatusCompleted {
 		return fmt.Errorf("%w (%s at %s)", ErrVoyageCompleted, st.Voyage.Outcome, st.Voyage.CompletedAt.Format("2006-01-02T15:04:05Z07:00"))

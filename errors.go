@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/segment"
 )
 
@@ -112,8 +112,6 @@ var hints = []struct {
 	{ErrArtifactDamaged, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
 	{segment.ErrCorrupt, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
 	{ErrMissingWho, Hint{HintGiveWho, "give the identity, role and method (Who) the error names"}},
-	{syscall.ENOSPC, Hint{HintFreeSpace, "free disk space, then retry"}},
-	{syscall.EDQUOT, Hint{HintFreeSpace, "free disk space (the quota is full), then retry"}},
 }
 
 // HintOf returns what to do about err: the Hint the outermost error of its
@@ -127,6 +125,9 @@ func HintOf(err error) Hint {
 		if errors.Is(err, s.err) {
 			return s.hint
 		}
+	}
+	if durable.IsNoSpace(err) {
+		return Hint{HintFreeSpace, "free disk space (or raise the quota), then retry"}
 	}
 	return Hint{}
 }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
-	"github.com/helmlog/helm/segment"
 )
 
 // Options tune a Home. The zero value is what production uses.
@@ -121,7 +121,11 @@ const newPrefix = ".new-"
 // nothing behind.
 func (h *Home) create(ctx context.Context, id string, first func(*Voyage) error) error {
 	vdir := h.voyagesDir()
-	if err := os.MkdirAll(vdir, 0o700); err != nil {
+	mkdir := func(dir string, perm os.FileMode) error { return durable.MkdirAll(durable.OSFS{}, dir, perm) }
+	if h.opts.NoSync {
+		mkdir = os.MkdirAll
+	}
+	if err := mkdir(vdir, 0o700); err != nil {
 		return fmt.Errorf("start voyage: create %s: %w", vdir, err)
 	}
 	h.removeAbandonedStarts()
@@ -137,13 +141,13 @@ func (h *Home) create(ctx context.Context, id string, first func(*Voyage) error)
 		}
 	}
 	if err == nil && !h.opts.NoSync {
-		err = syncDir(tmp)
+		err = durable.SyncDir(durable.OSFS{}, tmp)
 	}
 	if err == nil {
 		err = os.Rename(tmp, filepath.Join(vdir, id))
 	}
 	if err == nil && !h.opts.NoSync {
-		err = syncDir(vdir)
+		err = durable.SyncDir(durable.OSFS{}, vdir)
 	}
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -293,18 +297,4 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 		return out, &unreadable
 	}
 	return out, nil
-}
-
-// syncDir fsyncs a directory, through the durability seam, so that a file
-// created or renamed in it survives a crash.
-func syncDir(dir string) error {
-	d, err := segment.OSFS{}.OpenFile(dir, os.O_RDONLY, 0)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

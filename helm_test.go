@@ -518,10 +518,38 @@ func TestListReadsSummaries(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, v.Complete(ctx, helm.OutcomeFailed, "", who))
 	v.Close()
+	fresh, err := os.ReadFile(summary)
+	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(summary, stale, 0o600))
 	completed, err := h.List(ctx, helm.ListCompleted)
 	require.NoError(t, err)
 	assert.Len(t, completed, 2)
+
+	// A summary of another version of its form is not read, however
+	// well it matches the log: the view is rebuilt from the events.
+	var forged map[string]any
+	require.NoError(t, json.Unmarshal(fresh, &forged))
+	require.Equal(t, 1.0, forged["version"], "summaries carry their form's version")
+	forged["voyage"].(map[string]any)["intent"] = "forged by an older helm"
+	for _, version := range []any{1, nil, 0, 2} {
+		if version == nil {
+			delete(forged, "version")
+		} else {
+			forged["version"] = version
+		}
+		data, err := json.Marshal(forged)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(summary, data, 0o600))
+		all, err := h.List(ctx, helm.ListAll)
+		require.NoError(t, err)
+		forgedSeen := false
+		for _, info := range all {
+			forgedSeen = forgedSeen || info.Intent == "forged by an older helm"
+		}
+		// Version 1 is this form: its (edited) view is trusted, which
+		// shows that the others were refused for their version alone.
+		assert.Equal(t, version == 1, forgedSeen, "version %v", version)
+	}
 
 	_, err = h.List(ctx, "bogus")
 	assert.ErrorIs(t, err, helm.ErrInvalid)

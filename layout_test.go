@@ -103,7 +103,7 @@ func TestCLIImportsOnlyTheFacade(t *testing.T) {
 		require.NoError(t, err)
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			for _, wall := range []string{"github.com/helmlog/helm/projection", "github.com/helmlog/helm/segment", "github.com/helmlog/helm/artifact"} {
+			for _, wall := range []string{"github.com/helmlog/helm/projection", "github.com/helmlog/helm/segment", "github.com/helmlog/helm/artifact", "github.com/helmlog/helm/logbook"} {
 				assert.NotEqual(t, wall, p, "%s imports %s: the facade should offer what it needs", path, p)
 			}
 		}

@@ -20,11 +20,21 @@ import (
 // records the log's segment.Mark as of the view it holds, and a summary
 // whose log has changed since (segment.Changed) is rebuilt from the
 // events.
+//
+// It is written without fsync, by writers only (Close after a change): a
+// summary lost to a crash, torn, or written by another version of helm is
+// ignored and the view rebuilt, so it needs none of the log's durability.
 const summaryName = "summary.json"
 
+// summaryVersion is the version of summary.json's form and of the view it
+// holds: a summary of any other version (one written before the field
+// existed reads as 0) is ignored. Raise it when VoyageView changes.
+const summaryVersion = 1
+
 type summaryFile struct {
-	Voyage projection.VoyageView `json:"voyage"`
-	Log    segment.Mark          `json:"log"`
+	Version int                   `json:"version"`
+	Voyage  projection.VoyageView `json:"voyage"`
+	Log     segment.Mark          `json:"log"`
 }
 
 // writeSummary rewrites the voyage's summary. Failing to write a cache is
@@ -36,7 +46,7 @@ func (v *Voyage) writeSummary() {
 	if mark.Last != info.Seq {
 		return // the log is ahead of these views: let the next open write it
 	}
-	data, err := json.Marshal(summaryFile{Voyage: info, Log: mark})
+	data, err := json.Marshal(summaryFile{Version: summaryVersion, Voyage: info, Log: mark})
 	if err != nil {
 		return
 	}
@@ -99,6 +109,9 @@ func readSummary(dir string) (*summaryFile, error) {
 	var s summaryFile
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, err
+	}
+	if s.Version != summaryVersion {
+		return nil, fmt.Errorf("%s is version %d of the form, not %d", path, s.Version, summaryVersion)
 	}
 	return &s, nil
 }

@@ -181,3 +181,14 @@ const (
 	ActionPerformed      = logbook.ActionPerformed
 	ActionFailed         = logbook.ActionFailed
 )
+
+// DescribeAction renders one action as the story tells it: "committed
+// (abc1234)", "created PR #45", ... Branch names and error messages in it
+// come from the world as they are: escape them before printing them to a
+// terminal (WriteStory does).
+func DescribeAction(a *ActionRecord) string { return logbook.DescribeAction(a) }
+
+// ValidateIdentity reports whether name can be an identity: a name, never
+// a path (it names the identity's gh configuration directory), printable
+// UTF-8 without spaces or a leading dot, of at most 64 bytes.
+func ValidateIdentity(name string) error { return logbook.ValidateIdentity(name) }

@@ -39,8 +39,8 @@ var (
 	// ErrInvalid is wrapped by every constructor's (and Perform's) error
 	// for bad parameters, so a CLI can tell bad usage from a failed action.
 	ErrInvalid = errors.New("invalid action")
-	// ErrDetachedHead is a push with no branch named while HEAD is
-	// detached: there is no current branch to push. It comes with
+	// ErrDetachedHead is a push or pull request with no branch named
+	// while HEAD is detached: there is no current branch. It comes with
 	// ErrInvalid.
 	ErrDetachedHead = errors.New("HEAD is detached")
 )

@@ -266,6 +266,27 @@ func TestCreatePullRequestKeepsResultWhenReviewRequestFails(t *testing.T) {
 	assert.Empty(t, res.Reviewers)
 }
 
+func TestCreatePullRequestWithoutBranchUsesTheCurrentOne(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "checkout", "-q", "-b", "feature")
+	f.git.Git(t, "push", "-q", "origin", "feature")
+	a := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, actions.CreatePullRequest{Title: "Feature", Base: "main"}))
+	assert.Contains(t, a.DryRun(), "<current-branch>")
+	require.NoError(t, a.Resolve(ctx))
+	assert.Equal(t, "feature", a.Branch, "the parameters name the branch")
+	assert.Contains(t, a.DryRun(), `"head":"feature"`)
+	res, err := a.Perform(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Number)
+
+	f.git.Git(t, "checkout", "-q", "--detach")
+	b := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, actions.CreatePullRequest{Title: "Feature"}))
+	_, err = b.Perform(ctx)
+	assert.ErrorIs(t, err, actions.ErrDetachedHead)
+	assert.ErrorIs(t, err, actions.ErrInvalid)
+}
+
 func TestPushFailureCarriesGitMessage(t *testing.T) {
 	f := newFixture(t)
 	a := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "no-such-branch"}))
@@ -339,10 +360,10 @@ func TestActionConstructorsValidate(t *testing.T) {
 			_, err := actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: "b"})
 			return err
 		}, "title is empty"},
-		{"pr no branch", func() error {
-			_, err := actions.NewCreatePullRequest(r, actions.CreatePullRequest{Title: "t"})
+		{"pr option-like branch", func() error {
+			_, err := actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: "-b", Title: "t"})
 			return err
-		}, "branch is empty"},
+		}, `branch "-b" is not a valid name`},
 		{"pr blank reviewer", func() error {
 			_, err := actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: "b", Title: "t", Reviewers: []string{""}})
 			return err

@@ -101,17 +101,23 @@ func (a *Push) Resolve(ctx context.Context) error {
 	if err := a.validate(); err != nil {
 		return err
 	}
-	if a.Branch != "" {
+	return resolveBranch(ctx, a.Kind(), a.Runner, &a.Branch)
+}
+
+// resolveBranch sets *branch, when empty, to the branch checked out in
+// r's working directory.
+func resolveBranch(ctx context.Context, kind string, r *runner.Runner, branch *string) error {
+	if *branch != "" {
 		return nil
 	}
-	branch, err := currentBranch(ctx, a.Runner)
+	b, err := currentBranch(ctx, r)
 	if err != nil {
-		return fmt.Errorf("%s: %w", a.Kind(), err)
+		return fmt.Errorf("%s: %w", kind, err)
 	}
-	if err := checkRef(a.Kind(), "current branch", branch); err != nil {
+	if err := checkRef(kind, "current branch", b); err != nil {
 		return err
 	}
-	a.Branch = branch
+	*branch = b
 	return nil
 }
 
@@ -129,7 +135,7 @@ func currentBranch(ctx context.Context, r *runner.Runner) (string, error) {
 		if sha, err := revParse(ctx, r, "HEAD"); err == nil && len(sha) >= 7 {
 			at = " (at " + sha[:7] + ")"
 		}
-		return "", fmt.Errorf("%w: %w%s: no branch is checked out to push; name the branch", ErrInvalid, ErrDetachedHead, at)
+		return "", fmt.Errorf("%w: %w%s: no branch is checked out; name the branch", ErrInvalid, ErrDetachedHead, at)
 	}
 	return branch, nil
 }

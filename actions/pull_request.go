@@ -27,7 +27,9 @@ type CreatePullRequest struct {
 }
 
 // NewCreatePullRequest returns the create-pull-request action a describes, performed with r
-// (a's Runner is set to r). Base and Reviewers are optional.
+// (a's Runner is set to r). Base and Reviewers are optional; Branch ""
+// means the branch checked out when the action is resolved or performed
+// (call Resolve before recording it, as for Push).
 func NewCreatePullRequest(r *runner.Runner, a CreatePullRequest) (*CreatePullRequest, error) {
 	a.Runner = r
 	return validated(&a)
@@ -38,8 +40,10 @@ func (a *CreatePullRequest) validate() error {
 	if err := checkGitHub(k, a.Runner, a.Repo); err != nil {
 		return err
 	}
-	if err := checkRef(k, "branch", a.Branch); err != nil {
-		return err
+	if a.Branch != "" {
+		if err := checkRef(k, "branch", a.Branch); err != nil {
+			return err
+		}
 	}
 	if err := checkText(k, "title", a.Title); err != nil {
 		return err
@@ -58,14 +62,28 @@ func (a *CreatePullRequest) validate() error {
 // Kind returns "create-pull-request".
 func (*CreatePullRequest) Kind() string { return "create-pull-request" }
 
+// Resolve fills in the head branch, when none was given, with the one
+// checked out in the runner's working directory, as gh pr create does. It
+// reads the repository and changes nothing.
+func (a *CreatePullRequest) Resolve(ctx context.Context) error {
+	if err := a.validate(); err != nil {
+		return err
+	}
+	return resolveBranch(ctx, a.Kind(), a.Runner, &a.Branch)
+}
+
 func (a *CreatePullRequest) body(base string) map[string]any {
-	return map[string]any{"title": a.Title, "head": a.Branch, "base": base, "body": a.Body}
+	head := a.Branch
+	if head == "" {
+		head = "<current-branch>" // a dry run before Resolve
+	}
+	return map[string]any{"title": a.Title, "head": head, "base": base, "body": a.Body}
 }
 
 // Perform opens the pull request and requests the reviews.
 func (a *CreatePullRequest) Perform(ctx context.Context) (logbook.ActionResult, error) {
 	k := a.Kind()
-	if err := a.validate(); err != nil {
+	if err := a.Resolve(ctx); err != nil {
 		return logbook.ActionResult{}, err
 	}
 	repo, err := repoOf(ctx, a.Runner, a.Repo)

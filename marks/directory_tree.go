@@ -158,7 +158,7 @@ func (m *DirectoryTree) Observe(ctx context.Context, env *Env) (sighting.Sightin
 	if m.MaxDepth != nil {
 		opt.maxDepth = max(*m.MaxDepth, 0)
 	}
-	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.abs(m.Root)), opt)
+	listings, err := walkTree(ctx, env.resolve(m.abs(m.Root)), opt)
 	if err != nil {
 		return nil, err
 	}

@@ -92,7 +92,7 @@ func (m *GoProject) Observe(ctx context.Context, env *Env) (sighting.Sighting, e
 	if !m.IncludeVendor {
 		opt.skipDirs = map[string]bool{"vendor": true}
 	}
-	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.abs(m.Root)), opt)
+	listings, err := walkTree(ctx, env.resolve(m.abs(m.Root)), opt)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package marks_test
 
 import (
 	"context"
+	"io/fs"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,7 +125,10 @@ func TestProjectMarksFailOnMissingRoot(t *testing.T) {
 	goProj, err := marks.NewGoProject("nope")
 	require.NoError(t, err)
 	for _, m := range []marks.Mark{rust, goProj} {
-		_, err := m.Observe(context.Background(), &marks.Env{Dir: t.TempDir()})
-		assert.ErrorContains(t, err, m.Kind()+" nope")
+		dir := t.TempDir()
+		_, err := m.Observe(context.Background(), &marks.Env{Dir: dir})
+		assert.ErrorIs(t, err, fs.ErrNotExist)
+		assert.ErrorContains(t, err, "stat "+filepath.Join(dir, "nope")+": ", "where it looked")
+		assert.NotContains(t, err.Error(), m.Kind(), "the caller names the mark")
 	}
 }

@@ -55,7 +55,7 @@ func (m *RustProject) String() string { return "RustProject @ " + m.Root }
 // fails when the root is missing or not a directory, or ctx is cancelled.
 func (m *RustProject) Observe(ctx context.Context, env *Env) (sighting.Sighting, error) {
 	v := &projectVisitor{ctx: ctx, extra: func(name string) bool { return name == "Cargo.toml" }}
-	listings, err := walkTree(ctx, m.Kind(), m.Root, env.resolve(m.abs(m.Root)), walkOptions{
+	listings, err := walkTree(ctx, env.resolve(m.abs(m.Root)), walkOptions{
 		maxDepth: -1,
 		skipDirs: map[string]bool{"target": true},
 		visit: func(fsDir string, l *sighting.DirectoryListing) error {

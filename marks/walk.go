@@ -3,7 +3,6 @@ package marks
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -51,42 +50,32 @@ type walkOptions struct {
 // patterns of the current directory's ancestors, nothing more: the walk
 // streams through directories.
 //
-// Errors name the mark as the caller spelled it (kind and name) and wrap
-// the cause, so errors.Is(err, fs.ErrNotExist) works.
-func walkTree(ctx context.Context, kind, name, root string, opt walkOptions) ([]sighting.DirectoryListing, error) {
+// Errors say what failed at root, not which mark looked (the caller,
+// such as helm's Voyage.Observe, names the mark as it was spelled), and
+// wrap the cause, so errors.Is(err, fs.ErrNotExist) works.
+func walkTree(ctx context.Context, root string, opt walkOptions) ([]sighting.DirectoryListing, error) {
 	info, err := os.Stat(root)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", kind, name, pathCause(err))
+		return nil, err // "stat /abs/root: ...": where it looked
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("%s %s: not a directory", kind, name)
+		return nil, fmt.Errorf("%s is not a directory", root)
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", kind, name, err)
+		return nil, err
 	}
 	w := &walker{ctx: ctx, opt: opt}
 	w.loadRepoPatterns(abs)
 	if err := w.walk(abs, nil, 0); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", kind, name, err)
+		return nil, err
 	}
 	// Files read while visiting the last directory may have been cut
 	// short: an interrupted walk is no observation.
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", kind, name, err)
+		return nil, err
 	}
 	return w.out, nil
-}
-
-// pathCause drops the path from a *fs.PathError (the caller names the
-// path its own way) and keeps the operation and cause: "stat: no such file
-// or directory".
-func pathCause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
-	}
-	return err
 }
 
 type walker struct {

@@ -27,17 +27,17 @@ func ValidateRepo(name string) error {
 func (r *Runner) Repo(ctx context.Context) (string, error) {
 	if r.Repository != "" {
 		if err := ValidateRepo(r.Repository); err != nil {
-			return "", fmt.Errorf("runner: repository: %w", err)
+			return "", err
 		}
 		return r.Repository, nil
 	}
 	out, err := r.Git(ctx, "remote", "get-url", "origin")
 	if err != nil {
-		return "", fmt.Errorf("runner: find the repository (name it with Runner.Repository): %w", err)
+		return "", fmt.Errorf("find the GitHub repository from the origin remote of %s (or name it): %w", r.dirName(), err)
 	}
 	repo, err := ParseRemoteURL(strings.TrimSpace(string(out)))
 	if err != nil {
-		return "", fmt.Errorf("runner: origin remote: %w (name the repository with Runner.Repository)", err)
+		return "", fmt.Errorf("find the GitHub repository from the origin remote of %s (or name it): %w", r.dirName(), err)
 	}
 	return repo, nil
 }
@@ -78,4 +78,12 @@ func isSCPLike(raw string) bool {
 	colon := strings.IndexByte(raw, ':')
 	slash := strings.IndexByte(raw, '/')
 	return colon > 0 && (slash < 0 || colon < slash)
+}
+
+// dirName names the runner's working directory in messages.
+func (r *Runner) dirName() string {
+	if r.Dir == "" {
+		return "the working directory"
+	}
+	return r.Dir
 }

@@ -32,7 +32,7 @@ import (
 
 var (
 	// ErrNoHome is returned when a gh call is made without a Home.
-	ErrNoHome = errors.New("runner: no helm home set (Runner.Home)")
+	ErrNoHome = errors.New("no helm home set for the gh config directories")
 	// ErrProgramNotFound is returned when gh or git is not installed.
 	ErrProgramNotFound = errors.New("program not found")
 )
@@ -102,7 +102,7 @@ func (r *Runner) GHConfigDir() (string, error) {
 		return "", ErrNoHome
 	}
 	if err := logbook.ValidateIdentity(r.Identity); err != nil {
-		return "", fmt.Errorf("runner: %w", err)
+		return "", fmt.Errorf("gh config directory of identity %q: %w", r.Identity, err)
 	}
 	return filepath.Join(r.Home, "gh-config", r.Identity), nil
 }
@@ -140,7 +140,7 @@ func (r *Runner) GHInput(ctx context.Context, stdin []byte, args ...string) ([]b
 	}
 	dir, _ := r.GHConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("runner: gh config directory: %w", err)
+		return nil, fmt.Errorf("create the gh config directory of identity %s: %w", r.Identity, err)
 	}
 	return r.Run(ctx, c)
 }

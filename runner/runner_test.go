@@ -213,7 +213,7 @@ func TestRepoFromOriginOrOverride(t *testing.T) {
 	none := &runner.Runner{Dir: t.TempDir()}
 	_, err = none.Repo(ctx)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "Runner.Repository")
+	assert.Contains(t, err.Error(), "find the GitHub repository from the origin remote of "+none.Dir)
 	var ee *runner.ExitError
 	assert.True(t, errors.As(err, &ee), "git's own failure is kept")
 }

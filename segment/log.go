@@ -167,7 +167,11 @@ func (l *Log) Torn() *Cut {
 // and LOCK at the first Commit. The caller unlocks.
 func (l *Log) lockForWrite(giveUp func() bool) error {
 	if l.lock == nil {
-		if err := l.fs.MkdirAll(l.dir, 0o700); err != nil {
+		mkdir := func() error { return durable.MkdirAll(l.fs, l.dir, 0o700) }
+		if l.opts.NoSync {
+			mkdir = func() error { return l.fs.MkdirAll(l.dir, 0o700) }
+		}
+		if err := mkdir(); err != nil {
 			return fmt.Errorf("segment: create log directory %s: %w", l.dir, err)
 		}
 		lk, err := openDirLock(l.dir)

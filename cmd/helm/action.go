@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,7 +11,6 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -88,10 +88,10 @@ origin.`,
 	},
 	{
 		name: "create-pull-request", summary: "open a pull request, and request reviews",
-		args: "--branch B --title T [--body TEXT] [--base B] [--reviewer R]...", github: true,
+		args: "--title T [--branch B] [--body TEXT] [--base B] [--reviewer R]...", github: true,
 		example: `create-pull-request --branch fix-widget --title "Fix widget crash" --reviewer dyreby`,
 		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVar(&f.branch, "branch", "", "the head `BRANCH` (pushed already)")
+			fs.StringVar(&f.branch, "branch", "", "the head `BRANCH`, pushed already (default the current branch)")
 			fs.StringVar(&f.title, "title", "", "the pull request's `TITLE`")
 			bodyFlag(fs, f)
 			fs.StringVar(&f.base, "base", "", "the `BRANCH` to merge into (default the repository's default branch)")
@@ -223,7 +223,7 @@ func newActionCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
 		Use:   "action KIND ... [--dry-run]",
 		Short: "perform an action in the world (git, GitHub) and record it",
-		Long: `Perform an operation in the world and record it in the logbook. The
+		Long: `Perform an operation in the world and record it in the helm. The
 intent is recorded before git or gh runs, the outcome after; a failure is
 recorded too (see voyage show) and exits 1 with git's or gh's own message.
 --dry-run prints exactly what would run and records nothing.
@@ -280,6 +280,9 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 	// action first reports bad input before the voyage is opened.
 	r := &runner.Runner{}
 	act, err := c.kind.build(a, r, &c.f, args)
+	if errors.Is(err, actions.ErrInvalid) {
+		return &usageError{Err: err, Hint: "helm " + commandWords(a.cmd) + "--help"}
+	}
 	if err != nil {
 		return err
 	}
@@ -297,6 +300,9 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 	// records, what will run.
 	if res, ok := act.(resolver); ok {
 		if err := res.Resolve(ctx); err != nil {
+			if errors.Is(err, actions.ErrDetachedHead) {
+				return &hinted{Err: err, Hint: "helm " + commandLine(a.args) + " --branch BRANCH, or git switch BRANCH first"}
+			}
 			return err
 		}
 	}
@@ -315,7 +321,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 	if a.g.json {
 		return writeJSON(a.stdout, e)
 	}
-	_, err = fmt.Fprintf(a.stdout, "Action performed for voyage %s\n  %s\n", short(v.ID()), printable(logbook.DescribeAction(e.Action)))
+	_, err = fmt.Fprintf(a.stdout, "Action performed for voyage %s\n  %s\n", short(v.ID()), printable(helm.DescribeAction(e.Action)))
 	return err
 }
 

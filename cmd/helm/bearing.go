@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 )
 
@@ -71,11 +70,11 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 		}
 		var o helm.Observation
 		if err := json.Unmarshal(data, &o); err != nil {
-			return &usageError{Err: fmt.Errorf("--observation %s: %w: %v", name, helm.ErrInvalid, err), Hint: "pass a file written by helm observe --out FILE"}
+			return &usageError{Err: fmt.Errorf("--observation %s: %w: %v", name, helm.ErrInvalid, err), Hint: "helm observe KIND ... --out FILE, to write one"}
 		}
 		// What observe's constructors refuse, a file may not bring in.
 		if err := marks.Validate(o.Mark); err != nil {
-			return &usageError{Err: fmt.Errorf("--observation %s: %w", name, err), Hint: "pass a file written by helm observe --out FILE"}
+			return &usageError{Err: fmt.Errorf("--observation %s: %w", name, err), Hint: "helm observe KIND ... --out FILE, to write one"}
 		}
 		extra = append(extra, o)
 	}
@@ -97,7 +96,7 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 	return err
 }
 
-func writeBearing(b *strings.Builder, br *logbook.Bearing) {
+func writeBearing(b *strings.Builder, br *helm.Bearing) {
 	for _, o := range br.Observations {
 		fmt.Fprintf(b, "  Mark: %s\n", printable(o.Label))
 	}

@@ -177,28 +177,45 @@ func hint(err error) string {
 	if errors.As(err, &xe) {
 		return "" // the program's own message says what to do
 	}
-	if errors.Is(err, actions.ErrDetachedHead) {
-		return "helm action push --branch BRANCH, or git switch BRANCH first"
-	}
-	// The library says what to do as data; say it as a command line.
+	return libraryHint(err, nil)
+}
+
+// libraryHint renders the library's hint for err (data: a kind and a
+// text) as a command line, prefixed with globals: the global flags the
+// user gave (--home DIR, --voyage ID, ...), so that the line runs where
+// the failed command ran. A kind the CLI has no command for keeps the
+// library's text.
+func libraryHint(err error, globals []string) string {
 	lh := helm.HintOf(err)
+	helmWith := func(drop string, rest string) string {
+		var kept []string
+		for i := 0; i < len(globals); i += 2 {
+			if globals[i] != drop {
+				kept = append(kept, globals[i], globals[i+1])
+			}
+		}
+		if len(kept) == 0 {
+			return "helm " + rest
+		}
+		return "helm " + commandLine(kept) + " " + rest
+	}
 	switch lh.Kind {
 	case "":
 		return ""
 	case helm.HintObserve:
-		return "helm observe KIND ... first, or pass --observation FILE"
+		return helmWith("", "observe KIND ... first, or pass --observation FILE")
 	case helm.HintStartVoyage:
-		return `helm voyage new "INTENT" to start another voyage`
+		return helmWith("--voyage", `voyage new "INTENT" to start another voyage`)
 	case helm.HintReadLogbook:
-		return "helm log, to see the bearings' numbers"
+		return helmWith("", "log, to see the bearings' numbers")
 	case helm.HintReadSlate:
-		return "helm slate list"
+		return helmWith("", "slate list")
 	case helm.HintListVoyages:
-		return "helm voyage list --status all"
+		return helmWith("--voyage", "voyage list --status all")
 	case helm.HintListArtifacts:
-		return "helm voyage show, to see the artifacts"
+		return helmWith("", "voyage show, to see the artifacts")
 	case helm.HintVerify:
-		id := "ID"
+		id := ""
 		var ve *helm.VoyageError
 		var de *helm.DamageError
 		if errors.As(err, &ve) && ve.Voyage != "" {
@@ -206,11 +223,47 @@ func hint(err error) string {
 		} else if errors.As(err, &de) && de.Voyage != "" {
 			id = short(de.Voyage)
 		}
-		return "helm --voyage " + id + " voyage verify"
+		if id == "" {
+			return helmWith("", "voyage verify")
+		}
+		return helmWith("--voyage", "--voyage "+id+" voyage verify")
 	case helm.HintReopen:
-		return "helm log, to see whether the change was recorded, before retrying"
+		return helmWith("", "log, to see whether the change was recorded, before retrying")
 	}
 	return lh.Text
+}
+
+// withGlobals gives err, when its hint is the library's, a Try: line that
+// keeps the global flags of args (the user's command line).
+func withGlobals(err error, root *cobra.Command) error {
+	if err == nil || helm.HintOf(err).Kind == "" {
+		return err
+	}
+	var ue *usageError
+	var h *hinted
+	if errors.As(err, &ue) || errors.As(err, &h) {
+		return err
+	}
+	globals := givenGlobals(root)
+	if len(globals) == 0 {
+		return err
+	}
+	return &hinted{Err: err, Hint: libraryHint(err, globals)}
+}
+
+// givenGlobals returns the global flags that take a value and were given
+// on the command line, as name-value pairs: ["--home", "/h", "--voyage",
+// "d90"]. Values come as parsed, so "--home=/h" and "--home /h" read the
+// same.
+func givenGlobals(root *cobra.Command) []string {
+	var out []string
+	for _, name := range []string{"home", "voyage", "as", "role", "method"} {
+		f := root.PersistentFlags().Lookup(name)
+		if f != nil && f.Changed {
+			out = append(out, "--"+name, f.Value.String())
+		}
+	}
+	return out
 }
 
 // short is the first 8 characters of an id: what people type and read.

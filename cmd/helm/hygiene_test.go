@@ -87,7 +87,7 @@ func TestBearingRefusesHostileObservationFiles(t *testing.T) {
 			r := h.fails(2, "bearing", "--reading", "sealed", "--observation", name)
 			assert.Contains(t, r.Stderr, "helm: --observation "+name+": ")
 			assert.Contains(t, r.Stderr, meta.Want)
-			assert.Contains(t, r.Stderr, "Try: pass a file written by helm observe --out FILE")
+			assert.Contains(t, r.Stderr, "Try: helm observe KIND ... --out FILE, to write one\n")
 			assert.NotContains(t, r.Stderr, "s3cret")
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/logbook"
 )
 
 func newLogCmd(a *app) *cobra.Command {
@@ -28,7 +27,7 @@ func (*logCommandLeaf) Flags(*pflag.FlagSet) {}
 // logJSON is the --json form of `helm log`.
 type logJSON struct {
 	Voyage  helm.VoyageInfo `json:"voyage"`
-	Entries []logbook.Entry `json:"entries"`
+	Entries []helm.Entry    `json:"entries"`
 }
 
 func (*logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
@@ -42,7 +41,7 @@ func (*logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 	if a.g.json {
 		out := logJSON{Voyage: v.Info(), Entries: v.Logbook()}
 		if out.Entries == nil {
-			out.Entries = []logbook.Entry{}
+			out.Entries = []helm.Entry{}
 		}
 		return writeJSON(a.stdout, out)
 	}

@@ -91,7 +91,7 @@ func (m *Main) Run(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	_, err := root.ExecuteContextC(ctx)
-	return err
+	return withGlobals(err, root)
 }
 
 // newRootCmd builds the command tree for one invocation: its flags are

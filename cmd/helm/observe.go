@@ -271,7 +271,7 @@ func (a *app) repo(ctx context.Context, flag string) (string, error) {
 	}
 	repo, err := r.Repo(ctx)
 	if err != nil {
-		return "", &hinted{Err: err, Hint: "--repo OWNER/NAME"}
+		return "", &hinted{Err: err, Hint: "helm " + commandLine(a.args) + " --repo OWNER/NAME"}
 	}
 	return repo, nil
 }
@@ -350,11 +350,12 @@ type observed struct {
 }
 
 func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
-	v, who, err := a.activeVoyage(ctx, false)
+	// The arguments first: a usage error says so before anything is opened.
+	m, err := a.buildMark(ctx, c.kind, &c.f, args)
 	if err != nil {
 		return err
 	}
-	m, err := a.buildMark(ctx, c.kind, &c.f, args)
+	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
 		return err
 	}

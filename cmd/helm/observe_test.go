@@ -142,7 +142,7 @@ func TestObserveGitHubWithoutRepository(t *testing.T) {
 	h := newHarness(t)
 	h.start("github")
 	r := h.fails(1, "observe", "github-issue", "42")
-	assert.Contains(t, r.Stderr, "Try: --repo OWNER/NAME")
+	assert.Contains(t, r.Stderr, "Try: helm observe github-issue 42 --repo OWNER/NAME\n")
 }
 
 // newGitHubHarness returns a harness working in a git repository wired to

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -172,17 +172,17 @@ func (a *app) openVoyage(ctx context.Context) (*helm.Voyage, error) {
 // activeVoyage opens the resolved voyage and checks that it is active, so
 // nothing in the world is touched for a voyage that cannot record it; then
 // it resolves who acts on it (entry as for who).
-func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, logbook.Who, error) {
+func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, helm.Who, error) {
 	v, err := a.openVoyage(ctx)
 	if err != nil {
-		return nil, logbook.Who{}, err
+		return nil, helm.Who{}, err
 	}
 	if err := v.CheckActive(); err != nil {
-		return nil, logbook.Who{}, err
+		return nil, helm.Who{}, err
 	}
 	who, err := a.who(v, entry)
 	if err != nil {
-		return nil, logbook.Who{}, err
+		return nil, helm.Who{}, err
 	}
 	return v, who, nil
 }
@@ -203,15 +203,19 @@ func (a *app) resolveIdentity(voyageIdentity string) (string, error) {
 		if src.val == "" {
 			continue
 		}
-		if err := logbook.ValidateIdentity(src.val); err != nil {
-			return "", &usageError{Err: fmt.Errorf("%s: %w: %v", src.name, helm.ErrInvalid, err), Hint: "an identity is a plain name such as john-agent"}
+		if err := helm.ValidateIdentity(src.val); err != nil {
+			hint := "an identity is a plain name such as john-agent: set " + src.name + " to one"
+			if src.name == "--as" {
+				hint = "helm " + commandLine(replaceFlag(a.args, "as", "NAME"))
+			}
+			return "", &usageError{Err: fmt.Errorf("%s: %w: %v", src.name, helm.ErrInvalid, err), Hint: hint}
 		}
 		a.identity, a.identitySrc = src.val, src.name
 		return src.val, nil
 	}
 	return "", &usageError{
 		Err:  fmt.Errorf("%w: no identity: none of --as, HELM_IDENTITY or identity in %s is set", helm.ErrMissingWho, a.configPath()),
-		Hint: "helm --as NAME ..., or HELM_IDENTITY=NAME, or identity = \"NAME\" in " + a.configPath(),
+		Hint: "helm " + commandLine(a.args) + " --as NAME, or HELM_IDENTITY=NAME, or identity = \"NAME\" in " + a.configPath(),
 	}
 }
 
@@ -257,16 +261,16 @@ func (a *app) resolveRoleMethod(required bool) (role, method string, err error) 
 
 // who resolves who acts on voyage v; entry says the change is a logbook
 // entry (bearing, challenge, action), which needs a role and a method.
-func (a *app) who(v *helm.Voyage, entry bool) (logbook.Who, error) {
+func (a *app) who(v *helm.Voyage, entry bool) (helm.Who, error) {
 	id, err := a.resolveIdentity(v.Info().Identity)
 	if err != nil {
-		return logbook.Who{}, err
+		return helm.Who{}, err
 	}
 	role, method, err := a.resolveRoleMethod(entry)
 	if err != nil {
-		return logbook.Who{}, err
+		return helm.Who{}, err
 	}
-	return logbook.Who{Identity: id, Role: role, Method: method}, nil
+	return helm.Who{Identity: id, Role: role, Method: method}, nil
 }
 
 // runner returns the gh/git runner for identity in the working directory.
@@ -293,7 +297,32 @@ func (a *app) readInput(name string) ([]byte, error) {
 	}
 	data, err := os.ReadFile(a.abs(name))
 	if err != nil {
-		return nil, &usageError{Err: fmt.Errorf("read %s: %w", name, err), Hint: "give a file written by helm observe --out FILE"}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named as the user gave it
+		}
+		return nil, &usageError{Err: fmt.Errorf("read %s: %w", name, err), Hint: "helm observe KIND ... --out FILE, to write one"}
 	}
 	return data, nil
+}
+
+// replaceFlag returns args with the value of the long flag --name (given
+// as "--name V" or "--name=V") replaced by value, for a Try: line that
+// corrects it; args without the flag get it at the end.
+func replaceFlag(args []string, name, value string) []string {
+	out := append([]string(nil), args...)
+	for i, s := range out {
+		if s == "--" {
+			break
+		}
+		switch {
+		case s == "--"+name && i+1 < len(out):
+			out[i+1] = value
+			return out
+		case strings.HasPrefix(s, "--"+name+"="):
+			out[i] = "--" + name + "=" + value
+			return out
+		}
+	}
+	return append(out, "--"+name, value)
 }

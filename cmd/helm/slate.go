@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm"
 )
 
 func newSlateCmd(a *app) *cobra.Command {
@@ -60,7 +60,7 @@ func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
 	slate := v.Slate()
 	if a.g.json {
 		if slate == nil {
-			slate = []logbook.ObservationRecord{}
+			slate = []helm.ObservationRecord{}
 		}
 		return writeJSON(a.stdout, slate)
 	}

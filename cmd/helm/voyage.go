@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/logbook"
 )
 
 func newVoyageCmd(a *app) *cobra.Command {
@@ -80,7 +79,7 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	if err != nil {
 		return err
 	}
-	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), logbook.Who{Identity: identity, Role: role, Method: method})
+	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), helm.Who{Identity: identity, Role: role, Method: method})
 	if err != nil {
 		return err
 	}
@@ -165,11 +164,11 @@ func (*voyageShowCommand) Flags(*pflag.FlagSet) {}
 
 // voyageShow is the --json form of `helm voyage show`.
 type voyageShow struct {
-	Voyage        helm.VoyageInfo             `json:"voyage"`
-	Logbook       logbookCounts               `json:"logbook"`
-	Slate         []logbook.ObservationRecord `json:"slate"`
-	Artifacts     []helm.ArtifactInfo         `json:"artifacts"`
-	FailedActions []logbook.Entry             `json:"failed_actions"`
+	Voyage        helm.VoyageInfo          `json:"voyage"`
+	Logbook       logbookCounts            `json:"logbook"`
+	Slate         []helm.ObservationRecord `json:"slate"`
+	Artifacts     []helm.ArtifactInfo      `json:"artifacts"`
+	FailedActions []helm.Entry             `json:"failed_actions"`
 }
 
 type logbookCounts struct {
@@ -192,23 +191,23 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	s.Logbook.Entries = len(entries)
 	for _, e := range entries {
 		switch e.Kind {
-		case logbook.EntryBearing:
+		case helm.EntryBearing:
 			s.Logbook.Bearings++
-		case logbook.EntryAction:
+		case helm.EntryAction:
 			s.Logbook.Actions++
-			if e.Action.Status == logbook.ActionOutcomeUnknown {
+			if e.Action.Status == helm.ActionOutcomeUnknown {
 				s.Logbook.OutcomeUnknown++
 			}
 		}
 	}
 	if s.Slate == nil {
-		s.Slate = []logbook.ObservationRecord{}
+		s.Slate = []helm.ObservationRecord{}
 	}
 	if s.Artifacts == nil {
 		s.Artifacts = []helm.ArtifactInfo{}
 	}
 	if s.FailedActions == nil {
-		s.FailedActions = []logbook.Entry{}
+		s.FailedActions = []helm.Entry{}
 	}
 	if a.g.json {
 		return writeJSON(a.stdout, s)
@@ -330,7 +329,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 	} else {
 		var b strings.Builder
 		fmt.Fprintf(&b, "Voyage %s\n", id)
-		fmt.Fprintf(&b, "  events:    %d records in %s (%s), last seq %d\n", out.Records, plural(out.Segments, "segment"), size(out.Bytes), out.LastSeq)
+		fmt.Fprintf(&b, "  events:    %s in %s (%s), last seq %d\n", plural(int(out.Records), "record"), plural(out.Segments, "segment"), size(out.Bytes), out.LastSeq)
 		if out.TornTail != "" {
 			fmt.Fprintf(&b, "  torn tail: %s (cut by the next write; not damage)\n", out.TornTail)
 		}

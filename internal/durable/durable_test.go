@@ -231,3 +231,21 @@ func TestFreeBytesOfATempDir(t *testing.T) {
 	assert.True(t, free > 0 || free == -1, "free space or unknown, got %d", free)
 	assert.Equal(t, int64(-1), FreeBytes(filepath.Join(t.TempDir(), "missing", "dir")))
 }
+
+func TestMkdirAllSyncsTheParentOfEveryDirectoryItCreates(t *testing.T) {
+	root := t.TempDir()
+	fsys := &syncFS{syncs: map[string]int{}}
+	dir := filepath.Join(root, "a", "b", "c")
+	require.NoError(t, MkdirAll(fsys, dir, 0o700))
+	assert.DirExists(t, dir)
+	assert.Equal(t, map[string]int{root: 1, filepath.Join(root, "a"): 1, filepath.Join(root, "a", "b"): 1}, fsys.syncs,
+		"each new directory's entry is made durable in its parent")
+
+	fsys.syncs = map[string]int{}
+	require.NoError(t, MkdirAll(fsys, dir, 0o700))
+	assert.Empty(t, fsys.syncs, "nothing created, nothing synced")
+
+	file := filepath.Join(root, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	assert.Error(t, MkdirAll(fsys, filepath.Join(file, "d"), 0o700), "a file in the way")
+}

@@ -1,9 +1,12 @@
 package durable
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // FS is the file-system seam of helm's storage. It exists so tests can
@@ -72,6 +75,37 @@ func SyncDir(fsys FS, dir string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("fsync dir %s: %w", dir, err)
+	}
+	return nil
+}
+
+// MkdirAll creates directory dir and any missing parents, as os.MkdirAll
+// does, and makes each new directory's entry durable: it syncs the parent
+// of every directory it created, so that a file later synced inside dir
+// is not lost with a directory entry that never reached the disk.
+func MkdirAll(fsys FS, dir string, perm os.FileMode) error {
+	// The missing directories, innermost first.
+	var missing []string
+	for d := filepath.Clean(dir); ; {
+		if _, err := fsys.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			break // let MkdirAll say what is wrong
+		}
+		missing = append(missing, d)
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if err := fsys.MkdirAll(dir, perm); err != nil {
+		return err
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := SyncDir(fsys, filepath.Dir(missing[i])); err != nil {
+			return err
+		}
 	}
 	return nil
 }
