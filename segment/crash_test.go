@@ -27,6 +27,13 @@ var (
 
 const crashChildEnv = "SEGMENT_CRASH_CHILD" // "dir|ackfile|id|seed"
 
+// crashReclaimer is the id of the child that reclaims records (crashDrop)
+// in a loop while the others append: a kill may land in a rewrite.
+const crashReclaimer = 9
+
+// crashDrop selects the records the reclaimer reclaims: half of child 0's.
+func crashDrop(r Record) bool { return bytes.HasPrefix(r.Data, []byte("c0-")) && r.Seq%2 == 0 }
+
 // TestCrashChild is the child process of the crash stress test; it does
 // nothing unless started by it.
 func TestCrashChild(t *testing.T) {
@@ -45,6 +52,13 @@ func TestCrashChild(t *testing.T) {
 	l, err := Open(dir, &Options{SegmentSize: 16 << 10})
 	if err != nil {
 		panic(err)
+	}
+	if id == crashReclaimer {
+		for {
+			if _, err := l.Reclaim(ctx, crashDrop); err != nil {
+				panic(err)
+			}
+		}
 	}
 	rng := rand.New(rand.NewSource(seed))
 	for i := 0; ; i++ {
@@ -81,9 +95,10 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 	t.Logf("seed %d (replay its choices with -segment.crashseed=%d; the kills land where the scheduler puts them)", seed, seed)
 	rng := rand.New(rand.NewSource(seed))
 	acked := map[uint64][]byte{}
+	reclaimed := 0
 	for round := 0; round < *crashRounds; round++ {
 		var cmds []*exec.Cmd
-		for c := 0; c < 4; c++ {
+		for _, c := range []int{0, 1, 2, 3, crashReclaimer} {
 			ackPath := filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c))
 			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
 			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d|%d", crashChildEnv, logDir, ackPath, c, rng.Int63()))
@@ -109,6 +124,13 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 		require.NoError(t, l.Scan(ctx, 1, func(r Record) error {
 			require.Equal(t, want, r.Seq, "gap-free")
 			want++
+			if r.Reclaimed {
+				reclaimed++
+				if a, ok := acked[r.Seq]; ok {
+					require.True(t, crashDrop(Record{Seq: r.Seq, Data: a}), "seq %d was reclaimed but not selected", r.Seq)
+				}
+				return nil
+			}
 			require.False(t, seen[string(r.Data)], "duplicate record %q", r.Data)
 			seen[string(r.Data)] = true
 			if a, ok := acked[r.Seq]; ok {
@@ -124,7 +146,7 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 	rep, err := Verify(ctx, logDir, nil)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, rep.Records, uint64(len(acked)))
-	t.Logf("%d rounds, %d acknowledged records, %d in log, %d segments", *crashRounds, len(acked), rep.Records, rep.Segments)
+	t.Logf("%d rounds, %d acknowledged records, %d in log, %d segments; reclaimed records seen by the rounds' scans: %d", *crashRounds, len(acked), rep.Records, rep.Segments, reclaimed)
 }
 
 func collectAcks(t *testing.T, path string, acked map[uint64][]byte) {

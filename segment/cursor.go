@@ -71,7 +71,8 @@ type cursor struct {
 	f       File
 	name    string // current segment file name
 	file    string // its path
-	first   uint64 // first seq of the current segment
+	first   uint64      // first seq of the current segment
+	fi      os.FileInfo // the current segment file's identity (nil: unknown)
 	p       pos
 	pFirst  uint64 // the segment c.p is a position in
 	start   int64  // where the current segment's first frame starts (its header size)
@@ -116,6 +117,7 @@ func (c *cursor) segmentPath(first uint64) string {
 func (c *cursor) use(f File, first uint64, path string) {
 	c.closeFile()
 	c.f, c.name, c.file, c.first = f, segmentName(first), path, first
+	c.fi, _ = f.Stat() // nil on failure: checkpoints in it are not trusted
 }
 
 func (c *cursor) closeFile() {
@@ -198,6 +200,11 @@ func (c *cursor) checkFileHeader(h []byte, first uint64) (fileHeader, error) {
 
 // openAt positions the cursor at a checkpoint: a verified position, so the
 // segment header is not read again.
+//
+// A checkpoint is an offset in one file: a segment that Reclaim rewrote
+// since (a new file under the same name, its frames moved) is not that
+// file, and openAt reports errMoved; the caller reads the segment from
+// its start.
 func (c *cursor) openAt(cp checkpoint) error {
 	path := filepath.Join(c.dir, segmentName(cp.first))
 	f, err := c.fs.OpenFile(path, os.O_RDONLY, 0)
@@ -205,9 +212,15 @@ func (c *cursor) openAt(cp checkpoint) error {
 		return fmt.Errorf("segment: open %s: %w", path, err)
 	}
 	c.use(f, cp.first, path)
+	if cp.fi == nil || c.fi == nil || !os.SameFile(cp.fi, c.fi) {
+		return errMoved
+	}
 	c.moveTo(cp)
 	return nil
 }
+
+// errMoved is a checkpoint in a segment file that was replaced since.
+var errMoved = errors.New("segment: checkpoint in a segment file replaced since")
 
 // moveTo positions the cursor at cp, a checkpoint in the current segment.
 func (c *cursor) moveTo(cp checkpoint) {
@@ -218,7 +231,7 @@ func (c *cursor) moveTo(cp checkpoint) {
 
 // checkpoint returns the cursor's position as a checkpoint.
 func (c *cursor) checkpoint() checkpoint {
-	return checkpoint{first: c.pFirst, p: c.p, start: c.start, version: c.version}
+	return checkpoint{first: c.pFirst, p: c.p, start: c.start, version: c.version, fi: c.fi}
 }
 
 // noteTail offers the cursor's position to the position cache as a tail.

@@ -42,6 +42,28 @@ package segment
 // must start at seq 1; a missing middle segment leaves a gap in the names
 // that the chain walk finds.
 //
+// Reclaimed records (format 3). A record's bytes can be reclaimed
+// (Log.Reclaim: the evidence of a jettisoned artifact) without touching the
+// chain. Its frame is rewritten as a stub: idx bit 30 set, and 8 data bytes
+// in place of the record's,
+//
+//	 0       4       8
+//	 +-------+-------+
+//	 |  len  |  crc  |   len = the record's length, crc = CRC32C(record)
+//	 +-------+-------+
+//
+// and the same seq, idx, last bit and sum as the frame it replaces. The sum
+// still proves the chain: CRC32C continued from prev over the record equals
+// CRC32C(prev continued over len zero bytes) ^ CRC32C(len zero bytes) ^ crc,
+// since CRC32C is affine in its input (the zlib crc32_combine identity), so
+// a reader checks a stub against the chain with the len and crc it keeps,
+// and every later frame's sum is unchanged. A segment holding stubs is
+// rewritten whole under a temporary name and renamed over the old one (a
+// crash leaves the old file or the new, both checking out to the same
+// chain), with version 3 in its header so that a build that does not know
+// stubs refuses it as newer instead of calling it damaged. Only sealed
+// format-2 segments are rewritten; format-1 segments are left as they are.
+//
 // The last segment is preallocated with zeros after its data (prealloc.go):
 // a zero frame header at a unit boundary ends the log. Sealed segments end
 // exactly after their last frame.
@@ -124,6 +146,11 @@ const (
 	// 0) is still read.
 	formatVersion = 2
 
+	// reclaimedVersion is the version of a segment rewritten with stubs
+	// (see "Reclaimed records"): format 2 plus stub frames. Readers read it;
+	// writers never create it, they rewrite sealed segments to it.
+	reclaimedVersion = 3
+
 	// fileHeaderSize is the size of a format-2 header: 72 keeps the first
 	// frame 8-aligned and holds a 32-byte log id.
 	fileHeaderSize = 72
@@ -150,6 +177,13 @@ const (
 
 	// lastInUnit marks the final frame of a commit unit in idx.
 	lastInUnit = 1 << 31
+
+	// stubFrame marks, in idx, a frame whose record was reclaimed: its
+	// data is the record's length and CRC32C (format 3).
+	stubFrame = 1 << 30
+
+	// stubSize is the data length of a stub frame.
+	stubSize = 8
 
 	// maxFormatRecord is the largest record the format accepts (1 GiB). The
 	// len field could say 4 GiB, but a reader must hold a whole record in
@@ -232,7 +266,10 @@ func (h fileHeader) size() int64 {
 func encodeFileHeader(h fileHeader) []byte {
 	b := make([]byte, fileHeaderSize)
 	copy(b, fileMagic)
-	binary.LittleEndian.PutUint32(b[8:], formatVersion)
+	if h.version == 0 {
+		h.version = formatVersion
+	}
+	binary.LittleEndian.PutUint32(b[8:], h.version)
 	binary.LittleEndian.PutUint32(b[12:], 0)
 	binary.LittleEndian.PutUint64(b[16:], h.first)
 	binary.LittleEndian.PutUint32(b[24:], h.seed)
@@ -257,7 +294,7 @@ func decodeFileHeader(b []byte) (fileHeader, string) {
 		if crc32.Checksum(b[:28], castagnoli) != binary.LittleEndian.Uint32(b[28:]) {
 			return fileHeader{}, "file header checksum mismatch"
 		}
-	case 2:
+	case 2, reclaimedVersion:
 		if len(b) < fileHeaderSize {
 			return fileHeader{}, fmt.Sprintf("file header truncated (%d of %d bytes)", len(b), fileHeaderSize)
 		}
@@ -270,7 +307,7 @@ func decodeFileHeader(b []byte) (fileHeader, string) {
 		// a newer format. Otherwise the version field itself is damaged.
 		if crc32.Checksum(b[:28], castagnoli) == binary.LittleEndian.Uint32(b[28:]) ||
 			(len(b) >= fileHeaderSize && crc32.Checksum(b[:68], castagnoli) == binary.LittleEndian.Uint32(b[68:])) {
-			return fileHeader{}, fmt.Sprintf("segment format version %d, this build reads versions 1 to %d (written by a newer version: upgrade to read it)", h.version, formatVersion)
+			return fileHeader{}, fmt.Sprintf("segment format version %d, this build reads versions 1 to %d (written by a newer version: upgrade to read it)", h.version, reclaimedVersion)
 		}
 		return fileHeader{}, "file header checksum mismatch"
 	}
@@ -342,11 +379,48 @@ func appendFrame(dst []byte, seq uint64, idx uint32, last bool, prevSum uint32, 
 	return dst, sum
 }
 
+// appendStub appends the stub of frame f (see "Reclaimed records"): same
+// seq, idx, last bit and sum, with the record's length and CRC32C as data.
+func appendStub(dst []byte, f frame, recLen int, recCRC uint32) []byte {
+	idx := f.idx | stubFrame
+	if f.last {
+		idx |= lastInUnit
+	}
+	start := len(dst)
+	dst = append(dst, make([]byte, frameSize(stubSize))...)
+	h := dst[start:]
+	binary.LittleEndian.PutUint32(h[4:], stubSize)
+	binary.LittleEndian.PutUint64(h[8:], f.seq)
+	binary.LittleEndian.PutUint32(h[16:], idx)
+	binary.LittleEndian.PutUint32(h[20:], f.sum)
+	binary.LittleEndian.PutUint32(h[0:], crc32.Checksum(h[4:frameHeaderSize], castagnoli))
+	binary.LittleEndian.PutUint32(h[frameHeaderSize:], uint32(recLen))
+	binary.LittleEndian.PutUint32(h[frameHeaderSize+4:], recCRC)
+	return dst
+}
+
+// chainOver returns the chain sum after a record of n bytes whose CRC32C
+// is crc, continued from prev, without the record's bytes: CRC32C is
+// affine, so prev continued over the record equals prev continued over n
+// zeros, xor the CRC32C of n zeros, xor crc.
+func chainOver(prev uint32, n int, crc uint32) uint32 {
+	var zeros [4096]byte
+	shifted, zcrc := prev, uint32(0)
+	for n > 0 {
+		k := min(n, len(zeros))
+		shifted = crc32.Update(shifted, castagnoli, zeros[:k])
+		zcrc = crc32.Update(zcrc, castagnoli, zeros[:k])
+		n -= k
+	}
+	return shifted ^ zcrc ^ crc
+}
+
 // frame is a decoded frame; data aliases the decoded buffer.
 type frame struct {
 	seq  uint64
-	idx  uint32 // without the lastInUnit bit
+	idx  uint32 // without the lastInUnit and stubFrame bits
 	last bool
+	stub bool // the record was reclaimed: data is nil
 	sum  uint32
 	data []byte
 }
@@ -401,11 +475,12 @@ func decodeHeader(b []byte) (frame, int, decodeStatus) {
 	idx := binary.LittleEndian.Uint32(h[16:])
 	f := frame{
 		seq:  binary.LittleEndian.Uint64(h[8:]),
-		idx:  idx &^ lastInUnit,
+		idx:  idx &^ (lastInUnit | stubFrame),
 		last: idx&lastInUnit != 0,
+		stub: idx&stubFrame != 0,
 		sum:  binary.LittleEndian.Uint32(h[20:]),
 	}
-	if n > maxFormatRecord || f.seq == 0 || uint64(f.idx) >= f.seq {
+	if n > maxFormatRecord || f.seq == 0 || uint64(f.idx) >= f.seq || (f.stub && n != stubSize) {
 		return frame{}, 0, frameHeader
 	}
 	return f, frameSize(int(n)), frameOK
@@ -422,8 +497,19 @@ func decodeFrame(b []byte, prevSum uint32) (frame, int, decodeStatus) {
 		return f, 0, frameShort
 	}
 	n := int(binary.LittleEndian.Uint32(b[4:]))
-	f.data = b[frameHeaderSize : frameHeaderSize+n : frameHeaderSize+n]
-	if crc32.Update(prevSum, castagnoli, f.data) != f.sum || !allZero(b[frameHeaderSize+n:size]) {
+	data := b[frameHeaderSize : frameHeaderSize+n : frameHeaderSize+n]
+	var sum uint32
+	if f.stub {
+		recLen := binary.LittleEndian.Uint32(data)
+		if recLen > maxFormatRecord {
+			return f, 0, frameBody
+		}
+		sum = chainOver(prevSum, int(recLen), binary.LittleEndian.Uint32(data[4:]))
+	} else {
+		f.data = data
+		sum = crc32.Update(prevSum, castagnoli, data)
+	}
+	if sum != f.sum || !allZero(b[frameHeaderSize+n:size]) {
 		return f, 0, frameBody
 	}
 	return f, size, frameOK

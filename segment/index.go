@@ -1,6 +1,8 @@
 package segment
 
 import (
+	"os"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -39,7 +41,8 @@ const recentTails = 8
 
 // checkpoint is a verified position in segment first.
 type checkpoint struct {
-	first   uint64 // segment (its first seq)
+	first   uint64      // segment (its first seq)
+	fi      os.FileInfo // the file the offsets are in (see cursor.openAt)
 	p       pos
 	start   int64  // the segment's header size
 	version uint32 // the segment's format version
@@ -124,4 +127,19 @@ func (x *posIndex) lookup(from uint64) (checkpoint, bool) {
 		better(x.sparse[i-1])
 	}
 	return best, ok
+}
+
+// forget drops every checkpoint in segment first: its file was replaced.
+func (x *posIndex) forget(first uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.tail.first == first {
+		x.tail = checkpoint{}
+	}
+	for i := range x.recent {
+		if x.recent[i].first == first {
+			x.recent[i] = checkpoint{}
+		}
+	}
+	x.sparse = slices.DeleteFunc(x.sparse, func(cp checkpoint) bool { return cp.first == first })
 }

@@ -12,6 +12,9 @@ import (
 type Record struct {
 	Seq  uint64
 	Data []byte
+	// Reclaimed says the record's bytes were reclaimed (Log.Reclaim): Data
+	// is nil, and the chain still proves what the record was.
+	Reclaimed bool
 }
 
 // errStop ends a scan early without error.
@@ -56,10 +59,15 @@ func newCursorAt(fsys FS, dir string, from uint64, idx *posIndex) (*cursor, []ui
 	c := &cursor{fs: fsys, dir: dir, idx: idx}
 	if idx != nil {
 		if cp, ok := idx.lookup(from); ok && cp.first >= segs[i] {
-			if err := c.openAt(cp); err != nil {
+			err := c.openAt(cp)
+			if err == nil {
+				return c, segs, nil
+			}
+			if !errors.Is(err, errMoved) {
 				return nil, nil, err
 			}
-			return c, segs, nil
+			idx.forget(cp.first)
+			c.closeFile()
 		}
 	}
 	if err := c.openSegment(segs[i], nil); err != nil {

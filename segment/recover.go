@@ -85,11 +85,16 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 		return err
 	}
 	r.wm, r.hasWM, r.torn = wm, has, nil
+	resumed := false
 	if again && c.pFirst != 0 {
-		if err := c.openAt(c.checkpoint()); err != nil {
+		// Where the last pass stopped, unless Reclaim replaced that file.
+		err := c.openAt(c.checkpoint())
+		if err != nil && !errors.Is(err, errMoved) {
 			return err
 		}
-	} else {
+		resumed = err == nil
+	}
+	if !resumed {
 		c.closeFile()
 		segs, err := listSegments(c.fs, c.dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -213,8 +218,11 @@ func newestWatermark(b []byte) (w watermark, older int, ok bool) {
 type Report struct {
 	Segments int    // segment files checked
 	Records  uint64 // records checked
-	Bytes    int64  // bytes in segment files, including preallocated zeros
-	LastSeq  uint64
+	// Reclaimed counts the records among them whose bytes were reclaimed
+	// (Log.Reclaim): their place in the chain checked, their bytes gone.
+	Reclaimed uint64
+	Bytes     int64 // bytes in segment files, including preallocated zeros
+	LastSeq   uint64
 	// Watermark is the last seq the log's WATERMARK says was acknowledged
 	// (0: none recorded).
 	Watermark uint64
@@ -247,6 +255,9 @@ func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
 	r := &recovery{c: c, full: true, emit: func(rec Record) error {
 		rep.Records++
 		rep.LastSeq = rec.Seq
+		if rec.Reclaimed {
+			rep.Reclaimed++
+		}
 		return nil
 	}}
 	err := r.run(ctx)

@@ -175,7 +175,7 @@ func (s *frameScanner) scan(ctx context.Context, f File, path string, p pos, uni
 		if st != frameOK {
 			return stop{kind: stopFrame, off: cur, st: st, size: size}, nil
 		}
-		pending = append(pending, Record{Seq: fr.seq, Data: fr.data})
+		pending = append(pending, Record{Seq: fr.seq, Data: fr.data, Reclaimed: fr.stub})
 		sum, next, cur = fr.sum, next+1, cur+int64(n)
 		if fr.last {
 			end := pos{off: cur, next: next, sum: sum, unit: p.off, seed: p.sum}
