@@ -69,8 +69,8 @@ type cursor struct {
 	fs      FS
 	dir     string
 	f       File
-	name    string // current segment file name
-	file    string // its path
+	name    string      // current segment file name
+	file    string      // its path
 	first   uint64      // first seq of the current segment
 	fi      os.FileInfo // the current segment file's identity (nil: unknown)
 	p       pos
