@@ -3,10 +3,12 @@ package helm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
 
@@ -27,6 +29,10 @@ func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
 type LogReport struct {
 	Segments int    `json:"segments"` // segment files checked
 	Records  uint64 `json:"records"`  // records checked
+	// Reclaimed counts the records among them whose bytes Compact
+	// reclaimed (a jettisoned artifact's): their place in the chain is
+	// checked, and an artifact's stow event must name each.
+	Reclaimed uint64 `json:"reclaimed,omitempty"`
 	Bytes    int64  `json:"bytes"`    // bytes in segment files, including preallocated zeros
 	LastSeq  uint64 `json:"last_seq"`
 	// Watermark is the last sequence number the log records as
@@ -55,7 +61,7 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 		return rep, nil
 	}
 	srep, err := segment.Verify(ctx, eventsDir, &segment.Options{Identity: id})
-	rep.Events = LogReport{Segments: srep.Segments, Records: srep.Records, Bytes: srep.Bytes,
+	rep.Events = LogReport{Segments: srep.Segments, Records: srep.Records, Reclaimed: srep.Reclaimed, Bytes: srep.Bytes,
 		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn)}
 	if err != nil {
 		if d := damageOf(id, err); d != nil {
@@ -104,10 +110,14 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 			}
 		}
 	}
-	if len(blobs) == 0 {
+	if len(blobs) == 0 && rep.Events.Reclaimed == 0 {
 		return nil
 	}
+	var reclaimed []uint64
 	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
+		if r.Reclaimed {
+			reclaimed = append(reclaimed, r.Seq)
+		}
 		a, ok := blobs[r.Seq]
 		if !ok {
 			return nil
@@ -125,6 +135,11 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 		}
 		rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
 	}
+	if len(reclaimed) > 0 {
+		if err := v.checkReclaimed(ctx, reclaimed, rep); err != nil {
+			return err
+		}
+	}
 	for _, a := range blobs { // named records that the log does not hold
 		rep.Artifacts++
 		_, err := readBlob(a, nil, v.log.Dir())
@@ -139,4 +154,31 @@ func refOf(a ArtifactInfo) artifact.Ref {
 
 func readBlob(a ArtifactInfo, record []byte, dir string) ([]byte, error) {
 	return artifact.ReadBlob(refOf(a), record, dir)
+}
+
+// checkReclaimed reports every reclaimed record that no artifact's stow
+// names as its blob record: bytes that were not a jettisoned artifact's
+// (an event's) are gone.
+func (v *Voyage) checkReclaimed(ctx context.Context, seqs []uint64, rep *VerifyReport) error {
+	named := map[uint64]bool{}
+	err := v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(_ uint64, e *projection.Event) error {
+		if e.Artifact != nil && e.Artifact.Blob != 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
+			named[e.Artifact.Blob] = true
+		}
+		return nil
+	}))
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
+		return nil
+	}
+	for _, seq := range seqs {
+		if !named[seq] {
+			rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: v.log.Dir(), Seq: seq,
+				Reason: fmt.Sprintf("record %d was reclaimed, but no artifact was stored in it: an event's bytes are gone", seq)})
+		}
+	}
+	return nil
 }

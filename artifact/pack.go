@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/segment"
 )
 
@@ -269,4 +270,49 @@ func (p *Pack) Close() error {
 		}
 	}
 	return err
+}
+
+// Reclaim discards the compressed bytes of the frames refs name (artifacts
+// that were jettisoned): each frame keeps its header (size, crc, hash) and
+// its place, so no other frame moves and no event's offset changes, and
+// its body is punched out of the file (durable.PunchHole: on Linux the
+// blocks wholly inside it are freed; elsewhere it is zeroed). A frame
+// whose header does not name its ref's hash is left alone and reported.
+// It returns the frames and bytes discarded (a frame reclaimed before is
+// skipped). Like Stow, the caller serialises it with the pack's writers.
+func (p *Pack) Reclaim(refs []Ref) (frames int, n int64, err error) {
+	if len(refs) == 0 {
+		return 0, 0, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.openWrite(); err != nil {
+		return 0, 0, fmt.Errorf("reclaim artifacts in %s: %w", p.path, err)
+	}
+	head := make([]byte, frameHead+4)
+	for _, ref := range refs {
+		if ref.StoredSize <= 0 || ref.StoredSize > maxFrame || ref.Offset < int64(len(packMagic)) {
+			return frames, n, &DamageError{Hash: ref.Hash, File: p.path, Offset: ref.Offset, Reason: fmt.Sprintf("no frame of %d bytes can be at offset %d", ref.StoredSize, ref.Offset)}
+		}
+		if _, err := p.w.ReadAt(head, ref.Offset); err != nil {
+			return frames, n, fmt.Errorf("reclaim artifact %s: read %s at offset %d: %w", ref.Hash, p.path, ref.Offset, err)
+		}
+		if hex.EncodeToString(head[8:frameHead]) != ref.Hash || int64(binary.LittleEndian.Uint32(head)) != ref.StoredSize {
+			return frames, n, &DamageError{Hash: ref.Hash, File: p.path, Offset: ref.Offset, Reason: "the frame there is not this artifact's; nothing was reclaimed from it"}
+		}
+		if binary.LittleEndian.Uint32(head[frameHead:]) == 0 {
+			continue // no zstd magic: reclaimed already
+		}
+		if err := durable.PunchHole(p.w, ref.Offset+frameHead, ref.StoredSize); err != nil {
+			return frames, n, fmt.Errorf("reclaim artifact %s in %s at offset %d: %w", ref.Hash, p.path, ref.Offset, err)
+		}
+		n += ref.StoredSize
+		frames++
+	}
+	if !p.noSync {
+		if err := p.w.Datasync(); err != nil {
+			return frames, n, fmt.Errorf("reclaim artifacts in %s: fdatasync: %w", p.path, err)
+		}
+	}
+	return frames, n, nil
 }

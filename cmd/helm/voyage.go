@@ -15,8 +15,8 @@ import (
 
 func newVoyageCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
-		Use:     "voyage new|list|show|verify ...",
-		Short:   "start, list, show and verify voyages",
+		Use:     "voyage new|list|show|verify|compact ...",
+		Short:   "start, list, show, verify and compact voyages",
 		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
 	})
 	newCmd := leafCmd(a, &cobra.Command{
@@ -49,6 +49,17 @@ linking records) and every stowed artifact against its BLAKE3 address.
 Exits 1 when anything is damaged.`,
 			Example: "  helm --voyage a3b voyage verify",
 		}, &voyageVerifyCommand{}),
+		leafCmd(a, &cobra.Command{
+			Use:   "compact",
+			Short: "reclaim the disk space of jettisoned artifacts",
+			Long: `Reclaim the bytes of the voyage's jettisoned artifacts: their records in
+the event log keep their place in its chain (verify still checks every
+record) and their frames in the pack file are punched out. The story, the
+entry numbers and every artifact still stowed read the same afterwards.
+Other commands on the voyage wait for it; a crash leaves every file whole,
+and compacting again finishes the work.`,
+			Example: "  helm artifact jettison 9f2c --reason \"holds a customer's data\"\n  helm voyage compact",
+		}, &voyageCompactCommand{}),
 	)
 	return c
 }
@@ -287,6 +298,7 @@ type verifyJSON struct {
 	OK                bool            `json:"ok"`
 	Segments          int             `json:"segments"`
 	Records           uint64          `json:"records"`
+	Reclaimed         uint64          `json:"reclaimed"`
 	Bytes             int64           `json:"bytes"`
 	LastSeq           uint64          `json:"last_seq"`
 	Watermark         uint64          `json:"watermark"`
@@ -358,7 +370,40 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 
 func (o *verifyJSON) fill(r helm.LogReport) {
 	o.Segments, o.Records, o.Bytes, o.LastSeq, o.Watermark = r.Segments, r.Records, r.Bytes, r.LastSeq, r.Watermark
+	o.Reclaimed = r.Reclaimed
 	if r.Torn != nil {
 		o.TornTail = fmt.Sprintf("%s at offset %d (%d bytes)", r.Torn.File, r.Torn.Offset, r.Torn.Bytes)
 	}
+}
+
+// voyageCompactCommand reclaims the bytes of jettisoned artifacts.
+type voyageCompactCommand struct{}
+
+func (*voyageCompactCommand) Flags(*pflag.FlagSet) {}
+
+func (*voyageCompactCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.cmd, "voyage compact takes no arguments (choose the voyage with --voyage ID)")
+	}
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := v.Compact(ctx)
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, rep)
+	}
+	if rep.Artifacts == 0 && rep.Kept == 0 {
+		_, err = fmt.Fprintf(a.stdout, "Voyage %s: nothing to reclaim (no jettisoned artifact holds bytes)\n", short(v.ID()))
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "Voyage %s compacted: %s reclaimed, %s from the event log (%s) and %s from the pack file\n",
+		short(v.ID()), plural(rep.Artifacts, "artifact"), size(rep.LogBytes), plural(rep.LogRecords, "record"), size(rep.PackBytes))
+	if err == nil && rep.Kept > 0 {
+		_, err = fmt.Fprintf(a.stdout, "  %s kept: in segments of the log's first format, which are never rewritten\n", plural(rep.Kept, "jettisoned record"))
+	}
+	return err
 }

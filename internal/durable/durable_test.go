@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -248,4 +249,21 @@ func TestMkdirAllSyncsTheParentOfEveryDirectoryItCreates(t *testing.T) {
 	file := filepath.Join(root, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	assert.Error(t, MkdirAll(fsys, filepath.Join(file, "d"), 0o700), "a file in the way")
+}
+
+func TestPunchHoleZeroesTheRangeAndKeepsTheSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	data := bytes.Repeat([]byte{0xAB}, 64<<10)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	f, err := OSFS{}.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	require.NoError(t, PunchHole(f, 100, 40000))
+	require.NoError(t, f.Datasync())
+	require.NoError(t, f.Close())
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Len(t, got, len(data))
+	assert.Equal(t, data[:100], got[:100])
+	assert.Equal(t, make([]byte, 40000), got[100:40100])
+	assert.Equal(t, data[40100:], got[40100:])
 }
