@@ -33,8 +33,8 @@ type LogReport struct {
 	// reclaimed (a jettisoned artifact's): their place in the chain is
 	// checked, and an artifact's stow event must name each.
 	Reclaimed uint64 `json:"reclaimed,omitempty"`
-	Bytes    int64  `json:"bytes"`    // bytes in segment files, including preallocated zeros
-	LastSeq  uint64 `json:"last_seq"`
+	Bytes     int64  `json:"bytes"` // bytes in segment files, including preallocated zeros
+	LastSeq   uint64 `json:"last_seq"`
 	// Watermark is the last sequence number the log records as
 	// acknowledged (0: none recorded).
 	Watermark uint64 `json:"watermark"`

@@ -200,14 +200,28 @@ func (l *Log) becomeWriter() error {
 			}
 		}
 	}
-	if c.f == nil {
-		// Empty at open: read what others wrote since, as Open would.
-		rec := &recovery{c: c, locked: true}
-		if err := rec.run(context.Background()); err != nil {
+	if c.f != nil {
+		cp := c.checkpoint()
+		if err := l.openWriter(cp.first, nil); err != nil {
 			return err
 		}
-		l.torn, l.wm = rec.torn, rec.wm
+		if cp.fi != nil && c.fi != nil && os.SameFile(cp.fi, c.fi) {
+			c.moveTo(cp)
+			l.writable = true
+			return nil
+		}
+		// The segment read was replaced since (Reclaim rewrote it, and
+		// its offsets moved): read the log again, as Open would.
+		l.idx.forget(cp.first)
+		c.closeFile()
+		*c = cursor{fs: c.fs, dir: c.dir, idx: c.idx, id: c.id, idKnown: c.idKnown}
 	}
+	// Empty at open, or replaced: read what is there now, as Open would.
+	rec := &recovery{c: c, locked: true}
+	if err := rec.run(context.Background()); err != nil {
+		return err
+	}
+	l.torn, l.wm = rec.torn, rec.wm
 	if c.f != nil {
 		cp := c.checkpoint()
 		if err := l.openWriter(cp.first, nil); err != nil {

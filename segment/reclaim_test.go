@@ -163,3 +163,36 @@ func TestStubFrameChainsLikeTheRecord(t *testing.T) {
 }
 
 func crcOf(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// A Log that read the active segment before another Log reclaimed (and so
+// replaced) it must not write at its old offsets in the new file.
+func TestAWriterAfterAReclaimElsewhereReadsTheLogAgain(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, nil)
+	require.NoError(t, err)
+	for i := 1; i <= 6; i++ {
+		_, err := l.Append(ctx, blobby(i))
+		require.NoError(t, err)
+	}
+	reader, err := Open(dir, nil) // positioned after seq 6 in segment 1
+	require.NoError(t, err)
+	defer reader.Close()
+	for i := 7; i <= 9; i++ { // others write on
+		_, err := l.Append(ctx, blobby(i))
+		require.NoError(t, err)
+	}
+	require.NoError(t, l.Close())
+	w, err := Open(dir, nil)
+	require.NoError(t, err)
+	rec, err := w.Reclaim(ctx, isBlob)
+	require.NoError(t, err)
+	require.Equal(t, 3, rec.Records)
+	require.NoError(t, w.Close())
+
+	first, err := reader.Append(ctx, []byte("after"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(10), first)
+	rep, err := Verify(ctx, dir, nil)
+	require.NoError(t, err, "the new record is where the log ends, not at the replaced file's old offset")
+	assert.Equal(t, uint64(10), rep.Records)
+}
