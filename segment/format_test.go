@@ -47,6 +47,9 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add(b2, s)
 	f.Add(make([]byte, 24), uint32(0))
 	f.Add([]byte{1, 2, 3}, uint32(7))
+	full, _ := appendFrame(nil, 4, 1, true, s, []byte("a reclaimed blob"))
+	fr, _, _ := decodeFrame(full, s)
+	f.Add(appendStub(nil, fr, len(fr.data), crc32.Checksum(fr.data, castagnoli)), s)
 	f.Fuzz(func(t *testing.T, in []byte, prev uint32) {
 		fr, n, st := decodeFrame(in, prev)
 		if st != frameOK {
@@ -57,6 +60,13 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 		if n > len(in) || n%frameAlign != 0 {
 			t.Fatalf("size %d of %d bytes", n, len(in))
+		}
+		if fr.stub {
+			recLen, recCRC := binary.LittleEndian.Uint32(in[frameHeaderSize:]), binary.LittleEndian.Uint32(in[frameHeaderSize+4:])
+			if fr.data != nil || chainOver(prev, int(recLen), recCRC) != fr.sum || !bytes.Equal(appendStub(nil, fr, int(recLen), recCRC), in[:n]) {
+				t.Fatalf("accepted stub does not re-encode identically")
+			}
+			return
 		}
 		re, sum := appendFrame(nil, fr.seq, fr.idx, fr.last, prev, fr.data)
 		if sum != fr.sum || !bytes.Equal(re, in[:n]) {
