@@ -216,36 +216,18 @@ func (l *Log) runGroup(group []*request) {
 		}
 		return true
 	}
-	if err := l.lockForWrite(giveUp); err != nil {
-		if errors.Is(err, errLockWait) {
-			for _, q := range live {
-				q.err = q.ctx.Err()
-			}
-			return
+	unlock, err := l.takeWriter(live[0].ctx, giveUp)
+	if errors.Is(err, errLockWait) {
+		for _, q := range live {
+			q.err = q.ctx.Err()
 		}
-		fail(err)
 		return
-	}
-	defer func() {
-		if err := l.lock.unlock(); err != nil && l.poison == nil {
-			l.poison = err
-		}
-	}()
-	first := !l.writable
-	if first {
-		if err := l.becomeWriter(); err != nil {
-			fail(err)
-			return
-		}
-	}
-	err := l.catchUp(live[0].ctx, first)
-	if err == nil {
-		err = l.ensureWatermark()
 	}
 	if err != nil {
 		fail(err)
 		return
 	}
+	defer unlock()
 	tx := &Tx{l: l, base: l.w.p.next - 1, staged: l.staged[:0]}
 	writers := l.writers[:0]
 	defer func() { clear(writers); l.writers = writers[:0] }()
@@ -284,6 +266,35 @@ func (l *Log) runGroup(group []*request) {
 			q.first, q.err = 0, err
 		}
 	}
+}
+
+// takeWriter makes l the log's writer (l.mu held): it takes the writer
+// lock, waiting until giveUp says to stop (errLockWait), reads the log on
+// to its end and checks the watermark. The caller calls unlock when done.
+func (l *Log) takeWriter(ctx context.Context, giveUp func() bool) (unlock func(), err error) {
+	if err := l.lockForWrite(giveUp); err != nil {
+		return nil, err
+	}
+	unlock = func() {
+		if err := l.lock.unlock(); err != nil && l.poison == nil {
+			l.poison = err
+		}
+	}
+	first := !l.writable
+	if first {
+		err = l.becomeWriter()
+	}
+	if err == nil {
+		err = l.catchUp(ctx, first)
+	}
+	if err == nil {
+		err = l.ensureWatermark()
+	}
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // writeUnit appends recs as one commit unit: rotate if needed, one write,

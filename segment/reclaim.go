@@ -44,29 +44,14 @@ func (l *Log) Reclaim(ctx context.Context, drop func(Record) bool) (Reclaimed, e
 	if l.poison != nil {
 		return out, fmt.Errorf("%w (after: %w)", ErrPoisoned, l.poison)
 	}
-	if err := l.lockForWrite(func() bool { return ctx.Err() != nil }); err != nil {
-		if errors.Is(err, errLockWait) {
-			return out, ctx.Err()
-		}
+	unlock, err := l.takeWriter(ctx, func() bool { return ctx.Err() != nil })
+	if errors.Is(err, errLockWait) {
+		return out, ctx.Err()
+	}
+	if err != nil {
 		return out, err
 	}
-	defer func() {
-		if err := l.lock.unlock(); err != nil && l.poison == nil {
-			l.poison = err
-		}
-	}()
-	first := !l.writable
-	if first {
-		if err := l.becomeWriter(); err != nil {
-			return out, err
-		}
-	}
-	if err := l.catchUp(ctx, first); err != nil {
-		return out, err
-	}
-	if err := l.ensureWatermark(); err != nil {
-		return out, err
-	}
+	defer unlock()
 	segs, err := listSegments(l.fs, l.dir)
 	if err != nil {
 		return out, err
