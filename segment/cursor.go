@@ -74,9 +74,10 @@ type cursor struct {
 	first   uint64      // first seq of the current segment
 	fi      os.FileInfo // the current segment file's identity (nil: unknown)
 	p       pos
-	pFirst  uint64 // the segment c.p is a position in
-	start   int64  // where the current segment's first frame starts (its header size)
-	version uint32 // the current segment's format version
+	pFirst  uint64      // the segment c.p is a position in
+	pFi     os.FileInfo // its file's identity
+	start   int64       // where the current segment's first frame starts (its header size)
+	version uint32      // the current segment's format version
 
 	sc frameScanner
 
@@ -101,7 +102,7 @@ func (c *cursor) corrupt(off int64, seq uint64, reason string) *CorruptionError 
 
 // setPos moves the cursor to p, a position in the current segment.
 func (c *cursor) setPos(p pos) {
-	c.p, c.pFirst = p, c.first
+	c.p, c.pFirst, c.pFi = p, c.first, c.fi
 }
 
 // segmentPath returns the path of the segment starting at first.
@@ -231,7 +232,7 @@ func (c *cursor) moveTo(cp checkpoint) {
 
 // checkpoint returns the cursor's position as a checkpoint.
 func (c *cursor) checkpoint() checkpoint {
-	return checkpoint{first: c.pFirst, p: c.p, start: c.start, version: c.version, fi: c.fi}
+	return checkpoint{first: c.pFirst, p: c.p, start: c.start, version: c.version, fi: c.pFi}
 }
 
 // noteTail offers the cursor's position to the position cache as a tail.

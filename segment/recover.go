@@ -85,8 +85,9 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 		return err
 	}
 	r.wm, r.hasWM, r.torn = wm, has, nil
-	resumed := false
+	resumed, from := false, uint64(1)
 	if again && c.pFirst != 0 {
+		from = c.p.next // the last pass emitted what comes before
 		// Where the last pass stopped, unless Reclaim replaced that file.
 		err := c.openAt(c.checkpoint())
 		if err != nil && !errors.Is(err, errMoved) {
@@ -129,7 +130,7 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 			}
 		}
 	}
-	t, err := c.advance(ctx, 1, r.emit, recoveryRules(wm, r.locked || again))
+	t, err := c.advance(ctx, from, r.emit, recoveryRules(wm, r.locked || again))
 	if err != nil {
 		return err
 	}
