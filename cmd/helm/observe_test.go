@@ -46,7 +46,7 @@ func TestObserveKinds(t *testing.T) {
 		{"rust-project", []string{"rust-project", "."}, "RustProject @ ."},
 		{"go-project", []string{"go-project", "."}, "GoProject @ ."},
 		{"context", []string{"context", "Agreed on a call: no API change"}, "Context: Agreed on a call: no API change"},
-		{"command", []string{"command", "--", "sh", "-c", "echo hi; exit 3"}, "Command: sh -c"},
+		{"command", []string{"command", "--", "sh", "-c", "echo hi"}, "Command: sh -c"},
 		{"web", []string{"web", web.URL + "/status"}, "Web: " + web.URL + "/status"},
 	}
 	for _, tt := range tests {
