@@ -140,9 +140,9 @@ func ExitCode(err error) int {
 // ReportError prints err as "helm: what failed" with a "Try: ..." line
 // where one helps, and returns the exit status. An interrupted command is
 // one line, "helm: interrupted"; an observation recorded with failures is
-// a "helm: observed, but ..." line for each. Errors quote what callers and the world
-// wrote (file names, git's messages), so they are escaped for the
-// terminal as every output is; their line breaks stay.
+// a "helm: observed, but ..." line for each. Errors quote what callers
+// and the world wrote (file names, git's messages), so they are escaped
+// for the terminal as every output is; their line breaks stay.
 func ReportError(w io.Writer, err error) int {
 	if err == nil {
 		return exitOK
