@@ -22,7 +22,9 @@ type Action interface {
 
 // ActionError is a failed action: the world (git, GitHub) refused it. The
 // failure is recorded in the event log, among the voyage's failed actions,
-// not in the story.
+// not in the story. Perform returns one only once the failure is
+// recorded; an outcome that could not be recorded is an error with a
+// HintCheckWorld hint instead, and no ActionError.
 type ActionError struct {
 	Kind string // the action's kind
 	Err  error  // what the action returned

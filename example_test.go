@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/marks"
 )
 
 // A voyage from start to finish: observe, take a bearing, perform an
@@ -285,4 +286,26 @@ func ExampleHintOf() {
 	// Output:
 	// take bearing on voyage a3b0fc12-0000-4000-8000-000000000001: slate is empty: a bearing needs at least one observation
 	// true - observe a mark first, or seal observations made elsewhere (BearingOptions.Observations)
+}
+
+// A look that failed is an observation all the same; Failures says what
+// failed.
+func ExampleObserved_Failures() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, nil)
+	who := helm.Who{Identity: "john-agent"}
+	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
+	defer v.Close()
+
+	m, _ := marks.NewFileContents("no-such-file.txt")
+	o, _ := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir}})
+	for _, f := range o.Failures() {
+		fmt.Println(f.Kind, "-", f.Message)
+	}
+	fmt.Println(len(v.Slate()), "observation on the slate")
+	// Output:
+	// missing - no-such-file.txt could not be read: no such file or directory
+	// 1 observation on the slate
 }

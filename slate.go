@@ -37,12 +37,20 @@ type Observed struct {
 	Artifact ArtifactInfo
 }
 
+// Failures lists what the observation's sighting records as failed: a
+// file that was not there, a program's non-zero exit or timeout, an HTTP
+// error status, a request refused. The observation is on the slate all
+// the same, but what was looked at reported a failure, which a caller
+// should not retry blindly. nil when nothing failed.
+func (o Observed) Failures() []Failure { return sighting.Failures(o.Observation.Sighting) }
+
 // Observe looks at mark m and puts the observation on the slate, replacing
 // any earlier observation of the same mark. The sighting is stored as an
 // artifact unless the voyage holds the same bytes already. Nothing is
 // looked at for a completed voyage or an invalid mark. A look that failed
-// in part (a file that could not be read) is an observation all the same:
-// the sighting says what failed.
+// (a file that could not be read, a program that exited non-zero, an HTTP
+// error) is an observation all the same: the sighting says what failed,
+// and Observed.Failures lists it.
 func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who Who, opts *ObserveOptions) (Observed, error) {
 	if err := marks.Validate(m); err != nil { // before the world is looked at
 		return Observed{}, v.fail("observe", &invalidError{err}, Hint{})

@@ -7,6 +7,7 @@ import (
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
+	"github.com/helmlog/helm/sighting"
 )
 
 // The types a caller holds. The voyage's own (VoyageInfo, Status, Outcome,
@@ -180,6 +181,29 @@ const (
 	ActionOutcomeUnknown = logbook.ActionOutcomeUnknown
 	ActionPerformed      = logbook.ActionPerformed
 	ActionFailed         = logbook.ActionFailed
+)
+
+// The failures an observation's sighting records, as package sighting
+// defines them.
+type (
+	// Failure is one thing an observation's sighting records as failed
+	// (see Observed.Failures): its kind, the path, URL or focus
+	// concerned, and a sentence for people.
+	Failure = sighting.Failure
+	// FailureKind says how the look failed: FailureMissing, ...
+	FailureKind = sighting.FailureKind
+)
+
+// Failure kinds.
+const (
+	FailureMissing    = sighting.FailureMissing
+	FailureUnreadable = sighting.FailureUnreadable
+	FailureNotStarted = sighting.FailureNotStarted
+	FailureExitStatus = sighting.FailureExitStatus
+	FailureTimeout    = sighting.FailureTimeout
+	FailureSignal     = sighting.FailureSignal
+	FailureHTTPStatus = sighting.FailureHTTPStatus
+	FailureFetch      = sighting.FailureFetch
 )
 
 // DescribeAction renders one action as the story tells it: "committed

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/helmlog/helm/internal/safetext"
@@ -34,8 +37,9 @@ const (
 // Command runs a program and records how it ended: exit code, standard
 // output and error (each capped at CommandOutputCap), and duration. The
 // environment is inherited but never recorded. A non-zero exit is an
-// ordinary observation; so is a program that cannot start (the sighting's
-// Error says why) or one killed at the timeout (TimedOut).
+// observation all the same; so is a program that cannot start (the
+// sighting's Error says why) or one killed at the timeout (TimedOut, with
+// the timeout in TimeoutMS): the sighting's Failures list them.
 type Command struct {
 	// Dir is the working directory, cleaned; empty means Env.Dir. A
 	// relative Dir resolves against Env.Dir.
@@ -144,6 +148,8 @@ func (m *Command) String() string {
 
 // Observe runs the program. It returns an error only when ctx is done
 // before the program finishes; every other outcome is in the sighting.
+// With Env.Progress set, the program's output is copied there as it comes,
+// besides being captured.
 func (m *Command) Observe(ctx context.Context, env *Env) (sighting.Sighting, error) {
 	timeout := DefaultCommandTimeout
 	if env != nil && env.CommandTimeout > 0 {
@@ -157,10 +163,21 @@ func (m *Command) Observe(ctx context.Context, env *Env) (sighting.Sighting, err
 	stdout := &capBuffer{limit: CommandOutputCap}
 	stderr := &capBuffer{limit: CommandOutputCap}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if env != nil && env.Progress != nil {
+		p := &progress{w: env.Progress}
+		cmd.Stdout, cmd.Stderr = &tee{capture: stdout, progress: p}, &tee{capture: stderr, progress: p}
+	}
 	cmd.WaitDelay = commandWaitDelay
 	killProcessGroup(cmd)
 
-	s := &sighting.Command{}
+	s := &sighting.Command{TimeoutMS: timeout.Milliseconds()}
+	// exec would blame the program for a directory it cannot enter
+	// ("fork/exec /usr/bin/go: no such file or directory"): look first.
+	if reason := dirProblem(cmd.Dir); reason != "" {
+		s.Dir, s.DirError = keyPath(m.Dir), reason
+		s.Error = fmt.Sprintf("directory %s: %s", s.Dir, reason)
+		return s, nil
+	}
 	start := time.Now()
 	err := cmd.Run()
 	s.DurationMS = time.Since(start).Milliseconds()
@@ -180,6 +197,9 @@ func (m *Command) Observe(ctx context.Context, env *Env) (sighting.Sighting, err
 		s.ExitCode = &code
 	case errors.As(err, &exitErr):
 		s.Error = exitErr.Error() // killed by a signal, such as "signal: killed"
+		if sig, ok := strings.CutPrefix(s.Error, "signal: "); ok {
+			s.Signal = sig
+		}
 	case errors.Is(err, exec.ErrWaitDelay):
 		code := cmd.ProcessState.ExitCode()
 		s.ExitCode = &code
@@ -188,4 +208,52 @@ func (m *Command) Observe(ctx context.Context, env *Env) (sighting.Sighting, err
 		s.Error = err.Error() // could not start
 	}
 	return s, nil
+}
+
+// dirProblem says why dir cannot be a program's working directory ("no
+// such file or directory", "not a directory"), or "" when it can as far as
+// a look tells.
+func dirProblem(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return errorMessage(err)
+	case !info.IsDir():
+		return "not a directory"
+	}
+	return ""
+}
+
+// tee captures a stream and copies it to the progress writer too.
+type tee struct {
+	capture  *capBuffer
+	progress *progress
+}
+
+func (t *tee) Write(p []byte) (int, error) {
+	t.progress.write(p)
+	return t.capture.Write(p)
+}
+
+// progress is Env.Progress as both output streams share it: one write at
+// a time, and a writer that fails (a closed terminal) is given up on
+// without failing the program or its capture.
+type progress struct {
+	mu     sync.Mutex
+	w      io.Writer
+	failed bool
+}
+
+func (p *progress) write(b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.failed {
+		return
+	}
+	if _, err := p.w.Write(b); err != nil {
+		p.failed = true
+	}
 }

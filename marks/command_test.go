@@ -2,6 +2,7 @@ package marks_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,26 @@ func TestCommandRecordsExitOutputAndFailures(t *testing.T) {
 		got := runCommand(t, &marks.Env{Dir: dir}, "sub", "cat", "marker.txt")
 		assert.Equal(t, "in sub", got.Stdout)
 	})
+	t.Run("the default timeout is recorded", func(t *testing.T) {
+		got := runCommand(t, nil, "", "true")
+		assert.Equal(t, marks.DefaultCommandTimeout.Milliseconds(), got.TimeoutMS)
+	})
+	t.Run("killed by a signal", func(t *testing.T) {
+		got := runCommand(t, nil, "", "sh", "-c", "kill -KILL $$")
+		assert.Nil(t, got.ExitCode)
+		assert.False(t, got.TimedOut)
+		assert.Equal(t, "killed", got.Signal)
+		assert.Equal(t, "signal: killed", got.Error)
+	})
+	t.Run("a directory that is not there", func(t *testing.T) {
+		got := runCommand(t, &marks.Env{Dir: dir}, "no-such-dir", "true")
+		assert.Nil(t, got.ExitCode)
+		assert.Equal(t, "no-such-dir", got.Dir)
+		assert.Equal(t, "no such file or directory", got.DirError)
+		assert.Equal(t, "directory no-such-dir: no such file or directory", got.Error)
+		got = runCommand(t, &marks.Env{Dir: dir}, "sub/marker.txt", "true")
+		assert.Equal(t, "not a directory", got.DirError)
+	})
 	t.Run("program that cannot start", func(t *testing.T) {
 		got := runCommand(t, nil, "", "helm-no-such-program-xyz")
 		assert.Nil(t, got.ExitCode)
@@ -57,6 +78,8 @@ func TestCommandRecordsExitOutputAndFailures(t *testing.T) {
 		start := time.Now()
 		got := runCommand(t, &marks.Env{CommandTimeout: 200 * time.Millisecond}, "", "sh", "-c", "sleep 30; echo never")
 		assert.True(t, got.TimedOut)
+		assert.Equal(t, int64(200), got.TimeoutMS, "the timeout is recorded with the sighting")
+		assert.Empty(t, got.Signal, "the timeout's kill is the timeout, not a signal")
 		assert.Nil(t, got.ExitCode)
 		assert.Empty(t, got.Stdout)
 		assert.Less(t, time.Since(start), 20*time.Second, "the sleeping child must not hold the observation")
@@ -82,6 +105,29 @@ func TestCommandRecordsExitOutputAndFailures(t *testing.T) {
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 	})
 }
+
+// TestCommandCopiesOutputToProgress: with Env.Progress, both streams are
+// copied there as they come, and still captured apart.
+func TestCommandCopiesOutputToProgress(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+	var progress strings.Builder
+	got := runCommand(t, &marks.Env{Progress: &progress}, "", "sh", "-c", "echo one; sleep 0.1; echo two >&2; sleep 0.1; echo three")
+	assert.Equal(t, "one\nthree\n", got.Stdout)
+	assert.Equal(t, "two\n", got.Stderr)
+	assert.Equal(t, "one\ntwo\nthree\n", progress.String(), "interleaved in the order written")
+
+	// A progress writer that fails is given up on; the program and its
+	// capture carry on.
+	got = runCommand(t, &marks.Env{Progress: failingWriter{}}, "", "sh", "-c", "echo one; echo two")
+	assert.Equal(t, ptr(0), got.ExitCode)
+	assert.Equal(t, "one\ntwo\n", got.Stdout)
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("terminal gone") }
 
 func TestNewCommandValidates(t *testing.T) {
 	_, err := marks.NewCommand("")

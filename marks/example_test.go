@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/sighting"
@@ -136,9 +137,31 @@ func ExampleCommand() {
 	c := s.(*sighting.Command)
 	fmt.Println(m)
 	fmt.Printf("exit %d, stdout %q\n", *c.ExitCode, c.Stdout)
+	for _, f := range sighting.Failures(c) {
+		fmt.Println(f.Kind, "-", f)
+	}
 	// Output:
 	// Command: sh -c "echo built; exit 2"
 	// exit 2, stdout "built\n"
+	// exit-status - the command exited with status 2
+}
+
+// A program's output can be watched as it runs (Env.Progress), besides
+// being captured; a program that outlives Env.CommandTimeout is killed.
+func ExampleEnv_progress() {
+	m, err := marks.NewCommand("", "sh", "-c", "echo compiling; sleep 5; echo never")
+	if err != nil {
+		panic(err)
+	}
+	s, err := m.Observe(context.Background(), &marks.Env{Progress: os.Stdout, CommandTimeout: 300 * time.Millisecond})
+	if err != nil {
+		panic(err)
+	}
+	c := s.(*sighting.Command)
+	fmt.Printf("captured %q, timed out after %d ms\n", c.Stdout, c.TimeoutMS)
+	// Output:
+	// compiling
+	// captured "compiling\n", timed out after 300 ms
 }
 
 func ExampleWeb() {

@@ -6,6 +6,7 @@ package marks
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"time"
@@ -41,6 +42,12 @@ type Env struct {
 	HTTPClient *http.Client
 	// CommandTimeout bounds the command mark; zero means its default.
 	CommandTimeout time.Duration
+	// Progress, when set, receives a command mark's output (standard
+	// output and error, interleaved) as the program writes it, besides
+	// the sighting capturing it: a terminal shows a long test run as it
+	// goes. Writes come one at a time; the bytes are the program's own,
+	// unescaped. A write error stops the copying, not the program.
+	Progress io.Writer
 	// GitHub runs gh for the GitHub marks; nil means they cannot be observed.
 	GitHub GitHubRunner
 }

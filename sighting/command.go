@@ -6,7 +6,8 @@ func init() {
 
 // Command answers a command mark: how the program ended and what it wrote.
 // The environment it ran with is deliberately not recorded (it holds
-// secrets). A non-zero exit is an ordinary observation.
+// secrets). A non-zero exit is an observation all the same; Failures says
+// how the program failed.
 type Command struct {
 	// ExitCode is the program's exit status; nil when it did not exit by
 	// itself (it could not start, was killed, or timed out).
@@ -25,6 +26,19 @@ type Command struct {
 	DurationMS int64 `json:"duration_ms"`
 	// TimedOut says the program was killed for exceeding the timeout.
 	TimedOut bool `json:"timed_out,omitempty"`
+	// TimeoutMS is the timeout the program ran under, in milliseconds;
+	// 0 in sightings recorded before it was.
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// Signal names the signal that ended the program, as Go names it
+	// ("killed", "segmentation fault"), when one did and it was not the
+	// observer's at the timeout.
+	Signal string `json:"signal,omitempty"`
+	// Dir is the working directory as the mark names it ("." for the
+	// default), recorded only when it could not be entered; DirError
+	// then says why ("no such file or directory", "not a directory") and
+	// the program was not started.
+	Dir      string `json:"dir,omitempty"`
+	DirError string `json:"dir_error,omitempty"`
 	// Error says why the program could not be run, such as
 	// `exec: "nope": executable file not found in $PATH`.
 	Error string `json:"error,omitempty"`

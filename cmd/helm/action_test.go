@@ -80,18 +80,20 @@ func TestActionGit(t *testing.T) {
 	assert.Equal(t, logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}, e.Who)
 }
 
-func TestActionFailureExitsOneWithGitsMessage(t *testing.T) {
+// TestActionFailureExitsThreeWithGitsMessage: an action git refused is
+// recorded as a failed action, so helm exits 3, not 1 (nothing recorded).
+func TestActionFailureExitsThreeWithGitsMessage(t *testing.T) {
 	t.Parallel()
 	h, _, _ := newGitHubHarness(t)
 	h.start("nothing to commit")
-	r := h.fails(1, "action", "commit", "--message", "Empty")
+	r := h.fails(3, "action", "commit", "--message", "Empty")
 	assert.Contains(t, r.Stderr, "helm: commit failed on voyage a3b00001 (recorded as a failed action): git commit -m Empty exited with status 1\n")
 	assert.Contains(t, r.Stderr, "nothing to commit")
 	show := h.ok("voyage", "show")
 	assert.Contains(t, show, "Failed actions: 1\n")
 	assert.Contains(t, show, "Logbook:   0 bearings, 0 actions\n", "a failure is not part of the story")
 
-	r = h.fails(1, "action", "push", "--branch", "no-such-branch")
+	r = h.fails(3, "action", "push", "--branch", "no-such-branch")
 	assert.Contains(t, r.Stderr, "push failed")
 	assert.Contains(t, r.Stderr, "no-such-branch")
 }
@@ -143,7 +145,7 @@ func TestActionGitHub(t *testing.T) {
 	assert.Equal(t, "closed", srv.IssueState("octo/widgets", issue))
 
 	srv.Fail("POST", "repos/octo/widgets/issues/"+itoa(issue)+"/comments", 403, "Resource not accessible by integration")
-	r := h.fails(1, "action", "comment-issue", itoa(issue), "--body", "again")
+	r := h.fails(3, "action", "comment-issue", itoa(issue), "--body", "again")
 	assert.Contains(t, r.Stderr, "comment-issue failed")
 	assert.Contains(t, r.Stderr, "Resource not accessible by integration")
 }

@@ -18,10 +18,26 @@ import (
 // Exit statuses.
 const (
 	exitOK          = 0
-	exitFailed      = 1   // the operation failed
+	exitFailed      = 1   // the operation failed, and nothing was recorded
 	exitUsage       = 2   // bad usage or input
+	exitRecorded    = 3   // recorded, but what was observed or done reported a failure: not to be retried blindly
 	exitInterrupted = 130 // a signal (Ctrl-C, SIGTERM) interrupted the command: 128 + SIGINT, as shells report it
 )
+
+// observedFailures is an observation recorded whose sighting reports
+// failures (a file not there, a non-zero exit, an HTTP error): each is a
+// "helm: observed, but ..." line, and the status is 3.
+type observedFailures struct {
+	Failures []helm.Failure
+}
+
+func (e *observedFailures) Error() string {
+	msgs := make([]string, len(e.Failures))
+	for i, f := range e.Failures {
+		msgs[i] = f.Message
+	}
+	return "observed, but " + strings.Join(msgs, "; ")
+}
 
 // usageError is bad usage: a missing argument, an unknown flag, a value
 // that cannot be. It exits 2, and its Hint is printed as "Try: ...".
@@ -86,8 +102,10 @@ var inputErrors = []error{
 }
 
 // ExitCode maps an error returned by Main.Run to the process's exit status:
-// 0 success, 1 the operation failed, 2 bad usage or input, 130 interrupted
-// by a signal.
+// 0 success, 1 the operation failed and nothing was recorded, 2 bad usage
+// or input, 3 recorded but what was observed or done reported a failure
+// (a failed observation, an action git or gh refused), 130 interrupted by
+// a signal.
 func ExitCode(err error) int {
 	if err == nil {
 		return exitOK
@@ -100,9 +118,16 @@ func ExitCode(err error) int {
 	if errors.As(err, &ue) {
 		return exitUsage
 	}
+	var of *observedFailures
+	if errors.As(err, &of) {
+		return exitRecorded
+	}
 	var ae *helm.ActionError
 	if errors.As(err, &ae) && !errors.Is(err, actions.ErrInvalid) {
-		return exitFailed // the world refused: whatever the cause, it failed
+		if helm.HintOf(err).Kind == helm.HintCheckWorld {
+			return exitFailed // its outcome could not be recorded
+		}
+		return exitRecorded // the world refused, and the failure is recorded
 	}
 	for _, target := range inputErrors {
 		if errors.Is(err, target) {
@@ -114,12 +139,20 @@ func ExitCode(err error) int {
 
 // ReportError prints err as "helm: what failed" with a "Try: ..." line
 // where one helps, and returns the exit status. An interrupted command is
-// one line, "helm: interrupted". Errors quote what callers and the world
-// wrote (file names, git's messages), so they are escaped for the
-// terminal as every output is; their line breaks stay.
+// one line, "helm: interrupted"; an observation recorded with failures is
+// a "helm: observed, but ..." line for each. Errors quote what callers
+// and the world wrote (file names, git's messages), so they are escaped
+// for the terminal as every output is; their line breaks stay.
 func ReportError(w io.Writer, err error) int {
 	if err == nil {
 		return exitOK
+	}
+	var of *observedFailures
+	if errors.As(err, &of) && !errors.As(err, new(*interruptedError)) {
+		for _, f := range of.Failures {
+			fmt.Fprintf(w, "helm: observed, but %s\n", printable(f.Message))
+		}
+		return ExitCode(err)
 	}
 	fmt.Fprintf(w, "helm: %s\n", block(message(err), ""))
 	if h := hint(err); h != "" {

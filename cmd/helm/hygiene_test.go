@@ -119,13 +119,13 @@ func TestObserveOutIsPrivate(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o640), info.Mode().Perm())
 }
 
-func TestObserveWarnsOfFilesItCouldNotRead(t *testing.T) {
+func TestObserveSaysWhichFilesItCouldNotRead(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.start("warn")
 	h.writeFile("a.txt", "a")
 	r := h.run("observe", "file-contents", "--read", "a.txt", "--read", "gone.txt")
-	require.Equal(t, 0, r.Code, r)
-	assert.Equal(t, "helm: warning: gone.txt: no such file or directory (recorded as such in the observation)\n", r.Stderr)
+	require.Equal(t, 3, r.Code, r)
+	assert.Equal(t, "helm: observed, but gone.txt could not be read: no such file or directory\n", r.Stderr)
 	assert.Contains(t, r.Stdout, "Observed FileContents: a.txt, gone.txt")
 }

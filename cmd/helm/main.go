@@ -102,7 +102,12 @@ func newRootCmd(a *app) *cobra.Command {
 		Short: "record collaborative software work as voyages",
 		Long: `helm records collaborative software work as voyages: observe marks,
 take bearings (what the observations meant), perform actions, complete the
-voyage; "helm log" tells the story.`,
+voyage; "helm log" tells the story.
+
+Exit status: 0 done; 1 failed, nothing recorded; 2 bad usage or input;
+3 recorded, but what was observed or done reported a failure (a missing
+file, an HTTP error, a command's non-zero exit or timeout, an action git
+or gh refused): look before retrying; 130 interrupted.`,
 		Example: `  helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"
   helm observe rust-project .
   helm bearing --reading "Widget module has a null check missing in init()."

@@ -313,7 +313,12 @@ func TestExitCode(t *testing.T) {
 		{"invalid action", fmt.Errorf("x: %w", actions.ErrInvalid), 2},
 		{"empty slate", helm.ErrEmptySlate, 1},
 		{"completed", &helm.VoyageError{Op: "observe", Voyage: "v", Err: helm.ErrVoyageCompleted}, 1},
-		{"action failed", &helm.VoyageError{Op: "perform commit", Voyage: "v", Err: &helm.ActionError{Kind: "commit", Err: &runner.ExitError{Cmd: "git commit", ExitCode: 1}}}, 1},
+		{"action failed, recorded", &helm.VoyageError{Op: "perform commit", Voyage: "v", Err: &helm.ActionError{Kind: "commit", Err: &runner.ExitError{Cmd: "git commit", ExitCode: 1}}}, 3},
+		{"action failed, outcome not recorded", &helm.VoyageError{Op: "perform push", Voyage: "v", Err: &helm.ActionError{Kind: "push", Err: errors.New("disk full")},
+			Hint: helm.Hint{Kind: helm.HintCheckWorld}}, 1},
+		{"action performed, outcome not recorded", &helm.VoyageError{Op: "perform push", Voyage: "v", Err: errors.New("disk full"), Hint: helm.Hint{Kind: helm.HintCheckWorld}}, 1},
+		{"observed, but it failed", &observedFailures{Failures: []helm.Failure{{Kind: helm.FailureMissing, Message: "a could not be read"}}}, 3},
+		{"interrupted after observing a failure", &interruptedError{Err: &observedFailures{}}, 130},
 		{"damaged", &damagedError{Voyage: "v"}, 1},
 		{"other", errors.New("disk full"), 1},
 		{"cancelled, not by a signal", context.Canceled, 1},
@@ -334,8 +339,19 @@ func TestReportErrorShowsProgramMessage(t *testing.T) {
 		Err:  fmt.Errorf("commit: %w", &runner.ExitError{Cmd: "git commit -m x", ExitCode: 1, Stdout: "nothing to commit, working tree clean"}),
 	}}
 	var buf bytes.Buffer
-	assert.Equal(t, 1, ReportError(&buf, err))
+	assert.Equal(t, 3, ReportError(&buf, err), "recorded as a failed action")
 	assert.Equal(t, "helm: commit failed on voyage a3b0fc12 (recorded as a failed action): git commit -m x exited with status 1\nnothing to commit, working tree clean\n", buf.String())
+}
+
+func TestReportErrorSaysWhatAnObservationFoundFailed(t *testing.T) {
+	t.Parallel()
+	err := &observedFailures{Failures: []helm.Failure{
+		{Kind: helm.FailureMissing, Path: "gone\x1b[2K.rs", Message: "gone\x1b[2K.rs could not be read: no such file or directory"},
+		{Kind: helm.FailureExitStatus, ExitCode: 2, Message: "the command exited with status 2"},
+	}}
+	var buf bytes.Buffer
+	assert.Equal(t, 3, ReportError(&buf, err))
+	assert.Equal(t, "helm: observed, but gone\\x1b[2K.rs could not be read: no such file or directory\nhelm: observed, but the command exited with status 2\n", buf.String())
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }

@@ -5,16 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/sighting"
 )
 
 // markKind is how the CLI spells one mark kind: its arguments and flags,
@@ -28,6 +31,16 @@ type markKind struct {
 	focus   []string // what --focus takes, for completion
 	flags   func(fs *pflag.FlagSet, f *markFlags)
 	build   markBuilder
+	// observeArgs and observeFlags are the usage and flags only observing
+	// takes: how to look, which is no part of the mark (slate erase
+	// names the mark without them).
+	observeArgs  string
+	observeFlags func(fs *pflag.FlagSet, o *observeFlags)
+}
+
+// observeFlags holds the flags of observing that are no part of a mark.
+type observeFlags struct {
+	timeout time.Duration
 }
 
 // buildMark builds the mark a command line names, its relative paths
@@ -162,6 +175,10 @@ var markKinds = []*markKind{
 		flags: func(fs *pflag.FlagSet, f *markFlags) {
 			fs.StringVar(&f.dir, "dir", "", "run the program in `DIR` (default the working directory)")
 		},
+		observeArgs: "[--timeout DURATION]",
+		observeFlags: func(fs *pflag.FlagSet, o *observeFlags) {
+			fs.DurationVar(&o.timeout, "timeout", marks.DefaultCommandTimeout, "kill the program (and its children) after `DURATION`, such as 30s or 10m")
+		},
 		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
 			if len(args) == 0 {
 				return nil, usageErrorf(a.cmd, "command needs a PROGRAM after --")
@@ -283,12 +300,21 @@ func newObserveCmd(a *app) *cobra.Command {
 		Long: `Look at a mark and put the observation (mark, sighting, time) on the
 voyage's slate, replacing an earlier observation of the same mark. Prints
 one line; --out also writes the observation as JSON, for bearing
---observation or another tool.`,
+--observation or another tool.
+
+A look that failed is recorded all the same: a file that is not there, a
+program that exits non-zero or is killed at its timeout, an HTTP error
+status, a URL that cannot be fetched. helm then says what failed, one
+"helm: observed, but ..." line on stderr for each, and exits 3.`,
 		Example: "  helm observe rust-project . --out obs.json",
 	})
 	for _, k := range markKinds {
+		args := k.args
+		if k.observeArgs != "" {
+			args = withFlag(args, k.observeArgs)
+		}
 		c.AddCommand(k.completions(leafCmd(a, &cobra.Command{
-			Use:     k.name + " " + withFlag(k.args, "[--out FILE|-]"),
+			Use:     k.name + " " + withFlag(args, "[--out FILE|-]"),
 			Short:   k.summary,
 			Example: "  helm observe " + k.example,
 		}, &observeCommandLeaf{kind: k})))
@@ -327,12 +353,16 @@ func (k *markKind) completions(c *cobra.Command) *cobra.Command {
 type observeCommandLeaf struct {
 	kind *markKind
 	f    markFlags
+	o    observeFlags
 	out  string
 }
 
 func (c *observeCommandLeaf) Flags(fs *pflag.FlagSet) {
 	if c.kind.flags != nil {
 		c.kind.flags(fs, &c.f)
+	}
+	if c.kind.observeFlags != nil {
+		c.kind.observeFlags(fs, &c.o)
 	}
 	fs.StringVar(&c.out, "out", "", "also write the observation as JSON to `FILE` (- for stdout)")
 }
@@ -347,6 +377,9 @@ type observed struct {
 	StoredSize int64  `json:"stored_size"`
 	ObservedAt string `json:"observed_at"`
 	Out        string `json:"out,omitempty"`
+	// Failures are what the sighting records as failed; [] when nothing
+	// did.
+	Failures []helm.Failure `json:"failures"`
 }
 
 func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
@@ -354,6 +387,9 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	m, err := a.buildMark(ctx, c.kind, &c.f, args)
 	if err != nil {
 		return err
+	}
+	if c.kind.observeFlags != nil && c.o.timeout <= 0 {
+		return usageErrorf(a.cmd, "%s: --timeout must be positive, got %s", commandName(a.cmd), c.o.timeout)
 	}
 	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
@@ -363,16 +399,33 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	o, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: a.main.Dir, GitHub: r}})
+	env := &marks.Env{Dir: a.main.Dir, GitHub: r, CommandTimeout: c.o.timeout}
+	// On a terminal, a program's output shows as it runs (escaped, as
+	// every output to a terminal is); a pipe gets the observation alone.
+	var progress *safetext.Writer
+	if isTerminalWriter(a.stderr) {
+		progress = safetext.NewWriter(a.stderr)
+		env.Progress = progress
+	}
+	o, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: env})
+	if progress != nil {
+		_ = progress.Flush() // a terminal gone is no reason to fail the observation
+	}
 	if err != nil {
 		return err
 	}
-	for _, u := range unreadable(o.Observation.Sighting) {
-		fmt.Fprintf(a.stderr, "helm: warning: %s: %s (recorded as such in the observation)\n", printable(u.Path), printable(u.Content.Error))
-	}
 	lo, obs := o.Record, o.Observation
 	res := observed{Voyage: v.ID(), Key: lo.Key, Label: lo.Label, Artifact: lo.Artifact, ObservedAt: stamp(lo.ObservedAt),
-		Size: o.Artifact.Size, StoredSize: o.Artifact.StoredSize}
+		Size: o.Artifact.Size, StoredSize: o.Artifact.StoredSize, Failures: o.Failures()}
+	if res.Failures == nil {
+		res.Failures = []helm.Failure{}
+	}
+	// Recorded, but what was looked at failed: each failure is said on
+	// stderr once the observation is reported, and helm exits 3.
+	var failed error
+	if len(res.Failures) > 0 {
+		failed = &observedFailures{Failures: res.Failures}
+	}
 	// With --out -, stdout carries the observation; the line goes to stderr.
 	line := a.stdout
 	if c.out != "" {
@@ -397,33 +450,20 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 		}
 	}
 	if a.g.json && c.out != "-" {
-		return writeJSON(a.stdout, res)
+		if err := writeJSON(a.stdout, res); err != nil {
+			return err
+		}
+		return failed
 	}
 	fmt.Fprintf(line, "Observed %s (artifact %s, %s)\n", printable(lo.Label), short(lo.Artifact), size(res.Size))
 	if res.Out != "" {
 		fmt.Fprintf(line, "Observation written to %s\n", printable(res.Out))
 	}
-	return nil
+	return failed
 }
 
-// unreadable lists the files an observation could not read (missing, not
-// permitted, a FIFO or device refused): one bad file does not fail an
-// observation, but the person who asked for it is told.
-func unreadable(s sighting.Sighting) []sighting.FileContents {
-	var contents []sighting.FileContents
-	switch s := s.(type) {
-	case *sighting.Files:
-		contents = s.Contents
-	case *sighting.RustProject:
-		contents = s.Contents
-	case *sighting.GoProject:
-		contents = s.Contents
-	}
-	var out []sighting.FileContents
-	for _, c := range contents {
-		if c.Content.Type == sighting.ContentError {
-			out = append(out, c)
-		}
-	}
-	return out
+// isTerminalWriter reports whether w is a terminal (a person watching).
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

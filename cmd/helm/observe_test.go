@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -46,7 +47,7 @@ func TestObserveKinds(t *testing.T) {
 		{"rust-project", []string{"rust-project", "."}, "RustProject @ ."},
 		{"go-project", []string{"go-project", "."}, "GoProject @ ."},
 		{"context", []string{"context", "Agreed on a call: no API change"}, "Context: Agreed on a call: no API change"},
-		{"command", []string{"command", "--", "sh", "-c", "echo hi; exit 3"}, "Command: sh -c"},
+		{"command", []string{"command", "--", "sh", "-c", "echo hi"}, "Command: sh -c"},
 		{"web", []string{"web", web.URL + "/status"}, "Web: " + web.URL + "/status"},
 	}
 	for _, tt := range tests {
@@ -187,4 +188,70 @@ func TestObserveGitHubKinds(t *testing.T) {
 	r := h.fails(1, "observe", "github-issue", "999")
 	assert.Contains(t, r.Stderr, "Not Found")
 	assert.Len(t, strings.Split(strings.TrimSpace(h.ok("slate", "list")), "\n"), 5, "four observations and a heading")
+}
+
+// TestObserveWebFailures: an error status and a URL that cannot be
+// fetched are observations all the same; helm says what failed and exits
+// 3. A success says nothing on stderr.
+func TestObserveWebFailures(t *testing.T) {
+	t.Parallel()
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("all systems go"))
+	}))
+	t.Cleanup(web.Close)
+	// A loopback port nobody listens on: connections are refused.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	refused := "http://" + l.Addr().String() + "/"
+	require.NoError(t, l.Close())
+
+	h := newHarness(t)
+	h.start("web")
+
+	r := h.fails(3, "observe", "web", web.URL+"/missing")
+	assert.Equal(t, "helm: observed, but GET "+web.URL+"/missing answered 404 Not Found\n", r.Stderr)
+	assert.Contains(t, r.Stdout, "Observed Web: "+web.URL+"/missing")
+
+	r = h.fails(3, "observe", "web", refused)
+	assert.True(t, strings.HasPrefix(r.Stderr, "helm: observed, but the URL could not be fetched: Get \""+refused+"\": "), r.Stderr)
+	assert.Contains(t, r.Stderr, "refused")
+	assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line: %q", r.Stderr)
+	assert.Contains(t, r.Stdout, "Observed Web: "+refused)
+
+	r = h.fails(3, "observe", "web", web.URL+"/missing", "--json")
+	var o observed
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &o))
+	assert.Equal(t, []helm.Failure{{Kind: helm.FailureHTTPStatus, URL: web.URL + "/missing", Status: 404,
+		Message: "GET " + web.URL + "/missing answered 404 Not Found"}}, o.Failures)
+
+	r = h.fails(3, "observe", "web", refused, "--json")
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &o))
+	require.Len(t, o.Failures, 1)
+	assert.Equal(t, helm.FailureFetch, o.Failures[0].Kind)
+	assert.Equal(t, refused, o.Failures[0].URL)
+
+	r = h.run("observe", "web", web.URL+"/ok")
+	assert.Equal(t, 0, r.Code, r)
+	assert.Empty(t, r.Stderr)
+
+	slate := h.ok("slate", "list")
+	assert.Contains(t, slate, "3 observations", "the failed looks are on the slate too")
+}
+
+// TestObserveGitHubFocusFailure: a focus that could not be fetched while
+// another was is recorded, said, and exits 3.
+func TestObserveGitHubFocusFailure(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newGitHubHarness(t)
+	issue := srv.AddIssue("octo/widgets", ghtest.Issue{Title: "widget crashes", Body: "on init"})
+	h.start("github")
+	srv.Fail("GET", "repos/octo/widgets/issues/"+itoa(issue)+"/comments", 500, "boom")
+	r := h.fails(3, "observe", "github-issue", itoa(issue), "--focus", "summary", "--focus", "comments")
+	assert.True(t, strings.HasPrefix(r.Stderr, "helm: observed, but the comments of octo/widgets#"+itoa(issue)+" could not be fetched: "), r.Stderr)
+	assert.Contains(t, r.Stderr, "boom")
+	assert.Contains(t, r.Stdout, "Observed GitHubIssue octo/widgets#"+itoa(issue))
 }

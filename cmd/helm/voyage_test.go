@@ -109,7 +109,7 @@ func TestVoyageShow(t *testing.T) {
 	h.ok("observe", "file-contents", "--read", "README.md")
 	h.ok("bearing", "--reading", "A readme.")
 	h.ok("observe", "context", "a call with the maintainer")
-	h.fails(1, "action", "commit", "--message", "not a repository") // recorded as a failed action
+	h.fails(3, "action", "commit", "--message", "not a repository") // recorded as a failed action
 	out := h.ok("voyage", "show")
 	assert.Contains(t, out, "Voyage:    a3b00001-0000-4000-8000-000000000001\n")
 	assert.Contains(t, out, "Kind:      resolve-issue\n")

@@ -17,6 +17,7 @@ package safetext
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -55,18 +56,75 @@ func Check(field, s string) error {
 // (including newline and tab), DEL, the C1 controls, bidirectional
 // formatting characters, line and paragraph separators and invalid UTF-8
 // bytes become visible escapes. Anything else is unchanged.
-func Line(s string) string { return escape(s, "", false) }
+func Line(s string) string { return escape(s, "", false, false) }
 
 // Block renders s for a terminal as Line does, but keeps its line breaks:
 // each newline is printed followed by indent, so the continuation lines sit
 // inside the block that holds them and cannot pass for lines of the
 // surrounding output. Give indent as wide as the label the first line
 // follows ("  Reading: " → 11 spaces).
-func Block(s, indent string) string { return escape(s, indent, true) }
+func Block(s, indent string) string { return escape(s, indent, true, false) }
 
-func escape(s, indent string, keepNewlines bool) string {
+// Writer escapes a stream for a terminal as Block does with no indent,
+// but keeps tabs as well as line breaks: it shows a program's output as
+// the program writes it (tabs align test results; they move no cursor
+// anywhere else). A UTF-8 sequence cut between two writes is held back
+// until the next; Flush writes what is held back at the end.
+type Writer struct {
+	w       io.Writer
+	pending []byte
+}
+
+// NewWriter returns a Writer escaping onto w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write escapes p and writes it, except for an incomplete UTF-8 sequence
+// at its end. It reports len(p) written unless w failed.
+func (t *Writer) Write(p []byte) (int, error) {
+	data := p
+	if len(t.pending) > 0 {
+		data = append(t.pending, p...)
+		t.pending = nil
+	}
+	n := completeRunes(data)
+	if n < len(data) {
+		t.pending = append([]byte(nil), data[n:]...)
+	}
+	if _, err := io.WriteString(t.w, escape(string(data[:n]), "", true, true)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes a sequence held back by Write, escaped: the stream ended
+// in the middle of it.
+func (t *Writer) Flush() error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	s := string(t.pending)
+	t.pending = nil
+	_, err := io.WriteString(t.w, escape(s, "", true, true))
+	return err
+}
+
+// completeRunes returns the length of the longest prefix of data that does
+// not end in the middle of a UTF-8 sequence.
+func completeRunes(data []byte) int {
+	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(data[i]) {
+			if utf8.FullRune(data[i:]) {
+				return len(data)
+			}
+			return i
+		}
+	}
+	return len(data)
+}
+
+func escape(s, indent string, keepNewlines, keepTabs bool) string {
 	// A newline printed as it is needs no work unless it is indented.
-	if !needsEscape(s, keepNewlines && indent == "") {
+	if !needsEscape(s, keepNewlines && indent == "", keepTabs) {
 		return s
 	}
 	var b strings.Builder
@@ -83,6 +141,8 @@ func escape(s, indent string, keepNewlines bool) string {
 			b.WriteString(`\n`)
 		case r == '\r':
 			b.WriteString(`\r`)
+		case r == '\t' && keepTabs:
+			b.WriteByte('\t')
 		case r == '\t':
 			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
@@ -98,18 +158,19 @@ func escape(s, indent string, keepNewlines bool) string {
 }
 
 // needsEscape is the fast path: most text is printed as it is. plainNewline
-// says a newline is printed unchanged.
-func needsEscape(s string, plainNewline bool) bool {
+// and plainTab say a newline and a tab are printed unchanged.
+func needsEscape(s string, plainNewline, plainTab bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '\n' && plainNewline:
+		case c == '\t' && plainTab:
 		case c < 0x20 || c == 0x7f:
 			return true
 		case c >= 0x80:
 			// Multi-byte: decode the rest once, the slow way.
 			for _, r := range s[i:] {
-				if r == utf8.RuneError || unsafeRune(r) || r < 0x20 && !(r == '\n' && plainNewline) || r == 0x7f {
+				if r == utf8.RuneError || unsafeRune(r) || r < 0x20 && !(r == '\n' && plainNewline) && !(r == '\t' && plainTab) || r == 0x7f {
 					return true
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCheckNamesFieldByteAndOffset(t *testing.T) {
@@ -92,8 +93,65 @@ func FuzzLine(f *testing.F) {
 				t.Fatalf("Line(%q) = %q keeps %U", s, out, r)
 			}
 		}
-		if InvalidUTF8(s) < 0 && !needsEscape(s, false) && out != s {
+		if InvalidUTF8(s) < 0 && !needsEscape(s, false, false) && out != s {
 			t.Fatalf("Line changed text that needs no escape: %q → %q", s, out)
+		}
+	})
+}
+
+func TestWriterEscapesAStreamKeepingLinesAndTabs(t *testing.T) {
+	in := "ok  \tpkg\t0.1s\n\x1b[31mFAIL\x1b[0m café\r\n\u202ex\n"
+	want := "ok  \tpkg\t0.1s\n\\x1b[31mFAIL\\x1b[0m café\\r\n\\u202ex\n"
+	// Whatever the writes' boundaries (one cuts "é" in two), the output is
+	// the same.
+	for split := 0; split <= len(in); split++ {
+		var b strings.Builder
+		w := NewWriter(&b)
+		n, err := w.Write([]byte(in[:split]))
+		require.NoError(t, err)
+		assert.Equal(t, split, n)
+		_, err = w.Write([]byte(in[split:]))
+		require.NoError(t, err)
+		require.NoError(t, w.Flush())
+		assert.Equal(t, want, b.String(), "split at %d", split)
+	}
+	// A stream that ends inside a sequence shows its bytes at Flush.
+	var b strings.Builder
+	w := NewWriter(&b)
+	_, err := w.Write([]byte("caf\xc3"))
+	require.NoError(t, err)
+	assert.Equal(t, "caf", b.String())
+	require.NoError(t, w.Flush())
+	assert.Equal(t, `caf\xc3`, b.String())
+}
+
+// FuzzWriter: a stream escaped in two writes reads as it does in one, and
+// keeps nothing that drives the terminal but line breaks and tabs.
+func FuzzWriter(f *testing.F) {
+	for _, s := range []string{"plain\n", "\x1b[2K\r", "a\tb", "caf\xc3\xa9", "\xe9\x80\x80\x80", "\u202e"} {
+		f.Add(s, uint(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, k uint) {
+		split := int(k % uint(len(s)+1))
+		var whole, parts strings.Builder
+		w := NewWriter(&whole)
+		w.Write([]byte(s))
+		w.Flush()
+		w = NewWriter(&parts)
+		w.Write([]byte(s[:split]))
+		w.Write([]byte(s[split:]))
+		w.Flush()
+		if whole.String() != parts.String() {
+			t.Fatalf("%q split at %d: %q, whole: %q", s, split, parts.String(), whole.String())
+		}
+		out := whole.String()
+		if !utf8.ValidString(out) {
+			t.Fatalf("%q → %q is not valid UTF-8", s, out)
+		}
+		for _, r := range out {
+			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || unsafeRune(r) {
+				t.Fatalf("%q → %q keeps %U", s, out, r)
+			}
 		}
 	})
 }
