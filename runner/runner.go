@@ -75,6 +75,11 @@ type Runner struct {
 	// Repository, when set (OWNER/NAME), is the
 	// repository Repo returns instead of the one origin names.
 	Repository string
+	// PassEnv names variables of the process's environment that gh and
+	// git see although the allow-list (AmbientEnv) drops them: what this
+	// identity's own configuration asks for, such as GH_HOST, or a
+	// GH_TOKEN that is this identity's.
+	PassEnv []string
 }
 
 // Command is one fully built invocation: what would run, where, with which
@@ -142,7 +147,8 @@ func (r *Runner) GHInput(ctx context.Context, stdin []byte, args ...string) ([]b
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the gh config directory of identity %s: %w", r.Identity, err)
 	}
-	return r.Run(ctx, c)
+	out, err := r.Run(ctx, c)
+	return out, r.loginError(err)
 }
 
 // Git runs git with args and returns its standard output.
@@ -164,7 +170,7 @@ func (r *Runner) Run(ctx context.Context, c *Command) ([]byte, error) {
 	}
 	cmd := exec.CommandContext(ctx, path, c.Args...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.Env = append(AmbientEnv(os.Environ(), r.PassEnv), c.Env...)
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
@@ -338,4 +344,59 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// ambientAllowed are the variables of helm's own environment that reach
+// gh and git: what a program needs to run (PATH, HOME, locale, temporary
+// directory, terminal), to reach a server (proxies, CA certificates, the
+// SSH agent) and to find git's configuration — and nothing that carries
+// a credential. Entries ending in "*" are prefixes.
+var ambientAllowed = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TZ", "TERM", "COLORTERM",
+	"LANG", "LANGUAGE", "LC_*",
+	"TMPDIR", "TMP", "TEMP",
+	"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+	"SSL_CERT_FILE", "SSL_CERT_DIR",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GIT_SSH", "GIT_SSH_COMMAND",
+	"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*",
+	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE",
+	"GNUPGHOME",
+	// Windows.
+	"SYSTEMROOT", "SystemRoot", "WINDIR", "windir", "COMSPEC", "ComSpec", "PATHEXT",
+	"USERPROFILE", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "ProgramData", "HOMEDRIVE", "HOMEPATH",
+}
+
+// AmbientEnv returns the entries of env (KEY=VALUE, as os.Environ gives
+// them) that gh and git may see: those ambientAllowed names, and those
+// pass names. Everything else is dropped — an ambient GH_TOKEN,
+// GITHUB_TOKEN, GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN or GH_HOST
+// among them, so that each identity talks to GitHub with its own
+// configuration only (GH_CONFIG_DIR), never with credentials it happens
+// to share with the process.
+func AmbientEnv(env []string, pass []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if slices.Contains(pass, k) || allowedAmbient(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func allowedAmbient(k string) bool {
+	for _, a := range ambientAllowed {
+		if p, ok := strings.CutSuffix(a, "*"); ok {
+			if strings.HasPrefix(k, p) {
+				return true
+			}
+		} else if k == a {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/helmlog/helm"
 )
 
 // config is $HELM_HOME/config.toml.
@@ -17,10 +19,21 @@ type config struct {
 	Identity string `toml:"identity"`
 	Role     string `toml:"role"`
 	Method   string `toml:"method"`
+	// Identities holds what is particular to one identity, by name
+	// ([identities.NAME] tables).
+	Identities map[string]identityConfig `toml:"identities"`
+}
+
+// identityConfig is one [identities.NAME] table.
+type identityConfig struct {
+	// PassEnv names variables of helm's environment that this identity's
+	// gh and git see (GH_HOST, or a GH_TOKEN that is this identity's):
+	// without it, credentials in the environment reach no gh call.
+	PassEnv []string `toml:"pass_env"`
 }
 
 // configKeys are the keys config.toml may hold, in config's order.
-var configKeys = []string{"identity", "role", "method"}
+var configKeys = []string{"identity", "role", "method", "identities.NAME.pass_env"}
 
 // config reads $HELM_HOME/config.toml; a missing file is an empty config.
 // A key helm does not know is a usage error naming its line: a typo
@@ -41,12 +54,22 @@ func (a *app) config() (*config, error) {
 	}
 	md, err := toml.Decode(string(data), c)
 	if err != nil {
-		return nil, &usageError{Err: fmt.Errorf("read %s: %w", path, err), Hint: "fix the file; it holds identity, role and method, e.g. identity = \"john-agent\""}
+		return nil, &usageError{Err: fmt.Errorf("read %s: %w", path, err), Hint: "fix the file; it holds identity, role, method and [identities.NAME] tables, e.g. identity = \"john-agent\""}
 	}
 	if err := unknownKeys(path, data, md.Undecoded()); err != nil {
 		return nil, err
 	}
 	c.Identity, c.Role, c.Method = strings.TrimSpace(c.Identity), strings.TrimSpace(c.Role), strings.TrimSpace(c.Method)
+	for name, ic := range c.Identities {
+		if err := helm.ValidateIdentity(name); err != nil {
+			return nil, &usageError{Err: fmt.Errorf("%s: [identities.%s]: %w", path, name, err), Hint: "name the table after an identity, e.g. [identities.john-agent]"}
+		}
+		for _, v := range ic.PassEnv {
+			if v == "" || strings.ContainsAny(v, "= \t") {
+				return nil, &usageError{Err: fmt.Errorf("%s: [identities.%s] pass_env: %q is not an environment variable name", path, name, v), Hint: `list names, e.g. pass_env = ["GH_HOST"]`}
+			}
+		}
+	}
 	a.cfg = c
 	return c, nil
 }
@@ -82,7 +105,7 @@ func unknownKeys(path string, data []byte, undecoded []toml.Key) error {
 	}
 	return &usageError{
 		Err:  errors.New(strings.Join(lines, "\n")),
-		Hint: "fix or remove the key in " + path + `; it holds identity, role and method, e.g. role = "coder"`,
+		Hint: "fix or remove the key in " + path + `; it holds identity, role, method and [identities.NAME] tables, e.g. role = "coder"`,
 	}
 }
 

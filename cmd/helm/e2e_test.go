@@ -59,7 +59,7 @@ func TestEndToEndResolvingAnIssue(t *testing.T) {
 
 	home := filepath.Join(t.TempDir(), "helm-home")
 	require.NoError(t, os.MkdirAll(home, 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(home, "config.toml"), []byte("role = \"coder\"\nmethod = \"human\"\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(home, "config.toml"), []byte("role = \"coder\"\nmethod = \"human\"\n\n# The stand-in's host and token reach john-agent's gh calls only.\n[identities.john-agent]\npass_env = [\"GH_HOST\", \"GH_ENTERPRISE_TOKEN\"]\n"), 0o600))
 	env := append([]string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "HELM_HOME=" + home,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",

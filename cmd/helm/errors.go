@@ -206,6 +206,10 @@ func hint(err error) string {
 	if errors.As(err, &h) {
 		return h.Hint
 	}
+	var nl *runner.NotLoggedInError
+	if errors.As(err, &nl) {
+		return libraryHint(err, nil)
+	}
 	var xe *runner.ExitError
 	if errors.As(err, &xe) {
 		return "" // the program's own message says what to do
@@ -220,6 +224,10 @@ func hint(err error) string {
 // library's text.
 func libraryHint(err error, globals []string) string {
 	lh := helm.HintOf(err)
+	var nl *runner.NotLoggedInError
+	if errors.As(err, &nl) {
+		lh = helm.Hint{Kind: "login"}
+	}
 	helmWith := func(drop string, rest string) string {
 		var kept []string
 		for i := 0; i < len(globals); i += 2 {
@@ -235,6 +243,8 @@ func libraryHint(err error, globals []string) string {
 	switch lh.Kind {
 	case "":
 		return ""
+	case "login":
+		return helmWith("--as", "auth login --as "+nl.Identity)
 	case helm.HintObserve:
 		return helmWith("", "observe KIND ... first, or pass --observation FILE")
 	case helm.HintStartVoyage:
@@ -269,7 +279,8 @@ func libraryHint(err error, globals []string) string {
 // withGlobals gives err, when its hint is the library's, a Try: line that
 // keeps the global flags of args (the user's command line).
 func withGlobals(err error, root *cobra.Command) error {
-	if err == nil || helm.HintOf(err).Kind == "" {
+	var nl *runner.NotLoggedInError
+	if err == nil || (helm.HintOf(err).Kind == "" && !errors.As(err, &nl)) {
 		return err
 	}
 	var ue *usageError

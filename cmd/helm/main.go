@@ -138,7 +138,7 @@ or gh refused): look before retrying; 130 interrupted.`,
 	root.AddCommand(
 		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
 		newActionCmd(a), newCompleteCmd(a), newLogCmd(a),
-		newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
+		newAuthCmd(a), newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
 	)
 	walk(root, func(c *cobra.Command) {
 		// Use lines say where the flags go themselves.

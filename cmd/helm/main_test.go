@@ -355,3 +355,10 @@ func TestReportErrorSaysWhatAnObservationFoundFailed(t *testing.T) {
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// writeHome writes a file in the helm home (config.toml, ...).
+func (h *harness) writeHome(name, content string) {
+	h.t.Helper()
+	require.NoError(h.t, os.MkdirAll(h.Home, 0o700))
+	require.NoError(h.t, os.WriteFile(filepath.Join(h.Home, name), []byte(content), 0o600))
+}

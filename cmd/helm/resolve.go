@@ -279,7 +279,15 @@ func (a *app) runner(identity, repo string) (*runner.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runner.Runner{Home: home, Identity: identity, Dir: a.main.Dir, Env: a.main.ExtraEnv, Repository: repo}, nil
+	var pass []string
+	if identity != "" {
+		cfg, err := a.config()
+		if err != nil {
+			return nil, err
+		}
+		pass = cfg.Identities[identity].PassEnv
+	}
+	return &runner.Runner{Home: home, Identity: identity, Dir: a.main.Dir, Env: a.main.ExtraEnv, Repository: repo, PassEnv: pass}, nil
 }
 
 // readInput reads a file named on the command line, "-" meaning stdin

@@ -70,6 +70,7 @@ type Server struct {
 	failures []failure
 	pageSize int
 	nextID   int64
+	tokens   map[string]string // token -> login, besides Token
 }
 
 // Request is one request the stand-in received.
@@ -86,6 +87,8 @@ type Request struct {
 	Accept string
 	// Body is the decoded JSON body, nil when there was none.
 	Body map[string]any
+	// Token is the token the request was authorised with ("" for none).
+	Token string
 }
 
 // String reads "GET repos/o/r/issues?state=open", the query's per_page
@@ -126,6 +129,30 @@ func NewServer(t testing.TB) *Server {
 		t.Fatalf("ghtest: write CA: %v", err)
 	}
 	return s
+}
+
+// AddToken makes the stand-in accept token as login's, besides Token:
+// tests of several identities give each its own, and Requests says which
+// token each request carried.
+func (s *Server) AddToken(token, login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tokens == nil {
+		s.tokens = map[string]string{}
+	}
+	s.tokens[token] = login
+}
+
+// HostEnv is Env without the token: it points gh at the stand-in, and
+// each identity authenticates with its own configuration (gh auth login).
+func (s *Server) HostEnv() []string {
+	var out []string
+	for _, kv := range s.Env() {
+		if !strings.HasPrefix(kv, "GH_ENTERPRISE_TOKEN=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // RequireGH fails the test with an install hint when gh is not in PATH.
@@ -199,7 +226,8 @@ func (s *Server) SetPageSize(n int) {
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/v3"), "/")
-	req := Request{Method: r.Method, Path: path, Query: r.URL.Query(), Accept: r.Header.Get("Accept")}
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "token ")
+	req := Request{Method: r.Method, Path: path, Query: r.URL.Query(), Accept: r.Header.Get("Accept"), Token: token}
 	if r.Body != nil {
 		var body map[string]any
 		dec := json.NewDecoder(r.Body)
@@ -211,11 +239,28 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
 
-	if !strings.HasPrefix(r.URL.Path, "/api/v3/") {
+	login, known := s.tokens[token]
+	if token == Token {
+		login, known = Login, true
+	}
+	switch {
+	case r.URL.Path == "/api/graphql" && known:
+		// gh auth login asks who the token belongs to; nothing else here
+		// speaks GraphQL.
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"viewer": map[string]any{"login": login}}})
+		return
+	case r.URL.Path == "/api/v3/user" && r.Method == http.MethodGet && known:
+		writeJSON(w, http.StatusOK, map[string]any{"login": login, "type": "User"})
+		return
+	case r.URL.Path == "/api/v3/" && known:
+		// gh auth login checks the token's scopes here.
+		w.Header().Set("X-Oauth-Scopes", "repo, read:org, gist")
+		writeJSON(w, http.StatusOK, map[string]any{})
+		return
+	case !strings.HasPrefix(r.URL.Path, "/api/v3/"):
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
-	}
-	if r.Header.Get("Authorization") != "token "+Token {
+	case !known:
 		writeError(w, http.StatusUnauthorized, "Bad credentials")
 		return
 	}
