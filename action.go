@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
@@ -39,6 +40,21 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // returns an *ActionError; the failure is recorded, among FailedActions,
 // but is not part of the story. who needs a role and a method.
 func (v *Voyage) Perform(ctx context.Context, a Action, who Who) (Entry, error) {
+	return v.PerformWith(ctx, a, who, PerformOptions{})
+}
+
+// PerformOptions tune PerformWith.
+type PerformOptions struct {
+	// AllowSecret performs an action whose parameters hold what the
+	// redactor finds secret (a token in a commit message or a pull
+	// request's body), which is otherwise refused with ErrSecret. The
+	// world gets the parameters as they are; the log records them
+	// redacted.
+	AllowSecret bool
+}
+
+// PerformWith is Perform with options.
+func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts PerformOptions) (Entry, error) {
 	op := "perform " + a.Kind()
 	if err := checkWho(who); err != nil {
 		return Entry{}, v.fail(op, err, Hint{})
@@ -46,6 +62,14 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who Who) (Entry, error) 
 	params, err := json.Marshal(a)
 	if err != nil {
 		return Entry{}, v.fail(op, fmt.Errorf("%w: encode parameters: %v", ErrInvalid, err), Hint{})
+	}
+	red, err := v.home.redactor()
+	if err != nil {
+		return Entry{}, v.fail(op, err, Hint{})
+	}
+	if redacted, n := red.JSON(params); n > 0 && !opts.AllowSecret {
+		return Entry{}, v.fail(op, fmt.Errorf("%w (%s): nothing was run or recorded", ErrSecret, strings.Join(secretRules(redacted), ", ")),
+			Hint{HintAllowSecret, "take the secret out of the parameters, or allow it (PerformOptions.AllowSecret): the log records it redacted"})
 	}
 	id := v.home.opts.NewID().String()
 	var w Who

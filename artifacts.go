@@ -151,6 +151,11 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who Who) 
 	if err != nil {
 		return "", v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
 	}
+	red, err := v.home.redactor()
+	if err != nil {
+		return "", v.fail(op, err, Hint{})
+	}
+	data, _ = redactSighting(red, data)
 	method := strings.TrimSpace(r.Method)
 	if method == "" {
 		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), Hint{})

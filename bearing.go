@@ -41,12 +41,16 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who Who, opts 
 	if source == "" {
 		source = SourceAgent
 	}
+	red, err := v.home.redactor()
+	if err != nil {
+		return Entry{}, v.fail(op, err, Hint{})
+	}
 	extra := make([]*encodedObservation, len(opts.Observations))
 	for i, o := range opts.Observations {
 		if err := checkObservation(fmt.Sprintf("observation %d", i+1), o); err != nil {
 			return Entry{}, v.fail(op, err, Hint{})
 		}
-		enc, err := encodeObservation(o)
+		enc, err := encodeObservation(red, o)
 		if err != nil {
 			return Entry{}, v.fail(op, fmt.Errorf("%w: observation %d: %v", ErrInvalid, i+1, err), Hint{})
 		}

@@ -35,9 +35,13 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 		return 0, v.fail(op, fmt.Errorf("a write failed earlier, so this handle's views may be ahead of the disk: %w", broken),
 			Hint{HintReopen, "open the voyage again, and read its logbook to see what was recorded"})
 	}
+	red, err := v.home.redactor()
+	if err != nil {
+		return 0, v.fail(op, err, Hint{})
+	}
 	var decideErr error
 	var last uint64
-	_, err := v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+	_, err = v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
 		v.mu.Lock()
 		defer v.mu.Unlock()
 		if err := tx.Scan(v.st.Voyage.Seq+1, v.applyRecord); err != nil {
@@ -86,6 +90,7 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 				e.Artifact.Blob = seq
 			}
 			e.At = now
+			redactEvent(red, e) // nothing is stored that a rule finds secret
 			rec, err := projection.Encode(e)
 			if err == nil && len(rec) > segment.DefaultMaxRecordSize {
 				err = fmt.Errorf("%w: a %s event of %d bytes exceeds the log's record limit of %d bytes", ErrInvalid, e.Type, len(rec), segment.DefaultMaxRecordSize)

@@ -76,6 +76,9 @@ const (
 	// HintCheckWorld: an action touched the world but its outcome could
 	// not be recorded; check the world before performing it again.
 	HintCheckWorld HintKind = "check-world"
+	// HintAllowSecret: an action's parameters hold a secret; take it out,
+	// or allow it (PerformOptions.AllowSecret).
+	HintAllowSecret HintKind = "allow-secret"
 	// HintFreeSpace: the disk (or the owner's quota) is full; free space,
 	// then retry.
 	HintFreeSpace HintKind = "free-space"

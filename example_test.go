@@ -309,3 +309,21 @@ func ExampleObserved_Failures() {
 	// missing - no-such-file.txt could not be read: no such file or directory
 	// 1 observation on the slate
 }
+
+// Everything a voyage stores passes the home's redactor first; Redact
+// shows what it hides.
+func ExampleHome_Redact() {
+	h, err := helm.Open(os.TempDir(), &helm.Options{Redaction: helm.Redaction{
+		Environ:  []string{"GH_TOKEN=ghp_exampleEXAMPLEexample0123456789abcd"},
+		Patterns: []helm.RedactPattern{{Name: "ticket", Regexp: `TICKET-(\d+)`}},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	text, n, err := h.Redact("GH_TOKEN is ghp_exampleEXAMPLEexample0123456789abcd; see TICKET-4242; DB_PASSWORD=correct-horse-battery")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(n, text)
+	// Output: 3 GH_TOKEN is [REDACTED:env:GH_TOKEN]; see TICKET-[REDACTED:ticket]; DB_PASSWORD=[REDACTED:secret-assignment]
+}

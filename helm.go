@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/redact"
 )
 
 // Options tune a Home. The zero value is what production uses.
@@ -32,12 +34,19 @@ type Options struct {
 	SegmentSize int64
 	// NoSync skips fsync. For tests of logic only: a crash loses data.
 	NoSync bool
+	// Redaction adds to what is hidden before anything is stored (see
+	// Redaction); the zero value hides what helm's own rules find.
+	Redaction Redaction
 }
 
 // Home is a directory of voyages.
 type Home struct {
 	dir  string
 	opts Options
+
+	redOnce sync.Once
+	red     *redact.Redactor
+	redErr  error
 }
 
 // Open opens the home at dir. Opening reads: the home and its voyages
@@ -297,4 +306,16 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 		return out, &unreadable
 	}
 	return out, nil
+}
+
+// Redact returns text with what helm would hide before storing it
+// replaced by markers, and how many: the same redactor every change to a
+// voyage passes through (see Redaction).
+func (h *Home) Redact(text string) (string, int, error) {
+	r, err := h.redactor()
+	if err != nil {
+		return "", 0, err
+	}
+	s, n := r.String(text)
+	return s, n, nil
 }

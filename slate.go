@@ -9,6 +9,7 @@ import (
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -91,7 +92,11 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 	if err := checkWho(who); err != nil {
 		return Observed{}, v.fail(op, err, Hint{})
 	}
-	enc, err := encodeObservation(obs)
+	red, err := v.home.redactor()
+	if err != nil {
+		return Observed{}, v.fail(op, err, Hint{})
+	}
+	enc, err := encodeObservation(red, obs)
 	if err != nil {
 		return Observed{}, v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
 	}
@@ -137,7 +142,9 @@ type encodedObservation struct {
 	art  *artifact.Encoded
 }
 
-func encodeObservation(obs Observation) (*encodedObservation, error) {
+// encodeObservation redacts the sighting (the returned observation holds
+// the redacted sighting, as stored) and hashes and compresses it.
+func encodeObservation(r *redact.Redactor, obs Observation) (*encodedObservation, error) {
 	mark, err := marks.Marshal(obs.Mark)
 	if err != nil {
 		return nil, err
@@ -145,6 +152,13 @@ func encodeObservation(obs Observation) (*encodedObservation, error) {
 	sight, err := sighting.Marshal(obs.Sighting)
 	if err != nil {
 		return nil, err
+	}
+	if red, n := redactSighting(r, sight); n > 0 {
+		s, err := sighting.Unmarshal(red)
+		if err != nil {
+			return nil, fmt.Errorf("redacted sighting: %w", err)
+		}
+		obs.Sighting, sight = s, red
 	}
 	return &encodedObservation{obs: obs, mark: mark, art: artifact.Encode(sight)}, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/sighting"
 )
@@ -216,3 +217,8 @@ func DescribeAction(a *ActionRecord) string { return logbook.DescribeAction(a) }
 // a path (it names the identity's gh configuration directory), printable
 // UTF-8 without spaces or a leading dot, of at most 64 bytes.
 func ValidateIdentity(name string) error { return logbook.ValidateIdentity(name) }
+
+// RedactPattern is an extra redaction rule (Redaction.Patterns): text
+// matching Regexp is hidden, marked with Name (only the first group's
+// text when the expression has one).
+type RedactPattern = redact.Pattern

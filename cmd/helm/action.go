@@ -253,9 +253,10 @@ directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
 
 // actionCommandLeaf performs one action kind.
 type actionCommandLeaf struct {
-	kind   *actionKind
-	f      actionFlags
-	dryRun bool
+	kind        *actionKind
+	f           actionFlags
+	dryRun      bool
+	allowSecret bool
 }
 
 func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
@@ -266,6 +267,7 @@ func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
 		fs.StringVar(&c.f.repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
 	}
 	fs.BoolVar(&c.dryRun, "dry-run", false, "print exactly what would run; run and record nothing")
+	fs.BoolVar(&c.allowSecret, "allow-secret", false, "perform it although its parameters hold a secret (the log records them redacted)")
 }
 
 // actionDryRun is the --json form of a dry run.
@@ -314,7 +316,15 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
 		return err
 	}
-	e, err := v.Perform(ctx, act, who)
+	e, err := v.PerformWith(ctx, act, who, helm.PerformOptions{AllowSecret: c.allowSecret})
+	if errors.Is(err, helm.ErrSecret) {
+		// The line is the user's, the secret in it shown as its marker.
+		args := make([]string, len(a.args))
+		for i, arg := range a.args {
+			args[i], _, _ = a.home.Redact(arg)
+		}
+		return &hinted{Err: err, Hint: "helm " + commandLine(args) + " --allow-secret, or take the secret out"}
+	}
 	if err != nil {
 		return err
 	}

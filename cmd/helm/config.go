@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -22,6 +23,21 @@ type config struct {
 	// Identities holds what is particular to one identity, by name
 	// ([identities.NAME] tables).
 	Identities map[string]identityConfig `toml:"identities"`
+	// Redact adds to what is hidden before anything is stored.
+	Redact redactConfig `toml:"redact"`
+}
+
+// redactConfig is the [redact] table.
+type redactConfig struct {
+	// Env names more environment variables whose values are hidden.
+	Env []string `toml:"env"`
+	// Patterns are more rules: [[redact.patterns]] name = "...", regexp = "...".
+	Patterns []redactPattern `toml:"patterns"`
+}
+
+type redactPattern struct {
+	Name   string `toml:"name"`
+	Regexp string `toml:"regexp"`
 }
 
 // identityConfig is one [identities.NAME] table.
@@ -33,7 +49,7 @@ type identityConfig struct {
 }
 
 // configKeys are the keys config.toml may hold, in config's order.
-var configKeys = []string{"identity", "role", "method", "identities.NAME.pass_env"}
+var configKeys = []string{"identity", "role", "method", "identities.NAME.pass_env", "redact.env", "redact.patterns"}
 
 // config reads $HELM_HOME/config.toml; a missing file is an empty config.
 // A key helm does not know is a usage error naming its line: a typo
@@ -68,6 +84,15 @@ func (a *app) config() (*config, error) {
 			if v == "" || strings.ContainsAny(v, "= \t") {
 				return nil, &usageError{Err: fmt.Errorf("%s: [identities.%s] pass_env: %q is not an environment variable name", path, name, v), Hint: `list names, e.g. pass_env = ["GH_HOST"]`}
 			}
+		}
+	}
+	for i, p := range c.Redact.Patterns {
+		if _, err := regexp.Compile(p.Regexp); err != nil || strings.TrimSpace(p.Name) == "" {
+			why := "it has no name"
+			if err != nil {
+				why = err.Error()
+			}
+			return nil, &usageError{Err: fmt.Errorf("%s: [redact] pattern %d (%q): %s", path, i+1, p.Name, why), Hint: `give each pattern a name and a Go regular expression, e.g. { name = "ticket", regexp = 'TICKET-\d+' }`}
 		}
 	}
 	a.cfg = c

@@ -109,7 +109,19 @@ func (a *app) openHome() (*helm.Home, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := helm.Open(dir, a.main.Options)
+	var opts helm.Options
+	if a.main.Options != nil {
+		opts = *a.main.Options
+	}
+	if cfg, err := a.config(); err != nil {
+		return nil, err
+	} else {
+		opts.Redaction.ExtraEnv = append(opts.Redaction.ExtraEnv, cfg.Redact.Env...)
+		for _, p := range cfg.Redact.Patterns {
+			opts.Redaction.Patterns = append(opts.Redaction.Patterns, helm.RedactPattern{Name: p.Name, Regexp: p.Regexp})
+		}
+	}
+	h, err := helm.Open(dir, &opts)
 	if err != nil {
 		return nil, err
 	}

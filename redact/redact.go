@@ -1,0 +1,367 @@
+// Package redact removes secrets from text before helm stores it: the
+// values of the process's secret-looking environment variables, tokens
+// the caller names (the identities' gh logins), well-known token shapes
+// (GitHub, AWS, Slack, Stripe, JWT, PEM private keys, credentials in
+// URLs) and the value of any NAME=VALUE, NAME: VALUE or "NAME": "VALUE"
+// whose NAME looks secret. Each secret becomes a marker naming the rule
+// that found it, never the value: [REDACTED:github-token],
+// [REDACTED:env:GH_TOKEN].
+//
+// The rules are helm's own. A literal prefilter (the token prefixes, the
+// values to hide, the secret-looking words) finds candidates, and the
+// regular expressions run only on text that holds one, so text without
+// any costs a few substring searches.
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// MinValue is the shortest value hidden because of the name it is
+// assigned to (an environment variable, a NAME=VALUE line): shorter ones
+// are flags and placeholders more often than secrets.
+const MinValue = 8
+
+// secretWords make a name look secret: GH_TOKEN, DB_PASSWORD, API_KEY...
+var secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "CREDENTIAL", "AUTHORIZATION", "COOKIE"}
+
+// LooksSecret reports whether an environment variable, field or header
+// name looks like it holds a secret: it contains TOKEN, SECRET, PASSWORD,
+// PASSWD, API_KEY, PRIVATE_KEY, CREDENTIAL, AUTHORIZATION or COOKIE, in
+// any case, with - or _ between words (X-Api-Key, AWS_SECRET_ACCESS_KEY).
+func LooksSecret(name string) bool {
+	u := strings.ReplaceAll(strings.ToUpper(name), "-", "_")
+	for _, w := range secretWords {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Pattern is an extra rule: text matching Regexp is a secret, marked
+// with Name. When the expression has a group, only the first group's
+// text is hidden (the rest, such as a field name, stays).
+type Pattern struct {
+	Name   string `json:"name"`
+	Regexp string `json:"regexp"`
+}
+
+// Options say what a Redactor hides besides the built-in shapes.
+type Options struct {
+	// Environ is the environment (KEY=VALUE) whose secret-looking
+	// variables' values are hidden; nil means none.
+	Environ []string
+	// ExtraEnv names more variables of Environ whose values are hidden.
+	ExtraEnv []string
+	// Values are literal secrets by the name their marker carries, such as
+	// "gh-login:john-agent" for a token read from that identity's hosts.yml.
+	Values map[string]string
+	// Patterns are extra rules.
+	Patterns []Pattern
+}
+
+type rule struct {
+	name     string
+	re       *regexp.Regexp
+	literals []string // every match holds one of these (nil: the rule runs on the whole text)
+	fold     bool     // literals are matched ignoring ASCII case
+	// after is how far past a literal a match may end (default
+	// defaultReach); matches start at most defaultReach before one.
+	after int
+}
+
+// defaultReach bounds how far from its literal a match may reach: the
+// regular expressions run on windows this wide around each literal, not
+// on the whole text.
+const defaultReach = 1024
+
+type value struct{ name, text string }
+
+// Redactor hides secrets in text. It is safe for concurrent use.
+type Redactor struct {
+	values []value // longest first, so a value inside another is not half hidden
+	rules  []rule
+}
+
+var builtin = []rule{
+	{name: "private-key", re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`), literals: []string{"PRIVATE KEY"}, after: 1 << 16},
+	{name: "github-token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), literals: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{name: "aws-access-key-id", re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b`), literals: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA"}},
+	{name: "slack-token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), literals: []string{"xox"}},
+	{name: "stripe-key", re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[0-9A-Za-z]{10,}\b`), literals: []string{"k_live_", "k_test_"}},
+	{name: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyJ"}},
+	// scheme://user:password@ keeps the scheme and user.
+	{name: "url-credentials", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:([^/@\s"'<>]+)@`), literals: []string{"://"}},
+	// NAME=VALUE, NAME: VALUE, "NAME": "VALUE" with a secret-looking NAME
+	// (what the env rule does for variables, for any text: .env files,
+	// YAML, JSON, command lines).
+	{name: "secret-assignment", re: regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:token|secret|password|passwd|api[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*["']?\s*[:=]\s*["']?([^\s"',;]{8,})`),
+		literals: []string{"token", "secret", "password", "passwd", "api_key", "api-key", "apikey", "private_key", "private-key", "privatekey", "credential"}, fold: true},
+}
+
+// New returns a Redactor with the built-in rules and what opts adds. A
+// pattern that does not compile is an error naming it.
+func New(opts Options) (*Redactor, error) {
+	r := &Redactor{rules: append([]rule(nil), builtin...)}
+	extra := map[string]bool{}
+	for _, n := range opts.ExtraEnv {
+		extra[n] = true
+	}
+	seen := map[string]bool{}
+	add := func(name, text string) {
+		if len(text) < MinValue || seen[text] {
+			return
+		}
+		seen[text] = true
+		r.values = append(r.values, value{name: name, text: text})
+	}
+	for _, kv := range opts.Environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && (extra[k] || LooksSecret(k)) {
+			add("env:"+k, v)
+		}
+	}
+	names := make([]string, 0, len(opts.Values))
+	for n := range opts.Values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		add(n, opts.Values[n])
+	}
+	sort.SliceStable(r.values, func(i, j int) bool { return len(r.values[i].text) > len(r.values[j].text) })
+	for _, p := range opts.Patterns {
+		re, err := regexp.Compile(p.Regexp)
+		if err != nil {
+			return nil, fmt.Errorf("redaction pattern %q: %w", p.Name, err)
+		}
+		if p.Name == "" {
+			return nil, fmt.Errorf("redaction pattern %q has no name", p.Regexp)
+		}
+		r.rules = append(r.rules, rule{name: p.Name, re: re})
+	}
+	return r, nil
+}
+
+// Marker is what stands in for a secret found by rule name.
+func Marker(name string) string { return "[REDACTED:" + name + "]" }
+
+// String returns s with every secret replaced by its marker, and how many
+// were replaced.
+func (r *Redactor) String(s string) (string, int) {
+	if r == nil || s == "" {
+		return s, 0
+	}
+	n := 0
+	for _, v := range r.values {
+		if strings.Contains(s, v.text) {
+			c := strings.Count(s, v.text)
+			s = strings.ReplaceAll(s, v.text, Marker(v.name))
+			n += c
+		}
+	}
+	for _, ru := range r.rules {
+		if !ru.candidate(s) {
+			continue
+		}
+		var k int
+		s, k = ru.apply(s)
+		n += k
+	}
+	return s, n
+}
+
+// candidate reports whether s holds one of the rule's literals.
+func (ru rule) candidate(s string) bool {
+	if ru.literals == nil {
+		return true
+	}
+	for _, l := range ru.literals {
+		if index(s, l, ru.fold) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// apply replaces the rule's matches in s: the first group when the
+// expression has one, else the whole match. A match that is a marker
+// already is left alone.
+func (ru rule) apply(s string) (string, int) {
+	var b strings.Builder
+	last, n := 0, 0
+	for _, sp := range ru.matches(s) {
+		start, end := sp[0], sp[1]
+		if start < last || strings.HasPrefix(s[start:end], "[REDACTED:") {
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Marker(ru.name))
+		last = end
+		n++
+	}
+	if n == 0 {
+		return s, 0
+	}
+	b.WriteString(s[last:])
+	return b.String(), n
+}
+
+// matches returns the spans to hide, in order: the expression runs on
+// the windows around the literals (merged where they overlap), or on the
+// whole text for a rule without literals.
+func (ru rule) matches(s string) [][2]int {
+	var wins [][2]int
+	if ru.literals == nil {
+		wins = [][2]int{{0, len(s)}}
+	} else {
+		after := ru.after
+		if after == 0 {
+			after = defaultReach
+		}
+		for _, l := range ru.literals {
+			for from := 0; ; {
+				i := index(s[from:], l, ru.fold)
+				if i < 0 {
+					break
+				}
+				i += from
+				wins = append(wins, [2]int{max(0, i-defaultReach), min(len(s), i+len(l)+after)})
+				from = i + len(l)
+			}
+		}
+		sort.Slice(wins, func(i, j int) bool { return wins[i][0] < wins[j][0] })
+		merged := wins[:0]
+		for _, w := range wins {
+			if k := len(merged) - 1; k >= 0 && w[0] <= merged[k][1] {
+				merged[k][1] = max(merged[k][1], w[1])
+				continue
+			}
+			merged = append(merged, w)
+		}
+		wins = merged
+	}
+	var spans [][2]int
+	for _, w := range wins {
+		for _, loc := range ru.re.FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
+			start, end := loc[0], loc[1]
+			if len(loc) >= 4 && loc[2] >= 0 {
+				start, end = loc[2], loc[3]
+			}
+			spans = append(spans, [2]int{w[0] + start, w[0] + end})
+		}
+	}
+	return spans
+}
+
+// index is strings.Index, or, with fold, its ASCII case-insensitive form
+// for a lower-case sub.
+func index(s, sub string, fold bool) int {
+	if !fold {
+		return strings.Index(s, sub)
+	}
+	first, upper := sub[0], sub[0]
+	if 'a' <= first && first <= 'z' {
+		upper = first - 'a' + 'A'
+	}
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if c := s[i]; (c == first || c == upper) && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// JSON returns the JSON document doc with secrets hidden inside its
+// strings, and how many: each string value is redacted as text, and the
+// string value of a member whose name looks secret is hidden whole
+// (marked secret-field:NAME) when it has MinValue characters or more.
+// Object keys, numbers and the layout are kept, so the document decodes
+// into the same types. Bytes that are not a JSON document are redacted
+// as text.
+func (r *Redactor) JSON(doc []byte) ([]byte, int) {
+	if r == nil || len(doc) == 0 {
+		return doc, 0
+	}
+	if !json.Valid(doc) {
+		s, n := r.String(string(doc))
+		return []byte(s), n
+	}
+	var out bytes.Buffer
+	n, last := 0, 0
+	var key string // the member name before a ':' (object values)
+	for i := 0; i < len(doc); {
+		c := doc[i]
+		if c != '"' {
+			i++
+			continue
+		}
+		end := stringEnd(doc, i)
+		tok := doc[i:end]
+		// Is it a key (followed by ':')?
+		j := end
+		for j < len(doc) && (doc[j] == ' ' || doc[j] == '\t' || doc[j] == '\n' || doc[j] == '\r') {
+			j++
+		}
+		var text string
+		if bytes.IndexByte(tok, '\\') < 0 {
+			text = string(tok[1 : len(tok)-1])
+		} else if err := json.Unmarshal(tok, &text); err != nil {
+			i = end
+			continue
+		}
+		if j < len(doc) && doc[j] == ':' {
+			key, i = text, end
+			continue
+		}
+		red, k := r.String(text)
+		if k == 0 && key != "" && LooksSecret(key) && utf8.RuneCountInString(text) >= MinValue && !strings.HasPrefix(text, "[REDACTED:") {
+			red, k = Marker("secret-field:"+key), 1
+		}
+		key = ""
+		if k > 0 {
+			enc, _ := marshalString(red)
+			out.Write(doc[last:i])
+			out.Write(enc)
+			last = end
+			n += k
+		}
+		i = end
+	}
+	if n == 0 {
+		return doc, 0
+	}
+	out.Write(doc[last:])
+	return out.Bytes(), n
+}
+
+// stringEnd returns the index just after the JSON string starting at
+// doc[i] (a '"').
+func stringEnd(doc []byte, i int) int {
+	for j := i + 1; j < len(doc); j++ {
+		switch doc[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(doc)
+}
+
+func marshalString(s string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
