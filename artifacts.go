@@ -100,14 +100,19 @@ func (v *Voyage) findArtifact(hash string) (projection.Artifact, error) {
 	return projection.Artifact{}, fmt.Errorf("%w: prefix %q matches %d artifacts; give more of the hash", ErrNoArtifact, hash, len(found))
 }
 
-// Jettison marks an artifact's bytes as discarded. The logbook keeps the
-// marks and readings that referred to it; reading the artifact fails with
-// ErrArtifactGone, until the same bytes are observed again and stowed
-// anew. The bytes stay where they are (the log, the pack) until a
-// compaction, which helm does not do yet.
-func (v *Voyage) Jettison(ctx context.Context, hash string, who Who) error {
+// Jettison marks an artifact's bytes as discarded, for reason (why: it
+// holds a customer's data, it is stale), recorded with who and when. The
+// logbook keeps the marks and readings that referred to it; reading the
+// artifact fails with ErrArtifactGone, until the same bytes are observed
+// again and stowed anew. The bytes stay where they are (the log, the
+// pack) until Compact reclaims them.
+func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who Who) error {
 	op := "jettison artifact " + hash
-	if err := checkWho(who); err != nil {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return v.fail(op, fmt.Errorf("%w: say why the artifact is jettisoned (the reason is recorded)", ErrInvalid), Hint{})
+	}
+	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
 		return v.fail(op, err, Hint{})
 	}
 	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
@@ -122,7 +127,7 @@ func (v *Voyage) Jettison(ctx context.Context, hash string, who Who) error {
 		if err != nil {
 			return nil, err
 		}
-		return []*projection.Event{{Type: projection.ArtifactJettisoned, Who: w, Artifact: &projection.ArtifactRef{Hash: a.Hash}}}, nil
+		return []*projection.Event{{Type: projection.ArtifactJettisoned, Who: w, Artifact: &projection.ArtifactRef{Hash: a.Hash, Reason: reason}}}, nil
 	})
 	return err
 }

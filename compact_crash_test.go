@@ -73,7 +73,7 @@ func TestHelperCompactChild(t *testing.T) {
 			k := mrand.Intn(len(mine))
 			hash := mine[k]
 			mine = append(mine[:k], mine[k+1:]...)
-			if err := v.Jettison(ctx, hash, me); err != nil {
+			if err := v.Jettison(ctx, hash, "stress", me); err != nil {
 				panic(err)
 			}
 			fmt.Fprintf(acks, "jettisoned %s\n", hash)

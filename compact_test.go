@@ -50,7 +50,7 @@ func TestCompactReclaimsJettisonedBytesAndKeepsTheStory(t *testing.T) {
 	for _, a := range v.Artifacts() {
 		if a.Hash != keep {
 			jettisonedStored += a.StoredSize
-			require.NoError(t, v.Jettison(ctx, a.Hash, who))
+			require.NoError(t, v.Jettison(ctx, a.Hash, "no longer needed", who))
 		}
 	}
 	var before bytes.Buffer

@@ -364,7 +364,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	assert.Equal(t, de.Offset, rep.Problems[0].Offset)
 	assert.ErrorIs(t, rep.Problems[0], helm.ErrArtifactDamaged)
 
-	require.NoError(t, v2.Jettison(ctx, arts[0].Hash[:8], who))
+	require.NoError(t, v2.Jettison(ctx, arts[0].Hash[:8], "stale", who))
 	_, err = v2.Artifact(ctx, arts[0].Hash)
 	assert.ErrorIs(t, err, helm.ErrArtifactGone)
 

@@ -110,12 +110,15 @@ type ArtifactInfo struct {
 	Status      ArtifactStatus `json:"status"`
 	// ReducedTo is the hash of the summary of a reduced artifact.
 	ReducedTo string `json:"reduced_to,omitempty"`
+	// Reason is why a jettisoned artifact was jettisoned.
+	Reason string `json:"reason,omitempty"`
 }
 
 func artifactInfo(a *projection.Artifact) ArtifactInfo {
 	return ArtifactInfo{
 		Hash: a.Hash, Size: a.Size, StoredSize: a.StoredSize, Offset: a.Offset, Blob: a.Blob,
 		DerivedFrom: a.DerivedFrom, Method: a.Method, Status: ArtifactStatus(a.Status), ReducedTo: a.ReducedTo,
+		Reason: a.Reason,
 	}
 }
 

@@ -42,7 +42,8 @@ package projection
 //	artifact-stowed v1,     opt{str hash, varint size, varint stored_size,
 //	artifact-reduced v1,        varint offset, uvarint blob,
 //	                            str derived_from, str method}
-//	artifact-jettisoned v1
+//	artifact-jettisoned v2      (and, on artifact-jettisoned v2, str reason;
+//	                            v1 had none)
 //	observed v1             opt{observation}
 //	mark-erased v1          str key
 //	slate-wiped v1          (nothing)
@@ -240,6 +241,9 @@ func Encode(e *Event) ([]byte, error) {
 			w.uvarint(a.Blob)
 			w.str(a.DerivedFrom)
 			w.str(a.Method)
+			if e.Type == ArtifactJettisoned {
+				w.str(a.Reason)
+			}
 		}
 	case Observed:
 		if w.opt(e.Obs != nil) {
@@ -667,6 +671,9 @@ func (d *decoder) payload(t Type, v int) *Event {
 		a.Blob = d.uvarint("artifact blob")
 		a.DerivedFrom = d.string("artifact derived_from")
 		a.Method = d.string("artifact method")
+		if t == ArtifactJettisoned && v >= 2 {
+			a.Reason = d.string("artifact reason")
+		}
 		x.e.Artifact = a
 		return &x.e
 	case Observed:

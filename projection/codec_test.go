@@ -35,7 +35,7 @@ func oddEvents() []*Event {
 		{Type: VoyageCompleted, V: 1, At: time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{Type: ArtifactStowed, V: 1, At: time.Unix(0, 0).UTC(), Artifact: &ArtifactRef{Hash: long, Size: -1, StoredSize: math.MaxInt64, Offset: math.MinInt64, Blob: math.MaxUint64}},
 		{Type: ArtifactReduced, V: 1, At: at, Artifact: &ArtifactRef{Hash: "s", DerivedFrom: "h", Method: "head"}},
-		{Type: ArtifactJettisoned, V: 1, At: at, Artifact: &ArtifactRef{Hash: "h"}},
+		{Type: ArtifactJettisoned, V: 2, At: at, Artifact: &ArtifactRef{Hash: "h", Reason: "holds a customer's data"}},
 		{Type: Observed, V: 1, At: at, Who: who, Obs: &obs},
 		{Type: Observed, V: 1, Obs: &logbook.ObservationRecord{Mark: json.RawMessage{}}},
 		{Type: Observed, V: 1, Obs: &logbook.ObservationRecord{}},
@@ -248,4 +248,21 @@ func inUTC(e *Event) *Event {
 		c.Action = &a
 	}
 	return &c
+}
+
+// An artifact-jettisoned event written at v1 (no reason) still decodes,
+// to today's struct with an empty reason.
+func TestJettisonedV1DecodesWithoutAReason(t *testing.T) {
+	e := &Event{Type: ArtifactJettisoned, At: time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), Artifact: &ArtifactRef{Hash: "h"}}
+	v2, err := Encode(e)
+	require.NoError(t, err)
+	require.Equal(t, byte(2), v2[2], "format, type code, version")
+	require.Equal(t, byte(0), v2[len(v2)-1], "the empty reason")
+	v1 := append([]byte(nil), v2[:len(v2)-1]...)
+	v1[2] = 1
+	got, err := Decode(v1)
+	require.NoError(t, err)
+	assert.Equal(t, "h", got.Artifact.Hash)
+	assert.Empty(t, got.Artifact.Reason)
+	assert.Equal(t, 2, got.V, "upcast to the current version")
 }

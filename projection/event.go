@@ -47,7 +47,7 @@ var currentVersion = map[Type]int{
 	ActionPerformed:    1,
 	ActionFailed:       1,
 	ArtifactReduced:    1,
-	ArtifactJettisoned: 1,
+	ArtifactJettisoned: 2, // v1 had no reason
 }
 
 // Event is one change to a voyage. Exactly one payload field is set, the
@@ -118,6 +118,8 @@ type ArtifactRef struct {
 	// this one summarises, and how the summary was made.
 	DerivedFrom string `json:"derived_from,omitempty"`
 	Method      string `json:"method,omitempty"`
+	// Reason is why an artifact was jettisoned (ArtifactJettisoned v2).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Challenge is the payload of ReadingChallenged. Bearing is the sequence

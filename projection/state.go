@@ -123,6 +123,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		if a := s.Artifacts[e.Artifact.Hash]; a != nil {
 			a.Status = Jettisoned
+			a.Reason = e.Artifact.Reason
 		}
 	case Observed:
 		if e.Obs == nil {

@@ -40,7 +40,7 @@ func TestVoyageCompactReclaimsJettisonedArtifacts(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, hash)
-	require.NoError(t, v.Jettison(context.Background(), hash, helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}))
+	require.NoError(t, v.Jettison(context.Background(), hash, "too big", helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}))
 	require.NoError(t, v.Close())
 
 	out = h.ok("voyage", "compact")

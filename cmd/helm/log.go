@@ -2,27 +2,35 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/sighting"
 )
 
 func newLogCmd(a *app) *cobra.Command {
 	return leafCmd(a, &cobra.Command{
-		Use:   "log [--json]",
+		Use:   "log [--evidence] [--json]",
 		Short: "tell the voyage's story: its bearings and actions",
 		Long: `Print the logbook: the voyage, then each bearing (its marks and reading)
 and each action, in order. With --json, the voyage and its entries with
-who took each one.`,
-		Example: "  helm --voyage a3b log",
+who took each one. --evidence prints under each bearing the sightings it
+sealed (as helm sighting show does; a jettisoned one as "jettisoned:
+REASON").`,
+		Example: "  helm --voyage a3b log\n  helm log --evidence",
 	}, &logCommandLeaf{})
 }
 
-type logCommandLeaf struct{}
+type logCommandLeaf struct{ evidence bool }
 
-func (*logCommandLeaf) Flags(*pflag.FlagSet) {}
+func (c *logCommandLeaf) Flags(fs *pflag.FlagSet) {
+	fs.BoolVar(&c.evidence, "evidence", false, "print each bearing's sightings under it")
+}
 
 // logJSON is the --json form of `helm log`.
 type logJSON struct {
@@ -30,7 +38,7 @@ type logJSON struct {
 	Entries []helm.Entry    `json:"entries"`
 }
 
-func (*logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
+func (c *logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf(a.cmd, "log takes no arguments (choose the voyage with --voyage ID)")
 	}
@@ -45,5 +53,62 @@ func (*logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 		}
 		return writeJSON(a.stdout, out)
 	}
-	return v.WriteStory(a.stdout)
+	if !c.evidence {
+		return v.WriteStory(a.stdout)
+	}
+	return writeStoryWithEvidence(ctx, a.stdout, v)
+}
+
+// writeStoryWithEvidence writes the story with each bearing's sightings
+// rendered under its entry. The story's entries are its blocks after the
+// header, one per logbook entry, in order.
+func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage) error {
+	var story strings.Builder
+	if err := v.WriteStory(&story); err != nil {
+		return err
+	}
+	entries := v.Logbook()
+	blocks := strings.Split(strings.TrimSuffix(story.String(), "\n"), "\n\n")
+	if len(blocks) != len(entries)+1 {
+		return fmt.Errorf("voyage %s: the story has %d entries, the logbook %d", v.ID(), len(blocks)-1, len(entries))
+	}
+	var b strings.Builder
+	b.WriteString(blocks[0] + "\n")
+	for i, e := range entries {
+		b.WriteString("\n" + blocks[i+1] + "\n")
+		if e.Bearing == nil {
+			continue
+		}
+		for _, o := range e.Bearing.Observations {
+			fmt.Fprintf(&b, "  Evidence of %s (artifact %s):\n", printable(o.Label), short(o.Artifact))
+			if err := renderEvidence(ctx, &b, v, o.Artifact, "    "); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// renderEvidence writes the sighting stored under hash, or what became of
+// it.
+func renderEvidence(ctx context.Context, b *strings.Builder, v *helm.Voyage, hash, indent string) error {
+	info, err := findArtifactInfo(v, hash)
+	if err != nil {
+		return err
+	}
+	if info.Status != helm.ArtifactStowed {
+		fmt.Fprintf(b, "%s%s\n", indent, goneText(info))
+		return nil
+	}
+	data, err := v.Artifact(ctx, hash)
+	if err != nil {
+		return err
+	}
+	s, err := sighting.Unmarshal(data)
+	if err != nil {
+		return fmt.Errorf("artifact %s of voyage %s: %w", hash, v.ID(), err)
+	}
+	renderSighting(b, s, data, indent)
+	return nil
 }

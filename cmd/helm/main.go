@@ -137,7 +137,7 @@ or gh refused): look before retrying; 130 interrupted.`,
 	group(a, root)
 	root.AddCommand(
 		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
-		newActionCmd(a), newCompleteCmd(a), newLogCmd(a),
+		newActionCmd(a), newCompleteCmd(a), newLogCmd(a), newSightingCmd(a), newArtifactCmd(a),
 		newAuthCmd(a), newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
 	)
 	walk(root, func(c *cobra.Command) {

@@ -260,6 +260,9 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 		if art.DerivedFrom != "" {
 			fmt.Fprintf(&b, "  summary of %s (%s)", short(art.DerivedFrom), printable(art.Method))
 		}
+		if art.Reason != "" {
+			fmt.Fprintf(&b, "  jettisoned: %s", printable(art.Reason))
+		}
 		b.WriteString("\n")
 	}
 	if len(s.FailedActions) > 0 {

@@ -1,0 +1,493 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/sighting"
+)
+
+// The evidence behind a voyage: its sightings shown, its artifacts listed,
+// jettisoned and reduced (sighting show, artifact list|jettison|reduce).
+
+func newSightingCmd(a *app) *cobra.Command {
+	c := group(a, &cobra.Command{
+		Use:     "sighting show ...",
+		Short:   "show what an observation saw",
+		Example: "  helm sighting show 'context:the user wants a fix'\n  helm sighting show 9f2c41d0 --json",
+	})
+	c.AddCommand(leafCmd(a, &cobra.Command{
+		Use:   "show KEY|HASH",
+		Short: "print a sighting, decoded and checked against its address",
+		Long: `Print the sighting an observation recorded: the mark's key (as slate list
+and voyage show --json name it) or its artifact's hash, or a prefix of
+either. File contents print as text, directory trees as trees, a command
+with its exit status and output, web and GitHub answers field by field.
+The bytes are checked against their BLAKE3 address first. --json prints
+the sighting's JSON.`,
+		Example: "  helm sighting show 9f2c41d0\n  helm sighting show 'rust-project:\"/work/widget\"' --json",
+	}, &sightingShowCommand{}))
+	return c
+}
+
+type sightingShowCommand struct{}
+
+func (*sightingShowCommand) Flags(*pflag.FlagSet) {}
+
+func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf(a.cmd, "sighting show: one KEY or HASH expected, got %d arguments", len(args))
+	}
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	labels := observationLabels(v)
+	hash := args[0]
+	if h, ok := keyToArtifact(v, args[0]); ok {
+		hash = h
+	}
+	info, err := findArtifactInfo(v, hash)
+	if err != nil {
+		return err
+	}
+	if info.Status != helm.ArtifactStowed {
+		if a.g.json {
+			return writeJSON(a.stdout, info)
+		}
+		_, err := fmt.Fprintf(a.stdout, "%s (artifact %s)\n", goneText(info), short(info.Hash))
+		return err
+	}
+	data, err := v.Artifact(ctx, info.Hash)
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		_, err := fmt.Fprintf(a.stdout, "%s\n", data)
+		return err
+	}
+	s, err := sighting.Unmarshal(data)
+	if err != nil {
+		return fmt.Errorf("artifact %s of voyage %s: %w", info.Hash, v.ID(), err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sighting %s of %s (artifact %s, %s)\n", s.Kind(), printable(orDash(labels[info.Hash])), short(info.Hash), size(info.Size))
+	renderSighting(&b, s, data, "  ")
+	_, err = io.WriteString(a.stdout, b.String())
+	return err
+}
+
+// goneText describes an artifact whose bytes are not read any more.
+func goneText(info helm.ArtifactInfo) string {
+	switch info.Status {
+	case helm.ArtifactJettisoned:
+		return "jettisoned: " + printable(orDash(info.Reason))
+	case helm.ArtifactReduced:
+		return "reduced to artifact " + short(info.ReducedTo) + " (helm sighting show " + short(info.ReducedTo) + ")"
+	}
+	return string(info.Status)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// observationLabels maps each artifact hash to the label of an
+// observation that recorded it (the slate's first, then the logbook's).
+func observationLabels(v *helm.Voyage) map[string]string {
+	out := map[string]string{}
+	add := func(o helm.ObservationRecord) {
+		if _, ok := out[o.Artifact]; !ok {
+			out[o.Artifact] = o.Label
+		}
+	}
+	for _, o := range v.Slate() {
+		add(o)
+	}
+	for _, e := range v.Logbook() {
+		if e.Bearing != nil {
+			for _, o := range e.Bearing.Observations {
+				add(o)
+			}
+		}
+	}
+	for _, a := range v.Artifacts() {
+		if a.DerivedFrom != "" {
+			out[a.Hash] = "summary of " + short(a.DerivedFrom) + " (" + a.Method + ")"
+		}
+	}
+	return out
+}
+
+// keyToArtifact finds the artifact of the observation whose mark key is
+// key, or starts with it (unambiguously), on the slate or in the logbook.
+func keyToArtifact(v *helm.Voyage, key string) (string, bool) {
+	found := map[string]string{} // key -> artifact; the newest observation wins
+	look := func(o helm.ObservationRecord) {
+		if strings.HasPrefix(o.Key, key) {
+			found[o.Key] = o.Artifact
+		}
+	}
+	for _, e := range v.Logbook() {
+		if e.Bearing != nil {
+			for _, o := range e.Bearing.Observations {
+				look(o)
+			}
+		}
+	}
+	for _, o := range v.Slate() {
+		look(o)
+	}
+	if h, ok := found[key]; ok {
+		return h, true
+	}
+	if len(found) == 1 {
+		for _, h := range found {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+// findArtifactInfo finds the artifact hash names (a prefix of at least 4
+// hex digits will do).
+func findArtifactInfo(v *helm.Voyage, hash string) (helm.ArtifactInfo, error) {
+	var match []helm.ArtifactInfo
+	for _, a := range v.Artifacts() {
+		if a.Hash == hash {
+			return a, nil
+		}
+		if len(hash) >= 4 && strings.HasPrefix(a.Hash, hash) {
+			match = append(match, a)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return match[0], nil
+	case 0:
+		return helm.ArtifactInfo{}, &hinted{
+			Err:  fmt.Errorf("%w: no observation key or artifact hash of voyage %s starts with %q", helm.ErrNoArtifact, v.ID(), hash),
+			Hint: "helm artifact list, or helm slate list, for the hashes and keys"}
+	}
+	var names []string
+	for _, a := range match {
+		names = append(names, short(a.Hash))
+	}
+	return helm.ArtifactInfo{}, &usageError{Err: fmt.Errorf("%w: %q matches %d artifacts (%s); give more of the hash", helm.ErrAmbiguous, hash, len(match), strings.Join(names, ", ")), Hint: "helm artifact list"}
+}
+
+// renderSighting writes s for a person to read, each line indented.
+func renderSighting(b *strings.Builder, s sighting.Sighting, data []byte, indent string) {
+	line := func(format string, args ...any) { fmt.Fprintf(b, indent+format+"\n", args...) }
+	text := func(label, t string) {
+		if t == "" {
+			line("%s: (empty)", label)
+			return
+		}
+		line("%s:", label)
+		for _, l := range strings.Split(strings.TrimSuffix(t, "\n"), "\n") {
+			line("  │ %s", printable(l))
+		}
+	}
+	files := func(contents []sighting.FileContents) {
+		for _, f := range contents {
+			c := f.Content
+			switch c.Type {
+			case sighting.ContentText:
+				text(f.Path+" ("+size(int64(c.SizeBytes))+")", c.Text)
+			case sighting.ContentBinary:
+				line("%s: binary, %s", printable(f.Path), size(int64(c.SizeBytes)))
+			default:
+				line("%s: could not be read: %s", printable(f.Path), printable(c.Error))
+			}
+			if c.Truncated {
+				line("  (truncated)")
+			}
+		}
+	}
+	tree := func(listings []sighting.DirectoryListing) {
+		for _, l := range listings {
+			if l.Error != "" {
+				line("%s/ could not be listed: %s", printable(l.Path), printable(l.Error))
+				continue
+			}
+			line("%s/", printable(l.Path))
+			for _, e := range l.Entries {
+				switch {
+				case e.IsDir:
+					line("  %s/", printable(e.Name))
+				case e.Symlink != "":
+					line("  %s -> %s", printable(e.Name), printable(e.Symlink))
+				case e.SizeBytes != nil:
+					line("  %s (%s)", printable(e.Name), size(int64(*e.SizeBytes)))
+				default:
+					line("  %s", printable(e.Name))
+				}
+			}
+		}
+	}
+	switch s := s.(type) {
+	case *sighting.Context:
+		text("Description", s.Description)
+	case *sighting.Files:
+		files(s.Contents)
+	case *sighting.DirectoryTree:
+		tree(s.Listings)
+	case *sighting.RustProject:
+		tree(s.Listings)
+		files(s.Contents)
+	case *sighting.GoProject:
+		tree(s.Listings)
+		files(s.Contents)
+		for _, m := range s.Modules {
+			line("module %s (%s, go %s, %d requirements)", printable(m.Module), printable(m.File), printable(orDash(m.Go)), len(m.Requires))
+		}
+		line("%s", plural(len(s.Packages), "package"))
+	case *sighting.Command:
+		status := "did not exit by itself"
+		if s.ExitCode != nil {
+			status = fmt.Sprintf("exit status %d", *s.ExitCode)
+		}
+		line("%s, after %dms", status, s.DurationMS)
+		text("stdout", s.Stdout)
+		text("stderr", s.Stderr)
+	default:
+		renderJSON(b, data, indent)
+	}
+	for _, f := range sighting.Failures(s) {
+		line("failed: %s", printable(f.String()))
+	}
+}
+
+// renderJSON writes a sighting's fields one a line, nested ones indented,
+// long texts as blocks: the form for web and GitHub answers.
+func renderJSON(b *strings.Builder, data []byte, indent string) {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		fmt.Fprintf(b, "%s%s\n", indent, printable(string(data)))
+		return
+	}
+	delete(m, "kind")
+	renderValue(b, m, indent)
+}
+
+func renderValue(b *strings.Builder, v any, indent string) {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			switch x := v[k].(type) {
+			case map[string]any, []any:
+				fmt.Fprintf(b, "%s%s:\n", indent, printable(k))
+				renderValue(b, x, indent+"  ")
+			case string:
+				if strings.Contains(x, "\n") {
+					fmt.Fprintf(b, "%s%s:\n", indent, printable(k))
+					for _, l := range strings.Split(strings.TrimSuffix(x, "\n"), "\n") {
+						fmt.Fprintf(b, "%s  │ %s\n", indent, printable(l))
+					}
+				} else {
+					fmt.Fprintf(b, "%s%s: %s\n", indent, printable(k), printable(x))
+				}
+			default:
+				fmt.Fprintf(b, "%s%s: %v\n", indent, printable(k), x)
+			}
+		}
+	case []any:
+		for i, x := range v {
+			switch x.(type) {
+			case map[string]any, []any:
+				fmt.Fprintf(b, "%s- [%d]\n", indent, i)
+				renderValue(b, x, indent+"  ")
+			default:
+				fmt.Fprintf(b, "%s- %s\n", indent, printable(fmt.Sprint(x)))
+			}
+		}
+	}
+}
+
+func newArtifactCmd(a *app) *cobra.Command {
+	c := group(a, &cobra.Command{
+		Use:   "artifact list|jettison|reduce ...",
+		Short: "list, jettison and reduce the evidence stored for a voyage",
+		Long: `A voyage stores each sighting once, as an artifact addressed by its BLAKE3
+hash. An artifact is stowed (its bytes are read), reduced (a summary stands
+in for it) or jettisoned (its bytes are no longer read; helm voyage compact
+reclaims their space). Who did it, when and why is recorded.`,
+		Example: "  helm artifact list\n  helm artifact jettison 9f2c41d0 --reason \"holds a customer's data\"\n  helm voyage compact",
+	})
+	c.AddCommand(
+		leafCmd(a, &cobra.Command{
+			Use:     "list",
+			Short:   "list the voyage's artifacts: hash, kind, mark, sizes, where, state",
+			Example: "  helm artifact list --json",
+		}, &artifactListCommand{}),
+		leafCmd(a, &cobra.Command{
+			Use:     "jettison HASH --reason TEXT",
+			Short:   "discard an artifact's bytes, saying why (voyage compact reclaims them)",
+			Example: "  helm artifact jettison 9f2c41d0 --reason \"holds a customer's data\"",
+		}, &artifactJettisonCommand{}),
+		leafCmd(a, &cobra.Command{
+			Use:     "reduce HASH --method METHOD --summary TEXT",
+			Short:   "replace an artifact with a summary, saying how it was made",
+			Example: "  helm artifact reduce 9f2c41d0 --method human --summary \"build log: 3 warnings, no errors\"",
+		}, &artifactReduceCommand{}),
+	)
+	return c
+}
+
+type artifactListCommand struct{}
+
+func (*artifactListCommand) Flags(*pflag.FlagSet) {}
+
+// artifactRow is one artifact in `artifact list --json`.
+type artifactRow struct {
+	helm.ArtifactInfo
+	Kind  string `json:"kind,omitempty"`
+	Mark  string `json:"mark,omitempty"`
+	Where string `json:"where"`
+}
+
+func (*artifactListCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.cmd, "artifact list takes no arguments (choose the voyage with --voyage ID)")
+	}
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return err
+	}
+	labels := observationLabels(v)
+	kinds := observationKinds(v)
+	rows := []artifactRow{}
+	for _, info := range v.Artifacts() {
+		where := "pack"
+		if info.Blob != 0 {
+			where = "log"
+		}
+		rows = append(rows, artifactRow{ArtifactInfo: info, Kind: kinds[info.Hash], Mark: labels[info.Hash], Where: where})
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, rows)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintf(a.stdout, "Voyage %s stores no artifacts.\n", short(v.ID()))
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-8s  %-14s  %9s  %9s  %-4s  %-40s  %s\n", "HASH", "KIND", "SIZE", "STORED", "IN", "MARK", "STATE")
+	for _, r := range rows {
+		state := string(r.Status)
+		switch r.Status {
+		case helm.ArtifactJettisoned:
+			state += ": " + orDash(r.Reason)
+		case helm.ArtifactReduced:
+			state += " to " + short(r.ReducedTo)
+		}
+		fmt.Fprintf(&b, "%-8s  %-14s  %9s  %9s  %-4s  %-40s  %s\n", short(r.Hash), orDash(r.Kind), size(r.Size), size(r.StoredSize), r.Where, printable(orDash(r.Mark)), printable(state))
+	}
+	_, err = io.WriteString(a.stdout, b.String())
+	return err
+}
+
+// observationKinds maps each artifact hash to the kind of the mark that
+// recorded it.
+func observationKinds(v *helm.Voyage) map[string]string {
+	out := map[string]string{}
+	add := func(o helm.ObservationRecord) {
+		var m struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(o.Mark, &m) == nil && m.Kind != "" {
+			out[o.Artifact] = m.Kind
+		}
+	}
+	for _, e := range v.Logbook() {
+		if e.Bearing != nil {
+			for _, o := range e.Bearing.Observations {
+				add(o)
+			}
+		}
+	}
+	for _, o := range v.Slate() {
+		add(o)
+	}
+	for _, a := range v.Artifacts() {
+		if a.DerivedFrom != "" {
+			out[a.Hash] = "summary"
+		}
+	}
+	return out
+}
+
+type artifactJettisonCommand struct{ reason string }
+
+func (c *artifactJettisonCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.reason, "reason", "", "why the artifact is discarded, `TEXT` (recorded)")
+}
+
+func (c *artifactJettisonCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf(a.cmd, "artifact jettison: one HASH expected, got %d arguments", len(args))
+	}
+	if strings.TrimSpace(c.reason) == "" {
+		return usageErrorf(a.cmd, "artifact jettison: --reason TEXT is required: say why the artifact is discarded")
+	}
+	v, who, err := a.activeVoyage(ctx, false)
+	if err != nil {
+		return err
+	}
+	info, err := findArtifactInfo(v, args[0])
+	if err != nil {
+		return err
+	}
+	if err := v.Jettison(ctx, info.Hash, c.reason, who); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "Artifact %s jettisoned from voyage %s (%s stored; helm voyage compact reclaims it)\n", short(info.Hash), short(v.ID()), size(info.StoredSize))
+	return err
+}
+
+type artifactReduceCommand struct{ method, summary string }
+
+func (c *artifactReduceCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.method, "method", "", "how the summary was made, `METHOD`: human, a model name")
+	fs.StringVar(&c.summary, "summary", "", "the summary, `TEXT`, that stands in for the artifact")
+}
+
+func (c *artifactReduceCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf(a.cmd, "artifact reduce: one HASH expected, got %d arguments", len(args))
+	}
+	if strings.TrimSpace(c.method) == "" || strings.TrimSpace(c.summary) == "" {
+		return usageErrorf(a.cmd, "artifact reduce: --method METHOD and --summary TEXT are required")
+	}
+	v, who, err := a.activeVoyage(ctx, false)
+	if err != nil {
+		return err
+	}
+	info, err := findArtifactInfo(v, args[0])
+	if err != nil {
+		return err
+	}
+	sum, err := v.Reduce(ctx, info.Hash, helm.Reduction{Summary: &sighting.Context{Description: c.summary}, Method: c.method}, who)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "Artifact %s reduced to %s in voyage %s\n", short(info.Hash), short(sum), short(v.ID()))
+	return err
+}
