@@ -90,13 +90,17 @@ type Redactor struct {
 	rules  []rule
 }
 
+// The token shapes match wherever they stand, not only between word
+// boundaries: a token glued to a word or an underscore (MY_TOKEN_ghp_…,
+// "aghp_…") is as secret as one standing alone, and hiding a little too
+// much is cheaper than storing a token.
 var builtin = []rule{
 	{name: "private-key", re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`), literals: []string{"PRIVATE KEY"}, after: 1 << 16},
-	{name: "github-token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), literals: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{name: "aws-access-key-id", re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}\b`), literals: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA"}},
-	{name: "slack-token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), literals: []string{"xox"}},
-	{name: "stripe-key", re: regexp.MustCompile(`\b[rs]k_(?:live|test)_[0-9A-Za-z]{10,}\b`), literals: []string{"k_live_", "k_test_"}},
-	{name: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyJ"}},
+	{name: "github-token", re: regexp.MustCompile(`(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`), literals: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{name: "aws-access-key-id", re: regexp.MustCompile(`(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}`), literals: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA"}},
+	{name: "slack-token", re: regexp.MustCompile(`xox[abposr]-[A-Za-z0-9-]{10,}`), literals: []string{"xox"}},
+	{name: "stripe-key", re: regexp.MustCompile(`[rs]k_(?:live|test)_[0-9A-Za-z]{10,}`), literals: []string{"k_live_", "k_test_"}},
+	{name: "jwt", re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyJ"}},
 	// scheme://user:password@ keeps the scheme and user.
 	{name: "url-credentials", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:([^/@\s"'<>]+)@`), literals: []string{"://"}},
 	// NAME=VALUE, NAME: VALUE, "NAME": "VALUE" with a secret-looking NAME

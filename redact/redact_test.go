@@ -41,6 +41,8 @@ func TestRules(t *testing.T) {
 		{"extra env name", "x custom-secret-value", "x [REDACTED:env:CUSTOM]", 1},
 		{"hosts.yml token", "oauth gho_fromhostsyml0123456789abcdefABCDEF", "oauth [REDACTED:gh-login:alice]", 1},
 		{"github token", "use " + ghToken + " now", "use [REDACTED:github-token] now", 1},
+		{"github token glued to words", "a" + ghToken + "_b _" + ghToken, "a[REDACTED:github-token]_b _[REDACTED:github-token]", 2},
+		{"aws key id glued", "ID_" + awsKey + "x", "ID_[REDACTED:aws-access-key-id]x", 1},
 		{"fine-grained pat", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "[REDACTED:github-token]", 1},
 		{"aws key id", "key=" + awsKey, "key=[REDACTED:aws-access-key-id]", 1},
 		{"slack", "xoxb-1234567890-abcdefghij", "[REDACTED:slack-token]", 1},
@@ -99,6 +101,7 @@ func TestNewRefusesABadPattern(t *testing.T) {
 
 func FuzzRedact(f *testing.F) {
 	f.Add("use " + ghToken + " now")
+	f.Add("x" + ghToken + "_")
 	f.Add("DB_PASSWORD=correct-horse-battery")
 	f.Add(pemBlock)
 	f.Add("https://alice:pa55w0rd@example.com/")
