@@ -47,6 +47,8 @@ type Home struct {
 	redOnce sync.Once
 	red     *redact.Redactor
 	redErr  error
+
+	sweepOnce sync.Once // the first Start removes what crashed starts left
 }
 
 // Open opens the home at dir. Opening reads: the home and its voyages
@@ -137,7 +139,7 @@ func (h *Home) create(ctx context.Context, id string, first func(*Voyage) error)
 	if err := mkdir(vdir, 0o700); err != nil {
 		return fmt.Errorf("start voyage: create %s: %w", vdir, err)
 	}
-	h.removeAbandonedStarts()
+	h.sweepOnce.Do(h.removeAbandonedStarts)
 	tmp := filepath.Join(vdir, newPrefix+id)
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return fmt.Errorf("start voyage: create %s: %w", tmp, err)
@@ -174,11 +176,15 @@ func (h *Home) create(ctx context.Context, id string, first func(*Voyage) error)
 const abandonedAfter = 10 * time.Minute
 
 // removeAbandonedStarts removes what crashed starts left (best effort).
+// It reads the voyages directory unsorted, once per Home: reading a home
+// of many voyages on every Start made starting O(voyages).
 func (h *Home) removeAbandonedStarts() {
-	entries, err := os.ReadDir(h.voyagesDir())
+	d, err := os.Open(h.voyagesDir())
 	if err != nil {
 		return
 	}
+	entries, _ := d.ReadDir(-1)
+	d.Close()
 	for _, e := range entries {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), newPrefix) {
 			continue

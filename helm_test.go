@@ -679,3 +679,30 @@ func flipInData(t *testing.T, path string, div int) {
 	data[end/div] ^= 0x01
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 }
+
+func TestStartRemovesWhatCrashedStartsLeft(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	voyages := filepath.Join(home, "voyages")
+	old := filepath.Join(voyages, ".new-0b7e4c1e-crashed")
+	recent := filepath.Join(voyages, ".new-6a1f2d3c-starting")
+	for _, dir := range []string{old, recent} {
+		require.NoError(t, os.MkdirAll(dir, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "00000000000000000001.seg"), []byte("partial"), 0o600))
+	}
+	long := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(old, long, long))
+
+	h, err := helm.Open(home, fixedOptions())
+	require.NoError(t, err)
+	list, err := h.List(ctx, helm.ListAll)
+	require.NoError(t, err)
+	assert.Empty(t, list, "listing ignores starts in progress")
+	assert.DirExists(t, old, "opening and listing read only")
+
+	v, err := h.Start(ctx, "after a crash", helm.OpenWaters, who)
+	require.NoError(t, err)
+	v.Close()
+	assert.NoDirExists(t, old, "a start older than ten minutes was abandoned")
+	assert.DirExists(t, recent, "a start in progress elsewhere is left alone")
+}

@@ -71,7 +71,9 @@ type rule struct {
 	name     string
 	re       *regexp.Regexp
 	literals []string // every match holds one of these (nil: the rule runs on the whole text)
-	fold     bool     // literals are matched ignoring ASCII case
+	// find, when set, stands for re and literals: it returns the spans
+	// to hide, in order.
+	find func(s string) [][2]int
 	// after is how far past a literal a match may end (default
 	// defaultReach); matches start at most defaultReach before one.
 	after int
@@ -105,9 +107,8 @@ var builtin = []rule{
 	{name: "url-credentials", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:([^/@\s"'<>]+)@`), literals: []string{"://"}},
 	// NAME=VALUE, NAME: VALUE, "NAME": "VALUE" with a secret-looking NAME
 	// (what the env rule does for variables, for any text: .env files,
-	// YAML, JSON, command lines).
-	{name: "secret-assignment", re: regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:token|secret|password|passwd|api[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*["']?\s*[:=]\s*["']?([^\s"',;]{8,})`),
-		literals: []string{"token", "secret", "password", "passwd", "api_key", "api-key", "apikey", "private_key", "private-key", "privatekey", "credential"}, fold: true},
+	// YAML, JSON, command lines), found by assignments in one pass.
+	{name: "secret-assignment", find: assignments},
 }
 
 // New returns a Redactor with the built-in rules and what opts adds. A
@@ -184,11 +185,11 @@ func (r *Redactor) String(s string) (string, int) {
 
 // candidate reports whether s holds one of the rule's literals.
 func (ru rule) candidate(s string) bool {
-	if ru.literals == nil {
+	if ru.literals == nil || ru.find != nil {
 		return true
 	}
 	for _, l := range ru.literals {
-		if index(s, l, ru.fold) >= 0 {
+		if strings.Contains(s, l) {
 			return true
 		}
 	}
@@ -222,6 +223,9 @@ func (ru rule) apply(s string) (string, int) {
 // the windows around the literals (merged where they overlap), or on the
 // whole text for a rule without literals.
 func (ru rule) matches(s string) [][2]int {
+	if ru.find != nil {
+		return ru.find(s)
+	}
 	var wins [][2]int
 	if ru.literals == nil {
 		wins = [][2]int{{0, len(s)}}
@@ -232,7 +236,7 @@ func (ru rule) matches(s string) [][2]int {
 		}
 		for _, l := range ru.literals {
 			for from := 0; ; {
-				i := index(s[from:], l, ru.fold)
+				i := strings.Index(s[from:], l)
 				if i < 0 {
 					break
 				}
@@ -265,22 +269,103 @@ func (ru rule) matches(s string) [][2]int {
 	return spans
 }
 
-// index is strings.Index, or, with fold, its ASCII case-insensitive form
-// for a lower-case sub.
-func index(s, sub string, fold bool) int {
-	if !fold {
-		return strings.Index(s, sub)
-	}
-	first, upper := sub[0], sub[0]
-	if 'a' <= first && first <= 'z' {
-		upper = first - 'a' + 'A'
-	}
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if c := s[i]; (c == first || c == upper) && strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
+// assignWords are the lower-case words that make a name in NAME=VALUE
+// look secret to the secret-assignment rule.
+var assignWords = []string{"token", "secret", "password", "passwd", "api_key", "api-key", "apikey", "private_key", "private-key", "privatekey", "credential"}
+
+// lowerChunk is how much text assignments lowers at a time, so that a
+// huge sighting costs a bounded buffer, not a second copy of itself.
+const lowerChunk = 64 << 10
+
+// assignments returns the spans of the values in NAME=VALUE, NAME: VALUE
+// and "NAME": "VALUE" whose NAME (letters, digits, _ . -) holds one of
+// assignWords in any case, and whose VALUE (up to a space, quote, comma
+// or semicolon) has MinValue characters or more. It finds the words with
+// substring searches on a lower-cased copy, a chunk at a time, and reads
+// forward from each: linear in the text, where the equivalent regular
+// expression, with an unbounded name before the word, backtracked over
+// every identifier of source that mentions tokens.
+func assignments(s string) [][2]int {
+	var hits [][2]int // the words found: start, end
+	buf := make([]byte, 0, min(len(s), lowerChunk+16))
+	for off := 0; off < len(s); off += lowerChunk {
+		// Lower the chunk and a little of the next, so a word that
+		// straddles the border is found (once: its start is in this chunk).
+		end := min(len(s), off+lowerChunk+len("private_key"))
+		buf = buf[:0]
+		for i := off; i < end; i++ {
+			c := s[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf = append(buf, c)
+		}
+		for _, w := range assignWords {
+			for from := 0; ; {
+				i := bytes.Index(buf[from:], []byte(w))
+				if i < 0 {
+					break
+				}
+				i += from
+				if i >= lowerChunk {
+					break
+				}
+				hits = append(hits, [2]int{off + i, off + i + len(w)})
+				from = i + 1
+			}
 		}
 	}
-	return -1
+	if len(hits) == 0 {
+		return nil
+	}
+	sort.Slice(hits, func(i, j int) bool { return hits[i][0] < hits[j][0] })
+	var spans [][2]int
+	last := 0
+	for _, h := range hits {
+		if h[0] < last {
+			continue
+		}
+		j := h[1]
+		for j < len(s) && nameByte(s[j]) {
+			j++
+		}
+		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+			j++
+		}
+		j = skipSpace(s, j)
+		if j == len(s) || (s[j] != ':' && s[j] != '=') {
+			continue
+		}
+		j = skipSpace(s, j+1)
+		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
+			j++
+		}
+		v := j
+		for j < len(s) && !valueEnd(s[j]) {
+			j++
+		}
+		if utf8.RuneCountInString(s[v:j]) < MinValue {
+			continue
+		}
+		spans = append(spans, [2]int{v, j})
+		last = j
+	}
+	return spans
+}
+
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
+func valueEnd(c byte) bool { return isSpace(c) || c == '"' || c == '\'' || c == ',' || c == ';' }
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	return i
 }
 
 // JSON returns the JSON document doc with secrets hidden inside its

@@ -1,0 +1,64 @@
+package redact
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// assignRegexp is the regular expression assignments stands for: the
+// oracle it is checked against.
+var assignRegexp = regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:token|secret|password|passwd|api[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*["']?\s*[:=]\s*["']?([^\s"',;]{8,})`)
+
+func regexpAssignments(s string) [][2]int {
+	var spans [][2]int
+	for _, loc := range assignRegexp.FindAllStringSubmatchIndex(s, -1) {
+		spans = append(spans, [2]int{loc[2], loc[3]})
+	}
+	return spans
+}
+
+func TestAssignmentsAgreeWithTheRegexp(t *testing.T) {
+	for _, s := range []string{
+		"DB_PASSWORD=correct-horse-battery\nDEBUG=true",
+		`{"client_secret": "abcdefgh12345678", "api-key":'0123456789'}`,
+		"token=short token=longvalue123",
+		"Secret_Token=abcdefgh_secret=zzzzzzzzz, x",
+		"a=xtoken=12345678;",
+		"PRIVATEKEY : é-é-é-é-é",
+		"the token bucket refills",
+		"TOKEN\t=\t\"12345678\"",
+		"token=1234567",
+	} {
+		assert.Equal(t, regexpAssignments(s), assignments(s), "%q", s)
+	}
+}
+
+func TestAssignmentsFindWordsAcrossChunks(t *testing.T) {
+	for _, at := range []int{lowerChunk - 8, lowerChunk - 3, lowerChunk, lowerChunk + 1, 2*lowerChunk - 5} {
+		pad := make([]byte, at)
+		for i := range pad {
+			pad[i] = ' '
+		}
+		s := string(pad) + "Api_Key=0123456789abcdef end"
+		assert.Equal(t, [][2]int{{at + 8, at + 24}}, assignments(s), "at %d", at)
+	}
+}
+
+func FuzzAssignments(f *testing.F) {
+	f.Add("DB_PASSWORD=correct-horse-battery")
+	f.Add(`"api_key": "0123456789abcdef"`)
+	f.Add("xtoken tokentoken= 'abcdefghij',token:12345678")
+	f.Fuzz(func(t *testing.T, s string) {
+		want, got := regexpAssignments(s), assignments(s)
+		if len(want) != len(got) {
+			t.Fatalf("%q: regexp %v, assignments %v", s, want, got)
+		}
+		for i := range want {
+			if want[i] != got[i] {
+				t.Fatalf("%q: regexp %v, assignments %v", s, want, got)
+			}
+		}
+	})
+}
