@@ -58,3 +58,25 @@ func BenchmarkOpen100kEvents(b *testing.B) {
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/open")
 }
+
+// BenchmarkList10k lists a home of 10,000 voyages whose summaries are
+// current: the cost of checking each against its log's tail.
+func BenchmarkList10k(b *testing.B) {
+	ctx := context.Background()
+	h, err := helm.Open(b.TempDir(), &helm.Options{NoSync: true})
+	require.NoError(b, err)
+	for i := range 10_000 {
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who)
+		require.NoError(b, err)
+		_, err = v.Observe(ctx, &note{Topic: "t", Text: "x"}, who, nil)
+		require.NoError(b, err)
+		v.Close()
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		list, err := h.List(ctx, helm.ListAll)
+		require.NoError(b, err)
+		require.Len(b, list, 10_000)
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/list")
+}

@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -288,23 +290,43 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 	if err != nil {
 		return nil, err
 	}
+	// Each voyage costs a few small reads (its summary, its directory,
+	// its log's tail); they are independent, so a few run at once.
+	type result struct {
+		info VoyageInfo
+		err  error
+	}
+	results := make([]result, len(ids))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(ids), 4*runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ids) || ctx.Err() != nil {
+					return
+				}
+				results[i].info, results[i].err = h.summary(ctx, ids[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	out := make([]VoyageInfo, 0, len(ids))
 	var unreadable ListError
-	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		info, err := h.summary(ctx, id)
-		if err != nil {
-			if errors.Is(err, ErrNoVoyage) {
+	for i, r := range results {
+		if r.err != nil {
+			if errors.Is(r.err, ErrNoVoyage) {
 				continue // removed since it was listed
 			}
-			unreadable.Voyages = append(unreadable.Voyages, id)
-			unreadable.Errs = append(unreadable.Errs, err)
+			unreadable.Voyages = append(unreadable.Voyages, ids[i])
+			unreadable.Errs = append(unreadable.Errs, r.err)
 			continue
 		}
-		if filter == "" || filter == ListAll || string(info.Status) == string(filter) {
-			out = append(out, info)
+		if filter == "" || filter == ListAll || string(r.info.Status) == string(filter) {
+			out = append(out, r.info)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b VoyageInfo) int { return a.Created.Compare(b.Created) })
