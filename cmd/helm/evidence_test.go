@@ -65,6 +65,8 @@ func TestSightingShowEveryKind(t *testing.T) {
 		{regexp.QuoteMeta(h.Dir), "<dir>"},
 		{`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`, "<time>"},
 		{`\(\d+ B\)\n(\s+│ # octo)`, "(<n> B)\n$1"},
+		// The command's sighting holds its duration: one more digit, one more byte.
+		{`(Sighting command of .*\(artifact <hash>, )\d+ B\)`, "$1<n> B)"},
 	} {
 		got = regexp.MustCompile(n.re).ReplaceAllString(got, n.with)
 	}
