@@ -109,6 +109,33 @@ func TestWriteCorpus(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 
+	// 3 (from v1): evidence. A secret redacted before storing, a small
+	// and a large sighting jettisoned with a reason, and the log
+	// compacted: stub records in the chain, a hole in the pack.
+	v, err = h.Start(ctx, "Prune the evidence", helm.OpenWaters, who)
+	require.NoError(t, err)
+	m4, err := marks.NewContext("the token is ghp_0123456789abcdefghijABCDEFGHIJ012345")
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, m4, who, nil)
+	require.NoError(t, err)
+	m5, err := marks.NewFileContents("small.txt")
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, m5, who, env)
+	require.NoError(t, err)
+	m6, err := marks.NewFileContents("big.txt")
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, m6, who, env)
+	require.NoError(t, err)
+	for _, rec := range v.Slate() {
+		if rec.Key == m5.Key() || rec.Key == m6.Key() {
+			require.NoError(t, v.Jettison(ctx, rec.Artifact, "holds a customer's data", who))
+		}
+	}
+	rep, err := v.Compact(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Artifacts)
+	require.NoError(t, v.Close())
+
 	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
 	require.NoError(t, os.CopyFS(out, os.DirFS(home)))
 	golden := corpusViews(t, h)
@@ -138,6 +165,10 @@ func corpusViews(t *testing.T, h *helm.Home) map[string]corpusView {
 		require.NoError(t, v.WriteStory(&story))
 		cv := corpusView{Info: v.Info(), Story: story.String(), Slate: v.Slate(), Artifacts: map[string]string{}}
 		for _, a := range v.Artifacts() {
+			if a.Status != helm.ArtifactStowed {
+				cv.Artifacts[a.Hash] = string(a.Status)
+				continue
+			}
 			data, err := v.Artifact(ctx, a.Hash)
 			require.NoError(t, err)
 			sum := sha256.Sum256(data)
