@@ -57,7 +57,7 @@ var goals = map[string]string{
 var sections = []string{"single", "concurrent", "replay", "open", "list"}
 
 func main() {
-	quick := flag.Bool("quick", false, "a shorter run (under two minutes)")
+	quick := flag.Bool("quick", false, "a shorter run (a few minutes)")
 	dir := flag.String("dir", "", "directory for the data (default: a new temporary directory, removed afterwards)")
 	keep := flag.Bool("keep", false, "keep the data directory")
 	only := flag.String("only", "", "comma-separated sections to run: "+strings.Join(sections, ","))
