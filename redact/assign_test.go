@@ -30,6 +30,7 @@ func TestAssignmentsAgreeWithTheRegexp(t *testing.T) {
 		"the token bucket refills",
 		"TOKEN\t=\t\"12345678\"",
 		"token=1234567",
+		"TokenSecretTokenPasswordToken=short tokentokentoken: longenough1",
 	} {
 		assert.Equal(t, regexpAssignments(s), assignments(s), "%q", s)
 	}

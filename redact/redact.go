@@ -329,6 +329,10 @@ func assignments(s string) [][2]int {
 		for j < len(s) && nameByte(s[j]) {
 			j++
 		}
+		// Every later word inside this name ends at the same place, with
+		// the same outcome: a failed name is not read again for each of
+		// its words (tokentokentoken... stays linear).
+		last = j
 		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
 			j++
 		}
