@@ -165,7 +165,7 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who Who) 
 	if method == "" {
 		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), Hint{})
 	}
-	enc := artifact.Encode(data)
+	enc := v.prepare(data)
 	_, err = v.commit(ctx, op, func(st *projection.State, stow stower) ([]*projection.Event, error) {
 		a, err := v.findArtifact(hash)
 		if err != nil {

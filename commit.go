@@ -57,9 +57,10 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 					return nil, nil
 				}
 			}
+			inline := a.Inline() // compresses it, if it was held when it was prepared
 			ref := &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}
 			var blob []byte
-			if a.Inline() {
+			if inline {
 				blob = artifact.BlobRecord(a)
 			} else {
 				r, err := v.pack.Stow(a)

@@ -96,7 +96,7 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 	if err != nil {
 		return Observed{}, v.fail(op, err, Hint{})
 	}
-	enc, err := encodeObservation(red, obs)
+	enc, err := v.encodeObservation(red, obs)
 	if err != nil {
 		return Observed{}, v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
 	}
@@ -143,8 +143,9 @@ type encodedObservation struct {
 }
 
 // encodeObservation redacts the sighting (the returned observation holds
-// the redacted sighting, as stored) and hashes and compresses it.
-func encodeObservation(r *redact.Redactor, obs Observation) (*encodedObservation, error) {
+// the redacted sighting, as stored) and hashes it, and compresses it
+// unless the voyage holds it already.
+func (v *Voyage) encodeObservation(r *redact.Redactor, obs Observation) (*encodedObservation, error) {
 	mark, err := marks.Marshal(obs.Mark)
 	if err != nil {
 		return nil, err
@@ -160,7 +161,22 @@ func encodeObservation(r *redact.Redactor, obs Observation) (*encodedObservation
 		}
 		obs.Sighting, sight = s, red
 	}
-	return &encodedObservation{obs: obs, mark: mark, art: artifact.Encode(sight)}, nil
+	return &encodedObservation{obs: obs, mark: mark, art: v.prepare(sight)}, nil
+}
+
+// prepare hashes an artifact's bytes and compresses them, outside the
+// log's lock, unless the voyage as last read holds them: a repeated
+// sighting costs a hash, not a compression. Should the voyage have
+// jettisoned it since, the stower compresses it under the lock.
+func (v *Voyage) prepare(data []byte) *artifact.Encoded {
+	e := artifact.Prepare(data)
+	v.mu.Lock()
+	held := v.st.Artifacts[e.Hash]
+	v.mu.Unlock()
+	if held == nil || held.Status != projection.Stowed {
+		e.Compress()
+	}
+	return e
 }
 
 // sealObservation stows the sighting (appending the stow event, if any, to

@@ -75,6 +75,7 @@ func (p *Pack) Stow(e *Encoded) (Ref, error) {
 	if err != nil || len(sum) != hashLen {
 		return Ref{}, fmt.Errorf("stow artifact %q in %s: not a BLAKE3-256 hex address", e.Hash, p.path)
 	}
+	e.Compress()
 	if len(e.Compressed) > maxFrame {
 		return Ref{}, fmt.Errorf("stow artifact %s in %s: %d compressed bytes exceed a frame's %d", e.Hash, p.path, len(e.Compressed), maxFrame)
 	}
