@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 )
 
 // request is one Commit waiting in the group-commit queue. taken and lead
 // are guarded by Log.qmu; first and err are written by the leader of the
 // group that took the request and read by its owner after the wake (the
-// channel send orders them).
+// channel send orders them), as is end.
 type request struct {
 	ctx    context.Context
 	decide func(*Tx) ([][]byte, error)
@@ -24,6 +23,7 @@ type request struct {
 	taken bool // a leader took it into a group
 	lead  bool // this request's goroutine leads a group
 	first uint64
+	end   uint64 // the log's end after its group's unit: durable before the outcome
 	err   error
 }
 
@@ -131,36 +131,28 @@ func (l *Log) Commit(ctx context.Context, decide func(tx *Tx) ([][]byte, error))
 			lead = <-r.wake // taken: the outcome is coming; lead: the wake was sent
 		}
 		if !lead {
-			return r.first, r.err
+			return r.outcome(l)
 		}
 	}
 
-	// Lead one group (it contains r), then hand leadership on. When the
-	// previous group was larger than what is queued now, the committers it
-	// just woke are given a moment to queue again, so groups stay large
-	// instead of alternating large and tiny. A lone appender (previous
-	// group of one, itself) never yields.
+	// Lead one group (it contains r): run its decides and write its
+	// records as one unit, then hand leadership on at once, so that the
+	// next group forms and writes while this one's unit is made durable
+	// (one fdatasync covers every unit written before it starts: see
+	// pipeline.go). Then wake the group.
 	l.qmu.Lock()
-	for i := 0; i < 4 && len(l.queue) < l.lastGroup; i++ {
-		l.qmu.Unlock()
-		runtime.Gosched()
-		l.qmu.Lock()
-	}
 	group := l.queue
-	l.lastGroup = len(group)
 	l.queue = l.spare[:0]
 	l.spare = nil
 	for _, q := range group {
 		q.taken = true
 	}
 	l.qmu.Unlock()
-	l.runGroup(group)
-	l.qmu.Lock()
+	end := l.runGroup(group)
 	for _, q := range group {
-		if q != r {
-			q.wake <- false
-		}
+		q.end = end
 	}
+	l.qmu.Lock()
 	if len(l.queue) > 0 {
 		next := l.queue[0]
 		next.lead = true
@@ -168,16 +160,34 @@ func (l *Log) Commit(ctx context.Context, decide func(tx *Tx) ([][]byte, error))
 	} else {
 		l.leading = false
 	}
+	for _, q := range group {
+		if q != r {
+			q.wake <- false
+		}
+	}
 	clear(group)
-	if cap(group) <= 1024 {
+	if cap(group) <= 1024 && l.spare == nil {
 		l.spare = group[:0]
 	}
 	l.qmu.Unlock()
+	return r.outcome(l)
+}
+
+// outcome waits until the unit holding r's records is durable, and
+// returns r's result.
+func (r *request) outcome(l *Log) (uint64, error) {
+	if r.err == nil && r.end > 0 {
+		if err := l.waitDurable(r.end); err != nil {
+			r.first, r.err = 0, err
+		}
+	}
 	return r.first, r.err
 }
 
-// runGroup runs the decides of a group and writes their records.
-func (l *Log) runGroup(group []*request) {
+// runGroup runs the decides of a group and writes their records as one
+// unit. It returns the unit's last seq (0: nothing was written), which is
+// durable once waitDurable says so.
+func (l *Log) runGroup(group []*request) (end uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fail := func(err error) {
@@ -191,8 +201,8 @@ func (l *Log) runGroup(group []*request) {
 		fail(ErrClosed)
 		return
 	}
-	if l.poison != nil {
-		fail(fmt.Errorf("%w (after: %w)", ErrPoisoned, l.poison))
+	if err := l.poisoned(); err != nil {
+		fail(err)
 		return
 	}
 	live := l.live[:0]
@@ -216,7 +226,7 @@ func (l *Log) runGroup(group []*request) {
 		}
 		return true
 	}
-	unlock, err := l.takeWriter(live[0].ctx, giveUp)
+	err := l.acquire(live[0].ctx, giveUp)
 	if errors.Is(err, errLockWait) {
 		for _, q := range live {
 			q.err = q.ctx.Err()
@@ -227,7 +237,7 @@ func (l *Log) runGroup(group []*request) {
 		fail(err)
 		return
 	}
-	defer unlock()
+	defer l.release()
 	tx := &Tx{l: l, base: l.w.p.next - 1, staged: l.staged[:0]}
 	writers := l.writers[:0]
 	defer func() { clear(writers); l.writers = writers[:0] }()
@@ -261,26 +271,24 @@ func (l *Log) runGroup(group []*request) {
 	if len(tx.staged) == 0 {
 		return
 	}
-	if err := l.writeUnit(tx.staged); err != nil {
+	if err := l.writeUnit(tx.staged, len(writers)); err != nil {
 		for _, q := range writers {
 			q.first, q.err = 0, err
 		}
+		return 0
 	}
+	return l.w.p.next - 1
 }
 
 // takeWriter makes l the log's writer (l.mu held): it takes the writer
 // lock, waiting until giveUp says to stop (errLockWait), reads the log on
-// to its end and checks the watermark. The caller calls unlock when done.
-func (l *Log) takeWriter(ctx context.Context, giveUp func() bool) (unlock func(), err error) {
+// to its end and checks the watermark. On failure the lock is released.
+func (l *Log) takeWriter(ctx context.Context, giveUp func() bool) error {
 	if err := l.lockForWrite(giveUp); err != nil {
-		return nil, err
-	}
-	unlock = func() {
-		if err := l.lock.unlock(); err != nil && l.poison == nil {
-			l.poison = err
-		}
+		return err
 	}
 	first := !l.writable
+	var err error
 	if first {
 		err = l.becomeWriter()
 	}
@@ -291,18 +299,24 @@ func (l *Log) takeWriter(ctx context.Context, giveUp func() bool) (unlock func()
 		err = l.ensureWatermark()
 	}
 	if err != nil {
-		unlock()
-		return nil, err
+		if uerr := l.lock.unlock(); uerr != nil && l.poison == nil {
+			l.poison = uerr
+		}
+		return err
 	}
-	return unlock, nil
+	return nil
 }
 
-// writeUnit appends recs as one commit unit: rotate if needed, one write,
-// one fdatasync. Any failure poisons the writer.
-func (l *Log) writeUnit(recs [][]byte) error {
+// writeUnit appends recs as one commit unit: rotate if needed, one write.
+// The sync stage makes it durable (pipeline.go). Any failure poisons the
+// writer.
+func (l *Log) writeUnit(recs [][]byte, commits int) error {
 	c := &l.w
 	if c.f == nil || c.version < formatVersion {
-		if err := l.upgrade(); err != nil {
+		l.smu.Lock()
+		err := l.upgrade()
+		l.smu.Unlock()
+		if err != nil {
 			return l.setPoison(err)
 		}
 	}
@@ -317,11 +331,15 @@ func (l *Log) writeUnit(recs [][]byte) error {
 	}
 	if p.off > c.start && p.off+int64(len(buf)) > l.opts.SegmentSize {
 		// The unit's frames were chained from p.sum, which is the new
-		// segment's seed: the encoding stays valid.
-		if err := l.seal(); err != nil {
-			return l.setPoison(err)
+		// segment's seed: the encoding stays valid. No fdatasync of the
+		// old segment may be running when it is sealed and closed.
+		l.smu.Lock()
+		err := l.seal()
+		if err == nil {
+			err = l.createSegment(p)
 		}
-		if err := l.createSegment(p); err != nil {
+		l.smu.Unlock()
+		if err != nil {
 			return l.setPoison(err)
 		}
 	}
@@ -342,11 +360,6 @@ func (l *Log) writeUnit(recs [][]byte) error {
 		l.unwrite(c.p.off, n)
 		return l.setPoison(fmt.Errorf("segment: write %s at offset %d: %w", filepath.Join(l.dir, c.name), c.p.off, err))
 	}
-	if !l.opts.NoSync {
-		if err := c.f.Datasync(); err != nil {
-			return l.setPoison(fmt.Errorf("segment: fdatasync %s after writing at offset %d: %w", filepath.Join(l.dir, c.name), c.p.off, err))
-		}
-	}
 	c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, unit: c.p.off, seed: p.sum})
 	l.setLast(c.p.next - 1)
 	if c.p.off-c.noteOff >= indexSpacing {
@@ -354,11 +367,7 @@ func (l *Log) writeUnit(recs [][]byte) error {
 		c.noteOff = c.p.off
 	}
 	c.noteTail()
-	if err := l.writeWatermark(); err != nil {
-		// The unit is durable and acknowledged; the writer is not trusted
-		// with the next one.
-		l.poison = err
-	}
+	l.wrote(unitEnd{wm: watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum}, file: c.name, off: c.p.off, records: len(recs)}, commits)
 	return nil
 }
 

@@ -64,6 +64,12 @@ type Log struct {
 	lastGroup int // size of the previous group
 	closed    bool
 
+	// The sync stage (smu) and the state it shares with the write stage
+	// (pmu): pipeline.go. Lock order: mu, then smu, then pmu.
+	smu sync.Mutex
+	pmu sync.Mutex
+	pl  pipeline
+
 	// writer state (mu): held by the group leader while it writes.
 	mu       sync.Mutex
 	w        cursor // positioned at the end of the log; w.f is the writable active segment
@@ -383,7 +389,8 @@ func (l *Log) syncDir() error {
 }
 
 // createSegment creates the segment starting at p.next with chain seed
-// p.sum and makes it the active one. The file (header plus the first
+// p.sum and makes it the active one (smu held: no fdatasync of the old
+// one may be running as it is closed). The file (header plus the first
 // preallocated zeros) is written under a temporary name, fsynced, renamed
 // and the directory fsynced, so a segment file always has a complete header
 // and exists durably before anything in it is acknowledged.
@@ -413,6 +420,9 @@ func (l *Log) createSegment(p pos) error {
 	l.w.setPos(pos{off: fileHeaderSize, next: p.next, sum: p.sum})
 	l.w.noteOff = fileHeaderSize
 	l.w.noteTail()
+	l.pmu.Lock()
+	l.pl.file = f // the sync stage syncs the new segment from now on (smu held)
+	l.pmu.Unlock()
 	return nil
 }
 
@@ -497,23 +507,27 @@ func (l *Log) ensureWatermark() error {
 // acknowledged (lock held, after the unit's fdatasync). Not synced: see
 // "The watermark" in format.go.
 //
-// It overwrites the older slot (or one that does not check out), read
-// back first with one pread: whichever process wrote last, the other slot
-// keeps the newest watermark before this one, so a slot torn by a crash
-// costs at most one unit of the watermark's reach.
-func (l *Log) writeWatermark() error {
-	c := &l.w
-	b := encodeWatermark(watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum})
-	var cur [watermarkSlot + watermarkLen]byte
-	n, _ := l.wmFile.ReadAt(cur[:], 0)
-	off := int64(0)
-	if _, older, _ := newestWatermark(cur[:n]); older >= 0 {
-		off = int64(older) * watermarkSlot
+// It overwrites the older slot (or one that does not check out): slot,
+// when this Log wrote the other one last while holding the writer lock
+// throughout, or else read back first with one pread. Whichever process
+// wrote last, the other slot keeps the newest watermark before this one,
+// so a slot torn by a crash costs at most one unit of the watermark's
+// reach. It returns the slot to write next.
+func (l *Log) writeWatermark(w watermark, slot int) (next int, err error) {
+	b := encodeWatermark(w)
+	if slot < 0 {
+		var cur [watermarkSlot + watermarkLen]byte
+		n, _ := l.wmFile.ReadAt(cur[:], 0)
+		slot = 0
+		if _, older, _ := newestWatermark(cur[:n]); older >= 0 {
+			slot = older
+		}
 	}
+	off := int64(slot) * watermarkSlot
 	if _, err := l.wmFile.WriteAt(b, off); err != nil {
-		return fmt.Errorf("segment: write %s at offset %d: %w", filepath.Join(l.dir, watermarkName), off, err)
+		return -1, fmt.Errorf("segment: write %s at offset %d: %w", filepath.Join(l.dir, watermarkName), off, err)
 	}
-	return nil
+	return 1 - slot, nil
 }
 
 // Cuts returns what Open and later catch-ups cut from torn tails.
@@ -558,9 +572,13 @@ func (l *Log) Close() error {
 	l.qmu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.syncAll() // a failure is the committers' to report
 	if l.writable {
 		l.trim()
 	}
+	l.pmu.Lock()
+	l.pl.held = false // closing the lock's files below releases it
+	l.pmu.Unlock()
 	var err error
 	if l.w.f != nil {
 		err = l.w.f.Close()

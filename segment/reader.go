@@ -111,6 +111,9 @@ func (l *Log) Scan(ctx context.Context, from uint64, fn func(Record) error) erro
 	if l.isClosed() {
 		return ErrClosed
 	}
+	if l.nothingFrom(from) {
+		return nil
+	}
 	return scanDir(ctx, l.fs, l.dir, from, &l.idx, fn)
 }
 

@@ -41,17 +41,24 @@ func (l *Log) Reclaim(ctx context.Context, drop func(Record) bool) (Reclaimed, e
 	if l.isClosed() {
 		return out, ErrClosed
 	}
-	if l.poison != nil {
-		return out, fmt.Errorf("%w (after: %w)", ErrPoisoned, l.poison)
+	if err := l.poisoned(); err != nil {
+		return out, err
 	}
-	unlock, err := l.takeWriter(ctx, func() bool { return ctx.Err() != nil })
+	err := l.acquire(ctx, func() bool { return ctx.Err() != nil })
 	if errors.Is(err, errLockWait) {
 		return out, ctx.Err()
 	}
 	if err != nil {
 		return out, err
 	}
-	defer unlock()
+	defer l.release()
+	// Segments are sealed and rewritten below: no fdatasync may run
+	// meanwhile, and what earlier commits wrote is made durable first.
+	if err := l.syncAll(); err != nil {
+		return out, err
+	}
+	l.smu.Lock()
+	defer l.smu.Unlock()
 	segs, err := listSegments(l.fs, l.dir)
 	if err != nil {
 		return out, err

@@ -1,0 +1,228 @@
+package segment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gateFS holds each segment fdatasync until the test lets it go, and can
+// fail the next one.
+type gateFS struct {
+	OSFS
+	armed   atomic.Bool
+	entered chan struct{} // receives when an fdatasync starts
+	proceed chan error    // what the held fdatasync returns
+}
+
+type gateFile struct {
+	File
+	fs   *gateFS
+	name string
+}
+
+func newGateFS() *gateFS {
+	return &gateFS{entered: make(chan struct{}, 64), proceed: make(chan error)}
+}
+
+// openGated opens a log in dir whose segment exists (one record, "zero",
+// written before the gate is armed), with every later fdatasync held.
+func openGated(t *testing.T, dir string) (*Log, *gateFS) {
+	g := newGateFS()
+	l := openT(t, dir, &Options{FS: g})
+	_, err := l.Append(context.Background(), []byte("zero"))
+	require.NoError(t, err)
+	g.armed.Store(true)
+	return l, g
+}
+
+func (g *gateFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
+	f, err := g.OSFS.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &gateFile{File: f, fs: g, name: name}, nil
+}
+
+func (f *gateFile) Datasync() error {
+	if !f.fs.armed.Load() || !strings.Contains(f.name, ".seg") {
+		return f.File.Datasync()
+	}
+	f.fs.entered <- struct{}{}
+	if err := <-f.fs.proceed; err != nil {
+		return &os.PathError{Op: "fdatasync", Path: f.name, Err: err}
+	}
+	return f.File.Datasync()
+}
+
+// commitAsync appends data in a goroutine and sends its outcome.
+func commitAsync(l *Log, data string, out chan<- error) {
+	go func() {
+		_, err := l.Append(context.Background(), []byte(data))
+		out <- err
+	}()
+}
+
+// waitWritten waits until l has written n records.
+func waitWritten(t *testing.T, l *Log, n uint64) {
+	t.Helper()
+	require.Eventually(t, func() bool { return l.Stats().Records >= n }, 10*time.Second, time.Millisecond)
+}
+
+// While one fdatasync runs, later commits run their decides and write
+// their units; the next fdatasync covers all of them at once, and none is
+// acknowledged before an fdatasync that started after it was written.
+func TestCommitsWriteWhileAnFdatasyncRunsAndShareTheNext(t *testing.T) {
+	dir := t.TempDir()
+	l, g := openGated(t, dir)
+	out := make(chan error, 16)
+	commitAsync(l, "first", out)
+	<-g.entered
+	const later = 8
+	for i := range later {
+		commitAsync(l, fmt.Sprint("later ", i), out)
+	}
+	waitWritten(t, l, 2+later)
+	select {
+	case err := <-out:
+		t.Fatalf("a commit returned (%v) before any fdatasync finished", err)
+	default:
+	}
+	g.proceed <- nil // the first fdatasync ends: only "first" is durable
+	require.NoError(t, <-out)
+	<-g.entered // the next fdatasync covers the eight written meanwhile
+	select {
+	case err := <-out:
+		t.Fatalf("a later commit returned (%v) before its fdatasync", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	g.proceed <- nil
+	for range later {
+		require.NoError(t, <-out)
+	}
+	st := l.Stats()
+	assert.Equal(t, uint64(2+later), st.Records)
+	assert.Equal(t, uint64(3), st.Syncs, "one fdatasync for the eight written while the first ran")
+
+	var got []string
+	require.NoError(t, l.Scan(context.Background(), 1, func(r Record) error {
+		got = append(got, string(r.Data))
+		return nil
+	}))
+	assert.Len(t, got, 2+later)
+	wm, _, err := readWatermark(OSFS{}, dir)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2+later), wm.last, "the watermark follows the fdatasync")
+}
+
+// A failed fdatasync fails every commit it was to cover, and every later
+// one, and no unit it covered is acknowledged.
+func TestFailedFdatasyncFailsEveryCommitItCovered(t *testing.T) {
+	l, g := openGated(t, t.TempDir())
+	out := make(chan error, 16)
+	commitAsync(l, "first", out)
+	<-g.entered
+	for i := range 4 {
+		commitAsync(l, fmt.Sprint("later ", i), out)
+	}
+	waitWritten(t, l, 6)
+	g.proceed <- syscall.EIO
+	for range 5 {
+		err := <-out
+		require.Error(t, err)
+		assert.ErrorIs(t, err, ErrPoisoned)
+		assert.ErrorIs(t, err, syscall.EIO)
+	}
+	_, err := l.Append(context.Background(), []byte("after"))
+	assert.ErrorIs(t, err, ErrPoisoned)
+	assert.Equal(t, uint64(1), l.Stats().Syncs, "only the ungated one")
+}
+
+// The writer lock is held from a unit's write until it is durable: another
+// Log of the same directory (another process, as far as the lock goes)
+// cannot append in between, and appends once it is released.
+func TestWriterLockIsHeldUntilTheUnitIsDurable(t *testing.T) {
+	dir := t.TempDir()
+	l, g := openGated(t, dir)
+	out := make(chan error, 1)
+	commitAsync(l, "first", out)
+	<-g.entered
+
+	other := openT(t, dir, nil)
+	cctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err := other.Append(cctx, []byte("other"))
+	cancel()
+	assert.True(t, errors.Is(err, context.DeadlineExceeded), "the other writer waits for the lock: %v", err)
+
+	g.proceed <- nil
+	require.NoError(t, <-out)
+	seq, err := other.Append(context.Background(), []byte("other"))
+	require.NoError(t, err, "the lock is released once the pipeline is idle")
+	assert.Equal(t, uint64(3), seq)
+
+	// This Log takes the lock again, catches up on the other's record and
+	// reads the watermark slot to write afresh.
+	go func() { <-g.entered; g.proceed <- nil }()
+	seq, err = l.Append(context.Background(), []byte("third"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(4), seq)
+	wm, _, err := readWatermark(OSFS{}, dir)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(4), wm.last)
+}
+
+// Many goroutines, a small segment size (rotations while fdatasyncs of
+// earlier units are pending) and Close racing the last commits: every
+// acknowledged record is there, in order, and the watermark covers them.
+func TestPipelineUnderRotationAndClose(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, &Options{SegmentSize: 8 << 10})
+	require.NoError(t, err)
+	const workers, each = 8, 40
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	acked := map[uint64]string{}
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				data := fmt.Sprintf("w%d-%d-%s", w, i, strings.Repeat("x", 300))
+				seq, err := l.Append(context.Background(), []byte(data))
+				if err != nil {
+					assert.ErrorIs(t, err, ErrClosed)
+					return
+				}
+				mu.Lock()
+				acked[seq] = data
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, l.Close())
+	wg.Wait()
+
+	wm, _, err := readWatermark(OSFS{}, dir)
+	require.NoError(t, err)
+	got := map[uint64]string{}
+	require.NoError(t, ScanDir(context.Background(), dir, 1, func(r Record) error {
+		got[r.Seq] = string(r.Data)
+		return nil
+	}))
+	for seq, data := range acked {
+		assert.Equal(t, data, got[seq], "acknowledged record %d", seq)
+		assert.LessOrEqual(t, seq, wm.last, "the watermark covers every acknowledged record")
+	}
+	assert.Equal(t, uint64(len(got)), wm.last, "everything written before Close was made durable")
+}
