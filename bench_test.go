@@ -2,7 +2,9 @@ package helm_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -79,4 +81,52 @@ func BenchmarkList10k(b *testing.B) {
 		require.Len(b, list, 10_000)
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/list")
+}
+
+// BenchmarkRecordConcurrent16 is 16 goroutines recording 2 KiB sightings
+// (a third of them repeats) and taking bearings on one voyage, durably:
+// the commit pipeline under load. records/sync is the grouping.
+func BenchmarkRecordConcurrent16(b *testing.B) {
+	ctx := context.Background()
+	h, err := helm.Open(b.TempDir(), nil)
+	require.NoError(b, err)
+	v, err := h.Start(ctx, "bench", helm.OpenWaters, who)
+	require.NoError(b, err)
+	defer v.Close()
+	text := strings.Repeat("func (l *Log) Commit(ctx context.Context) error { return nil }\n", 32)
+	const workers = 16
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for g := range workers {
+		n := b.N / workers
+		if g < b.N%workers {
+			n++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				var err error
+				switch {
+				case i%4 == 3:
+					_, err = v.TakeBearing(ctx, fmt.Sprint("reading ", g, i), who, nil)
+					if errors.Is(err, helm.ErrEmptySlate) {
+						err = nil
+					}
+				case i%3 == 2: // a repeat
+					_, err = v.Observe(ctx, &note{Topic: fmt.Sprint(g), Text: fmt.Sprint(g, text)}, who, nil)
+				default:
+					_, err = v.Observe(ctx, &note{Topic: fmt.Sprint(g, "-", i%8), Text: fmt.Sprint(g, i, text)}, who, nil)
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st := v.WriteStats()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	b.ReportMetric(float64(st.Records)/float64(st.Syncs), "records/sync")
 }

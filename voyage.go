@@ -103,6 +103,21 @@ func (v *Voyage) Cuts() []Cut {
 	return out
 }
 
+// WriteStats counts what a Voyage handle's commits wrote since it was
+// opened: concurrent writers on one handle share commit units and
+// fdatasyncs, and Records/Syncs says how well they were grouped.
+type WriteStats struct {
+	Units   uint64 // commit units appended (one per group of commits)
+	Records uint64 // log records in them (events, and small sightings' blobs)
+	Syncs   uint64 // fdatasyncs that made them durable
+}
+
+// WriteStats returns what this handle's commits wrote.
+func (v *Voyage) WriteStats() WriteStats {
+	s := v.log.Stats()
+	return WriteStats{Units: s.Units, Records: s.Records, Syncs: s.Syncs}
+}
+
 // Torn reports a torn final write found when the voyage was opened, which
 // its next change will cut (nil if none).
 func (v *Voyage) Torn() *Cut { return cutOf(v.log.Torn()) }
