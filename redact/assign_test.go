@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"regexp"
 	"testing"
 
@@ -60,6 +61,27 @@ func FuzzAssignments(f *testing.F) {
 			if want[i] != got[i] {
 				t.Fatalf("%q: regexp %v, assignments %v", s, want, got)
 			}
+		}
+	})
+}
+
+// FuzzUnquote checks the JSON string decoder of JSON against
+// json.Unmarshal on every valid string token.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\t\"c\"\\d\/e\b\f\r"`, `"\u00e9t\u00e9 \ud83d\ude00"`, `"\ud800"`, "\"caf\xc3\xa9\\n\"", "\"bad \xff\\n\"", `"\\"`, `""`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, tok []byte) {
+		var want string
+		if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+			return // JSON hands it tokens from '"' to '"'
+		}
+		if !json.Valid(tok) || json.Unmarshal(tok, &want) != nil {
+			return // not a string token
+		}
+		got, ok := unquote(tok)
+		if !ok || got != want {
+			t.Fatalf("unquote(%q) = %q, %v; json.Unmarshal gives %q", tok, got, ok, want)
 		}
 	})
 }

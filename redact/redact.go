@@ -403,10 +403,8 @@ func (r *Redactor) JSON(doc []byte) ([]byte, int) {
 		for j < len(doc) && (doc[j] == ' ' || doc[j] == '\t' || doc[j] == '\n' || doc[j] == '\r') {
 			j++
 		}
-		var text string
-		if bytes.IndexByte(tok, '\\') < 0 {
-			text = string(tok[1 : len(tok)-1])
-		} else if err := json.Unmarshal(tok, &text); err != nil {
+		text, ok := unquote(tok)
+		if !ok {
 			i = end
 			continue
 		}
@@ -433,6 +431,66 @@ func (r *Redactor) JSON(doc []byte) ([]byte, int) {
 	}
 	out.Write(doc[last:])
 	return out.Bytes(), n
+}
+
+// unquote decodes the JSON string token tok (quotes included), as
+// json.Unmarshal would for the escapes a sighting's JSON holds (\n, \t,
+// \", \\ ...), without its reflection; a \u escape, or bytes that are
+// not UTF-8 after an escape, go to json.Unmarshal itself. ok is false when
+// tok is not a string.
+func unquote(tok []byte) (string, bool) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return "", false
+	}
+	body := tok[1 : len(tok)-1]
+	bs := bytes.IndexByte(body, '\\')
+	if bs < 0 && utf8.Valid(body) {
+		return string(body), true
+	}
+	if bs < 0 {
+		return unmarshalString(tok)
+	}
+	out := make([]byte, bs, len(body))
+	copy(out, body)
+	for i := bs; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i == len(body) {
+			return "", false
+		}
+		switch body[i] {
+		case '"', '\\', '/':
+			out = append(out, body[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		default: // \u, or not JSON
+			return unmarshalString(tok)
+		}
+	}
+	if !utf8.Valid(out) {
+		return unmarshalString(tok)
+	}
+	return string(out), true
+}
+
+func unmarshalString(tok []byte) (string, bool) {
+	var s string
+	if err := json.Unmarshal(tok, &s); err != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // stringEnd returns the index just after the JSON string starting at
