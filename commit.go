@@ -42,6 +42,13 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 	var decideErr error
 	var last uint64
 	_, err = v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+		// Before the first change of this handle, and once the log took
+		// its writer lock (a home that cannot be written says so there):
+		// the home index learns, durably, that the voyage may change.
+		if err := v.openIndex(); err != nil {
+			decideErr = err
+			return nil, err
+		}
 		v.mu.Lock()
 		defer v.mu.Unlock()
 		if err := tx.Scan(v.st.Voyage.Seq+1, v.applyRecord); err != nil {

@@ -290,22 +290,34 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 	if err != nil {
 		return nil, err
 	}
-	// Each voyage costs a few small reads (its summary, its directory,
-	// its log's tail); they are independent, so a few run at once.
+	// The home index vouches for the voyages whose writers all closed
+	// them. Each of the others costs a few small reads (its summary, its
+	// directory, its log's tail); they are independent, so a few run at
+	// once.
+	indexed := h.indexedViews()
 	type result struct {
 		info VoyageInfo
 		err  error
 	}
 	results := make([]result, len(ids))
+	var rest []int
+	for i, id := range ids {
+		if info, ok := indexed[id]; ok {
+			results[i].info = info
+		} else {
+			rest = append(rest, i)
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(len(ids), 4*runtime.GOMAXPROCS(0)) {
+	for range min(len(rest), 4*runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(ids) || ctx.Err() != nil {
+				k := int(next.Add(1) - 1)
+				if k >= len(rest) || ctx.Err() != nil {
 					return
 				}
+				i := rest[k]
 				results[i].info, results[i].err = h.summary(ctx, ids[i])
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/internal/homeindex"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -35,6 +36,10 @@ type Voyage struct {
 	broken     error  // set when a write failed: the views may be ahead of the disk
 	wrote      bool   // this Voyage appended events: it may write caches
 	summarySeq uint64 // the Seq the summary file was last written at
+
+	idxMu  sync.Mutex
+	idx    *homeindex.Writer // this handle's session in the home index (index.go)
+	idxOff bool              // the index could not be written: it was removed
 }
 
 // open opens the voyage id, folding its events into fresh views. Opening
@@ -131,10 +136,12 @@ func (v *Voyage) Close() error {
 	if stale && v.summaryStale() {
 		v.writeSummary()
 	}
+	idx := v.viewForIndex()
 	err := v.log.Close()
 	if perr := v.pack.Close(); err == nil {
 		err = perr
 	}
+	v.closeIndex(idx)
 	return err
 }
 

@@ -109,3 +109,7 @@ func MkdirAll(fsys FS, dir string, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// Datasync makes f's data durable as File.Datasync does, for a file
+// opened with os.OpenFile (an append-only one, which WriteAt refuses).
+func Datasync(f *os.File) error { return datasync(f) }

@@ -1,0 +1,497 @@
+// Package homeindex keeps a home's index: what each voyage's writers left
+// it as, so that listing a home reads one file instead of every voyage's.
+//
+// The index is a journal of small records, appended by writers:
+//
+//	open(token, id)             a writer is about to change voyage id;
+//	                            appended and made durable (fdatasync)
+//	                            before its first change
+//	close(token, id, seq, view) that writer is done, and the voyage was
+//	                            this view at seq (not synced)
+//	stale(token, id)            that writer is done, without a view
+//
+// A voyage's view is trusted only when every writer that opened it has
+// closed it: a writer that crashed (kill -9, power loss), or one still
+// writing, leaves an open record without a close, and a reader then reads
+// that voyage itself. So a record lost to a crash costs a slower list,
+// never a wrong one: every change is preceded by a durable open. Of the
+// closes, the view with the highest seq wins (each writer brings its views
+// up to date before it closes); a stale close distrusts the voyage until a
+// writer that opened after it closes with a view.
+//
+// File layout: an 8-byte magic, the file's size when it was last written
+// whole (u64: compaction is due when it has doubled), then records, each
+//
+//	u32 length of payload | u32 CRC-32C of payload | payload | u32 length again
+//
+// (the trailing length lets a writer check the last record without
+// reading the file). A record that does not check out makes the whole
+// index untrusted: Read returns ErrDamaged and readers read every voyage;
+// the next writer that notices (the last record is bad, or a compaction
+// reads the damage) rebuilds it.
+//
+// Writers append under a shared lock of index.lock; compaction (rewriting
+// the journal as one record per voyage when it has grown) holds it
+// exclusively and renames the new file, made durable, over the old.
+package homeindex
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/helmlog/helm/internal/durable"
+)
+
+// Name and LockName are the index's files in the home.
+const (
+	Name        = "index"
+	LockName    = "index.lock"
+	WritersName = "index.writers"
+)
+
+const magic = "HELMIDX1"
+
+// headerSize is the magic and the size at the last rewrite.
+const headerSize = len(magic) + 8
+
+func header(base int) []byte {
+	return binary.LittleEndian.AppendUint64([]byte(magic), uint64(base))
+}
+
+// ErrDamaged: a record of the index does not check out.
+var ErrDamaged = errors.New("home index damaged")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Token identifies one writer's session.
+type Token [16]byte
+
+// NewToken returns a random token.
+func NewToken() Token {
+	var t Token
+	rand.Read(t[:])
+	return t
+}
+
+const (
+	kindOpen  = 'o'
+	kindClose = 'c'
+	kindStale = 's'
+)
+
+// record is one decoded record.
+type record struct {
+	kind  byte
+	token Token
+	id    string
+	seq   uint64
+	view  []byte
+}
+
+func appendRecord(b []byte, r record) []byte {
+	var p []byte
+	p = append(p, r.kind)
+	p = append(p, r.token[:]...)
+	p = binary.AppendUvarint(p, uint64(len(r.id)))
+	p = append(p, r.id...)
+	if r.kind == kindClose {
+		p = binary.AppendUvarint(p, r.seq)
+		p = append(p, r.view...)
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(p)))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(p, castagnoli))
+	b = append(b, p...)
+	return binary.LittleEndian.AppendUint32(b, uint32(len(p)))
+}
+
+const recordOverhead = 12
+
+// decodeRecord decodes the record at the start of b and returns its size.
+func decodeRecord(b []byte) (record, int, error) {
+	if len(b) < recordOverhead {
+		return record{}, 0, ErrDamaged
+	}
+	n := int(binary.LittleEndian.Uint32(b))
+	if n > len(b)-recordOverhead || binary.LittleEndian.Uint32(b[8+n:]) != uint32(n) {
+		return record{}, 0, ErrDamaged
+	}
+	p := b[8 : 8+n]
+	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(b[4:]) {
+		return record{}, 0, ErrDamaged
+	}
+	var r record
+	if len(p) < 1+len(r.token) {
+		return record{}, 0, ErrDamaged
+	}
+	r.kind = p[0]
+	copy(r.token[:], p[1:])
+	p = p[1+len(r.token):]
+	l, k := binary.Uvarint(p)
+	if k <= 0 || l > uint64(len(p)-k) {
+		return record{}, 0, ErrDamaged
+	}
+	r.id, p = string(p[k:k+int(l)]), p[k+int(l):]
+	switch r.kind {
+	case kindOpen, kindStale:
+		if len(p) != 0 {
+			return record{}, 0, ErrDamaged
+		}
+	case kindClose:
+		seq, k := binary.Uvarint(p)
+		if k <= 0 {
+			return record{}, 0, ErrDamaged
+		}
+		r.seq, r.view = seq, p[k:]
+	default:
+		return record{}, 0, ErrDamaged
+	}
+	return r, n + recordOverhead, nil
+}
+
+// voyage is what the records say of one voyage.
+type voyage struct {
+	open    map[Token]int64 // writers that opened and have not closed: where they opened
+	staleAt int64           // where the last stale close is (-1: none)
+	seq     uint64          // the trusted view's seq
+	view    []byte          // the trusted view (nil: none)
+}
+
+// fold reads the records of data (the whole file) into what they say of
+// each voyage.
+func fold(data []byte) (map[string]*voyage, error) {
+	if len(data) < headerSize || string(data[:len(magic)]) != magic {
+		return nil, fmt.Errorf("%w: not a helm home index", ErrDamaged)
+	}
+	out := map[string]*voyage{}
+	for off := int64(headerSize); off < int64(len(data)); {
+		r, n, err := decodeRecord(data[off:])
+		if err != nil {
+			return nil, fmt.Errorf("%w: the record at offset %d does not check out", err, off)
+		}
+		v := out[r.id]
+		if v == nil {
+			v = &voyage{staleAt: -1}
+			out[r.id] = v
+		}
+		switch r.kind {
+		case kindOpen:
+			if v.open == nil {
+				v.open = map[Token]int64{}
+			}
+			v.open[r.token] = off
+		case kindStale:
+			delete(v.open, r.token)
+			v.staleAt, v.view = off, nil
+		case kindClose:
+			at, ok := v.open[r.token]
+			delete(v.open, r.token)
+			if ok && at > v.staleAt && (v.view == nil || r.seq >= v.seq) {
+				v.seq, v.view = r.seq, r.view
+			}
+		}
+		off += int64(n)
+	}
+	return out, nil
+}
+
+// Read returns the trusted view of each voyage the index at path knows and
+// whose writers have all closed it. A missing index reads as empty, with
+// an error matching fs.ErrNotExist; a damaged one is ErrDamaged: nothing
+// in it is trusted.
+func Read(path string) (map[string][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	voyages, err := fold(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := make(map[string][]byte, len(voyages))
+	for id, v := range voyages {
+		if len(v.open) == 0 && v.view != nil {
+			out[id] = v.view
+		}
+	}
+	return out, nil
+}
+
+// Writer appends one writer session's records to a home's index. It
+// holds index.writers shared from Open to Close: the index is rebuilt
+// from the voyages (after damage, when what it said of writers at work is
+// lost) only when no writer session is open, so no writer's changes can
+// escape a rebuilt index.
+type Writer struct {
+	dir     string
+	noSync  bool
+	token   Token
+	session io.Closer
+}
+
+// Rebuild is how the index is made anew when damage is found: it returns
+// the view and seq of every voyage, read from the voyages themselves.
+type Rebuild func() (map[string]View, error)
+
+// View is a voyage's view as the index stores it.
+type View struct {
+	Seq  uint64
+	Data []byte
+}
+
+// Open records, durably, that a writer is about to change voyage id, in
+// the index of the home dir (created if missing). When the index's last
+// record does not check out (a crash tore it), the index is rebuilt
+// first with rebuild, if no other writer session is open.
+func Open(dir, id string, noSync bool, rebuild Rebuild) (*Writer, error) {
+	w := &Writer{dir: dir, noSync: noSync, token: NewToken()}
+	if w.tailDamaged() {
+		if err := w.rebuild(rebuild); err != nil {
+			return nil, err
+		}
+	}
+	session, err := lockFile(filepath.Join(dir, WritersName), false, true)
+	if err != nil {
+		return nil, err
+	}
+	w.session = session
+	if err := w.append(record{kind: kindOpen, token: w.token, id: id}, !noSync); err != nil {
+		session.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Close records that the writer is done with voyage id, which was view at
+// seq (view nil: unknown, a stale close), and ends the session. Not
+// synced: a close lost to a crash leaves the voyage untrusted.
+func (w *Writer) Close(id string, seq uint64, view []byte) error {
+	r := record{kind: kindClose, token: w.token, id: id, seq: seq, view: view}
+	if view == nil {
+		r = record{kind: kindStale, token: w.token, id: id}
+	}
+	err := w.append(r, false)
+	w.session.Close()
+	return err
+}
+
+func (w *Writer) path() string { return filepath.Join(w.dir, Name) }
+
+// append appends r under index.lock shared; sync makes it durable.
+func (w *Writer) append(r record, sync bool) error {
+	lk, err := lockFile(filepath.Join(w.dir, LockName), false, true)
+	if err != nil {
+		return err
+	}
+	defer lk.Close()
+	f, err := os.OpenFile(w.path(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("home index: %w", err)
+	}
+	defer f.Close()
+	b := appendRecord(nil, r)
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		b = append(header(headerSize), b...)
+	}
+	if _, err := f.Write(b); err != nil {
+		return fmt.Errorf("home index: append to %s: %w", w.path(), err)
+	}
+	if sync {
+		if err := durable.Datasync(f); err != nil {
+			return fmt.Errorf("home index: fdatasync %s: %w", w.path(), err)
+		}
+	}
+	return nil
+}
+
+// tailDamaged reports whether the index's last record does not check out
+// (a write torn by a crash): two small reads.
+func (w *Writer) tailDamaged() bool {
+	f, err := os.Open(w.path())
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() <= int64(headerSize) {
+		return err == nil && st.Size() > 0 && st.Size() < int64(headerSize)
+	}
+	var tail [4]byte
+	if _, err := f.ReadAt(tail[:], st.Size()-4); err != nil {
+		return true
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:])) + recordOverhead
+	if n > st.Size()-int64(headerSize) {
+		return true
+	}
+	rec := make([]byte, n)
+	if _, err := f.ReadAt(rec, st.Size()-n); err != nil {
+		return true
+	}
+	_, _, err = decodeRecord(rec)
+	return err != nil
+}
+
+// CompactAbove is the size below which the index is never compacted.
+var CompactAbove int64 = 1 << 20
+
+// MaybeCompact rewrites the index as one record per voyage (and the open
+// records of writers still at work) once it is past CompactAbove and
+// twice its size when it was last rewritten (its header says), and holds
+// more than twice what it says; a damaged one is rebuilt with rebuild, if
+// no writer session is open. It is a writer's chore, after its Close: a
+// stat and a small read, unless compaction is due.
+func MaybeCompact(dir string, noSync bool, rebuild Rebuild) error {
+	path := filepath.Join(dir, Name)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	var h [headerSize]byte
+	_, rerr := f.ReadAt(h[:], 0)
+	st, serr := f.Stat()
+	f.Close()
+	if serr != nil || st.Size() < CompactAbove {
+		return nil
+	}
+	if rerr == nil && string(h[:len(magic)]) == magic && st.Size() < 2*int64(binary.LittleEndian.Uint64(h[len(magic):])) {
+		return nil
+	}
+	w := &Writer{dir: dir, noSync: noSync}
+	lk, err := lockFile(filepath.Join(dir, LockName), true, true)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(w.path())
+	if err != nil {
+		lk.Close()
+		return fmt.Errorf("home index: %w", err)
+	}
+	voyages, err := fold(data)
+	if err != nil {
+		lk.Close()
+		return w.rebuild(rebuild)
+	}
+	defer lk.Close()
+	size := headerSize
+	for id, v := range voyages {
+		size += 2*(recordOverhead+len(id)+32) + len(v.view)
+		size += len(v.open) * (recordOverhead + len(id) + 20)
+	}
+	if len(data) < 2*size {
+		return nil // mostly live records: not worth rewriting
+	}
+	out := header(0)
+	for id, v := range voyages {
+		if v.view != nil {
+			t := NewToken()
+			out = appendRecord(out, record{kind: kindOpen, token: t, id: id})
+			out = appendRecord(out, record{kind: kindClose, token: t, id: id, seq: v.seq, view: v.view})
+		} else if v.staleAt >= 0 {
+			out = appendRecord(out, record{kind: kindStale, id: id})
+		}
+		for t := range v.open { // writers at work keep their tokens
+			out = appendRecord(out, record{kind: kindOpen, token: t, id: id})
+		}
+	}
+	return w.replace(out)
+}
+
+// rebuild makes the index anew from the voyages, when no writer session is
+// open (otherwise it leaves the index as it is: readers distrust a damaged
+// index, and a later writer rebuilds it).
+func (w *Writer) rebuild(rebuild Rebuild) error {
+	writers, err := lockFile(filepath.Join(w.dir, WritersName), true, false)
+	if err != nil || writers == nil {
+		return err
+	}
+	defer writers.Close()
+	lk, err := lockFile(filepath.Join(w.dir, LockName), true, true)
+	if err != nil {
+		return err
+	}
+	defer lk.Close()
+	views, err := rebuild()
+	if err != nil {
+		return fmt.Errorf("home index: rebuild: %w", err)
+	}
+	out := header(0)
+	for id, v := range views {
+		t := NewToken()
+		out = appendRecord(out, record{kind: kindOpen, token: t, id: id})
+		out = appendRecord(out, record{kind: kindClose, token: t, id: id, seq: v.Seq, view: v.Data})
+	}
+	return w.replace(out)
+}
+
+// replace writes data as the new index (exclusive lock held): durable
+// before any writer appends to it.
+func (w *Writer) replace(data []byte) error {
+	binary.LittleEndian.PutUint64(data[len(magic):], uint64(len(data)))
+	tmp := w.path() + ".tmp"
+	if err := writeFileSync(tmp, data, w.noSync); err != nil {
+		return fmt.Errorf("home index: %w", err)
+	}
+	if err := os.Rename(tmp, w.path()); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("home index: %w", err)
+	}
+	if !w.noSync {
+		return durable.SyncDir(durable.OSFS{}, w.dir)
+	}
+	return nil
+}
+
+func writeFileSync(path string, data []byte, noSync bool) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && !noSync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// lockFile takes the lock of the file at path, shared or exclusive. With
+// wait it polls until it has it (every holder holds it briefly, or, for
+// index.writers shared, only while a rebuild runs); without, it returns
+// nil when another holds it.
+func lockFile(path string, exclusive, wait bool) (io.Closer, error) {
+	lk, err := durable.OpenLock(path)
+	if err != nil {
+		return nil, fmt.Errorf("home index: %w", err)
+	}
+	delay := 50 * time.Microsecond
+	for {
+		var ok bool
+		if exclusive {
+			ok, err = lk.TryLock()
+		} else {
+			ok, err = lk.TryRLock()
+		}
+		if err != nil {
+			lk.Close()
+			return nil, fmt.Errorf("home index: lock %s: %w", path, err)
+		}
+		if ok {
+			return lk, nil // closing it releases the lock
+		}
+		if !wait {
+			lk.Close()
+			return nil, nil
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 5*time.Millisecond)
+	}
+}

@@ -1,0 +1,139 @@
+package homeindex
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFoldTrustsOnlyVoyagesEveryWriterClosed(t *testing.T) {
+	a, b, c := NewToken(), NewToken(), NewToken()
+	rec := func(kind byte, tok Token, id string, seq uint64, view string) record {
+		r := record{kind: kind, token: tok, id: id, seq: seq}
+		if view != "" {
+			r.view = []byte(view)
+		}
+		return r
+	}
+	tests := []struct {
+		name string
+		recs []record
+		want map[string]string // id -> trusted view
+	}{
+		{"open and closed", []record{rec(kindOpen, a, "x", 0, ""), rec(kindClose, a, "x", 5, "v5")}, map[string]string{"x": "v5"}},
+		{"a writer at work", []record{rec(kindOpen, a, "x", 0, ""), rec(kindClose, a, "x", 5, "v5"), rec(kindOpen, b, "x", 0, "")}, map[string]string{}},
+		{"the highest seq wins", []record{rec(kindOpen, a, "x", 0, ""), rec(kindOpen, b, "x", 0, ""),
+			rec(kindClose, b, "x", 8, "v8"), rec(kindClose, a, "x", 7, "v7")}, map[string]string{"x": "v8"}},
+		{"a close whose open is unknown trusts nothing", []record{rec(kindClose, a, "x", 5, "v5")}, map[string]string{}},
+		{"a stale close distrusts", []record{rec(kindOpen, a, "x", 0, ""), rec(kindClose, a, "x", 5, "v5"),
+			rec(kindOpen, b, "x", 0, ""), rec(kindStale, b, "x", 0, "")}, map[string]string{}},
+		{"until a writer opened after it closes", []record{rec(kindOpen, a, "x", 0, ""), rec(kindOpen, b, "x", 0, ""),
+			rec(kindStale, b, "x", 0, ""), rec(kindClose, a, "x", 9, "v9"), rec(kindOpen, c, "x", 0, ""), rec(kindClose, c, "x", 9, "v9c")},
+			map[string]string{"x": "v9c"}},
+		{"voyages apart", []record{rec(kindOpen, a, "x", 0, ""), rec(kindOpen, b, "y", 0, ""), rec(kindClose, b, "y", 2, "y2")},
+			map[string]string{"y": "y2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := header(headerSize)
+			for _, r := range tt.recs {
+				data = appendRecord(data, r)
+			}
+			path := filepath.Join(t.TempDir(), Name)
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+			got, err := Read(path)
+			require.NoError(t, err)
+			gotS := map[string]string{}
+			for id, v := range got {
+				gotS[id] = string(v)
+			}
+			assert.Equal(t, tt.want, gotS)
+		})
+	}
+}
+
+// Compaction keeps what the index says, and the tokens of writers still
+// at work, so their closes still count.
+func TestCompactionKeepsViewsAndWritersAtWork(t *testing.T) {
+	dir := t.TempDir()
+	rebuild := func() (map[string]View, error) { t.Fatal("no rebuild for an undamaged index"); return nil, nil }
+	// Many closed sessions of one voyage, past CompactAbove.
+	view := make([]byte, 4<<10)
+	for i := 0; i < int(CompactAbove)/len(view)+2; i++ {
+		w, err := Open(dir, "x", true, rebuild)
+		require.NoError(t, err)
+		require.NoError(t, w.Close("x", uint64(i+1), view))
+	}
+	atWork, err := Open(dir, "y", true, rebuild)
+	require.NoError(t, err)
+	before, err := os.Stat(filepath.Join(dir, Name))
+	require.NoError(t, err)
+	require.NoError(t, MaybeCompact(dir, true, rebuild))
+	after, err := os.Stat(filepath.Join(dir, Name))
+	require.NoError(t, err)
+	assert.Less(t, after.Size(), before.Size()/4, "compacted")
+
+	got, err := Read(filepath.Join(dir, Name))
+	require.NoError(t, err)
+	assert.Contains(t, got, "x")
+	assert.NotContains(t, got, "y", "still at work")
+	require.NoError(t, atWork.Close("y", 3, []byte("y3")))
+	got, err = Read(filepath.Join(dir, Name))
+	require.NoError(t, err)
+	assert.Equal(t, "y3", string(got["y"]), "the writer's token survived the compaction")
+}
+
+// A rebuild waits for no writer: with a session open it leaves the
+// damaged index alone.
+func TestNoRebuildWhileAWriterIsAtWork(t *testing.T) {
+	dir := t.TempDir()
+	rebuilt := 0
+	rebuild := func() (map[string]View, error) { rebuilt++; return map[string]View{"x": {Seq: 1, Data: []byte("x1")}}, nil }
+	w, err := Open(dir, "x", true, rebuild)
+	require.NoError(t, err)
+	path := filepath.Join(dir, Name)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data[:len(data)-3], 0o600))
+	other, err := Open(dir, "y", true, rebuild)
+	require.NoError(t, err)
+	assert.Equal(t, 0, rebuilt, "a session is open")
+	require.NoError(t, other.Close("y", 1, []byte("y1")))
+	require.NoError(t, w.Close("x", 1, []byte("x1")))
+	_, err = Read(path)
+	assert.ErrorIs(t, err, ErrDamaged)
+
+	// The damage is now in the middle: readers distrust the whole index
+	// until a compaction, with no session open, rebuilds it.
+	defer func(old int64) { CompactAbove = old }(CompactAbove)
+	CompactAbove = 0
+	last, err := Open(dir, "z", true, rebuild)
+	require.NoError(t, err)
+	require.NoError(t, MaybeCompact(dir, true, rebuild))
+	assert.Equal(t, 0, rebuilt, "a session is open")
+	require.NoError(t, last.Close("z", 1, []byte("z1")))
+	require.NoError(t, MaybeCompact(dir, true, rebuild))
+	assert.Equal(t, 1, rebuilt, "no session open: rebuilt")
+	got, err := Read(path)
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]byte{"x": []byte("x1")}, got, "what the voyages are now")
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add(appendRecord(nil, record{kind: kindOpen, token: NewToken(), id: "x"}))
+	f.Add(appendRecord(nil, record{kind: kindClose, token: NewToken(), id: "voyage", seq: 7, view: []byte("view")}))
+	f.Add(appendRecord(nil, record{kind: kindStale, id: "y"}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, n, err := decodeRecord(b)
+		if err != nil {
+			return
+		}
+		again := appendRecord(nil, r)
+		if string(again) != string(b[:n]) {
+			t.Fatalf("record %q re-encodes as %q", b[:n], again)
+		}
+	})
+}
