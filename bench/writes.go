@@ -354,7 +354,7 @@ func concurrently(ops [][]Op, do func(Op) (bool, error)) (int, error) {
 }
 
 func benchConcurrent(ctx context.Context, cfg config, dir string, r *report) error {
-	var sq, hm, ratio []float64
+	var sq, hm, ratio, group []float64
 	for rep := range cfg.Reps {
 		repDir := filepath.Join(dir, fmt.Sprintf("concurrent-%d", rep))
 		if err := os.MkdirAll(repDir, 0o700); err != nil {
@@ -397,6 +397,9 @@ func benchConcurrent(ctx context.Context, cfg config, dir string, r *report) err
 			slices.Reverse(sides)
 		}
 		rates, err := interleave(sides, cfg.ConcOps, max(1, cfg.Chunk/4))
+		if st := hv.WriteStats(); st.Syncs > 0 {
+			group = append(group, float64(st.Records)/float64(st.Syncs))
+		}
 		sv.close()
 		hv.Close()
 		if err != nil {
@@ -413,5 +416,6 @@ func benchConcurrent(ctx context.Context, cfg config, dir string, r *report) err
 	r.put(fmt.Sprintf("sqlite_concurrent%d_events_per_s", cfg.Goroutines), median(sq), fmt.Sprintf(note, spread(sq)))
 	r.put(fmt.Sprintf("helm_concurrent%d_events_per_s", cfg.Goroutines), median(hm), fmt.Sprintf(note, spread(hm)))
 	r.put(fmt.Sprintf("concurrent%d_vs_sqlite", cfg.Goroutines), median(ratio), "median of per-rep ratios; "+spread(ratio))
+	r.put(fmt.Sprintf("group_size_%d", cfg.Goroutines), median(group), "log records per fdatasync, helm's writers; "+spread(group))
 	return nil
 }

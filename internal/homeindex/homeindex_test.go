@@ -91,7 +91,10 @@ func TestCompactionKeepsViewsAndWritersAtWork(t *testing.T) {
 func TestNoRebuildWhileAWriterIsAtWork(t *testing.T) {
 	dir := t.TempDir()
 	rebuilt := 0
-	rebuild := func() (map[string]View, error) { rebuilt++; return map[string]View{"x": {Seq: 1, Data: []byte("x1")}}, nil }
+	rebuild := func() (map[string]View, error) {
+		rebuilt++
+		return map[string]View{"x": {Seq: 1, Data: []byte("x1")}}, nil
+	}
 	w, err := Open(dir, "x", true, rebuild)
 	require.NoError(t, err)
 	path := filepath.Join(dir, Name)
