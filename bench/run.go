@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -207,13 +208,43 @@ func benchReplay(ctx context.Context, cfg config, dir string, r *report) error {
 	if err := v.Close(); err != nil {
 		return err
 	}
+	cli, err := timeCLIObserve(ctx, homeDir, id, cfg.OpenReps)
+	if err != nil {
+		return fmt.Errorf("the CLI on a long voyage: %w", err)
+	}
 
 	m := median(opens)
 	r.put("replay_events_per_s", float64(events)/(m/1000), fmt.Sprintf("%d events, %s", events, how))
 	r.put("open_ms_100k_events", m*100_000/float64(events), fmt.Sprintf("Voyage + Close, warm cache, scaled from %d events; %s", events, spread(opens)))
 	r.put("helm_observe_ms_long_voyage", median(obsLat), fmt.Sprintf("Record on the %d-event voyage; %s", events, spread(obsLat)))
 	r.put("helm_bearing_ms_long_voyage", median(bearLat), fmt.Sprintf("TakeBearing on the %d-event voyage; %s", events, spread(bearLat)))
+	r.put(fmt.Sprintf("cli_observe_context_ms_%dk", events/1000), median(cli), fmt.Sprintf("the built helm observe context, end to end, on the %d-event voyage; %s", events, spread(cli)))
 	return nil
+}
+
+// timeCLIObserve builds the helm command and times `helm observe context`
+// on voyage id of home, reps times: a process started, the voyage opened,
+// one change recorded durably, the process gone.
+func timeCLIObserve(ctx context.Context, home, id string, reps int) ([]float64, error) {
+	bin := filepath.Join(filepath.Dir(home), "helm-cli")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/helmlog/helm/cmd/helm")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	defer os.Remove(bin)
+	var out []float64
+	for i := range reps + 1 {
+		cmd := exec.CommandContext(ctx, bin, "--home", home, "--voyage", id, "--as", "bench", "--role", "coder", "--method", "bench",
+			"observe", "context", fmt.Sprintf("the CLI's observation %d", i))
+		start := time.Now()
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("%s: %v\n%s", cmd, err, msg)
+		}
+		if i > 0 { // the first warms the page cache for the binary
+			out = append(out, ms(time.Since(start)))
+		}
+	}
+	return out, nil
 }
 
 // buildSightingVoyage records count observations (three to a bearing), the
@@ -411,9 +442,9 @@ func benchList(ctx context.Context, cfg config, dir string, r *report) error {
 		}
 		warm = append(warm, d)
 	}
-	name := "list_10k_voyages"
-	if cfg.ListVoyages != 10_000 {
-		name = fmt.Sprintf("list_%d_voyages", cfg.ListVoyages)
+	name := fmt.Sprintf("list_%d_voyages", cfg.ListVoyages)
+	if cfg.ListVoyages%1000 == 0 {
+		name = fmt.Sprintf("list_%dk_voyages", cfg.ListVoyages/1000)
 	}
 	r.put(name+"_ms", median(warm), fmt.Sprintf("warm; %s", spread(warm)))
 	r.put(name+"_cold_ms", cold, "first List after the voyages were made")
