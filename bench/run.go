@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -226,8 +227,18 @@ func benchReplay(ctx context.Context, cfg config, dir string, r *report) error {
 // on voyage id of home, reps times: a process started, the voyage opened,
 // one change recorded durably, the process gone.
 func timeCLIObserve(ctx context.Context, home, id string, reps int) ([]float64, error) {
-	bin := filepath.Join(filepath.Dir(home), "helm-cli")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/helmlog/helm/cmd/helm")
+	bin, err := filepath.Abs(filepath.Join(filepath.Dir(home), "helm-cli"))
+	if err != nil {
+		return nil, err
+	}
+	// Built in helm's own module (the bench's go.sum holds only what the
+	// library needs).
+	where, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/helmlog/helm").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m github.com/helmlog/helm: %w", err)
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/helm")
+	build.Dir = strings.TrimSpace(string(where))
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build: %v\n%s", err, out)
 	}
