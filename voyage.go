@@ -73,6 +73,7 @@ func (h *Home) openDir(dir, id string) (*Voyage, error) {
 	// the check of the log and the replay are one pass.
 	log, err := segment.OpenScan(events, &segment.Options{
 		SegmentSize: h.opts.SegmentSize, NoSync: h.opts.NoSync, Identity: id,
+		NoRetain: true, // projection.Decode shares nothing with the record
 	}, v.applyRecord)
 	if err != nil {
 		return nil, v.fail("open", err, Hint{})

@@ -36,6 +36,10 @@ type Options struct {
 	Identity string
 	// FS is the file system (nil: the operating system). Tests inject faults.
 	FS FS
+	// NoRetain says that OpenScan's fn keeps no Record.Data past its call
+	// (it decodes what it keeps into memory of its own). The open then
+	// reads into one reused buffer instead of a new one per megabyte.
+	NoRetain bool
 }
 
 // Cut describes bytes removed from the end of the last segment because they
@@ -145,7 +149,10 @@ func open(dir string, opts *Options, fn func(Record) error) (*Log, error) {
 		l.w.id, l.w.idKnown = idOf(o.Identity), true
 	}
 	rec := &recovery{c: &l.w, full: fn != nil, emit: fn}
-	if err := rec.run(context.Background()); err != nil {
+	l.w.sc.transient = o.NoRetain && fn != nil
+	err := rec.run(context.Background())
+	l.w.sc.transient, l.w.sc.spare = false, nil
+	if err != nil {
 		l.w.closeFile()
 		return nil, err
 	}

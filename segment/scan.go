@@ -85,6 +85,12 @@ type tailFacts struct {
 type frameScanner struct {
 	probe   []byte   // the first read of a scan (data found in it is copied out)
 	pending []Record // the records of the unit being read
+	// transient: the records' Data are not retained past the unit call,
+	// so read buffers are reused (spare) instead of allocated per chunk:
+	// a process that opens a long log once (a CLI command) otherwise
+	// spends most of the open faulting in fresh pages.
+	transient bool
+	spare     []byte
 }
 
 // scan reads f (the segment at path, for errors) from p, a verified unit
@@ -119,7 +125,7 @@ func (s *frameScanner) scan(ctx context.Context, f File, path string, p pos, uni
 	}
 	size := fi.Size()
 	var (
-		buf    = append([]byte(nil), s.probe[:n]...) // records alias their read buffer: a copy
+		buf    = append(s.fresh(n), s.probe[:n]...) // records alias their read buffer: a copy
 		bufOff = p.off                               // file offset of buf[0]
 		cur    = p.off
 		sum    = p.sum
@@ -145,7 +151,16 @@ func (s *frameScanner) scan(ctx context.Context, f File, path string, p pos, uni
 					want = max(want, int64(hsize))
 				}
 				want = min(want, size-cur)
-				nb := make([]byte, want)
+				var nb []byte
+				switch {
+				case s.transient && len(pending) == 0 && int64(cap(buf)) >= want:
+					nb = buf[:want] // what is left of buf moves to its front
+				case s.transient && len(pending) == 0:
+					nb = make([]byte, want)
+					s.spare = nb[:0]
+				default: // the pending records still use buf
+					nb = make([]byte, want)
+				}
 				copy(nb, b)
 				if err := readFull(f, nb[len(b):], cur+int64(len(b))); err != nil {
 					if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -188,6 +203,19 @@ func (s *frameScanner) scan(ctx context.Context, f File, path string, p pos, uni
 	}
 }
 
+// fresh returns an empty buffer of capacity n for a scan's reads: a new
+// one, unless the scan is transient and its spare is large enough (records
+// of a finished unit no longer use it).
+func (s *frameScanner) fresh(n int) []byte {
+	if s.transient {
+		if cap(s.spare) < n {
+			s.spare = make([]byte, 0, max(n, readProbe))
+		}
+		return s.spare[:0]
+	}
+	return make([]byte, 0, n)
+}
+
 // sizeOf returns the size of f: the stop's, or fstat's when the stop did
 // not ask for it.
 func (s stop) sizeOf(f File, path string) (int64, error) {
@@ -204,7 +232,8 @@ func (s stop) sizeOf(f File, path string) (int64, error) {
 // zerosFrom reports whether f is all zeros from off to size. ok is false
 // when the file turned out shorter than size.
 func (s *frameScanner) zerosFrom(f File, path string, off, size int64) (zero, ok bool, err error) {
-	buf := make([]byte, min(max(size-off, 0), readChunk))
+	n := int(min(max(size-off, 0), readChunk))
+	buf := s.fresh(n)[:n]
 	for off < size {
 		b := buf[:min(int64(len(buf)), size-off)]
 		if err := readFull(f, b, off); err != nil {
