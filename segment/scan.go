@@ -126,7 +126,7 @@ func (s *frameScanner) scan(ctx context.Context, f File, path string, p pos, uni
 	size := fi.Size()
 	var (
 		buf    = append(s.fresh(n), s.probe[:n]...) // records alias their read buffer: a copy
-		bufOff = p.off                               // file offset of buf[0]
+		bufOff = p.off                              // file offset of buf[0]
 		cur    = p.off
 		sum    = p.sum
 		next   = p.next
