@@ -22,7 +22,9 @@
 //   - Perform records an Action's intent durably, performs it, and
 //     records its outcome.
 //   - Complete ends the voyage with an Outcome and a summary.
-//   - Info, Slate, Logbook, Artifacts and WriteStory read the views.
+//   - Info, Slate, Logbook, Artifacts and WriteStory read the views;
+//     LogbookPage, Entries, ArtifactsAfter and ArtifactInfo read part of
+//     a long voyage at the cost of what they return.
 //
 // Every call that changes a voyage returns only after its events are on
 // stable storage, checks its rules against the real tail of the log under

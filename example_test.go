@@ -83,6 +83,30 @@ func ExampleVoyage_Observe() {
 	// Note @ README → new
 }
 
+// A long story is read a page at a time: a page costs what it holds.
+func ExampleVoyage_LogbookPage() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, nil)
+	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	v, _ := h.Start(ctx, "Read the story in pages", helm.OpenWaters, who)
+	defer v.Close()
+
+	for i := range 5 {
+		v.Observe(ctx, &note{Topic: fmt.Sprint("file ", i), Text: fmt.Sprint("contents ", i)}, who, nil)
+		v.TakeBearing(ctx, fmt.Sprint("reading ", i), who, nil)
+	}
+	fmt.Println(v.LogbookLen(), "entries")
+	for i, e := range v.LogbookPage(4, 10) {
+		fmt.Println(4+i, e.Bearing.Reading.Text)
+	}
+	// Output:
+	// 5 entries
+	// 4 reading 3
+	// 5 reading 4
+}
+
 // Challenging a reading keeps the attempt it replaces.
 func ExampleVoyage_Challenge() {
 	ctx := context.Background()

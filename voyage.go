@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,9 @@ type Voyage struct {
 	broken     error  // set when a write failed: the views may be ahead of the disk
 	wrote      bool   // this Voyage appended events: it may write caches
 	summarySeq uint64 // the Seq the summary file was last written at
+
+	sorted   []ArtifactInfo // the artifact index by hash, as of sortedAt (v.mu)
+	sortedAt uint64
 
 	idxMu  sync.Mutex
 	idx    *homeindex.Writer // this handle's session in the home index (index.go)
@@ -186,6 +190,51 @@ func (v *Voyage) Logbook() []Entry {
 	return cloneEntries(v.st.Entries)
 }
 
+// LogbookLen returns how many entries the story holds.
+func (v *Voyage) LogbookLen() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.st.Entries)
+}
+
+// LogbookPage returns the story's entries numbered first to first+n-1
+// (the numbers `helm log` shows, from 1), fewer at the story's end: its
+// cost is that of the entries it returns, however long the voyage.
+func (v *Voyage) LogbookPage(first, n int) []Entry {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return cloneEntries(page(v.st.Entries, first-1, n))
+}
+
+// page returns s[from:from+n], clipped to s.
+func page[T any](s []T, from, n int) []T {
+	from = min(max(from, 0), len(s))
+	return s[from : from+min(max(n, 0), len(s)-from)]
+}
+
+// entryPage is how many entries Entries copies at a time.
+const entryPage = 256
+
+// Entries yields the story's entries in order, as Logbook returns them,
+// copying a page of entries at a time instead of the whole story: a
+// caller that stops early pays for what it read. Entries appended while
+// it runs are yielded too.
+func (v *Voyage) Entries() iter.Seq[Entry] {
+	return func(yield func(Entry) bool) {
+		for from := 1; ; from += entryPage {
+			p := v.LogbookPage(from, entryPage)
+			for _, e := range p {
+				if !yield(e) {
+					return
+				}
+			}
+			if len(p) < entryPage {
+				return
+			}
+		}
+	}
+}
+
 // FailedActions returns the actions that were attempted and failed.
 func (v *Voyage) FailedActions() []Entry {
 	v.mu.Lock()
@@ -197,7 +246,44 @@ func (v *Voyage) FailedActions() []Entry {
 func (v *Voyage) Artifacts() []ArtifactInfo {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return artifactList(&v.st)
+	return slices.Clone(v.sortedArtifacts())
+}
+
+// ArtifactsAfter returns up to n artifacts of the index, ordered by hash,
+// those whose hash sorts after the hash after ("" for the first): a page
+// costs what it returns once the index is sorted, which happens once per
+// change of the voyage.
+func (v *Voyage) ArtifactsAfter(after string, n int) []ArtifactInfo {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	all := v.sortedArtifacts()
+	i, found := slices.BinarySearchFunc(all, after, func(a ArtifactInfo, h string) int { return strings.Compare(a.Hash, h) })
+	if found {
+		i++
+	}
+	return slices.Clone(page(all, i, n))
+}
+
+// ArtifactInfo returns the index entry of the artifact hash names (a full
+// hash, found at once, or an unambiguous prefix of at least 4 digits).
+func (v *Voyage) ArtifactInfo(hash string) (ArtifactInfo, error) {
+	v.mu.Lock()
+	a, err := v.findArtifact(hash)
+	v.mu.Unlock()
+	if err != nil {
+		return ArtifactInfo{}, v.fail("find artifact "+hash, err, Hint{})
+	}
+	return artifactInfo(&a), nil
+}
+
+// sortedArtifacts returns the index ordered by hash, sorted again only
+// when the voyage changed since (v.mu held). The slice is shared: copy
+// what is handed out.
+func (v *Voyage) sortedArtifacts() []ArtifactInfo {
+	if v.sorted == nil || v.sortedAt != v.st.Voyage.Seq {
+		v.sorted, v.sortedAt = artifactList(&v.st), v.st.Voyage.Seq
+	}
+	return v.sorted
 }
 
 func artifactList(st *projection.State) []ArtifactInfo {

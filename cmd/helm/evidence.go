@@ -115,7 +115,7 @@ func observationLabels(v *helm.Voyage) map[string]string {
 	for _, o := range v.Slate() {
 		add(o)
 	}
-	for _, e := range v.Logbook() {
+	for e := range v.Entries() {
 		if e.Bearing != nil {
 			for _, o := range e.Bearing.Observations {
 				add(o)
@@ -139,7 +139,7 @@ func keyToArtifact(v *helm.Voyage, key string) (string, bool) {
 			found[o.Key] = o.Artifact
 		}
 	}
-	for _, e := range v.Logbook() {
+	for e := range v.Entries() {
 		if e.Bearing != nil {
 			for _, o := range e.Bearing.Observations {
 				look(o)
@@ -163,6 +163,9 @@ func keyToArtifact(v *helm.Voyage, key string) (string, bool) {
 // findArtifactInfo finds the artifact hash names (a prefix of at least 4
 // hex digits will do).
 func findArtifactInfo(v *helm.Voyage, hash string) (helm.ArtifactInfo, error) {
+	if a, err := v.ArtifactInfo(hash); err == nil && a.Hash == hash {
+		return a, nil // a full hash: found at once
+	}
 	var match []helm.ArtifactInfo
 	for _, a := range v.Artifacts() {
 		if a.Hash == hash {
@@ -416,7 +419,7 @@ func observationKinds(v *helm.Voyage) map[string]string {
 			out[o.Artifact] = m.Kind
 		}
 	}
-	for _, e := range v.Logbook() {
+	for e := range v.Entries() {
 		if e.Bearing != nil {
 			for _, o := range e.Bearing.Observations {
 				add(o)

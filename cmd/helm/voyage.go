@@ -198,9 +198,8 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 		return err
 	}
 	s := voyageShow{Voyage: v.Info(), Slate: v.Slate(), Artifacts: v.Artifacts(), FailedActions: v.FailedActions()}
-	entries := v.Logbook()
-	s.Logbook.Entries = len(entries)
-	for _, e := range entries {
+	s.Logbook.Entries = v.LogbookLen()
+	for e := range v.Entries() {
 		switch e.Kind {
 		case helm.EntryBearing:
 			s.Logbook.Bearings++
