@@ -198,7 +198,7 @@ func (v *Voyage) LogbookLen() int {
 }
 
 // LogbookPage returns the story's entries numbered first to first+n-1
-// (the numbers `helm log` shows, from 1), fewer at the story's end: its
+// (the numbers WriteStory shows, from 1), fewer at the story's end: its
 // cost is that of the entries it returns, however long the voyage.
 func (v *Voyage) LogbookPage(first, n int) []Entry {
 	v.mu.Lock()
