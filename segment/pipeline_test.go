@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -266,4 +267,13 @@ func TestOpenScanWithNoRetainDeliversTheSameRecords(t *testing.T) {
 		assert.Equal(t, len(want), len(got), "NoRetain %v", noRetain)
 		assert.True(t, slices.Equal(want, got), "NoRetain %v: the records differ", noRetain)
 	}
+}
+
+// A log opened where no directory is yet reads as empty, not as an error
+// (a writer may not have made it yet).
+func TestScanOfALogNobodyMadeYetIsEmpty(t *testing.T) {
+	l := openT(t, filepath.Join(t.TempDir(), "not-yet"), nil)
+	n := 0
+	require.NoError(t, l.Scan(context.Background(), 1, func(Record) error { n++; return nil }))
+	assert.Zero(t, n)
 }

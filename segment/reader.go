@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"time"
 )
@@ -114,7 +115,11 @@ func (l *Log) Scan(ctx context.Context, from uint64, fn func(Record) error) erro
 	if l.nothingFrom(from) {
 		return nil
 	}
-	return scanDir(ctx, l.fs, l.dir, from, &l.idx, fn)
+	err := scanDir(ctx, l.fs, l.dir, from, &l.idx, fn)
+	if err != nil && l.Last() == 0 && errors.Is(err, fs.ErrNotExist) {
+		return nil // a log that opened empty, in a directory nobody made yet
+	}
+	return err
 }
 
 // FollowInterval is how often Follow polls for new records.
