@@ -254,22 +254,7 @@ func Encode(e *Event) ([]byte, error) {
 	case SlateWiped:
 	case BearingTaken:
 		if b := e.Bearing; w.opt(b != nil) {
-			if w.list(b.Observations == nil, len(b.Observations)) {
-				for i := range b.Observations {
-					w.observation(&b.Observations[i])
-				}
-			}
-			w.str(b.Reading.Text)
-			w.str(string(b.Reading.Source))
-			if w.list(b.Reading.History == nil, len(b.Reading.History)) {
-				for _, h := range b.Reading.History {
-					w.str(h.Text)
-					w.str(string(h.Source))
-					w.str(h.ChallengedWith)
-					w.time(h.ChallengedAt)
-					w.who(h.ChallengedBy)
-				}
-			}
+			w.bearing(b)
 		}
 	case ReadingChallenged:
 		if c := e.Challenge; w.opt(c != nil) {
@@ -280,24 +265,7 @@ func Encode(e *Event) ([]byte, error) {
 		}
 	case ActionIntended, ActionPerformed, ActionFailed:
 		if a := e.Action; w.opt(a != nil) {
-			w.str(a.ID)
-			w.str(a.Kind)
-			w.raw(a.Params)
-			w.str(string(a.Status))
-			if r := a.Result; w.opt(r != nil) {
-				w.str(r.SHA)
-				w.str(r.Branch)
-				w.varint(int64(r.Number))
-				w.varint(r.CommentID)
-				w.str(r.URL)
-				if w.list(r.Reviewers == nil, len(r.Reviewers)) {
-					for _, s := range r.Reviewers {
-						w.str(s)
-					}
-				}
-			}
-			w.str(a.Error)
-			w.time(a.DoneAt)
+			w.action(a)
 		}
 	}
 	return w.b, nil
@@ -398,6 +366,48 @@ func (w *encoder) who(x logbook.Who) {
 	w.str(x.Identity)
 	w.str(x.Role)
 	w.str(x.Method)
+}
+
+// bearing writes what decodeBearing reads.
+func (w *encoder) bearing(b *logbook.Bearing) {
+	if w.list(b.Observations == nil, len(b.Observations)) {
+		for i := range b.Observations {
+			w.observation(&b.Observations[i])
+		}
+	}
+	w.str(b.Reading.Text)
+	w.str(string(b.Reading.Source))
+	if w.list(b.Reading.History == nil, len(b.Reading.History)) {
+		for _, h := range b.Reading.History {
+			w.str(h.Text)
+			w.str(string(h.Source))
+			w.str(h.ChallengedWith)
+			w.time(h.ChallengedAt)
+			w.who(h.ChallengedBy)
+		}
+	}
+}
+
+// action writes what decodeAction reads.
+func (w *encoder) action(a *logbook.ActionRecord) {
+	w.str(a.ID)
+	w.str(a.Kind)
+	w.raw(a.Params)
+	w.str(string(a.Status))
+	if r := a.Result; w.opt(r != nil) {
+		w.str(r.SHA)
+		w.str(r.Branch)
+		w.varint(int64(r.Number))
+		w.varint(r.CommentID)
+		w.str(r.URL)
+		if w.list(r.Reviewers == nil, len(r.Reviewers)) {
+			for _, s := range r.Reviewers {
+				w.str(s)
+			}
+		}
+	}
+	w.str(a.Error)
+	w.time(a.DoneAt)
 }
 
 func (w *encoder) observation(o *logbook.ObservationRecord) {
