@@ -277,3 +277,44 @@ func TestScanOfALogNobodyMadeYetIsEmpty(t *testing.T) {
 	require.NoError(t, l.Scan(context.Background(), 1, func(Record) error { n++; return nil }))
 	assert.Zero(t, n)
 }
+
+// ScanAfter delivers the records after a mark, across segments, once the
+// log passes through the mark; a mark of another history is refused.
+func TestScanAfterAMark(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, &Options{SegmentSize: 4 << 10, NoSync: true})
+	ctx := context.Background()
+	var marks []Mark
+	for i := range 60 {
+		_, err := l.Append(ctx, []byte(fmt.Sprintf("record %d %s", i+1, strings.Repeat("x", 200))))
+		require.NoError(t, err)
+		marks = append(marks, l.Mark())
+	}
+	for _, at := range []int{0, 17, 40, 59} {
+		m := marks[at]
+		require.Equal(t, uint64(at+1), m.Last)
+		var got []uint64
+		require.NoError(t, l.ScanAfter(ctx, m, func(r Record) error {
+			got = append(got, r.Seq)
+			assert.True(t, strings.HasPrefix(string(r.Data), fmt.Sprintf("record %d ", r.Seq)))
+			return nil
+		}))
+		assert.Len(t, got, 60-(at+1), "after mark %d", at+1)
+		if len(got) > 0 {
+			assert.Equal(t, uint64(at+2), got[0])
+		}
+	}
+	m := marks[20]
+	for name, bad := range map[string]func(m *Mark){
+		"another chain value": func(m *Mark) { m.Sum++ },
+		"another seed":        func(m *Mark) { m.Seed++ },
+		"another unit":        func(m *Mark) { m.Unit += 2 },
+		"another seq":         func(m *Mark) { m.Last++ },
+		"no such segment":     func(m *Mark) { m.Segment = segmentName(99999) },
+	} {
+		b := m
+		bad(&b)
+		err := l.ScanAfter(ctx, b, func(Record) error { t.Fatal("a record after a bad mark"); return nil })
+		assert.ErrorIs(t, err, ErrNotAtMark, name)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"sort"
 	"time"
@@ -161,4 +162,67 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(Record) error) er
 		case <-time.After(FollowInterval):
 		}
 	}
+}
+
+// ErrNotAtMark is what ScanAfter returns when the log does not pass
+// through its mark: the unit the mark saw is not where it was, or does not
+// end with the chain value the mark recorded. A cache made at the mark (a
+// snapshot of views) does not describe this log: the caller reads the log
+// from its start instead.
+var ErrNotAtMark = errors.New("segment: the log does not pass through the mark")
+
+// ScanAfter calls fn for every record after m.Last, like Scan, once it has
+// checked that the log passes through m: the unit holding m.Last is where
+// m saw it (in segment m.Segment, whose header checks out, from m.Unit to
+// m.End) and chains from m.Seed to m.Sum. Records after it are read and
+// their chain checked from there, across later segments. It reads nothing
+// before m.Unit: a cache made at m spares the reader the records it holds.
+func (l *Log) ScanAfter(ctx context.Context, m Mark, fn func(Record) error) error {
+	if l.isClosed() {
+		return ErrClosed
+	}
+	first, ok := parseSegmentName(m.Segment)
+	if !ok || m.Last < first || m.Unit < fileHeaderSizeV1 || m.End <= m.Unit || m.End-m.Unit > maxChangedUnit {
+		return ErrNotAtMark
+	}
+	c := &cursor{fs: l.fs, dir: l.dir, idx: &l.idx}
+	l.mu.Lock()
+	c.id, c.idKnown = l.w.id, l.w.idKnown
+	l.mu.Unlock()
+	defer c.closeFile()
+	if err := c.openSegment(first, nil); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return ErrNotAtMark
+		}
+		return err
+	}
+	if c.start > m.Unit {
+		return ErrNotAtMark
+	}
+	b := make([]byte, m.End-m.Unit)
+	if err := readFull(c.f, b, m.Unit); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return ErrNotAtMark
+		}
+		return fmt.Errorf("segment: read %s at offset %d: %w", c.file, m.Unit, err)
+	}
+	if !unitIsAt(b, m) {
+		return ErrNotAtMark
+	}
+	c.moveTo(checkpoint{first: first, fi: c.fi, p: pos{off: m.End, next: m.Last + 1, sum: m.Sum, unit: m.Unit, seed: m.Seed}, start: c.start, version: c.version})
+	if _, err := c.advance(ctx, m.Last+1, fn, readerRules); err != nil {
+		if errors.Is(err, errStop) {
+			return nil
+		}
+		return err
+	}
+	segs, err := listSegments(l.fs, l.dir)
+	if err != nil {
+		return err
+	}
+	if last := segs[len(segs)-1]; last > c.first {
+		return c.corrupt(c.p.off, c.p.next, fmt.Sprintf("log ends at seq %d but segment %s exists (missing segment?)", c.p.next-1, segmentName(last)))
+	}
+	c.noteTail()
+	return nil
 }
