@@ -119,3 +119,24 @@ func benchReplay(b *testing.B, stored [][]byte) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/event")
 }
+
+// BenchmarkSnapshot100k loads the snapshot of a random 100k-event voyage,
+// against BenchmarkReplay100k (folding its events): what opening a long
+// voyage from its snapshot costs instead of its replay.
+func BenchmarkSnapshot100k(b *testing.B) {
+	var st State
+	for i, e := range randomVoyage(rand.New(rand.NewPCG(1, 2)), 100_000) {
+		if err := st.Apply(uint64(i+1), e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap := st.EncodeSnapshot()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeSnapshot(snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(snap)), "bytes")
+	b.ReportMetric(100_000*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
