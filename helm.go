@@ -146,7 +146,7 @@ func (h *Home) create(ctx context.Context, id string, first func(*Voyage) error)
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return fmt.Errorf("start voyage: create %s: %w", tmp, err)
 	}
-	v, err := h.openDir(tmp, id)
+	v, err := h.openDir(tmp, id, false)
 	if err == nil {
 		err = first(v)
 		if cerr := v.Close(); err == nil {

@@ -18,8 +18,20 @@ type VerifyReport struct {
 	Events    LogReport `json:"events"`
 	Artifacts int       `json:"artifacts_checked"`
 	Skipped   int       `json:"artifacts_skipped"` // jettisoned or reduced: no bytes to check
+	// Snapshot is what Verify found of the voyage's snapshot (nil: none).
+	Snapshot *SnapshotReport `json:"snapshot,omitempty"`
 	// Problems lists the damage found, each where it is and why.
 	Problems []*DamageError `json:"problems,omitempty"`
+}
+
+// SnapshotReport is what verifying a voyage's snapshot found: the event
+// it was taken at, and why opening ignores it, if it does. A snapshot is
+// a cache: one that is ignored costs a slower open, not a wrong one. One
+// that opening would trust but whose views are not the events' is damage
+// (in Problems): remove it.
+type SnapshotReport struct {
+	Seq     uint64 `json:"seq"`
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // OK reports whether nothing was found damaged.
@@ -70,7 +82,7 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 		}
 		return nil, &VoyageError{Op: "verify", Voyage: id, Err: err}
 	}
-	v, err := h.Voyage(ctx, id)
+	v, err := h.openVoyage(id, false) // the events, not a snapshot, are the truth
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -79,6 +91,7 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 		return rep, nil
 	}
 	defer v.Close()
+	v.verifySnapshot(rep)
 	return rep, v.verifyArtifacts(ctx, rep)
 }
 

@@ -38,6 +38,7 @@ type Voyage struct {
 	wrote      bool   // this Voyage appended events: it may write caches
 	summarySeq uint64 // the Seq the summary file was last written at
 
+	snapSeq  uint64         // the seq of the voyage's snapshot as this Voyage read or wrote it (snapshot.go)
 	sorted   []ArtifactInfo // the artifact index by hash, as of sortedAt (v.mu)
 	sortedAt uint64
 
@@ -46,14 +47,21 @@ type Voyage struct {
 	idxOff bool              // the index could not be written: it was removed
 }
 
-// open opens the voyage id, folding its events into fresh views. Opening
-// reads: it writes nothing (see segment.Open).
+// open opens the voyage id, folding its events into fresh views (after
+// its snapshot, when it has one to trust). Opening reads: it writes
+// nothing (see segment.Open).
 func (h *Home) open(id string) (*Voyage, error) {
+	return h.openVoyage(id, true)
+}
+
+// openVoyage opens the voyage id, from its snapshot if fromSnapshot and it
+// has one to trust, else from its first event.
+func (h *Home) openVoyage(id string, fromSnapshot bool) (*Voyage, error) {
 	dir := filepath.Join(h.voyagesDir(), id)
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
 	}
-	v, err := h.openDir(dir, id)
+	v, err := h.openDir(dir, id, fromSnapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -69,16 +77,20 @@ func (h *Home) open(id string) (*Voyage, error) {
 }
 
 // openDir opens the voyage id whose directory is dir.
-func (h *Home) openDir(dir, id string) (*Voyage, error) {
+func (h *Home) openDir(dir, id string, fromSnapshot bool) (*Voyage, error) {
 	v := &Voyage{home: h, id: id, dir: dir, pack: artifact.NewPack(dir, &artifact.PackOptions{NoSync: h.opts.NoSync})}
 	events := filepath.Join(dir, "events")
 	v.applyRecord = eventsOf(id, events, v.applyEvent)
-	// Opening the log folds its events into fresh views as it reads them:
-	// the check of the log and the replay are one pass.
-	log, err := segment.OpenScan(events, &segment.Options{
+	opts := &segment.Options{
 		SegmentSize: h.opts.SegmentSize, NoSync: h.opts.NoSync, Identity: id,
 		NoRetain: true, // projection.Decode shares nothing with the record
-	}, v.applyRecord)
+	}
+	if fromSnapshot && h.openFromSnapshot(v, opts) {
+		return v, nil
+	}
+	// Opening the log folds its events into fresh views as it reads them:
+	// the check of the log and the replay are one pass.
+	log, err := segment.OpenScan(events, opts, v.applyRecord)
 	if err != nil {
 		return nil, v.fail("open", err, Hint{})
 	}
@@ -141,6 +153,7 @@ func (v *Voyage) Close() error {
 	if stale && v.summaryStale() {
 		v.writeSummary()
 	}
+	v.writeSnapshot()
 	idx := v.viewForIndex()
 	err := v.log.Close()
 	if perr := v.pack.Close(); err == nil {

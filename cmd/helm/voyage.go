@@ -309,6 +309,9 @@ type verifyJSON struct {
 	ArtifactsSkipped  int             `json:"artifacts_skipped"`
 	Problems          []verifyProblem `json:"problems"`
 	OpenedWithoutLoad bool            `json:"views_not_loaded,omitempty"`
+	// Snapshot is the voyage's snapshot, if it has one: the event it was
+	// taken at, and why opening ignores it, if it does.
+	Snapshot *helm.SnapshotReport `json:"snapshot,omitempty"`
 }
 
 func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -326,6 +329,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 	}
 	out.fill(rep.Events)
 	out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
+	out.Snapshot = rep.Snapshot
 	for _, p := range rep.Problems {
 		out.Problems = append(out.Problems, verifyProblem{DamageError: p, Message: p.Error()})
 	}
@@ -346,6 +350,11 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 		fmt.Fprintf(&b, "  events:    %s in %s (%s), last seq %d\n", plural(int(out.Records), "record"), plural(out.Segments, "segment"), size(out.Bytes), out.LastSeq)
 		if out.TornTail != "" {
 			fmt.Fprintf(&b, "  torn tail: %s (cut by the next write; not damage)\n", out.TornTail)
+		}
+		if s := out.Snapshot; s != nil && s.Ignored != "" {
+			fmt.Fprintf(&b, "  snapshot:  ignored by opening, which folds every event instead (not damage): %s\n", s.Ignored)
+		} else if s != nil {
+			fmt.Fprintf(&b, "  snapshot:  at event %d\n", s.Seq)
 		}
 		if out.OpenedWithoutLoad {
 			b.WriteString("  artifacts: not checked (the events could not be loaded)\n")

@@ -1,0 +1,189 @@
+package helm
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
+)
+
+// views is what a Voyage shows, for comparing two opens of one voyage.
+func views(v *Voyage) []any {
+	return []any{v.Info(), v.Slate(), v.Logbook(), v.FailedActions(), v.Artifacts()}
+}
+
+// requireSameAsReplay checks that v (opened from its snapshot, perhaps)
+// shows what folding every event shows.
+func requireSameAsReplay(t *testing.T, h *Home, v *Voyage, msg string) {
+	t.Helper()
+	full, err := h.openVoyage(v.ID(), false)
+	require.NoError(t, err, msg)
+	defer full.Close()
+	assert.Equal(t, views(full), views(v), msg)
+	v.mu.Lock()
+	full.mu.Lock()
+	assert.Equal(t, full.st, v.st, msg)
+	full.mu.Unlock()
+	v.mu.Unlock()
+}
+
+// For random voyages, written and reopened over and over with snapshots
+// taken every few events, every open from a snapshot shows what folding
+// every event shows.
+func TestOpenFromSnapshotIsTheReplay(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 5
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(21, 22))
+	fromSnapshot := 0
+	for round := range 4 {
+		h, err := Open(t.TempDir(), &Options{NoSync: true})
+		require.NoError(t, err)
+		v, err := h.Start(ctx, fmt.Sprint("random voyage ", round), OpenWaters, indexWho)
+		require.NoError(t, err)
+		id := v.ID()
+		for step := range 30 {
+			for range 1 + r.IntN(6) {
+				switch k := r.IntN(10); {
+				case k < 5:
+					m, err := marks.NewContext(fmt.Sprint("note ", r.IntN(12)))
+					require.NoError(t, err)
+					_, err = v.Observe(ctx, m, indexWho, nil)
+					require.NoError(t, err)
+				case k < 7:
+					if _, err := v.TakeBearing(ctx, fmt.Sprint("reading ", step), indexWho, nil); err != nil {
+						require.ErrorIs(t, err, ErrEmptySlate)
+					}
+				case k < 8:
+					if n := v.LogbookLen(); n > 0 {
+						_, err := v.Challenge(ctx, 1+r.IntN(n), Challenge{Feedback: "no", Reading: fmt.Sprint("better ", step)}, indexWho)
+						require.NoError(t, err)
+					}
+				case k < 9:
+					if s := v.Slate(); len(s) > 0 {
+						require.NoError(t, v.Erase(ctx, s[r.IntN(len(s))].Key, indexWho))
+					}
+				default:
+					if a := v.Artifacts(); len(a) > 0 && a[0].Status == ArtifactStowed {
+						require.NoError(t, v.Jettison(ctx, a[0].Hash, "stale", indexWho))
+					}
+				}
+			}
+			require.NoError(t, v.Close())
+			v, err = h.Voyage(ctx, id)
+			require.NoError(t, err)
+			if v.snapSeq > 0 {
+				fromSnapshot++
+			}
+			requireSameAsReplay(t, h, v, fmt.Sprintf("round %d, step %d", round, step))
+		}
+		require.NoError(t, v.Complete(ctx, OutcomeCompleted, "done", indexWho))
+		require.NoError(t, v.Close())
+		v, err = h.Voyage(ctx, id)
+		require.NoError(t, err)
+		requireSameAsReplay(t, h, v, fmt.Sprintf("round %d, completed", round))
+		require.NoError(t, v.Close())
+	}
+	assert.Greater(t, fromSnapshot, 60, "most opens went through a snapshot")
+}
+
+// rewriteSnapshot rewrites the voyage's snapshot with change applied to
+// its mark and its encoded views, with a checksum that matches.
+func rewriteSnapshot(t *testing.T, dir string, change func(m *segment.Mark, views []byte) []byte) {
+	path := filepath.Join(dir, snapshotName)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	rest := data[len(snapshotMagic)+4:]
+	n := binary.LittleEndian.Uint32(rest)
+	var m segment.Mark
+	require.NoError(t, json.Unmarshal(rest[4:4+n], &m))
+	views := change(&m, append([]byte(nil), rest[4+n:]...))
+	mj, err := json.Marshal(m)
+	require.NoError(t, err)
+	out := append([]byte(snapshotMagic), 0, 0, 0, 0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(mj)))
+	out = append(append(out, mj...), views...)
+	binary.LittleEndian.PutUint32(out[len(snapshotMagic):], crc32.Checksum(out[len(snapshotMagic)+4:], crcTable))
+	require.NoError(t, os.WriteFile(path, out, 0o600))
+}
+
+// A damaged snapshot, or one of another history of the log, is ignored:
+// the voyage opens from its first event, and Verify says why. One that
+// checks out but lies is trusted by opening, and Verify calls it damage.
+func TestSnapshotsThatDoNotCheckOutAreIgnored(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 3
+	ctx := context.Background()
+	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "snapshots", OpenWaters, indexWho)
+	require.NoError(t, err)
+	id := v.ID()
+	for i := range 6 {
+		observeNote(t, v, fmt.Sprint("note ", i))
+	}
+	require.NoError(t, v.Close())
+	dir := filepath.Join(h.voyagesDir(), id)
+	good, err := os.ReadFile(filepath.Join(dir, snapshotName))
+	require.NoError(t, err)
+
+	openIgnoring := func(what string) *VerifyReport {
+		t.Helper()
+		v, err := h.Voyage(ctx, id)
+		require.NoError(t, err, what)
+		assert.Zero(t, v.snapSeq, "%s: the snapshot is not used", what)
+		requireSameAsReplay(t, h, v, what)
+		require.NoError(t, v.Close())
+		rep, err := h.Verify(ctx, id)
+		require.NoError(t, err)
+		assert.True(t, rep.OK(), "%s: an ignored snapshot is not damage: %v", what, rep.Problems)
+		require.NotNil(t, rep.Snapshot, what)
+		assert.NotEmpty(t, rep.Snapshot.Ignored, what)
+		return rep
+	}
+
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)-3] ^= 1
+	require.NoError(t, os.WriteFile(filepath.Join(dir, snapshotName), flipped, 0o600))
+	assert.Contains(t, openIgnoring("a flipped bit").Snapshot.Ignored, "checksum")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, snapshotName), good, 0o600))
+	rewriteSnapshot(t, dir, func(m *segment.Mark, views []byte) []byte { m.Sum++; return views })
+	assert.Contains(t, openIgnoring("another history").Snapshot.Ignored, "does not go on from it")
+
+	// The good one is used, and Verify finds nothing wrong with it.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, snapshotName), good, 0o600))
+	v, err = h.Voyage(ctx, id)
+	require.NoError(t, err)
+	assert.NotZero(t, v.snapSeq)
+	requireSameAsReplay(t, h, v, "the good snapshot")
+	require.NoError(t, v.Close())
+	rep, err := h.Verify(ctx, id)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Empty(t, rep.Snapshot.Ignored)
+
+	// A snapshot that checks out but lies (here: another intent).
+	rewriteSnapshot(t, dir, func(_ *segment.Mark, views []byte) []byte {
+		st, err := projection.DecodeSnapshot(views)
+		require.NoError(t, err)
+		st.Voyage.Intent = "a forged intent"
+		return st.EncodeSnapshot()
+	})
+	rep, err = h.Verify(ctx, id)
+	require.NoError(t, err)
+	require.False(t, rep.OK())
+	assert.Contains(t, rep.Problems[0].Reason, "remove it")
+}
