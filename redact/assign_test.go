@@ -53,6 +53,12 @@ func FuzzAssignments(f *testing.F) {
 	f.Add(`"api_key": "0123456789abcdef"`)
 	f.Add("xtoken tokentoken= 'abcdefghij',token:12345678")
 	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 8<<10 {
+			// The oracle's regexp is quadratic on long runs of word
+			// characters (it stalled a CI fuzz run for minutes); chunk
+			// boundaries are TestAssignmentsFindWordsAcrossChunks's.
+			return
+		}
 		want, got := regexpAssignments(s), assignments(s)
 		if len(want) != len(got) {
 			t.Fatalf("%q: regexp %v, assignments %v", s, want, got)
