@@ -81,13 +81,21 @@ func (h *Home) openFromSnapshot(v *Voyage, opts *segment.Options) bool {
 	if err != nil || st.Voyage.ID != v.id {
 		return false
 	}
-	log, err := segment.Open(filepath.Join(v.dir, "events"), opts)
-	if err != nil {
-		return false // the full open says what is wrong
-	}
 	v.st = *st
-	if err := log.ScanAfter(context.Background(), mark, v.applyRecord); err != nil {
-		log.Close()
+	// Most often the mark is in the last segment: the open reads from it.
+	events := filepath.Join(v.dir, "events")
+	log, err := segment.OpenAfter(events, opts, mark, v.applyRecord)
+	if errors.Is(err, segment.ErrMarkElsewhere) { // found before any record was read
+		log, err = segment.Open(events, opts)
+		if err == nil {
+			if err = log.ScanAfter(context.Background(), mark, v.applyRecord); err != nil {
+				log.Close()
+			}
+		}
+	}
+	if err != nil {
+		// Not this log's snapshot, or damage that the full open reports;
+		// the views may hold some of the events after the mark: start anew.
 		v.st = projection.State{}
 		return false
 	}

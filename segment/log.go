@@ -127,6 +127,11 @@ func OpenScan(dir string, opts *Options, fn func(Record) error) (*Log, error) {
 }
 
 func open(dir string, opts *Options, fn func(Record) error) (*Log, error) {
+	return openWith(dir, opts, fn, nil)
+}
+
+// openWith opens the log; after, when set, is where OpenAfter starts.
+func openWith(dir string, opts *Options, fn func(Record) error, after *Mark) (*Log, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -148,7 +153,7 @@ func open(dir string, opts *Options, fn func(Record) error) (*Log, error) {
 	if o.Identity != "" {
 		l.w.id, l.w.idKnown = idOf(o.Identity), true
 	}
-	rec := &recovery{c: &l.w, full: fn != nil, emit: fn}
+	rec := &recovery{c: &l.w, full: fn != nil && after == nil, emit: fn, after: after}
 	l.w.sc.transient = o.NoRetain && fn != nil
 	err := rec.run(context.Background())
 	l.w.sc.transient, l.w.sc.spare = false, nil

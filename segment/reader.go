@@ -196,20 +196,9 @@ func (l *Log) ScanAfter(ctx context.Context, m Mark, fn func(Record) error) erro
 		}
 		return err
 	}
-	if c.start > m.Unit {
-		return ErrNotAtMark
+	if err := c.positionAt(m); err != nil {
+		return err
 	}
-	b := make([]byte, m.End-m.Unit)
-	if err := readFull(c.f, b, m.Unit); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return ErrNotAtMark
-		}
-		return fmt.Errorf("segment: read %s at offset %d: %w", c.file, m.Unit, err)
-	}
-	if !unitIsAt(b, m) {
-		return ErrNotAtMark
-	}
-	c.moveTo(checkpoint{first: first, fi: c.fi, p: pos{off: m.End, next: m.Last + 1, sum: m.Sum, unit: m.Unit, seed: m.Seed}, start: c.start, version: c.version})
 	if _, err := c.advance(ctx, m.Last+1, fn, readerRules); err != nil {
 		if errors.Is(err, errStop) {
 			return nil
@@ -225,4 +214,43 @@ func (l *Log) ScanAfter(ctx context.Context, m Mark, fn func(Record) error) erro
 	}
 	c.noteTail()
 	return nil
+}
+
+// positionAt moves c, open on the mark's segment, to just after the unit
+// m saw, once that unit is checked to be there: ErrNotAtMark if not.
+func (c *cursor) positionAt(m Mark) error {
+	if c.start > m.Unit || m.End <= m.Unit || m.End-m.Unit > maxChangedUnit || m.Last < c.first {
+		return ErrNotAtMark
+	}
+	b := make([]byte, m.End-m.Unit)
+	if err := readFull(c.f, b, m.Unit); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return ErrNotAtMark
+		}
+		return fmt.Errorf("segment: read %s at offset %d: %w", c.file, m.Unit, err)
+	}
+	if !unitIsAt(b, m) {
+		return ErrNotAtMark
+	}
+	c.moveTo(checkpoint{first: c.first, fi: c.fi, p: pos{off: m.End, next: m.Last + 1, sum: m.Sum, unit: m.Unit, seed: m.Seed}, start: c.start, version: c.version})
+	return nil
+}
+
+// ErrMarkElsewhere is OpenAfter's error when its mark is not in the last
+// segment (it matches ErrNotAtMark too): open the log with Open, and read
+// on from the mark with ScanAfter.
+var ErrMarkElsewhere = fmt.Errorf("%w (it is not in the last segment)", ErrNotAtMark)
+
+// OpenAfter opens the log like Open, but reads its last segment from the
+// mark m on, not from its start, and calls fn for the records after m
+// (as OpenScan does for all): the open of a reader that holds the views of
+// the log up to m (a snapshot). The log must pass through m, as
+// ScanAfter checks, and m must be in the last segment; otherwise it
+// returns an error matching ErrNotAtMark and nothing is open (the caller
+// opens the log another way).
+func OpenAfter(dir string, opts *Options, m Mark, fn func(Record) error) (*Log, error) {
+	if fn == nil {
+		fn = func(Record) error { return nil }
+	}
+	return openWith(dir, opts, fn, &m)
 }

@@ -19,6 +19,9 @@ type recovery struct {
 	full   bool               // read every segment from seq 1 (OpenScan, Verify); else the first header and the last segment
 	emit   func(Record) error // receives every record read (full)
 	locked bool               // the caller holds the writer lock: no second read under a shared lock
+	// after, when set, is a mark in the last segment to start reading it
+	// from (OpenAfter): what comes before it is not read.
+	after *Mark
 
 	wm    watermark
 	hasWM bool
@@ -52,6 +55,9 @@ func (r *recovery) run(ctx context.Context) error {
 		defer func() { r.emit = emit }()
 	}
 	err := r.pass(ctx, false)
+	if errors.Is(err, ErrNotAtMark) {
+		return err // what a mark was checked against is acknowledged: no write in progress changes it
+	}
 	if r.locked || (r.torn == nil && err == nil) || (err != nil && ((emitErr != nil && errors.Is(err, emitErr)) || ctx.Err() != nil)) {
 		return err
 	}
@@ -128,6 +134,15 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 			if err := c.openSegment(last, nil); err != nil {
 				return err
 			}
+		}
+		if m := r.after; m != nil {
+			if m.Segment != c.name {
+				return ErrMarkElsewhere
+			}
+			if err := c.positionAt(*m); err != nil {
+				return err
+			}
+			from = max(from, m.Last+1) // a second pass emitted up to from already
 		}
 	}
 	t, err := c.advance(ctx, from, r.emit, recoveryRules(wm, r.locked || again))
