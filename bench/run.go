@@ -169,19 +169,40 @@ func benchReplay(ctx context.Context, cfg config, dir string, r *report) error {
 	if err != nil {
 		return err
 	}
+	// Opens with the snapshot the last writer left (as a voyage opens),
+	// then replays without it (every event folded), interleaved.
+	snapshot := filepath.Join(homeDir, "voyages", id, "snapshot")
+	snap, err := os.ReadFile(snapshot)
+	if err != nil {
+		return fmt.Errorf("the voyage has no snapshot: %w", err)
+	}
 	if _, _, err := timeOpen(ctx, home, id); err != nil { // warm up
 		return err
 	}
-	var opens []float64
+	var opens, snapOpens []float64
 	for range cfg.OpenReps {
-		d, seq, err := timeOpen(ctx, home, id)
-		if err != nil {
-			return err
+		for _, withSnapshot := range []bool{false, true} {
+			if withSnapshot {
+				err = os.WriteFile(snapshot, snap, 0o600)
+			} else {
+				err = os.Remove(snapshot)
+			}
+			if err != nil {
+				return err
+			}
+			d, seq, err := timeOpen(ctx, home, id)
+			if err != nil {
+				return err
+			}
+			if seq != events {
+				return fmt.Errorf("open gave %d events, want %d", seq, events)
+			}
+			if withSnapshot {
+				snapOpens = append(snapOpens, ms(d))
+			} else {
+				opens = append(opens, ms(d))
+			}
 		}
-		if seq != events {
-			return fmt.Errorf("replay gave %d events, want %d", seq, events)
-		}
-		opens = append(opens, ms(d))
 	}
 	// The cost of writing to a long voyage: observes and bearings on it,
 	// durable as shipped.
@@ -215,8 +236,9 @@ func benchReplay(ctx context.Context, cfg config, dir string, r *report) error {
 	}
 
 	m := median(opens)
-	r.put("replay_events_per_s", float64(events)/(m/1000), fmt.Sprintf("%d events, %s", events, how))
-	r.put("open_ms_100k_events", m*100_000/float64(events), fmt.Sprintf("Voyage + Close, warm cache, scaled from %d events; %s", events, spread(opens)))
+	r.put("replay_events_per_s", float64(events)/(m/1000), fmt.Sprintf("no snapshot: %d events, %s", events, how))
+	r.put("open_ms_100k_events", m*100_000/float64(events), fmt.Sprintf("Voyage + Close, no snapshot, warm cache, scaled from %d events; %s", events, spread(opens)))
+	r.put("open_ms_100k_events_snapshot", median(snapOpens)*100_000/float64(events), fmt.Sprintf("the same from the snapshot at its last event; %s", spread(snapOpens)))
 	r.put("helm_observe_ms_long_voyage", median(obsLat), fmt.Sprintf("Record on the %d-event voyage; %s", events, spread(obsLat)))
 	r.put("helm_bearing_ms_long_voyage", median(bearLat), fmt.Sprintf("TakeBearing on the %d-event voyage; %s", events, spread(bearLat)))
 	r.put(fmt.Sprintf("cli_observe_context_ms_%dk", events/1000), median(cli), fmt.Sprintf("the built helm observe context, end to end, on the %d-event voyage; %s", events, spread(cli)))
