@@ -131,17 +131,7 @@ func (v *Voyage) writeSnapshot() {
 	binary.LittleEndian.PutUint32(data[len(snapshotMagic)+4:], uint32(len(mj)))
 	data = append(append(data, mj...), snap...)
 	binary.LittleEndian.PutUint32(data[len(snapshotMagic):], crc32.Checksum(data[len(snapshotMagic)+4:], crcTable))
-	f, err := os.CreateTemp(v.dir, snapshotName+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if err := os.Rename(f.Name(), filepath.Join(v.dir, snapshotName)); err != nil {
-		os.Remove(f.Name())
+	if !writeCache(v.dir, snapshotName, data) {
 		return
 	}
 	v.mu.Lock()

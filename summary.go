@@ -50,24 +50,32 @@ func (v *Voyage) writeSummary() {
 	if err != nil {
 		return
 	}
-	// A temporary file of its own: several processes may close the voyage
-	// at once.
-	f, err := os.CreateTemp(v.dir, summaryName+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if err := os.Rename(f.Name(), filepath.Join(v.dir, summaryName)); err != nil {
-		os.Remove(f.Name())
-	} else {
+	if writeCache(v.dir, summaryName, data) {
 		v.mu.Lock()
 		v.summarySeq = info.Seq
 		v.mu.Unlock()
 	}
+}
+
+// writeCache writes a cache file (a summary, a snapshot) whole as
+// dir/name, without fsync: through a temporary file of its own, as
+// several processes may close a voyage at once, renamed over the old one.
+// It reports whether it did.
+func writeCache(dir, name string, data []byte) bool {
+	f, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return false
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return false
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
+		os.Remove(f.Name())
+		return false
+	}
+	return true
 }
 
 // summaryStale reports whether the summary on disk does not describe the

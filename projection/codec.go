@@ -234,13 +234,7 @@ func Encode(e *Event) ([]byte, error) {
 		}
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		if a := e.Artifact; w.opt(a != nil) {
-			w.str(a.Hash)
-			w.varint(a.Size)
-			w.varint(a.StoredSize)
-			w.varint(a.Offset)
-			w.uvarint(a.Blob)
-			w.str(a.DerivedFrom)
-			w.str(a.Method)
+			w.artifactRef(a)
 			if e.Type == ArtifactJettisoned {
 				w.str(a.Reason)
 			}
@@ -366,6 +360,28 @@ func (w *encoder) who(x logbook.Who) {
 	w.str(x.Identity)
 	w.str(x.Role)
 	w.str(x.Method)
+}
+
+// artifactRef writes what decoder.artifactRef reads: an ArtifactRef but
+// its Reason.
+func (w *encoder) artifactRef(a *ArtifactRef) {
+	w.str(a.Hash)
+	w.varint(a.Size)
+	w.varint(a.StoredSize)
+	w.varint(a.Offset)
+	w.uvarint(a.Blob)
+	w.str(a.DerivedFrom)
+	w.str(a.Method)
+}
+
+func (d *decoder) artifactRef(a *ArtifactRef) {
+	a.Hash = d.string("artifact hash")
+	a.Size = d.varint("artifact size")
+	a.StoredSize = d.varint("artifact stored_size")
+	a.Offset = d.varint("artifact offset")
+	a.Blob = d.uvarint("artifact blob")
+	a.DerivedFrom = d.string("artifact derived_from")
+	a.Method = d.string("artifact method")
 }
 
 // bearing writes what decodeBearing reads.
@@ -674,13 +690,7 @@ func (d *decoder) payload(t Type, v int) *Event {
 		}
 		x := &boxed[ArtifactRef]{}
 		a := &x.p
-		a.Hash = d.string("artifact hash")
-		a.Size = d.varint("artifact size")
-		a.StoredSize = d.varint("artifact stored_size")
-		a.Offset = d.varint("artifact offset")
-		a.Blob = d.uvarint("artifact blob")
-		a.DerivedFrom = d.string("artifact derived_from")
-		a.Method = d.string("artifact method")
+		d.artifactRef(a)
 		if t == ArtifactJettisoned && v >= 2 {
 			a.Reason = d.string("artifact reason")
 		}

@@ -74,13 +74,7 @@ func (s *State) EncodeSnapshot() []byte {
 	w.list(false, len(hashes))
 	for _, h := range hashes {
 		a := s.Artifacts[h]
-		w.str(a.Hash)
-		w.varint(a.Size)
-		w.varint(a.StoredSize)
-		w.varint(a.Offset)
-		w.uvarint(a.Blob)
-		w.str(a.DerivedFrom)
-		w.str(a.Method)
+		w.artifactRef(&a.ArtifactRef)
 		w.str(a.Reason)
 		w.str(string(a.Status))
 		w.str(a.ReducedTo)
@@ -150,13 +144,7 @@ func DecodeSnapshot(data []byte) (*State, error) {
 	n, _ = d.list("artifacts", minArtifact)
 	for range n {
 		a := &Artifact{}
-		a.Hash = d.string("artifact hash")
-		a.Size = d.varint("artifact size")
-		a.StoredSize = d.varint("artifact stored_size")
-		a.Offset = d.varint("artifact offset")
-		a.Blob = d.uvarint("artifact blob")
-		a.DerivedFrom = d.string("artifact derived_from")
-		a.Method = d.string("artifact method")
+		d.artifactRef(&a.ArtifactRef)
 		a.Reason = d.string("artifact reason")
 		a.Status = ArtifactStatus(d.string("artifact status"))
 		a.ReducedTo = d.string("artifact reduced_to")
