@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/helmlog/helm"
@@ -99,6 +100,11 @@ func runBench(ctx context.Context, cfg config, dir string, run map[string]bool, 
 	if run["open"] {
 		if err := benchOpenGB(ctx, cfg, dir, r); err != nil {
 			return fmt.Errorf("open with a GB of sightings: %w", err)
+		}
+	}
+	if run["million"] {
+		if err := benchMillion(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("a million events: %w", err)
 		}
 	}
 	if run["list"] {
@@ -253,24 +259,86 @@ func benchReplay(ctx context.Context, cfg config, dir string, r *report) error {
 	return nil
 }
 
-// timeCLIObserve builds the helm command and times `helm observe context`
-// on voyage id of home, reps times: a process started, the voyage opened,
-// one change recorded durably, the process gone.
-func timeCLIObserve(ctx context.Context, home, id string, reps int) ([]float64, error) {
-	bin, err := filepath.Abs(filepath.Join(filepath.Dir(home), "helm-cli"))
+// buildCLI builds the helm command into dir and returns its path. It is
+// built in helm's own module (the bench's go.sum holds only what the
+// library needs).
+func buildCLI(ctx context.Context, dir string) (string, error) {
+	bin, err := filepath.Abs(filepath.Join(dir, "helm-cli"))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	// Built in helm's own module (the bench's go.sum holds only what the
-	// library needs).
 	where, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/helmlog/helm").Output()
 	if err != nil {
-		return nil, fmt.Errorf("go list -m github.com/helmlog/helm: %w", err)
+		return "", fmt.Errorf("go list -m github.com/helmlog/helm: %w", err)
 	}
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/helm")
 	build.Dir = strings.TrimSpace(string(where))
 	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// benchMillion opens a voyage of cfg.MillionEvents events (the full run
+// only): in this process, from the snapshot its writer left, and in the
+// built CLI (voyage show), whose peak RSS is the figure.
+func benchMillion(ctx context.Context, cfg config, dir string, r *report) error {
+	if cfg.MillionEvents == 0 {
+		return nil
+	}
+	homeDir := filepath.Join(dir, "million")
+	defer os.RemoveAll(homeDir)
+	setup, err := helm.Open(homeDir, &helm.Options{NoSync: true})
+	if err != nil {
+		return err
+	}
+	id, events, err := buildVoyage(ctx, setup, uint64(cfg.MillionEvents), cfg.Goroutines)
+	if err != nil {
+		return err
+	}
+	home, err := helm.Open(homeDir, nil)
+	if err != nil {
+		return err
+	}
+	var opens []float64
+	for range cfg.OpenReps + 1 {
+		d, _, err := timeOpen(ctx, home, id)
+		if err != nil {
+			return err
+		}
+		opens = append(opens, ms(d))
+	}
+	opens = opens[1:] // the first warms the page cache
+	bin, err := buildCLI(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(bin)
+	var rss []float64
+	for range cfg.OpenReps {
+		cmd := exec.CommandContext(ctx, bin, "--home", homeDir, "--voyage", id, "voyage", "show", "--json")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v\n%.500s", cmd, err, msg)
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = append(rss, float64(ru.Maxrss)/1024) // KiB on Linux
+		}
+	}
+	scale := 1_000_000 / float64(events)
+	r.put("open_ms_1m_events", median(opens)*scale, fmt.Sprintf("Voyage + Close from the snapshot, %d events, scaled; %s", events, spread(opens)))
+	if len(rss) > 0 {
+		r.put("open_rss_mb_1m_events", median(rss), fmt.Sprintf("peak RSS of helm voyage show --json on it; %s", spread(rss)))
+	}
+	return nil
+}
+
+// timeCLIObserve builds the helm command and times `helm observe context`
+// on voyage id of home, reps times: a process started, the voyage opened,
+// one change recorded durably, the process gone.
+func timeCLIObserve(ctx context.Context, home, id string, reps int) ([]float64, error) {
+	bin, err := buildCLI(ctx, filepath.Dir(home))
+	if err != nil {
+		return nil, err
 	}
 	defer os.Remove(bin)
 	var out []float64
