@@ -39,15 +39,18 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 	if err != nil {
 		return 0, v.fail(op, err, Hint{})
 	}
+	// Before the first change of this handle, the home index learns,
+	// durably, that the voyage may change: outside the log's lock, so its
+	// fdatasync holds no other writer up. A failure is reported once the
+	// log took its lock, so that a home that cannot be written says so
+	// about the log first.
+	idxErr := v.openIndex()
 	var decideErr error
 	var last uint64
 	_, err = v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
-		// Before the first change of this handle, and once the log took
-		// its writer lock (a home that cannot be written says so there):
-		// the home index learns, durably, that the voyage may change.
-		if err := v.openIndex(); err != nil {
-			decideErr = err
-			return nil, err
+		if idxErr != nil {
+			decideErr = idxErr
+			return nil, idxErr
 		}
 		v.mu.Lock()
 		defer v.mu.Unlock()

@@ -40,7 +40,7 @@ func (v *Voyage) openIndex() error {
 	}
 	path := filepath.Join(v.home.dir, homeindex.Name)
 	if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-		return fmt.Errorf("%w; and removing %s, so that listing reads this voyage itself, failed too: %v (nothing was recorded)", err, path, rerr)
+		return fmt.Errorf("%w; and removing %s, so that listing reads this voyage itself, failed too: %v (nothing was recorded; check that the home %s can be written)", err, path, rerr, v.home.dir)
 	}
 	v.idxOff = true
 	return nil

@@ -2,6 +2,7 @@ package projection
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/helmlog/helm/logbook"
@@ -48,13 +49,8 @@ func (s *State) EncodeSnapshot() []byte {
 	w.time(v.CompletedAt)
 	w.uvarint(v.Seq)
 
-	keys := make([]string, 0, len(s.Slate))
-	for k := range s.Slate {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	w.list(false, len(keys))
-	for _, k := range keys {
+	w.list(false, len(s.Slate))
+	for _, k := range slices.Sorted(maps.Keys(s.Slate)) {
 		o := s.Slate[k]
 		w.str(k)
 		w.observation(&o)
@@ -66,13 +62,8 @@ func (s *State) EncodeSnapshot() []byte {
 			}
 		}
 	}
-	hashes := make([]string, 0, len(s.Artifacts))
-	for h := range s.Artifacts {
-		hashes = append(hashes, h)
-	}
-	slices.Sort(hashes)
-	w.list(false, len(hashes))
-	for _, h := range hashes {
+	w.list(false, len(s.Artifacts))
+	for _, h := range slices.Sorted(maps.Keys(s.Artifacts)) {
 		a := s.Artifacts[h]
 		w.artifactRef(&a.ArtifactRef)
 		w.str(a.Reason)

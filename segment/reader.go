@@ -182,7 +182,7 @@ func (l *Log) ScanAfter(ctx context.Context, m Mark, fn func(Record) error) erro
 		return ErrClosed
 	}
 	first, ok := parseSegmentName(m.Segment)
-	if !ok || m.Last < first || m.Unit < fileHeaderSizeV1 || m.End <= m.Unit || m.End-m.Unit > maxChangedUnit {
+	if !ok {
 		return ErrNotAtMark
 	}
 	c := &cursor{fs: l.fs, dir: l.dir, idx: &l.idx}
