@@ -1,9 +1,11 @@
 package helm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/helmlog/helm/artifact"
@@ -19,29 +21,70 @@ import (
 // hash or an unambiguous prefix of at least 4 digits), after checking it
 // against its address.
 func (v *Voyage) Artifact(ctx context.Context, hash string) ([]byte, error) {
-	op := "read artifact " + hash
-	if err := v.refresh(ctx); err != nil {
-		return nil, v.fail(op, err, Hint{})
-	}
-	v.mu.Lock()
-	a, err := v.findArtifact(hash)
-	v.mu.Unlock()
+	a, op, err := v.stowed(ctx, hash)
 	if err != nil {
-		return nil, v.fail(op, err, Hint{})
-	}
-	op = "read artifact " + a.Hash
-	if a.Status != projection.Stowed {
-		err := fmt.Errorf("%w: it is %s", ErrArtifactGone, a.Status)
-		if a.ReducedTo != "" {
-			return nil, v.fail(op, err, Hint{HintReadSummary, "read its summary, artifact " + a.ReducedTo})
-		}
-		return nil, v.fail(op, fmt.Errorf("%w; its bytes are no longer read, and the logbook still names its mark", err), Hint{})
+		return nil, err
 	}
 	data, err := v.load(ctx, &a.ArtifactRef)
 	if err != nil {
 		return nil, v.fail(op, err, Hint{})
 	}
 	return data, nil
+}
+
+// OpenArtifact is Artifact for an artifact of any size: it returns a
+// reader of the sighting JSON stored under hash, decompressed as it is
+// read, so that a sighting of gigabytes costs a few buffers. The bytes
+// are checked against their address as they go by: a reader of damaged
+// bytes returns an error wrapping ErrDamaged at their end, where an
+// intact one returns io.EOF, so read to the end before trusting them.
+func (v *Voyage) OpenArtifact(ctx context.Context, hash string) (io.ReadCloser, error) {
+	a, op, err := v.stowed(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	r, err := v.open(ctx, &a.ArtifactRef)
+	if err != nil {
+		return nil, v.fail(op, err, Hint{})
+	}
+	return r, nil
+}
+
+// stowed finds the artifact hash names, which must be stowed, and the
+// operation's name for errors.
+func (v *Voyage) stowed(ctx context.Context, hash string) (projection.Artifact, string, error) {
+	op := "read artifact " + hash
+	if err := v.refresh(ctx); err != nil {
+		return projection.Artifact{}, op, v.fail(op, err, Hint{})
+	}
+	v.mu.Lock()
+	a, err := v.findArtifact(hash)
+	v.mu.Unlock()
+	if err != nil {
+		return a, op, v.fail(op, err, Hint{})
+	}
+	op = "read artifact " + a.Hash
+	if a.Status != projection.Stowed {
+		err := fmt.Errorf("%w: it is %s", ErrArtifactGone, a.Status)
+		if a.ReducedTo != "" {
+			return a, op, v.fail(op, err, Hint{HintReadSummary, "read its summary, artifact " + a.ReducedTo})
+		}
+		return a, op, v.fail(op, fmt.Errorf("%w; its bytes are no longer read, and the logbook still names its mark", err), Hint{})
+	}
+	return a, op, nil
+}
+
+// open is load as a stream: a pack frame is decompressed as it is read,
+// a blob record (small) is read whole.
+func (v *Voyage) open(ctx context.Context, ref *projection.ArtifactRef) (io.ReadCloser, error) {
+	if ref.Blob == 0 {
+		return v.pack.Open(artifactRef(ref))
+	}
+	data, err := v.load(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(data)), nil
 }
 
 // load reads an artifact's bytes from its blob record or the pack file,

@@ -58,14 +58,30 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 			return nil, err
 		}
 		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record (nil: in the pack)
-		stow := func(a *artifact.Encoded) (*projection.Event, error) {
-			if held := v.st.Artifacts[a.Hash]; held != nil && held.Status == projection.Stowed {
-				return nil, nil // stored once per voyage; a jettisoned one is stowed again
+		holds := func(hash string) bool {
+			if held := v.st.Artifacts[hash]; held != nil && held.Status == projection.Stowed {
+				return true // stored once per voyage; a jettisoned one is stowed again
 			}
 			for e := range blobs {
-				if e.Artifact.Hash == a.Hash {
-					return nil, nil
+				if e.Artifact.Hash == hash {
+					return true
 				}
+			}
+			return false
+		}
+		stow := func(a *artifact.Encoded) (*projection.Event, error) {
+			if a.Streamed() {
+				// Its address is known once it is written.
+				r, stored, err := v.pack.StowStream(a, holds)
+				if err != nil || !stored {
+					return nil, err
+				}
+				ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: r.Hash, Size: r.Size, StoredSize: r.StoredSize, Offset: r.Offset}}
+				blobs[ev] = nil
+				return ev, nil
+			}
+			if holds(a.Hash) {
+				return nil, nil
 			}
 			inline := a.Inline() // compresses it, if it was held when it was prepared
 			ref := &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}

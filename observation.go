@@ -1,8 +1,10 @@
 package helm
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/helmlog/helm/marks"
@@ -60,4 +62,37 @@ func (o *Observation) UnmarshalJSON(data []byte) error {
 	}
 	*o = Observation{Mark: m, Sighting: s, ObservedAt: raw.ObservedAt}
 	return nil
+}
+
+// WriteJSON writes the observation's JSON to w: what MarshalJSON returns,
+// except that a sighting with texts read from their sources (a large
+// file's, sighting.HasSources) is streamed from them, never held whole.
+func (o Observation) WriteJSON(w io.Writer) error {
+	if !sighting.HasSources(o.Sighting) {
+		data, err := o.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	m, err := marks.Marshal(o.Mark)
+	if err != nil {
+		return err
+	}
+	at, err := json.Marshal(o.ObservedAt)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.WriteString(`{"mark":`)
+	bw.Write(m)
+	bw.WriteString(`,"sighting":`)
+	if err := sighting.Encode(bw, o.Sighting, sighting.EncodeOptions{}); err != nil {
+		return fmt.Errorf("encode observation of %s: %w", o.Mark, err)
+	}
+	bw.WriteString(`,"observed_at":`)
+	bw.Write(at)
+	bw.WriteByte('}')
+	return bw.Flush()
 }

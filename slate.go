@@ -21,6 +21,9 @@ type ObserveOptions struct {
 	// Env is the environment the mark is observed in: the directory its
 	// relative paths resolve against, the GitHub runner, the timeouts.
 	// nil means the zero Env: the process's working directory, no GitHub.
+	// Its StreamAbove, when zero, is 4 MiB: a larger file's text is read
+	// as the sighting is stored, never held in memory whole (a negative
+	// StreamAbove reads every file whole).
 	Env *marks.Env
 }
 
@@ -69,11 +72,14 @@ func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who Who, opts *Obser
 	if err != nil { // fail before touching the world; checked again under the lock
 		return Observed{}, v.fail(op, err, Hint{})
 	}
-	env := &marks.Env{}
+	var env marks.Env
 	if opts != nil && opts.Env != nil {
-		env = opts.Env
+		env = *opts.Env
 	}
-	s, err := m.Observe(ctx, env)
+	if env.StreamAbove == 0 {
+		env.StreamAbove = streamAbove
+	}
+	s, err := m.Observe(ctx, &env)
 	if err != nil {
 		return Observed{}, v.fail(op, err, Hint{})
 	}
@@ -123,6 +129,9 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 		return Observed{}, err
 	}
 	out.Observation = obs
+	if enc.stream != nil {
+		out.Observation.Sighting = enc.stream.stored(v.storedOpener(out.Record.Artifact))
+	}
 	out.Observation.ObservedAt = out.Record.ObservedAt
 	v.mu.Lock()
 	if a := v.st.Artifacts[out.Record.Artifact]; a != nil {
@@ -140,6 +149,9 @@ type encodedObservation struct {
 	obs  Observation
 	mark []byte
 	art  *artifact.Encoded
+	// stream is set for a sighting stored as a stream (its large texts
+	// read as it is stored): obs then holds it before it was stored.
+	stream *streamedSighting
 }
 
 // encodeObservation redacts the sighting (the returned observation holds
@@ -149,6 +161,10 @@ func (v *Voyage) encodeObservation(r *redact.Redactor, obs Observation) (*encode
 	mark, err := marks.Marshal(obs.Mark)
 	if err != nil {
 		return nil, err
+	}
+	if f, ok := obs.Sighting.(*sighting.Files); ok && sighting.HasSources(f) {
+		st := newStreamedSighting(r, f)
+		return &encodedObservation{obs: obs, mark: mark, art: artifact.Stream(st.encode), stream: st}, nil
 	}
 	sight, err := sighting.Marshal(obs.Sighting)
 	if err != nil {

@@ -118,7 +118,7 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 			blobs[a.Blob] = a
 		default:
 			rep.Artifacts++
-			if _, err := v.pack.Load(refOf(a)); err != nil {
+			if err := v.pack.Check(refOf(a)); err != nil {
 				rep.Problems = append(rep.Problems, problem(v.id, v.pack.Path(), err))
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 
 	"github.com/klauspost/compress/zstd"
@@ -54,10 +55,11 @@ type Ref struct {
 // address comes first: a voyage that holds the artifact already need not
 // compress it at all.
 type Encoded struct {
-	Hash       string // the address
-	Size       int64  // uncompressed bytes
-	Compressed []byte // the zstd form; nil until Compress
-	data       []byte // the bytes, until Compress
+	Hash       string                // the address
+	Size       int64                 // uncompressed bytes
+	Compressed []byte                // the zstd form; nil until Compress
+	data       []byte                // the bytes, until Compress
+	encode     func(io.Writer) error // a streamed artifact's bytes (Stream)
 }
 
 // Prepare hashes data, a sighting's JSON, and keeps it for Compress.
@@ -77,7 +79,7 @@ func Encode(data []byte) *Encoded {
 // more time for 4% fewer bytes on 2 KiB of source), a large one at the
 // default level. Not safe for concurrent use on one Encoded.
 func (e *Encoded) Compress() {
-	if e.Compressed != nil {
+	if e.Compressed != nil || e.encode != nil {
 		return
 	}
 	enc := zencLarge
@@ -89,9 +91,12 @@ func (e *Encoded) Compress() {
 }
 
 // Inline reports whether e is small enough to be a blob record in the
-// event log (InlineMax); a larger one goes to the pack. It compresses e
-// first if need be.
+// event log (InlineMax); a larger one, or a streamed one, goes to the
+// pack. It compresses e first if need be.
 func (e *Encoded) Inline() bool {
+	if e.encode != nil {
+		return false
+	}
 	e.Compress()
 	return len(e.Compressed) <= InlineMax
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -211,13 +210,8 @@ func (p *Pack) Load(ref Ref) ([]byte, error) {
 		return &DamageError{Hash: ref.Hash, File: p.path, Offset: ref.Offset, Reason: reason}
 	}
 	rf, err := p.openRead()
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, damaged("the pack file is missing")
-	case errors.Is(err, errShortHeader):
-		return nil, damaged("the pack file ends inside its header")
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, p.readError(ref, err)
 	}
 	if ref.StoredSize < 0 || ref.StoredSize > maxFrame || ref.Offset < int64(len(packMagic)) {
 		return nil, damaged(fmt.Sprintf("no frame of %d bytes can be at offset %d", ref.StoredSize, ref.Offset))

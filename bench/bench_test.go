@@ -78,7 +78,7 @@ func TestTinyRun(t *testing.T) {
 		t.Skip("writes with fdatasync")
 	}
 	cfg := config{Reps: 1, SingleOps: 40, Goroutines: 16, ConcOps: 8, RawOps: 20, Chunk: 20,
-		ReplayEvents: 2000, OpenReps: 2, BigCount: 6, BigSize: 1 << 16, ListVoyages: 40, InlineCount: 30, MillionEvents: 5000}
+		ReplayEvents: 2000, OpenReps: 2, BigCount: 6, BigSize: 1 << 16, ListVoyages: 40, InlineCount: 30, MillionEvents: 5000, LargeSighting: 6 << 20}
 	var out bytes.Buffer
 	run := map[string]bool{}
 	for _, s := range sections {
@@ -106,6 +106,7 @@ func TestTinyRun(t *testing.T) {
 		"list_40_voyages_ms", "list_40_voyages_cold_ms", "bytes_on_disk_vs_sqlite",
 		"group_size_16", "helm_vs_raw_overwrite", "cli_observe_context_ms_2k",
 		"open_ms_1m_events", "open_rss_mb_1m_events",
+		"sighting_1gb_s", "zstd_1gb_s", "sighting_1gb_s_vs_zstd", "sighting_1gb_peak_rss_mb",
 	} {
 		v, ok := got[name]
 		if !ok {

@@ -107,6 +107,11 @@ func runBench(ctx context.Context, cfg config, dir string, run map[string]bool, 
 			return fmt.Errorf("a million events: %w", err)
 		}
 	}
+	if run["large"] {
+		if err := benchLarge(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("a large sighting: %w", err)
+		}
+	}
 	if run["list"] {
 		if err := benchList(ctx, cfg, dir, r); err != nil {
 			return fmt.Errorf("list: %w", err)

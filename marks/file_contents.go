@@ -100,14 +100,21 @@ func (m *FileContents) String() string {
 	return s
 }
 
-// Observe reads every file. It fails only when ctx is cancelled.
+// Observe reads every file. It fails only when ctx is cancelled. A file
+// larger than env.StreamAbove (when set) is not read: its content is a
+// sighting.TextSource, read when the sighting is stored.
 func (m *FileContents) Observe(ctx context.Context, env *Env) (sighting.Sighting, error) {
 	s := &sighting.Files{Contents: make([]sighting.FileContents, 0, len(m.Paths))}
 	for _, p := range m.Paths {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("file-contents: %w", err)
 		}
-		s.Contents = append(s.Contents, sighting.FileContents{Path: p, Content: readContent(ctx, env.resolve(m.abs(p)))})
+		path := env.resolve(m.abs(p))
+		content, large := largeText(env, path)
+		if !large {
+			content = readContent(ctx, path)
+		}
+		s.Contents = append(s.Contents, sighting.FileContents{Path: p, Content: content})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("file-contents: %w", err)

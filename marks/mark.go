@@ -50,6 +50,12 @@ type Env struct {
 	Progress io.Writer
 	// GitHub runs gh for the GitHub marks; nil means they cannot be observed.
 	GitHub GitHubRunner
+	// StreamAbove, when positive, leaves the text of a file larger than
+	// this many bytes unread by the file-contents mark: its content is a
+	// sighting.TextSource instead, read from the file as the sighting is
+	// stored (sighting.Encode), so that a file of gigabytes is never held
+	// in memory. Zero reads every file whole.
+	StreamAbove int64
 }
 
 // GitHubRunner runs `gh` with the identity's configuration and returns its

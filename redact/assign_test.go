@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,4 +91,52 @@ func FuzzUnquote(f *testing.F) {
 			t.Fatalf("unquote(%q) = %q, %v; json.Unmarshal gives %q", tok, got, ok, want)
 		}
 	})
+}
+
+func TestAppendLowerLowersASCIIOnly(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{string(all), "MiXeD Case_TOKEN=Ab", "ÀÉ ßZ@[`{", strings.Repeat("AZaz@[", 9)} {
+		for cut := range min(len(s), 17) {
+			got := string(appendLower([]byte("PRE"), s[cut:]))
+			want := []byte("PRE")
+			for _, c := range []byte(s[cut:]) {
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				want = append(want, c)
+			}
+			assert.Equal(t, want, []byte(got))
+		}
+	}
+}
+
+func TestAnchorSetFindsEveryLiteral(t *testing.T) {
+	lits := []string{"ghp_", "eyJ", "AKIA", "://", "k_live_", "xox", "token", "credential", "a"}
+	ids := make([]int, len(lits))
+	for i := range ids {
+		ids[i] = i
+	}
+	set := newAnchorSet(lits, ids)
+	text := "a ghp_x eyJhb AKIAAKIA http://x k_live_ xoxox tokentoken credential"
+	var got [][2]int
+	set.each(text, len(text), func(id, start int) { got = append(got, [2]int{id, start}) })
+	var want [][2]int
+	for id, l := range lits {
+		for from := 0; ; {
+			i := strings.Index(text[from:], l)
+			if i < 0 {
+				break
+			}
+			want = append(want, [2]int{id, from + i})
+			from += i + 1
+		}
+	}
+	assert.ElementsMatch(t, want, got)
+	// Starts at or past the limit are left to the next chunk.
+	got = nil
+	set.each(text, 2, func(id, start int) { got = append(got, [2]int{id, start}) })
+	assert.Equal(t, [][2]int{{8, 0}}, got)
 }

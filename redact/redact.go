@@ -15,12 +15,14 @@ package redact
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MinValue is the shortest value hidden because of the name it is
@@ -90,6 +92,7 @@ type value struct{ name, text string }
 type Redactor struct {
 	values []value // longest first, so a value inside another is not half hidden
 	rules  []rule
+	lits   *anchorSet // the rules' literals, by rule index
 }
 
 // The token shapes match wherever they stand, not only between word
@@ -152,7 +155,26 @@ func New(opts Options) (*Redactor, error) {
 		}
 		r.rules = append(r.rules, rule{name: p.Name, re: re})
 	}
+	var lits []string
+	var ids []int
+	for i, ru := range r.rules {
+		for _, l := range ru.literals {
+			lits, ids = append(lits, l), append(ids, i)
+		}
+	}
+	r.lits = newAnchorSet(lits, ids)
 	return r, nil
+}
+
+// candidates reports, by rule, whether the rule may match in s: it has no
+// literals, or s holds one of them.
+func (r *Redactor) candidates(s string) []bool {
+	is := make([]bool, len(r.rules))
+	for i, ru := range r.rules {
+		is[i] = ru.literals == nil || ru.find != nil
+	}
+	r.lits.each(s, len(s), func(id, _ int) { is[id] = true })
+	return is
 }
 
 // Marker is what stands in for a secret found by rule name.
@@ -172,8 +194,9 @@ func (r *Redactor) String(s string) (string, int) {
 			n += c
 		}
 	}
-	for _, ru := range r.rules {
-		if !ru.candidate(s) {
+	candidate := r.candidates(s) // on the text before any is hidden: a marker adds no literal
+	for i, ru := range r.rules {
+		if !candidate[i] {
 			continue
 		}
 		var k int
@@ -181,19 +204,6 @@ func (r *Redactor) String(s string) (string, int) {
 		n += k
 	}
 	return s, n
-}
-
-// candidate reports whether s holds one of the rule's literals.
-func (ru rule) candidate(s string) bool {
-	if ru.literals == nil || ru.find != nil {
-		return true
-	}
-	for _, l := range ru.literals {
-		if strings.Contains(s, l) {
-			return true
-		}
-	}
-	return false
 }
 
 // apply replaces the rule's matches in s: the first group when the
@@ -273,6 +283,39 @@ func (ru rule) matches(s string) [][2]int {
 // look secret to the secret-assignment rule.
 var assignWords = []string{"token", "secret", "password", "passwd", "api_key", "api-key", "apikey", "private_key", "private-key", "privatekey", "credential"}
 
+// assignSet finds assignWords (their ids are their indexes).
+var assignSet = newAnchorSet(assignWords, func() []int {
+	ids := make([]int, len(assignWords))
+	for i := range ids {
+		ids[i] = i
+	}
+	return ids
+}())
+
+// appendLower appends s to dst with ASCII upper-case letters lowered,
+// eight bytes at a time.
+func appendLower(dst []byte, s string) []byte {
+	n := len(dst)
+	dst = append(dst, s...)
+	b := dst[n:]
+	const ones = 0x0101010101010101
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		h := w & (0x7f * ones)
+		// The high bit of each byte of upper is set where the byte is
+		// ASCII and in 'A'..'Z': at least 'A', not past 'Z'.
+		upper := ((h + (0x80-'A')*ones) ^ (h + (0x80-'Z'-1)*ones)) &^ w & (0x80 * ones)
+		binary.LittleEndian.PutUint64(b[i:], w|upper>>2)
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
+}
+
 // lowerChunk is how much text assignments lowers at a time, so that a
 // huge sighting costs a bounded buffer, not a second copy of itself.
 const lowerChunk = 64 << 10
@@ -292,28 +335,11 @@ func assignments(s string) [][2]int {
 		// Lower the chunk and a little of the next, so a word that
 		// straddles the border is found (once: its start is in this chunk).
 		end := min(len(s), off+lowerChunk+len("private_key"))
-		buf = buf[:0]
-		for i := off; i < end; i++ {
-			c := s[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			buf = append(buf, c)
-		}
-		for _, w := range assignWords {
-			for from := 0; ; {
-				i := bytes.Index(buf[from:], []byte(w))
-				if i < 0 {
-					break
-				}
-				i += from
-				if i >= lowerChunk {
-					break
-				}
-				hits = append(hits, [2]int{off + i, off + i + len(w)})
-				from = i + 1
-			}
-		}
+		buf = appendLower(buf[:0], s[off:end])
+		lowered := unsafe.String(unsafe.SliceData(buf), len(buf)) // buf does not change while it is searched
+		assignSet.each(lowered, lowerChunk, func(id, start int) {
+			hits = append(hits, [2]int{off + start, off + start + len(assignWords[id])})
+		})
 	}
 	if len(hits) == 0 {
 		return nil

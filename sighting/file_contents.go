@@ -54,6 +54,11 @@ type FileContent struct {
 	// content, because it was larger than the observer's cap; Text then
 	// ends with a visible "… [truncated …]" marker.
 	Truncated bool `json:"truncated,omitempty"`
+	// Source, when set, stands for Text: the text of a file too large to
+	// hold in memory, read from Source when the sighting is encoded
+	// (Encode streams it; Marshal reads it whole). Type is then "text"
+	// and SizeBytes the size the file had when it was looked at.
+	Source TextSource `json:"-"`
 }
 
 // TextContent is UTF-8 text content.

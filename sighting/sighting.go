@@ -3,7 +3,11 @@
 // behind a bearing; helm stores its JSON as a content-addressed artifact.
 package sighting
 
-import "github.com/helmlog/helm/internal/tagged"
+import (
+	"bytes"
+
+	"github.com/helmlog/helm/internal/tagged"
+)
 
 // Sighting is the raw data that came back from observing a mark. Every
 // sighting type names the mark kind it answers, so a stored sighting can be
@@ -26,8 +30,18 @@ func Kinds() []string { return registry.Kinds() }
 // Marshal encodes s as a JSON object whose "kind" field names its kind,
 // followed by the sighting's own fields. The encoding is deterministic: the
 // same sighting always gives the same bytes, which is what makes its BLAKE3
-// hash a stable content address.
-func Marshal(s Sighting) ([]byte, error) { return registry.Marshal(s) }
+// hash a stable content address. A sighting with sources (HasSources)
+// has their texts read into the result: Encode streams them instead.
+func Marshal(s Sighting) ([]byte, error) {
+	if HasSources(s) {
+		var b bytes.Buffer
+		if err := Encode(&b, s, EncodeOptions{}); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
+	return registry.Marshal(s)
+}
 
 // Unmarshal decodes a sighting written by Marshal. An unknown kind is an
 // error that names it and lists the known ones.

@@ -18,6 +18,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/sighting"
 )
 
 // markKind is how the CLI spells one mark kind: its arguments and flags,
@@ -428,26 +429,19 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	}
 	// With --out -, stdout carries the observation; the line goes to stderr.
 	line := a.stdout
-	if c.out != "" {
-		data, err := json.MarshalIndent(obs, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode observation of %s: %w", m, err)
+	if c.out == "-" {
+		line = a.stderr
+		if err := writeObservation(a.stdout, obs); err != nil {
+			return fmt.Errorf("write observation of %s: %w (it is on the slate all the same)", m, err)
 		}
-		data = append(data, '\n')
-		if c.out == "-" {
-			line = a.stderr
-			if _, err := a.stdout.Write(data); err != nil {
-				return err
-			}
-		} else {
-			// Only its owner reads it, as only its owner reads the helm home:
-			// a sighting may hold what the files read held. A file that is
-			// there already keeps its mode.
-			if err := os.WriteFile(a.abs(c.out), data, 0o600); err != nil {
-				return fmt.Errorf("write observation: %w (it is on the slate all the same)", err)
-			}
-			res.Out = c.out
+	} else if c.out != "" {
+		// Only its owner reads it, as only its owner reads the helm home:
+		// a sighting may hold what the files read held. A file that is
+		// there already keeps its mode.
+		if err := writeObservationFile(a.abs(c.out), obs); err != nil {
+			return fmt.Errorf("write observation: %w (it is on the slate all the same)", err)
 		}
+		res.Out = c.out
 	}
 	if a.g.json && c.out != "-" {
 		if err := writeJSON(a.stdout, res); err != nil {
@@ -466,4 +460,37 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 func isTerminalWriter(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// writeObservation writes an observation file's JSON to w: indented, or,
+// for a sighting of large files (whose texts are streamed from the store,
+// never held whole), on one line.
+func writeObservation(w io.Writer, obs helm.Observation) error {
+	if sighting.HasSources(obs.Sighting) {
+		if err := obs.WriteJSON(w); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	data, err := json.MarshalIndent(obs, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// writeObservationFile writes an observation file at path (mode 0600 when
+// it is new).
+func writeObservationFile(path string, obs helm.Observation) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	err = writeObservation(f, obs)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

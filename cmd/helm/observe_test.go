@@ -106,6 +106,27 @@ func TestObserveOut(t *testing.T) {
 	assert.Contains(t, r.Stderr, "Observed Context: to stdout")
 }
 
+// TestObserveOutOfALargeFile: a file large enough to be streamed into the
+// store is streamed out to the observation file, which a bearing seals.
+func TestObserveOutOfALargeFile(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("large")
+	text := strings.Repeat("a line of a large log, <tag> & \"quotes\"\n", 150_000) // 6 MB
+	require.NoError(t, os.WriteFile(filepath.Join(h.Dir, "big.log"), []byte(text), 0o600))
+	h.ok("observe", "file-contents", "big.log", "--out", "big.json")
+	data, err := os.ReadFile(filepath.Join(h.Dir, "big.json"))
+	require.NoError(t, err)
+	var obs helm.Observation
+	require.NoError(t, json.Unmarshal(data, &obs))
+	files, ok := obs.Sighting.(*sighting.Files)
+	require.True(t, ok, "%T", obs.Sighting)
+	assert.Equal(t, sighting.TextContent(text), files.Contents[0].Content)
+	h.ok("slate", "clear")
+	out := h.ok("bearing", "--reading", "The log is large.", "--observation", "big.json")
+	assert.Contains(t, out, "Bearing 1")
+}
+
 func TestObserveJSON(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
