@@ -73,7 +73,7 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	}
 	id := v.home.opts.NewID().String()
 	var w Who
-	intent, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	intent, err := v.commitReading(ctx, op, projection.SectionEntries, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	}
 	// Record the outcome even if ctx was cancelled meanwhile: the world
 	// has been touched.
-	_, err = v.commit(context.WithoutCancel(ctx), op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	_, err = v.commitReading(context.WithoutCancel(ctx), op, projection.SectionEntries|projection.SectionFailed, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if !st.HasAction(id) {
 			return nil, fmt.Errorf("action %s has no recorded intent", id)
 		}

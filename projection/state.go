@@ -71,12 +71,23 @@ type State struct {
 	// them without renumbering when an entry is removed.
 	bearings map[uint64]*logbook.Bearing      // BearingTaken seq -> its entry's bearing
 	actions  map[string]*logbook.ActionRecord // action id -> its entry's action
+
+	counts counts // the logbook's, kept as events fold
+	// lazy, when set, is where the sections not read yet are (OpenSnapshot).
+	lazy *lazy
 }
 
 // Apply folds one event, stored at sequence number seq, into the views.
 // Events are facts: rules are checked before they are written, so Apply
-// only refuses what it cannot fold at all.
+// only refuses what it cannot fold at all. It first loads the sections
+// of the snapshot the event needs (see Load), and fails as Load does if
+// one does not check out.
 func (s *State) Apply(seq uint64, e *Event) error {
+	if need := Needs(e.Type) & s.Pending(); need != 0 {
+		if err := s.Load(need); err != nil {
+			return fmt.Errorf("apply %s event %d: %w", e.Type, seq, err)
+		}
+	}
 	if s.Slate == nil {
 		s.Slate = map[string]logbook.ObservationRecord{}
 		s.Artifacts = map[string]*Artifact{}
@@ -148,6 +159,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		b.Reading.History = slices.Clone(b.Reading.History)
 		s.bearings[seq] = &b
+		s.counts.bearings++
 		s.Entries = append(s.Entries, logbook.Entry{
 			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.EntryBearing, At: e.At, Who: e.Who, Bearing: &b,
 		})
@@ -173,6 +185,8 @@ func (s *State) apply(seq uint64, e *Event) error {
 		a := *e.Action
 		a.Status = logbook.ActionOutcomeUnknown
 		s.actions[a.ID] = &a
+		s.counts.actions++
+		s.counts.unknown++
 		s.Entries = append(s.Entries, logbook.Entry{
 			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.EntryAction, At: e.At, Who: e.Who, Action: &a,
 		})
@@ -185,6 +199,9 @@ func (s *State) apply(seq uint64, e *Event) error {
 			return fmt.Errorf("no intended action %s", e.Action.ID)
 		}
 		a.DoneAt = e.At
+		if a.Status == logbook.ActionOutcomeUnknown {
+			s.counts.unknown--
+		}
 		if e.Type == ActionPerformed {
 			a.Status, a.Result = logbook.ActionPerformed, e.Action.Result
 			break
@@ -200,6 +217,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		s.FailedActions = append(s.FailedActions, s.Entries[i])
 		s.removeEntry(i)
+		s.counts.actions--
 		delete(s.actions, a.ID)
 	default:
 		return fmt.Errorf("unknown event type %q", e.Type)
