@@ -211,7 +211,8 @@ func (v *Voyage) foldNew(scan scanFunc) error {
 }
 
 // writeSnapshot writes the voyage's snapshot, at Close, when this Voyage
-// changed it and snapshotEvery events were folded since the last one.
+// changed it and snapshotEvery events were folded since the last one; it
+// closes the snapshot the views were opened from.
 // Failing to write a cache is not an error for the caller.
 func (v *Voyage) writeSnapshot() {
 	v.mu.Lock()
@@ -223,6 +224,12 @@ func (v *Voyage) writeSnapshot() {
 		// Sections still in the old snapshot are copied from it, checked.
 		snap, err = v.st.EncodeSnapshot()
 		seq = v.st.Voyage.Seq
+	}
+	// The voyage is closing: the old snapshot is read no more, and closed
+	// before the new one replaces it (a file open on Windows cannot be).
+	if v.snapFile != nil {
+		v.snapFile.Close()
+		v.snapFile = nil
 	}
 	v.mu.Unlock()
 	if !due || err != nil {

@@ -233,3 +233,128 @@ func TestSnapshotsThatDoNotCheckOutAreIgnored(t *testing.T) {
 	require.False(t, rep.OK())
 	assert.Contains(t, rep.Problems[0].Reason, "remove it")
 }
+
+// snapshotBody returns where the voyage's snapshot's blocks start (after
+// its mark and its head) and the file's length.
+func snapshotBody(t *testing.T, dir string) (start, end int64) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, snapshotName))
+	require.NoError(t, err)
+	at := len(snapshotMagic) + 8 + int(binary.LittleEndian.Uint32(data[len(snapshotMagic)+4:]))
+	require.Equal(t, byte('S'), data[at])
+	require.Equal(t, byte(projection.SnapshotVersion), data[at+1])
+	head := int(binary.LittleEndian.Uint32(data[at+2:]))
+	return int64(at + 2 + 4 + head + 4), int64(len(data))
+}
+
+// flipAt flips a bit of the snapshot at off, in place: a handle that has
+// it open reads the damage when it reads that block.
+func flipAt(t *testing.T, dir string, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, snapshotName), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	b := []byte{0}
+	_, err = f.ReadAt(b, off)
+	require.NoError(t, err)
+	b[0] ^= 0x04
+	_, err = f.WriteAt(b, off)
+	require.NoError(t, err)
+}
+
+// A block of the snapshot found damaged when it is read, after the voyage
+// opened from the snapshot's head, is a snapshot that does not check out:
+// the views are folded from the first event, whether a view, a refresh or
+// a change read it; nothing is lost and no error reaches the caller.
+func TestSnapshotDamageFoundLateFoldsEveryEvent(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 3
+	ctx := context.Background()
+	// voyage writes a voyage whose snapshot is at its last event.
+	voyage := func(t *testing.T) (*Home, string) {
+		h, err := Open(t.TempDir(), &Options{NoSync: true})
+		require.NoError(t, err)
+		v, err := h.Start(ctx, "late damage", OpenWaters, indexWho)
+		require.NoError(t, err)
+		for i := range 6 {
+			observeNote(t, v, fmt.Sprint("note ", i))
+			if i%2 == 1 {
+				_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", i), indexWho, nil)
+				require.NoError(t, err)
+			}
+		}
+		require.NoError(t, v.Close())
+		return h, v.ID()
+	}
+	for _, tt := range []struct {
+		name    string
+		entries bool // the flip is in the first entries' block, else in the last artifacts'
+		use     func(v *Voyage)
+	}{
+		{"an entry, read by a view", true, func(v *Voyage) { v.Logbook() }},
+		{"an entry, read by a bearing", true, func(v *Voyage) {
+			observeNote(t, v, "one more")
+			_, err := v.TakeBearing(ctx, "one more reading", indexWho, nil)
+			require.NoError(t, err)
+		}},
+		{"an artifact, read by a page of the index", false, func(v *Voyage) { v.ArtifactsAfter("", 2) }},
+		{"an artifact, read by an observation", false, func(v *Voyage) { observeNote(t, v, "another") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, id := voyage(t)
+			dir := filepath.Join(h.voyagesDir(), id)
+			v, err := h.Voyage(ctx, id)
+			require.NoError(t, err)
+			v.mu.Lock()
+			require.NotZero(t, v.snapSeq, "opened from the snapshot")
+			require.Equal(t, projection.AllSections, v.st.Pending(), "its head alone")
+			v.mu.Unlock()
+			start, end := snapshotBody(t, dir)
+			if tt.entries {
+				flipAt(t, dir, start)
+			} else {
+				flipAt(t, dir, end-2)
+			}
+			tt.use(v)
+			v.mu.Lock()
+			assert.Zero(t, v.snapSeq, "the snapshot was dropped")
+			assert.Zero(t, v.st.Pending())
+			assert.Nil(t, v.snapFile)
+			v.mu.Unlock()
+			requireSameAsReplay(t, h, v, tt.name)
+			require.NoError(t, v.Close())
+		})
+	}
+}
+
+// A snapshot of the first form (one checksum over the whole file) is
+// ignored: the voyage opens by folding every event, and Verify says so.
+func TestSnapshotOfTheFirstFormIsIgnored(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 3
+	ctx := context.Background()
+	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "old snapshot", OpenWaters, indexWho)
+	require.NoError(t, err)
+	id := v.ID()
+	for i := range 4 {
+		observeNote(t, v, fmt.Sprint("note ", i))
+	}
+	require.NoError(t, v.Close())
+	dir := filepath.Join(h.voyagesDir(), id)
+	data, err := os.ReadFile(filepath.Join(dir, snapshotName))
+	require.NoError(t, err)
+	copy(data, "HELMSNP1")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, snapshotName), data, 0o600))
+
+	v, err = h.Voyage(ctx, id)
+	require.NoError(t, err)
+	assert.Zero(t, v.snapSeq)
+	requireSameAsReplay(t, h, v, "a first-form snapshot")
+	require.NoError(t, v.Close())
+	rep, err := h.Verify(ctx, id)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Contains(t, rep.Snapshot.Ignored, "not a helm snapshot of this version")
+}

@@ -154,13 +154,7 @@ func (v *Voyage) Close() error {
 	if stale && v.summaryStale() {
 		v.writeSummary()
 	}
-	v.writeSnapshot()
-	v.mu.Lock()
-	if v.snapFile != nil {
-		v.snapFile.Close()
-		v.snapFile = nil
-	}
-	v.mu.Unlock()
+	v.writeSnapshot() // and closes the snapshot read
 	idx := v.viewForIndex()
 	err := v.log.Close()
 	if perr := v.pack.Close(); err == nil {

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/helmlog/helm/logbook"
 )
@@ -104,6 +105,15 @@ type section struct {
 	isNil  bool
 	count  int // elements in all blocks
 	blocks []blockRef
+}
+
+// bytes is the length of the section's blocks.
+func (s *section) bytes() int {
+	n := 0
+	for _, b := range s.blocks {
+		n += b.len
+	}
+	return n
 }
 
 type blockRef struct {
@@ -456,13 +466,56 @@ func (d *decoder) count(field string) int {
 // read reads block b and checks it.
 func (l *lazy) read(b blockRef) ([]byte, error) {
 	data := make([]byte, b.len)
-	if _, err := l.r.ReadAt(data, b.off); err != nil {
-		return nil, fmt.Errorf("%w: the block at offset %d: %v", ErrSnapshotSection, b.off, err)
-	}
-	if crc32.Checksum(data, castagnoli) != b.crc {
-		return nil, fmt.Errorf("%w: the block at offset %d: its checksum does not match", ErrSnapshotSection, b.off)
+	if err := l.readSpan(data, []blockRef{b}); err != nil {
+		return nil, err
 	}
 	return data, nil
+}
+
+// readSpan reads the consecutive blocks bs into buf, which holds them
+// exactly, and checks each.
+func (l *lazy) readSpan(buf []byte, bs []blockRef) error {
+	if _, err := l.r.ReadAt(buf, bs[0].off); err != nil {
+		return fmt.Errorf("%w: the block at offset %d: %v", ErrSnapshotSection, bs[0].off, err)
+	}
+	for _, b := range bs {
+		data := buf[b.off-bs[0].off:][:b.len]
+		if crc32.Checksum(data, castagnoli) != b.crc {
+			return fmt.Errorf("%w: the block at offset %d: its checksum does not match", ErrSnapshotSection, b.off)
+		}
+	}
+	return nil
+}
+
+// spanSize is about how many bytes of blocks a section's decoder reads at
+// once.
+const spanSize = 1 << 20
+
+// spans calls fn with the blocks of ref read and checked, a span of
+// consecutive blocks at a time, in a buffer reused from span to span.
+func (l *lazy) spans(ref *section, fn func(b blockRef, data []byte) error) error {
+	var buf []byte
+	for bs := ref.blocks; len(bs) > 0; {
+		n, size := 1, bs[0].len
+		for n < len(bs) && size+bs[n].len <= spanSize {
+			size += bs[n].len
+			n++
+		}
+		if cap(buf) < size {
+			buf = make([]byte, max(size, min(spanSize, ref.bytes())))
+		}
+		buf = buf[:size]
+		if err := l.readSpan(buf, bs[:n]); err != nil {
+			return err
+		}
+		for _, b := range bs[:n] {
+			if err := fn(b, buf[b.off-bs[0].off:][:b.len]); err != nil {
+				return err
+			}
+		}
+		bs = bs[n:]
+	}
+	return nil
 }
 
 // Load reads the sections of which that are pending from the snapshot s
@@ -530,35 +583,40 @@ func (l *lazy) entries(ref *section, in *interner) ([]logbook.Entry, error) {
 	}
 	out := make([]logbook.Entry, ref.count)
 	i := 0
-	for _, b := range ref.blocks {
-		data, err := l.read(b)
-		if err != nil {
-			return nil, err
-		}
-		d := decoder{buf: data, str: string(data), intern: in}
+	err := l.spans(ref, func(b blockRef, data []byte) error {
+		// A view of the reused buffer, not a copy: with intern set, every
+		// string decoded is a copy of its own (interner.str).
+		d := decoder{buf: data, str: frozen(data), intern: in}
 		for range b.count {
 			d.entry(&out[i])
 			i++
 		}
-		if err := d.end(b); err != nil {
-			return nil, err
-		}
+		return d.end(b)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 // artifacts decodes the artifact index. Its strings (hashes, mostly:
-// each held once) share their block's.
+// each held once) share the section's bytes, read for them alone.
 func (l *lazy) artifacts(ref *section) (map[string]*Artifact, error) {
 	out := make(map[string]*Artifact, ref.count)
 	slab := make([]Artifact, ref.count)
+	if len(ref.blocks) == 0 {
+		return out, nil
+	}
+	first, last := ref.blocks[0], ref.blocks[len(ref.blocks)-1]
+	data := make([]byte, last.off+int64(last.len)-first.off)
+	if err := l.readSpan(data, ref.blocks); err != nil {
+		return nil, err
+	}
+	str := frozen(data)
 	i := 0
 	for _, b := range ref.blocks {
-		data, err := l.read(b)
-		if err != nil {
-			return nil, err
-		}
-		d := decoder{buf: data, str: string(data)}
+		at := b.off - first.off
+		d := decoder{buf: data[at:][:b.len], str: str[at:][:b.len]}
 		for range b.count {
 			a := &slab[i]
 			i++
@@ -571,6 +629,12 @@ func (l *lazy) artifacts(ref *section) (map[string]*Artifact, error) {
 	}
 	return out, nil
 }
+
+// frozen returns b as a string without copying it. Either b is never
+// written again (a buffer read for the string alone, which the string
+// keeps alive), or no string made from it outlives the next write (a
+// decoder that interns).
+func frozen(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // end checks that the decoder read block b whole, and no further.
 func (d *decoder) end(b blockRef) error {
