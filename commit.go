@@ -33,9 +33,9 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 }
 
 // commitReading is commit for a decide that reads the sections of the
-// views that reads names, or whose events change them (projection.Needs):
-// those a voyage opened from its snapshot has not read yet are read
-// first. The other sections stay unread.
+// views that reads names: those a voyage opened from its snapshot has not
+// read yet are read first, and so are those its events need
+// (projection.State.Needs). The other sections stay unread.
 func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.Sections, decide func(*projection.State, stower) ([]*projection.Event, error)) (uint64, error) {
 	v.mu.Lock()
 	broken := v.broken
@@ -128,12 +128,12 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 		}
 		// Fold our own events now, so the next decide of this group sees
 		// them; if the write fails, v.broken keeps these views from being
-		// used again. The sections they change are read first (reads
-		// names them, so this reads nothing new but for a caller that
-		// did not).
+		// used again. The sections they need are read first, as the
+		// views stand before any of them (a superset of what each needs
+		// when its turn comes).
 		var need projection.Sections
 		for _, e := range events {
-			need |= projection.Needs(e.Type)
+			need |= v.st.Needs(e)
 		}
 		if err := v.loadSections(need, tx.Scan); err != nil {
 			decideErr = err

@@ -292,9 +292,8 @@ func TestSnapshotDamageFoundLateFoldsEveryEvent(t *testing.T) {
 		use     func(v *Voyage)
 	}{
 		{"an entry, read by a view", true, func(v *Voyage) { v.Logbook() }},
-		{"an entry, read by a bearing", true, func(v *Voyage) {
-			observeNote(t, v, "one more")
-			_, err := v.TakeBearing(ctx, "one more reading", indexWho, nil)
+		{"an entry, read by a challenge", true, func(v *Voyage) {
+			_, err := v.Challenge(ctx, 1, Challenge{Feedback: "no", Reading: "better"}, indexWho)
 			require.NoError(t, err)
 		}},
 		{"an artifact, read by a page of the index", false, func(v *Voyage) { v.ArtifactsAfter("", 2) }},
@@ -357,4 +356,38 @@ func TestSnapshotOfTheFirstFormIsIgnored(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	assert.Contains(t, rep.Snapshot.Ignored, "not a helm snapshot of this version")
+}
+
+// Observing and taking a bearing on a voyage opened from its snapshot
+// read neither the snapshot's entries nor its failed actions: the
+// bearing is numbered after them and handed back as recorded.
+func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 3
+	ctx := context.Background()
+	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "tail", OpenWaters, indexWho)
+	require.NoError(t, err)
+	id := v.ID()
+	for i := range 6 {
+		observeNote(t, v, fmt.Sprint("note ", i))
+		_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", i), indexWho, nil)
+		require.NoError(t, err)
+	}
+	require.NoError(t, v.Close())
+
+	v, err = h.Voyage(ctx, id)
+	require.NoError(t, err)
+	observeNote(t, v, "after the snapshot")
+	e, err := v.TakeBearing(ctx, "a reading after the snapshot", indexWho, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 7, e.N)
+	assert.Equal(t, "a reading after the snapshot", e.Bearing.Reading.Text)
+	assert.Equal(t, 7, v.LogbookLen())
+	v.mu.Lock()
+	assert.Equal(t, projection.SectionEntries|projection.SectionFailed, v.st.Pending(), "the artifacts were read to observe; nothing else")
+	v.mu.Unlock()
+	requireSameAsReplay(t, h, v, "a bearing after the snapshot")
+	require.NoError(t, v.Close())
 }

@@ -386,8 +386,11 @@ func cloneEntries(in []Entry) []Entry {
 func (v *Voyage) entryAt(seq uint64) (Entry, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.loadView(projection.SectionEntries)
-	e, ok := v.st.EntryBySeq(seq)
+	e, ok := v.st.EntryBySeq(seq) // one recorded since the snapshot, most often
+	if !ok && v.st.Pending()&projection.SectionEntries != 0 {
+		v.loadView(projection.SectionEntries)
+		e, ok = v.st.EntryBySeq(seq)
+	}
 	if !ok {
 		return Entry{}, fmt.Errorf("voyage %s: entry just recorded is not in the logbook view", v.id)
 	}

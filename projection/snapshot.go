@@ -146,22 +146,37 @@ func (s *State) Pending() Sections {
 func (s *State) Counts() LogbookCounts {
 	n := len(s.Entries)
 	if s.Pending()&SectionEntries != 0 {
-		n = s.lazy.sections[bit(SectionEntries)].count
+		n += s.lazy.sections[bit(SectionEntries)].count
 	}
 	return LogbookCounts{Entries: n, Bearings: s.counts.bearings, Actions: s.counts.actions, OutcomeUnknown: s.counts.unknown}
 }
 
-// Needs returns the sections folding an event of type t reads or changes.
-func Needs(t Type) Sections {
-	switch t {
-	case BearingTaken, ReadingChallenged, ActionIntended, ActionPerformed:
-		return SectionEntries
-	case ActionFailed:
-		return SectionEntries | SectionFailed
-	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
-		return SectionArtifacts
+// Needs returns the pending sections that folding e reads or changes.
+// A bearing or an intended action is appended after the pending entries
+// without reading them (Entries holds those recorded since the
+// snapshot), as is the outcome or the challenge of one of those; the
+// outcome or challenge of an older one, and a failed action, need them.
+func (s *State) Needs(e *Event) Sections {
+	p := s.Pending()
+	if p == 0 {
+		return 0
 	}
-	return 0
+	var need Sections
+	switch e.Type {
+	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
+		need = SectionArtifacts
+	case ReadingChallenged:
+		if e.Challenge == nil || s.bearings[e.Challenge.Bearing] == nil {
+			need = SectionEntries
+		}
+	case ActionPerformed:
+		if e.Action == nil || s.actions[e.Action.ID] == nil {
+			need = SectionEntries
+		}
+	case ActionFailed:
+		need = SectionEntries | SectionFailed
+	}
+	return need & p
 }
 
 // EncodeSnapshot encodes s. Sections still pending are copied from the
@@ -225,9 +240,11 @@ func (s *State) EncodeSnapshot() ([]byte, error) {
 // encodeSection appends section sec's blocks to body and returns their
 // list (offsets relative to body).
 func (s *State) encodeSection(sec Sections, body *encoder) (section, error) {
+	var out section
+	entries := s.Entries
 	if s.Pending()&sec != 0 {
 		src := s.lazy.sections[bit(sec)]
-		out := section{isNil: src.isNil, count: src.count}
+		out = section{isNil: src.isNil, count: src.count}
 		for _, b := range src.blocks {
 			data, err := s.lazy.read(b)
 			if err != nil {
@@ -237,9 +254,14 @@ func (s *State) encodeSection(sec Sections, body *encoder) (section, error) {
 			body.b = append(body.b, data...)
 			out.blocks = append(out.blocks, b)
 		}
-		return out, nil
+		if sec != SectionEntries || entries == nil {
+			return out, nil
+		}
+		// The entries recorded since follow those of the old snapshot.
+		out.isNil = false
+	} else if sec == SectionEntries {
+		out.isNil = entries == nil
 	}
-	var out section
 	start := len(body.b)
 	cut := func(first string, count int) {
 		if count == 0 {
@@ -253,11 +275,10 @@ func (s *State) encodeSection(sec Sections, body *encoder) (section, error) {
 	}
 	switch sec {
 	case SectionEntries, SectionFailed:
-		entries := s.Entries
 		if sec == SectionFailed {
 			entries = s.FailedActions
+			out.isNil = entries == nil
 		}
-		out.isNil = entries == nil
 		n := 0
 		for i := range entries {
 			body.entry(&entries[i])
@@ -550,17 +571,26 @@ func (s *State) Load(which Sections) error {
 		}
 	}
 	if which&SectionEntries != 0 {
-		s.Entries = entries
-		// The indexes Apply keeps point into the entries, as the fold's do.
-		for i := range s.Entries {
-			e := &s.Entries[i]
+		// The indexes Apply keeps point into the entries, as the fold's
+		// do; an action intended since the snapshot is indexed already,
+		// and wins over an older one of the same id, as in the fold.
+		since := map[string]bool{}
+		for id := range s.actions {
+			since[id] = true
+		}
+		for i := range entries {
+			e := &entries[i]
 			if e.Bearing != nil {
 				s.bearings[e.Seq] = e.Bearing
 			}
-			if e.Action != nil {
+			if e.Action != nil && !since[e.Action.ID] {
 				s.actions[e.Action.ID] = e.Action
 			}
 		}
+		if s.Entries != nil {
+			entries = append(entries, s.Entries...)
+		}
+		s.Entries = entries
 	}
 	if which&SectionFailed != 0 {
 		s.FailedActions = failed

@@ -3,6 +3,7 @@ package projection
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/logbook"
 )
 
 // withEndings adds to a random voyage what randomVoyage does not make: a
@@ -145,6 +148,59 @@ func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
 		require.Zero(t, st.Pending())
 		require.Equal(t, &whole, st, "round %d: lazy snapshot after event %d, then the tail", round, cut)
 	}
+}
+
+// Bearings and actions recorded after the snapshot, and the challenges
+// and outcomes of those, are folded without reading the snapshot's
+// entries; reading them then gives the fold's story.
+func TestTailOfTheLogbookLeavesTheEntriesUnread(t *testing.T) {
+	smallBlocks(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	events := randomVoyage(r, 120)
+	var head State
+	fold(t, events, &head, 0)
+	snap := encode(t, &head)
+	st, err := OpenSnapshot(bytes.NewReader(snap), int64(len(snap)))
+	require.NoError(t, err)
+
+	last := events[len(events)-1]
+	ev := func(ty Type) *Event {
+		return &Event{Type: ty, V: currentVersion[ty], At: last.At.Add(1), Who: last.Who}
+	}
+	obs := ev(Observed)
+	obs.Obs = &logbook.ObservationRecord{Key: "tail", Mark: json.RawMessage(`{"kind":"context"}`), Label: "tail", Artifact: "h0"}
+	b := ev(BearingTaken)
+	b.Bearing = &logbook.Bearing{Reading: logbook.Reading{Text: "tail reading"}}
+	in := ev(ActionIntended)
+	in.Action = &logbook.ActionRecord{ID: "tail-action", Kind: "commit"}
+	seq := uint64(len(events))
+	c := ev(ReadingChallenged)
+	c.Challenge = &Challenge{Bearing: seq + 2, Feedback: "no", Text: "better", Source: logbook.SourceUser}
+	done := ev(ActionPerformed)
+	done.Action = &logbook.ActionRecord{ID: "tail-action", Kind: "commit", Result: &logbook.ActionResult{SHA: "abc"}}
+	tail := []*Event{obs, b, in, c, done}
+	all := append(append([]*Event{}, events...), tail...)
+	var whole State
+	fold(t, all, &whole, 0)
+
+	fold(t, all, st, len(events))
+	assert.NotZero(t, st.Pending()&SectionEntries, "the snapshot's entries are not read")
+	assert.Equal(t, whole.Counts(), st.Counts())
+	n := whole.Counts().Entries
+	bs, ok := st.BearingSeq(n - 1)
+	assert.True(t, ok)
+	assert.Equal(t, seq+2, bs)
+	e, ok := st.EntryBySeq(seq + 3)
+	require.True(t, ok)
+	assert.Equal(t, n, e.N)
+	assert.True(t, st.HasAction("tail-action") == whole.HasAction("tail-action"))
+	again, err := st.EncodeSnapshot() // the pending entries copied, the tail's encoded after them
+	require.NoError(t, err)
+	require.NoError(t, st.Load(AllSections))
+	require.Equal(t, &whole, st)
+	reopened, err := DecodeSnapshot(again)
+	require.NoError(t, err)
+	require.Equal(t, &whole, reopened)
 }
 
 // The counts kept as events fold are the logbook's.
