@@ -551,7 +551,14 @@ func (s *State) Load(which Sections) error {
 	// Decode everything first, then set it: a failure changes nothing.
 	var entries, failed []logbook.Entry
 	var arts map[string]*Artifact
-	in := interner{strs: map[string]string{}, raws: map[string]json.RawMessage{}}
+	// About one distinct string (a reading, a hash) per entry.
+	n := 0
+	for _, sec := range []Sections{SectionEntries, SectionFailed} {
+		if which&sec != 0 {
+			n += l.sections[bit(sec)].count
+		}
+	}
+	in := interner{strs: make(map[string]string, n), raws: map[string]json.RawMessage{}}
 	for _, sec := range []Sections{SectionEntries, SectionFailed, SectionArtifacts} {
 		if which&sec == 0 {
 			continue
