@@ -377,6 +377,7 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	}
 	require.NoError(t, v.Close())
 
+	snapshotEvery = 1000 // the snapshot stays where it is
 	v, err = h.Voyage(ctx, id)
 	require.NoError(t, err)
 	observeNote(t, v, "after the snapshot")
@@ -389,5 +390,17 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	assert.Equal(t, projection.SectionEntries|projection.SectionFailed, v.st.Pending(), "the artifacts were read to observe; nothing else")
 	v.mu.Unlock()
 	requireSameAsReplay(t, h, v, "a bearing after the snapshot")
+	require.NoError(t, v.Close())
+
+	// Opened again, with that tail after the snapshot (the snapshot is not
+	// due yet): folding it reads nothing of the snapshot but its head.
+	v, err = h.Voyage(ctx, id)
+	require.NoError(t, err)
+	v.mu.Lock()
+	assert.Less(t, v.snapSeq, v.st.Voyage.Seq, "a tail after the snapshot")
+	assert.Equal(t, projection.AllSections, v.st.Pending(), "a stow and a bearing in the tail read nothing")
+	v.mu.Unlock()
+	assert.Equal(t, LogbookCounts{Entries: 7, Bearings: 7}, v.LogbookCounts())
+	requireSameAsReplay(t, h, v, "a stow and a bearing after the snapshot")
 	require.NoError(t, v.Close())
 }

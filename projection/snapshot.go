@@ -156,6 +156,9 @@ func (s *State) Counts() LogbookCounts {
 // without reading them (Entries holds those recorded since the
 // snapshot), as is the outcome or the challenge of one of those; the
 // outcome or challenge of an older one, and a failed action, need them.
+// Likewise a stowed artifact goes into Artifacts, which holds those
+// stowed since the snapshot while the index is pending; a reduction or a
+// jettison changes an entry it may not hold, and needs the index.
 func (s *State) Needs(e *Event) Sections {
 	p := s.Pending()
 	if p == 0 {
@@ -163,7 +166,7 @@ func (s *State) Needs(e *Event) Sections {
 	}
 	var need Sections
 	switch e.Type {
-	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
+	case ArtifactReduced, ArtifactJettisoned:
 		need = SectionArtifacts
 	case ReadingChallenged:
 		if e.Challenge == nil || s.bearings[e.Challenge.Bearing] == nil {
@@ -181,8 +184,14 @@ func (s *State) Needs(e *Event) Sections {
 
 // EncodeSnapshot encodes s. Sections still pending are copied from the
 // snapshot s was opened from, block by block, once checked: an error
-// (matching ErrSnapshotSection) says one does not check out.
+// (matching ErrSnapshotSection) says one does not check out. An artifact
+// index with artifacts stowed since is read first, to be written whole.
 func (s *State) EncodeSnapshot() ([]byte, error) {
+	if s.Pending()&SectionArtifacts != 0 && len(s.Artifacts) > 0 {
+		if err := s.Load(SectionArtifacts); err != nil {
+			return nil, err
+		}
+	}
 	var body encoder
 	var refs [3]section
 	for _, sec := range []Sections{SectionEntries, SectionFailed, SectionArtifacts} {
@@ -603,6 +612,10 @@ func (s *State) Load(which Sections) error {
 		s.FailedActions = failed
 	}
 	if which&SectionArtifacts != 0 {
+		// Those stowed since the snapshot replace what it held.
+		for h, a := range s.Artifacts {
+			arts[h] = a
+		}
 		s.Artifacts = arts
 	}
 	if l.pending &^= which; l.pending == 0 {
@@ -686,18 +699,28 @@ func (d *decoder) end(b blockRef) error {
 
 // ArtifactsAfter returns up to n entries of the artifact index ordered by
 // hash, those whose hash sorts after after, read from the snapshot's
-// blocks while the index is pending (served reports that): a page reads
-// the blocks it spans, not the index. Once the index is loaded, it
-// returns served false and the caller pages the map.
+// blocks while the index is pending (served reports that), merged with
+// those stowed since: a page reads the blocks it spans, not the index.
+// Once the index is loaded, it returns served false and the caller pages
+// the map.
 func (s *State) ArtifactsAfter(after string, n int) (page []Artifact, served bool, err error) {
 	if s.Pending()&SectionArtifacts == 0 {
 		return nil, false, nil
 	}
+	var since []string
+	for h := range s.Artifacts {
+		if h > after {
+			since = append(since, h)
+		}
+	}
+	slices.Sort(since)
+	since = since[:min(len(since), n)]
+	// n of the snapshot's, past those stowed since, then the n first of both.
+	var old []Artifact
 	blocks := s.lazy.sections[bit(SectionArtifacts)].blocks
 	// The last block whose first hash is not after after holds the next.
 	i, _ := slices.BinarySearchFunc(blocks, after, func(b blockRef, h string) int { return strings.Compare(b.first, h) })
-	i = max(i-1, 0)
-	for ; i < len(blocks) && len(page) < n; i++ {
+	for i = max(i-1, 0); i < len(blocks) && len(old) < n; i++ {
 		data, err := s.lazy.read(blocks[i])
 		if err != nil {
 			return nil, true, err
@@ -706,12 +729,19 @@ func (s *State) ArtifactsAfter(after string, n int) (page []Artifact, served boo
 		for range blocks[i].count {
 			var a Artifact
 			d.artifact(&a)
-			if d.err == nil && a.Hash > after && len(page) < n {
-				page = append(page, a)
+			if d.err == nil && a.Hash > after && len(old) < n && s.Artifacts[a.Hash] == nil {
+				old = append(old, a)
 			}
 		}
 		if err := d.end(blocks[i]); err != nil {
 			return nil, true, err
+		}
+	}
+	for len(page) < n && (len(old) > 0 || len(since) > 0) {
+		if len(since) == 0 || len(old) > 0 && old[0].Hash < since[0] {
+			page, old = append(page, old[0]), old[1:]
+		} else {
+			page, since = append(page, *s.Artifacts[since[0]]), since[1:]
 		}
 	}
 	return page, true, nil

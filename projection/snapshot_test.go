@@ -115,22 +115,7 @@ func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
 			require.NoError(t, err)
 		}
 		// Page the artifact index from the blocks while it is pending.
-		want := slices.Sorted(maps.Keys(head.Artifacts))
-		var got []string
-		for after := ""; st.Pending()&SectionArtifacts != 0; {
-			page, served, err := st.ArtifactsAfter(after, 1+r.IntN(4))
-			require.NoError(t, err)
-			require.True(t, served)
-			if len(page) == 0 {
-				break
-			}
-			for _, a := range page {
-				assert.Equal(t, *head.Artifacts[a.Hash], a, "round %d", round)
-				got = append(got, a.Hash)
-			}
-			after = page[len(page)-1].Hash
-		}
-		assert.Equal(t, want, append([]string{}, got...), "round %d: the index, page by page", round)
+		pages(t, r, st, &head, fmt.Sprintf("round %d, the snapshot's index", round))
 
 		// The tail, in random steps, with random loads between.
 		for i := cut; i < len(events); {
@@ -140,7 +125,16 @@ func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
 			step := min(len(events), i+1+r.IntN(5))
 			fold(t, events[:step], st, i)
 			i = step
-			assert.Equal(t, whole.Voyage.Seq >= st.Voyage.Seq, true)
+			if r.IntN(4) == 0 {
+				var upTo State
+				fold(t, events[:step], &upTo, 0)
+				pages(t, r, st, &upTo, fmt.Sprintf("round %d, the index after event %d", round, step))
+			}
+		}
+		if r.IntN(2) == 0 { // a snapshot of it, written with sections pending
+			again, err := DecodeSnapshot(encode(t, st))
+			require.NoError(t, err)
+			require.Equal(t, &whole, again, "round %d: the snapshot of a partly read state", round)
 		}
 		assert.Equal(t, whole.Counts(), st.Counts(), "round %d: counts", round)
 		assert.Equal(t, whole.SlateList(), st.SlateList(), "round %d: slate", round)
@@ -201,6 +195,30 @@ func TestTailOfTheLogbookLeavesTheEntriesUnread(t *testing.T) {
 	reopened, err := DecodeSnapshot(again)
 	require.NoError(t, err)
 	require.Equal(t, &whole, reopened)
+}
+
+// pages pages the artifact index of st while it is pending (from its
+// blocks and the artifacts stowed since), and checks it against want's.
+func pages(t *testing.T, r *rand.Rand, st, want *State, msg string) {
+	t.Helper()
+	if st.Pending()&SectionArtifacts == 0 {
+		return
+	}
+	var got []string
+	for after := ""; ; {
+		page, served, err := st.ArtifactsAfter(after, 1+r.IntN(4))
+		require.NoError(t, err, msg)
+		require.True(t, served, msg)
+		if len(page) == 0 {
+			break
+		}
+		for _, a := range page {
+			assert.Equal(t, *want.Artifacts[a.Hash], a, msg)
+			got = append(got, a.Hash)
+		}
+		after = page[len(page)-1].Hash
+	}
+	assert.Equal(t, append([]string{}, slices.Sorted(maps.Keys(want.Artifacts))...), append([]string{}, got...), "%s: the index, page by page", msg)
 }
 
 // The counts kept as events fold are the logbook's.
