@@ -41,7 +41,7 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 	broken := v.broken
 	v.mu.Unlock()
 	if broken != nil {
-		return 0, v.fail(op, fmt.Errorf("a write failed earlier, so this handle's views may be ahead of the disk: %w", broken),
+		return 0, v.fail(op, fmt.Errorf("this handle's views cannot be trusted (a write failed earlier, so they may be ahead of the disk, or they could not be read): %w", broken),
 			Hint{HintReopen, "open the voyage again, and read its logbook to see what was recorded"})
 	}
 	red, err := v.home.redactor()

@@ -182,7 +182,7 @@ func (v *Voyage) loadSections(which projection.Sections, scan scanFunc) error {
 // and the views show what they hold.
 func (v *Voyage) loadView(which projection.Sections) {
 	if err := v.loadSections(which, v.logScan(context.Background())); err != nil && v.broken == nil {
-		v.broken = err
+		v.broken = fmt.Errorf("a section of the snapshot did not check out, and folding the log instead failed: %w", err)
 	}
 }
 
