@@ -73,7 +73,7 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	}
 	id := v.home.opts.NewID().String()
 	var w Who
-	intent, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	intent, err := v.commitReading(ctx, op, 0, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
 		}
@@ -97,8 +97,14 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 		outcome = &projection.Event{Type: projection.ActionFailed, Who: w, Action: failed}
 	}
 	// Record the outcome even if ctx was cancelled meanwhile: the world
-	// has been touched.
-	_, err = v.commit(context.WithoutCancel(ctx), op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	// has been touched. HasAction finds the intent this handle folded in,
+	// whether or not it read the logbook; a failure moves its entry out
+	// of the story, which reads it.
+	var reads projection.Sections
+	if perr != nil {
+		reads = projection.SectionEntries | projection.SectionFailed
+	}
+	_, err = v.commitReading(context.WithoutCancel(ctx), op, reads, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if !st.HasAction(id) {
 			return nil, fmt.Errorf("action %s has no recorded intent", id)
 		}

@@ -56,7 +56,7 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who Who, opts 
 		}
 		extra[i] = enc
 	}
-	seq, err := v.commit(ctx, op, func(st *projection.State, stow stower) ([]*projection.Event, error) {
+	seq, err := v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, stow stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
 		}
@@ -116,7 +116,7 @@ func (v *Voyage) Challenge(ctx context.Context, n int, c Challenge, who Who) (En
 		source = SourceUser
 	}
 	var bseq uint64
-	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	_, err := v.commitReading(ctx, op, projection.SectionEntries, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
 		}

@@ -26,13 +26,22 @@ type stower func(a *artifact.Encoded) (*projection.Event, error)
 // commit runs decide under the log's lock, after folding in every event
 // appended so far, and appends the events it returns — with the blob
 // records of the small artifacts they stow — as one atomic batch. It
-// returns the sequence number of the last appended event.
+// returns the sequence number of the last appended event. decide may read
+// the artifact index, not the logbook (see commitReading).
 func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.State, stower) ([]*projection.Event, error)) (uint64, error) {
+	return v.commitReading(ctx, op, projection.SectionArtifacts, decide)
+}
+
+// commitReading is commit for a decide that reads the sections of the
+// views that reads names: those a voyage opened from its snapshot has not
+// read yet are read first, and so are those its events need
+// (projection.State.Needs). The other sections stay unread.
+func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.Sections, decide func(*projection.State, stower) ([]*projection.Event, error)) (uint64, error) {
 	v.mu.Lock()
 	broken := v.broken
 	v.mu.Unlock()
 	if broken != nil {
-		return 0, v.fail(op, fmt.Errorf("a write failed earlier, so this handle's views may be ahead of the disk: %w", broken),
+		return 0, v.fail(op, fmt.Errorf("this handle's views cannot be trusted (a write failed earlier, so they may be ahead of the disk, or they could not be read): %w", broken),
 			Hint{HintReopen, "open the voyage again, and read its logbook to see what was recorded"})
 	}
 	red, err := v.home.redactor()
@@ -54,7 +63,10 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 		}
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		if err := tx.Scan(v.st.Voyage.Seq+1, v.applyRecord); err != nil {
+		if err := v.foldNew(tx.Scan); err != nil {
+			return nil, err
+		}
+		if err := v.loadSections(reads, tx.Scan); err != nil {
 			return nil, err
 		}
 		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record (nil: in the pack)
@@ -132,7 +144,17 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 		}
 		// Fold our own events now, so the next decide of this group sees
 		// them; if the write fails, v.broken keeps these views from being
-		// used again.
+		// used again. The sections they need are read first, as the
+		// views stand before any of them (a superset of what each needs
+		// when its turn comes).
+		var need projection.Sections
+		for _, e := range events {
+			need |= v.st.Needs(e)
+		}
+		if err := v.loadSections(need, tx.Scan); err != nil {
+			decideErr = err
+			return nil, err
+		}
 		for i, e := range events {
 			if err := v.st.Apply(seqs[i], e); err != nil {
 				decideErr = err

@@ -24,7 +24,7 @@ func (v *Voyage) Complete(ctx context.Context, outcome Outcome, summary string, 
 	if !slices.Contains(outcomes, outcome) {
 		return v.fail(op, fmt.Errorf("%w: outcome %q is not one of %v", ErrInvalid, outcome, outcomes), Hint{})
 	}
-	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	_, err := v.commitReading(ctx, op, 0, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
 		}

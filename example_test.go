@@ -107,6 +107,27 @@ func ExampleVoyage_LogbookPage() {
 	// 5 reading 4
 }
 
+// The logbook's counts are known without reading its entries: a long
+// voyage opened from its snapshot answers them from the snapshot's head.
+func ExampleVoyage_LogbookCounts() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, nil)
+	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	v, _ := h.Start(ctx, "Count the story", helm.OpenWaters, who)
+	defer v.Close()
+
+	for i := range 3 {
+		v.Observe(ctx, &note{Topic: fmt.Sprint("file ", i), Text: fmt.Sprint("contents ", i)}, who, nil)
+		v.TakeBearing(ctx, fmt.Sprint("reading ", i), who, nil)
+	}
+	c := v.LogbookCounts()
+	fmt.Println(c.Entries, "entries,", c.Bearings, "bearings,", c.Actions, "actions")
+	// Output:
+	// 3 entries, 3 bearings, 0 actions
+}
+
 // Challenging a reading keeps the attempt it replaces.
 func ExampleVoyage_Challenge() {
 	ctx := context.Background()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -26,11 +27,21 @@ import (
 // snapshotEvery events have been folded since the last one), without
 // fsync: a snapshot lost or torn by a crash is ignored.
 //
-//	"HELMSNP1" | u32 CRC-32C of the rest | u32 length of the mark's JSON |
+// Opening reads the mark and the head of the views (projection.OpenSnapshot)
+// and keeps the file open; the logbook and the artifact index are read
+// from it when a view or a change first needs them (Voyage.loadSections), each
+// block checked then. A block that does not check out then is handled as
+// a snapshot that did not check out at open: the views are folded from
+// the first event.
+//
+//	"HELMSNP2" | u32 CRC-32C of the mark's JSON | u32 its length |
 //	the mark's JSON | projection.State.EncodeSnapshot
+//
+// A file of another magic (HELMSNP1: one checksum over the whole, read
+// whole) is ignored.
 const (
 	snapshotName  = "snapshot"
-	snapshotMagic = "HELMSNP1"
+	snapshotMagic = "HELMSNP2"
 )
 
 // snapshotEvery is how many events past the last snapshot make a closing
@@ -39,83 +50,189 @@ var snapshotEvery uint64 = 4096
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// readSnapshot reads the snapshot in the voyage directory dir.
-func readSnapshot(dir string) (*projection.State, segment.Mark, error) {
-	data, err := os.ReadFile(filepath.Join(dir, snapshotName))
-	if err != nil {
-		return nil, segment.Mark{}, err
-	}
-	return decodeSnapshotFile(data)
+// snapshotFile is an open snapshot: its mark, and its views with the
+// sections not read yet left in the file.
+type snapshotFile struct {
+	f    *os.File
+	mark segment.Mark
+	st   *projection.State
 }
 
-func decodeSnapshotFile(data []byte) (*projection.State, segment.Mark, error) {
-	var m segment.Mark
-	if len(data) < len(snapshotMagic)+8 || string(data[:len(snapshotMagic)]) != snapshotMagic {
-		return nil, m, errors.New("not a helm snapshot")
-	}
-	rest := data[len(snapshotMagic)+4:]
-	if crc32.Checksum(rest, crcTable) != binary.LittleEndian.Uint32(data[len(snapshotMagic):]) {
-		return nil, m, errors.New("its checksum does not match")
-	}
-	n := binary.LittleEndian.Uint32(rest)
-	if uint64(n) > uint64(len(rest)-4) {
-		return nil, m, errors.New("its mark runs past its end")
-	}
-	if err := json.Unmarshal(rest[4:4+n], &m); err != nil {
-		return nil, m, fmt.Errorf("its mark: %w", err)
-	}
-	st, err := projection.DecodeSnapshot(rest[4+n:])
+// openSnapshot opens the snapshot in the voyage directory dir. The caller
+// closes s.f.
+func openSnapshot(dir string) (*snapshotFile, error) {
+	f, err := os.Open(filepath.Join(dir, snapshotName))
 	if err != nil {
-		return nil, m, err
+		return nil, err
 	}
-	if st.Voyage.Seq != m.Last {
-		return nil, m, fmt.Errorf("its views are at event %d, its mark at %d", st.Voyage.Seq, m.Last)
+	s, err := readSnapshot(f)
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	return st, m, nil
+	return s, nil
+}
+
+func readSnapshot(f *os.File) (*snapshotFile, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := info.Size()
+	var pre [len(snapshotMagic) + 8]byte
+	if _, err := f.ReadAt(pre[:], 0); err != nil || string(pre[:len(snapshotMagic)]) != snapshotMagic {
+		return nil, errors.New("not a helm snapshot of this version")
+	}
+	n := int64(binary.LittleEndian.Uint32(pre[len(snapshotMagic)+4:]))
+	at := int64(len(pre))
+	if n > size-at {
+		return nil, errors.New("its mark runs past its end")
+	}
+	mj := make([]byte, n)
+	if _, err := f.ReadAt(mj, at); err != nil {
+		return nil, err
+	}
+	if crc32.Checksum(mj, crcTable) != binary.LittleEndian.Uint32(pre[len(snapshotMagic):]) {
+		return nil, errors.New("its mark's checksum does not match")
+	}
+	s := &snapshotFile{f: f}
+	if err := json.Unmarshal(mj, &s.mark); err != nil {
+		return nil, fmt.Errorf("its mark: %w", err)
+	}
+	at += n
+	if s.st, err = projection.OpenSnapshot(io.NewSectionReader(f, at, size-at), size-at); err != nil {
+		return nil, err
+	}
+	if s.st.Voyage.Seq != s.mark.Last {
+		return nil, fmt.Errorf("its views are at event %d, its mark at %d", s.st.Voyage.Seq, s.mark.Last)
+	}
+	return s, nil
 }
 
 // openFromSnapshot opens the voyage from its snapshot and the events after
 // it, or returns false (nothing open) when there is no snapshot to trust.
 func (h *Home) openFromSnapshot(v *Voyage, opts *segment.Options) bool {
-	st, mark, err := readSnapshot(v.dir)
-	if err != nil || st.Voyage.ID != v.id {
+	snap, err := openSnapshot(v.dir)
+	if err != nil {
 		return false
 	}
-	v.st = *st
+	if snap.st.Voyage.ID != v.id {
+		snap.f.Close()
+		return false
+	}
+	v.st, v.snapFile = *snap.st, snap.f
 	// Most often the mark is in the last segment: the open reads from it.
 	events := filepath.Join(v.dir, "events")
-	log, err := segment.OpenAfter(events, opts, mark, v.applyRecord)
+	log, err := segment.OpenAfter(events, opts, snap.mark, v.applyRecord)
 	if errors.Is(err, segment.ErrMarkElsewhere) { // found before any record was read
 		log, err = segment.Open(events, opts)
 		if err == nil {
-			if err = log.ScanAfter(context.Background(), mark, v.applyRecord); err != nil {
+			if err = log.ScanAfter(context.Background(), snap.mark, v.applyRecord); err != nil {
 				log.Close()
 			}
 		}
 	}
 	if err != nil {
-		// Not this log's snapshot, or damage that the full open reports;
-		// the views may hold some of the events after the mark: start anew.
+		// Not this log's snapshot, a section that does not check out, or
+		// damage that the full open reports; the views may hold some of
+		// the events after the mark: start anew.
 		v.st = projection.State{}
+		v.closeSnapshot()
 		return false
 	}
-	v.log, v.snapSeq = log, mark.Last
+	v.log, v.snapSeq = log, snap.mark.Last
+	v.closeSnapshot() // if the tail needed every section
 	return true
 }
 
+// closeSnapshot closes the snapshot file once the views hold all of it,
+// or were folded without it. The caller holds v.mu or owns v.
+func (v *Voyage) closeSnapshot() {
+	if v.snapFile != nil && v.st.Pending() == 0 {
+		v.snapFile.Close()
+		v.snapFile = nil
+	}
+}
+
+// scanFunc scans records from a sequence number on: the log's Scan, or a
+// commit's.
+type scanFunc func(from uint64, fn func(segment.Record) error) error
+
+func (v *Voyage) logScan(ctx context.Context) scanFunc {
+	return func(from uint64, fn func(segment.Record) error) error { return v.log.Scan(ctx, from, fn) }
+}
+
+// loadSections reads the sections of the snapshot that which names, if the views
+// still leave them in it. Should one not check out, the views are folded
+// anew from the first event with scan, as if there had been no snapshot
+// (see fold). The caller holds v.mu.
+func (v *Voyage) loadSections(which projection.Sections, scan scanFunc) error {
+	if v.st.Pending()&which == 0 {
+		return nil
+	}
+	if err := v.st.Load(which); err != nil {
+		return v.fold(scan)
+	}
+	v.closeSnapshot()
+	return nil
+}
+
+// loadView is loadSections for a view, which reports no error: a log that cannot
+// be folded again breaks the handle for changes (as a failed write does),
+// and the views show what they hold.
+func (v *Voyage) loadView(which projection.Sections) {
+	if err := v.loadSections(which, v.logScan(context.Background())); err != nil && v.broken == nil {
+		v.broken = fmt.Errorf("a section of the snapshot did not check out, and folding the log instead failed: %w", err)
+	}
+}
+
+// fold folds the views anew from the first event, without the snapshot:
+// a section of it did not check out when it was read. The caller holds
+// v.mu.
+func (v *Voyage) fold(scan scanFunc) error {
+	v.st = projection.State{}
+	v.snapSeq = 0 // a writer's Close writes a good one
+	if v.snapFile != nil {
+		v.snapFile.Close()
+		v.snapFile = nil
+	}
+	return scan(1, v.applyRecord)
+}
+
+// foldNew folds the events after the views' with scan; should a section
+// of the snapshot they need not check out, it folds every event (fold).
+// The caller holds v.mu.
+func (v *Voyage) foldNew(scan scanFunc) error {
+	err := scan(v.st.Voyage.Seq+1, v.applyRecord)
+	if errors.Is(err, projection.ErrSnapshotSection) {
+		return v.fold(scan)
+	}
+	return err
+}
+
 // writeSnapshot writes the voyage's snapshot, at Close, when this Voyage
-// changed it and snapshotEvery events were folded since the last one.
+// changed it and snapshotEvery events were folded since the last one; it
+// closes the snapshot the views were opened from.
 // Failing to write a cache is not an error for the caller.
 func (v *Voyage) writeSnapshot() {
 	v.mu.Lock()
 	due := v.wrote && v.broken == nil && v.st.Voyage.Seq >= v.snapSeq+snapshotEvery
 	var snap []byte
 	var seq uint64
+	var err error
 	if due {
-		snap, seq = v.st.EncodeSnapshot(), v.st.Voyage.Seq
+		// Sections still in the old snapshot are copied from it, checked.
+		snap, err = v.st.EncodeSnapshot()
+		seq = v.st.Voyage.Seq
+	}
+	// The voyage is closing: the old snapshot is read no more, and closed
+	// before the new one replaces it (a file open on Windows cannot be).
+	if v.snapFile != nil {
+		v.snapFile.Close()
+		v.snapFile = nil
 	}
 	v.mu.Unlock()
-	if !due {
+	if !due || err != nil {
 		return
 	}
 	mark := v.log.Mark()
@@ -128,9 +245,9 @@ func (v *Voyage) writeSnapshot() {
 	}
 	data := make([]byte, len(snapshotMagic)+8, len(snapshotMagic)+8+len(mj)+len(snap))
 	copy(data, snapshotMagic)
+	binary.LittleEndian.PutUint32(data[len(snapshotMagic):], crc32.Checksum(mj, crcTable))
 	binary.LittleEndian.PutUint32(data[len(snapshotMagic)+4:], uint32(len(mj)))
 	data = append(append(data, mj...), snap...)
-	binary.LittleEndian.PutUint32(data[len(snapshotMagic):], crc32.Checksum(data[len(snapshotMagic)+4:], crcTable))
 	if !writeCache(v.dir, snapshotName, data) {
 		return
 	}
@@ -145,7 +262,7 @@ func (v *Voyage) writeSnapshot() {
 // events after it folded in, are not v's.
 func (v *Voyage) verifySnapshot(rep *VerifyReport) {
 	path := filepath.Join(v.dir, snapshotName)
-	data, err := os.ReadFile(path)
+	snap, err := openSnapshot(v.dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return
 	}
@@ -154,8 +271,10 @@ func (v *Voyage) verifySnapshot(rep *VerifyReport) {
 		rep.Snapshot.Ignored = err.Error()
 		return
 	}
-	st, mark, err := decodeSnapshotFile(data)
-	if err != nil {
+	defer snap.f.Close()
+	st, mark := snap.st, snap.mark
+	// Every section, as opening would read them when needed.
+	if err := st.Load(projection.AllSections); err != nil {
 		rep.Snapshot.Ignored = err.Error()
 		return
 	}
@@ -170,6 +289,7 @@ func (v *Voyage) verifySnapshot(rep *VerifyReport) {
 		return
 	}
 	v.mu.Lock()
+	v.loadView(projection.AllSections)
 	same := reflect.DeepEqual(st, &v.st)
 	v.mu.Unlock()
 	if !same {

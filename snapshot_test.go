@@ -24,16 +24,57 @@ func views(v *Voyage) []any {
 	return []any{v.Info(), v.Slate(), v.Logbook(), v.FailedActions(), v.Artifacts()}
 }
 
+// lazyViews reads what a Voyage shows in an order shuffled by r, first
+// what the head of a snapshot answers (counts, pages of the artifact
+// index), so that a voyage opened from one reads its sections in any
+// order; it returns them in views' order.
+func lazyViews(r *rand.Rand, v *Voyage) []any {
+	out := make([]any, 8)
+	var pages []ArtifactInfo
+	reads := []func(){
+		func() { out[0] = v.Info() },
+		func() { out[1] = v.Slate() },
+		func() { out[2] = v.Logbook() },
+		func() { out[3] = v.FailedActions() },
+		func() { out[4] = v.Artifacts() },
+		func() { out[5] = v.LogbookCounts() },
+		func() { out[6] = v.LogbookLen() },
+		func() {
+			for after := ""; ; {
+				p := v.ArtifactsAfter(after, 1+r.IntN(3))
+				if len(p) == 0 {
+					break
+				}
+				pages = append(pages, p...)
+				after = p[len(p)-1].Hash
+			}
+			out[7] = pages
+		},
+	}
+	r.Shuffle(len(reads), func(i, j int) { reads[i], reads[j] = reads[j], reads[i] })
+	for _, read := range reads {
+		read()
+	}
+	return out
+}
+
 // requireSameAsReplay checks that v (opened from its snapshot, perhaps)
-// shows what folding every event shows.
+// shows what folding every event shows, its views read in a random
+// order.
 func requireSameAsReplay(t *testing.T, h *Home, v *Voyage, msg string) {
 	t.Helper()
 	full, err := h.openVoyage(v.ID(), false)
 	require.NoError(t, err, msg)
 	defer full.Close()
-	assert.Equal(t, views(full), views(v), msg)
+	r := rand.New(rand.NewPCG(uint64(len(msg)), v.Info().Seq))
+	want := lazyViews(r, full)
+	if arts := want[4].([]ArtifactInfo); len(arts) == 0 {
+		want[7] = []ArtifactInfo(nil)
+	}
+	assert.Equal(t, want, lazyViews(r, v), msg)
 	v.mu.Lock()
 	full.mu.Lock()
+	v.loadView(projection.AllSections)
 	assert.Equal(t, full.st, v.st, msg)
 	full.mu.Unlock()
 	v.mu.Unlock()
@@ -116,10 +157,9 @@ func rewriteSnapshot(t *testing.T, dir string, change func(m *segment.Mark, view
 	views := change(&m, append([]byte(nil), rest[4+n:]...))
 	mj, err := json.Marshal(m)
 	require.NoError(t, err)
-	out := append([]byte(snapshotMagic), 0, 0, 0, 0)
+	out := binary.LittleEndian.AppendUint32([]byte(snapshotMagic), crc32.Checksum(mj, crcTable))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(mj)))
 	out = append(append(out, mj...), views...)
-	binary.LittleEndian.PutUint32(out[len(snapshotMagic):], crc32.Checksum(out[len(snapshotMagic)+4:], crcTable))
 	require.NoError(t, os.WriteFile(path, out, 0o600))
 }
 
@@ -147,8 +187,8 @@ func TestSnapshotsThatDoNotCheckOutAreIgnored(t *testing.T) {
 		t.Helper()
 		v, err := h.Voyage(ctx, id)
 		require.NoError(t, err, what)
-		assert.Zero(t, v.snapSeq, "%s: the snapshot is not used", what)
 		requireSameAsReplay(t, h, v, what)
+		assert.Zero(t, v.snapSeq, "%s: the snapshot is not used, once its views were read", what)
 		require.NoError(t, v.Close())
 		rep, err := h.Verify(ctx, id)
 		require.NoError(t, err)
@@ -184,10 +224,183 @@ func TestSnapshotsThatDoNotCheckOutAreIgnored(t *testing.T) {
 		st, err := projection.DecodeSnapshot(views)
 		require.NoError(t, err)
 		st.Voyage.Intent = "a forged intent"
-		return st.EncodeSnapshot()
+		forged, err := st.EncodeSnapshot()
+		require.NoError(t, err)
+		return forged
 	})
 	rep, err = h.Verify(ctx, id)
 	require.NoError(t, err)
 	require.False(t, rep.OK())
 	assert.Contains(t, rep.Problems[0].Reason, "remove it")
+}
+
+// snapshotBody returns where the voyage's snapshot's blocks start (after
+// its mark and its head) and the file's length.
+func snapshotBody(t *testing.T, dir string) (start, end int64) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, snapshotName))
+	require.NoError(t, err)
+	at := len(snapshotMagic) + 8 + int(binary.LittleEndian.Uint32(data[len(snapshotMagic)+4:]))
+	require.Equal(t, byte('S'), data[at])
+	require.Equal(t, byte(projection.SnapshotVersion), data[at+1])
+	head := int(binary.LittleEndian.Uint32(data[at+2:]))
+	return int64(at + 2 + 4 + head + 4), int64(len(data))
+}
+
+// flipAt flips a bit of the snapshot at off, in place: a handle that has
+// it open reads the damage when it reads that block.
+func flipAt(t *testing.T, dir string, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, snapshotName), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	b := []byte{0}
+	_, err = f.ReadAt(b, off)
+	require.NoError(t, err)
+	b[0] ^= 0x04
+	_, err = f.WriteAt(b, off)
+	require.NoError(t, err)
+}
+
+// A block of the snapshot found damaged when it is read, after the voyage
+// opened from the snapshot's head, is a snapshot that does not check out:
+// the views are folded from the first event, whether a view, a refresh or
+// a change read it; nothing is lost and no error reaches the caller.
+func TestSnapshotDamageFoundLateFoldsEveryEvent(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 3
+	ctx := context.Background()
+	// voyage writes a voyage whose snapshot is at its last event.
+	voyage := func(t *testing.T) (*Home, string) {
+		h, err := Open(t.TempDir(), &Options{NoSync: true})
+		require.NoError(t, err)
+		v, err := h.Start(ctx, "late damage", OpenWaters, indexWho)
+		require.NoError(t, err)
+		for i := range 6 {
+			observeNote(t, v, fmt.Sprint("note ", i))
+			if i%2 == 1 {
+				_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", i), indexWho, nil)
+				require.NoError(t, err)
+			}
+		}
+		require.NoError(t, v.Close())
+		return h, v.ID()
+	}
+	for _, tt := range []struct {
+		name    string
+		entries bool // the flip is in the first entries' block, else in the last artifacts'
+		use     func(v *Voyage)
+	}{
+		{"an entry, read by a view", true, func(v *Voyage) { v.Logbook() }},
+		{"an entry, read by a challenge", true, func(v *Voyage) {
+			_, err := v.Challenge(ctx, 1, Challenge{Feedback: "no", Reading: "better"}, indexWho)
+			require.NoError(t, err)
+		}},
+		{"an artifact, read by a page of the index", false, func(v *Voyage) { v.ArtifactsAfter("", 2) }},
+		{"an artifact, read by an observation", false, func(v *Voyage) { observeNote(t, v, "another") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, id := voyage(t)
+			dir := filepath.Join(h.voyagesDir(), id)
+			v, err := h.Voyage(ctx, id)
+			require.NoError(t, err)
+			v.mu.Lock()
+			require.NotZero(t, v.snapSeq, "opened from the snapshot")
+			require.Equal(t, projection.AllSections, v.st.Pending(), "its head alone")
+			v.mu.Unlock()
+			start, end := snapshotBody(t, dir)
+			if tt.entries {
+				flipAt(t, dir, start)
+			} else {
+				flipAt(t, dir, end-2)
+			}
+			tt.use(v)
+			v.mu.Lock()
+			assert.Zero(t, v.snapSeq, "the snapshot was dropped")
+			assert.Zero(t, v.st.Pending())
+			assert.Nil(t, v.snapFile)
+			v.mu.Unlock()
+			requireSameAsReplay(t, h, v, tt.name)
+			require.NoError(t, v.Close())
+		})
+	}
+}
+
+// A snapshot of the first form (one checksum over the whole file) is
+// ignored: the voyage opens by folding every event, and Verify says so.
+func TestSnapshotOfTheFirstFormIsIgnored(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 3
+	ctx := context.Background()
+	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "old snapshot", OpenWaters, indexWho)
+	require.NoError(t, err)
+	id := v.ID()
+	for i := range 4 {
+		observeNote(t, v, fmt.Sprint("note ", i))
+	}
+	require.NoError(t, v.Close())
+	dir := filepath.Join(h.voyagesDir(), id)
+	data, err := os.ReadFile(filepath.Join(dir, snapshotName))
+	require.NoError(t, err)
+	copy(data, "HELMSNP1")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, snapshotName), data, 0o600))
+
+	v, err = h.Voyage(ctx, id)
+	require.NoError(t, err)
+	assert.Zero(t, v.snapSeq)
+	requireSameAsReplay(t, h, v, "a first-form snapshot")
+	require.NoError(t, v.Close())
+	rep, err := h.Verify(ctx, id)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Contains(t, rep.Snapshot.Ignored, "not a helm snapshot of this version")
+}
+
+// Observing and taking a bearing on a voyage opened from its snapshot
+// read neither the snapshot's entries nor its failed actions: the
+// bearing is numbered after them and handed back as recorded.
+func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 3
+	ctx := context.Background()
+	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "tail", OpenWaters, indexWho)
+	require.NoError(t, err)
+	id := v.ID()
+	for i := range 6 {
+		observeNote(t, v, fmt.Sprint("note ", i))
+		_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", i), indexWho, nil)
+		require.NoError(t, err)
+	}
+	require.NoError(t, v.Close())
+
+	snapshotEvery = 1000 // the snapshot stays where it is
+	v, err = h.Voyage(ctx, id)
+	require.NoError(t, err)
+	observeNote(t, v, "after the snapshot")
+	e, err := v.TakeBearing(ctx, "a reading after the snapshot", indexWho, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 7, e.N)
+	assert.Equal(t, "a reading after the snapshot", e.Bearing.Reading.Text)
+	assert.Equal(t, 7, v.LogbookLen())
+	v.mu.Lock()
+	assert.Equal(t, projection.SectionEntries|projection.SectionFailed, v.st.Pending(), "the artifacts were read to observe; nothing else")
+	v.mu.Unlock()
+	requireSameAsReplay(t, h, v, "a bearing after the snapshot")
+	require.NoError(t, v.Close())
+
+	// Opened again, with that tail after the snapshot (the snapshot is not
+	// due yet): folding it reads nothing of the snapshot but its head.
+	v, err = h.Voyage(ctx, id)
+	require.NoError(t, err)
+	v.mu.Lock()
+	assert.Less(t, v.snapSeq, v.st.Voyage.Seq, "a tail after the snapshot")
+	assert.Equal(t, projection.AllSections, v.st.Pending(), "a stow and a bearing in the tail read nothing")
+	v.mu.Unlock()
+	assert.Equal(t, LogbookCounts{Entries: 7, Bearings: 7}, v.LogbookCounts())
+	requireSameAsReplay(t, h, v, "a stow and a bearing after the snapshot")
+	require.NoError(t, v.Close())
 }

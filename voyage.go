@@ -39,6 +39,7 @@ type Voyage struct {
 	summarySeq uint64 // the Seq the summary file was last written at
 
 	snapSeq  uint64         // the seq of the voyage's snapshot as this Voyage read or wrote it (snapshot.go)
+	snapFile *os.File       // the snapshot the views were opened from, while sections of it are pending (v.mu)
 	sorted   []ArtifactInfo // the artifact index by hash, as of sortedAt (v.mu)
 	sortedAt uint64
 
@@ -153,7 +154,7 @@ func (v *Voyage) Close() error {
 	if stale && v.summaryStale() {
 		v.writeSummary()
 	}
-	v.writeSnapshot()
+	v.writeSnapshot() // and closes the snapshot read
 	idx := v.viewForIndex()
 	err := v.log.Close()
 	if perr := v.pack.Close(); err == nil {
@@ -173,10 +174,16 @@ func (v *Voyage) Refresh(ctx context.Context) error {
 	return nil
 }
 
+// refresh folds in the events appended since; it also reads the artifact
+// index, which the callers that refresh before they look artifacts up
+// read directly (v.st.Artifacts).
 func (v *Voyage) refresh(ctx context.Context) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.log.Scan(ctx, v.st.Voyage.Seq+1, v.applyRecord)
+	if err := v.loadSections(projection.SectionArtifacts, v.logScan(ctx)); err != nil {
+		return err
+	}
+	return v.foldNew(v.logScan(ctx))
 }
 
 // Info describes the voyage: its intent, identity, status and outcome.
@@ -200,6 +207,7 @@ func (v *Voyage) Slate() []ObservationRecord {
 func (v *Voyage) Logbook() []Entry {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.loadView(projection.SectionEntries)
 	return cloneEntries(v.st.Entries)
 }
 
@@ -207,7 +215,27 @@ func (v *Voyage) Logbook() []Entry {
 func (v *Voyage) LogbookLen() int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return len(v.st.Entries)
+	return v.st.Counts().Entries
+}
+
+// LogbookCounts counts the story's entries: all of them, the bearings,
+// the actions, and the actions whose outcome is unknown. It costs the
+// same however long the voyage: the counts are kept as events fold, and
+// a snapshot holds them, so a voyage opened from one need not read its
+// entries.
+func (v *Voyage) LogbookCounts() LogbookCounts {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	c := v.st.Counts()
+	return LogbookCounts{Entries: c.Entries, Bearings: c.Bearings, Actions: c.Actions, OutcomeUnknown: c.OutcomeUnknown}
+}
+
+// LogbookCounts counts a voyage's logbook entries.
+type LogbookCounts struct {
+	Entries        int `json:"entries"`
+	Bearings       int `json:"bearings"`
+	Actions        int `json:"actions"`
+	OutcomeUnknown int `json:"outcome_unknown"`
 }
 
 // LogbookPage returns the story's entries numbered first to first+n-1
@@ -216,6 +244,7 @@ func (v *Voyage) LogbookLen() int {
 func (v *Voyage) LogbookPage(first, n int) []Entry {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.loadView(projection.SectionEntries)
 	return cloneEntries(page(v.st.Entries, first-1, n))
 }
 
@@ -252,6 +281,7 @@ func (v *Voyage) Entries() iter.Seq[Entry] {
 func (v *Voyage) FailedActions() []Entry {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.loadView(projection.SectionFailed)
 	return cloneEntries(v.st.FailedActions)
 }
 
@@ -259,16 +289,27 @@ func (v *Voyage) FailedActions() []Entry {
 func (v *Voyage) Artifacts() []ArtifactInfo {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.loadView(projection.SectionArtifacts)
 	return slices.Clone(v.sortedArtifacts())
 }
 
 // ArtifactsAfter returns up to n artifacts of the index, ordered by hash,
 // those whose hash sorts after the hash after ("" for the first): a page
 // costs what it returns once the index is sorted, which happens once per
-// change of the voyage.
+// change of the voyage. While the index is still in the snapshot the
+// voyage was opened from, a page is read from the part of it that holds
+// the page, and the index is not loaded.
 func (v *Voyage) ArtifactsAfter(after string, n int) []ArtifactInfo {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if page, served, err := v.st.ArtifactsAfter(after, n); served && err == nil {
+		out := make([]ArtifactInfo, len(page))
+		for i := range page {
+			out[i] = artifactInfo(&page[i])
+		}
+		return out
+	}
+	v.loadView(projection.SectionArtifacts)
 	all := v.sortedArtifacts()
 	i, found := slices.BinarySearchFunc(all, after, func(a ArtifactInfo, h string) int { return strings.Compare(a.Hash, h) })
 	if found {
@@ -281,6 +322,7 @@ func (v *Voyage) ArtifactsAfter(after string, n int) []ArtifactInfo {
 // hash, found at once, or an unambiguous prefix of at least 4 digits).
 func (v *Voyage) ArtifactInfo(hash string) (ArtifactInfo, error) {
 	v.mu.Lock()
+	v.loadView(projection.SectionArtifacts)
 	a, err := v.findArtifact(hash)
 	v.mu.Unlock()
 	if err != nil {
@@ -313,6 +355,7 @@ func artifactList(st *projection.State) []ArtifactInfo {
 // Stored text is escaped so that it cannot drive a terminal.
 func (v *Voyage) WriteStory(w io.Writer) error {
 	v.mu.Lock()
+	v.loadView(projection.SectionEntries)
 	info, entries := v.st.Voyage, cloneEntries(v.st.Entries)
 	v.mu.Unlock()
 	return logbook.WriteStory(w, logbook.Header{
@@ -343,7 +386,11 @@ func cloneEntries(in []Entry) []Entry {
 func (v *Voyage) entryAt(seq uint64) (Entry, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	e, ok := v.st.EntryBySeq(seq)
+	e, ok := v.st.EntryBySeq(seq) // one recorded since the snapshot, most often
+	if !ok && v.st.Pending()&projection.SectionEntries != 0 {
+		v.loadView(projection.SectionEntries)
+		e, ok = v.st.EntryBySeq(seq)
+	}
 	if !ok {
 		return Entry{}, fmt.Errorf("voyage %s: entry just recorded is not in the logbook view", v.id)
 	}

@@ -71,6 +71,9 @@ var goals = map[string]string{
 var sections = []string{"single", "concurrent", "replay", "open", "million", "large", "list"}
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == peakRSSArg {
+		os.Exit(runPeakRSS(os.Args[2:]))
+	}
 	quick := flag.Bool("quick", false, "a shorter run (a few minutes)")
 	dir := flag.String("dir", "", "directory for the data (default: a new temporary directory, removed afterwards)")
 	keep := flag.Bool("keep", false, "keep the data directory")

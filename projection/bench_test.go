@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -130,7 +131,10 @@ func BenchmarkSnapshot100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	snap := st.EncodeSnapshot()
+	snap, err := st.EncodeSnapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := DecodeSnapshot(snap); err != nil {
@@ -139,4 +143,25 @@ func BenchmarkSnapshot100k(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(snap)), "bytes")
 	b.ReportMetric(100_000*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkOpenSnapshot100k opens the same snapshot lazily: its head
+// alone, what opening a long voyage reads before a view needs more.
+func BenchmarkOpenSnapshot100k(b *testing.B) {
+	var st State
+	for i, e := range randomVoyage(rand.New(rand.NewPCG(1, 2)), 100_000) {
+		if err := st.Apply(uint64(i+1), e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap, err := st.EncodeSnapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := OpenSnapshot(bytes.NewReader(snap), int64(len(snap))); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -444,6 +444,9 @@ type decoder struct {
 	str string // string(buf): decoded strings are substrings of it
 	off int
 	err error
+	// intern, when set, makes decoded strings and raw values copies of
+	// their own, one per distinct value, instead of substrings of str.
+	intern *interner
 }
 
 //go:noinline
@@ -499,7 +502,7 @@ func (d *decoder) tooLong(field string, at int, what string, n uint64) {
 func (d *decoder) string(field string) string {
 	if off := d.off; off < len(d.buf) {
 		// The common case: a one-byte length that fits.
-		if n := int(d.buf[off]); n < 0x80 && n < len(d.buf)-off {
+		if n := int(d.buf[off]); n < 0x80 && n < len(d.buf)-off && d.intern == nil {
 			d.off = off + 1 + n
 			return d.str[off+1 : d.off]
 		}
@@ -516,6 +519,9 @@ func (d *decoder) stringSlow(field string) string {
 	}
 	s := d.str[d.off : d.off+int(n)]
 	d.off += int(n)
+	if d.intern != nil {
+		return d.intern.str(s)
+	}
 	return s
 }
 
@@ -532,7 +538,12 @@ func (d *decoder) rawMessage(field string) json.RawMessage {
 		return nil
 	}
 	end := d.off + int(u-1)
-	p := append(json.RawMessage{}, d.buf[d.off:end]...)
+	var p json.RawMessage
+	if d.intern != nil {
+		p = d.intern.raw(d.buf[d.off:end])
+	} else {
+		p = append(json.RawMessage{}, d.buf[d.off:end]...)
+	}
 	d.off = end
 	return p
 }

@@ -62,7 +62,9 @@ type State struct {
 	// Slate maps a mark's canonical key to its newest observation.
 	Slate map[string]logbook.ObservationRecord
 	// Entries is the logbook story in order. Failed actions are not part
-	// of the story: they are in FailedActions.
+	// of the story: they are in FailedActions. While the entries of the
+	// snapshot a State was opened from are pending (Pending), Entries
+	// holds those recorded since, numbered after them.
 	Entries       []logbook.Entry
 	FailedActions []logbook.Entry
 	Artifacts     map[string]*Artifact
@@ -71,12 +73,23 @@ type State struct {
 	// them without renumbering when an entry is removed.
 	bearings map[uint64]*logbook.Bearing      // BearingTaken seq -> its entry's bearing
 	actions  map[string]*logbook.ActionRecord // action id -> its entry's action
+
+	counts counts // the logbook's, kept as events fold
+	// lazy, when set, is where the sections not read yet are (OpenSnapshot).
+	lazy *lazy
 }
 
 // Apply folds one event, stored at sequence number seq, into the views.
 // Events are facts: rules are checked before they are written, so Apply
-// only refuses what it cannot fold at all.
+// only refuses what it cannot fold at all. It first loads the sections
+// of the snapshot the event needs (see Load), and fails as Load does if
+// one does not check out.
 func (s *State) Apply(seq uint64, e *Event) error {
+	if need := s.Needs(e); need != 0 {
+		if err := s.Load(need); err != nil {
+			return fmt.Errorf("apply %s event %d: %w", e.Type, seq, err)
+		}
+	}
 	if s.Slate == nil {
 		s.Slate = map[string]logbook.ObservationRecord{}
 		s.Artifacts = map[string]*Artifact{}
@@ -148,8 +161,9 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		b.Reading.History = slices.Clone(b.Reading.History)
 		s.bearings[seq] = &b
+		s.counts.bearings++
 		s.Entries = append(s.Entries, logbook.Entry{
-			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.EntryBearing, At: e.At, Who: e.Who, Bearing: &b,
+			N: s.Counts().Entries + 1, Seq: seq, Kind: logbook.EntryBearing, At: e.At, Who: e.Who, Bearing: &b,
 		})
 		clear(s.Slate)
 	case ReadingChallenged:
@@ -173,8 +187,10 @@ func (s *State) apply(seq uint64, e *Event) error {
 		a := *e.Action
 		a.Status = logbook.ActionOutcomeUnknown
 		s.actions[a.ID] = &a
+		s.counts.actions++
+		s.counts.unknown++
 		s.Entries = append(s.Entries, logbook.Entry{
-			N: len(s.Entries) + 1, Seq: seq, Kind: logbook.EntryAction, At: e.At, Who: e.Who, Action: &a,
+			N: s.Counts().Entries + 1, Seq: seq, Kind: logbook.EntryAction, At: e.At, Who: e.Who, Action: &a,
 		})
 	case ActionPerformed, ActionFailed:
 		if e.Action == nil {
@@ -185,6 +201,9 @@ func (s *State) apply(seq uint64, e *Event) error {
 			return fmt.Errorf("no intended action %s", e.Action.ID)
 		}
 		a.DoneAt = e.At
+		if a.Status == logbook.ActionOutcomeUnknown {
+			s.counts.unknown--
+		}
 		if e.Type == ActionPerformed {
 			a.Status, a.Result = logbook.ActionPerformed, e.Action.Result
 			break
@@ -200,6 +219,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		s.FailedActions = append(s.FailedActions, s.Entries[i])
 		s.removeEntry(i)
+		s.counts.actions--
 		delete(s.actions, a.ID)
 	default:
 		return fmt.Errorf("unknown event type %q", e.Type)
@@ -216,8 +236,11 @@ func (s *State) removeEntry(i int) {
 }
 
 // BearingSeq returns the event sequence number of the bearing that is
-// entry n of the story, or false if entry n is not a bearing.
+// entry n of the story, or false if entry n is not a bearing. Load the
+// entries first: while they are pending, only entries recorded since the
+// snapshot are found.
 func (s *State) BearingSeq(n int) (uint64, bool) {
+	n -= s.Counts().Entries - len(s.Entries) // the entries still pending
 	if n < 1 || n > len(s.Entries) || s.Entries[n-1].Bearing == nil {
 		return 0, false
 	}
@@ -226,6 +249,8 @@ func (s *State) BearingSeq(n int) (uint64, bool) {
 
 // EntryBySeq returns the story entry recorded by the event at seq. It
 // searches from the end: callers ask for entries they just recorded.
+// While the entries are pending, only those recorded since the snapshot
+// are found.
 func (s *State) EntryBySeq(seq uint64) (logbook.Entry, bool) {
 	for i := len(s.Entries) - 1; i >= 0; i-- {
 		switch e := s.Entries[i]; {
@@ -239,7 +264,8 @@ func (s *State) EntryBySeq(seq uint64) (logbook.Entry, bool) {
 }
 
 // HasAction reports whether an action with this id was intended and has
-// no recorded outcome yet.
+// no recorded outcome yet. While the entries are pending, only actions
+// intended since the snapshot are found: Load them first.
 func (s *State) HasAction(id string) bool {
 	a, ok := s.actions[id]
 	return ok && a.Status == logbook.ActionOutcomeUnknown

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"strings"
 	"text/tabwriter"
 
@@ -182,11 +187,29 @@ type voyageShow struct {
 	FailedActions []helm.Entry             `json:"failed_actions"`
 }
 
-type logbookCounts struct {
-	Entries        int `json:"entries"`
-	Bearings       int `json:"bearings"`
-	Actions        int `json:"actions"`
-	OutcomeUnknown int `json:"outcome_unknown"`
+type logbookCounts = helm.LogbookCounts
+
+// artifactPage is how many artifacts show reads at a time: the index of a
+// long voyage is streamed, never held whole.
+const artifactPage = 512
+
+// artifacts yields the voyage's artifact index in hash order, a page at a
+// time.
+func artifacts(v *helm.Voyage) iter.Seq[helm.ArtifactInfo] {
+	return func(yield func(helm.ArtifactInfo) bool) {
+		for after := ""; ; {
+			p := v.ArtifactsAfter(after, artifactPage)
+			for _, a := range p {
+				if !yield(a) {
+					return
+				}
+			}
+			if len(p) < artifactPage {
+				return
+			}
+			after = p[len(p)-1].Hash
+		}
+	}
 }
 
 func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -197,30 +220,15 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	if err != nil {
 		return err
 	}
-	s := voyageShow{Voyage: v.Info(), Slate: v.Slate(), Artifacts: v.Artifacts(), FailedActions: v.FailedActions()}
-	s.Logbook.Entries = v.LogbookLen()
-	for e := range v.Entries() {
-		switch e.Kind {
-		case helm.EntryBearing:
-			s.Logbook.Bearings++
-		case helm.EntryAction:
-			s.Logbook.Actions++
-			if e.Action.Status == helm.ActionOutcomeUnknown {
-				s.Logbook.OutcomeUnknown++
-			}
-		}
-	}
+	s := voyageShow{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), FailedActions: v.FailedActions()}
 	if s.Slate == nil {
 		s.Slate = []helm.ObservationRecord{}
-	}
-	if s.Artifacts == nil {
-		s.Artifacts = []helm.ArtifactInfo{}
 	}
 	if s.FailedActions == nil {
 		s.FailedActions = []helm.Entry{}
 	}
 	if a.g.json {
-		return writeJSON(a.stdout, s)
+		return writeShowJSON(a.stdout, &s, artifacts(v))
 	}
 	var b strings.Builder
 	info := s.Voyage
@@ -247,14 +255,16 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 		fmt.Fprintf(&b, "  %s  (artifact %s, observed %s)\n", printable(o.Label), short(o.Artifact), stamp(o.ObservedAt))
 	}
 	var raw, stored int64
-	for _, art := range s.Artifacts {
+	n := 0
+	for art := range artifacts(v) {
+		n++
 		if art.Status == helm.ArtifactStowed {
 			raw += art.Size
 			stored += art.StoredSize
 		}
 	}
-	fmt.Fprintf(&b, "Artifacts: %d (%s of sightings stored in %s)\n", len(s.Artifacts), size(raw), size(stored))
-	for _, art := range s.Artifacts {
+	fmt.Fprintf(&b, "Artifacts: %d (%s of sightings stored in %s)\n", n, size(raw), size(stored))
+	for art := range artifacts(v) {
 		fmt.Fprintf(&b, "  %s  %-10s  %s → %s", short(art.Hash), art.Status, size(art.Size), size(art.StoredSize))
 		if art.DerivedFrom != "" {
 			fmt.Fprintf(&b, "  summary of %s (%s)", short(art.DerivedFrom), printable(art.Method))
@@ -272,6 +282,63 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// writeShowJSON writes s as writeJSON does, with arts as its artifacts:
+// they are encoded one at a time, as they are read, so that the index of a
+// long voyage is never held whole, in the voyage's views or in the output.
+func writeShowJSON(w io.Writer, s *voyageShow, arts iter.Seq[helm.ArtifactInfo]) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	// put writes v at the indent of depth levels, as writeJSON would.
+	put := func(v any, depth int) error {
+		buf.Reset()
+		enc.SetIndent(strings.Repeat("  ", depth), "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	fields := []struct {
+		name string
+		v    any
+	}{{"voyage", s.Voyage}, {"logbook", s.Logbook}, {"slate", s.Slate}, {"artifacts", nil}, {"failed_actions", s.FailedActions}}
+	bw.WriteString("{\n")
+	for i, f := range fields {
+		fmt.Fprintf(bw, "  %q: ", f.name)
+		if f.name != "artifacts" {
+			if err := put(f.v, 1); err != nil {
+				return err
+			}
+		} else {
+			n := 0
+			for art := range arts {
+				if n == 0 {
+					bw.WriteString("[\n    ")
+				} else {
+					bw.WriteString(",\n    ")
+				}
+				n++
+				if err := put(art, 2); err != nil {
+					return err
+				}
+			}
+			if n == 0 {
+				bw.WriteString("[]")
+			} else {
+				bw.WriteString("\n  ]")
+			}
+		}
+		if i < len(fields)-1 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n")
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
 }
 
 func firstLine(s string) string {

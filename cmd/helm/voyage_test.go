@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -125,6 +128,29 @@ func TestVoyageShow(t *testing.T) {
 	assert.Len(t, show.Artifacts, 2)
 	require.Len(t, show.FailedActions, 1)
 	assert.Equal(t, "commit", show.FailedActions[0].Action.Kind)
+}
+
+// show --json streams the artifact index; what it writes is what
+// writeJSON writes of the whole.
+func TestVoyageShowStreamsTheJSONWriteJSONWrites(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
+	for _, n := range []int{0, 1, 3} {
+		s := voyageShow{
+			Voyage:        helm.VoyageInfo{ID: "a3b00001", Intent: "fix <b> & \"quotes\"\n", Created: at},
+			Logbook:       logbookCounts{Entries: 2, Bearings: 1, Actions: 1},
+			Slate:         []helm.ObservationRecord{{Key: "k", Mark: json.RawMessage(`{"kind":"context","description":"<x>"}`), Label: "L", ObservedAt: at}},
+			Artifacts:     []helm.ArtifactInfo{},
+			FailedActions: []helm.Entry{},
+		}
+		for i := range n {
+			s.Artifacts = append(s.Artifacts, helm.ArtifactInfo{Hash: fmt.Sprintf("%064x", i), Size: int64(i), Status: helm.ArtifactStowed, Reason: "<why>"})
+		}
+		var want, got strings.Builder
+		require.NoError(t, writeJSON(&want, s))
+		require.NoError(t, writeShowJSON(&got, &s, slices.Values(s.Artifacts)))
+		assert.Equal(t, want.String(), got.String(), "%d artifacts", n)
+	}
 }
 
 func TestVoyageVerify(t *testing.T) {
