@@ -7,11 +7,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -58,20 +56,20 @@ func benchLarge(ctx context.Context, cfg config, dir string, r *report) error {
 		}
 		id := v.ID()
 		v.Close()
-		cmd := exec.CommandContext(ctx, bin, "--home", filepath.Join(work, "home"), "--voyage", id, "--as", "bench", "--role", "coder", "--method", "bench",
-			"observe", "file-contents", file)
+		// Timed through the peak RSS helper, whose start is a few
+		// milliseconds of the seconds measured.
 		start := time.Now()
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v\n%.500s", cmd, err, msg)
+		mb, err := peakRSS(ctx, bin, "--home", filepath.Join(work, "home"), "--voyage", id, "--as", "bench", "--role", "coder", "--method", "bench",
+			"observe", "file-contents", file)
+		if err != nil {
+			return err
 		}
 		h := time.Since(start)
 		if i == 0 {
 			continue
 		}
 		helmS, zstdS, ratios = append(helmS, h.Seconds()), append(zstdS, z.Seconds()), append(ratios, h.Seconds()/z.Seconds())
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = append(rss, float64(ru.Maxrss)/1024) // KiB on Linux
-		}
+		rss = append(rss, mb)
 	}
 	mb := float64(cfg.LargeSighting) / (1 << 20)
 	r.put("sighting_1gb_s", median(helmS), fmt.Sprintf("helm observe file-contents of %.0f MB of source, end to end; %s", mb, spread(helmS)))
