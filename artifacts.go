@@ -58,7 +58,7 @@ func (v *Voyage) stowed(ctx context.Context, hash string) (projection.Artifact, 
 		return projection.Artifact{}, op, v.fail(op, err, Hint{})
 	}
 	v.mu.Lock()
-	a, err := v.findArtifact(hash)
+	a, err := v.findArtifact(hash, v.logScan(ctx))
 	v.mu.Unlock()
 	if err != nil {
 		return a, op, v.fail(op, err, Hint{})
@@ -109,6 +109,27 @@ func artifactRef(r *projection.ArtifactRef) artifact.Ref {
 	return artifact.Ref{Hash: r.Hash, Size: r.Size, StoredSize: r.StoredSize, Offset: r.Offset, Blob: r.Blob}
 }
 
+// artifact returns the index entry of the artifact stored under hash (in
+// full), nil when the voyage holds none. While the snapshot the views were
+// opened from still holds the index, it reads the one block of it that can
+// hold hash (projection.State.Artifact). Should that block not check out,
+// the views are folded anew from the first event with scan, as when a
+// section does not (loadSections); should that fail too, the handle takes
+// no more changes. The caller holds v.mu.
+func (v *Voyage) artifact(hash string, scan scanFunc) (*projection.Artifact, error) {
+	a, err := v.st.Artifact(hash)
+	if !errors.Is(err, projection.ErrSnapshotSection) {
+		return a, err
+	}
+	if err := v.fold(scan); err != nil {
+		if v.broken == nil {
+			v.broken = fmt.Errorf("a block of the snapshot's artifact index did not check out, and folding the log instead failed: %w", err)
+		}
+		return nil, err
+	}
+	return v.st.Artifact(hash)
+}
+
 // errFound ends a scan that found what it was looking for.
 var errFound = errors.New("found")
 
@@ -121,13 +142,27 @@ func (v *Voyage) Sighting(ctx context.Context, hash string) (sighting.Sighting, 
 	return sighting.Unmarshal(data)
 }
 
-// findArtifact resolves a hash or unique hash prefix. The caller holds v.mu.
-func (v *Voyage) findArtifact(hash string) (projection.Artifact, error) {
-	if a := v.st.Artifacts[hash]; a != nil {
+// hashDigits is how long an artifact's hash is in hex (BLAKE3-256): a
+// hash that long is the prefix of no other.
+const hashDigits = 64
+
+// findArtifact resolves a hash or unique hash prefix: a full hash is
+// looked up (artifact), a prefix searched for in the whole index, read
+// first if the snapshot still holds it. scan folds the views anew should
+// the snapshot not check out. The caller holds v.mu.
+func (v *Voyage) findArtifact(hash string, scan scanFunc) (projection.Artifact, error) {
+	a, err := v.artifact(hash, scan)
+	if err != nil {
+		return projection.Artifact{}, err
+	}
+	if a != nil {
 		return *a, nil
 	}
 	var found []*projection.Artifact
-	if len(hash) >= 4 {
+	if len(hash) >= 4 && len(hash) < hashDigits {
+		if err := v.loadSections(projection.SectionArtifacts, scan); err != nil {
+			return projection.Artifact{}, err
+		}
 		for h, a := range v.st.Artifacts {
 			if strings.HasPrefix(h, hash) {
 				found = append(found, a)
@@ -158,8 +193,9 @@ func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who Who) err
 	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
 		return v.fail(op, err, Hint{})
 	}
-	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
-		a, err := v.findArtifact(hash)
+	// The whole index is read first: hash may be a prefix.
+	_, err := v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		a, err := v.findArtifact(hash, v.logScan(ctx)) // never scans: the index is read
 		if err != nil {
 			return nil, err
 		}
@@ -209,8 +245,9 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who Who) 
 		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), Hint{})
 	}
 	enc := v.prepare(data)
-	_, err = v.commit(ctx, op, func(st *projection.State, stow stower) ([]*projection.Event, error) {
-		a, err := v.findArtifact(hash)
+	// The whole index is read first: hash may be a prefix.
+	_, err = v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, stow stower) ([]*projection.Event, error) {
+		a, err := v.findArtifact(hash, v.logScan(ctx)) // never scans: the index is read
 		if err != nil {
 			return nil, err
 		}

@@ -56,7 +56,7 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who Who, opts 
 		}
 		extra[i] = enc
 	}
-	seq, err := v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, stow stower) ([]*projection.Event, error) {
+	seq, err := v.commit(ctx, op, func(st *projection.State, stow stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
 		}

@@ -26,10 +26,12 @@ type stower func(a *artifact.Encoded) (*projection.Event, error)
 // commit runs decide under the log's lock, after folding in every event
 // appended so far, and appends the events it returns — with the blob
 // records of the small artifacts they stow — as one atomic batch. It
-// returns the sequence number of the last appended event. decide may read
-// the artifact index, not the logbook (see commitReading).
+// returns the sequence number of the last appended event. decide may look
+// an artifact up by its full hash (Voyage.artifact) and stow one, but
+// reads neither the logbook nor the whole artifact index (see
+// commitReading).
 func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.State, stower) ([]*projection.Event, error)) (uint64, error) {
-	return v.commitReading(ctx, op, projection.SectionArtifacts, decide)
+	return v.commitReading(ctx, op, 0, decide)
 }
 
 // commitReading is commit for a decide that reads the sections of the
@@ -70,8 +72,14 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 			return nil, err
 		}
 		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record (nil: in the pack)
+		var holdsErr error                      // the index could not be read: the decide fails
 		holds := func(hash string) bool {
-			if held := v.st.Artifacts[hash]; held != nil && held.Status == projection.Stowed {
+			held, err := v.artifact(hash, tx.Scan) // a block of the snapshot's index, at most
+			if err != nil {
+				holdsErr = err
+				return false
+			}
+			if held != nil && held.Status == projection.Stowed {
 				return true // stored once per voyage; a jettisoned one is stowed again
 			}
 			for e := range blobs {
@@ -85,6 +93,9 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 			if a.Streamed() {
 				// Its address is known once it is written.
 				r, stored, err := v.pack.StowStream(a, holds)
+				if err == nil {
+					err = holdsErr
+				}
 				if err != nil || !stored {
 					return nil, err
 				}
@@ -92,8 +103,8 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 				blobs[ev] = nil
 				return ev, nil
 			}
-			if holds(a.Hash) {
-				return nil, nil
+			if holds(a.Hash) || holdsErr != nil {
+				return nil, holdsErr
 			}
 			inline := a.Inline() // compresses it, if it was held when it was prepared
 			ref := &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}

@@ -49,6 +49,10 @@ func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) {
 	// current copies of artifacts that are not jettisoned. Copies stowed
 	// after asOf (by another process meanwhile) are not looked at.
 	v.mu.Lock()
+	if err := v.loadSections(projection.SectionArtifacts, v.logScan(ctx)); err != nil {
+		v.mu.Unlock()
+		return rep, v.fail(op, err, Hint{})
+	}
 	asOf := v.st.Voyage.Seq
 	liveBlob, livePack := map[uint64]bool{}, map[int64]bool{}
 	for _, a := range v.st.Artifacts {

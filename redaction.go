@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
@@ -176,12 +177,12 @@ func redactValue(r *redact.Redactor, v reflect.Value) int {
 	return 0
 }
 
-var markerName = regexp.MustCompile(`\[REDACTED:([^\]]+)\]`)
+var markerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[REDACTED:([^\]]+)\]`) })
 
 // secretRules names the rules whose markers text holds, once each.
 func secretRules(text []byte) []string {
 	var out []string
-	for _, m := range markerName.FindAllSubmatch(text, -1) {
+	for _, m := range markerName().FindAllSubmatch(text, -1) {
 		if name := string(m[1]); !slices.Contains(out, name) {
 			out = append(out, name)
 		}

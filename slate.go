@@ -134,10 +134,15 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 	}
 	out.Observation.ObservedAt = out.Record.ObservedAt
 	v.mu.Lock()
-	if a := v.st.Artifacts[out.Record.Artifact]; a != nil {
+	a, err := v.artifact(out.Record.Artifact, v.logScan(ctx))
+	v.mu.Unlock()
+	if err != nil {
+		// Recorded all the same; the index could not be read to describe it.
+		return Observed{}, v.fail(op, fmt.Errorf("the observation was recorded, but its artifact's index entry could not be read: %w", err), Hint{})
+	}
+	if a != nil {
 		out.Artifact = artifactInfo(a)
 	}
-	v.mu.Unlock()
 	return out, nil
 }
 
@@ -187,9 +192,9 @@ func (v *Voyage) encodeObservation(r *redact.Redactor, obs Observation) (*encode
 func (v *Voyage) prepare(data []byte) *artifact.Encoded {
 	e := artifact.Prepare(data)
 	v.mu.Lock()
-	held := v.st.Artifacts[e.Hash]
+	held, err := v.artifact(e.Hash, v.logScan(context.Background()))
 	v.mu.Unlock()
-	if held == nil || held.Status != projection.Stowed {
+	if err != nil || held == nil || held.Status != projection.Stowed { // the stower looks again
 		e.Compress()
 	}
 	return e

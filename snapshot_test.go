@@ -298,6 +298,15 @@ func TestSnapshotDamageFoundLateFoldsEveryEvent(t *testing.T) {
 		}},
 		{"an artifact, read by a page of the index", false, func(v *Voyage) { v.ArtifactsAfter("", 2) }},
 		{"an artifact, read by an observation", false, func(v *Voyage) { observeNote(t, v, "another") }},
+		{"an artifact, looked up by a repeated observation", false, func(v *Voyage) { observeNote(t, v, "note 5") }},
+		{"an artifact, looked up by the stower once streamed", false, func(v *Voyage) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte("streamed text\n"), 0o600))
+			m, err := marks.NewFileContents("f.txt")
+			require.NoError(t, err)
+			_, err = v.Observe(ctx, m, indexWho, &ObserveOptions{Env: &marks.Env{Dir: dir, StreamAbove: 1}})
+			require.NoError(t, err)
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h, id := voyage(t)
@@ -387,7 +396,7 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	assert.Equal(t, "a reading after the snapshot", e.Bearing.Reading.Text)
 	assert.Equal(t, 7, v.LogbookLen())
 	v.mu.Lock()
-	assert.Equal(t, projection.SectionEntries|projection.SectionFailed, v.st.Pending(), "the artifacts were read to observe; nothing else")
+	assert.Equal(t, projection.AllSections, v.st.Pending(), "observing looked its artifact up, reading nothing else")
 	v.mu.Unlock()
 	requireSameAsReplay(t, h, v, "a bearing after the snapshot")
 	require.NoError(t, v.Close())
@@ -402,5 +411,105 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	v.mu.Unlock()
 	assert.Equal(t, LogbookCounts{Entries: 7, Bearings: 7}, v.LogbookCounts())
 	requireSameAsReplay(t, h, v, "a stow and a bearing after the snapshot")
+	require.NoError(t, v.Close())
+}
+
+// stowedEvents counts the voyage's artifact-stowed events.
+func stowedEvents(t *testing.T, v *Voyage) int {
+	t.Helper()
+	n := 0
+	require.NoError(t, v.log.Scan(context.Background(), 1, eventsOf(v.id, v.log.Dir(), func(_ uint64, e *projection.Event) error {
+		if e.Type == projection.ArtifactStowed {
+			n++
+		}
+		return nil
+	})))
+	return n
+}
+
+// A sighting observed again on a voyage opened from its snapshot is
+// stored once: the stower looks its hash up in the snapshot's index (a
+// block of it) without reading the index, and so does a large sighting,
+// streamed, looked up once it is written. One jettisoned since is
+// stowed anew. The views are the replay's all along.
+func TestRepeatedSightingOnASnapshotIsStoredOnce(t *testing.T) {
+	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
+	snapshotEvery = 1 // every writer's Close writes one
+	ctx := context.Background()
+	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "repeats", OpenWaters, indexWho)
+	require.NoError(t, err)
+	id := v.ID()
+	dir := t.TempDir()
+	var big []byte
+	for i := 0; len(big) <= streamAbove; i++ {
+		big = fmt.Appendf(big, "line %d of a file streamed as it is stored\n", i)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.txt"), big, 0o600))
+	file, err := marks.NewFileContents("big.txt")
+	require.NoError(t, err)
+	env := &ObserveOptions{Env: &marks.Env{Dir: dir}}
+	first := map[string]ArtifactInfo{}
+	observe := func(v *Voyage, m marks.Mark) Observed {
+		t.Helper()
+		o, err := v.Observe(ctx, m, indexWho, env)
+		require.NoError(t, err)
+		return o
+	}
+	notes := make([]marks.Mark, 8)
+	for i := range notes {
+		notes[i], err = marks.NewContext(fmt.Sprint("note ", i))
+		require.NoError(t, err)
+		o := observe(v, notes[i])
+		first[o.Record.Artifact] = o.Artifact
+	}
+	o := observe(v, file)
+	require.Zero(t, o.Artifact.Blob, "the large sighting is in the pack")
+	streamed := o.Record.Artifact
+	first[streamed] = o.Artifact
+	require.NoError(t, v.Close())
+
+	reopen := func() *Voyage {
+		t.Helper()
+		v, err := h.Voyage(ctx, id)
+		require.NoError(t, err)
+		v.mu.Lock()
+		require.NotZero(t, v.snapSeq, "opened from the snapshot")
+		require.NotZero(t, v.st.Pending()&projection.SectionArtifacts, "the index is in the snapshot")
+		v.mu.Unlock()
+		return v
+	}
+	v = reopen()
+	stowed := stowedEvents(t, v)
+	for _, m := range append(notes, file) {
+		o := observe(v, m)
+		assert.Equal(t, first[o.Record.Artifact], o.Artifact, "%s: the artifact stored first", m)
+	}
+	assert.Equal(t, stowed, stowedEvents(t, v), "no sighting stored twice")
+	v.mu.Lock()
+	assert.NotZero(t, v.st.Pending()&projection.SectionArtifacts, "the index was not read")
+	v.mu.Unlock()
+	requireSameAsReplay(t, h, v, "repeats after the snapshot")
+
+	// A jettisoned one is stowed again, once; the others are not.
+	note := observe(v, notes[3]).Record.Artifact
+	require.NoError(t, v.Jettison(ctx, note, "stale", indexWho))
+	require.NoError(t, v.Jettison(ctx, streamed, "stale", indexWho))
+	require.NoError(t, v.Close())
+	v = reopen()
+	stowed = stowedEvents(t, v)
+	for range 2 {
+		for _, m := range append(notes, file) {
+			observe(v, m)
+		}
+	}
+	assert.Equal(t, stowed+2, stowedEvents(t, v), "the two jettisoned are stowed again, once each")
+	for _, h := range []string{note, streamed} {
+		a, err := v.ArtifactInfo(h)
+		require.NoError(t, err)
+		assert.Equal(t, ArtifactStowed, a.Status)
+	}
+	requireSameAsReplay(t, h, v, "jettisoned, then observed again")
 	require.NoError(t, v.Close())
 }

@@ -174,15 +174,13 @@ func (v *Voyage) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// refresh folds in the events appended since; it also reads the artifact
-// index, which the callers that refresh before they look artifacts up
-// read directly (v.st.Artifacts).
+// refresh folds in the events appended since. It reads no section of the
+// snapshot the events do not need: a caller that reads the whole artifact
+// index loads it (loadSections), one that looks an artifact up by hash
+// reads a block of it at most (artifact).
 func (v *Voyage) refresh(ctx context.Context) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if err := v.loadSections(projection.SectionArtifacts, v.logScan(ctx)); err != nil {
-		return err
-	}
 	return v.foldNew(v.logScan(ctx))
 }
 
@@ -322,8 +320,7 @@ func (v *Voyage) ArtifactsAfter(after string, n int) []ArtifactInfo {
 // hash, found at once, or an unambiguous prefix of at least 4 digits).
 func (v *Voyage) ArtifactInfo(hash string) (ArtifactInfo, error) {
 	v.mu.Lock()
-	v.loadView(projection.SectionArtifacts)
-	a, err := v.findArtifact(hash)
+	a, err := v.findArtifact(hash, v.logScan(context.Background()))
 	v.mu.Unlock()
 	if err != nil {
 		return ArtifactInfo{}, v.fail("find artifact "+hash, err, Hint{})

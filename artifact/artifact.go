@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/zeebo/blake3"
@@ -86,7 +87,7 @@ func (e *Encoded) Compress() {
 	if len(e.data) <= smallArtifact {
 		enc = zencSmall
 	}
-	e.Compressed = enc.EncodeAll(e.data, make([]byte, 0, len(e.data)/2+64))
+	e.Compressed = enc().EncodeAll(e.data, make([]byte, 0, len(e.data)/2+64))
 	e.data = nil
 }
 
@@ -111,12 +112,22 @@ func Hash(data []byte) string {
 const smallArtifact = 64 << 10
 
 // The encoders and the decoder are shared; each holds one state per CPU
-// (GOMAXPROCS at start), so goroutines compress and decompress in
-// parallel instead of queueing on one.
+// (GOMAXPROCS when first used), so goroutines compress and decompress in
+// parallel instead of queueing on one. Each is made when first used: a
+// process that stores and reads no artifact makes none.
 var (
-	zencSmall, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
-	zencLarge, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
-	zdec, _      = zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)))
+	zencSmall = sync.OnceValue(func() *zstd.Encoder {
+		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+		return e
+	})
+	zencLarge = sync.OnceValue(func() *zstd.Encoder {
+		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+		return e
+	})
+	zdec = sync.OnceValue(func() *zstd.Decoder {
+		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)))
+		return d
+	})
 )
 
 // maxPrealloc bounds the buffer allocated up front for a decompressed
@@ -126,7 +137,7 @@ const maxPrealloc = 64 << 20
 // expand decompresses an artifact's stored bytes and checks them against
 // its address; damaged builds the error naming the place.
 func expand(ref Ref, stored []byte, damaged func(reason string) error) ([]byte, error) {
-	data, err := zdec.DecodeAll(stored, make([]byte, 0, min(max(ref.Size, 0), maxPrealloc)))
+	data, err := zdec().DecodeAll(stored, make([]byte, 0, min(max(ref.Size, 0), maxPrealloc)))
 	if err != nil {
 		return nil, damaged("zstd: " + err.Error())
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/helmlog/helm/sighting"
 )
@@ -116,11 +117,11 @@ func (m *GitHubRepo) Observe(ctx context.Context, env *Env) (sighting.Sighting, 
 
 // ---- shared by the three GitHub marks ----
 
-var repoPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var repoPart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
 
 func validateRepo(kind, repo string) error {
 	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || !repoPart.MatchString(owner) || !repoPart.MatchString(name) ||
+	if !ok || !repoPart().MatchString(owner) || !repoPart().MatchString(name) ||
 		owner == "." || owner == ".." || name == "." || name == ".." {
 		return invalidf(kind, "repository %q is not OWNER/NAME (such as helmlog/helm)", repo)
 	}

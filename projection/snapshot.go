@@ -747,6 +747,45 @@ func (s *State) ArtifactsAfter(after string, n int) (page []Artifact, served boo
 	return page, true, nil
 }
 
+// Artifact returns the index entry of the artifact stored under hash, nil
+// when the index holds none. While the index is pending it reads one block
+// of the snapshot, the one whose hashes span hash (the blocks are ordered
+// by hash and the head holds each one's first), unless hash was stowed
+// since: a point lookup costs a block, not the index. A block that does
+// not check out is an error matching ErrSnapshotSection, and leaves s as
+// it was. The entry is the caller's to read, not to change.
+func (s *State) Artifact(hash string) (*Artifact, error) {
+	if a := s.Artifacts[hash]; a != nil || s.Pending()&SectionArtifacts == 0 {
+		return a, nil
+	}
+	blocks := s.lazy.sections[bit(SectionArtifacts)].blocks
+	// The last block whose first hash is not after hash.
+	i, found := slices.BinarySearchFunc(blocks, hash, func(b blockRef, h string) int { return strings.Compare(b.first, h) })
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return nil, nil
+	}
+	data, err := s.lazy.read(blocks[i])
+	if err != nil {
+		return nil, err
+	}
+	d := decoder{buf: data, str: string(data)}
+	var hit *Artifact
+	for range blocks[i].count {
+		var a Artifact
+		d.artifact(&a)
+		if d.err == nil && a.Hash == hash {
+			hit = &a
+		}
+	}
+	if err := d.end(blocks[i]); err != nil {
+		return nil, err
+	}
+	return hit, nil
+}
+
 func (d *decoder) artifact(a *Artifact) {
 	d.artifactRef(&a.ArtifactRef)
 	a.Reason = d.string("artifact reason")

@@ -116,6 +116,7 @@ func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
 		}
 		// Page the artifact index from the blocks while it is pending.
 		pages(t, r, st, &head, fmt.Sprintf("round %d, the snapshot's index", round))
+		lookups(t, st, &head, fmt.Sprintf("round %d, the snapshot's index", round))
 
 		// The tail, in random steps, with random loads between.
 		for i := cut; i < len(events); {
@@ -129,6 +130,7 @@ func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
 				var upTo State
 				fold(t, events[:step], &upTo, 0)
 				pages(t, r, st, &upTo, fmt.Sprintf("round %d, the index after event %d", round, step))
+				lookups(t, st, &upTo, fmt.Sprintf("round %d, the index after event %d", round, step))
 			}
 		}
 		if r.IntN(2) == 0 { // a snapshot of it, written with sections pending
@@ -221,6 +223,32 @@ func pages(t *testing.T, r *rand.Rand, st, want *State, msg string) {
 	assert.Equal(t, append([]string{}, slices.Sorted(maps.Keys(want.Artifacts))...), append([]string{}, got...), "%s: the index, page by page", msg)
 }
 
+// lookups looks up every artifact of want's index in st by its hash, and
+// hashes it does not hold (before the first, between two, after the
+// last), and checks that st answers as want does and that a pending index
+// stays pending: a point lookup reads a block, not the index.
+func lookups(t *testing.T, st, want *State, msg string) {
+	t.Helper()
+	pending := st.Pending()
+	absent := []string{"", "0", "h", "h1x", "h20", "h99", "summary-of-", "summary-of-h", "zz"}
+	for _, h := range slices.Sorted(maps.Keys(want.Artifacts)) {
+		got, err := st.Artifact(h)
+		require.NoError(t, err, msg)
+		require.NotNil(t, got, "%s: %s", msg, h)
+		assert.Equal(t, *want.Artifacts[h], *got, "%s: %s", msg, h)
+		absent = append(absent, h+"0", h[:len(h)-1])
+	}
+	for _, h := range absent {
+		if want.Artifacts[h] != nil {
+			continue
+		}
+		got, err := st.Artifact(h)
+		require.NoError(t, err, msg)
+		assert.Nil(t, got, "%s: %q is not in the index", msg, h)
+	}
+	assert.Equal(t, pending, st.Pending(), "%s: looking up read no section", msg)
+}
+
 // The counts kept as events fold are the logbook's.
 func TestCountsAreTheLogbooks(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -278,8 +306,27 @@ func TestDamagedSnapshotIsRefused(t *testing.T) {
 		_, err = lazy.EncodeSnapshot()
 		assert.ErrorIs(t, err, ErrSnapshotSection, "flip at %d: not copied into a new snapshot", at)
 	}
+	// A point lookup reads the block that can hold its hash: damage there
+	// is found, damage elsewhere is not read.
+	arts := slices.Sorted(maps.Keys(st.Artifacts))
+	require.NotEmpty(t, arts)
+	blockSize = 60 // a few artifacts a block (smallBlocks restores it)
+	bad := encode(t, &st)
+	bad[len(bad)-1] ^= 0x10 // the last block: the index's, holding the last hash
+	lazy, err := OpenSnapshot(bytes.NewReader(bad), int64(len(bad)))
+	require.NoError(t, err)
+	blocks := lazy.lazy.sections[bit(SectionArtifacts)].blocks
+	_, err = lazy.Artifact(arts[len(arts)-1])
+	require.ErrorIs(t, err, ErrSnapshotSection, "the damaged block")
+	_, err = lazy.Artifact(arts[len(arts)-1] + "0")
+	require.ErrorIs(t, err, ErrSnapshotSection, "a hash absent, in the damaged block's span")
+	assert.Equal(t, AllSections, lazy.Pending(), "nothing was loaded")
+	require.Greater(t, len(blocks), 1, "the index spans blocks")
+	a, err := lazy.Artifact(arts[0])
+	require.NoError(t, err, "another block")
+	assert.Equal(t, *st.Artifacts[arts[0]], *a)
 	// In the head: refused at open.
-	bad := append([]byte(nil), snap...)
+	bad = append([]byte(nil), snap...)
 	bad[8] ^= 0x10
 	_, err = OpenSnapshot(bytes.NewReader(bad), int64(len(bad)))
 	assert.ErrorContains(t, err, "checksum")

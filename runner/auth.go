@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -43,20 +44,24 @@ func (e *NotLoggedInError) Unwrap() []error { return []error{ErrNotLoggedIn, e.E
 // ghLoginAdvice are gh's lines telling the user to log in its default
 // way, and notLoggedIn what gh says when a login is missing or refused.
 var (
-	ghLoginAdvice = regexp.MustCompile(`(?m)^.*(gh auth login|populate the GH_TOKEN|GH_ENTERPRISE_TOKEN environment variable).*\n?`)
-	notLoggedIn   = regexp.MustCompile(`gh auth login|HTTP 401|Bad credentials|not logged (in)?to any GitHub hosts|authentication token`)
+	ghLoginAdvice = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^.*(gh auth login|populate the GH_TOKEN|GH_ENTERPRISE_TOKEN environment variable).*\n?`)
+	})
+	notLoggedIn = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`gh auth login|HTTP 401|Bad credentials|not logged (in)?to any GitHub hosts|authentication token`)
+	})
 )
 
 // loginError turns gh's failure for want of a login into a
 // *NotLoggedInError; other errors are returned as they are.
 func (r *Runner) loginError(err error) error {
 	var xe *ExitError
-	if !errors.As(err, &xe) || !notLoggedIn.MatchString(xe.Stderr+"\n"+xe.Stdout) {
+	if !errors.As(err, &xe) || !notLoggedIn().MatchString(xe.Stderr+"\n"+xe.Stdout) {
 		return err
 	}
 	dir, _ := r.GHConfigDir()
 	trimmed := *xe
-	trimmed.Stderr = strings.TrimSpace(ghLoginAdvice.ReplaceAllString(xe.Stderr, ""))
+	trimmed.Stderr = strings.TrimSpace(ghLoginAdvice().ReplaceAllString(xe.Stderr, ""))
 	return &NotLoggedInError{Identity: r.Identity, ConfigDir: dir, Err: &trimmed}
 }
 

@@ -6,14 +6,15 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-var repoPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var repoPart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
 
 // ValidateRepo reports whether name is OWNER/NAME.
 func ValidateRepo(name string) error {
 	owner, repo, ok := strings.Cut(name, "/")
-	if !ok || !repoPart.MatchString(owner) || !repoPart.MatchString(repo) ||
+	if !ok || !repoPart().MatchString(owner) || !repoPart().MatchString(repo) ||
 		owner == "." || owner == ".." || repo == "." || repo == ".." {
 		return fmt.Errorf("repository %q is not OWNER/NAME", name)
 	}

@@ -26,6 +26,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/helmlog/helm/logbook"
 )
@@ -322,18 +323,18 @@ func (s scrubber) scrub(text string) string {
 	return scrubURLCredentials(text)
 }
 
-var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
+var urlCredentials = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`) })
 
 // scrubURLCredentials masks user:password@ in URLs, where git remotes
 // sometimes carry a token.
 func scrubURLCredentials(text string) string {
-	return urlCredentials.ReplaceAllString(text, "${1}***@")
+	return urlCredentials().ReplaceAllString(text, "${1}***@")
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var shellSafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
 
 func shellQuote(s string) string {
-	if s != "" && shellSafe.MatchString(s) {
+	if s != "" && shellSafe().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

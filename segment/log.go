@@ -91,6 +91,7 @@ type Log struct {
 	torn     *torn     // a torn final unit found by Open, cut by the first Commit
 	wm       watermark // the watermark as the last recovery read it (catchUpRules)
 	alloc    int64     // the known size of the active segment (-1: unknown; fstat before extending)
+	base     int64     // its size when this writer first extended it (-1: not yet): steps grow with what it added
 	writable bool      // the first Commit reopened the active segment for writing
 	wmFile   File      // WATERMARK, open for writing (nil until the first Commit)
 }
@@ -260,6 +261,7 @@ func (l *Log) openWriter(first uint64, expect *pos) error {
 	}
 	c.use(f, first, path)
 	l.alloc = -1 // unknown: Stat'ed before the next extension decision
+	l.base = -1
 	return c.enter(h, expect)
 }
 
@@ -427,7 +429,7 @@ func (l *Log) createSegment(p pos) error {
 		return fmt.Errorf("segment: create segment %s: %w", path, err)
 	}
 	l.w.use(f, p.next, path)
-	l.alloc = alloc
+	l.alloc, l.base = alloc, 0
 	l.w.version, l.w.start, l.w.sawV2 = formatVersion, fileHeaderSize, true
 	l.w.setPos(pos{off: fileHeaderSize, next: p.next, sum: p.sum})
 	l.w.noteOff = fileHeaderSize

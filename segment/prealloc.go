@@ -25,9 +25,12 @@ import (
 //
 // A segment starts with preallocMin bytes; whenever the data end comes
 // within a quarter of a step of the preallocated end, the next append also
-// extends the file by one step (the current size, at least preallocMin and at
-// most preallocMax), never beyond SegmentSize (a unit larger than SegmentSize
-// gets exactly the space it needs). The zeros are written before the unit
+// extends the file by one step (what this writer added to the file, the
+// whole of it for a segment it made, at least preallocMin and at most
+// preallocMax), never beyond SegmentSize (a unit larger than SegmentSize
+// gets exactly the space it needs). A writer that reopened a long segment
+// to append a unit or two so extends it by preallocMin, not preallocMax:
+// it writes, syncs and (at Close) trims back 16 KiB of zeros, not 1 MiB. The zeros are written before the unit
 // and share its fdatasync, so an extension costs one larger fdatasync per
 // step, not one per append. A sealed segment (on rotation) is truncated to
 // its data end, so only the last segment has a zero tail.
@@ -59,11 +62,14 @@ const (
 
 // allocTarget returns the size the active segment should have before a unit
 // ending at end is written: at least end, and a quarter step of room after
-// it while below SegmentSize. alloc is the known size (-1: unknown).
-func allocTarget(alloc, end, segmentSize int64) int64 {
+// it while below SegmentSize. alloc is the known size (-1: unknown), base
+// the size it had when this writer first extended it (0 for a segment it
+// made): a step is what was added since.
+func allocTarget(alloc, base, end, segmentSize int64) int64 {
 	a := max(alloc, 0)
+	base = min(max(base, 0), a)
 	for {
-		step := min(max(a, preallocMin), preallocMax)
+		step := min(max(a-base, preallocMin), preallocMax)
 		if a >= end && a-end >= step/4 {
 			return a
 		}
@@ -82,7 +88,7 @@ func allocTarget(alloc, end, segmentSize int64) int64 {
 // at the size it had.
 func (l *Log) ensureAlloc(end int64) error {
 	c := &l.w
-	target := allocTarget(l.alloc, end, l.opts.SegmentSize)
+	target := allocTarget(l.alloc, l.base, end, l.opts.SegmentSize)
 	if target <= l.alloc {
 		return nil
 	}
@@ -92,7 +98,10 @@ func (l *Log) ensureAlloc(end int64) error {
 		return fmt.Errorf("segment: stat %s: %w", path, err)
 	}
 	l.alloc = fi.Size()
-	if target = allocTarget(l.alloc, end, l.opts.SegmentSize); target <= l.alloc {
+	if l.base < 0 {
+		l.base = l.alloc
+	}
+	if target = allocTarget(l.alloc, l.base, end, l.opts.SegmentSize); target <= l.alloc {
 		return nil
 	}
 	if target = shareTarget(target, l.alloc, end, l.freeSpace()); target <= l.alloc {

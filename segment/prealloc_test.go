@@ -22,15 +22,20 @@ func fileSize(t *testing.T, path string) int64 {
 
 func TestAllocTargetGrowsInDoublingStepsUpToSegmentSize(t *testing.T) {
 	const seg = 64 << 20
-	assert.Equal(t, int64(preallocMin), allocTarget(-1, 100, seg))
-	assert.Equal(t, int64(preallocMin), allocTarget(preallocMin, preallocMin*3/4, seg), "room left: no extension")
-	assert.Equal(t, int64(2*preallocMin), allocTarget(preallocMin, preallocMin*3/4+1, seg), "within a quarter step: double")
-	assert.Equal(t, int64(2*preallocMax), allocTarget(preallocMax, preallocMax*3/4+1, seg), "steps stop doubling at preallocMax")
-	assert.Equal(t, int64(3*preallocMax), allocTarget(2*preallocMax, 2*preallocMax-preallocMax/4+1, seg))
-	assert.Equal(t, int64(seg), allocTarget(seg-100, seg-50, seg), "never beyond SegmentSize")
-	assert.Equal(t, int64(seg), allocTarget(seg, seg-10, seg))
-	assert.Equal(t, int64(seg+5000), allocTarget(preallocMin, seg+5000, seg), "an oversized unit gets what it needs")
-	assert.Equal(t, int64(700), allocTarget(-1, 100, 700))
+	assert.Equal(t, int64(preallocMin), allocTarget(-1, 0, 100, seg))
+	assert.Equal(t, int64(preallocMin), allocTarget(preallocMin, 0, preallocMin*3/4, seg), "room left: no extension")
+	assert.Equal(t, int64(2*preallocMin), allocTarget(preallocMin, 0, preallocMin*3/4+1, seg), "within a quarter step: double")
+	assert.Equal(t, int64(2*preallocMax), allocTarget(preallocMax, 0, preallocMax*3/4+1, seg), "steps stop doubling at preallocMax")
+	assert.Equal(t, int64(3*preallocMax), allocTarget(2*preallocMax, 0, 2*preallocMax-preallocMax/4+1, seg))
+	assert.Equal(t, int64(seg), allocTarget(seg-100, 0, seg-50, seg), "never beyond SegmentSize")
+	assert.Equal(t, int64(seg), allocTarget(seg, 0, seg-10, seg))
+	assert.Equal(t, int64(seg+5000), allocTarget(preallocMin, 0, seg+5000, seg), "an oversized unit gets what it needs")
+	assert.Equal(t, int64(700), allocTarget(-1, 0, 100, 700))
+	// A writer that reopened a long segment steps by what it added.
+	const long = 40 << 20
+	assert.Equal(t, int64(long+preallocMin), allocTarget(long, long, long+100, seg), "the first extension after a reopen is the smallest step")
+	assert.Equal(t, int64(long+2*preallocMin), allocTarget(long+preallocMin, long, long+preallocMin-100, seg), "then doubling")
+	assert.Equal(t, int64(long+3*preallocMax), allocTarget(long+2*preallocMax, long, long+2*preallocMax-100, seg), "up to preallocMax")
 }
 
 func TestPreallocationKeepsSmallLogsSmallGrowsAndSealsSegments(t *testing.T) {

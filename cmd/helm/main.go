@@ -284,8 +284,9 @@ func hintValueless(root *cobra.Command) {
 			below = append(below, visit(s)...)
 		}
 		if c.HasSubCommands() {
+			inherited := c.InheritedFlags() // built anew at each call
 			for _, f := range below {
-				if c.Flags().Lookup(f.Name) == nil && c.InheritedFlags().Lookup(f.Name) == nil {
+				if c.Flags().Lookup(f.Name) == nil && inherited.Lookup(f.Name) == nil {
 					c.Flags().Bool(f.Name, false, "")
 					_ = c.Flags().MarkHidden(f.Name)
 				}
