@@ -50,7 +50,7 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who Who, opts 
 		if err := checkObservation(fmt.Sprintf("observation %d", i+1), o); err != nil {
 			return Entry{}, v.fail(op, err, Hint{})
 		}
-		enc, err := v.encodeObservation(red, o)
+		enc, err := v.encodeObservation(ctx, red, o)
 		if err != nil {
 			return Entry{}, v.fail(op, fmt.Errorf("%w: observation %d: %v", ErrInvalid, i+1, err), Hint{})
 		}

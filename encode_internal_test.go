@@ -41,7 +41,7 @@ func TestRepeatedSightingIsNotCompressed(t *testing.T) {
 	// Prepared while held, jettisoned before its commit.
 	red, err := h.redactor()
 	require.NoError(t, err)
-	enc, err := v.encodeObservation(red, first.Observation)
+	enc, err := v.encodeObservation(context.Background(), red, first.Observation)
 	require.NoError(t, err)
 	require.Nil(t, enc.art.Compressed)
 	require.NoError(t, v.Jettison(ctx, held.Hash, "stale", who))

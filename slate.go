@@ -102,7 +102,7 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 	if err != nil {
 		return Observed{}, v.fail(op, err, Hint{})
 	}
-	enc, err := v.encodeObservation(red, obs)
+	enc, err := v.encodeObservation(ctx, red, obs)
 	if err != nil {
 		return Observed{}, v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
 	}
@@ -129,9 +129,6 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 		return Observed{}, err
 	}
 	out.Observation = obs
-	if enc.stream != nil {
-		out.Observation.Sighting = enc.stream.stored(v.storedOpener(out.Record.Artifact))
-	}
 	out.Observation.ObservedAt = out.Record.ObservedAt
 	v.mu.Lock()
 	a, err := v.artifact(out.Record.Artifact, v.logScan(ctx))
@@ -142,6 +139,9 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 	}
 	if a != nil {
 		out.Artifact = artifactInfo(a)
+	}
+	if enc.stream != nil {
+		out.Observation.Sighting = enc.stream.stored(v.storedOpener(out.Artifact))
 	}
 	return out, nil
 }
@@ -162,13 +162,13 @@ type encodedObservation struct {
 // encodeObservation redacts the sighting (the returned observation holds
 // the redacted sighting, as stored) and hashes it, and compresses it
 // unless the voyage holds it already.
-func (v *Voyage) encodeObservation(r *redact.Redactor, obs Observation) (*encodedObservation, error) {
+func (v *Voyage) encodeObservation(ctx context.Context, r *redact.Redactor, obs Observation) (*encodedObservation, error) {
 	mark, err := marks.Marshal(obs.Mark)
 	if err != nil {
 		return nil, err
 	}
 	if f, ok := obs.Sighting.(*sighting.Files); ok && sighting.HasSources(f) {
-		st := newStreamedSighting(r, f)
+		st := newStreamedSighting(ctx, r, f)
 		return &encodedObservation{obs: obs, mark: mark, art: artifact.Stream(st.encode), stream: st}, nil
 	}
 	sight, err := sighting.Marshal(obs.Sighting)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/sighting"
 )
@@ -26,6 +27,7 @@ const streamAbove = 4 << 20
 // streamedSighting is a sighting stored as a stream, and what storing it
 // found out.
 type streamedSighting struct {
+	ctx context.Context // ends the reading of a large file: nothing is stored
 	red *redact.Redactor
 	// cur is the sighting as it is stored: a content whose source turned
 	// out not to be text is replaced by what it is.
@@ -34,8 +36,8 @@ type streamedSighting struct {
 	redactions int
 }
 
-func newStreamedSighting(red *redact.Redactor, f *sighting.Files) *streamedSighting {
-	return &streamedSighting{red: red, cur: &sighting.Files{Contents: slices.Clone(f.Contents)}}
+func newStreamedSighting(ctx context.Context, red *redact.Redactor, f *sighting.Files) *streamedSighting {
+	return &streamedSighting{ctx: ctx, red: red, cur: &sighting.Files{Contents: slices.Clone(f.Contents)}}
 }
 
 // encode writes the sighting's JSON, redacted, with the number of secrets
@@ -59,7 +61,7 @@ func (s *streamedSighting) encode(w io.Writer) error {
 			return out
 		},
 		Text: func(dst io.Writer) io.WriteCloser {
-			c := &countingWriter{red: s.red.Writer(dst)}
+			c := &countingWriter{ctx: s.ctx, red: s.red.Writer(dst)}
 			texts = append(texts, c)
 			return c
 		},
@@ -74,6 +76,9 @@ func (s *streamedSighting) encode(w io.Writer) error {
 	for k, c := range texts {
 		s.redactions += c.red.Count()
 		s.sizes[order[k]] = c.n
+		if n, ok := sighting.TextSize(s.cur.Contents[order[k]].Content.Source); ok {
+			s.sizes[order[k]] = n // the size recorded, not that of the text as stored
+		}
 	}
 	return tail.close(s.redactions)
 }
@@ -92,11 +97,15 @@ func (s *streamedSighting) stored(open func() (io.ReadCloser, error)) *sighting.
 
 // countingWriter counts a text's bytes on their way to the redactor.
 type countingWriter struct {
+	ctx context.Context
 	red *redact.Writer
 	n   uint64
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, fmt.Errorf("reading a large file: %w", err)
+	}
 	c.n += uint64(len(p))
 	return c.red.Write(p)
 }
@@ -135,8 +144,11 @@ func (h *holdLast) close(redactions int) error {
 	return err
 }
 
-// storedOpener returns a function opening the artifact hash of v, for a
-// streamed sighting's texts to be read back from.
-func (v *Voyage) storedOpener(hash string) func() (io.ReadCloser, error) {
-	return func() (io.ReadCloser, error) { return v.OpenArtifact(context.Background(), hash) }
+// storedOpener returns a function opening the stored artifact a names,
+// for a streamed sighting's texts to be read back from. It goes to where
+// the bytes are, taking none of the voyage's locks: the sighting may be
+// recorded again, its texts read under them.
+func (v *Voyage) storedOpener(a ArtifactInfo) func() (io.ReadCloser, error) {
+	ref := projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: a.StoredSize, Offset: a.Offset, Blob: a.Blob}
+	return func() (io.ReadCloser, error) { return v.open(context.Background(), &ref) }
 }

@@ -42,9 +42,11 @@ type Pack struct {
 	fs        segment.FS
 	noSync    bool
 
-	mu sync.Mutex
+	mu sync.Mutex   // the write handle; held while a frame is written
 	w  segment.File // open for writing
-	r  segment.File // open for reading
+
+	rmu sync.Mutex   // the read handle: a read need not wait for a write
+	r   segment.File // open for reading
 }
 
 // NewPack returns the pack in dir (the voyage's directory). It opens no
@@ -234,8 +236,8 @@ func (p *Pack) Load(ref Ref) ([]byte, error) {
 
 // openRead returns the pack's read handle, opening it first if need be.
 func (p *Pack) openRead() (segment.File, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.rmu.Lock()
+	defer p.rmu.Unlock()
 	if p.r != nil {
 		return p.r, nil
 	}
@@ -255,6 +257,8 @@ func (p *Pack) openRead() (segment.File, error) {
 func (p *Pack) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.rmu.Lock()
+	defer p.rmu.Unlock()
 	var err error
 	for _, f := range []*segment.File{&p.w, &p.r} {
 		if *f != nil {

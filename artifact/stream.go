@@ -34,11 +34,10 @@ func (e *Encoded) Streamed() bool { return e.encode != nil }
 
 // ErrRestart, wrapped in the error of a stream's encode function, asks
 // StowStream to discard what it wrote and run it again from the start:
-// the function found, part way, that it must write something else.
+// the function found, part way, that it must write something else. The
+// function must come to an end: each restart should settle something
+// (the facade's settles one file found not to be text).
 var ErrRestart = errors.New("restart the artifact's encoding")
-
-// maxRestarts bounds how often one StowStream runs its encode function.
-const maxRestarts = 64
 
 // StowStream runs e's encode function (Stream), hashing and compressing
 // what it writes into a frame at the pack's end, and makes the frame
@@ -61,9 +60,9 @@ func (p *Pack) StowStream(e *Encoded, held func(hash string) bool) (ref Ref, sto
 		return Ref{}, false, fmt.Errorf("stat %s: %w", p.path, err)
 	}
 	off := st.Size()
-	for attempt := 0; ; attempt++ {
+	for {
 		fw, err := p.writeFrameBody(e, off)
-		if errors.Is(err, ErrRestart) && attempt < maxRestarts {
+		if errors.Is(err, ErrRestart) {
 			if terr := p.w.Truncate(off); terr != nil {
 				return Ref{}, false, p.unwrite(off, fmt.Errorf("truncate %s back to %d bytes to write an artifact again: %w", p.path, off, terr))
 			}

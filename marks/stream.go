@@ -23,9 +23,17 @@ func largeText(env *Env, path string) (sighting.FileContent, bool) {
 	if err != nil {
 		return sighting.FileContent{}, false // read as usual, which reports it
 	}
+	defer f.Close()
 	info, err := f.Stat()
-	f.Close()
 	if err != nil || info.Size() <= env.StreamAbove {
+		return sighting.FileContent{}, false
+	}
+	// A file that is binary from its start (most binaries) is counted as
+	// usual, not streamed only to be found binary as it is stored.
+	head := make([]byte, readChunk)
+	n, _ := io.ReadFull(f, head)
+	head = head[:completeRunes(head[:n])]
+	if !utf8.Valid(head) || bytes.IndexByte(head, 0) >= 0 {
 		return sighting.FileContent{}, false
 	}
 	return sighting.FileContent{Type: sighting.ContentText, SizeBytes: uint64(info.Size()), Source: fileText(path)}, true

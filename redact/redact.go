@@ -75,7 +75,7 @@ type rule struct {
 	literals []string // every match holds one of these (nil: the rule runs on the whole text)
 	// find, when set, stands for re and literals: it returns the spans
 	// to hide, in order.
-	find func(s string) [][2]int
+	find func(s string) []finding
 	// after is how far past a literal a match may end (default
 	// defaultReach); matches start at most defaultReach before one.
 	after int
@@ -229,10 +229,26 @@ func (ru rule) apply(s string) (string, int) {
 	return b.String(), n
 }
 
-// matches returns the spans to hide, in order: the expression runs on
-// the windows around the literals (merged where they overlap), or on the
-// whole text for a rule without literals.
+// finding is what a rule found: the text it matched, and the part of it
+// to hide (all of it, or an expression's first group).
+type finding struct {
+	match, hide [2]int
+}
+
+// matches returns the spans to hide, in order.
 func (ru rule) matches(s string) [][2]int {
+	found := ru.findings(s)
+	spans := make([][2]int, len(found))
+	for i, f := range found {
+		spans[i] = f.hide
+	}
+	return spans
+}
+
+// findings returns what the rule finds in s, in order: the expression
+// runs on the windows around the literals (merged where they overlap), or
+// on the whole text for a rule without literals.
+func (ru rule) findings(s string) []finding {
 	if ru.find != nil {
 		return ru.find(s)
 	}
@@ -266,17 +282,17 @@ func (ru rule) matches(s string) [][2]int {
 		}
 		wins = merged
 	}
-	var spans [][2]int
+	var found []finding
 	for _, w := range wins {
 		for _, loc := range ru.re.FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
 			start, end := loc[0], loc[1]
 			if len(loc) >= 4 && loc[2] >= 0 {
 				start, end = loc[2], loc[3]
 			}
-			spans = append(spans, [2]int{w[0] + start, w[0] + end})
+			found = append(found, finding{match: [2]int{w[0] + loc[0], w[0] + loc[1]}, hide: [2]int{w[0] + start, w[0] + end}})
 		}
 	}
-	return spans
+	return found
 }
 
 // assignWords are the lower-case words that make a name in NAME=VALUE
@@ -328,7 +344,7 @@ const lowerChunk = 64 << 10
 // forward from each: linear in the text, where the equivalent regular
 // expression, with an unbounded name before the word, backtracked over
 // every identifier of source that mentions tokens.
-func assignments(s string) [][2]int {
+func assignments(s string) []finding {
 	var hits [][2]int // the words found: start, end
 	buf := make([]byte, 0, min(len(s), lowerChunk+16))
 	for off := 0; off < len(s); off += lowerChunk {
@@ -345,7 +361,7 @@ func assignments(s string) [][2]int {
 		return nil
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i][0] < hits[j][0] })
-	var spans [][2]int
+	var found []finding
 	last := 0
 	for _, h := range hits {
 		if h[0] < last {
@@ -377,10 +393,14 @@ func assignments(s string) [][2]int {
 		if utf8.RuneCountInString(s[v:j]) < MinValue {
 			continue
 		}
-		spans = append(spans, [2]int{v, j})
+		name := h[0] // the match begins where the name does
+		for name > 0 && nameByte(s[name-1]) {
+			name--
+		}
+		found = append(found, finding{match: [2]int{name, j}, hide: [2]int{v, j}})
 		last = j
 	}
-	return spans
+	return found
 }
 
 func nameByte(c byte) bool {
@@ -534,11 +554,8 @@ func stringEnd(doc []byte, i int) int {
 }
 
 func marshalString(s string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	// As json.Marshal writes it (HTML characters escaped too), so that a
+	// redacted document is encoded as the rest of it was, and as a
+	// sighting streamed through Writer is.
+	return json.Marshal(s)
 }

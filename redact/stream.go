@@ -22,12 +22,13 @@ const (
 	streamReach = 128 << 10
 )
 
-// Writer redacts the text written to it on its way to another writer:
-// what String would hide, in a stream of any length, holding at most
-// about a megabyte of it. Where two findings overlap, their union is
-// hidden under the first one's marker. A secret longer than 128 KiB (a
-// match of a caller's pattern, say) may be hidden only in part. Close
-// writes what is held back; Count says how many secrets were hidden.
+// Writer redacts the text written to it on its way to another writer, as
+// String would redact the whole text, in a stream of any length, holding
+// at most about a megabyte of it: the text is cut into chunks where no
+// finding's match runs across the cut, and String runs on each chunk
+// that holds a finding. A secret whose match is longer than 128 KiB (a
+// caller's pattern, say) may be hidden only in part. Close writes what is
+// held back; Count says how many secrets were hidden, as String counts.
 type Writer struct {
 	r   *Redactor
 	w   io.Writer
@@ -77,32 +78,17 @@ func (x *Writer) emit(final bool) error {
 	found := x.r.spans(s)
 	cut := len(s)
 	if !final {
-		cut = len(s) - streamReach
-		for _, f := range found {
-			if f.start < cut && cut < f.end {
-				if f.start > 0 {
-					cut = f.start
-				} else {
-					cut = f.end
-				}
-				break
-			}
-		}
+		cut = cutBefore(found, len(s)-streamReach)
 	}
 	out := x.buf[:cut]
-	if len(found) > 0 && found[0].end <= cut {
-		x.out = x.out[:0]
-		last := 0
-		for _, f := range found {
-			if f.end > cut {
-				break
-			}
-			x.out = append(append(x.out, s[last:f.start]...), Marker(f.name)...)
-			last = f.end
-			x.n++
-		}
-		out = append(x.out, s[last:cut]...)
-		x.out = out
+	if len(found) > 0 && found[0].from < cut {
+		// Something to hide before the cut, and no match runs across it:
+		// String on the text up to the cut hides what it would in the
+		// whole text, under the same markers, with the same count.
+		red, n := x.r.String(s[:cut])
+		x.out = append(x.out[:0], red...)
+		out = x.out
+		x.n += n
 	}
 	_, err := x.w.Write(out)
 	// Keep what follows the cut, at the buffer's start.
@@ -110,15 +96,48 @@ func (x *Writer) emit(final bool) error {
 	return err
 }
 
-// span is a finding: s[start:end] is a secret found by the rule name.
+// span is a finding: s[start:end] is a secret, in the text a rule
+// matched, s[from:to] (the name of a NAME=VALUE, the
+// user of a URL's credentials...).
 type span struct {
 	start, end int
-	name       string
+	from, to   int
 }
 
-// spans returns every finding of every value and rule in s, in order,
-// overlapping findings merged into one under the first one's name. A
-// finding that is a marker already is left out.
+// cutBefore returns where to cut the text at or before at so that no
+// finding's match runs across the cut: the next chunk then holds all of
+// what made it a secret, and finds it again. A match that begins at the
+// text's start (longer than the reach) is taken whole instead, the cut
+// moved past it.
+func cutBefore(found []span, at int) int {
+	cut := at
+	for moved := true; moved && cut > 0; {
+		moved = false
+		for _, f := range found {
+			if f.from < cut && cut < f.to {
+				cut, moved = f.from, true
+			}
+		}
+	}
+	if cut > 0 || at == 0 {
+		return cut
+	}
+	cut = at
+	for moved := true; moved; {
+		moved = false
+		for _, f := range found {
+			if f.from < cut && cut < f.to {
+				cut, moved = f.to, true
+			}
+		}
+	}
+	return cut
+}
+
+// spans returns every finding of every value and rule in s, in order of
+// what they hide, overlapping findings merged into one (only where a
+// chunk may end is read from them). A finding that is a marker already is
+// left out.
 func (r *Redactor) spans(s string) []span {
 	if r == nil {
 		return nil
@@ -131,7 +150,7 @@ func (r *Redactor) spans(s string) []span {
 				break
 			}
 			i += from
-			found = append(found, span{i, i + len(v.text), v.name})
+			found = append(found, span{start: i, end: i + len(v.text), from: i, to: i + len(v.text)})
 			from = i + len(v.text)
 		}
 	}
@@ -140,9 +159,9 @@ func (r *Redactor) spans(s string) []span {
 		if !candidate[i] {
 			continue
 		}
-		for _, sp := range ru.matches(s) {
-			if sp[0] < sp[1] && !strings.HasPrefix(s[sp[0]:sp[1]], "[REDACTED:") {
-				found = append(found, span{sp[0], sp[1], ru.name})
+		for _, f := range ru.findings(s) {
+			if f.hide[0] < f.hide[1] && !strings.HasPrefix(s[f.hide[0]:f.hide[1]], "[REDACTED:") {
+				found = append(found, span{start: f.hide[0], end: f.hide[1], from: f.match[0], to: f.match[1]})
 			}
 		}
 	}
@@ -150,7 +169,8 @@ func (r *Redactor) spans(s string) []span {
 	merged := found[:0]
 	for _, f := range found {
 		if k := len(merged) - 1; k >= 0 && f.start < merged[k].end {
-			merged[k].end = max(merged[k].end, f.end)
+			m := &merged[k]
+			m.end, m.from, m.to = max(m.end, f.end), min(m.from, f.from), max(m.to, f.to)
 			continue
 		}
 		merged = append(merged, f)

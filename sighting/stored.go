@@ -33,6 +33,16 @@ type storedText struct {
 // length of the text as stored (redaction changes it).
 func (s storedText) textSize() uint64 { return s.size }
 
+// TextSize returns the size a StoredText records for its text (which
+// redaction may have made longer or shorter as stored); ok is false for
+// any other source, whose size is what it reads.
+func TextSize(src TextSource) (size uint64, ok bool) {
+	if s, isStored := src.(storedText); isStored {
+		return s.size, true
+	}
+	return 0, false
+}
+
 // contentOpen begins every content's object in a sighting's JSON. A JSON
 // string holds no unescaped quote, so these bytes stand only where a
 // content begins.

@@ -108,15 +108,18 @@ func Encode(w io.Writer, s Sighting, opts EncodeOptions) error {
 		doc = opts.JSON(doc)
 	}
 	for k, i := range streamed {
-		quoted := marshalString(placeholder(k))
-		at := bytes.Index(doc, quoted)
+		// The text member, `,"text":"…"`, is written when its first byte
+		// is: an empty text has none, as Marshal writes it.
+		member := append([]byte(`,"text":`), marshalString(placeholder(k))...)
+		at := bytes.Index(doc, member)
 		if at < 0 {
 			return fmt.Errorf("sighting: encode file-contents: the placeholder of %s was lost", f.Contents[i].Path)
 		}
-		if _, err := w.Write(doc[:at+1]); err != nil { // up to the opening quote
+		if _, err := w.Write(doc[:at]); err != nil {
 			return err
 		}
-		n, err := writeText(w, f.Contents[i].Content.Source, opts.Text)
+		text := &textMember{w: w}
+		n, err := writeText(text, f.Contents[i].Content.Source, opts.Text)
 		if nt, ok := errors.AsType[*NotTextError](err); ok {
 			e := *nt
 			e.Index = i
@@ -128,13 +131,39 @@ func Encode(w io.Writer, s Sighting, opts EncodeOptions) error {
 		// The closing quote, then the size where Marshal puts it: after
 		// the text, before the other members (there are none: a streamed
 		// content is never truncated and has no error).
-		if _, err := w.Write([]byte(`","size_bytes":` + strconv.FormatUint(n, 10))); err != nil {
+		var tail []byte
+		if text.begun {
+			tail = append(tail, '"')
+		}
+		if n > 0 {
+			tail = strconv.AppendUint(append(tail, `,"size_bytes":`...), n, 10)
+		}
+		if _, err := w.Write(tail); err != nil {
 			return err
 		}
-		doc = doc[at+len(quoted):]
+		doc = doc[at+len(member):]
 	}
 	_, err = w.Write(doc)
 	return err
+}
+
+// textMember writes a text's JSON member, opening it at its first byte.
+type textMember struct {
+	w     io.Writer
+	begun bool
+}
+
+func (t *textMember) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !t.begun {
+		t.begun = true
+		if _, err := io.WriteString(t.w, `,"text":"`); err != nil {
+			return 0, err
+		}
+	}
+	return t.w.Write(p)
 }
 
 // writeText copies a source's text into w as the inside of a JSON string,

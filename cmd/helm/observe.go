@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -482,15 +483,30 @@ func writeObservation(w io.Writer, obs helm.Observation) error {
 }
 
 // writeObservationFile writes an observation file at path (mode 0600 when
-// it is new).
+// it is new; a file there already keeps its mode). It is written beside
+// path and renamed over it, so that a write that fails part way (a full
+// disk, a large sighting's damaged store) leaves no half file behind.
 func writeObservationFile(path string, obs helm.Observation) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	mode := os.FileMode(0o600)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
-	err = writeObservation(f, obs)
+	err = f.Chmod(mode)
+	if err == nil {
+		err = writeObservation(f, obs)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 	}
 	return err
 }
