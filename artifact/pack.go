@@ -208,30 +208,41 @@ func (p *Pack) checkMagic(f segment.File) error {
 // does not check out, bytes that do not answer the address) is a
 // *DamageError.
 func (p *Pack) Load(ref Ref) ([]byte, error) {
-	damaged := func(reason string) error {
-		return &DamageError{Hash: ref.Hash, File: p.path, Offset: ref.Offset, Reason: reason}
-	}
-	rf, err := p.openRead()
+	_, frame, damaged, err := p.readFrame(ref, frameHead+ref.StoredSize)
 	if err != nil {
-		return nil, p.readError(ref, err)
-	}
-	if ref.StoredSize < 0 || ref.StoredSize > maxFrame || ref.Offset < int64(len(packMagic)) {
-		return nil, damaged(fmt.Sprintf("no frame of %d bytes can be at offset %d", ref.StoredSize, ref.Offset))
-	}
-	frame := make([]byte, frameHead+ref.StoredSize)
-	if _, err := rf.ReadAt(frame, ref.Offset); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, damaged("the pack file ends before the artifact does")
-		}
-		return nil, fmt.Errorf("read artifact %s from %s at offset %d: %w", ref.Hash, p.path, ref.Offset, err)
-	}
-	if got := int64(binary.LittleEndian.Uint32(frame[0:])); got != ref.StoredSize {
-		return nil, damaged(fmt.Sprintf("frame size %d, the event says %d", got, ref.StoredSize))
+		return nil, err
 	}
 	if frameCRC(frame) != binary.LittleEndian.Uint32(frame[4:]) {
 		return nil, damaged("frame checksum mismatch")
 	}
 	return expand(ref, frame[frameHead:], damaged)
+}
+
+// readFrame reads the first n bytes of the frame ref names (its header,
+// or all of it) and checks its size against ref's. It returns the pack's
+// read handle, the bytes, and the maker of ref's damage errors.
+func (p *Pack) readFrame(ref Ref, n int64) (segment.File, []byte, func(reason string) error, error) {
+	damaged := func(reason string) error {
+		return &DamageError{Hash: ref.Hash, File: p.path, Offset: ref.Offset, Reason: reason}
+	}
+	rf, err := p.openRead()
+	if err != nil {
+		return nil, nil, damaged, p.readError(ref, err)
+	}
+	if ref.StoredSize < 0 || ref.StoredSize > maxFrame || ref.Offset < int64(len(packMagic)) {
+		return nil, nil, damaged, damaged(fmt.Sprintf("no frame of %d bytes can be at offset %d", ref.StoredSize, ref.Offset))
+	}
+	frame := make([]byte, n)
+	if _, err := rf.ReadAt(frame, ref.Offset); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, damaged, damaged("the pack file ends before the artifact does")
+		}
+		return nil, nil, damaged, fmt.Errorf("read artifact %s from %s at offset %d: %w", ref.Hash, p.path, ref.Offset, err)
+	}
+	if got := int64(binary.LittleEndian.Uint32(frame[0:])); got != ref.StoredSize {
+		return nil, nil, damaged, damaged(fmt.Sprintf("frame size %d, the event says %d", got, ref.StoredSize))
+	}
+	return rf, frame, damaged, nil
 }
 
 // openRead returns the pack's read handle, opening it first if need be.

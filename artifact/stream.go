@@ -284,25 +284,9 @@ func gf2Square(square, mat *[32]uint32) {
 // them returns a *DamageError instead of io.EOF, so a caller must read to
 // the end before trusting what it read.
 func (p *Pack) Open(ref Ref) (io.ReadCloser, error) {
-	damaged := func(reason string) error {
-		return &DamageError{Hash: ref.Hash, File: p.path, Offset: ref.Offset, Reason: reason}
-	}
-	rf, err := p.openRead()
+	rf, head, damaged, err := p.readFrame(ref, frameHead)
 	if err != nil {
-		return nil, p.readError(ref, err)
-	}
-	if ref.StoredSize < 0 || ref.StoredSize > maxFrame || ref.Offset < int64(len(packMagic)) {
-		return nil, damaged(fmt.Sprintf("no frame of %d bytes can be at offset %d", ref.StoredSize, ref.Offset))
-	}
-	head := make([]byte, frameHead)
-	if _, err := rf.ReadAt(head, ref.Offset); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, damaged("the pack file ends before the artifact does")
-		}
-		return nil, fmt.Errorf("read artifact %s from %s at offset %d: %w", ref.Hash, p.path, ref.Offset, err)
-	}
-	if got := int64(binary.LittleEndian.Uint32(head[0:])); got != ref.StoredSize {
-		return nil, damaged(fmt.Sprintf("frame size %d, the event says %d", got, ref.StoredSize))
+		return nil, err
 	}
 	body := &crcReader{r: io.NewSectionReader(rf, ref.Offset+frameHead, ref.StoredSize),
 		crc: crc32.Update(crc32.Checksum(head[0:4], castagnoli), castagnoli, head[8:])}

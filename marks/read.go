@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/helmlog/helm/internal/utf8x"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -48,7 +49,7 @@ func readContent(ctx context.Context, path string) sighting.FileContent {
 		data := buf[:carry+n]
 		complete := len(data)
 		if err == nil {
-			complete = completeRunes(data)
+			complete = utf8x.CompleteRunes(data)
 		}
 		if !utf8.Valid(data[:complete]) || bytes.IndexByte(data[:complete], 0) >= 0 {
 			if err != nil && !errors.Is(err, io.EOF) {
@@ -93,20 +94,6 @@ func countRest(ctx context.Context, f io.Reader, buf []byte, total uint64, eof b
 		}
 	}
 	return sighting.BinaryContent(total)
-}
-
-// completeRunes returns the length of the longest prefix of data that does
-// not end in the middle of a UTF-8 sequence.
-func completeRunes(data []byte) int {
-	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(data[i]) {
-			if utf8.FullRune(data[i:]) {
-				return len(data)
-			}
-			return i
-		}
-	}
-	return len(data)
 }
 
 // capBuffer keeps the head and the tail of a stream that may exceed its

@@ -8,6 +8,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/helmlog/helm/internal/utf8x"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -32,7 +33,7 @@ func largeText(env *Env, path string) (sighting.FileContent, bool) {
 	// usual, not streamed only to be found binary as it is stored.
 	head := make([]byte, readChunk)
 	n, _ := io.ReadFull(f, head)
-	head = head[:completeRunes(head[:n])]
+	head = head[:utf8x.CompleteRunes(head[:n])]
 	if !utf8.Valid(head) || bytes.IndexByte(head, 0) >= 0 {
 		return sighting.FileContent{}, false
 	}
@@ -78,7 +79,7 @@ func (r *textReader) Read(p []byte) (int, error) {
 	data := p[:k+n]
 	complete := len(data)
 	if err == nil {
-		complete = completeRunes(data)
+		complete = utf8x.CompleteRunes(data)
 	}
 	if !utf8.Valid(data[:complete]) || bytes.IndexByte(data[:complete], 0) >= 0 {
 		var content sighting.FileContent

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/internal/utf8x"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -157,7 +158,7 @@ func (m *Web) Observe(ctx context.Context, env *Env) (sighting.Sighting, error) 
 	}
 	text := body
 	if truncated {
-		text = body[:completeRunes(body)] // do not count a rune cut in half as binary
+		text = body[:utf8x.CompleteRunes(body)] // do not count a rune cut in half as binary
 	}
 	if utf8.Valid(text) && bytes.IndexByte(text, 0) < 0 {
 		s.Body = sighting.TextContent(string(text))

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/helmlog/helm/internal/utf8x"
 )
 
 // Streaming a large file's text: a mark may leave a large file's text
@@ -214,7 +216,7 @@ func (e *escaper) Write(p []byte) (int, error) {
 		p = append(e.carry, p...)
 		e.carry = nil
 	}
-	if k := completeRunes(p); k < len(p) {
+	if k := utf8x.CompleteRunes(p); k < len(p) {
 		e.carry = append([]byte(nil), p[k:]...)
 		p = p[:k]
 	}
@@ -286,20 +288,6 @@ func appendEscaped(dst, s []byte) []byte {
 		i += size
 	}
 	return append(dst, s[start:]...)
-}
-
-// completeRunes returns how much of data ends on a rune boundary: all of
-// it, unless its last bytes start a multi-byte rune they do not finish.
-func completeRunes(data []byte) int {
-	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(data[i]) {
-			if utf8.FullRune(data[i:]) {
-				return len(data)
-			}
-			return i
-		}
-	}
-	return len(data)
 }
 
 // marshalString is s as a JSON string, as encoding/json writes it.

@@ -20,6 +20,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/helmlog/helm/internal/utf8x"
 )
 
 // InvalidUTF8 returns the byte offset of the first byte of s that is not
@@ -86,7 +88,7 @@ func (t *Writer) Write(p []byte) (int, error) {
 		data = append(t.pending, p...)
 		t.pending = nil
 	}
-	n := completeRunes(data)
+	n := utf8x.CompleteRunes(data)
 	if n < len(data) {
 		t.pending = append([]byte(nil), data[n:]...)
 	}
@@ -106,20 +108,6 @@ func (t *Writer) Flush() error {
 	t.pending = nil
 	_, err := io.WriteString(t.w, escape(s, "", true, true))
 	return err
-}
-
-// completeRunes returns the length of the longest prefix of data that does
-// not end in the middle of a UTF-8 sequence.
-func completeRunes(data []byte) int {
-	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(data[i]) {
-			if utf8.FullRune(data[i:]) {
-				return len(data)
-			}
-			return i
-		}
-	}
-	return len(data)
 }
 
 func escape(s, indent string, keepNewlines, keepTabs bool) string {

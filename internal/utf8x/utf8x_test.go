@@ -1,0 +1,24 @@
+package utf8x
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCompleteRunes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"abc", 3},
+		{"a\xe6\x97\xa5", 4},     // 日 whole
+		{"a\xe6\x97", 1},         // 日 cut after two bytes
+		{"a\xf0\x9f\x9a", 1},     // 🚢 cut after three
+		{"\xff\xfe", 2},          // invalid bytes are not held back
+		{"a\x97\x97\x97\x97", 5}, // continuation bytes without a start
+	} {
+		assert.Equal(t, tc.want, CompleteRunes([]byte(tc.in)), "%q", tc.in)
+	}
+}
