@@ -385,7 +385,13 @@ func MaybeCompact(dir string, noSync bool, rebuild Rebuild) error {
 		size += len(v.open) * (recordOverhead + len(id) + 20)
 	}
 	if len(data) < 2*size {
-		return nil // mostly live records: not worth rewriting
+		// Mostly live records: not worth rewriting. The header's base
+		// becomes this size, so that the index is read again for this
+		// only once it has doubled: a home of n voyages whose writers
+		// close one after another costs O(n) reads in all, not O(n²).
+		// The base only decides when to look; a torn write of it makes a
+		// look early or late, no more.
+		return w.setBase(len(data))
 	}
 	out := header(0)
 	for id, v := range voyages {
@@ -401,6 +407,23 @@ func MaybeCompact(dir string, noSync bool, rebuild Rebuild) error {
 		}
 	}
 	return w.replace(out)
+}
+
+// setBase writes size as the index's size at its last rewrite, in its
+// header. The caller holds the index lock exclusively.
+func (w *Writer) setBase(size int) error {
+	f, err := os.OpenFile(w.path(), os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("home index: %w", err)
+	}
+	_, err = f.WriteAt(binary.LittleEndian.AppendUint64(nil, uint64(size)), int64(len(magic)))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("home index %s: write its header: %w", w.path(), err)
+	}
+	return nil
 }
 
 // rebuild makes the index anew from the voyages, when no writer session is

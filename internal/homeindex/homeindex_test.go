@@ -1,6 +1,8 @@
 package homeindex
 
 import (
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -84,6 +86,44 @@ func TestCompactionKeepsViewsAndWritersAtWork(t *testing.T) {
 	got, err = Read(filepath.Join(dir, Name))
 	require.NoError(t, err)
 	assert.Equal(t, "y3", string(got["y"]), "the writer's token survived the compaction")
+}
+
+// An index of live records, past CompactAbove, is not rewritten, and is
+// not read again for that until it has doubled: closing n voyages one
+// after another reads the index O(log n) times, not n.
+func TestALiveIndexIsLookedAtAgainOnlyWhenItHasDoubled(t *testing.T) {
+	defer func(old int64) { CompactAbove = old }(CompactAbove)
+	CompactAbove = 16 << 10
+	dir := t.TempDir()
+	rebuild := func() (map[string]View, error) { t.Fatal("no rebuild for an undamaged index"); return nil, nil }
+	path := filepath.Join(dir, Name)
+	base := func() uint64 {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return binary.LittleEndian.Uint64(data[len(magic):headerSize])
+	}
+	looks := 0
+	last := uint64(headerSize)
+	for i := range 400 { // one session each of voyages apart: every record live
+		id := fmt.Sprintf("voyage-%03d", i)
+		w, err := Open(dir, id, true, rebuild)
+		require.NoError(t, err)
+		require.NoError(t, w.Close(id, 1, []byte("a view of "+id)))
+		require.NoError(t, MaybeCompact(dir, true, rebuild))
+		if b := base(); b != last {
+			info, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, uint64(info.Size()), b, "the base is the size looked at")
+			assert.GreaterOrEqual(t, b, 2*last, "looked at again only once doubled")
+			last = b
+			looks++
+		}
+	}
+	assert.Greater(t, looks, 0, "past CompactAbove, it was looked at")
+	assert.Less(t, looks, 6)
+	got, err := Read(path)
+	require.NoError(t, err)
+	assert.Len(t, got, 400, "nothing was lost")
 }
 
 // A rebuild waits for no writer: with a session open it leaves the
