@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/helmlog/helm/artifact"
@@ -57,7 +58,7 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 	// about the log first.
 	idxErr := v.openIndex()
 	var decideErr error
-	var last uint64
+	var first, last uint64 // the sequence numbers of this commit's events
 	_, err = v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
 		if idxErr != nil {
 			decideErr = idxErr
@@ -166,16 +167,24 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 			decideErr = err
 			return nil, err
 		}
+		if len(events) > 0 {
+			first, last = seqs[0], seq
+		}
 		for i, e := range events {
 			if err := v.st.Apply(seqs[i], e); err != nil {
 				decideErr = err
 				v.broken = err
 				return nil, err
 			}
+			v.inflight = append(v.inflight, inflightEvent{seq: seqs[i], e: e})
 		}
-		last = seq
 		return records, nil
 	})
+	if first != 0 {
+		v.mu.Lock()
+		v.inflight = slices.DeleteFunc(v.inflight, func(f inflightEvent) bool { return f.seq >= first && f.seq <= last })
+		v.mu.Unlock()
+	}
 	if err != nil {
 		if decideErr == nil && errors.Is(err, segment.ErrPoisoned) {
 			// The write or its fdatasync failed after the views took the
@@ -269,4 +278,11 @@ func withWho(events []*projection.Event, who Who) []*projection.Event {
 		e.Who = who
 	}
 	return events
+}
+
+// inflightEvent is an event applied to the views whose unit the log may
+// not have written yet (Voyage.inflight).
+type inflightEvent struct {
+	seq uint64
+	e   *projection.Event
 }

@@ -196,7 +196,20 @@ func (v *Voyage) fold(scan scanFunc) error {
 		v.snapFile.Close()
 		v.snapFile = nil
 	}
-	return scan(1, v.applyRecord)
+	if err := scan(1, v.applyRecord); err != nil {
+		return err
+	}
+	// A scan outside the log's lock does not see the units of this
+	// handle's commits not yet written, whose events the views held:
+	// they are applied again (a scan inside a commit sees them).
+	for _, f := range v.inflight {
+		if f.seq > v.st.Voyage.Seq {
+			if err := v.st.Apply(f.seq, f.e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // foldNew folds the events after the views' with scan; should a section

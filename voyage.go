@@ -32,9 +32,14 @@ type Voyage struct {
 	// applyRecord folds one record of the log into st (events.go).
 	applyRecord func(segment.Record) error
 
-	mu         sync.Mutex
-	st         projection.State
-	broken     error  // set when a write failed: the views may be ahead of the disk
+	mu     sync.Mutex
+	st     projection.State
+	broken error // set when a write failed: the views may be ahead of the disk
+	// inflight are the events commits of this handle applied to the views
+	// but whose units may not be written yet: a fold of the log outside
+	// its lock (a damaged snapshot section found by a view) applies them
+	// again, so the views do not fall behind a change being recorded.
+	inflight   []inflightEvent
 	wrote      bool   // this Voyage appended events: it may write caches
 	summarySeq uint64 // the Seq the summary file was last written at
 
