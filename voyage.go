@@ -159,8 +159,10 @@ func (v *Voyage) Close() error {
 	if stale && v.summaryStale() {
 		v.writeSummary()
 	}
-	v.writeSnapshot() // and closes the snapshot read
+	// The index's view first: it folds what others appended, which may
+	// need a section still in the snapshot read, closed by writeSnapshot.
 	idx := v.viewForIndex()
+	v.writeSnapshot() // and closes the snapshot read
 	err := v.log.Close()
 	if perr := v.pack.Close(); err == nil {
 		err = perr
