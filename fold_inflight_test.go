@@ -2,7 +2,6 @@ package helm
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -51,22 +50,10 @@ func TestAFoldOutsideTheLockKeepsACommitInFlight(t *testing.T) {
 	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
 	snapshotEvery = 3
 	ctx := context.Background()
-	h, err := Open(t.TempDir(), &Options{NoSync: true})
-	require.NoError(t, err)
-	v, err := h.Start(ctx, "race", OpenWaters, indexWho)
-	require.NoError(t, err)
-	for i := range 6 {
-		observeNote(t, v, fmt.Sprint("note ", i))
-		if i%2 == 1 {
-			_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", i), indexWho, nil)
-			require.NoError(t, err)
-		}
-	}
-	require.NoError(t, v.Close())
-	id := v.ID()
+	h, id := snapshottedVoyage(t)
 	dir := filepath.Join(h.voyagesDir(), id)
 
-	v, err = h.Voyage(ctx, id)
+	v, err := h.Voyage(ctx, id)
 	require.NoError(t, err)
 	defer v.Close()
 	v.mu.Lock()

@@ -262,6 +262,27 @@ func flipAt(t *testing.T, dir string, off int64) {
 	require.NoError(t, err)
 }
 
+// snapshottedVoyage writes a voyage of six observations and three
+// bearings whose snapshot (snapshotEvery set to 3 by the caller) is at its
+// last event.
+func snapshottedVoyage(t *testing.T) (*Home, string) {
+	t.Helper()
+	ctx := context.Background()
+	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "late damage", OpenWaters, indexWho)
+	require.NoError(t, err)
+	for i := range 6 {
+		observeNote(t, v, fmt.Sprint("note ", i))
+		if i%2 == 1 {
+			_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", i), indexWho, nil)
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, v.Close())
+	return h, v.ID()
+}
+
 // A block of the snapshot found damaged when it is read, after the voyage
 // opened from the snapshot's head, is a snapshot that does not check out:
 // the views are folded from the first event, whether a view, a refresh or
@@ -270,22 +291,7 @@ func TestSnapshotDamageFoundLateFoldsEveryEvent(t *testing.T) {
 	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
 	snapshotEvery = 3
 	ctx := context.Background()
-	// voyage writes a voyage whose snapshot is at its last event.
-	voyage := func(t *testing.T) (*Home, string) {
-		h, err := Open(t.TempDir(), &Options{NoSync: true})
-		require.NoError(t, err)
-		v, err := h.Start(ctx, "late damage", OpenWaters, indexWho)
-		require.NoError(t, err)
-		for i := range 6 {
-			observeNote(t, v, fmt.Sprint("note ", i))
-			if i%2 == 1 {
-				_, err := v.TakeBearing(ctx, fmt.Sprint("reading ", i), indexWho, nil)
-				require.NoError(t, err)
-			}
-		}
-		require.NoError(t, v.Close())
-		return h, v.ID()
-	}
+	voyage := snapshottedVoyage
 	for _, tt := range []struct {
 		name    string
 		entries bool // the flip is in the first entries' block, else in the last artifacts'
