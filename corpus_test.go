@@ -37,10 +37,14 @@ import (
 // corpusAction is a recorded action that touches nothing.
 type corpusAction struct {
 	Message string `json:"message"`
+	Fail    bool   `json:"fail,omitempty"` // the world refuses it
 }
 
 func (a *corpusAction) Kind() string { return "commit" }
 func (a *corpusAction) Perform(ctx context.Context) (logbook.ActionResult, error) {
+	if a.Fail {
+		return logbook.ActionResult{}, fmt.Errorf("nothing to commit, working tree clean")
+	}
 	return logbook.ActionResult{SHA: "abc1234def5678"}, nil
 }
 
@@ -134,6 +138,31 @@ func TestWriteCorpus(t *testing.T) {
 	rep, err := v.Compact(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, rep.Artifacts)
+	require.NoError(t, v.Close())
+
+	// 4 (from v0.2): a failed action between entries, and a voyage
+	// completed as blocked.
+	v, err = h.Start(ctx, "Land the widget fix", helm.ResolveIssue, who)
+	require.NoError(t, err)
+	for i, step := range []string{"bearing", "fail", "bearing", "act", "bearing"} {
+		switch step {
+		case "bearing":
+			m, err := marks.NewContext(fmt.Sprintf("step %d", i+1))
+			require.NoError(t, err)
+			_, err = v.Observe(ctx, m, who, nil)
+			require.NoError(t, err)
+			_, err = v.TakeBearing(ctx, fmt.Sprintf("reading after step %d", i+1), who, nil)
+			require.NoError(t, err)
+		case "fail", "act":
+			_, err = v.Perform(ctx, &corpusAction{Message: "step " + step, Fail: step == "fail"}, who)
+			if step == "fail" {
+				require.Error(t, err)
+			} else {
+				require.NoError(t, err)
+			}
+		}
+	}
+	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "Waiting for a review of the fix.", who))
 	require.NoError(t, v.Close())
 
 	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
