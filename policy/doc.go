@@ -33,10 +33,12 @@
 //
 // Every field but name and decision is a glob matched against the whole
 // value, case-sensitively: * matches any run of characters (slashes and
-// spaces included), ? one character, [a-z] and [!a-z] one character in or
-// out of a class, and \ makes the next character literal. A field left out
-// (or empty) matches anything, so a rule with none matches every request.
-// So `args = "*rm -rf*"` catches rm -rf anywhere in a command line.
+// spaces included), ? one character, [abc] or [a-z] one character of a
+// class and [!a-z] one outside it, and a backslash makes the next
+// character literal (\*). A field left out (or empty) matches anything, so
+// a rule with none matches every request. Because matching is anchored,
+// `branch = "main"` does not match main-next, and `args = "*rm -rf*"`
+// needs its stars to catch rm -rf anywhere in a command line.
 //
 // Parse rejects what it does not understand rather than ignore it: an
 // unknown field or table, a missing or unknown decision, an actor that can
