@@ -9,6 +9,7 @@
 //	Kind() string                                        // "commit", "create-pull-request", ...
 //	Perform(ctx) (logbook.ActionResult, error)           // touches the world
 //	DryRun() string                                      // what Perform would run, running nothing
+//	Target(ctx) (Target, error)                          // what it acts on, for guard rules
 //
 // GitHub writes go through `gh api -X METHOD PATH --input -` with a JSON
 // body on standard input, so any text (quotes, newlines, a leading "@")

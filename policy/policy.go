@@ -1,0 +1,526 @@
+package policy
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+var (
+	// ErrDenied is wrapped by Verdict.Err when a rule denies the request.
+	ErrDenied = errors.New("denied")
+	// ErrNeedsConfirmation is wrapped by Verdict.Err when a rule lets the
+	// request run only once a person confirms it.
+	ErrNeedsConfirmation = errors.New("held for confirmation")
+)
+
+// Decision is what a rule decides for the requests it matches.
+type Decision string
+
+// The three decisions.
+const (
+	// Allow lets the request run.
+	Allow Decision = "allow"
+	// Deny refuses it.
+	Deny Decision = "deny"
+	// Confirm lets it run only when a person has confirmed it.
+	Confirm Decision = "confirm"
+)
+
+// Rule is one [[rule]] table. Every matcher (Action to Args) is a glob
+// (see the package documentation); an empty one matches anything.
+type Rule struct {
+	// Name is shown in messages. Parse names a rule that has none
+	// "rule N (line L)".
+	Name string
+	// Decision is what the rule decides when it matches.
+	Decision Decision
+	// Action matches the action kind ("push", "merge-pull-request", ...,
+	// "observe-command").
+	Action string
+	// Identity, Role and Method match who acts and how.
+	Identity, Role, Method string
+	// Actor matches "agent" or "human" (see Request.Actor).
+	Actor string
+	// Repo matches the repository, OWNER/NAME.
+	Repo string
+	// Branch matches the branch acted on, resolved.
+	Branch string
+	// Args matches the arguments joined by single spaces.
+	Args string
+	// Line is the 1-based line of the rule's [[rule]] header in its
+	// source, or 0 when unknown.
+	Line int
+}
+
+// Policy is an ordered list of rules read from one source.
+type Policy struct {
+	// Source names where the rules come from (a file's path) in messages.
+	Source string
+	// Rules are tried in order; the first that matches decides.
+	Rules []Rule
+}
+
+// Request is an action or command about to run, as the rules see it.
+type Request struct {
+	// Action is the action kind, or "observe-command" for a command.
+	Action string
+	// Identity, Role and Method say who acts and how.
+	Identity, Role, Method string
+	// Repo is the repository acted on (OWNER/NAME), empty when unknown.
+	Repo string
+	// Branch is the branch acted on, resolved, empty when none.
+	Branch string
+	// Args are the action's arguments, or the command and its
+	// arguments.
+	Args []string
+}
+
+// Actor returns "human" when the request's method is "human", else
+// "agent".
+func (r Request) Actor() string {
+	if r.Method == "human" {
+		return "human"
+	}
+	return "agent"
+}
+
+// Verdict is the policy's answer to one request.
+type Verdict struct {
+	// Decision is Allow, Deny or Confirm.
+	Decision Decision
+	// Rule is the rule that decided, nil when none matched (Allow).
+	Rule *Rule
+	// Source is the policy's Source, for messages.
+	Source string
+}
+
+// String says what was decided and by which rule, e.g.
+// `denied by rule "agents may not merge" (policy.toml:3)`.
+func (v Verdict) String() string {
+	verb := "allowed"
+	switch v.Decision {
+	case Deny:
+		verb = ErrDenied.Error()
+	case Confirm:
+		verb = ErrNeedsConfirmation.Error()
+	}
+	if v.Rule == nil {
+		return verb + ": no rule matched"
+	}
+	return fmt.Sprintf("%s by rule %q (%s)", verb, v.Rule.Name, where(v.Source, v.Rule.Line))
+}
+
+// Err returns nil when the verdict allows the request, else an error
+// reading as String that wraps ErrDenied or ErrNeedsConfirmation. A
+// caller that has a person's confirmation runs a Confirm request anyway.
+func (v Verdict) Err() error {
+	var sentinel error
+	switch v.Decision {
+	case Allow:
+		return nil
+	case Confirm:
+		sentinel = ErrNeedsConfirmation
+	default:
+		sentinel = ErrDenied
+	}
+	if v.Rule == nil {
+		return sentinel
+	}
+	return fmt.Errorf("%w by rule %q (%s)", sentinel, v.Rule.Name, where(v.Source, v.Rule.Line))
+}
+
+// where renders source:line, or source alone when the line is unknown.
+func where(source string, line int) string {
+	if source == "" {
+		source = "policy"
+	}
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", source, line)
+	}
+	return source
+}
+
+// Check returns the decision of the first rule that matches r, or Allow
+// when none does. A nil policy allows everything.
+//
+// Check trusts the policy to be valid, as Parse's are (Validate checks one
+// built in code); should it not be, a malformed glob matches nothing and
+// a decision other than allow or confirm denies.
+func (p *Policy) Check(r Request) Verdict {
+	if p == nil {
+		return Verdict{Decision: Allow}
+	}
+	fields := requestFields(r)
+	for i := range p.Rules {
+		rule := &p.Rules[i]
+		if _, ok := rule.mismatch(fields); ok {
+			d := rule.Decision
+			if d != Allow && d != Confirm {
+				d = Deny
+			}
+			return Verdict{Decision: d, Rule: rule, Source: p.Source}
+		}
+	}
+	return Verdict{Decision: Allow, Source: p.Source}
+}
+
+// Trace is how one rule fared against a request (see Explain).
+type Trace struct {
+	// Rule is the rule tried.
+	Rule *Rule
+	// Matched reports that every field of the rule matched.
+	Matched bool
+	// Field names the first field that did not match ("action", ...),
+	// empty when Matched.
+	Field string
+	// Pattern is that field's glob and Value the request's value for it.
+	Pattern, Value string
+}
+
+// String renders the trace on one line, e.g.
+// `rule "nobody pushes to main" (line 7): branch "fix" does not match "main"`.
+func (t Trace) String() string {
+	if t.Rule == nil {
+		return "no rule"
+	}
+	name := fmt.Sprintf("rule %q", t.Rule.Name)
+	if t.Rule.Line > 0 {
+		name += fmt.Sprintf(" (line %d)", t.Rule.Line)
+	}
+	if t.Matched {
+		return fmt.Sprintf("%s: matches: %s", name, t.Rule.Decision)
+	}
+	return fmt.Sprintf("%s: %s %q does not match %q", name, t.Field, t.Value, t.Pattern)
+}
+
+// Explain tries the rules on r in order, as Check does, and says how each
+// fared, ending with the first that matches (the one that decides). When
+// the last trace did not match, no rule did and the request is allowed. A
+// nil policy has no rules.
+func (p *Policy) Explain(r Request) []Trace {
+	if p == nil {
+		return nil
+	}
+	fields := requestFields(r)
+	var traces []Trace
+	for i := range p.Rules {
+		rule := &p.Rules[i]
+		f, ok := rule.mismatch(fields)
+		if ok {
+			return append(traces, Trace{Rule: rule, Matched: true})
+		}
+		traces = append(traces, Trace{Rule: rule, Field: fieldNames[f], Pattern: rule.patterns()[f], Value: fields[f]})
+	}
+	return traces
+}
+
+// fieldNames are the matchers' names in the file, in the order they are
+// tried.
+var fieldNames = [...]string{"action", "identity", "role", "method", "actor", "repo", "branch", "args"}
+
+// knownFields are every field a [[rule]] may have.
+var knownFields = append([]string{"name", "decision"}, fieldNames[:]...)
+
+func requestFields(r Request) [len(fieldNames)]string {
+	return [...]string{r.Action, r.Identity, r.Role, r.Method, r.Actor(), r.Repo, r.Branch, strings.Join(r.Args, " ")}
+}
+
+func (rule *Rule) patterns() [len(fieldNames)]string {
+	return [...]string{rule.Action, rule.Identity, rule.Role, rule.Method, rule.Actor, rule.Repo, rule.Branch, rule.Args}
+}
+
+// mismatch returns the index of the rule's first matcher that values do
+// not satisfy, or ok when all do.
+func (rule *Rule) mismatch(values [len(fieldNames)]string) (field int, ok bool) {
+	for i, pattern := range rule.patterns() {
+		if pattern == "" {
+			continue
+		}
+		if checkGlob(pattern) != nil || !matchGlob(pattern, values[i]) {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// Error is a policy that cannot be used, with where the problem is.
+// Parse and Validate return one per problem, joined (errors.Join);
+// errors.As finds the first.
+type Error struct {
+	// Source is the policy's Source.
+	Source string
+	// Line is the 1-based line of the problem, 0 when unknown.
+	Line int
+	// Rule is the 1-based position of the [[rule]] at fault, 0 when the
+	// problem is outside any rule.
+	Rule int
+	// Err says what is wrong.
+	Err error
+}
+
+// Error reads "policy.toml:7: unknown field ...".
+func (e *Error) Error() string { return where(e.Source, e.Line) + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads and parses the policy file at path, named by path in
+// messages. A missing file is an error wrapping fs.ErrNotExist: whether
+// that means "no rules" is the caller's decision.
+func Load(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	return Parse(data, path)
+}
+
+// Parse reads a policy from the TOML text data; source names it in
+// messages and becomes the Policy's Source. An empty text is a policy
+// with no rules. Every problem found is reported, each as an *Error
+// naming its line where the line can be found.
+func Parse(data []byte, source string) (*Policy, error) {
+	text := string(data)
+	var doc map[string]any
+	if _, err := toml.Decode(text, &doc); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{Source: source, Line: pe.Position.Line, Err: errors.New(pe.Message)}
+		}
+		return nil, &Error{Source: source, Err: err}
+	}
+	p := &Policy{Source: source}
+	defs := definitions(text)
+	var errs []*Error
+	fail := func(line, rule int, format string, args ...any) {
+		errs = append(errs, &Error{Source: source, Line: line, Rule: rule, Err: fmt.Errorf(format, args...)})
+	}
+
+	keys := make([]string, 0, len(doc))
+	for k := range doc {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var tables []map[string]any
+	for _, k := range keys {
+		if k != "rule" {
+			fail(lineOf(defs, 0, len(defs), k), 0, "unknown key %q (a policy holds only [[rule]] tables)", k)
+			continue
+		}
+		var ok bool
+		if tables, ok = ruleTables(doc[k]); !ok {
+			fail(lineOf(defs, 0, len(defs), k), 0, "rule is %s: write each rule as a [[rule]] table", typeName(doc[k]))
+		}
+	}
+
+	spans := ruleSpans(defs, len(tables))
+	for i, t := range tables {
+		p.Rules = append(p.Rules, parseRule(t, i+1, defs, spans[i], fail))
+	}
+	if len(errs) > 0 {
+		// In the file's order; problems whose line is unknown last.
+		order := func(e *Error) int {
+			if e.Line == 0 {
+				return math.MaxInt
+			}
+			return e.Line
+		}
+		slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Compare(order(a), order(b)) })
+		joined := make([]error, len(errs))
+		for i, e := range errs {
+			joined[i] = e
+		}
+		return nil, errors.Join(joined...)
+	}
+	return p, nil
+}
+
+// span is the part of a document's definitions that belongs to one rule:
+// defs[lo:hi], its [[rule]] header first.
+type span struct{ lo, hi int }
+
+// ruleSpans returns the span of each of the n rules the decoder found, or
+// empty spans when the scan found a different number of [[rule]] headers
+// (the rules were written inline, or the scan went astray): then no line
+// is known.
+func ruleSpans(defs []definition, n int) []span {
+	spans := make([]span, n)
+	var headers []int
+	for i, d := range defs {
+		if d.array && len(d.path) == 1 && d.path[0] == "rule" {
+			headers = append(headers, i)
+		}
+	}
+	if len(headers) != n {
+		return spans
+	}
+	for i, lo := range headers {
+		hi := len(defs)
+		for j := lo + 1; j < len(defs); j++ {
+			// The next [[rule]], or a table outside the rules, ends it.
+			if d := defs[j]; d.header && (len(d.path) == 0 || d.path[0] != "rule" || d.array && len(d.path) == 1) {
+				hi = j
+				break
+			}
+		}
+		spans[i] = span{lo, hi}
+	}
+	return spans
+}
+
+// parseRule reads the n-th [[rule]] table t, whose definitions are
+// defs[s.lo:s.hi], reporting each problem to fail.
+func parseRule(t map[string]any, n int, defs []definition, s span, fail func(line, rule int, format string, args ...any)) Rule {
+	var rule Rule
+	if s.hi > s.lo {
+		rule.Line = defs[s.lo].line
+	}
+	fieldLine := func(f string) int {
+		if l := lineOf(defs, s.lo, s.hi, "rule", f); l > 0 {
+			return l
+		}
+		return rule.Line
+	}
+	names := make([]string, 0, len(t))
+	for f := range t {
+		names = append(names, f)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(fieldLine(a), fieldLine(b)), strings.Compare(a, b)) })
+	for _, f := range names {
+		if !slices.Contains(knownFields, f) {
+			fail(fieldLine(f), n, "unknown field %q in [[rule]] %d (known: %s)", f, n, strings.Join(knownFields, ", "))
+			continue
+		}
+		v, ok := t[f].(string)
+		if !ok {
+			fail(fieldLine(f), n, "[[rule]] %d: %s is %s, not a string", n, f, typeName(t[f]))
+			continue
+		}
+		*rule.field(f) = v
+	}
+	if strings.TrimSpace(rule.Name) == "" {
+		rule.Name = fmt.Sprintf("rule %d", n)
+		if rule.Line > 0 {
+			rule.Name += fmt.Sprintf(" (line %d)", rule.Line)
+		}
+	}
+	for _, pr := range rule.problems() {
+		fail(fieldLine(pr.field), n, "[[rule]] %d (%q): %s", n, rule.Name, pr.what)
+	}
+	return rule
+}
+
+// ruleTables returns the rule value as tables: [[rule]] decodes as
+// []map[string]any, rule = [{...}, ...] as []any of maps.
+func ruleTables(v any) ([]map[string]any, bool) {
+	switch v := v.(type) {
+	case []map[string]any:
+		return v, true
+	case []any:
+		tables := make([]map[string]any, 0, len(v))
+		for _, e := range v {
+			t, ok := e.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			tables = append(tables, t)
+		}
+		return tables, true
+	}
+	return nil, false
+}
+
+// typeName names a decoded TOML value's type, with its article.
+func typeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case time.Time:
+		return "a date-time"
+	case map[string]any:
+		return "a table"
+	case []map[string]any, []any:
+		return "an array"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// lineOf returns the line of the first of defs[lo:hi] at or under key, or 0.
+func lineOf(defs []definition, lo, hi int, key ...string) int {
+	for _, d := range defs[lo:hi] {
+		if len(d.path) >= len(key) && slices.Equal(d.path[:len(key)], key) {
+			return d.line
+		}
+	}
+	return 0
+}
+
+// field returns the rule's field a [[rule]] key sets.
+func (rule *Rule) field(name string) *string {
+	switch name {
+	case "name":
+		return &rule.Name
+	case "decision":
+		return (*string)(&rule.Decision)
+	}
+	return [...]*string{&rule.Action, &rule.Identity, &rule.Role, &rule.Method, &rule.Actor, &rule.Repo, &rule.Branch, &rule.Args}[slices.Index(fieldNames[:], name)]
+}
+
+// problem is what is wrong with one field of a rule.
+type problem struct{ field, what string }
+
+// problems checks the rule's decision and matchers.
+func (rule *Rule) problems() []problem {
+	var out []problem
+	switch rule.Decision {
+	case Allow, Deny, Confirm:
+	case "":
+		out = append(out, problem{"decision", `no decision: give decision = "allow", "deny" or "confirm"`})
+	default:
+		out = append(out, problem{"decision", fmt.Sprintf("decision %q is not allow, deny or confirm", rule.Decision)})
+	}
+	for i, pattern := range rule.patterns() {
+		if pattern == "" {
+			continue
+		}
+		if err := checkGlob(pattern); err != nil {
+			out = append(out, problem{fieldNames[i], fmt.Sprintf("%s %q %v", fieldNames[i], pattern, err)})
+		}
+	}
+	if rule.Actor != "" && checkGlob(rule.Actor) == nil && !matchGlob(rule.Actor, "agent") && !matchGlob(rule.Actor, "human") {
+		out = append(out, problem{"actor", fmt.Sprintf("actor %q matches neither agent nor human", rule.Actor)})
+	}
+	return out
+}
+
+// Validate reports what is wrong with a policy built in code, as Parse
+// does for a file: a missing or unknown decision, a malformed glob, an
+// actor that matches neither agent nor human. Rules are named by their
+// position and Line.
+func (p *Policy) Validate() error {
+	if p == nil {
+		return nil
+	}
+	var errs []error
+	for i := range p.Rules {
+		rule := &p.Rules[i]
+		for _, pr := range rule.problems() {
+			errs = append(errs, &Error{Source: p.Source, Line: rule.Line, Rule: i + 1, Err: fmt.Errorf("[[rule]] %d (%q): %s", i+1, rule.Name, pr.what)})
+		}
+	}
+	return errors.Join(errs...)
+}
