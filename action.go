@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -22,8 +23,8 @@ type Action interface {
 }
 
 // ActionError is a failed action: the world (git, GitHub) refused it. The
-// failure is recorded in the event log, among the voyage's failed actions,
-// not in the story. Perform returns one only once the failure is
+// failure is recorded: the action's entry keeps its number and shows it
+// failed. Perform returns one only once the failure is
 // recorded; an outcome that could not be recorded is an error with a
 // HintCheckWorld hint instead, and no ActionError.
 type ActionError struct {
@@ -37,8 +38,8 @@ func (e *ActionError) Unwrap() error { return e.Err }
 // Perform records the intent to perform a (durably, before the world is
 // touched), performs it, and records the outcome. A crash in between
 // leaves the entry with status ActionOutcomeUnknown. A failed action
-// returns an *ActionError; the failure is recorded, among FailedActions,
-// but is not part of the story. who needs a role and a method.
+// returns an *ActionError once its failure is recorded in its entry.
+// who needs a role and a method.
 func (v *Voyage) Perform(ctx context.Context, a Action, who Who) (Entry, error) {
 	return v.PerformWith(ctx, a, who, PerformOptions{})
 }
@@ -51,14 +52,17 @@ type PerformOptions struct {
 	// world gets the parameters as they are; the log records them
 	// redacted.
 	AllowSecret bool
+	// Why is the rationale for the action, shown with it in the story.
+	Why string
 }
 
 // PerformWith is Perform with options.
 func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts PerformOptions) (Entry, error) {
 	op := "perform " + a.Kind()
-	if err := checkWho(who); err != nil {
+	if err := errors.Join(checkWho(who), checkText("why", opts.Why)); err != nil {
 		return Entry{}, v.fail(op, err, Hint{})
 	}
+	why := strings.TrimSpace(opts.Why)
 	params, err := json.Marshal(a)
 	if err != nil {
 		return Entry{}, v.fail(op, fmt.Errorf("%w: encode parameters: %v", ErrInvalid, err), Hint{})
@@ -81,7 +85,7 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 			return nil, err
 		}
 		return []*projection.Event{{Type: projection.ActionIntended, Who: w, Action: &ActionRecord{
-			ID: id, Kind: a.Kind(), Params: params,
+			ID: id, Kind: a.Kind(), Params: params, Why: why,
 		}}}, nil
 	})
 	if err != nil {
@@ -98,13 +102,8 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	}
 	// Record the outcome even if ctx was cancelled meanwhile: the world
 	// has been touched. HasAction finds the intent this handle folded in,
-	// whether or not it read the logbook; a failure moves its entry out
-	// of the story, which reads it.
-	var reads projection.Sections
-	if perr != nil {
-		reads = projection.SectionEntries | projection.SectionFailed
-	}
-	_, err = v.commitReading(context.WithoutCancel(ctx), op, reads, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	// whether or not it read the logbook.
+	_, err = v.commitReading(context.WithoutCancel(ctx), op, 0, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if !st.HasAction(id) {
 			return nil, fmt.Errorf("action %s has no recorded intent", id)
 		}

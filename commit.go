@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/logbook"
@@ -132,6 +133,7 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 		// that names it. Encode and check them all before folding any.
 		now := v.home.now()
 		seq := tx.Last()
+		n := v.st.Counts().Entries // the story's entries so far: numbered in order, for good
 		records := make([][]byte, 0, len(events)+len(blobs))
 		seqs := make([]uint64, len(events))
 		for i, e := range events {
@@ -141,6 +143,10 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 				e.Artifact.Blob = seq
 			}
 			e.At = now
+			if projection.IsEntry(e.Type) {
+				n++
+				e.N = n
+			}
 			redactEvent(red, e) // nothing is stored that a rule finds secret
 			rec, err := projection.Encode(e)
 			if err == nil && len(rec) > segment.DefaultMaxRecordSize {
@@ -251,9 +257,10 @@ func resolveWho(st *projection.State, who Who, entry bool) (Who, error) {
 }
 
 // CheckActive returns an error matching ErrVoyageCompleted when the
-// voyage, as last read, is completed: a caller about to touch the world
-// for it (run a command, call an API) asks first. The verbs check again,
-// under the log's lock, against the real tail.
+// voyage, as last read, is ended for good, and one matching
+// ErrVoyagePaused when it is blocked or partial: a caller about to touch
+// the world for it (run a command, call an API) asks first. The verbs
+// check again, under the log's lock, against the real tail.
 func (v *Voyage) CheckActive() error {
 	v.mu.Lock()
 	err := checkActive(&v.st)
@@ -264,13 +271,20 @@ func (v *Voyage) CheckActive() error {
 	return nil
 }
 
-// checkActive refuses a change to a completed voyage.
+// checkActive refuses a change to a voyage that is not active.
 func checkActive(st *projection.State) error {
-	if st.Voyage.Status == projection.StatusCompleted {
-		return fmt.Errorf("%w (%s at %s)", ErrVoyageCompleted, st.Voyage.Outcome, st.Voyage.CompletedAt.Format("2006-01-02T15:04:05Z07:00"))
+	v := &st.Voyage
+	switch status := projection.NormalStatus(v.Status, v.Outcome); {
+	case status == projection.StatusActive:
+		return nil
+	case status.Resumable():
+		return fmt.Errorf("%w: it is %s (since %s): resume it first", ErrVoyagePaused, status, stampOf(v.CompletedAt))
+	default:
+		return fmt.Errorf("%w (%s at %s)", ErrVoyageCompleted, status, stampOf(v.CompletedAt))
 	}
-	return nil
 }
+
+func stampOf(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // withWho sets who on every event.
 func withWho(events []*projection.Event, who Who) []*projection.Event {

@@ -11,8 +11,11 @@ import (
 )
 
 // Complete ends the voyage with an outcome (empty means OutcomeCompleted)
-// and a summary of what came of it. Afterwards nothing more is observed,
-// sealed or performed on the voyage; its logbook stays readable.
+// and a summary of what came of it; the outcome is its status afterwards.
+// Nothing more is observed, sealed or performed on it then, unless it is
+// blocked or partial and resumed (Resume); its logbook stays readable.
+// A blocked or partial voyage may also be completed with another outcome
+// directly.
 func (v *Voyage) Complete(ctx context.Context, outcome Outcome, summary string, who Who) error {
 	const op = "complete"
 	if err := errors.Join(checkText("summary", summary), checkWho(who)); err != nil {
@@ -25,7 +28,8 @@ func (v *Voyage) Complete(ctx context.Context, outcome Outcome, summary string, 
 		return v.fail(op, fmt.Errorf("%w: outcome %q is not one of %v", ErrInvalid, outcome, outcomes), Hint{})
 	}
 	_, err := v.commitReading(ctx, op, 0, func(st *projection.State, _ stower) ([]*projection.Event, error) {
-		if err := checkActive(st); err != nil {
+		status := projection.NormalStatus(st.Voyage.Status, st.Voyage.Outcome)
+		if err := checkActive(st); err != nil && !(status.Resumable() && status != projection.Status(outcome)) {
 			return nil, err
 		}
 		w, err := resolveWho(st, who, false)

@@ -18,6 +18,19 @@ var (
 	// ErrVoyageCompleted: nothing is observed, sealed or performed on a
 	// completed voyage.
 	ErrVoyageCompleted = errors.New("voyage is completed")
+	// ErrVoyagePaused: nothing is observed, sealed or performed on a
+	// blocked or partial voyage until it is resumed.
+	ErrVoyagePaused = errors.New("voyage is paused")
+	// ErrNotResumable: only a blocked or partial voyage can be resumed.
+	ErrNotResumable = errors.New("voyage cannot be resumed")
+	// ErrJudgeTookPart: a judgement is by an identity that recorded
+	// nothing in the voyage.
+	ErrJudgeTookPart = errors.New("the judge took part in the voyage")
+	// ErrRefused: a guard rule refused the action; nothing was run.
+	ErrRefused = errors.New("refused by a guard rule")
+	// ErrNeedsConfirmation: a guard rule lets the action run only when
+	// the caller confirms it (PerformOptions.Confirmed).
+	ErrNeedsConfirmation = errors.New("needs confirmation")
 	// ErrNoVoyage: no voyage matches the id or prefix.
 	ErrNoVoyage = errors.New("no such voyage")
 	// ErrAmbiguous: a prefix matches more than one voyage.
@@ -88,6 +101,12 @@ const (
 	// HintGiveWho: give the identity, role or method the error names
 	// (Who).
 	HintGiveWho HintKind = "give-who"
+	// HintResume: the voyage is blocked or partial; resume it.
+	HintResume HintKind = "resume"
+	// HintPolicy: a guard rule refused the action.
+	HintPolicy HintKind = "policy"
+	// HintConfirm: a guard rule asks for confirmation.
+	HintConfirm HintKind = "confirm"
 )
 
 // Hint says what a caller can do about an error, as data: a Kind to switch
@@ -105,6 +124,9 @@ var hints = []struct {
 	hint Hint
 }{
 	{ErrVoyageCompleted, Hint{HintStartVoyage, "start another voyage: a completed one takes no more changes"}},
+	{ErrVoyagePaused, Hint{HintResume, "resume the voyage first (its status says why it stopped), or start another"}},
+	{ErrRefused, Hint{HintPolicy, "do it another way, or ask whoever keeps the policy file; the rule is named above"}},
+	{ErrNeedsConfirmation, Hint{HintConfirm, "confirm the action (PerformOptions.Confirmed) once a person has agreed to it"}},
 	{ErrEmptySlate, Hint{HintObserve, "observe a mark first, or seal observations made elsewhere (BearingOptions.Observations)"}},
 	{ErrNoSuchBearing, Hint{HintReadLogbook, "read the logbook for the bearings' numbers"}},
 	{ErrNotOnSlate, Hint{HintReadSlate, "read the slate for the marks on it"}},

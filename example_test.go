@@ -218,18 +218,17 @@ func ExampleHome_List() {
 		panic(err)
 	}
 	for _, info := range all {
-		if info.Status == helm.StatusCompleted {
-			fmt.Printf("%s: %s (%s)\n", info.Intent, info.Status, info.Outcome)
-		} else {
-			fmt.Printf("%s: %s\n", info.Intent, info.Status)
-		}
+		fmt.Printf("%s: %s (final: %t)\n", info.Intent, info.Status, info.Status.Final())
 	}
 	active, _ := h.List(ctx, helm.ListActive)
 	fmt.Println(len(active), "active:", active[0].Intent)
+	closed, _ := h.List(ctx, helm.ListClosed)
+	fmt.Println(len(closed), "closed:", closed[0].Intent)
 	// Output:
-	// Fix #41: completed (cancelled)
-	// Fix #42: active
+	// Fix #41: cancelled (final: true)
+	// Fix #42: active (final: false)
 	// 1 active: Fix #42
+	// 1 closed: Fix #41
 }
 
 // Perform records the intent before it touches the world and the outcome
@@ -255,12 +254,13 @@ func ExampleVoyage_Perform() {
 	_, err = v.Perform(ctx, &fakeAction{Message: "Again", fail: errors.New("nothing to commit")}, who)
 	var ae *helm.ActionError
 	fmt.Println(errors.As(err, &ae), ae.Err)
-	fmt.Println(len(v.Logbook()), "in the story,", len(v.FailedActions()), "failed")
+	entries := v.Logbook()
+	fmt.Println(len(entries), "in the story; entry", entries[1].N, "is", entries[1].Action.Status)
 	// Output:
 	// 1 commit performed abc1234def5678
 	// {"message":"Fix null check"}
 	// true nothing to commit
-	// 1 in the story, 1 failed
+	// 2 in the story; entry 2 is failed
 }
 
 // Complete ends a voyage with an outcome; nothing more is recorded on it
@@ -281,10 +281,21 @@ func ExampleVoyage_Complete() {
 	fmt.Println(info.Status, info.Outcome, info.Summary)
 
 	_, err := v.Observe(ctx, &note{Topic: "late", Text: "too late"}, who, nil)
-	fmt.Println(errors.Is(err, helm.ErrVoyageCompleted))
+	fmt.Println(errors.Is(err, helm.ErrVoyagePaused))
+
+	// A blocked voyage is resumed; a completed one is final.
+	if err := v.Resume(ctx, "Upstream released the fix.", who); err != nil {
+		panic(err)
+	}
+	fmt.Println(v.Info().Status)
+	v.Complete(ctx, helm.OutcomeCompleted, "Fixed with upstream's release.", who)
+	err = v.Resume(ctx, "", who)
+	fmt.Println(v.Info().Status, errors.Is(err, helm.ErrNotResumable))
 	// Output:
-	// completed blocked Waiting on upstream.
+	// blocked blocked Waiting on upstream.
 	// true
+	// active
+	// completed true
 }
 
 // Verify reads a voyage whole: every record of its log and every artifact

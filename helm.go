@@ -85,9 +85,23 @@ func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
 // Start starts a voyage and returns it open. who.Identity is required: it
 // becomes the voyage's identity, the default for every later entry.
 func (h *Home) Start(ctx context.Context, intent string, kind Kind, who Who) (*Voyage, error) {
+	return h.StartWith(ctx, intent, kind, who, StartOptions{})
+}
+
+// StartWith is Start with options: the voyage's parent, and the git
+// repository it starts in.
+func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who, opts StartOptions) (*Voyage, error) {
 	const op = "start voyage"
-	if err := errors.Join(checkText("intent", intent), checkWho(who)); err != nil {
+	if err := errors.Join(checkText("intent", intent), checkWho(who), checkText("repository", opts.Repo),
+		checkText("directory", opts.Dir), checkText("base commit", opts.Base), checkText("branch", opts.Branch)); err != nil {
 		return nil, &VoyageError{Op: op, Err: err}
+	}
+	if opts.Parent != "" {
+		parent, err := h.Resolve(opts.Parent)
+		if err != nil {
+			return nil, &VoyageError{Op: op, Err: fmt.Errorf("parent voyage: %w", err)}
+		}
+		opts.Parent = parent
 	}
 	intent = strings.TrimSpace(intent)
 	if intent == "" {
@@ -113,7 +127,8 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who Who) (*V
 			}
 			return []*projection.Event{{
 				Type: projection.VoyageStarted, Who: who,
-				Voyage: &projection.VoyageInfo{ID: id, Intent: intent, Kind: string(kind)},
+				Voyage: &projection.VoyageInfo{ID: id, Intent: intent, Kind: string(kind), Parent: opts.Parent,
+					Repo: opts.Repo, Dir: opts.Dir, Base: opts.Base, Branch: opts.Branch},
 			}}, nil
 		})
 		return err
@@ -267,12 +282,60 @@ func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
 // StatusFilter selects voyages for List.
 type StatusFilter string
 
-// Status filters.
+// Status filters: a status (active, blocked, ...), or one of these.
 const (
 	ListActive    StatusFilter = "active"
 	ListCompleted StatusFilter = "completed"
 	ListAll       StatusFilter = "all"
+	// ListOpen selects the voyages not ended for good: active, blocked
+	// and partial.
+	ListOpen StatusFilter = "open"
+	// ListClosed selects the voyages ended for good: completed, failed
+	// and cancelled.
+	ListClosed StatusFilter = "closed"
 )
+
+// StatusFilters returns every filter List takes, in the order they are
+// documented.
+func StatusFilters() []StatusFilter {
+	return []StatusFilter{ListActive, "blocked", "partial", ListCompleted, "failed", "cancelled", ListOpen, ListClosed, ListAll}
+}
+
+// matches reports whether a voyage in status st passes filter f.
+func (f StatusFilter) matches(st Status) bool {
+	switch f {
+	case "", ListAll:
+		return true
+	case ListOpen:
+		return !st.Final()
+	case ListClosed:
+		return st.Final()
+	}
+	return string(f) == string(st)
+}
+
+// ListOptions narrow ListWith.
+type ListOptions struct {
+	// Status selects by status; empty means all.
+	Status StatusFilter
+	// IdleFor, when positive, selects the active voyages whose last
+	// event is older than that (by the home's clock): those nobody has
+	// touched for a while.
+	IdleFor time.Duration
+}
+
+// ListWith is List with more ways to select the voyages.
+func (h *Home) ListWith(ctx context.Context, opts ListOptions) ([]VoyageInfo, error) {
+	if opts.IdleFor <= 0 {
+		return h.List(ctx, opts.Status)
+	}
+	if opts.Status != "" && !opts.Status.matches(StatusActive) {
+		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: idle voyages are active ones; status %q selects none", ErrInvalid, opts.Status)}
+	}
+	list, err := h.List(ctx, ListActive)
+	cut := h.now().Add(-opts.IdleFor)
+	return slices.DeleteFunc(list, func(i VoyageInfo) bool { return !i.LastAt.Before(cut) }), err
+}
 
 // List returns the voyages whose status matches filter (empty means all),
 // oldest first. It reads each voyage's cached summary, not its events, so
@@ -281,10 +344,8 @@ const (
 // damaged log) does not hide the others: List returns every voyage it
 // could read together with a *ListError naming the ones it could not.
 func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
-	switch filter {
-	case "", ListAll, ListActive, ListCompleted:
-	default:
-		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: status %q is not active, completed or all", ErrInvalid, filter)}
+	if filter != "" && !slices.Contains(StatusFilters(), filter) {
+		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: status %q is not one of %v", ErrInvalid, filter, StatusFilters())}
 	}
 	ids, err := h.ids()
 	if err != nil {
@@ -337,7 +398,7 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 			unreadable.Errs = append(unreadable.Errs, r.err)
 			continue
 		}
-		if filter == "" || filter == ListAll || string(r.info.Status) == string(filter) {
+		if filter.matches(r.info.Status) {
 			out = append(out, r.info)
 		}
 	}

@@ -109,9 +109,7 @@ func (h *Home) indexViews() (map[string]homeindex.View, error) {
 		if err != nil {
 			continue // damaged: listing reads it, and says so
 		}
-		view := projection.VoyageView{ID: info.ID, Intent: info.Intent, Kind: string(info.Kind), Identity: info.Identity,
-			Created: info.Created, Status: projection.Status(info.Status), Outcome: projection.Outcome(info.Outcome),
-			Summary: info.Summary, CompletedAt: info.CompletedAt, Seq: info.Seq}
+		view := info.view()
 		fp, ok := fingerprint(filepath.Join(h.voyagesDir(), id, "events"))
 		if !ok {
 			continue
@@ -231,7 +229,7 @@ func appendFingerprint(b []byte, fp logPrint) []byte {
 
 // viewVersion is the first byte of an encoded view: raise it when
 // VoyageView changes (a view of another version is not trusted).
-const viewVersion = 1
+const viewVersion = 2 // 1 had no parent, repository, last event, lifecycle or crew
 
 // encodeView encodes a voyage view compactly for the home index.
 func encodeView(p projection.VoyageView) []byte {
@@ -242,7 +240,29 @@ func encodeView(p projection.VoyageView) []byte {
 	}
 	b = appendTime(b, p.Created)
 	b = appendTime(b, p.CompletedAt)
-	return binary.AppendUvarint(b, p.Seq)
+	b = binary.AppendUvarint(b, p.Seq)
+	for _, s := range []string{p.Parent, p.Repo, p.Dir, p.Base, p.Branch, p.Worktree} {
+		b = appendStr(b, s)
+	}
+	b = appendTime(b, p.LastAt)
+	b = binary.AppendUvarint(b, uint64(len(p.Lifecycle)))
+	for _, t := range p.Lifecycle {
+		b = appendStr(b, string(t.Status))
+		b = appendTime(b, t.At)
+		for _, s := range []string{t.Who.Identity, t.Who.Role, t.Who.Method, t.Reason} {
+			b = appendStr(b, s)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(p.Crew)))
+	for _, id := range p.Crew {
+		b = appendStr(b, id)
+	}
+	return b
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }
 
 func appendTime(b []byte, t time.Time) []byte {
@@ -305,6 +325,35 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 		return p, nil, errView
 	}
 	p.Seq, b = seq, b[k:]
+	p.Parent, p.Repo, p.Dir, p.Base, p.Branch, p.Worktree = str(), str(), str(), str(), str(), str()
+	p.LastAt = tm()
+	count := func() uint64 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)) {
+			b = nil
+			return 0
+		}
+		b = b[k:]
+		return n
+	}
+	if n := count(); n > 0 {
+		p.Lifecycle = make([]projection.Transition, n)
+		for i := range p.Lifecycle {
+			t := &p.Lifecycle[i]
+			t.Status = projection.Status(str())
+			t.At = tm()
+			t.Who.Identity, t.Who.Role, t.Who.Method, t.Reason = str(), str(), str(), str()
+		}
+	}
+	if n := count(); n > 0 {
+		p.Crew = make([]string, n)
+		for i := range p.Crew {
+			p.Crew[i] = str()
+		}
+	}
+	if b == nil {
+		return p, nil, errView
+	}
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
 		return p, nil, errView

@@ -32,11 +32,23 @@ var kinds = []Kind{OpenWaters, ResolveIssue}
 // Status is where a voyage stands.
 type Status string
 
-// Voyage statuses.
+// Voyage statuses: active, or the outcome it was completed with.
+// Blocked and partial voyages may be resumed; completed, failed and
+// cancelled ones are final.
 const (
 	StatusActive    Status = "active"
+	StatusBlocked   Status = "blocked"
+	StatusPartial   Status = "partial"
 	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+	StatusCancelled Status = "cancelled"
 )
+
+// Resumable reports whether a voyage in this status may be resumed.
+func (s Status) Resumable() bool { return projection.Status(s).Resumable() }
+
+// Final reports whether a voyage in this status takes no more changes.
+func (s Status) Final() bool { return s != StatusActive && !s.Resumable() }
 
 // Outcome is how a voyage ended.
 type Outcome string
@@ -60,24 +72,84 @@ func Outcomes() []Outcome { return slices.Clone(outcomes) }
 // VoyageInfo describes a voyage: what it is for, who started it, and where
 // it stands. Its JSON form is stable.
 type VoyageInfo struct {
-	ID          string    `json:"id"`
-	Intent      string    `json:"intent"`
-	Kind        Kind      `json:"kind"`
-	Identity    string    `json:"identity"`
-	Created     time.Time `json:"created"`
-	Status      Status    `json:"status"`
+	ID       string    `json:"id"`
+	Intent   string    `json:"intent"`
+	Kind     Kind      `json:"kind"`
+	Identity string    `json:"identity"`
+	Created  time.Time `json:"created"`
+	// Parent is the voyage this one is a sub-voyage of.
+	Parent string `json:"parent,omitempty"`
+	// Repo, Dir, Base and Branch describe the git repository the voyage
+	// started in (StartOptions); Worktree a working tree of its own.
+	Repo     string `json:"repo,omitempty"`
+	Dir      string `json:"dir,omitempty"`
+	Base     string `json:"base,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
+	Status   Status `json:"status"`
+	// Outcome, Summary and CompletedAt are those of the last completion,
+	// while the voyage is not active.
 	Outcome     Outcome   `json:"outcome,omitempty"`
 	Summary     string    `json:"summary,omitempty"`
 	CompletedAt time.Time `json:"completed_at,omitzero"`
+	// Lifecycle is every change of status, the start first.
+	Lifecycle []Transition `json:"lifecycle,omitempty"`
+	// Crew lists, sorted, every identity that recorded an event.
+	Crew []string `json:"crew,omitempty"`
 	// Seq is the sequence number of the voyage's last event that this
-	// description includes.
-	Seq uint64 `json:"seq"`
+	// description includes, and LastAt that event's time.
+	Seq    uint64    `json:"seq"`
+	LastAt time.Time `json:"last_at,omitzero"`
+}
+
+// Transition is one change of a voyage's status: its start, a
+// completion (Reason is the summary) or a resumption (why).
+type Transition struct {
+	Status Status    `json:"status"`
+	At     time.Time `json:"at"`
+	Who    Who       `json:"who"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+func lifecycleOf(in []projection.Transition) []Transition {
+	if in == nil {
+		return nil
+	}
+	out := make([]Transition, len(in))
+	for i, t := range in {
+		out[i] = Transition{Status: Status(t.Status), At: t.At, Who: t.Who, Reason: t.Reason}
+	}
+	return out
+}
+
+func lifecycleView(in []Transition) []projection.Transition {
+	if in == nil {
+		return nil
+	}
+	out := make([]projection.Transition, len(in))
+	for i, t := range in {
+		out[i] = projection.Transition{Status: projection.Status(t.Status), At: t.At, Who: t.Who, Reason: t.Reason}
+	}
+	return out
 }
 
 func voyageInfo(p projection.VoyageView) VoyageInfo {
 	return VoyageInfo{
 		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, Created: p.Created,
-		Status: Status(p.Status), Outcome: Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt, Seq: p.Seq,
+		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
+		Status:  Status(projection.NormalStatus(p.Status, p.Outcome)),
+		Outcome: Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
+		Lifecycle: lifecycleOf(p.Lifecycle), Crew: p.Crew, Seq: p.Seq, LastAt: p.LastAt,
+	}
+}
+
+// view is the inverse of voyageInfo.
+func (i VoyageInfo) view() projection.VoyageView {
+	return projection.VoyageView{
+		ID: i.ID, Intent: i.Intent, Kind: string(i.Kind), Identity: i.Identity, Created: i.Created,
+		Parent: i.Parent, Repo: i.Repo, Dir: i.Dir, Base: i.Base, Branch: i.Branch, Worktree: i.Worktree,
+		Status: projection.Status(i.Status), Outcome: projection.Outcome(i.Outcome), Summary: i.Summary, CompletedAt: i.CompletedAt,
+		Lifecycle: lifecycleView(i.Lifecycle), Crew: i.Crew, Seq: i.Seq, LastAt: i.LastAt,
 	}
 }
 

@@ -206,9 +206,10 @@ func (v *Voyage) Slate() []ObservationRecord {
 	return v.st.SlateList()
 }
 
-// Logbook returns the story's entries in order. Failed actions are not
-// part of it (see FailedActions); intended actions with no outcome are,
-// with status ActionOutcomeUnknown.
+// Logbook returns the story's entries in order, entry i numbered i+1.
+// A failed action keeps its entry (status ActionFailed), as does a
+// refused one (ActionRefused) and an intended action with no outcome
+// (ActionOutcomeUnknown).
 func (v *Voyage) Logbook() []Entry {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -223,8 +224,8 @@ func (v *Voyage) LogbookLen() int {
 	return v.st.Counts().Entries
 }
 
-// LogbookCounts counts the story's entries: all of them, the bearings,
-// the actions, and the actions whose outcome is unknown. It costs the
+// LogbookCounts counts the story's entries: all of them, and of each
+// kind (LogbookCounts). It costs the
 // same however long the voyage: the counts are kept as events fold, and
 // a snapshot holds them, so a voyage opened from one need not read its
 // entries.
@@ -232,15 +233,23 @@ func (v *Voyage) LogbookCounts() LogbookCounts {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	c := v.st.Counts()
-	return LogbookCounts{Entries: c.Entries, Bearings: c.Bearings, Actions: c.Actions, OutcomeUnknown: c.OutcomeUnknown}
+	return LogbookCounts{Entries: c.Entries, Bearings: c.Bearings, Actions: c.Actions, OutcomeUnknown: c.OutcomeUnknown,
+		Failed: c.Failed, Refused: c.Refused, Notes: c.Notes, Judgements: c.Judgements}
 }
 
-// LogbookCounts counts a voyage's logbook entries.
+// LogbookCounts counts a voyage's logbook entries: all of them, the
+// bearings, the actions (refused ones apart) and among them those whose
+// outcome is unknown and those that failed, the refused actions, the
+// notes and the judgements.
 type LogbookCounts struct {
 	Entries        int `json:"entries"`
 	Bearings       int `json:"bearings"`
 	Actions        int `json:"actions"`
 	OutcomeUnknown int `json:"outcome_unknown"`
+	Failed         int `json:"failed"`
+	Refused        int `json:"refused"`
+	Notes          int `json:"notes"`
+	Judgements     int `json:"judgements"`
 }
 
 // LogbookPage returns the story's entries numbered first to first+n-1
@@ -282,7 +291,10 @@ func (v *Voyage) Entries() iter.Seq[Entry] {
 	}
 }
 
-// FailedActions returns the actions that were attempted and failed.
+// FailedActions returns the actions that failed before entry numbers
+// were stored in events: helm then took them out of the story, and the
+// story keeps the numbers it showed. An action that fails now keeps its
+// entry in the story (Logbook).
 func (v *Voyage) FailedActions() []Entry {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -362,11 +374,20 @@ func (v *Voyage) WriteStory(w io.Writer) error {
 	v.loadView(projection.SectionEntries)
 	info, entries := v.st.Voyage, cloneEntries(v.st.Entries)
 	v.mu.Unlock()
-	return logbook.WriteStory(w, logbook.Header{
-		Intent: info.Intent, Identity: info.Identity, Created: info.Created,
-		Status: string(info.Status), CompletedAt: info.CompletedAt,
-		Outcome: string(info.Outcome), Summary: info.Summary,
-	}, entries)
+	return logbook.WriteStory(w, storyHeader(info), entries)
+}
+
+// storyHeader is what the story says of voyage view p before its entries.
+func storyHeader(p projection.VoyageView) logbook.Header {
+	h := logbook.Header{
+		Intent: p.Intent, Identity: p.Identity, Created: p.Created,
+		Status: string(p.Status), CompletedAt: p.CompletedAt,
+		Outcome: string(p.Outcome), Summary: p.Summary,
+	}
+	for _, t := range p.Lifecycle {
+		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
+	}
+	return h
 }
 
 func cloneEntries(in []Entry) []Entry {

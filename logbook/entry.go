@@ -72,6 +72,9 @@ const (
 	ActionOutcomeUnknown ActionStatus = "outcome-unknown"
 	ActionPerformed      ActionStatus = "performed"
 	ActionFailed         ActionStatus = "failed"
+	// ActionRefused: a guard rule refused the action before its intent
+	// was recorded; the world was not touched.
+	ActionRefused ActionStatus = "refused"
 )
 
 // ActionResult is what an action left in the world, as far as helm learned.
@@ -94,28 +97,53 @@ type ActionRecord struct {
 	Result *ActionResult   `json:"result,omitempty"`
 	// Error is the failure message of a failed action.
 	Error string `json:"error,omitempty"`
+	// Why is the rationale given for the action, if any.
+	Why string `json:"why,omitempty"`
+	// Rule names the guard rule that refused a refused action, and where
+	// it is written ("agents may not merge" (policy.toml:3)).
+	Rule string `json:"rule,omitempty"`
 	// DoneAt is when the outcome was recorded (zero while unknown).
 	DoneAt time.Time `json:"done_at,omitzero"`
 }
 
-// EntryKind names the two kinds of logbook entry.
+// Note is a logbook entry of text alone: a status, a decision.
+type Note struct {
+	Text string `json:"text"`
+}
+
+// Judgement is an evaluation of a voyage by someone who took no part in
+// it: a score from 1 to 10 on one dimension, citing entries by number.
+type Judgement struct {
+	Score     int    `json:"score"`
+	Dimension string `json:"dimension"`
+	Evidence  []int  `json:"evidence"`
+	Text      string `json:"text"`
+}
+
+// EntryKind names a kind of logbook entry.
 type EntryKind string
 
-// Entry kinds.
+// Entry kinds. A refused action is an action entry whose status is
+// ActionRefused.
 const (
-	EntryBearing EntryKind = "bearing"
-	EntryAction  EntryKind = "action"
+	EntryBearing   EntryKind = "bearing"
+	EntryAction    EntryKind = "action"
+	EntryNote      EntryKind = "note"
+	EntryJudgement EntryKind = "judgement"
 )
 
-// Entry is one logbook entry. N is its 1-based position in the story,
-// which shifts when an earlier action fails; Seq, the sequence number of
-// the event that recorded the entry, never does.
+// Entry is one logbook entry. N is its number in the story, given when
+// it was recorded and never changed; Seq is the sequence number of the
+// event that recorded it. Exactly one of Bearing, Action, Note and
+// Judgement is set, the one Kind names.
 type Entry struct {
-	N       int           `json:"n"`
-	Seq     uint64        `json:"seq"`
-	Kind    EntryKind     `json:"kind"`
-	At      time.Time     `json:"at"`
-	Who     Who           `json:"who"`
-	Bearing *Bearing      `json:"bearing,omitempty"`
-	Action  *ActionRecord `json:"action,omitempty"`
+	N         int           `json:"n"`
+	Seq       uint64        `json:"seq"`
+	Kind      EntryKind     `json:"kind"`
+	At        time.Time     `json:"at"`
+	Who       Who           `json:"who"`
+	Bearing   *Bearing      `json:"bearing,omitempty"`
+	Action    *ActionRecord `json:"action,omitempty"`
+	Note      *Note         `json:"note,omitempty"`
+	Judgement *Judgement    `json:"judgement,omitempty"`
 }

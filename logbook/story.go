@@ -18,6 +18,17 @@ type Header struct {
 	CompletedAt time.Time // zero while active
 	Outcome     string    // completed, blocked, failed, partial, cancelled
 	Summary     string
+	// Lifecycle is every change of status, the start first. The story
+	// lists it when the voyage was resumed; otherwise Status says it.
+	Lifecycle []Change
+}
+
+// Change is one change of a voyage's status.
+type Change struct {
+	Status string
+	At     time.Time
+	Who    Who
+	Reason string
 }
 
 // WriteStory renders the logbook as the story a person reads: the voyage
@@ -45,21 +56,79 @@ func WriteStory(w io.Writer, h Header, entries []Entry) error {
 	if h.Summary != "" {
 		fmt.Fprintf(&b, "Summary: %s\n", safetext.Block(h.Summary, strings.Repeat(" ", len("Summary: "))))
 	}
+	if resumed(h.Lifecycle) {
+		b.WriteString("Lifecycle:\n")
+		for i, c := range h.Lifecycle {
+			word := c.Status
+			switch {
+			case i == 0:
+				word = "started"
+			case c.Status == "active":
+				word = "resumed"
+			}
+			fmt.Fprintf(&b, "  %s %s by %s", stamp(c.At), safetext.Line(word), safetext.Line(c.Who.Identity))
+			if c.Reason != "" {
+				fmt.Fprintf(&b, ": %s", safetext.Line(c.Reason))
+			}
+			b.WriteString("\n")
+		}
+	}
 	for _, e := range entries {
 		b.WriteString("\n")
-		writeEntry(&b, e)
+		writeEntry(&b, e, h.Identity)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+func resumed(l []Change) bool {
+	for i, c := range l {
+		if i > 0 && c.Status == "active" {
+			return true
+		}
+	}
+	return false
+}
+
 // readingIndent puts a reading's further lines under its first.
 var readingIndent = strings.Repeat(" ", len("  Reading: "))
 
-func writeEntry(b *strings.Builder, e Entry) {
+// Title returns an entry's kind as its heading names it: "Bearing",
+// "Action", "Note" or "Judgement".
+func Title(k EntryKind) string {
+	switch k {
+	case EntryBearing:
+		return "Bearing"
+	case EntryAction:
+		return "Action"
+	case EntryNote:
+		return "Note"
+	case EntryJudgement:
+		return "Judgement"
+	}
+	return string(k)
+}
+
+// ByLine names who recorded an entry, "bob (reviewer)", when it was not
+// owner, the voyage's identity; else it is empty.
+func ByLine(w Who, owner string) string {
+	if w.Identity == "" || w.Identity == owner {
+		return ""
+	}
+	if w.Role == "" {
+		return w.Identity
+	}
+	return w.Identity + " (" + w.Role + ")"
+}
+
+func writeEntry(b *strings.Builder, e Entry, owner string) {
+	fmt.Fprintf(b, "── %s %d ── %s", Title(e.Kind), e.N, stamp(e.At))
+	if by := ByLine(e.Who, owner); by != "" {
+		fmt.Fprintf(b, " · %s", safetext.Line(by))
+	}
+	b.WriteString("\n")
 	switch e.Kind {
 	case EntryBearing:
-		fmt.Fprintf(b, "── Bearing %d ── %s\n", e.N, stamp(e.At))
 		for _, o := range e.Bearing.Observations {
 			fmt.Fprintf(b, "  Mark: %s\n", safetext.Line(o.Label))
 		}
@@ -68,9 +137,28 @@ func writeEntry(b *strings.Builder, e Entry) {
 			fmt.Fprintf(b, "  (reading challenged %d×; last feedback: %s)\n", n, safetext.Line(e.Bearing.Reading.History[n-1].ChallengedWith))
 		}
 	case EntryAction:
-		fmt.Fprintf(b, "── Action %d ── %s\n", e.N, stamp(e.At))
 		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribeAction(e.Action)))
+		if e.Action.Why != "" {
+			fmt.Fprintf(b, "  Why: %s\n", safetext.Block(e.Action.Why, "       "))
+		}
+	case EntryNote:
+		fmt.Fprintf(b, "  %s\n", safetext.Block(e.Note.Text, "  "))
+	case EntryJudgement:
+		j := e.Judgement
+		fmt.Fprintf(b, "  %s: %d/10 (evidence: %s)\n", safetext.Line(j.Dimension), j.Score, JoinNumbers(j.Evidence))
+		if j.Text != "" {
+			fmt.Fprintf(b, "  %s\n", safetext.Block(j.Text, "  "))
+		}
 	}
+}
+
+// JoinNumbers lists entry numbers as "1, 4, 7".
+func JoinNumbers(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // DescribeAction renders one action as the story tells it:
@@ -82,7 +170,15 @@ func DescribeAction(a *ActionRecord) string {
 		return a.Kind + ": outcome unknown (intended, no result was recorded)"
 	}
 	if a.Status == ActionFailed {
-		return a.Kind + " failed: " + a.Error
+		// The first line: a tool's message may run on for pages.
+		msg, rest, more := strings.Cut(strings.TrimSpace(a.Error), "\n")
+		if more && strings.TrimSpace(rest) != "" {
+			msg += " …"
+		}
+		return a.Kind + " failed: " + msg
+	}
+	if a.Status == ActionRefused {
+		return a.Kind + " refused by rule " + a.Rule + " (nothing was run)"
 	}
 	r := ActionResult{}
 	if a.Result != nil {

@@ -144,3 +144,45 @@ func TestValidateIdentity(t *testing.T) {
 		})
 	}
 }
+
+// TestStoryOfTheCrew: entries by other identities name them, a note, a
+// judgement, a failed and a refused action keep their numbers, the
+// rationale of an action is shown, and a resumed voyage lists its
+// lifecycle.
+func TestStoryOfTheCrew(t *testing.T) {
+	ann := Who{Identity: "ann", Role: "lead", Method: "human"}
+	bob := Who{Identity: "bob", Role: "coder", Method: "claude"}
+	carol := Who{Identity: "carol", Role: "judge", Method: "human"}
+	entries := []Entry{
+		{N: 1, Kind: EntryBearing, At: at(1), Who: ann, Bearing: &Bearing{
+			Observations: []ObservationRecord{{Key: "context:x", Label: "Context: the crash report"}},
+			Reading:      Reading{Text: "Init() dereferences a nil config."},
+		}},
+		{N: 2, Kind: EntryAction, At: at(2), Who: bob, Action: &ActionRecord{Kind: "commit", Status: ActionFailed,
+			Error: "nothing to commit\nworking tree clean"}},
+		{N: 3, Kind: EntryNote, At: at(3), Who: bob, Note: &Note{Text: "Staged the fix; retrying.\nCI is slow."}},
+		{N: 4, Kind: EntryAction, At: at(4), Who: bob, Action: &ActionRecord{Kind: "commit", Status: ActionPerformed,
+			Result: &ActionResult{SHA: "abc1234f00d"}, Why: "the test passes now"}},
+		{N: 5, Kind: EntryAction, At: at(5), Who: bob, Action: &ActionRecord{Kind: "merge-pull-request", Status: ActionRefused,
+			Rule: `"agents may not merge" (policy.toml:1)`}},
+		{N: 6, Kind: EntryJudgement, At: at(40), Who: carol, Judgement: &Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 4}, Text: "The fix is right."}},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteStory(&buf, Header{
+		Intent: "Resolve #42: fix widget crash", Identity: "ann", Created: at(0),
+		Status: "completed", Outcome: "completed", CompletedAt: at(30), Summary: "Fixed.",
+		Lifecycle: []Change{
+			{Status: "active", At: at(0), Who: ann},
+			{Status: "blocked", At: at(10), Who: bob, Reason: "waiting for review"},
+			{Status: "active", At: at(20), Who: ann, Reason: "reviewed"},
+			{Status: "completed", At: at(30), Who: ann, Reason: "Fixed."},
+		},
+	}, entries))
+	golden := "testdata/crew.golden"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), buf.String())
+}

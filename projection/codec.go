@@ -37,8 +37,11 @@ package projection
 //
 // Payloads at the current versions (fields in this order):
 //
-//	voyage-started v1       opt{str id, str intent, str kind}
+//	voyage-started v2       opt{str id, str intent, str kind, str parent,
+//	                            str repo, str dir, str base, str branch,
+//	                            str worktree} (v1 ended after kind)
 //	voyage-completed v1     opt{str outcome, str summary}
+//	voyage-resumed v1       opt{str reason}
 //	artifact-stowed v1,     opt{str hash, varint size, varint stored_size,
 //	artifact-reduced v1,        varint offset, uvarint blob,
 //	                            str derived_from, str method}
@@ -47,12 +50,19 @@ package projection
 //	observed v1             opt{observation}
 //	mark-erased v1          str key
 //	slate-wiped v1          (nothing)
-//	bearing-taken v2        opt{list observation, reading}
+//	bearing-taken v3        opt{list observation, reading} uvarint n
+//	                        (v2 had no n)
 //	reading-challenged v1   opt{uvarint bearing, str feedback, str text, str source}
-//	action-intended v1,     opt{str id, str kind, raw params, str status,
-//	action-performed v1,        opt result, str error, time done_at}
+//	action-intended v2      opt{action, str why} uvarint n (v1: opt{action})
+//	action-performed v1,    opt{action}
 //	action-failed v1
+//	action-refused v1       opt{action, str why, str rule} uvarint n
+//	note-added v1           opt{str text} uvarint n
+//	judged v1               opt{varint score, str dimension,
+//	                            list varint evidence, str text} uvarint n
 //
+//	action       str id, str kind, raw params, str status, opt result,
+//	             str error, time done_at
 //	observation  str key, raw mark, str label, str artifact,
 //	             time observed_at, who observed_by
 //	reading      str text, str source, list attempt
@@ -123,6 +133,10 @@ var typeCodes = [...]Type{
 	11: ActionFailed,
 	12: ArtifactReduced,
 	13: ArtifactJettisoned,
+	14: VoyageResumed,
+	15: NoteAdded,
+	16: Judged,
+	17: ActionRefused,
 }
 
 // codeOf is the inverse of typeCodes.
@@ -154,6 +168,12 @@ func payloadName(t Type) string {
 		return "voyage"
 	case VoyageCompleted:
 		return "completion"
+	case VoyageResumed:
+		return "resumption"
+	case NoteAdded:
+		return "note"
+	case Judged:
+		return "judgement"
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		return "artifact"
 	case Observed:
@@ -164,7 +184,7 @@ func payloadName(t Type) string {
 		return "bearing"
 	case ReadingChallenged:
 		return "challenge"
-	case ActionIntended, ActionPerformed, ActionFailed:
+	case ActionIntended, ActionPerformed, ActionFailed, ActionRefused:
 		return "action"
 	}
 	return ""
@@ -180,6 +200,9 @@ func checkPayloads(e *Event) error {
 	}{
 		{"voyage", e.Voyage != nil},
 		{"completion", e.Completion != nil},
+		{"resumption", e.Resumption != nil},
+		{"note", e.Note != nil},
+		{"judgement", e.Judgement != nil},
 		{"artifact", e.Artifact != nil},
 		{"observation", e.Obs != nil},
 		{"key", e.Key != ""},
@@ -190,6 +213,9 @@ func checkPayloads(e *Event) error {
 		if p.set && p.name != want {
 			return fmt.Errorf("a %s event has no %s payload, but this one carries one", e.Type, p.name)
 		}
+	}
+	if e.N < 0 || e.N != 0 && !IsEntry(e.Type) {
+		return fmt.Errorf("a %s event records no numbered entry, but this one has number %d", e.Type, e.N)
 	}
 	return nil
 }
@@ -226,11 +252,36 @@ func Encode(e *Event) ([]byte, error) {
 			w.str(e.Voyage.ID)
 			w.str(e.Voyage.Intent)
 			w.str(e.Voyage.Kind)
+			w.str(e.Voyage.Parent)
+			w.str(e.Voyage.Repo)
+			w.str(e.Voyage.Dir)
+			w.str(e.Voyage.Base)
+			w.str(e.Voyage.Branch)
+			w.str(e.Voyage.Worktree)
 		}
 	case VoyageCompleted:
 		if w.opt(e.Completion != nil) {
 			w.str(string(e.Completion.Outcome))
 			w.str(e.Completion.Summary)
+		}
+	case VoyageResumed:
+		if w.opt(e.Resumption != nil) {
+			w.str(e.Resumption.Reason)
+		}
+	case NoteAdded:
+		if w.opt(e.Note != nil) {
+			w.str(e.Note.Text)
+		}
+	case Judged:
+		if j := e.Judgement; w.opt(j != nil) {
+			w.varint(int64(j.Score))
+			w.str(j.Dimension)
+			if w.list(j.Evidence == nil, len(j.Evidence)) {
+				for _, n := range j.Evidence {
+					w.varint(int64(n))
+				}
+			}
+			w.str(j.Text)
 		}
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		if a := e.Artifact; w.opt(a != nil) {
@@ -257,10 +308,20 @@ func Encode(e *Event) ([]byte, error) {
 			w.str(c.Text)
 			w.str(string(c.Source))
 		}
-	case ActionIntended, ActionPerformed, ActionFailed:
+	case ActionIntended, ActionPerformed, ActionFailed, ActionRefused:
 		if a := e.Action; w.opt(a != nil) {
 			w.action(a)
+			switch e.Type {
+			case ActionIntended:
+				w.str(a.Why)
+			case ActionRefused:
+				w.str(a.Why)
+				w.str(a.Rule)
+			}
 		}
+	}
+	if IsEntry(e.Type) {
+		w.uvarint(uint64(e.N))
 	}
 	return w.b, nil
 }
@@ -685,6 +746,14 @@ func (d *decoder) payload(t Type, v int) *Event {
 		}
 		x := &boxed[VoyageInfo]{}
 		x.p = VoyageInfo{ID: d.string("voyage id"), Intent: d.string("voyage intent"), Kind: d.string("voyage kind")}
+		if v >= 2 {
+			x.p.Parent = d.string("voyage parent")
+			x.p.Repo = d.string("voyage repo")
+			x.p.Dir = d.string("voyage dir")
+			x.p.Base = d.string("voyage base")
+			x.p.Branch = d.string("voyage branch")
+			x.p.Worktree = d.string("voyage worktree")
+		}
 		x.e.Voyage = &x.p
 		return &x.e
 	case VoyageCompleted:
@@ -695,6 +764,25 @@ func (d *decoder) payload(t Type, v int) *Event {
 		x.p = Completion{Outcome: Outcome(d.string("completion outcome")), Summary: d.string("completion summary")}
 		x.e.Completion = &x.p
 		return &x.e
+	case VoyageResumed:
+		if !d.opt("resumption") {
+			return &Event{}
+		}
+		return &Event{Resumption: &Resumption{Reason: d.string("resumption reason")}}
+	case NoteAdded:
+		e := &Event{}
+		if d.opt("note") {
+			e.Note = &logbook.Note{Text: d.string("note text")}
+		}
+		e.N = d.entryNumber()
+		return e
+	case Judged:
+		e := &Event{}
+		if d.opt("judgement") {
+			e.Judgement = d.judgement()
+		}
+		e.N = d.entryNumber()
+		return e
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		if !d.opt("artifact") {
 			return &Event{}
@@ -721,6 +809,9 @@ func (d *decoder) payload(t Type, v int) *Event {
 		return &Event{}
 	case BearingTaken:
 		if !d.opt("bearing") {
+			if v >= 3 {
+				return &Event{N: d.entryNumber()}
+			}
 			return &Event{}
 		}
 		x := &boxed[logbook.Bearing]{}
@@ -731,6 +822,9 @@ func (d *decoder) payload(t Type, v int) *Event {
 			d.decodeBearing(&x.p)
 		}
 		x.e.Bearing = &x.p
+		if v >= 3 {
+			x.e.N = d.entryNumber()
+		}
 		return &x.e
 	case ReadingChallenged:
 		if !d.opt("challenge") {
@@ -744,20 +838,65 @@ func (d *decoder) payload(t Type, v int) *Event {
 		c.Source = logbook.Source(d.string("challenge source"))
 		x.e.Challenge = c
 		return &x.e
-	case ActionIntended, ActionPerformed, ActionFailed:
+	case ActionIntended, ActionPerformed, ActionFailed, ActionRefused:
 		if !d.opt("action") {
+			if t == ActionRefused || t == ActionIntended && v >= 2 {
+				return &Event{N: d.entryNumber()}
+			}
 			return &Event{}
 		}
 		x := &boxed[logbook.ActionRecord]{}
 		d.decodeAction(&x.p)
 		x.e.Action = &x.p
+		switch {
+		case t == ActionIntended && v >= 2:
+			x.p.Why = d.string("action why")
+			x.e.N = d.entryNumber()
+		case t == ActionRefused:
+			x.p.Why = d.string("action why")
+			x.p.Rule = d.string("action rule")
+			x.e.N = d.entryNumber()
+		}
 		return &x.e
 	}
 	d.fail("type", 1, "no payload decoder for %s", t) // typeCodes and this switch should agree
 	return &Event{}
 }
 
-// decodeBearing reads bearing-taken v2: observations and a Reading.
+// entryNumber reads the number of the entry an event records.
+func (d *decoder) entryNumber() int {
+	at := d.off
+	n := d.uvarint("entry number")
+	if n > 1<<31 {
+		d.fail("entry number", at, "%d is out of range", n)
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) judgement() *logbook.Judgement {
+	j := &logbook.Judgement{}
+	at := d.off
+	score := d.varint("judgement score")
+	if j.Score = int(score); int64(j.Score) != score {
+		d.fail("judgement score", at, "%d overflows int", score)
+	}
+	j.Dimension = d.string("judgement dimension")
+	if n, isNil := d.list("judgement evidence", 1); !isNil {
+		j.Evidence = make([]int, n)
+		for i := range j.Evidence {
+			at := d.off
+			v := d.varint("judgement evidence")
+			if j.Evidence[i] = int(v); int64(j.Evidence[i]) != v {
+				d.fail("judgement evidence", at, "%d overflows int", v)
+			}
+		}
+	}
+	j.Text = d.string("judgement text")
+	return j
+}
+
+// decodeBearing reads bearing-taken v2 and v3: observations and a Reading.
 func (d *decoder) decodeBearing(b *logbook.Bearing) {
 	b.Observations = d.observations()
 	r := &b.Reading

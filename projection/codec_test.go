@@ -29,8 +29,20 @@ func oddEvents() []*Event {
 		{Text: "second", ChallengedWith: long},
 	}
 	return []*Event{
-		{Type: VoyageStarted, V: 1},
-		{Type: VoyageStarted, V: 1, At: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), Voyage: &VoyageInfo{}},
+		{Type: VoyageStarted, V: 2},
+		{Type: VoyageStarted, V: 2, At: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), Voyage: &VoyageInfo{}},
+		{Type: VoyageStarted, V: 2, Voyage: &VoyageInfo{ID: "i", Parent: long, Repo: "o/r", Dir: "/d", Base: "b", Branch: "x", Worktree: "/w"}},
+		{Type: VoyageResumed, V: 1},
+		{Type: VoyageResumed, V: 1, At: at, Who: who, Resumption: &Resumption{}},
+		{Type: VoyageResumed, V: 1, Resumption: &Resumption{Reason: long}},
+		{Type: NoteAdded, V: 1},
+		{Type: NoteAdded, V: 1, N: 1 << 30, Note: &logbook.Note{}},
+		{Type: Judged, V: 1, N: 3},
+		{Type: Judged, V: 1, N: 1, Judgement: &logbook.Judgement{}},
+		{Type: Judged, V: 1, N: 1, Judgement: &logbook.Judgement{Score: -3, Evidence: []int{}, Dimension: long}},
+		{Type: Judged, V: 1, N: 1, Judgement: &logbook.Judgement{Score: 10, Evidence: []int{-1, 0, math.MaxInt32}, Text: "t"}},
+		{Type: ActionRefused, V: 1},
+		{Type: ActionRefused, V: 1, N: 9, Action: &logbook.ActionRecord{ID: "a", Kind: "push", Why: long, Rule: "r"}},
 		{Type: VoyageCompleted, V: 1, At: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), Completion: &Completion{Outcome: OutcomeBlocked}},
 		{Type: VoyageCompleted, V: 1, At: time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{Type: ArtifactStowed, V: 1, At: time.Unix(0, 0).UTC(), Artifact: &ArtifactRef{Hash: long, Size: -1, StoredSize: math.MaxInt64, Offset: math.MinInt64, Blob: math.MaxUint64}},
@@ -42,12 +54,14 @@ func oddEvents() []*Event {
 		{Type: MarkErased, V: 1, Key: "k"},
 		{Type: MarkErased, V: 1},
 		{Type: SlateWiped, V: 1, At: at, Who: who},
-		{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{}},
-		{Type: BearingTaken, V: 2, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{}, Reading: logbook.Reading{History: []logbook.ReadingAttempt{}}}},
-		{Type: BearingTaken, V: 2, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{obs, obs, {}}, Reading: logbook.Reading{Text: long, Source: logbook.SourceUser, History: history}}},
+		{Type: BearingTaken, V: 3, Bearing: &logbook.Bearing{}},
+		{Type: BearingTaken, V: 3, N: 200},
+		{Type: BearingTaken, V: 3, N: 2, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{}, Reading: logbook.Reading{History: []logbook.ReadingAttempt{}}}},
+		{Type: BearingTaken, V: 3, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{obs, obs, {}}, Reading: logbook.Reading{Text: long, Source: logbook.SourceUser, History: history}}},
 		{Type: ReadingChallenged, V: 1, Challenge: &Challenge{Bearing: math.MaxUint64, Feedback: "f", Text: "t", Source: logbook.SourceUser}},
-		{Type: ActionIntended, V: 1, Action: &logbook.ActionRecord{ID: "a", Kind: "commit", Params: json.RawMessage(`{"message": "spaced"}`)}},
-		{Type: ActionIntended, V: 1, Action: &logbook.ActionRecord{ID: "a", Params: json.RawMessage{}}},
+		{Type: ActionIntended, V: 2, N: 4, Action: &logbook.ActionRecord{ID: "a", Kind: "commit", Params: json.RawMessage(`{"message": "spaced"}`), Why: "w"}},
+		{Type: ActionIntended, V: 2, Action: &logbook.ActionRecord{ID: "a", Params: json.RawMessage{}}},
+		{Type: ActionIntended, V: 2, N: 1},
 		{Type: ActionPerformed, V: 1, At: at, Action: &logbook.ActionRecord{ID: "a", Status: logbook.ActionPerformed, DoneAt: at, Result: &logbook.ActionResult{
 			SHA: "abc", Branch: "b", Number: -7, CommentID: math.MinInt64, URL: "https://x/y", Reviewers: []string{"bob", "", long}}}},
 		{Type: ActionPerformed, V: 1, Action: &logbook.ActionRecord{ID: "a", Result: &logbook.ActionResult{Reviewers: []string{}}}},
@@ -104,7 +118,9 @@ func TestEncodeRefuses(t *testing.T) {
 		want string
 	}{
 		{"unknown type", &Event{Type: "voyage-sunk"}, `unknown type "voyage-sunk"`},
-		{"old version", &Event{Type: BearingTaken, V: 1, Bearing: &logbook.Bearing{}}, "only the current version 2"},
+		{"old version", &Event{Type: BearingTaken, V: 1, Bearing: &logbook.Bearing{}}, "only the current version 3"},
+		{"foreign number", &Event{Type: Observed, N: 1, Obs: &logbook.ObservationRecord{}}, "records no numbered entry"},
+		{"negative number", &Event{Type: NoteAdded, N: -1, Note: &logbook.Note{}}, "has number -1"},
 		{"foreign payload", &Event{Type: Observed, Obs: &logbook.ObservationRecord{}, Voyage: &VoyageInfo{}}, "no voyage payload"},
 		{"foreign key", &Event{Type: SlateWiped, Key: "k"}, "no key payload"},
 	}
@@ -124,6 +140,40 @@ func (r record) u(v uint64) record  { return binary.AppendUvarint(r, v) }
 func (r record) s(s string) record  { return append(r.u(uint64(len(s))), s...) }
 func (r record) b(b ...byte) record { return append(r, b...) }
 
+// TestDecodeBeforeEntryNumbers: the layouts written before entries were
+// numbered in their events (voyage-started v1, bearing-taken v2,
+// action-intended v1), binary and JSON, read into today's events with
+// entry number 0, which the fold numbers in order.
+func TestDecodeBeforeEntryNumbers(t *testing.T) {
+	who := func(r record) record { return r.b(timeZero).s("ann").s("coder").s("human") }
+	tests := []struct {
+		name string
+		data []byte
+		want *Event
+	}{
+		{"voyage-started v1", who(record{formatBinary}.u(1).u(1)).b(1).s("id").s("intent").s("open-waters"),
+			&Event{Type: VoyageStarted, V: 2, Voyage: &VoyageInfo{ID: "id", Intent: "intent", Kind: "open-waters"}}},
+		{"bearing-taken v2", who(record{formatBinary}.u(7).u(2)).b(1).u(0).s("r").s("agent").u(0),
+			&Event{Type: BearingTaken, V: 3, Bearing: &logbook.Bearing{Reading: logbook.Reading{Text: "r", Source: logbook.SourceAgent}}}},
+		{"action-intended v1", who(record{formatBinary}.u(9).u(1)).b(1).s("a1").s("commit").u(0).s("").b(0).s("").b(timeZero),
+			&Event{Type: ActionIntended, V: 2, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
+		{"voyage-started v1 JSON", []byte(`{"type":"voyage-started","v":1,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"voyage":{"id":"id","intent":"intent","kind":"open-waters"}}`),
+			&Event{Type: VoyageStarted, V: 2, Voyage: &VoyageInfo{ID: "id", Intent: "intent", Kind: "open-waters"}}},
+		{"bearing-taken v2 JSON", []byte(`{"type":"bearing-taken","v":2,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"bearing":{"observations":null,"reading":{"text":"r"}}}`),
+			&Event{Type: BearingTaken, V: 3, Bearing: &logbook.Bearing{Reading: logbook.Reading{Text: "r"}}}},
+		{"action-intended v1 JSON", []byte(`{"type":"action-intended","v":1,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"action":{"id":"a1","kind":"commit"}}`),
+			&Event{Type: ActionIntended, V: 2, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := Decode(tt.data)
+			require.NoError(t, err)
+			tt.want.Who = logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
+			assert.Equal(t, tt.want, e)
+		})
+	}
+}
+
 // TestDecodeOldBinaryVersion: bearing-taken v1 stored the reading as a
 // bare string; its binary layout reads into today's Reading.
 func TestDecodeOldBinaryVersion(t *testing.T) {
@@ -138,7 +188,7 @@ func TestDecodeOldBinaryVersion(t *testing.T) {
 	data = data.s("Widget module has a null check missing in init().") // the v1 reading: a bare string
 	e, err := Decode(data)
 	require.NoError(t, err)
-	want := &Event{Type: BearingTaken, V: 2, At: at, Who: logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"},
+	want := &Event{Type: BearingTaken, V: 3, At: at, Who: logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"},
 		Bearing: &logbook.Bearing{
 			Observations: []logbook.ObservationRecord{{Key: "rust-project:.", Mark: json.RawMessage(`{"kind":"rust-project"}`), Label: "RustProject @ .", Artifact: "0f3c"}},
 			Reading:      logbook.Reading{Text: "Widget module has a null check missing in init()."},

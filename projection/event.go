@@ -28,6 +28,10 @@ const (
 	ActionFailed       Type = "action-failed"
 	ArtifactReduced    Type = "artifact-reduced"
 	ArtifactJettisoned Type = "artifact-jettisoned"
+	VoyageResumed      Type = "voyage-resumed"
+	NoteAdded          Type = "note-added"
+	Judged             Type = "judged"
+	ActionRefused      Type = "action-refused"
 )
 
 // currentVersion is the schema version each event type is written with.
@@ -35,19 +39,23 @@ const (
 // the JSON form, by the binary decoder's version switch (codec.go) for
 // the binary form.
 var currentVersion = map[Type]int{
-	VoyageStarted:      1,
+	VoyageStarted:      2, // v1 had no parent, repository or base commit
 	VoyageCompleted:    1,
 	ArtifactStowed:     1,
 	Observed:           1,
 	MarkErased:         1,
 	SlateWiped:         1,
-	BearingTaken:       2, // v1 stored the reading as a bare string
+	BearingTaken:       3, // v1 stored the reading as a bare string; v2 had no entry number
 	ReadingChallenged:  1,
-	ActionIntended:     1,
+	ActionIntended:     2, // v1 had no entry number and no rationale
 	ActionPerformed:    1,
 	ActionFailed:       1,
 	ArtifactReduced:    1,
 	ArtifactJettisoned: 2, // v1 had no reason
+	VoyageResumed:      1,
+	NoteAdded:          1,
+	Judged:             1,
+	ActionRefused:      1,
 }
 
 // Event is one change to a voyage. Exactly one payload field is set, the
@@ -63,9 +71,15 @@ type Event struct {
 	V    int         `json:"v"`
 	At   time.Time   `json:"at"`
 	Who  logbook.Who `json:"who"`
+	// N is the number of the story entry the event records (bearing
+	// taken, action intended or refused, note added, judged), given when
+	// it is recorded. Events written before numbers were stored have 0:
+	// the fold numbers them in order, as helm did then.
+	N int `json:"n,omitempty"`
 
 	Voyage     *VoyageInfo                `json:"voyage,omitempty"`
 	Completion *Completion                `json:"completion,omitempty"`
+	Resumption *Resumption                `json:"resumption,omitempty"`
 	Artifact   *ArtifactRef               `json:"artifact,omitempty"`
 	Obs        *logbook.ObservationRecord `json:"observation,omitempty"`
 	Key        string                     `json:"key,omitempty"`
@@ -75,20 +89,50 @@ type Event struct {
 	Bearing   *logbook.Bearing      `json:"bearing,omitempty"`
 	Challenge *Challenge            `json:"challenge,omitempty"`
 	Action    *logbook.ActionRecord `json:"action,omitempty"`
+	Note      *logbook.Note         `json:"note,omitempty"`
+	Judgement *logbook.Judgement    `json:"judgement,omitempty"`
 }
 
-// VoyageInfo is the payload of VoyageStarted.
+// IsEntry reports whether events of type t record a story entry (and
+// so carry its number).
+func IsEntry(t Type) bool {
+	switch t {
+	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged:
+		return true
+	}
+	return false
+}
+
+// VoyageInfo is the payload of VoyageStarted. Parent is the voyage this
+// one is a sub-voyage of; Repo, Dir, Base and Branch describe the git
+// repository it started in (OWNER/NAME when its origin names one, the
+// working tree's top directory, HEAD's commit, the branch checked out);
+// Worktree is a working tree made for the voyage alone.
 type VoyageInfo struct {
-	ID     string `json:"id"`
-	Intent string `json:"intent"`
-	Kind   string `json:"kind"`
+	ID       string `json:"id"`
+	Intent   string `json:"intent"`
+	Kind     string `json:"kind"`
+	Parent   string `json:"parent,omitempty"`
+	Repo     string `json:"repo,omitempty"`
+	Dir      string `json:"dir,omitempty"`
+	Base     string `json:"base,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
+}
+
+// Resumption is the payload of VoyageResumed: why a blocked or partial
+// voyage is active again.
+type Resumption struct {
+	Reason string `json:"reason,omitempty"`
 }
 
 // Outcome is how a voyage ended.
 type Outcome string
 
-// Outcomes a voyage can be completed with. The facade checks them
-// before a completion is recorded; the views fold whatever was recorded.
+// Outcomes a voyage can be completed with; each is also the status it
+// leaves the voyage in. Blocked and partial voyages may be resumed; the
+// others are final. The facade checks them before a completion is
+// recorded; the views fold whatever was recorded.
 const (
 	OutcomeCompleted Outcome = "completed"
 	OutcomeBlocked   Outcome = "blocked"
@@ -137,8 +181,14 @@ type upcaster func(raw map[string]json.RawMessage) error
 
 // upcasters[type][v] upgrades version v of type to v+1.
 var upcasters = map[Type]map[int]upcaster{
-	BearingTaken: {1: upcastBearingV1},
+	BearingTaken:   {1: upcastBearingV1, 2: upcastNothing},
+	VoyageStarted:  {1: upcastNothing},
+	ActionIntended: {1: upcastNothing},
 }
+
+// upcastNothing upgrades a version whose successor only added fields
+// that may be absent (an entry number of 0: numbered by the fold).
+func upcastNothing(map[string]json.RawMessage) error { return nil }
 
 // upcastBearingV1: v1 stored "bearing": {"observations": [...], "reading": "text"}.
 func upcastBearingV1(raw map[string]json.RawMessage) error {

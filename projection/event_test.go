@@ -68,14 +68,18 @@ func sampleEvents() []*Event {
 	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	obs := logbook.ObservationRecord{Key: "context:x", Mark: json.RawMessage(`{"kind":"context","description":"x"}`), Label: "Context: x", Artifact: "ab", ObservedAt: at}
 	return []*Event{
-		{Type: VoyageStarted, V: 1, At: at, Who: who, Voyage: &VoyageInfo{ID: "id", Intent: "i", Kind: "open-waters"}},
+		{Type: VoyageStarted, V: 2, At: at, Who: who, Voyage: &VoyageInfo{ID: "id", Intent: "i", Kind: "open-waters", Parent: "p", Repo: "o/r", Dir: "/src/r", Base: "abc", Branch: "main"}},
 		{Type: ArtifactStowed, V: 1, At: at, Who: who, Artifact: &ArtifactRef{Hash: "ab", Size: 10, StoredSize: 5, Offset: 8}},
 		{Type: Observed, V: 1, At: at, Who: who, Obs: &obs},
-		{Type: BearingTaken, V: 2, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{obs}, Reading: logbook.Reading{Text: "r", Source: logbook.SourceAgent}}},
+		{Type: BearingTaken, V: 3, N: 1, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{obs}, Reading: logbook.Reading{Text: "r", Source: logbook.SourceAgent}}},
 		{Type: ReadingChallenged, V: 1, At: at, Who: who, Challenge: &Challenge{Bearing: 4, Feedback: "f", Text: "t", Source: logbook.SourceUser}},
-		{Type: ActionIntended, V: 1, At: at, Who: who, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit", Params: json.RawMessage(`{"message":"m"}`)}},
+		{Type: ActionIntended, V: 2, N: 2, At: at, Who: who, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit", Params: json.RawMessage(`{"message":"m"}`), Why: "the fix is ready"}},
 		{Type: ActionPerformed, V: 1, At: at, Who: who, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit", Result: &logbook.ActionResult{SHA: "abc"}}},
-		{Type: VoyageCompleted, V: 1, At: at, Who: who, Completion: &Completion{Outcome: OutcomeCompleted, Summary: "s"}},
+		{Type: NoteAdded, V: 1, N: 3, At: at, Who: who, Note: &logbook.Note{Text: "waiting for review"}},
+		{Type: ActionRefused, V: 1, N: 4, At: at, Who: who, Action: &logbook.ActionRecord{ID: "a2", Kind: "merge-pull-request", Params: json.RawMessage(`{"number":4}`), Why: "ship it", Rule: `"agents may not merge" (policy.toml:1)`}},
+		{Type: VoyageCompleted, V: 1, At: at, Who: who, Completion: &Completion{Outcome: OutcomeBlocked, Summary: "s"}},
+		{Type: VoyageResumed, V: 1, At: at, Who: who, Resumption: &Resumption{Reason: "reviewed"}},
+		{Type: Judged, V: 1, N: 5, At: at, Who: logbook.Who{Identity: "judge", Role: "reviewer", Method: "human"}, Judgement: &logbook.Judgement{Score: 7, Dimension: "correctness", Evidence: []int{1, 2}, Text: "sound"}},
 	}
 }
 

@@ -31,14 +31,22 @@ import (
 //	            head u32(crc(head)) block...
 //	head     := voyage slate counts section(entries)
 //	            section(failed actions) section(artifacts)
-//	voyage   := str(id intent kind identity) time(created) str(status
-//	            outcome summary) time(completed_at) uvarint(seq)
+//	voyage   := str(id intent kind identity) time(created) str(parent
+//	            repo dir base branch worktree status outcome summary)
+//	            time(completed_at) list of transition list of str(crew)
+//	            uvarint(seq) time(last_at)
+//	transition := str(status) time(at) who str(reason)
 //	slate    := list of str(key) observation (ordered by key)
-//	counts   := uvarint(entries bearings actions outcome_unknown)
+//	counts   := uvarint(entries bearings actions outcome_unknown notes
+//	            judgements failed refused stored_n) list of str(legacy)
+//	            (legacy: the actions intended before entry numbers were
+//	            stored whose outcome is not recorded)
 //	section  := list of blockref (a nil list: the State's was nil)
 //	blockref := uvarint(len count) u32(crc(block)) str(first)
 //	block    := entry... | artifact...  (count of them; len bytes)
-//	entry    := uvarint(n seq) str(kind) time(at) who opt(bearing) opt(action)
+//	entry    := uvarint(n seq) str(kind) time(at) who opt(bearing)
+//	            opt(action str(why rule)) opt(str(note text))
+//	            opt(judgement)
 //	artifact := str(hash) varint(size stored_size offset) uvarint(blob)
 //	            str(derived_from method reason status reduced_to)
 //
@@ -52,8 +60,9 @@ import (
 // whenever State, or what an event folds into it, changes.
 
 // SnapshotVersion is the version of the snapshot encoding and of the fold
-// it captures. Version 1 was one block, checked as a whole by its reader.
-const SnapshotVersion = 2
+// it captures. Version 1 was one block, checked as a whole by its reader;
+// version 2 had no lifecycle, crew, notes, judgements or refused actions.
+const SnapshotVersion = 3
 
 // snapshotFormat is a snapshot's first byte.
 const snapshotFormat = 0x53 // 'S'
@@ -85,13 +94,15 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // counts are the logbook's counts, kept as events fold so that they are
 // known without the entries.
 type counts struct {
-	bearings, actions, unknown int
+	bearings, actions, unknown, notes, judgements, failed, refused int
 }
 
 // LogbookCounts counts the logbook's entries: all of them, the bearings,
-// the actions, and the actions whose outcome is unknown.
+// the actions (refused ones apart), the actions whose outcome is
+// unknown, the failed actions among those in the story, the refused
+// actions, the notes and the judgements.
 type LogbookCounts struct {
-	Entries, Bearings, Actions, OutcomeUnknown int
+	Entries, Bearings, Actions, OutcomeUnknown, Failed, Refused, Notes, Judgements int
 }
 
 // lazy is what a State opened from a snapshot has not read yet.
@@ -148,7 +159,9 @@ func (s *State) Counts() LogbookCounts {
 	if s.Pending()&SectionEntries != 0 {
 		n += s.lazy.sections[bit(SectionEntries)].count
 	}
-	return LogbookCounts{Entries: n, Bearings: s.counts.bearings, Actions: s.counts.actions, OutcomeUnknown: s.counts.unknown}
+	c := &s.counts
+	return LogbookCounts{Entries: n, Bearings: c.bearings, Actions: c.actions, OutcomeUnknown: c.unknown,
+		Failed: c.failed, Refused: c.refused, Notes: c.notes, Judgements: c.judgements}
 }
 
 // Needs returns the pending sections that folding e reads or changes.
@@ -177,7 +190,9 @@ func (s *State) Needs(e *Event) Sections {
 			need = SectionEntries
 		}
 	case ActionFailed:
-		need = SectionEntries | SectionFailed
+		if e.Action == nil || s.actions[e.Action.ID] == nil || s.legacy[e.Action.ID] {
+			need = SectionEntries | SectionFailed
+		}
 	}
 	return need & p
 }
@@ -209,11 +224,28 @@ func (s *State) EncodeSnapshot() ([]byte, error) {
 	h.str(v.Kind)
 	h.str(v.Identity)
 	h.time(v.Created)
+	for _, x := range []string{v.Parent, v.Repo, v.Dir, v.Base, v.Branch, v.Worktree} {
+		h.str(x)
+	}
 	h.str(string(v.Status))
 	h.str(string(v.Outcome))
 	h.str(v.Summary)
 	h.time(v.CompletedAt)
+	if h.list(v.Lifecycle == nil, len(v.Lifecycle)) {
+		for _, t := range v.Lifecycle {
+			h.str(string(t.Status))
+			h.time(t.At)
+			h.who(t.Who)
+			h.str(t.Reason)
+		}
+	}
+	if h.list(v.Crew == nil, len(v.Crew)) {
+		for _, id := range v.Crew {
+			h.str(id)
+		}
+	}
 	h.uvarint(v.Seq)
+	h.time(v.LastAt)
 	h.list(false, len(s.Slate))
 	for _, k := range slices.Sorted(maps.Keys(s.Slate)) {
 		o := s.Slate[k]
@@ -225,6 +257,17 @@ func (s *State) EncodeSnapshot() ([]byte, error) {
 	h.uvarint(uint64(c.Bearings))
 	h.uvarint(uint64(c.Actions))
 	h.uvarint(uint64(c.OutcomeUnknown))
+	h.uvarint(uint64(c.Notes))
+	h.uvarint(uint64(c.Judgements))
+	h.uvarint(uint64(c.Failed))
+	h.uvarint(uint64(c.Refused))
+	h.uvarint(uint64(s.storedN))
+	legacy := slices.Sorted(maps.Keys(s.legacy))
+	if h.list(false, len(legacy)) {
+		for _, id := range legacy {
+			h.str(id)
+		}
+	}
 	for _, ref := range refs {
 		if h.list(ref.isNil, len(ref.blocks)) {
 			for _, b := range ref.blocks {
@@ -326,6 +369,21 @@ func (w *encoder) entry(e *logbook.Entry) {
 	}
 	if w.opt(e.Action != nil) {
 		w.action(e.Action)
+		w.str(e.Action.Why)
+		w.str(e.Action.Rule)
+	}
+	if w.opt(e.Note != nil) {
+		w.str(e.Note.Text)
+	}
+	if j := e.Judgement; w.opt(j != nil) {
+		w.varint(int64(j.Score))
+		w.str(j.Dimension)
+		if w.list(j.Evidence == nil, len(j.Evidence)) {
+			for _, n := range j.Evidence {
+				w.varint(int64(n))
+			}
+		}
+		w.str(j.Text)
 	}
 }
 
@@ -336,11 +394,13 @@ func (w *encoder) artifact(a *Artifact) {
 	w.str(a.ReducedTo)
 }
 
-// Fewest bytes an entry, an artifact and a block's reference take.
+// Fewest bytes an entry, an artifact, a block's reference and a
+// transition take.
 const (
-	minEntry    = 9  // 2 uvarints, a str, a time, a who (3 strs), 2 opts
-	minArtifact = 11 // 7 strs, 3 varints, a uvarint
-	minBlockRef = 7  // 2 uvarints, a u32, a str
+	minTransition = 6  // 2 strs, a time, a who
+	minEntry      = 11 // 2 uvarints, a str, a time, a who (3 strs), 4 opts
+	minArtifact   = 11 // 7 strs, 3 varints, a uvarint
+	minBlockRef   = 7  // 2 uvarints, a u32, a str
 )
 
 // DecodeSnapshot decodes a whole snapshot EncodeSnapshot wrote, into a
@@ -414,6 +474,7 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 		Artifacts: map[string]*Artifact{},
 		bearings:  map[uint64]*logbook.Bearing{},
 		actions:   map[string]*logbook.ActionRecord{},
+		legacy:    map[string]bool{},
 	}
 	v := &s.Voyage
 	v.ID = d.string("voyage id")
@@ -421,11 +482,34 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 	v.Kind = d.string("voyage kind")
 	v.Identity = d.string("voyage identity")
 	v.Created = d.time("voyage created")
+	v.Parent = d.string("voyage parent")
+	v.Repo = d.string("voyage repo")
+	v.Dir = d.string("voyage dir")
+	v.Base = d.string("voyage base")
+	v.Branch = d.string("voyage branch")
+	v.Worktree = d.string("voyage worktree")
 	v.Status = Status(d.string("voyage status"))
 	v.Outcome = Outcome(d.string("voyage outcome"))
 	v.Summary = d.string("voyage summary")
 	v.CompletedAt = d.time("voyage completed_at")
+	if n, isNil := d.list("voyage lifecycle", minTransition); !isNil {
+		v.Lifecycle = make([]Transition, n)
+		for i := range v.Lifecycle {
+			t := &v.Lifecycle[i]
+			t.Status = Status(d.string("transition status"))
+			t.At = d.time("transition at")
+			t.Who = d.who("transition who")
+			t.Reason = d.string("transition reason")
+		}
+	}
+	if n, isNil := d.list("voyage crew", minString); !isNil {
+		v.Crew = make([]string, n)
+		for i := range v.Crew {
+			v.Crew[i] = d.string("voyage crew")
+		}
+	}
 	v.Seq = d.uvarint("voyage seq")
+	v.LastAt = d.time("voyage last_at")
 
 	n, _ := d.list("slate", 1+minObservation)
 	for range n {
@@ -438,6 +522,15 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 	s.counts.bearings = d.count("bearings count")
 	s.counts.actions = d.count("actions count")
 	s.counts.unknown = d.count("outcome_unknown count")
+	s.counts.notes = d.count("notes count")
+	s.counts.judgements = d.count("judgements count")
+	s.counts.failed = d.count("failed count")
+	s.counts.refused = d.count("refused count")
+	s.storedN = d.count("stored entry number")
+	n, _ = d.list("legacy actions", minString)
+	for range n {
+		s.legacy[d.string("legacy action")] = true
+	}
 	l := &lazy{r: r, pending: AllSections}
 	for i, sec := range []Sections{SectionEntries, SectionFailed, SectionArtifacts} {
 		ref := &l.sections[i]
@@ -599,7 +692,7 @@ func (s *State) Load(which Sections) error {
 			if e.Bearing != nil {
 				s.bearings[e.Seq] = e.Bearing
 			}
-			if e.Action != nil && !since[e.Action.ID] {
+			if e.Action != nil && e.Action.Status != logbook.ActionRefused && !since[e.Action.ID] {
 				s.actions[e.Action.ID] = e.Action
 			}
 		}
@@ -810,6 +903,14 @@ func (d *decoder) entry(e *logbook.Entry) {
 	if d.opt("entry action") {
 		e.Action = &logbook.ActionRecord{}
 		d.decodeAction(e.Action)
+		e.Action.Why = d.string("entry action why")
+		e.Action.Rule = d.string("entry action rule")
+	}
+	if d.opt("entry note") {
+		e.Note = &logbook.Note{Text: d.string("entry note text")}
+	}
+	if d.opt("entry judgement") {
+		e.Judgement = d.judgement()
 	}
 }
 

@@ -71,6 +71,7 @@ func TestSnapshotThenTailIsTheFoldFromScratch(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for round := range 40 {
 		events := withEndings(randomVoyage(r, 5+r.IntN(150)))
+		numbered(t, events, r.IntN(len(events)+1))
 		var whole State
 		fold(t, events, &whole, 0)
 
@@ -96,6 +97,7 @@ func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for round := range 60 {
 		events := withEndings(randomVoyage(r, 5+r.IntN(200)))
+		numbered(t, events, r.IntN(len(events)+1))
 		var whole State
 		fold(t, events, &whole, 0)
 		cut := 1 + r.IntN(len(events))
@@ -253,21 +255,31 @@ func lookups(t *testing.T, st, want *State, msg string) {
 func TestCountsAreTheLogbooks(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var st State
-	fold(t, withEndings(randomVoyage(r, 400)), &st, 0)
+	fold(t, numbered(t, withEndings(randomVoyage(r, 400)), 0), &st, 0)
 	var want LogbookCounts
 	want.Entries = len(st.Entries)
 	for _, e := range st.Entries {
-		if e.Bearing != nil {
+		switch {
+		case e.Bearing != nil:
 			want.Bearings++
-		}
-		if e.Action != nil {
+		case e.Note != nil:
+			want.Notes++
+		case e.Judgement != nil:
+			want.Judgements++
+		case e.Action.Status == logbook.ActionRefused:
+			want.Refused++
+		default:
 			want.Actions++
-			if e.Action.Status == "outcome-unknown" {
+			switch e.Action.Status {
+			case logbook.ActionOutcomeUnknown:
 				want.OutcomeUnknown++
+			case logbook.ActionFailed:
+				want.Failed++
 			}
 		}
 	}
 	require.NotZero(t, want.Actions)
+	require.NotZero(t, want.Failed)
 	assert.Equal(t, want, st.Counts())
 }
 
@@ -336,7 +348,7 @@ func TestDamagedSnapshotIsRefused(t *testing.T) {
 func TestOldSnapshotVersionIsRefused(t *testing.T) {
 	v1 := []byte{snapshotFormat, 1, 1, 'v'}
 	_, err := OpenSnapshot(bytes.NewReader(v1), int64(len(v1)))
-	assert.ErrorContains(t, err, "version 1, this helm reads 2")
+	assert.ErrorContains(t, err, "version 1, this helm reads 3")
 }
 
 func FuzzDecodeSnapshot(f *testing.F) {

@@ -15,25 +15,70 @@ import (
 // Status is where a voyage stands.
 type Status string
 
-// Voyage statuses.
+// Voyage statuses: active, or the outcome it was completed with.
 const (
 	StatusActive    Status = "active"
+	StatusBlocked   Status = "blocked"
+	StatusPartial   Status = "partial"
 	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+	StatusCancelled Status = "cancelled"
 )
+
+// Resumable reports whether a voyage in status st may be resumed:
+// blocked and partial voyages may; completed, failed and cancelled ones
+// are final.
+func (st Status) Resumable() bool { return st == StatusBlocked || st == StatusPartial }
+
+// NormalStatus returns the status a voyage in status st with outcome
+// out has today. Views kept before the status took the outcome's word
+// say "completed" with any outcome.
+func NormalStatus(st Status, out Outcome) Status {
+	if st == StatusCompleted && out != "" {
+		return Status(out)
+	}
+	return st
+}
+
+// Transition is one change of a voyage's status: the start, a
+// completion, a resumption.
+type Transition struct {
+	Status Status      `json:"status"`
+	At     time.Time   `json:"at"`
+	Who    logbook.Who `json:"who"`
+	// Reason is the summary of a completion, or why it was resumed.
+	Reason string `json:"reason,omitempty"`
+}
 
 // VoyageView is the voyage view: metadata and status.
 type VoyageView struct {
-	ID          string    `json:"id"`
-	Intent      string    `json:"intent"`
-	Kind        string    `json:"kind"`
-	Identity    string    `json:"identity"`
-	Created     time.Time `json:"created"`
-	Status      Status    `json:"status"`
+	ID       string    `json:"id"`
+	Intent   string    `json:"intent"`
+	Kind     string    `json:"kind"`
+	Identity string    `json:"identity"`
+	Created  time.Time `json:"created"`
+	// Parent, Repo, Dir, Base, Branch and Worktree are as recorded at
+	// the start (VoyageInfo).
+	Parent   string `json:"parent,omitempty"`
+	Repo     string `json:"repo,omitempty"`
+	Dir      string `json:"dir,omitempty"`
+	Base     string `json:"base,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
+	Status   Status `json:"status"`
+	// Outcome, Summary and CompletedAt are the last completion's, while
+	// the voyage is not active.
 	Outcome     Outcome   `json:"outcome,omitempty"`
 	Summary     string    `json:"summary,omitempty"`
 	CompletedAt time.Time `json:"completed_at,omitzero"`
-	// Seq is the sequence number of the last event folded in.
-	Seq uint64 `json:"seq"`
+	// Lifecycle is every change of status, the start first.
+	Lifecycle []Transition `json:"lifecycle,omitempty"`
+	// Crew lists, sorted, every identity that recorded an event.
+	Crew []string `json:"crew,omitempty"`
+	// Seq is the sequence number of the last event folded in, and
+	// LastAt its time.
+	Seq    uint64    `json:"seq"`
+	LastAt time.Time `json:"last_at,omitzero"`
 }
 
 // ArtifactStatus is the condition of a stored artifact.
@@ -61,11 +106,15 @@ type State struct {
 	Voyage VoyageView
 	// Slate maps a mark's canonical key to its newest observation.
 	Slate map[string]logbook.ObservationRecord
-	// Entries is the logbook story in order. Failed actions are not part
-	// of the story: they are in FailedActions. While the entries of the
-	// snapshot a State was opened from are pending (Pending), Entries
-	// holds those recorded since, numbered after them.
-	Entries       []logbook.Entry
+	// Entries is the logbook story in order; entry i is numbered i+1.
+	// While the entries of the snapshot a State was opened from are
+	// pending (Pending), Entries holds those recorded since, numbered
+	// after them.
+	Entries []logbook.Entry
+	// FailedActions holds actions that failed before entry numbers were
+	// stored in events: helm then took them out of the story and
+	// renumbered the entries after them, and their numbers stay as they
+	// were shown. A failed action recorded since keeps its entry.
 	FailedActions []logbook.Entry
 	Artifacts     map[string]*Artifact
 
@@ -75,6 +124,12 @@ type State struct {
 	actions  map[string]*logbook.ActionRecord // action id -> its entry's action
 
 	counts counts // the logbook's, kept as events fold
+	// legacy holds the ids of actions intended without a stored entry
+	// number whose outcome is not folded yet: their failure is folded as
+	// helm folded it then. A snapshot does not keep it.
+	legacy map[string]bool
+	// storedN is the highest entry number read from an event.
+	storedN int
 	// lazy, when set, is where the sections not read yet are (OpenSnapshot).
 	lazy *lazy
 }
@@ -95,6 +150,7 @@ func (s *State) Apply(seq uint64, e *Event) error {
 		s.Artifacts = map[string]*Artifact{}
 		s.bearings = map[uint64]*logbook.Bearing{}
 		s.actions = map[string]*logbook.ActionRecord{}
+		s.legacy = map[string]bool{}
 	}
 	if seq <= s.Voyage.Seq {
 		return fmt.Errorf("event %d applied after event %d: out of order", seq, s.Voyage.Seq)
@@ -102,8 +158,27 @@ func (s *State) Apply(seq uint64, e *Event) error {
 	if err := s.apply(seq, e); err != nil {
 		return fmt.Errorf("apply %s event %d: %w", e.Type, seq, err)
 	}
-	s.Voyage.Seq = seq
+	s.Voyage.Seq, s.Voyage.LastAt = seq, e.At
+	if id := e.Who.Identity; id != "" {
+		if i, found := slices.BinarySearch(s.Voyage.Crew, id); !found {
+			s.Voyage.Crew = slices.Insert(s.Voyage.Crew, i, id)
+		}
+	}
 	return nil
+}
+
+// entry appends the story entry that event e at seq records, numbered
+// as e says or, for an event written before numbers were stored, next.
+func (s *State) entry(seq uint64, e *Event, kind logbook.EntryKind) (*logbook.Entry, error) {
+	next := s.Counts().Entries + 1
+	if e.N != 0 {
+		if e.N != next {
+			return nil, fmt.Errorf("the event records entry %d, but it is entry %d of the story", e.N, next)
+		}
+		s.storedN = e.N
+	}
+	s.Entries = append(s.Entries, logbook.Entry{N: next, Seq: seq, Kind: kind, At: e.At, Who: e.Who})
+	return &s.Entries[len(s.Entries)-1], nil
 }
 
 func (s *State) apply(seq uint64, e *Event) error {
@@ -112,14 +187,26 @@ func (s *State) apply(seq uint64, e *Event) error {
 		if e.Voyage == nil {
 			return errMissing("voyage")
 		}
-		s.Voyage.ID, s.Voyage.Intent, s.Voyage.Kind = e.Voyage.ID, e.Voyage.Intent, e.Voyage.Kind
-		s.Voyage.Identity, s.Voyage.Created, s.Voyage.Status = e.Who.Identity, e.At, StatusActive
+		v, in := &s.Voyage, e.Voyage
+		v.ID, v.Intent, v.Kind = in.ID, in.Intent, in.Kind
+		v.Parent, v.Repo, v.Dir, v.Base, v.Branch, v.Worktree = in.Parent, in.Repo, in.Dir, in.Base, in.Branch, in.Worktree
+		v.Identity, v.Created, v.Status = e.Who.Identity, e.At, StatusActive
+		v.Lifecycle = append(v.Lifecycle, Transition{Status: StatusActive, At: e.At, Who: e.Who})
 	case VoyageCompleted:
 		if e.Completion == nil {
 			return errMissing("completion")
 		}
-		s.Voyage.Status, s.Voyage.CompletedAt = StatusCompleted, e.At
-		s.Voyage.Outcome, s.Voyage.Summary = e.Completion.Outcome, e.Completion.Summary
+		v, c := &s.Voyage, e.Completion
+		v.Status, v.CompletedAt = NormalStatus(StatusCompleted, c.Outcome), e.At
+		v.Outcome, v.Summary = c.Outcome, c.Summary
+		v.Lifecycle = append(v.Lifecycle, Transition{Status: v.Status, At: e.At, Who: e.Who, Reason: c.Summary})
+	case VoyageResumed:
+		if e.Resumption == nil {
+			return errMissing("resumption")
+		}
+		v := &s.Voyage
+		v.Status, v.CompletedAt, v.Outcome, v.Summary = StatusActive, time.Time{}, "", ""
+		v.Lifecycle = append(v.Lifecycle, Transition{Status: StatusActive, At: e.At, Who: e.Who, Reason: e.Resumption.Reason})
 	case ArtifactStowed, ArtifactReduced:
 		if e.Artifact == nil {
 			return errMissing("artifact")
@@ -160,12 +247,49 @@ func (s *State) apply(seq uint64, e *Event) error {
 			b.Observations = slices.Clone(b.Observations)
 		}
 		b.Reading.History = slices.Clone(b.Reading.History)
+		en, err := s.entry(seq, e, logbook.EntryBearing)
+		if err != nil {
+			return err
+		}
+		en.Bearing = &b
 		s.bearings[seq] = &b
 		s.counts.bearings++
-		s.Entries = append(s.Entries, logbook.Entry{
-			N: s.Counts().Entries + 1, Seq: seq, Kind: logbook.EntryBearing, At: e.At, Who: e.Who, Bearing: &b,
-		})
 		clear(s.Slate)
+	case NoteAdded:
+		if e.Note == nil {
+			return errMissing("note")
+		}
+		en, err := s.entry(seq, e, logbook.EntryNote)
+		if err != nil {
+			return err
+		}
+		n := *e.Note
+		en.Note = &n
+		s.counts.notes++
+	case Judged:
+		if e.Judgement == nil {
+			return errMissing("judgement")
+		}
+		en, err := s.entry(seq, e, logbook.EntryJudgement)
+		if err != nil {
+			return err
+		}
+		j := *e.Judgement
+		j.Evidence = slices.Clone(j.Evidence)
+		en.Judgement = &j
+		s.counts.judgements++
+	case ActionRefused:
+		if e.Action == nil {
+			return errMissing("action")
+		}
+		en, err := s.entry(seq, e, logbook.EntryAction)
+		if err != nil {
+			return err
+		}
+		a := *e.Action
+		a.Status = logbook.ActionRefused
+		en.Action = &a
+		s.counts.refused++
 	case ReadingChallenged:
 		c := e.Challenge
 		if c == nil {
@@ -184,17 +308,25 @@ func (s *State) apply(seq uint64, e *Event) error {
 		if e.Action == nil {
 			return errMissing("action")
 		}
+		en, err := s.entry(seq, e, logbook.EntryAction)
+		if err != nil {
+			return err
+		}
 		a := *e.Action
 		a.Status = logbook.ActionOutcomeUnknown
+		en.Action = &a
 		s.actions[a.ID] = &a
+		if e.N == 0 {
+			s.legacy[a.ID] = true
+		}
 		s.counts.actions++
 		s.counts.unknown++
-		s.Entries = append(s.Entries, logbook.Entry{
-			N: s.Counts().Entries + 1, Seq: seq, Kind: logbook.EntryAction, At: e.At, Who: e.Who, Action: &a,
-		})
 	case ActionPerformed, ActionFailed:
 		if e.Action == nil {
 			return errMissing("action")
+		}
+		if e.Type == ActionPerformed {
+			delete(s.legacy, e.Action.ID)
 		}
 		a, ok := s.actions[e.Action.ID]
 		if !ok {
@@ -209,6 +341,15 @@ func (s *State) apply(seq uint64, e *Event) error {
 			break
 		}
 		a.Status, a.Error, a.Result = logbook.ActionFailed, e.Action.Error, e.Action.Result
+		legacy := s.legacy[a.ID]
+		delete(s.legacy, a.ID)
+		if !legacy {
+			s.counts.failed++
+			break
+		}
+		// Intended before numbers were stored: out of the story, as helm
+		// folded it then, unless an entry numbered since follows it (its
+		// number may not change).
 		// Actions mostly fail soon after they are intended: look from the end.
 		i := len(s.Entries) - 1
 		for i >= 0 && s.Entries[i].Action != a {
@@ -216,6 +357,10 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		if i < 0 {
 			return fmt.Errorf("intended action %s is not in the story", a.ID)
+		}
+		if s.Entries[i].N <= s.storedN {
+			s.counts.failed++
+			break
 		}
 		s.FailedActions = append(s.FailedActions, s.Entries[i])
 		s.removeEntry(i)

@@ -32,7 +32,7 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 	artifacts := map[string]bool{}
 	for len(events) < n {
 		var e *Event
-		switch k := r.IntN(10); {
+		switch k := r.IntN(13); {
 		case k < 4:
 			h := fmt.Sprintf("h%d", r.IntN(20))
 			if !artifacts[h] {
@@ -85,10 +85,40 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 				e = ev(ActionPerformed)
 				e.Action = &logbook.ActionRecord{ID: id, Kind: "commit", Result: &logbook.ActionResult{SHA: "abc1234def"}}
 			}
+		case k == 10:
+			e = ev(NoteAdded)
+			e.Note = &logbook.Note{Text: fmt.Sprint("note ", len(events))}
+		case k == 11:
+			e = ev(ActionRefused)
+			e.Action = &logbook.ActionRecord{ID: fmt.Sprint("r", len(events)), Kind: "merge-pull-request", Why: "ship", Rule: "no merges"}
+		case k == 12 && r.IntN(2) == 0:
+			e = ev(Judged)
+			e.Judgement = &logbook.Judgement{Score: 1 + r.IntN(10), Dimension: "care", Evidence: []int{1}, Text: "ok"}
+		case k == 12:
+			c := ev(VoyageCompleted)
+			c.Completion = &Completion{Outcome: OutcomeBlocked, Summary: "waiting"}
+			events = append(events, c)
+			e = ev(VoyageResumed)
+			e.Resumption = &Resumption{Reason: "unblocked"}
 		}
 		if e != nil {
 			events = append(events, e)
 		}
+	}
+	return events
+}
+
+// numbered gives the entry events of events from index from on their
+// entry numbers, as a writer records them: the next number of the
+// story the events before them fold to. Those before from stay as helm
+// wrote them before numbers were stored.
+func numbered(t testing.TB, events []*Event, from int) []*Event {
+	var st State
+	for i, e := range events {
+		if i >= from && IsEntry(e.Type) {
+			e.N = st.Counts().Entries + 1
+		}
+		require.NoError(t, st.Apply(uint64(i+1), e))
 	}
 	return events
 }
@@ -100,6 +130,10 @@ func TestRebuiltViewsEqualIncremental(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		events := randomVoyage(r, 20+r.IntN(200))
+		// Numbered from the start, never, or from a point on: a voyage
+		// written before numbers were stored, then by a later helm.
+		from := [...]int{0, len(events), r.IntN(len(events))}[seed%3]
+		numbered(t, events, from)
 
 		var incremental State
 		stored := make([][]byte, len(events))
@@ -119,9 +153,15 @@ func TestRebuiltViewsEqualIncremental(t *testing.T) {
 
 		for i, entry := range rebuilt.Entries {
 			assert.Equal(t, i+1, entry.N, "seed %d: the story is numbered without gaps", seed)
-			if entry.Action != nil {
-				assert.NotEqual(t, logbook.ActionFailed, entry.Action.Status, "seed %d: failed actions are not in the story", seed)
+			if e := events[entry.Seq-1]; e.N != 0 {
+				assert.Equal(t, e.N, entry.N, "seed %d: the entry has the number recorded", seed)
 			}
+		}
+		if from == 0 {
+			assert.Empty(t, rebuilt.FailedActions, "seed %d: a failed action keeps its entry", seed)
+		}
+		for _, f := range rebuilt.FailedActions {
+			assert.Zero(t, events[f.Seq-1].N, "seed %d: only an action intended before numbers were stored leaves the story", seed)
 		}
 	}
 }
@@ -171,7 +211,112 @@ func TestApplyRefusesOutOfOrder(t *testing.T) {
 	assert.Contains(t, err.Error(), "out of order")
 }
 
-func TestFailedActionLeavesStoryRenumbered(t *testing.T) {
+// TestFailedActionKeepsItsNumber: failures interleaved with bearings and
+// actions; every entry keeps the number it was recorded with, and a
+// failed action stays in the story, marked failed.
+func TestFailedActionKeepsItsNumber(t *testing.T) {
+	var st State
+	bearing := func(n int) *Event {
+		return &Event{Type: BearingTaken, N: n, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{}, Reading: logbook.Reading{Text: fmt.Sprint("r", n)}}}
+	}
+	evs := []*Event{
+		{Type: VoyageStarted, Voyage: &VoyageInfo{ID: "v"}},
+		bearing(1),
+		{Type: ActionIntended, N: 2, Action: &logbook.ActionRecord{ID: "a", Kind: "push"}},
+		{Type: ActionIntended, N: 3, Action: &logbook.ActionRecord{ID: "b", Kind: "commit"}},
+		bearing(4),
+		{Type: ActionFailed, Action: &logbook.ActionRecord{ID: "a", Error: "rejected"}},
+		bearing(5),
+		{Type: ActionFailed, Action: &logbook.ActionRecord{ID: "b", Error: "nothing to commit"}},
+		{Type: NoteAdded, N: 6, Note: &logbook.Note{Text: "retrying"}},
+		{Type: ActionRefused, N: 7, Action: &logbook.ActionRecord{ID: "c", Kind: "merge-pull-request", Rule: "no merges"}},
+		bearing(8),
+	}
+	for i, e := range evs {
+		require.NoError(t, st.Apply(uint64(i+1), e))
+	}
+	require.Len(t, st.Entries, 8)
+	for i, e := range st.Entries {
+		assert.Equal(t, i+1, e.N)
+	}
+	assert.Equal(t, logbook.ActionFailed, st.Entries[1].Action.Status)
+	assert.Equal(t, "rejected", st.Entries[1].Action.Error)
+	assert.Equal(t, logbook.ActionFailed, st.Entries[2].Action.Status)
+	assert.Equal(t, "r4", st.Entries[3].Bearing.Reading.Text)
+	assert.Equal(t, logbook.ActionRefused, st.Entries[6].Action.Status)
+	assert.Empty(t, st.FailedActions)
+	seq, ok := st.BearingSeq(5)
+	require.True(t, ok)
+	assert.Equal(t, uint64(7), seq, "bearing 5 is the one recorded as 5")
+	assert.Equal(t, LogbookCounts{Entries: 8, Bearings: 4, Actions: 2, Failed: 2, Refused: 1, Notes: 1}, st.Counts())
+
+	// A number that is not the next is refused: the event was not
+	// recorded against this story.
+	err := st.Apply(20, bearing(12))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "records entry 12, but it is entry 9")
+}
+
+// TestLegacyFailureAfterANumberedEntryKeepsTheNumbers: an action
+// intended before numbers were stored that fails once a later helm has
+// recorded numbered entries after it stays in the story.
+func TestLegacyFailureAfterANumberedEntryKeepsTheNumbers(t *testing.T) {
+	var st State
+	evs := []*Event{
+		{Type: VoyageStarted, Voyage: &VoyageInfo{ID: "v"}},
+		{Type: ActionIntended, Action: &logbook.ActionRecord{ID: "old", Kind: "push"}},
+		{Type: NoteAdded, N: 2, Note: &logbook.Note{Text: "by a later helm"}},
+		{Type: ActionFailed, Action: &logbook.ActionRecord{ID: "old", Error: "rejected"}},
+	}
+	for i, e := range evs {
+		require.NoError(t, st.Apply(uint64(i+1), e))
+	}
+	require.Len(t, st.Entries, 2)
+	assert.Equal(t, logbook.ActionFailed, st.Entries[0].Action.Status)
+	assert.Equal(t, 2, st.Entries[1].N)
+	assert.Empty(t, st.FailedActions)
+}
+
+func TestLifecycle(t *testing.T) {
+	var st State
+	who := func(id string) logbook.Who { return logbook.Who{Identity: id, Role: "coder", Method: "human"} }
+	at := func(m int) time.Time { return time.Date(2026, 3, 1, 10, m, 0, 0, time.UTC) }
+	evs := []*Event{
+		{Type: VoyageStarted, At: at(0), Who: who("ann"), Voyage: &VoyageInfo{ID: "v", Parent: "p", Repo: "o/r", Base: "abc"}},
+		{Type: VoyageCompleted, At: at(1), Who: who("bob"), Completion: &Completion{Outcome: OutcomeBlocked, Summary: "needs review"}},
+		{Type: VoyageResumed, At: at(2), Who: who("ann"), Resumption: &Resumption{Reason: "reviewed"}},
+		{Type: VoyageCompleted, At: at(3), Who: who("ann"), Completion: &Completion{Outcome: OutcomeCompleted, Summary: "done"}},
+	}
+	for i, e := range evs[:2] {
+		require.NoError(t, st.Apply(uint64(i+1), e))
+	}
+	assert.Equal(t, StatusBlocked, st.Voyage.Status)
+	assert.True(t, st.Voyage.Status.Resumable())
+	require.NoError(t, st.Apply(3, evs[2]))
+	assert.Equal(t, StatusActive, st.Voyage.Status)
+	assert.Zero(t, st.Voyage.CompletedAt)
+	assert.Empty(t, st.Voyage.Outcome)
+	require.NoError(t, st.Apply(4, evs[3]))
+	v := st.Voyage
+	assert.Equal(t, StatusCompleted, v.Status)
+	assert.False(t, v.Status.Resumable())
+	assert.Equal(t, []Transition{
+		{Status: StatusActive, At: at(0), Who: who("ann")},
+		{Status: StatusBlocked, At: at(1), Who: who("bob"), Reason: "needs review"},
+		{Status: StatusActive, At: at(2), Who: who("ann"), Reason: "reviewed"},
+		{Status: StatusCompleted, At: at(3), Who: who("ann"), Reason: "done"},
+	}, v.Lifecycle)
+	assert.Equal(t, []string{"ann", "bob"}, v.Crew)
+	assert.Equal(t, "p", v.Parent)
+	assert.Equal(t, at(3), v.LastAt)
+	assert.Equal(t, StatusFailed, NormalStatus(StatusCompleted, OutcomeFailed))
+	assert.Equal(t, StatusActive, NormalStatus(StatusActive, ""))
+}
+
+// TestLegacyFailedActionLeavesStoryRenumbered: before numbers were
+// stored, a failed action left the story and the entries after it were
+// renumbered; a voyage written then still reads so.
+func TestLegacyFailedActionLeavesStoryRenumbered(t *testing.T) {
 	var st State
 	evs := []*Event{
 		{Type: VoyageStarted, V: 1, Voyage: &VoyageInfo{ID: "v"}},

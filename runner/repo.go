@@ -88,3 +88,38 @@ func (r *Runner) dirName() string {
 	}
 	return r.Dir
 }
+
+// Workspace is the git working tree a runner works in, as a voyage
+// records it when it starts there.
+type Workspace struct {
+	// Top is the working tree's top directory.
+	Top string
+	// Repo is the GitHub repository (OWNER/NAME) its origin remote
+	// names; empty when there is no origin or it names none.
+	Repo string
+	// Head is the commit checked out; empty in a repository without
+	// commits.
+	Head string
+	// Branch is the branch checked out; empty when HEAD is detached.
+	Branch string
+}
+
+// Workspace describes the git working tree of the runner's directory.
+// Outside a working tree it returns an error (git's own).
+func (r *Runner) Workspace(ctx context.Context) (Workspace, error) {
+	top, err := r.Git(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return Workspace{}, err
+	}
+	w := Workspace{Top: strings.TrimSpace(string(top))}
+	if head, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err == nil {
+		w.Head = strings.TrimSpace(string(head))
+	}
+	if branch, err := r.Git(ctx, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
+		w.Branch = strings.TrimSpace(string(branch))
+	}
+	if repo, err := r.Repo(ctx); err == nil {
+		w.Repo = repo
+	}
+	return w, nil
+}

@@ -257,6 +257,7 @@ type actionCommandLeaf struct {
 	f           actionFlags
 	dryRun      bool
 	allowSecret bool
+	why         string
 }
 
 func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
@@ -268,6 +269,7 @@ func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
 	}
 	fs.BoolVar(&c.dryRun, "dry-run", false, "print exactly what would run; run and record nothing")
 	fs.BoolVar(&c.allowSecret, "allow-secret", false, "perform it although its parameters hold a secret (the log records them redacted)")
+	fs.StringVar(&c.why, "why", "", "the rationale for the action, `TEXT`, shown with it in the story")
 }
 
 // actionDryRun is the --json form of a dry run.
@@ -316,7 +318,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
 		return err
 	}
-	e, err := v.PerformWith(ctx, act, who, helm.PerformOptions{AllowSecret: c.allowSecret})
+	e, err := v.PerformWith(ctx, act, who, helm.PerformOptions{AllowSecret: c.allowSecret, Why: c.why})
 	if errors.Is(err, helm.ErrSecret) {
 		// The line is the user's, the secret in it shown as its marker.
 		args := make([]string, len(a.args))

@@ -90,8 +90,9 @@ func TestActionFailureExitsThreeWithGitsMessage(t *testing.T) {
 	assert.Contains(t, r.Stderr, "helm: commit failed on voyage a3b00001 (recorded as a failed action): git commit -m Empty exited with status 1\n")
 	assert.Contains(t, r.Stderr, "nothing to commit")
 	show := h.ok("voyage", "show")
-	assert.Contains(t, show, "Failed actions: 1\n")
-	assert.Contains(t, show, "Logbook:   0 bearings, 0 actions\n", "a failure is not part of the story")
+	assert.Contains(t, show, "Logbook:   0 bearings, 1 action (1 failed)\n", "a failure keeps its entry")
+	assert.Contains(t, h.ok("log"), "── Action 1 ── ")
+	assert.Contains(t, h.ok("log"), "  commit failed: ")
 
 	r = h.fails(3, "action", "push", "--branch", "no-such-branch")
 	assert.Contains(t, r.Stderr, "push failed")

@@ -39,10 +39,31 @@ challenged text and the feedback in its history.`,
 type bearingTakeCommand struct {
 	reading      string
 	observations []string
+	source       string
+}
+
+// sourceFlag defines --source, and sourceOf reads it.
+func sourceFlag(fs *pflag.FlagSet, p *string, what string) {
+	fs.StringVar(p, "source", "", "who wrote the "+what+", `agent` or user (default: user when the method is human, else agent)")
+}
+
+// sourceOf returns the source given, or the one who's method implies.
+func sourceOf(a *app, given string, who helm.Who) (helm.Source, error) {
+	switch helm.Source(given) {
+	case helm.SourceAgent, helm.SourceUser:
+		return helm.Source(given), nil
+	case "":
+		if who.Method == "human" {
+			return helm.SourceUser, nil
+		}
+		return helm.SourceAgent, nil
+	}
+	return "", usageErrorf(a.cmd, "%s: --source %q is not agent or user", commandName(a.cmd), given)
 }
 
 func (c *bearingTakeCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.reading, "reading", "", "the reading, `TEXT`: what the observations mean")
+	sourceFlag(fs, &c.source, "reading")
 	fs.StringArrayVar(&c.observations, "observation", nil, "add the observation JSON in `FILE` (- for stdin; repeatable)")
 }
 
@@ -82,7 +103,11 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	e, err := v.TakeBearing(ctx, c.reading, who, &helm.BearingOptions{Observations: extra})
+	source, err := sourceOf(a, c.source, who)
+	if err != nil {
+		return err
+	}
+	e, err := v.TakeBearing(ctx, c.reading, who, &helm.BearingOptions{Observations: extra, Source: source})
 	if err != nil {
 		return err
 	}
@@ -105,12 +130,13 @@ func writeBearing(b *strings.Builder, br *helm.Bearing) {
 
 // bearingChallengeCommand challenges a bearing's reading.
 type bearingChallengeCommand struct {
-	with, reading string
+	with, reading, source string
 }
 
 func (c *bearingChallengeCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.with, "with", "", "the `FEEDBACK` that challenges the reading")
 	fs.StringVar(&c.reading, "reading", "", "the new reading, `TEXT`")
+	sourceFlag(fs, &c.source, "new reading")
 }
 
 func (c *bearingChallengeCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -128,7 +154,11 @@ func (c *bearingChallengeCommand) Run(ctx context.Context, a *app, args []string
 	if err != nil {
 		return err
 	}
-	e, err := v.Challenge(ctx, n, helm.Challenge{Feedback: c.with, Reading: c.reading}, who)
+	source, err := sourceOf(a, c.source, who)
+	if err != nil {
+		return err
+	}
+	e, err := v.Challenge(ctx, n, helm.Challenge{Feedback: c.with, Reading: c.reading, Source: source}, who)
 	if err != nil {
 		return err
 	}

@@ -21,8 +21,12 @@ func newCompleteCmd(a *app) *cobra.Command {
 	c := leafCmd(a, &cobra.Command{
 		Use:   "complete [--summary TEXT] [--outcome completed|blocked|failed|partial|cancelled]",
 		Short: "complete the voyage with an outcome and a summary",
-		Long: `Complete the voyage. Nothing more is observed, taken or performed on it
-afterwards; its logbook stays readable with helm log.
+		Long: `Complete the voyage; its status becomes the outcome. Nothing more is
+observed, taken or performed on it afterwards, unless it is blocked or
+partial and resumed (helm voyage resume); its logbook stays readable with
+helm log. A blocked or partial voyage may also be completed with another
+outcome directly (without --voyage: the only active, else the only blocked
+or partial voyage).
 
 Every outcome needs a summary: what came of the voyage. Without --summary,
 helm asks for it when standard input is a terminal, and refuses otherwise.`,
@@ -64,7 +68,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	if !slices.Contains(helm.Outcomes(), helm.Outcome(c.outcome)) {
 		return usageErrorf(a.cmd, "complete: outcome %q is not one of %s", c.outcome, strings.Join(outcomeNames(), ", "))
 	}
-	v, who, err := a.activeVoyage(ctx, false)
+	v, who, err := a.completableVoyage(ctx)
 	if err != nil {
 		return err
 	}
@@ -97,16 +101,38 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 		return writeJSON(a.stdout, info)
 	}
 	var b strings.Builder
-	if info.Outcome == helm.OutcomeCompleted {
+	switch info.Status {
+	case helm.StatusCompleted:
 		fmt.Fprintf(&b, "Voyage %s completed\n", short(v.ID()))
-	} else {
-		fmt.Fprintf(&b, "Voyage %s completed: %s\n", short(v.ID()), info.Outcome)
+	case helm.StatusBlocked, helm.StatusPartial:
+		fmt.Fprintf(&b, "Voyage %s is %s (helm voyage resume continues it)\n", short(v.ID()), info.Status)
+	default:
+		fmt.Fprintf(&b, "Voyage %s completed: %s\n", short(v.ID()), info.Status)
 	}
 	if info.Summary != "" {
 		fmt.Fprintf(&b, "Summary: %s\n", block(info.Summary, "         "))
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// completableVoyage opens the voyage to complete: the resolved one when
+// it is active, blocked or partial (--voyage, HELM_VOYAGE, the only
+// active one, else the only blocked or partial one), and who completes it.
+func (a *app) completableVoyage(ctx context.Context) (*helm.Voyage, helm.Who, error) {
+	v, err := a.openVoyage(ctx)
+	var usage *usageError
+	if errors.Is(err, helm.ErrNoVoyage) && errors.As(err, &usage) {
+		v, err = a.openVoyageAmong(ctx, helm.ListOpen, "open", nil)
+	}
+	if err != nil {
+		return nil, helm.Who{}, err
+	}
+	if err := v.CheckActive(); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
+		return nil, helm.Who{}, err
+	}
+	who, err := a.who(v, false)
+	return v, who, err
 }
 
 // isTerminal reports whether r is a terminal a person types on. It asks

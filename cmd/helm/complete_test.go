@@ -25,9 +25,9 @@ func TestComplete(t *testing.T) {
 		{"default", []string{"--summary", "Fixed null check in widget init. PR #45 merged."},
 			"Voyage a3b00001 completed\nSummary: Fixed null check in widget init. PR #45 merged.\n", helm.OutcomeCompleted},
 		{"blocked", []string{"--outcome", "blocked", "--summary", "Waiting on upstream."},
-			"Voyage a3b00001 completed: blocked\nSummary: Waiting on upstream.\n", helm.OutcomeBlocked},
+			"Voyage a3b00001 is blocked (helm voyage resume continues it)\nSummary: Waiting on upstream.\n", helm.OutcomeBlocked},
 		{"failed", []string{"--outcome", "failed", "--summary", "x"}, "Voyage a3b00001 completed: failed\nSummary: x\n", helm.OutcomeFailed},
-		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 completed: partial\nSummary: x\n", helm.OutcomePartial},
+		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 is partial (helm voyage resume continues it)\nSummary: x\n", helm.OutcomePartial},
 		{"cancelled", []string{"--outcome", "cancelled", "--summary", "x"}, "Voyage a3b00001 completed: cancelled\nSummary: x\n", helm.OutcomeCancelled},
 	}
 	for _, tt := range tests {
@@ -38,11 +38,21 @@ func TestComplete(t *testing.T) {
 			h.at(30)
 			assert.Equal(t, tt.want, h.ok(append([]string{"complete"}, tt.args...)...))
 			var v helm.VoyageInfo
-			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "completed", "--json")), &[]*helm.VoyageInfo{&v}))
+			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", string(tt.outcome), "--json")), &[]*helm.VoyageInfo{&v}))
 			assert.Equal(t, id, v.ID)
 			assert.Equal(t, tt.outcome, v.Outcome)
+			assert.Equal(t, helm.Status(tt.outcome), v.Status)
 			assert.Equal(t, "2026-02-26T17:30:00Z", stamp(v.CompletedAt))
 
+			if v.Status.Resumable() {
+				// Paused: changes wait for a resume; it may still be ended for good.
+				r := h.fails(2, "note", "more")
+				assert.Contains(t, r.Stderr, "is "+string(v.Status)+": helm --voyage a3b00001 voyage resume, to go on with it")
+				r = h.fails(1, "--voyage", id, "note", "more")
+				assert.Contains(t, r.Stderr, "voyage is paused")
+				assert.Contains(t, r.Stderr, "resume it first")
+				assert.Contains(t, h.ok("complete", "--outcome", "cancelled", "--summary", "dropped"), "completed: cancelled")
+			}
 			r := h.fails(1, "--voyage", id, "complete", "--summary", "again")
 			assert.Contains(t, r.Stderr, "voyage is completed")
 		})

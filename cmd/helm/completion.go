@@ -64,7 +64,7 @@ func (a *app) completeFlags(root *cobra.Command) {
 		var out []cobra.Completion
 		for _, v := range list {
 			if strings.HasPrefix(v.ID, prefix) {
-				out = append(out, cobra.CompletionWithDesc(v.ID, fmt.Sprintf("%s: %s", statusWord(v), printable(v.Intent))))
+				out = append(out, cobra.CompletionWithDesc(v.ID, fmt.Sprintf("%s: %s", v.Status, printable(v.Intent))))
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp

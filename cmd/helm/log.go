@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,21 +16,26 @@ import (
 
 func newLogCmd(a *app) *cobra.Command {
 	return leafCmd(a, &cobra.Command{
-		Use:   "log [--evidence] [--json]",
+		Use:   "log [--who ID] [--evidence] [--json]",
 		Short: "tell the voyage's story: its bearings and actions",
 		Long: `Print the logbook: the voyage, then each bearing (its marks and reading)
 and each action, in order. With --json, the voyage and its entries with
-who took each one. --evidence prints under each bearing the sightings it
-sealed (as helm sighting show does; a jettisoned one as "jettisoned:
-REASON").`,
-		Example: "  helm --voyage a3b log\n  helm log --evidence",
+who took each one. An entry by another identity than the voyage's names
+it (and its role); --who ID shows only that identity's entries, with their
+numbers. --evidence prints under each bearing the sightings it sealed (as
+helm sighting show does; a jettisoned one as "jettisoned: REASON").`,
+		Example: "  helm --voyage a3b log\n  helm log --evidence\n  helm log --who bob",
 	}, &logCommandLeaf{})
 }
 
-type logCommandLeaf struct{ evidence bool }
+type logCommandLeaf struct {
+	evidence bool
+	who      string
+}
 
 func (c *logCommandLeaf) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.evidence, "evidence", false, "print each bearing's sightings under it")
+	fs.StringVar(&c.who, "who", "", "show only the entries of identity `ID`")
 }
 
 // logJSON is the --json form of `helm log`.
@@ -46,23 +52,32 @@ func (c *logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.who != "" {
+		if err := helm.ValidateIdentity(c.who); err != nil {
+			return usageErrorf(a.cmd, "log: --who %q: %v", c.who, err)
+		}
+	}
 	if a.g.json {
 		out := logJSON{Voyage: v.Info(), Entries: v.Logbook()}
+		if c.who != "" {
+			out.Entries = slices.DeleteFunc(out.Entries, func(e helm.Entry) bool { return e.Who.Identity != c.who })
+		}
 		if out.Entries == nil {
 			out.Entries = []helm.Entry{}
 		}
 		return writeJSON(a.stdout, out)
 	}
-	if !c.evidence {
+	if !c.evidence && c.who == "" {
 		return v.WriteStory(a.stdout)
 	}
-	return writeStoryWithEvidence(ctx, a.stdout, v)
+	return writeStoryWithEvidence(ctx, a.stdout, v, c.evidence, c.who)
 }
 
 // writeStoryWithEvidence writes the story with each bearing's sightings
-// rendered under its entry. The story's entries are its blocks after the
-// header, one per logbook entry, in order.
-func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage) error {
+// rendered under its entry (evidence), only the entries of identity who
+// when it is set. The story's entries are its blocks after the header,
+// one per logbook entry, in order.
+func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
 	var story strings.Builder
 	if err := v.WriteStory(&story); err != nil {
 		return err
@@ -74,9 +89,14 @@ func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage) er
 	}
 	var b strings.Builder
 	b.WriteString(blocks[0] + "\n")
+	shown := 0
 	for i, e := range entries {
+		if who != "" && e.Who.Identity != who {
+			continue
+		}
+		shown++
 		b.WriteString("\n" + blocks[i+1] + "\n")
-		if e.Bearing == nil {
+		if e.Bearing == nil || !evidence {
 			continue
 		}
 		for _, o := range e.Bearing.Observations {
@@ -85,6 +105,9 @@ func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage) er
 				return err
 			}
 		}
+	}
+	if who != "" && shown == 0 {
+		fmt.Fprintf(&b, "\n(no entries by %s)\n", printable(who))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -132,6 +133,28 @@ func (a *app) openHome() (*helm.Home, error) {
 // voyageID resolves the voyage: --voyage, then HELM_VOYAGE (each a full id
 // or an unambiguous prefix), else the only active voyage.
 func (a *app) voyageID(ctx context.Context) (string, error) {
+	return a.voyageIDAmong(ctx, helm.ListActive, "active", nil)
+}
+
+// openVoyageAmong is openVoyage choosing, without --voyage or
+// HELM_VOYAGE, the only voyage of those filter lists that pick keeps (nil
+// keeps all); what names them in messages.
+func (a *app) openVoyageAmong(ctx context.Context, filter helm.StatusFilter, what string, pick func(helm.VoyageInfo) bool) (*helm.Voyage, error) {
+	id, err := a.voyageIDAmong(ctx, filter, what, pick)
+	if err != nil {
+		return nil, err
+	}
+	v, err := a.home.Voyage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a.voyages = append(a.voyages, v)
+	return v, nil
+}
+
+// voyageIDAmong is voyageID among the voyages filter lists that pick
+// keeps.
+func (a *app) voyageIDAmong(ctx context.Context, filter helm.StatusFilter, what string, pick func(helm.VoyageInfo) bool) (string, error) {
 	h, err := a.openHome()
 	if err != nil {
 		return "", err
@@ -146,21 +169,32 @@ func (a *app) voyageID(ctx context.Context) (string, error) {
 		}
 		return id, nil
 	}
-	active, err := h.List(ctx, helm.ListActive)
+	active, err := h.List(ctx, filter)
 	if err != nil {
 		return "", err
+	}
+	if pick != nil {
+		active = slices.DeleteFunc(active, func(i helm.VoyageInfo) bool { return !pick(i) })
 	}
 	switch len(active) {
 	case 1:
 		return active[0].ID, nil
 	case 0:
+		hint := `helm voyage new "INTENT" to start one, or --voyage ID for another (helm voyage list --status all)`
+		if what != "active" {
+			hint = "--voyage ID for another (helm voyage list --status all)"
+		} else if open, err := h.List(ctx, helm.ListOpen); err == nil && len(open) > 0 {
+			// Paused voyages: one of them may be the one meant.
+			p := open[0]
+			hint = fmt.Sprintf("voyage %s (%s) is %s: helm --voyage %s voyage resume, to go on with it; or %s", short(p.ID), printable(p.Intent), p.Status, short(p.ID), hint)
+		}
 		return "", &usageError{
-			Err:  fmt.Errorf("%w: no active voyage in %s, and neither --voyage nor HELM_VOYAGE names one", helm.ErrNoVoyage, h.Dir()),
-			Hint: `helm voyage new "INTENT" to start one, or --voyage ID for a completed one (helm voyage list --status all)`,
+			Err:  fmt.Errorf("%w: no %s voyage in %s, and neither --voyage nor HELM_VOYAGE names one", helm.ErrNoVoyage, what, h.Dir()),
+			Hint: hint,
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d active voyages; choose one with --voyage ID (or HELM_VOYAGE=ID):", len(active))
+	fmt.Fprintf(&b, "%d %s voyages; choose one with --voyage ID (or HELM_VOYAGE=ID):", len(active), what)
 	for _, v := range active {
 		fmt.Fprintf(&b, "\n  %s  %s", v.ID, v.Intent)
 	}

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,30 +22,54 @@ import (
 
 func newVoyageCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
-		Use:     "voyage new|list|show|verify|compact ...",
-		Short:   "start, list, show, verify and compact voyages",
+		Use:     "voyage new|list|show|resume|verify|compact ...",
+		Short:   "start, list, show, resume, verify and compact voyages",
 		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
 	})
 	newCmd := leafCmd(a, &cobra.Command{
-		Use:   "new [--kind open-waters|resolve-issue] INTENT",
+		Use:   "new [--kind open-waters|resolve-issue] [--parent ID] INTENT",
 		Short: "start a voyage and print its id",
 		Long: `Start a voyage. Its identity (--as, HELM_IDENTITY, or identity in
 $HELM_HOME/config.toml) becomes the default identity of everything
-recorded on it. Prints the new voyage's id.`,
-		Example: `  helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"`,
+recorded on it. Prints the new voyage's id.
+
+--parent makes it a sub-voyage: one crew member's part of a larger voyage
+(helm transcript and helm stats read them together). Started inside a git
+repository, the voyage records the repository (OWNER/NAME of its origin,
+when it names one), its top directory, and the commit and branch checked
+out: the base that helm report diffs against.`,
+		Example: `  helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"
+  helm voyage new --as bob --parent a3b "Write the regression test for #42"`,
 	}, &voyageNewCommand{})
 	fixedValues(newCmd, "kind", string(helm.OpenWaters), string(helm.ResolveIssue))
 	list := leafCmd(a, &cobra.Command{
-		Use:     "list [--status active|completed|all]",
-		Short:   "list voyages",
-		Long:    "List voyages, oldest first. Without --status, only the active ones.",
-		Example: "  helm voyage list --status all --json",
+		Use:   "list [--status STATUS] [--stale DURATION]",
+		Short: "list voyages",
+		Long: `List voyages, oldest first. Without --status, only the active ones.
+--status takes a status (active, blocked, partial, completed, failed,
+cancelled), open (active, blocked or partial), closed (completed, failed or
+cancelled) or all. --stale 30m lists the active voyages with no event for
+30 minutes or more: the ones nobody is working on.`,
+		Example: "  helm voyage list --status all --json\n  helm voyage list --stale 30m",
 	}, &voyageListCommand{})
-	fixedValues(list, "status", string(helm.ListActive), string(helm.ListCompleted), string(helm.ListAll))
+	var filters []string
+	for _, f := range helm.StatusFilters() {
+		filters = append(filters, string(f))
+	}
+	fixedValues(list, "status", filters...)
 	c.AddCommand(newCmd, list,
 		leafCmd(a, &cobra.Command{
+			Use:   "resume [--reason TEXT]",
+			Short: "make a blocked or partial voyage active again",
+			Long: `Resume a voyage completed as blocked or partial: it is active again, and
+the resumption is recorded with who resumed it and why. Completed, failed
+and cancelled voyages are final. Without --voyage, the only blocked or
+partial voyage.`,
+			Example: `  helm --voyage a3b voyage resume --reason "Upstream released the fix"`,
+		}, &voyageResumeCommand{}),
+		leafCmd(a, &cobra.Command{
 			Use:     "show",
-			Short:   "show a voyage: metadata, slate, logbook counts, artifacts, failed actions",
+			Short:   "show a voyage: metadata, slate, logbook counts, artifacts",
 			Example: "  helm --voyage a3b voyage show --json",
 		}, &voyageShowCommand{}),
 		leafCmd(a, &cobra.Command{
@@ -70,10 +96,11 @@ and compacting again finishes the work.`,
 }
 
 // voyageNewCommand starts a voyage.
-type voyageNewCommand struct{ kind string }
+type voyageNewCommand struct{ kind, parent string }
 
 func (c *voyageNewCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.kind, "kind", string(helm.OpenWaters), "voyage `KIND`: open-waters or resolve-issue")
+	fs.StringVar(&c.parent, "parent", "", "make it a sub-voyage of voyage `ID` (or an unambiguous prefix)")
 }
 
 func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -95,7 +122,15 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	if err != nil {
 		return err
 	}
-	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), helm.Who{Identity: identity, Role: role, Method: method})
+	opts := helm.StartOptions{Parent: c.parent}
+	r, err := a.runner("", "")
+	if err != nil {
+		return err
+	}
+	if ws, err := r.Workspace(ctx); err == nil { // outside a repository: nothing to record
+		opts.Repo, opts.Dir, opts.Base, opts.Branch = ws.Repo, ws.Top, ws.Head, ws.Branch
+	}
+	v, err := h.StartWith(ctx, args[0], helm.Kind(c.kind), helm.Who{Identity: identity, Role: role, Method: method}, opts)
 	if err != nil {
 		return err
 	}
@@ -108,10 +143,14 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 }
 
 // voyageListCommand lists voyages.
-type voyageListCommand struct{ status string }
+type voyageListCommand struct {
+	status string
+	stale  time.Duration
+}
 
 func (c *voyageListCommand) Flags(fs *pflag.FlagSet) {
-	fs.StringVar(&c.status, "status", string(helm.ListActive), "list voyages whose status is `STATUS`: active, completed or all")
+	fs.StringVar(&c.status, "status", string(helm.ListActive), "list voyages whose status is `STATUS`: active, blocked, partial, completed, failed, cancelled, open, closed or all")
+	fs.DurationVar(&c.stale, "stale", 0, "list the active voyages with no event for `DURATION` (30m, 2h)")
 }
 
 func (c *voyageListCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -122,7 +161,16 @@ func (c *voyageListCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	list, err := h.List(ctx, helm.StatusFilter(c.status))
+	if !slices.Contains(helm.StatusFilters(), helm.StatusFilter(c.status)) {
+		return usageErrorf(a.cmd, "voyage list: --status %q is not one of %v", c.status, helm.StatusFilters())
+	}
+	if c.stale < 0 {
+		return usageErrorf(a.cmd, "voyage list: --stale %s is negative", c.stale)
+	}
+	if c.stale > 0 && a.cmd.Flags().Changed("status") && c.status != string(helm.ListActive) {
+		return usageErrorf(a.cmd, "voyage list: --stale lists active voyages; --status %s selects none of them", c.status)
+	}
+	list, err := h.ListWith(ctx, helm.ListOptions{Status: helm.StatusFilter(c.status), IdleFor: c.stale})
 	var unreadable *helm.ListError
 	if err != nil && !errors.As(err, &unreadable) {
 		return err
@@ -151,26 +199,25 @@ func (c *voyageListCommand) print(a *app, h *helm.Home, list []helm.VoyageInfo, 
 		if c.status != string(helm.ListAll) {
 			what = c.status + " voyages"
 		}
+		if c.stale > 0 {
+			what = "active voyages idle for " + c.stale.String()
+		}
 		fmt.Fprintf(a.stdout, "No %s in %s.\n", what, printable(h.Dir()))
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tCREATED\tIDENTITY\tINTENT")
+	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tCREATED\tLAST EVENT\tIDENTITY\tINTENT")
 	for _, v := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), printable(string(v.Kind)), statusWord(v), stamp(v.Created), printable(v.Identity), printable(v.Intent))
+		intent := printable(v.Intent)
+		if v.Parent != "" {
+			intent += " (part of " + short(v.Parent) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), printable(string(v.Kind)), v.Status, stamp(v.Created), stamp(v.LastAt), printable(v.Identity), intent)
 	}
 	for _, id := range damaged {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(id), "?", "DAMAGED", "?", "?", "(cannot be read: see below)")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(id), "?", "DAMAGED", "?", "?", "?", "(cannot be read: see below)")
 	}
 	return tw.Flush()
-}
-
-// statusWord is "active", or the outcome of a completed voyage.
-func statusWord(v helm.VoyageInfo) string {
-	if v.Status == helm.StatusCompleted && v.Outcome != "" {
-		return string(v.Outcome)
-	}
-	return string(v.Status)
 }
 
 // voyageShowCommand shows one voyage.
@@ -237,17 +284,42 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	fmt.Fprintf(&b, "Kind:      %s\n", printable(string(info.Kind)))
 	fmt.Fprintf(&b, "Identity:  %s\n", printable(info.Identity))
 	fmt.Fprintf(&b, "Created:   %s\n", stamp(info.Created))
-	if info.Status == helm.StatusCompleted {
-		fmt.Fprintf(&b, "Status:    %s (%s)\n", statusWord(info), stamp(info.CompletedAt))
+	if info.Parent != "" {
+		fmt.Fprintf(&b, "Parent:    %s\n", info.Parent)
+	}
+	if info.Dir != "" {
+		fmt.Fprintf(&b, "Repository: %s (%s) at %s on %s\n", printable(orNone(info.Repo)), printable(info.Dir), printable(orNone(short(info.Base))), printable(orNone(info.Branch)))
+	}
+	if len(info.Crew) > 1 {
+		fmt.Fprintf(&b, "Crew:      %s\n", printable(strings.Join(info.Crew, ", ")))
+	}
+	if info.Status != helm.StatusActive {
+		fmt.Fprintf(&b, "Status:    %s (%s)\n", info.Status, stamp(info.CompletedAt))
 		if info.Summary != "" {
 			fmt.Fprintf(&b, "Summary:   %s\n", block(info.Summary, "           "))
 		}
 	} else {
 		fmt.Fprintf(&b, "Status:    %s\n", info.Status)
 	}
-	fmt.Fprintf(&b, "Logbook:   %s, %s", plural(s.Logbook.Bearings, "bearing"), plural(s.Logbook.Actions, "action"))
-	if s.Logbook.OutcomeUnknown > 0 {
-		fmt.Fprintf(&b, " (%d with unknown outcome)", s.Logbook.OutcomeUnknown)
+	c := s.Logbook
+	fmt.Fprintf(&b, "Logbook:   %s, %s", plural(c.Bearings, "bearing"), plural(c.Actions, "action"))
+	var about []string
+	if c.Failed > 0 {
+		about = append(about, fmt.Sprintf("%d failed", c.Failed))
+	}
+	if c.OutcomeUnknown > 0 {
+		about = append(about, fmt.Sprintf("%d with unknown outcome", c.OutcomeUnknown))
+	}
+	if len(about) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(about, ", "))
+	}
+	for _, n := range []struct {
+		n    int
+		what string
+	}{{c.Refused, "refused action"}, {c.Notes, "note"}, {c.Judgements, "judgement"}} {
+		if n.n > 0 {
+			fmt.Fprintf(&b, ", %s", plural(n.n, n.what))
+		}
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Slate:     %s\n", plural(len(s.Slate), "observation"))
@@ -275,7 +347,8 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 		b.WriteString("\n")
 	}
 	if len(s.FailedActions) > 0 {
-		fmt.Fprintf(&b, "Failed actions: %d\n", len(s.FailedActions))
+		// Failed before entry numbers were stored in events: out of the story.
+		fmt.Fprintf(&b, "Failed actions outside the story: %d\n", len(s.FailedActions))
 		for _, e := range s.FailedActions {
 			fmt.Fprintf(&b, "  %s  %s  %s\n", stamp(e.At), printable(e.Action.Kind), printable(firstLine(e.Action.Error)))
 		}

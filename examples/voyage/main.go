@@ -157,7 +157,7 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	pushed, err := v.Perform(ctx, push, who)
 	if err != nil {
 		// git refusing is a *helm.ActionError carrying git's own message;
-		// the failure is kept in the event log (v.FailedActions), not the story.
+		// the failure is recorded in the action's entry, which keeps its number.
 		var ae *helm.ActionError
 		if errors.As(err, &ae) {
 			return fmt.Errorf("git refused the %s: %w", ae.Kind, ae.Err)

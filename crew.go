@@ -1,0 +1,141 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
+)
+
+// The crew's record: the lifecycle beyond the first completion (resume),
+// notes, and judgements.
+
+// Note is a logbook entry of text alone: a status, a decision.
+type Note = logbook.Note
+
+// Judgement is an evaluation of a voyage: a score from 1 to 10 on one
+// dimension, citing entries by number.
+type Judgement = logbook.Judgement
+
+// Entry kinds beyond bearings and actions.
+const (
+	EntryNote      = logbook.EntryNote
+	EntryJudgement = logbook.EntryJudgement
+)
+
+// ActionRefused is the status of an action a guard rule refused before
+// its intent was recorded: the world was not touched.
+const ActionRefused = logbook.ActionRefused
+
+// Resume makes a blocked or partial voyage active again, recording who
+// resumed it and why (reason may be empty). A voyage completed, failed
+// or cancelled is final: resuming it is an error matching
+// ErrNotResumable, as is resuming an active one.
+func (v *Voyage) Resume(ctx context.Context, reason string, who Who) error {
+	const op = "resume"
+	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
+		return v.fail(op, err, Hint{})
+	}
+	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		switch status := projection.NormalStatus(st.Voyage.Status, st.Voyage.Outcome); {
+		case status == projection.StatusActive:
+			return nil, fmt.Errorf("%w: it is active already", ErrNotResumable)
+		case !status.Resumable():
+			return nil, fmt.Errorf("%w: it is %s (at %s), which is final; start another voyage", ErrNotResumable, status, stampOf(st.Voyage.CompletedAt))
+		}
+		w, err := resolveWho(st, who, false)
+		if err != nil {
+			return nil, err
+		}
+		return []*projection.Event{{Type: projection.VoyageResumed, Who: w, Resumption: &projection.Resumption{Reason: strings.TrimSpace(reason)}}}, nil
+	})
+	if err == nil {
+		v.writeSummary()
+	}
+	return err
+}
+
+// Note records an entry of text alone: a status, a decision, what is
+// being waited for. who needs a role and a method.
+func (v *Voyage) Note(ctx context.Context, text string, who Who) (Entry, error) {
+	const op = "note"
+	if err := errors.Join(checkText("note", text), checkWho(who)); err != nil {
+		return Entry{}, v.fail(op, err, Hint{})
+	}
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return Entry{}, v.fail(op, fmt.Errorf("%w: the note is empty", ErrInvalid), Hint{})
+	}
+	seq, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		if err := checkActive(st); err != nil {
+			return nil, err
+		}
+		w, err := resolveWho(st, who, true)
+		if err != nil {
+			return nil, err
+		}
+		return []*projection.Event{{Type: projection.NoteAdded, Who: w, Note: &Note{Text: text}}}, nil
+	})
+	if err != nil {
+		return Entry{}, err
+	}
+	return v.entryAt(seq)
+}
+
+// Judge records an evaluation of the voyage by who, an identity that
+// recorded nothing in it (else the error matches ErrJudgeTookPart): a
+// score from 1 to 10 on a dimension ("correctness", "care"), citing the
+// entries it rests on by number, with what the judge says. A voyage may
+// be judged whatever its status, as judging mostly follows the end.
+func (v *Voyage) Judge(ctx context.Context, j Judgement, who Who) (Entry, error) {
+	const op = "judge"
+	if err := errors.Join(checkText("dimension", j.Dimension), checkText("judgement", j.Text), checkWho(who)); err != nil {
+		return Entry{}, v.fail(op, err, Hint{})
+	}
+	j.Dimension, j.Text = strings.TrimSpace(j.Dimension), strings.TrimSpace(j.Text)
+	switch {
+	case j.Score < 1 || j.Score > 10:
+		return Entry{}, v.fail(op, fmt.Errorf("%w: score %d is not from 1 to 10", ErrInvalid, j.Score), Hint{})
+	case j.Dimension == "" || j.Text == "":
+		return Entry{}, v.fail(op, fmt.Errorf("%w: a judgement needs a dimension and what the judge says", ErrInvalid), Hint{})
+	case len(j.Evidence) == 0:
+		return Entry{}, v.fail(op, fmt.Errorf("%w: a judgement cites the entries it rests on; none given", ErrInvalid), Hint{HintReadLogbook, "read the logbook for the entries' numbers"})
+	}
+	j.Evidence = slices.Compact(slices.Sorted(slices.Values(j.Evidence)))
+	seq, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		w, err := resolveWho(st, who, true)
+		if err != nil {
+			return nil, err
+		}
+		if _, took := slices.BinarySearch(st.Voyage.Crew, w.Identity); took {
+			return nil, fmt.Errorf("%w: %s recorded events in it; a judge is someone who did not", ErrJudgeTookPart, w.Identity)
+		}
+		n := st.Counts().Entries
+		for _, e := range j.Evidence {
+			if e < 1 || e > n {
+				return nil, fmt.Errorf("%w: evidence %d is not an entry of the story (it has %d)", ErrInvalid, e, n)
+			}
+		}
+		return []*projection.Event{{Type: projection.Judged, Who: w, Judgement: &j}}, nil
+	})
+	if err != nil {
+		return Entry{}, err
+	}
+	return v.entryAt(seq)
+}
+
+// StartOptions are the optional parts of a voyage's start.
+type StartOptions struct {
+	// Parent is the id, or an unambiguous prefix, of the voyage this one
+	// is a sub-voyage of: a crew member's part of a larger voyage.
+	Parent string
+	// Repo, Dir, Base and Branch describe the git repository the voyage
+	// starts in, as found there (runner.Runner.Workspace): OWNER/NAME of
+	// its origin, its top directory, HEAD's commit and branch. Each may
+	// be empty.
+	Repo, Dir, Base, Branch string
+}

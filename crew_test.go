@@ -1,0 +1,357 @@
+package helm_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
+)
+
+// TestLifecycle tries every verb on a voyage in every status: what an
+// active voyage takes, what a paused (blocked, partial) one refuses until
+// it is resumed, and what a final one refuses for good.
+func TestLifecycle(t *testing.T) {
+	ctx := context.Background()
+	statuses := []helm.Status{helm.StatusActive, helm.StatusBlocked, helm.StatusPartial, helm.StatusCompleted, helm.StatusFailed, helm.StatusCancelled}
+	for _, from := range statuses {
+		t.Run(string(from), func(t *testing.T) {
+			// reach makes a voyage in status from.
+			reach := func(t *testing.T) *helm.Voyage {
+				_, v := newVoyage(t, nil)
+				_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
+				require.NoError(t, err)
+				if from != helm.StatusActive {
+					require.NoError(t, v.Complete(ctx, helm.Outcome(from), "ended as "+string(from), who))
+				}
+				require.Equal(t, from, v.Info().Status)
+				return v
+			}
+			// The verbs that change the voyage's record.
+			v := reach(t)
+			ran := false
+			checks := map[string]error{}
+			_, checks["observe"] = v.Observe(ctx, &note{Topic: "b", Text: "b"}, who, nil)
+			_, checks["note"] = v.Note(ctx, "a note", who)
+			_, checks["perform"] = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who)
+			checks["erase"] = v.Erase(ctx, "test-note:a", who)
+			_, checks["bearing"] = v.TakeBearing(ctx, "r", who, nil)
+			checks["wipe"] = v.Wipe(ctx, who)
+			for name, err := range checks {
+				switch {
+				case from == helm.StatusActive:
+					assert.NoError(t, err, name)
+				case from.Resumable():
+					assert.ErrorIs(t, err, helm.ErrVoyagePaused, name)
+					assert.Equal(t, helm.HintResume, helm.HintOf(err).Kind, name)
+				default:
+					assert.ErrorIs(t, err, helm.ErrVoyageCompleted, name)
+				}
+			}
+			assert.Equal(t, from == helm.StatusActive, ran, "only an active voyage touches the world")
+
+			// Resume.
+			v = reach(t)
+			err := v.Resume(ctx, "unblocked", who)
+			if from.Resumable() {
+				require.NoError(t, err)
+				info := v.Info()
+				assert.Equal(t, helm.StatusActive, info.Status)
+				assert.Empty(t, info.Outcome)
+				assert.Zero(t, info.CompletedAt)
+				require.Len(t, info.Lifecycle, 3)
+				assert.Equal(t, helm.Transition{Status: helm.StatusActive, At: info.Lifecycle[2].At, Who: who, Reason: "unblocked"}, info.Lifecycle[2])
+				_, err = v.Note(ctx, "back at it", who)
+				assert.NoError(t, err, "a resumed voyage takes changes")
+			} else {
+				assert.ErrorIs(t, err, helm.ErrNotResumable)
+				assert.Equal(t, from, v.Info().Status, "a refused resume changes nothing")
+			}
+
+			// Complete with every outcome.
+			for _, to := range helm.Outcomes() {
+				v := reach(t)
+				err := v.Complete(ctx, to, "then "+string(to), who)
+				allowed := from == helm.StatusActive || from.Resumable() && helm.Status(to) != from
+				if allowed {
+					require.NoError(t, err, "%s -> %s", from, to)
+					assert.Equal(t, helm.Status(to), v.Info().Status)
+				} else {
+					assert.Error(t, err, "%s -> %s", from, to)
+					assert.Equal(t, from, v.Info().Status)
+				}
+			}
+		})
+	}
+}
+
+// TestResumeAcrossProcesses: a voyage blocked by one process is resumed
+// by another and continued by a third; each sees the others' transitions.
+func TestResumeAcrossProcesses(t *testing.T) {
+	if os.Getenv("HELM_TEST_CHILD") != "" {
+		t.Skip("run by the parent")
+	}
+	ctx := context.Background()
+	home := t.TempDir()
+	h, err := helm.Open(home, nil)
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "Wait for a review", helm.OpenWaters, who)
+	require.NoError(t, err)
+	id := v.ID()
+	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for review", who))
+	require.NoError(t, v.Close())
+
+	child := func(step string) {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestResumeChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "HELM_TEST_CHILD="+step, "HELM_TEST_HOME="+home, "HELM_TEST_VOYAGE="+id)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	child("resume")
+	child("note")
+
+	v, err = h.Voyage(ctx, id)
+	require.NoError(t, err)
+	defer v.Close()
+	info := v.Info()
+	assert.Equal(t, helm.StatusActive, info.Status)
+	require.Len(t, info.Lifecycle, 3)
+	assert.Equal(t, []helm.Status{helm.StatusActive, helm.StatusBlocked, helm.StatusActive},
+		[]helm.Status{info.Lifecycle[0].Status, info.Lifecycle[1].Status, info.Lifecycle[2].Status})
+	assert.Equal(t, "reviewer", info.Lifecycle[2].Who.Identity)
+	assert.Equal(t, "review is done", info.Lifecycle[2].Reason)
+	entries := v.Logbook()
+	require.Len(t, entries, 1)
+	assert.Equal(t, "continuing after the review", entries[0].Note.Text)
+	list, err := h.List(ctx, helm.ListOpen)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, helm.StatusActive, list[0].Status)
+}
+
+func TestResumeChild(t *testing.T) {
+	step := os.Getenv("HELM_TEST_CHILD")
+	if step == "" {
+		t.Skip("run by TestResumeAcrossProcesses")
+	}
+	ctx := context.Background()
+	h, err := helm.Open(os.Getenv("HELM_TEST_HOME"), nil)
+	require.NoError(t, err)
+	v, err := h.Voyage(ctx, os.Getenv("HELM_TEST_VOYAGE"))
+	require.NoError(t, err)
+	defer v.Close()
+	switch step {
+	case "resume":
+		require.NoError(t, v.Resume(ctx, "review is done", logbook.Who{Identity: "reviewer", Role: "reviewer", Method: "human"}))
+	case "note":
+		_, err := v.Note(ctx, "continuing after the review", who)
+		require.NoError(t, err)
+	}
+}
+
+// TestEntryNumbersAreStable: failures interleaved with bearings, notes
+// and successful actions; every number is given once and kept, a failed
+// action keeps its entry, and a challenge of bearing N always reaches the
+// entry that was shown as N.
+func TestEntryNumbersAreStable(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	shown := map[int]string{} // number -> what the entry was when it was first shown
+	record := func(e helm.Entry, err error) {
+		t.Helper()
+		var ae *helm.ActionError
+		if err != nil && !errors.As(err, &ae) {
+			require.NoError(t, err)
+		}
+		if err == nil {
+			shown[e.N] = describe(e)
+		}
+	}
+	bearing := func(i int) {
+		_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(i), Text: "x"}, who, nil)
+		require.NoError(t, err)
+		record(v.TakeBearing(ctx, fmt.Sprint("reading ", i), who, nil))
+	}
+	bearing(1)
+	record(v.Perform(ctx, &fakeAction{fail: errors.New("rejected")}, who))
+	bearing(3)
+	record(v.Note(ctx, "trying again", who))
+	record(v.Perform(ctx, &fakeAction{fail: errors.New("rejected again")}, who))
+	record(v.Perform(ctx, &fakeAction{Message: "ok"}, who))
+	bearing(7)
+
+	check := func(v *helm.Voyage) {
+		t.Helper()
+		entries := v.Logbook()
+		require.Len(t, entries, 7)
+		for i, e := range entries {
+			assert.Equal(t, i+1, e.N)
+			if want, ok := shown[e.N]; ok {
+				assert.Equal(t, want, describe(e), "entry %d is what it was when shown", e.N)
+			}
+		}
+		assert.Equal(t, helm.ActionFailed, entries[1].Action.Status)
+		assert.Equal(t, "rejected", entries[1].Action.Error)
+		assert.Equal(t, helm.ActionFailed, entries[4].Action.Status)
+		assert.Empty(t, v.FailedActions(), "failed actions stay in the story")
+	}
+	check(v)
+	// Challenge 3 and 7: the bearings shown with those numbers.
+	e, err := v.Challenge(ctx, 3, helm.Challenge{Feedback: "no", Reading: "better 3"}, who)
+	require.NoError(t, err)
+	assert.Equal(t, 3, e.N)
+	assert.Equal(t, "reading 3", e.Bearing.Reading.History[0].Text)
+	_, err = v.Challenge(ctx, 2, helm.Challenge{Feedback: "no", Reading: "x"}, who)
+	assert.ErrorIs(t, err, helm.ErrNoSuchBearing, "entry 2 is the failed action")
+	shown[3] = "bearing: better 3"
+
+	// The same numbers after a reopen (TestEntryNumbersThroughSnapshot
+	// reads them from a snapshot).
+	require.NoError(t, v.Close())
+	v, err = h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	check(v)
+	require.NoError(t, v.Close())
+}
+
+func describe(e helm.Entry) string {
+	switch {
+	case e.Bearing != nil:
+		return "bearing: " + e.Bearing.Reading.Text
+	case e.Note != nil:
+		return "note: " + e.Note.Text
+	case e.Action != nil:
+		return "action: " + e.Action.ID
+	}
+	return string(e.Kind)
+}
+
+func TestNoteAndWhy(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Note(ctx, "   ", who)
+	assert.ErrorIs(t, err, helm.ErrInvalid)
+	e, err := v.Note(ctx, "Waiting for CI.\nIt is slow today.", who)
+	require.NoError(t, err)
+	assert.Equal(t, helm.EntryNote, e.Kind)
+	assert.Equal(t, 1, e.N)
+	e, err = v.PerformWith(ctx, &fakeAction{Message: "m"}, who, helm.PerformOptions{Why: "CI is green"})
+	require.NoError(t, err)
+	assert.Equal(t, "CI is green", e.Action.Why)
+	bob := logbook.Who{Identity: "bob", Role: "reviewer", Method: "claude"}
+	_, err = v.Note(ctx, "Looks right to me.", bob)
+	require.NoError(t, err)
+	var story bytes.Buffer
+	require.NoError(t, v.WriteStory(&story))
+	assert.Contains(t, story.String(), "── Note 1 ── ")
+	assert.Contains(t, story.String(), "  Waiting for CI.\n  It is slow today.\n")
+	assert.Contains(t, story.String(), "  Why: CI is green\n")
+	assert.Regexp(t, `── Note 3 ── \S+ · bob \(reviewer\)\n`, story.String(), "an entry by another identity names it")
+	assert.NotContains(t, story.String(), "john-agent (coder)", "the voyage's own identity is not repeated")
+}
+
+func TestJudge(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Note(ctx, "did the thing", who)
+	require.NoError(t, err)
+	judge := logbook.Who{Identity: "carol", Role: "judge", Method: "human"}
+	j := helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1}, Text: "The fix is right."}
+
+	_, err = v.Judge(ctx, j, who)
+	assert.ErrorIs(t, err, helm.ErrJudgeTookPart, "the voyage's own identity took part")
+	for _, bad := range []helm.Judgement{
+		{Score: 0, Dimension: "d", Evidence: []int{1}, Text: "t"},
+		{Score: 11, Dimension: "d", Evidence: []int{1}, Text: "t"},
+		{Score: 5, Evidence: []int{1}, Text: "t"},
+		{Score: 5, Dimension: "d", Text: "t"},
+		{Score: 5, Dimension: "d", Evidence: []int{2}, Text: "t"},
+	} {
+		_, err = v.Judge(ctx, bad, judge)
+		assert.ErrorIs(t, err, helm.ErrInvalid, "%+v", bad)
+	}
+	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+	e, err := v.Judge(ctx, j, judge)
+	require.NoError(t, err, "a completed voyage is judged")
+	assert.Equal(t, 2, e.N)
+	assert.Equal(t, helm.EntryJudgement, e.Kind)
+	assert.Equal(t, 8, e.Judgement.Score)
+	_, err = v.Judge(ctx, j, judge)
+	assert.ErrorIs(t, err, helm.ErrJudgeTookPart, "once judged, the judge is in the crew")
+}
+
+func TestStartWithParentAndRepository(t *testing.T) {
+	ctx := context.Background()
+	h, parent := newVoyage(t, nil)
+	sub, err := h.StartWith(ctx, "Write the tests", helm.OpenWaters, logbook.Who{Identity: "bob", Role: "tester", Method: "m"},
+		helm.StartOptions{Parent: parent.ID()[:8], Repo: "octo/widgets", Dir: "/src/widgets", Base: "abc123", Branch: "main"})
+	require.NoError(t, err)
+	defer sub.Close()
+	info := sub.Info()
+	assert.Equal(t, parent.ID(), info.Parent, "a prefix is resolved")
+	assert.Equal(t, "octo/widgets", info.Repo)
+	assert.Equal(t, "abc123", info.Base)
+	_, err = h.StartWith(ctx, "x", helm.OpenWaters, who, helm.StartOptions{Parent: "ffff"})
+	assert.ErrorIs(t, err, helm.ErrNoVoyage)
+}
+
+func TestListByStatusAndIdle(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	opts := helm.Deterministic(clock, time.Minute, "b1000000")
+	h, err := helm.Open(t.TempDir(), opts)
+	require.NoError(t, err)
+	ids := map[helm.Status]string{}
+	for _, st := range []helm.Status{helm.StatusActive, helm.StatusBlocked, helm.StatusPartial, helm.StatusCompleted, helm.StatusFailed, helm.StatusCancelled} {
+		v, err := h.Start(ctx, string(st), helm.OpenWaters, who)
+		require.NoError(t, err)
+		if st != helm.StatusActive {
+			require.NoError(t, v.Complete(ctx, helm.Outcome(st), "ended", who))
+		}
+		ids[st] = v.ID()
+		require.NoError(t, v.Close())
+	}
+	fresh, err := h.Start(ctx, "fresh", helm.OpenWaters, who)
+	require.NoError(t, err)
+	require.NoError(t, fresh.Close())
+	names := func(list []helm.VoyageInfo) []string {
+		var out []string
+		for _, i := range list {
+			out = append(out, i.Intent)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		filter helm.StatusFilter
+		want   []string
+	}{
+		{helm.ListOpen, []string{"active", "blocked", "partial", "fresh"}},
+		{helm.ListClosed, []string{"completed", "failed", "cancelled"}},
+		{"blocked", []string{"blocked"}},
+		{helm.ListActive, []string{"active", "fresh"}},
+		{helm.ListAll, []string{"active", "blocked", "partial", "completed", "failed", "cancelled", "fresh"}},
+	} {
+		list, err := h.List(ctx, tt.filter)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, names(list), tt.filter)
+	}
+	_, err = h.List(ctx, "done")
+	assert.ErrorIs(t, err, helm.ErrInvalid)
+
+	// The deterministic clock moves a minute a reading: "active" was last
+	// touched well before "fresh".
+	list, err := h.ListWith(ctx, helm.ListOptions{IdleFor: 5 * time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"active"}, names(list))
+	_, err = h.ListWith(ctx, helm.ListOptions{Status: helm.ListClosed, IdleFor: time.Minute})
+	assert.ErrorIs(t, err, helm.ErrInvalid)
+}
