@@ -54,6 +54,9 @@ type PerformOptions struct {
 	AllowSecret bool
 	// Why is the rationale for the action, shown with it in the story.
 	Why string
+	// Confirmed says a person agreed to the action: a guard rule whose
+	// decision is confirm lets it run only then.
+	Confirmed bool
 }
 
 // PerformWith is Perform with options.
@@ -74,6 +77,17 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	if redacted, n := red.JSON(params); n > 0 && !opts.AllowSecret {
 		return Entry{}, v.fail(op, fmt.Errorf("%w (%s): nothing was run or recorded", ErrSecret, strings.Join(secretRules(redacted), ", ")),
 			Hint{HintAllowSecret, "take the secret out of the parameters, or allow it (PerformOptions.AllowSecret): the log records it redacted"})
+	}
+	if v.home.opts.Policy != nil {
+		var target ActionTarget
+		if t, ok := a.(Targeted); ok {
+			if target, err = t.Target(ctx); err != nil {
+				return Entry{}, v.fail(op, fmt.Errorf("find what the action acts on, for the guard rules: %w", err), Hint{})
+			}
+		}
+		if err := v.guard(ctx, op, a.Kind(), params, target, who, why, opts.Confirmed); err != nil {
+			return Entry{}, err
+		}
 	}
 	id := v.home.opts.NewID().String()
 	var w Who

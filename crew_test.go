@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,6 +16,8 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/policy"
 )
 
 // TestLifecycle tries every verb on a voyage in every status: what an
@@ -354,4 +357,64 @@ func TestListByStatusAndIdle(t *testing.T) {
 	assert.Equal(t, []string{"active"}, names(list))
 	_, err = h.ListWith(ctx, helm.ListOptions{Status: helm.ListClosed, IdleFor: time.Minute})
 	assert.ErrorIs(t, err, helm.ErrInvalid)
+}
+
+// TestGuardThroughTheLibrary: Options.Policy is checked before an
+// action's intent is recorded and before a command mark runs; a refusal
+// is a refused entry naming the rule, and nothing is run.
+func TestGuardThroughTheLibrary(t *testing.T) {
+	ctx := context.Background()
+	p, err := policy.Parse([]byte(`
+[[rule]]
+name = "agents may not commit"
+action = "commit"
+actor = "agent"
+decision = "deny"
+
+[[rule]]
+name = "no rm -rf"
+action = "observe-command"
+args = "*rm -rf*"
+decision = "deny"
+
+[[rule]]
+name = "people confirm commits"
+action = "commit"
+decision = "confirm"
+`), "policy.toml")
+	require.NoError(t, err)
+	opts := fixedOptions()
+	opts.Policy = p
+	_, v := newVoyage(t, opts)
+	agent := logbook.Who{Identity: "bot", Role: "coder", Method: "claude"}
+
+	ran := false
+	_, err = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, agent)
+	require.ErrorIs(t, err, helm.ErrRefused)
+	assert.Contains(t, err.Error(), `denied by rule "agents may not commit" (policy.toml:2)`)
+	assert.Equal(t, helm.HintPolicy, helm.HintOf(err).Kind)
+	_, err = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who)
+	require.ErrorIs(t, err, helm.ErrNeedsConfirmation)
+	assert.False(t, ran, "a refused action is not performed")
+	e, err := v.PerformWith(ctx, &fakeAction{during: func() { ran = true }}, who, helm.PerformOptions{Confirmed: true, Why: "a person agreed"})
+	require.NoError(t, err)
+	assert.True(t, ran)
+	assert.Equal(t, 3, e.N)
+
+	dir := t.TempDir()
+	m, err := marks.NewCommand(dir, "sh", "-c", "touch ran; rm -rf nothing-here")
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, m, agent, &helm.ObserveOptions{Env: &marks.Env{Dir: dir}})
+	require.ErrorIs(t, err, helm.ErrRefused)
+	assert.NoFileExists(t, filepath.Join(dir, "ran"), "the command never ran")
+
+	entries := v.Logbook()
+	require.Len(t, entries, 4)
+	for i, want := range []helm.ActionStatus{helm.ActionRefused, helm.ActionRefused, helm.ActionPerformed, helm.ActionRefused} {
+		assert.Equal(t, want, entries[i].Action.Status, "entry %d", i+1)
+	}
+	assert.Equal(t, `"agents may not commit" (policy.toml:2)`, entries[0].Action.Rule)
+	assert.Equal(t, "bot", entries[0].Who.Identity)
+	assert.Equal(t, helm.ObserveCommand, entries[3].Action.Kind)
+	assert.Equal(t, 3, v.LogbookCounts().Refused)
 }

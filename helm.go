@@ -18,6 +18,7 @@ import (
 
 	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
 )
@@ -39,6 +40,9 @@ type Options struct {
 	// Redaction adds to what is hidden before anything is stored (see
 	// Redaction); the zero value hides what helm's own rules find.
 	Redaction Redaction
+	// Policy holds the guard rules every action, and every command mark,
+	// is checked against before it is recorded or run; nil allows all.
+	Policy *policy.Policy
 }
 
 // Home is a directory of voyages.

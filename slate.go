@@ -25,6 +25,9 @@ type ObserveOptions struct {
 	// as the sighting is stored, never held in memory whole (a negative
 	// StreamAbove reads every file whole).
 	Env *marks.Env
+	// Confirmed says a person agreed to run the command of a command
+	// mark that a guard rule lets run only when confirmed.
+	Confirmed bool
 }
 
 // Observed is what an observation gave: the look itself, and how the
@@ -71,6 +74,9 @@ func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who Who, opts *Obser
 	v.mu.Unlock()
 	if err != nil { // fail before touching the world; checked again under the lock
 		return Observed{}, v.fail(op, err, Hint{})
+	}
+	if err := v.guardCommand(ctx, op, m, who, opts != nil && opts.Confirmed); err != nil {
+		return Observed{}, err
 	}
 	var env marks.Env
 	if opts != nil && opts.Env != nil {

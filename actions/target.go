@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -36,19 +37,17 @@ import (
 //
 // A create-pull-request without Base names none: its default base is
 // GitHub's to say, and Target makes no network call.
-type Target struct {
-	// Repo is the repository, OWNER/NAME: the action's Repo, else the
-	// runner's (see runner.Runner.Repo). A git action whose remote names
-	// no GitHub repository (a local path) has none.
-	Repo string
-	// Branch is the branch acted on: the branch pushed, a pull request's
-	// head, or the branch a commit lands on (empty on a detached HEAD).
-	// Actions on an existing pull request or an issue have none: the pull
-	// request's base is only known by asking GitHub.
-	Branch string
-	// Args are the action's parameters, in the forms above.
-	Args []string
-}
+//
+// Repo is the action's Repo, else the runner's (see runner.Runner.Repo);
+// a git action whose remote names no GitHub repository (a local path)
+// has none. Branch is the branch pushed, a pull request's head, or the
+// branch a commit lands on (empty on a detached HEAD); actions on an
+// existing pull request or an issue have none, as the pull request's base
+// is only known by asking GitHub.
+//
+// It is logbook.ActionTarget, so that a voyage checks any action that
+// names its target without knowing this package.
+type Target = logbook.ActionTarget
 
 // Target names what the commit acts on, for guard rules: the repository
 // (none when origin names no GitHub repository), the branch the commit

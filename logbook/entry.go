@@ -88,6 +88,15 @@ type ActionResult struct {
 	Reviewers []string `json:"reviewers,omitempty"`
 }
 
+// ActionTarget is what an action acts on, resolved, as guard rules
+// match it: the repository (OWNER/NAME), the branch, and the action's
+// arguments as they are typed on a command line.
+type ActionTarget struct {
+	Repo   string
+	Branch string
+	Args   []string
+}
+
 // ActionRecord is an operation helm performed in the world.
 type ActionRecord struct {
 	ID     string          `json:"id"`

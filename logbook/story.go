@@ -178,6 +178,9 @@ func DescribeAction(a *ActionRecord) string {
 		return a.Kind + " failed: " + msg
 	}
 	if a.Status == ActionRefused {
+		if a.Error != "" { // the guard's verdict: denied, or held for confirmation, by a rule
+			return a.Kind + " " + a.Error + " (nothing was run)"
+		}
 		return a.Kind + " refused by rule " + a.Rule + " (nothing was run)"
 	}
 	r := ActionResult{}

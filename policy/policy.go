@@ -118,6 +118,15 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("%s by rule %q (%s)", verb, v.Rule.Name, where(v.Source, v.Rule.Line))
 }
 
+// RuleName names the rule that decided and where it is written,
+// `"agents may not merge" (policy.toml:3)`; empty when no rule matched.
+func (v Verdict) RuleName() string {
+	if v.Rule == nil {
+		return ""
+	}
+	return fmt.Sprintf("%q (%s)", v.Rule.Name, where(v.Source, v.Rule.Line))
+}
+
 // Err returns nil when the verdict allows the request, else an error
 // reading as String that wraps ErrDenied or ErrNeedsConfirmation. A
 // caller that has a person's confirmation runs a Confirm request anyway.

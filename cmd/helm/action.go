@@ -258,6 +258,7 @@ type actionCommandLeaf struct {
 	dryRun      bool
 	allowSecret bool
 	why         string
+	yes         bool
 }
 
 func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
@@ -270,6 +271,7 @@ func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.dryRun, "dry-run", false, "print exactly what would run; run and record nothing")
 	fs.BoolVar(&c.allowSecret, "allow-secret", false, "perform it although its parameters hold a secret (the log records them redacted)")
 	fs.StringVar(&c.why, "why", "", "the rationale for the action, `TEXT`, shown with it in the story")
+	fs.BoolVar(&c.yes, "yes", false, "confirm an action that a guard rule lets run only when a person agrees")
 }
 
 // actionDryRun is the --json form of a dry run.
@@ -318,7 +320,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
 		return err
 	}
-	e, err := v.PerformWith(ctx, act, who, helm.PerformOptions{AllowSecret: c.allowSecret, Why: c.why})
+	e, err := v.PerformWith(ctx, act, who, helm.PerformOptions{AllowSecret: c.allowSecret, Why: c.why, Confirmed: c.yes})
 	if errors.Is(err, helm.ErrSecret) {
 		// The line is the user's, the secret in it shown as its marker.
 		args := make([]string, len(a.args))

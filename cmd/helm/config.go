@@ -25,6 +25,9 @@ type config struct {
 	Identities map[string]identityConfig `toml:"identities"`
 	// Redact adds to what is hidden before anything is stored.
 	Redact redactConfig `toml:"redact"`
+	// Policy is the guard rules' file; empty means
+	// $HELM_HOME/policy.toml, if there is one.
+	Policy string `toml:"policy"`
 }
 
 // redactConfig is the [redact] table.
@@ -49,7 +52,7 @@ type identityConfig struct {
 }
 
 // configKeys are the keys config.toml may hold, in config's order.
-var configKeys = []string{"identity", "role", "method", "identities.NAME.pass_env", "redact.env", "redact.patterns"}
+var configKeys = []string{"identity", "role", "method", "identities.NAME.pass_env", "redact.env", "redact.patterns", "policy"}
 
 // config reads $HELM_HOME/config.toml; a missing file is an empty config.
 // A key helm does not know is a usage error naming its line: a typo

@@ -270,6 +270,10 @@ func libraryHint(err error, globals []string) string {
 			return helmWith("", "voyage verify")
 		}
 		return helmWith("--voyage", "--voyage "+id+" voyage verify")
+	case helm.HintResume:
+		return helmWith("", "voyage resume --reason TEXT, to go on with it")
+	case helm.HintConfirm:
+		return "the same command with --yes, once a person has agreed to it"
 	case helm.HintReopen:
 		return helmWith("", "log, to see whether the change was recorded, before retrying")
 	}

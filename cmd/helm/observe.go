@@ -43,6 +43,7 @@ type markKind struct {
 // observeFlags holds the flags of observing that are no part of a mark.
 type observeFlags struct {
 	timeout time.Duration
+	yes     bool
 }
 
 // buildMark builds the mark a command line names, its relative paths
@@ -180,6 +181,7 @@ var markKinds = []*markKind{
 		observeArgs: "[--timeout DURATION]",
 		observeFlags: func(fs *pflag.FlagSet, o *observeFlags) {
 			fs.DurationVar(&o.timeout, "timeout", marks.DefaultCommandTimeout, "kill the program (and its children) after `DURATION`, such as 30s or 10m")
+			fs.BoolVar(&o.yes, "yes", false, "confirm a command that a guard rule lets run only when a person agrees")
 		},
 		build: func(_ context.Context, a *app, f *markFlags, args []string) (marks.Mark, error) {
 			if len(args) == 0 {
@@ -409,7 +411,7 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 		progress = safetext.NewWriter(a.stderr)
 		env.Progress = progress
 	}
-	o, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: env})
+	o, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: env, Confirmed: c.o.yes})
 	if progress != nil {
 		_ = progress.Flush() // a terminal gone is no reason to fail the observation
 	}

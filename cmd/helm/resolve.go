@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -46,6 +47,8 @@ type app struct {
 	stdinUsed             bool
 	home                  *helm.Home
 	cfg                   *config
+	pol                   *policy.Policy // the guard rules, once read (nil: none)
+	polRead               bool
 	voyages               []*helm.Voyage // opened, closed at the end
 	identitySrc, identity string
 	roleSrc, methodSrc    string
@@ -120,6 +123,9 @@ func (a *app) openHome() (*helm.Home, error) {
 		opts.Redaction.ExtraEnv = append(opts.Redaction.ExtraEnv, cfg.Redact.Env...)
 		for _, p := range cfg.Redact.Patterns {
 			opts.Redaction.Patterns = append(opts.Redaction.Patterns, helm.RedactPattern{Name: p.Name, Regexp: p.Regexp})
+		}
+		if opts.Policy, err = a.policy(dir, cfg); err != nil {
+			return nil, err
 		}
 	}
 	h, err := helm.Open(dir, &opts)

@@ -1,0 +1,102 @@
+package helm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/policy"
+	"github.com/helmlog/helm/projection"
+)
+
+// The guard: the home's policy (Options.Policy) is checked before an
+// action's intent is recorded, and before a command mark runs. A refusal
+// is recorded as a refused action, an entry of the story naming the rule,
+// and returned as an error matching ErrRefused (ErrNeedsConfirmation for a
+// rule that asks for confirmation the caller did not give). The guard
+// stops mistakes; a caller that chooses its own identity, or its own
+// policy, passes it.
+
+// ActionTarget is what an action acts on, resolved: its repository
+// (OWNER/NAME), branch and arguments, as guard rules match them.
+type ActionTarget = logbook.ActionTarget
+
+// Targeted is an Action that names what it acts on (the actions
+// package's do). An Action that is not is matched by its kind and who
+// performs it alone.
+type Targeted interface {
+	Target(ctx context.Context) (ActionTarget, error)
+}
+
+// ObserveCommand is the action kind guard rules name to match command
+// marks: the command's program and arguments are its arguments.
+const ObserveCommand = "observe-command"
+
+// guard checks an action of kind, with params, target and who, against
+// the home's policy. A refusal is recorded (a refused action entry) and
+// returned as the error of op; nil means it may go ahead.
+func (v *Voyage) guard(ctx context.Context, op, kind string, params json.RawMessage, target ActionTarget, who Who, why string, confirmed bool) error {
+	p := v.home.opts.Policy
+	if p == nil {
+		return nil
+	}
+	w := who
+	if w.Identity == "" {
+		v.mu.Lock()
+		w.Identity = v.st.Voyage.Identity // the voyage's identity never changes
+		v.mu.Unlock()
+	}
+	verdict := p.Check(PolicyRequest(kind, target, w))
+	sentinel := ErrRefused
+	switch {
+	case verdict.Decision == policy.Allow, verdict.Decision == policy.Confirm && confirmed:
+		return nil
+	case verdict.Decision == policy.Confirm:
+		sentinel = ErrNeedsConfirmation
+	}
+	rule := verdict.RuleName()
+	id := v.home.opts.NewID().String()
+	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		if err := checkActive(st); err != nil {
+			return nil, err
+		}
+		w, err := resolveWho(st, who, true)
+		if err != nil {
+			return nil, err
+		}
+		return []*projection.Event{{Type: projection.ActionRefused, Who: w, Action: &ActionRecord{
+			ID: id, Kind: kind, Params: params, Why: why, Rule: rule, Error: verdict.String(),
+		}}}, nil
+	})
+	if err != nil {
+		return err
+	}
+	hint := Hint{HintPolicy, "do it another way, or ask whoever keeps " + verdict.Source + " to change the rule"}
+	if sentinel == ErrNeedsConfirmation {
+		hint = Hint{HintConfirm, "confirm the action (PerformOptions.Confirmed, ObserveOptions.Confirmed) once a person has agreed to it"}
+	}
+	return v.fail(op, fmt.Errorf("%w: %s; the refusal is recorded, nothing was run", sentinel, verdict), hint)
+}
+
+// guardCommand checks a command mark against the policy before it runs.
+func (v *Voyage) guardCommand(ctx context.Context, op string, m marks.Mark, who Who, confirmed bool) error {
+	c, ok := m.(*marks.Command)
+	if !ok || v.home.opts.Policy == nil {
+		return nil
+	}
+	params, err := marks.Marshal(m)
+	if err != nil {
+		return v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
+	}
+	args := append([]string{c.Program}, c.Args...)
+	return v.guard(ctx, op, ObserveCommand, params, ActionTarget{Args: args}, who, "", confirmed)
+}
+
+// PolicyRequest is what the guard checks for an action of kind performed
+// by who on target: the request a policy's Explain takes.
+func PolicyRequest(kind string, target ActionTarget, who Who) policy.Request {
+	return policy.Request{Action: kind, Identity: who.Identity, Role: who.Role, Method: who.Method,
+		Repo: target.Repo, Branch: target.Branch, Args: target.Args}
+}
