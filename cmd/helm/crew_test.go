@@ -112,3 +112,53 @@ func TestSubVoyageInARepository(t *testing.T) {
 	r := h.fails(2, "voyage", "new", "--as", "ann", "--parent", "ffff", "orphan")
 	assert.Contains(t, r.Stderr, "parent voyage")
 }
+
+// TestTranscriptAndStatsCommands: a parent voyage and a sub-voyage by
+// another identity, merged into one timeline, and their figures.
+func TestTranscriptAndStatsCommands(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	parent := h.start("Resolve #42")
+	h.ok("observe", "context", "the crash report")
+	h.ok("bearing", "--reading", "bob fixes it")
+	h.at(5)
+	sub := strings.TrimSpace(h.ok("voyage", "new", "--as", "bob", "--parent", parent, "Fix init"))
+	bob := []string{"--voyage", sub, "--as", "bob", "--role", "coder", "--method", "claude"}
+	h.ok(append(bob, "observe", "context", "init.go")...)
+	h.ok(append(bob, "bearing", "--reading", "a nil check")...)
+	h.ok(append(bob, "note", "done")...)
+	h.at(9)
+	h.ok("--voyage", parent, "note", "merging")
+
+	out := h.ok("--voyage", parent, "transcript")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 8, out)
+	assert.Regexp(t, `^2026-02-26T17:00:00Z  a3b00001  john-agent \(coder\)  started: Resolve #42$`, lines[0])
+	assert.Regexp(t, `Bearing 1: bob fixes it \[sealed: Context: the crash report\]$`, lines[2])
+	assert.Regexp(t, `^2026-02-26T17:05:00Z  a3b00002  bob \(coder\)\s+started: Fix init \(sub-voyage of a3b00001\)$`, lines[3])
+	assert.Regexp(t, `a3b00001  john-agent \(coder\)  Note 2: merging$`, lines[7])
+	assert.Equal(t, out, h.ok("transcript", parent[:8]), "a positional voyage is the same")
+	h.fails(2, "--voyage", parent, "transcript", sub)
+	h.fails(2, "transcript", "--all", sub)
+	assert.Len(t, strings.Split(strings.TrimSpace(h.ok("transcript", "--all", "--who", "bob")), "\n"), 4)
+	assert.Len(t, strings.Split(strings.TrimSpace(h.ok("transcript", "--all", "--since", "2026-02-26T17:09:00Z")), "\n"), 1)
+	h.fails(2, "transcript", "--all", "--since", "yesterday")
+
+	jsonl := h.ok("transcript", "--all", "--json")
+	var first helm.Line
+	require.NoError(t, json.Unmarshal([]byte(strings.Split(jsonl, "\n")[0]), &first))
+	assert.Equal(t, parent, first.VoyageID)
+	assert.Equal(t, uint64(1), first.Seq)
+
+	stats := h.ok("stats", parent)
+	assert.Contains(t, stats, "Voyage a3b00001 (Resolve #42) with 1 sub-voyage: a3b00002\n")
+	// Stage 0: the main's observation and bearing; stage 1: bob's three
+	// steps and the main's note.
+	assert.Contains(t, stats, "  Stages:          2\n")
+	assert.Contains(t, stats, "  Steps:           6 total, 6 critical, 0 overhead\n")
+	assert.Regexp(t, `  bob\s+coder\s+3\s+1\s+1\s+0\s+0\s+0\s+1\s+0s\n`, stats)
+	var js []helm.Stats
+	require.NoError(t, json.Unmarshal([]byte(h.ok("stats", "--all", "--json")), &js))
+	require.Len(t, js, 1)
+	assert.Equal(t, 1.0, js[0].Efficiency)
+}

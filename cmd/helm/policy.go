@@ -50,6 +50,7 @@ the file policy in config.toml names). The first rule whose every given
 field matches decides: allow, deny, or confirm (the action runs only with
 --yes); when none matches, the action is allowed. A refused action is
 recorded in the story as a refused entry naming the rule.`,
+		Example: `  helm policy check merge-pull-request --as bob --role coder --method claude -- 45`,
 	})
 	c.AddCommand(leafCmd(a, &cobra.Command{
 		Use:   "check KIND [--repo OWNER/NAME] [--branch B] [-- ARG...]",

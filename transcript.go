@@ -1,0 +1,291 @@
+package helm
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
+)
+
+// A transcript merges several voyages into one timeline: seed 003's
+// event collector. Each line is one event of one voyage, in the JSON form
+// Export writes (its type, version, time, who and payload, with its
+// sequence number), with the voyage's id, its parent's, the number of the
+// entry it records as the story shows it, and its links to other events
+// of the voyage. docs/transcript.md documents the form; it is versioned
+// as the events are, by each line's type and "v".
+
+// Line is one event of a transcript.
+type Line struct {
+	// VoyageID is the id of the voyage the event belongs to; ParentID
+	// its parent's, for a sub-voyage.
+	VoyageID string `json:"voyage_id"`
+	ParentID string `json:"parent_id,omitempty"`
+	// The event as Export writes it: seq, type, v, at, who, the entry
+	// number n (for an entry, as the story numbers it, also in voyages
+	// written before numbers were stored) and the payload.
+	projection.Event
+	// Links point from the event to those it rests on.
+	Links []Link `json:"links,omitempty"`
+}
+
+// Link points from a transcript line to another event of its voyage.
+type Link struct {
+	// Rel is how the two are linked: "followed" (an action, to the last
+	// bearing before it), "sealed" (a bearing, to each observation it
+	// sealed), "challenges" (a challenge, to the bearing whose reading it
+	// challenged) or "outcome-of" (an action's outcome, to its intent).
+	Rel string `json:"rel"`
+	// Seq is the sequence number of the event linked to, and Entry its
+	// entry number when it records one.
+	Seq   uint64 `json:"seq"`
+	Entry int    `json:"entry,omitempty"`
+	// Label names what is linked to: an observation's mark.
+	Label string `json:"label,omitempty"`
+}
+
+// Link relations.
+const (
+	LinkFollowed   = "followed"
+	LinkSealed     = "sealed"
+	LinkChallenges = "challenges"
+	LinkOutcomeOf  = "outcome-of"
+)
+
+// TranscriptOptions narrow a transcript.
+type TranscriptOptions struct {
+	// Since, when set, keeps the events at or after it.
+	Since time.Time
+	// Who, when set, keeps the events of that identity.
+	Who string
+	// Descendants adds each named voyage's sub-voyages, and theirs.
+	Descendants bool
+}
+
+// Transcript merges the events of the voyages ids name (ids or
+// unambiguous prefixes; none means every voyage of the home) into one
+// timeline, ordered by time, then by voyage id, then by sequence number:
+// the same voyages always give the same transcript. Artifacts' storage
+// events are left out (the observations that name them are in).
+func (h *Home) Transcript(ctx context.Context, ids []string, opts TranscriptOptions) ([]Line, error) {
+	voyages, err := h.transcriptVoyages(ctx, ids, opts.Descendants)
+	if err != nil {
+		return nil, err
+	}
+	var out []Line
+	for _, info := range voyages {
+		lines, err := h.voyageLines(ctx, info)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range lines {
+			if (opts.Since.IsZero() || !l.At.Before(opts.Since)) && (opts.Who == "" || l.Who.Identity == opts.Who) {
+				out = append(out, l)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Line) int {
+		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.VoyageID, b.VoyageID), cmp.Compare(a.Seq, b.Seq))
+	})
+	return out, nil
+}
+
+// transcriptVoyages resolves ids (all voyages when none), with their
+// descendants when asked.
+func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants bool) ([]VoyageInfo, error) {
+	all, err := h.List(ctx, ListAll)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return all, nil
+	}
+	byID := map[string]VoyageInfo{}
+	for _, i := range all {
+		byID[i.ID] = i
+	}
+	want := map[string]bool{}
+	for _, p := range ids {
+		id, err := h.Resolve(p)
+		if err != nil {
+			return nil, &VoyageError{Op: "transcript", Err: err}
+		}
+		want[id] = true
+	}
+	for grew := descendants; grew; {
+		grew = false
+		for _, i := range all {
+			if !want[i.ID] && want[i.Parent] {
+				want[i.ID], grew = true, true
+			}
+		}
+	}
+	var out []VoyageInfo
+	for _, i := range all {
+		if want[i.ID] {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// voyageLines reads one voyage's events as transcript lines, folding
+// them as they are read for the entry numbers and the links.
+func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error) {
+	v, err := h.Voyage(ctx, info.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	var (
+		st       projection.State
+		out      []Line
+		observed = map[string]uint64{} // slate key -> the Observed event that put it there
+		bearings = map[uint64]int{}    // BearingTaken seq -> entry number
+		last     Link                  // the last bearing
+		intents  = map[string]Link{}   // action id -> its intent
+	)
+	err = v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error {
+		if err := st.Apply(seq, e); err != nil {
+			return fmt.Errorf("voyage %s: %w", v.id, err)
+		}
+		l := Line{VoyageID: info.ID, ParentID: info.Parent, Event: *e}
+		l.Seq = seq
+		switch e.Type {
+		case projection.ArtifactStowed, projection.ArtifactReduced, projection.ArtifactJettisoned:
+			return nil
+		case projection.Observed:
+			observed[e.Obs.Key] = seq
+		case projection.MarkErased:
+			delete(observed, e.Key)
+		case projection.SlateWiped:
+			clear(observed)
+		case projection.ReadingChallenged:
+			l.Links = []Link{{Rel: LinkChallenges, Seq: e.Challenge.Bearing, Entry: bearings[e.Challenge.Bearing]}}
+		}
+		if projection.IsEntry(e.Type) {
+			en := st.Entries[len(st.Entries)-1]
+			l.N = en.N
+			switch e.Type {
+			case projection.BearingTaken:
+				for _, o := range en.Bearing.Observations {
+					l.Links = append(l.Links, Link{Rel: LinkSealed, Seq: observed[o.Key], Label: o.Label})
+				}
+				clear(observed)
+				bearings[seq] = en.N
+				last = Link{Rel: LinkFollowed, Seq: seq, Entry: en.N}
+			case projection.ActionIntended, projection.ActionRefused:
+				if last.Seq != 0 {
+					l.Links = []Link{last}
+				}
+				intents[e.Action.ID] = Link{Rel: LinkOutcomeOf, Seq: seq, Entry: en.N}
+			}
+		}
+		if e.Type == projection.ActionPerformed || e.Type == projection.ActionFailed {
+			if in, ok := intents[e.Action.ID]; ok {
+				l.Links = []Link{in}
+			}
+		}
+		out = append(out, l)
+		return nil
+	}))
+	if err != nil {
+		return nil, v.fail("transcript", err, Hint{})
+	}
+	return out, nil
+}
+
+// Describe renders a transcript line as one line of text: what happened,
+// without who or when. Stored text is returned as it is: a printer
+// escapes it for its terminal.
+func (l *Line) Describe() string {
+	e := &l.Event
+	switch e.Type {
+	case projection.VoyageStarted:
+		s := "started: " + e.Voyage.Intent
+		if e.Voyage.Parent != "" {
+			s += " (sub-voyage of " + e.Voyage.Parent[:min(8, len(e.Voyage.Parent))] + ")"
+		}
+		return s
+	case projection.VoyageCompleted:
+		return string(e.Completion.Outcome) + ": " + e.Completion.Summary
+	case projection.VoyageResumed:
+		return "resumed: " + e.Resumption.Reason
+	case projection.Observed:
+		return "observed " + e.Obs.Label
+	case projection.MarkErased:
+		return "erased " + e.Key
+	case projection.SlateWiped:
+		return "wiped the slate"
+	case projection.BearingTaken:
+		return fmt.Sprintf("Bearing %d: %s", l.N, e.Bearing.Reading.Text)
+	case projection.ReadingChallenged:
+		return fmt.Sprintf("challenged bearing %d (%s): %s", l.Links[0].Entry, e.Challenge.Feedback, e.Challenge.Text)
+	case projection.ActionIntended:
+		s := fmt.Sprintf("Action %d: %s intended", l.N, e.Action.Kind)
+		if e.Action.Why != "" {
+			s += " (why: " + e.Action.Why + ")"
+		}
+		return s
+	case projection.ActionPerformed, projection.ActionFailed:
+		a := &ActionRecord{Kind: e.Action.Kind, Status: ActionPerformed, Result: e.Action.Result, Error: e.Action.Error}
+		if e.Type == projection.ActionFailed {
+			a.Status = ActionFailed
+		}
+		s := logbook.DescribeAction(a)
+		if len(l.Links) > 0 {
+			s = fmt.Sprintf("Action %d: %s", l.Links[0].Entry, s)
+		}
+		return s
+	case projection.ActionRefused:
+		a := *e.Action
+		a.Status = ActionRefused
+		return fmt.Sprintf("Action %d: %s", l.N, logbook.DescribeAction(&a))
+	case projection.NoteAdded:
+		return fmt.Sprintf("Note %d: %s", l.N, e.Note.Text)
+	case projection.Judged:
+		j := e.Judgement
+		return fmt.Sprintf("Judgement %d: %s %d/10 (evidence: %s): %s", l.N, j.Dimension, j.Score, logbook.JoinNumbers(j.Evidence), j.Text)
+	}
+	return string(e.Type)
+}
+
+// WriteTranscript writes lines as text, one line each: time, voyage (its
+// id's first 8 characters), identity (role), and what happened with its
+// links: an action names the bearing it followed, a bearing the
+// observations it sealed. Stored text is escaped so that it cannot drive
+// a terminal.
+func WriteTranscript(w io.Writer, lines []Line) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i := range lines {
+		l := &lines[i]
+		by := l.Who.Identity
+		if l.Who.Role != "" {
+			by += " (" + l.Who.Role + ")"
+		}
+		text := l.Describe()
+		var sealed []string
+		for _, k := range l.Links {
+			switch k.Rel {
+			case LinkFollowed:
+				text += fmt.Sprintf(" [after bearing %d]", k.Entry)
+			case LinkSealed:
+				sealed = append(sealed, k.Label)
+			}
+		}
+		if len(sealed) > 0 {
+			text += " [sealed: " + strings.Join(sealed, "; ") + "]"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.At.UTC().Format(time.RFC3339), l.VoyageID[:min(8, len(l.VoyageID))],
+			safetext.Line(by), safetext.Line(text))
+	}
+	return tw.Flush()
+}
