@@ -452,7 +452,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				for i, m := range e.Marks {
 					marks[i] = mdInline(m)
 				}
-				fmt.Fprintf(&b, "  \nMarks: %s", strings.Join(marks, "; "))
+				fmt.Fprintf(&b, "\\\nMarks: %s", strings.Join(marks, "; "))
 			}
 			b.WriteString("\n\n")
 			mdQuote(&b, e.Reading.Text)
@@ -488,7 +488,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 			b.WriteString(mdBy(a.Who, info.Identity))
 			if a.Why != "" {
-				fmt.Fprintf(&b, "  \n  Why: %s", mdInline(a.Why))
+				fmt.Fprintf(&b, "\\\n  Why: %s", mdInline(a.Why))
 			}
 			b.WriteString("\n")
 		}
@@ -501,7 +501,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				b.WriteString(" (taken out of the story by an older helm)")
 			}
 			if a.Why != "" {
-				fmt.Fprintf(&b, "  \n  Why: %s", mdInline(a.Why))
+				fmt.Fprintf(&b, "\\\n  Why: %s", mdInline(a.Why))
 			}
 			b.WriteString("\n")
 		}
