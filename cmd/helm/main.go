@@ -139,6 +139,7 @@ or gh refused): look before retrying; 130 interrupted.`,
 		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
 		newActionCmd(a), newCompleteCmd(a), newLogCmd(a), newSightingCmd(a), newArtifactCmd(a),
 		newNoteCmd(a), newJudgeCmd(a),
+		newReportCmd(a), newSearchCmd(a),
 		newAuthCmd(a), newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
 	)
 	walk(root, func(c *cobra.Command) {
