@@ -365,7 +365,7 @@ func boolRank(b bool) int {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	info := r.Voyage
-	fmt.Fprintf(&b, "## Voyage report: %s\n\n", mdInline(info.Intent))
+	fmt.Fprintf(&b, "## Voyage report: %s\n\n", mdHeading(info.Intent))
 
 	fmt.Fprintf(&b, "- **Voyage:** `%s` (%s)\n", mdCode(info.ID), mdInline(string(info.Kind)))
 	status := mdInline(string(info.Status))
@@ -390,9 +390,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "- **Part of:** voyage `%s`\n", mdCode(info.Parent))
 	}
 	fmt.Fprintf(&b, "- **Started:** %s by %s\n", stampOf(info.Created), mdInline(info.Identity))
-	if r.Ongoing {
+	switch {
+	case r.Ongoing:
 		fmt.Fprintf(&b, "- **Last event:** %s (%s so far)\n", stampOf(r.Ended), humanDuration(r.Duration()))
-	} else {
+	case info.Status.Resumable():
+		fmt.Fprintf(&b, "- **Stopped:** %s (%s so far)\n", stampOf(r.Ended), humanDuration(r.Duration()))
+	default:
 		fmt.Fprintf(&b, "- **Ended:** %s (%s)\n", stampOf(r.Ended), humanDuration(r.Duration()))
 	}
 
@@ -664,6 +667,22 @@ func mdInline(s string) string {
 		out = out[:i] + "\\" + out[i:]
 	}
 	return out
+}
+
+// mdHeading is mdInline for the text of an ATX heading, where a run of
+// # at the end would be read as the heading's closing sequence and
+// dropped.
+func mdHeading(s string) string {
+	out := mdInline(s)
+	body, ok := strings.CutSuffix(out, "#")
+	if !ok {
+		return out
+	}
+	escaped := len(body) - len(strings.TrimRight(body, `\`)) // an odd count escapes the #
+	if escaped%2 == 1 {
+		return out
+	}
+	return body + `\#`
 }
 
 // mdCode renders an id or a commit for a code span: only what a code span

@@ -43,6 +43,14 @@ func TestMarkdownEscaperShowsHostileTextAsWritten(t *testing.T) {
 	}
 }
 
+func TestMarkdownHeadingKeepsItsClosingHashes(t *testing.T) {
+	assert.Equal(t, `Fix the crash \#`, mdHeading("Fix the crash #"))
+	assert.Equal(t, `Fix # ##\#`, mdHeading("Fix # ###"))
+	assert.Equal(t, `a\\\#`, mdHeading(`a\#`), "a backslash of the text, then the # escaped")
+	assert.Equal(t, `Resolve #42: fix`, mdHeading("Resolve #42: fix"))
+	assert.Equal(t, `\#`, mdHeading("#"))
+}
+
 func TestMarkdownLinksOnlyPlainWebAddresses(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"https://github.com/octo/widgets/pull/45", "<https://github.com/octo/widgets/pull/45>"},

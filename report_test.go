@@ -245,6 +245,17 @@ func TestReportOfAnActiveVoyageRunsToItsLastEvent(t *testing.T) {
 	require.NoError(t, r.WriteMarkdown(&md))
 	assert.Contains(t, md.String(), "- **Last event:** 2026-02-26T17:02:00Z (1m so far)\n")
 	assert.NotContains(t, md.String(), "### Sub-voyages")
+
+	// Blocked: stopped, not ended, and it may go on.
+	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for CI", who))
+	r, err = v.Report(ctx, helm.ReportOptions{})
+	require.NoError(t, err)
+	assert.False(t, r.Ongoing)
+	assert.Equal(t, v.Info().CompletedAt, r.Ended)
+	md.Reset()
+	require.NoError(t, r.WriteMarkdown(&md))
+	assert.Contains(t, md.String(), "- **Status:** blocked — waiting for CI\n")
+	assert.Contains(t, md.String(), "- **Stopped:** 2026-02-26T17:03:00Z (2m so far)\n")
 }
 
 func TestReportMarkdown(t *testing.T) {
