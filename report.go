@@ -1,0 +1,713 @@
+package helm
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/logbook"
+)
+
+// A voyage's report: what it set out to do, who took part, what it found
+// and did, what changed in the repository, and how it was judged. The
+// story (WriteStory, Export) tells every entry; the report summarises.
+
+// Report summarises a voyage: its description and lifecycle, its crew,
+// its bearings with their readings, its actions with what they left in
+// the world, the files changed between the commit it started from and its
+// last commit, its notes, its judgements and its sub-voyages. Build one
+// with Voyage.Report; WriteMarkdown renders it for a pull request. Its
+// JSON form is stable.
+type Report struct {
+	// Voyage describes the voyage, its lifecycle included.
+	Voyage VoyageInfo `json:"voyage"`
+	// Ended is when the voyage was last completed, or, while it is
+	// active (Ongoing), the time of its last event.
+	Ended   time.Time `json:"ended"`
+	Ongoing bool      `json:"ongoing,omitempty"`
+	// DurationSeconds is from its start to Ended, in whole seconds.
+	DurationSeconds int64 `json:"duration_seconds"`
+	// Crew is who took part: every identity that recorded an event, with
+	// the roles and methods it recorded them in and its entries.
+	Crew     []CrewMember    `json:"crew"`
+	Bearings []ReportBearing `json:"bearings"`
+	// Actions lists every action of the story, in order, whatever its
+	// status (performed, failed, refused or outcome unknown); then those
+	// an older helm took out of the story when they failed (Legacy).
+	Actions    []ReportAction    `json:"actions"`
+	Notes      []ReportNote      `json:"notes"`
+	Judgements []ReportJudgement `json:"judgements"`
+	// Diff is what changed in the repository between the voyage's base
+	// commit and its last commit.
+	Diff Diff `json:"diff"`
+	// SubVoyages are the voyages started with this one as their parent.
+	SubVoyages []SubVoyage `json:"sub_voyages"`
+	// Unreadable lists the voyages of the home that could not be read
+	// while looking for sub-voyages: any of them may be one.
+	Unreadable []string `json:"unreadable,omitempty"`
+}
+
+// Duration is how long the voyage took: from its start to Ended.
+func (r *Report) Duration() time.Duration { return time.Duration(r.DurationSeconds) * time.Second }
+
+// CrewMember is one identity of a voyage's crew: the roles and methods it
+// recorded entries and changes in, and how many entries of each kind.
+type CrewMember struct {
+	Identity   string   `json:"identity"`
+	Roles      []string `json:"roles"`
+	Methods    []string `json:"methods"`
+	Entries    int      `json:"entries"`
+	Bearings   int      `json:"bearings"`
+	Actions    int      `json:"actions"`
+	Notes      int      `json:"notes"`
+	Judgements int      `json:"judgements"`
+}
+
+// ReportBearing is a bearing as the report tells it: what was looked at
+// (the marks' labels and keys) and the reading, with the challenged
+// attempts before it.
+type ReportBearing struct {
+	N       int       `json:"n"`
+	At      time.Time `json:"at"`
+	Who     Who       `json:"who"`
+	Marks   []string  `json:"marks"`
+	Keys    []string  `json:"keys"`
+	Reading Reading   `json:"reading"`
+}
+
+// ReportAction is an action as the report tells it. Description is the
+// story's line for it ("created PR #45"); Result is what it left in the
+// world (commit, pushed branch, pull request number and link, ...).
+type ReportAction struct {
+	N           int           `json:"n"`
+	At          time.Time     `json:"at"`
+	Who         Who           `json:"who"`
+	Kind        string        `json:"kind"`
+	Status      ActionStatus  `json:"status"`
+	Description string        `json:"description"`
+	Why         string        `json:"why,omitempty"`
+	Result      *ActionResult `json:"result,omitempty"`
+	Error       string        `json:"error,omitempty"`
+	Rule        string        `json:"rule,omitempty"`
+	// Legacy marks an action that failed before entry numbers were
+	// stored: an older helm took it out of the story, and N is the number
+	// it was shown with then (Voyage.FailedActions).
+	Legacy bool `json:"legacy,omitempty"`
+}
+
+// Succeeded reports whether the action was performed.
+func (a *ReportAction) Succeeded() bool { return a.Status == ActionPerformed }
+
+// ReportNote is a note as the report tells it.
+type ReportNote struct {
+	N    int       `json:"n"`
+	At   time.Time `json:"at"`
+	Who  Who       `json:"who"`
+	Text string    `json:"text"`
+}
+
+// ReportJudgement is a judgement as the report tells it: the judge (Who),
+// the score on its dimension, the entries cited and what the judge said.
+type ReportJudgement struct {
+	N         int       `json:"n"`
+	At        time.Time `json:"at"`
+	Who       Who       `json:"who"`
+	Dimension string    `json:"dimension"`
+	Score     int       `json:"score"`
+	Evidence  []int     `json:"evidence"`
+	Text      string    `json:"text"`
+}
+
+// SubVoyage is a voyage started with the reported one as its parent.
+type SubVoyage struct {
+	ID       string   `json:"id"`
+	Intent   string   `json:"intent"`
+	Status   Status   `json:"status"`
+	Identity string   `json:"identity"`
+	Crew     []string `json:"crew,omitempty"`
+}
+
+// FileChange is one file changed between two commits: the lines added
+// and deleted, or Binary (git counts no lines in a binary file); From is
+// the path it was renamed from, if it was.
+type FileChange struct {
+	Path    string `json:"path"`
+	From    string `json:"from,omitempty"`
+	Added   int    `json:"added"`
+	Deleted int    `json:"deleted"`
+	Binary  bool   `json:"binary,omitempty"`
+}
+
+// Diff is what changed in the repository over a voyage: the files that
+// differ between Base, the commit checked out when the voyage started,
+// and Head, its last commit (that of its last commit or push action),
+// with the lines added and deleted in all. Missing says, when Files is
+// not known, why.
+type Diff struct {
+	Base    string       `json:"base,omitempty"`
+	Head    string       `json:"head,omitempty"`
+	Files   []FileChange `json:"files"`
+	Added   int          `json:"added"`
+	Deleted int          `json:"deleted"`
+	Missing string       `json:"missing,omitempty"`
+}
+
+// ReportOptions tune Voyage.Report.
+type ReportOptions struct {
+	// DiffStat lists the files changed between commits base and head of
+	// the repository whose top directory is dir (the voyage's recorded
+	// directory, which may no longer exist). The voyage knows no git: a
+	// caller passes one backed by git (package runner's Runner.DiffStat
+	// counts the files as git does). Nil leaves the files out, and the
+	// report says so.
+	DiffStat func(ctx context.Context, dir, base, head string) ([]FileChange, error)
+}
+
+// Why a report lists no files.
+const (
+	missingBase     = "no base commit recorded: the voyage did not start in a git repository (or the repository had no commit yet)"
+	missingHead     = "no commit recorded: the voyage performed no commit or push"
+	missingDiffStat = "the files were not compared: no DiffStat was given"
+)
+
+// Report summarises the voyage (see Report). It reads the voyage's views
+// and lists the home's voyages for its sub-voyages; a voyage of the home
+// that cannot be read is named in the report (Unreadable) rather than
+// failing it. The files changed come from opts.DiffStat: when it fails,
+// the report says why there is no list (Diff.Missing) and carries the rest.
+// Reading never writes.
+func (v *Voyage) Report(ctx context.Context, opts ReportOptions) (*Report, error) {
+	if err := v.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	info, entries, legacy := v.Info(), v.Logbook(), v.FailedActions()
+	r := buildReport(info, entries, legacy)
+
+	all, err := v.home.List(ctx, ListAll)
+	var unreadable *ListError
+	if err != nil && !errors.As(err, &unreadable) {
+		return nil, v.fail("report", fmt.Errorf("list the home's voyages for sub-voyages: %w", err), Hint{})
+	}
+	if unreadable != nil {
+		r.Unreadable = slices.Clone(unreadable.Voyages)
+	}
+	for _, s := range all {
+		if s.Parent == v.id {
+			r.SubVoyages = append(r.SubVoyages, SubVoyage{ID: s.ID, Intent: s.Intent, Status: s.Status, Identity: s.Identity, Crew: s.Crew})
+		}
+	}
+
+	d := &r.Diff
+	switch {
+	case d.Base == "":
+		d.Missing = missingBase
+	case d.Head == "":
+		d.Missing = missingHead
+	case opts.DiffStat == nil:
+		d.Missing = missingDiffStat
+	default:
+		files, err := opts.DiffStat(ctx, info.Dir, d.Base, d.Head)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, v.fail("report", err, Hint{})
+			}
+			d.Missing = "the files could not be compared: " + err.Error()
+			break
+		}
+		d.Files = files
+		for _, f := range files {
+			d.Added += f.Added
+			d.Deleted += f.Deleted
+		}
+	}
+	if d.Files == nil {
+		d.Files = []FileChange{}
+	}
+	return r, nil
+}
+
+// buildReport makes the report of the voyage info describes from its
+// entries and the actions an older helm took out of its story (legacy),
+// all but its sub-voyages and its files changed (whose Base and Head it
+// sets).
+func buildReport(info VoyageInfo, entries, legacy []Entry) *Report {
+	r := &Report{
+		Voyage: info, Bearings: []ReportBearing{}, Actions: []ReportAction{}, Notes: []ReportNote{},
+		Judgements: []ReportJudgement{}, SubVoyages: []SubVoyage{},
+		Diff: Diff{Base: info.Base},
+	}
+	r.Ended, r.Ongoing = info.CompletedAt, false
+	if info.Status == StatusActive || info.CompletedAt.IsZero() {
+		r.Ended, r.Ongoing = info.LastAt, true
+	}
+	if r.Ended.After(info.Created) {
+		r.DurationSeconds = int64(r.Ended.Sub(info.Created) / time.Second)
+	}
+
+	crew := map[string]*CrewMember{}
+	member := func(w Who) *CrewMember {
+		if w.Identity == "" {
+			return nil
+		}
+		m, ok := crew[w.Identity]
+		if !ok {
+			m = &CrewMember{Identity: w.Identity, Roles: []string{}, Methods: []string{}}
+			crew[w.Identity] = m
+		}
+		if w.Role != "" && !slices.Contains(m.Roles, w.Role) {
+			m.Roles = append(m.Roles, w.Role)
+		}
+		if w.Method != "" && !slices.Contains(m.Methods, w.Method) {
+			m.Methods = append(m.Methods, w.Method)
+		}
+		return m
+	}
+	for _, id := range info.Crew {
+		member(Who{Identity: id})
+	}
+	for _, t := range info.Lifecycle {
+		member(t.Who)
+	}
+
+	action := func(e Entry, legacy bool) ReportAction {
+		a := e.Action
+		return ReportAction{
+			N: e.N, At: e.At, Who: e.Who, Kind: a.Kind, Status: a.Status, Description: logbook.DescribeAction(a),
+			Why: a.Why, Result: a.Result, Error: a.Error, Rule: a.Rule, Legacy: legacy,
+		}
+	}
+	for _, e := range entries {
+		m := member(e.Who)
+		if m != nil {
+			m.Entries++
+		}
+		switch {
+		case e.Bearing != nil:
+			b := ReportBearing{N: e.N, At: e.At, Who: e.Who, Marks: []string{}, Keys: []string{}, Reading: e.Bearing.Reading}
+			for _, o := range e.Bearing.Observations {
+				b.Marks = append(b.Marks, o.Label)
+				b.Keys = append(b.Keys, o.Key)
+				member(o.ObservedBy)
+			}
+			for _, h := range e.Bearing.Reading.History {
+				member(h.ChallengedBy)
+			}
+			r.Bearings = append(r.Bearings, b)
+			if m != nil {
+				m.Bearings++
+			}
+		case e.Action != nil:
+			r.Actions = append(r.Actions, action(e, false))
+			if m != nil {
+				m.Actions++
+			}
+			if a := e.Action; a.Status == ActionPerformed && a.Result != nil && a.Result.SHA != "" && (a.Kind == "commit" || a.Kind == "push") {
+				r.Diff.Head = a.Result.SHA
+			}
+		case e.Note != nil:
+			r.Notes = append(r.Notes, ReportNote{N: e.N, At: e.At, Who: e.Who, Text: e.Note.Text})
+			if m != nil {
+				m.Notes++
+			}
+		case e.Judgement != nil:
+			j := e.Judgement
+			r.Judgements = append(r.Judgements, ReportJudgement{N: e.N, At: e.At, Who: e.Who, Dimension: j.Dimension, Score: j.Score,
+				Evidence: slices.Clone(j.Evidence), Text: j.Text})
+			if m != nil {
+				m.Judgements++
+			}
+		}
+	}
+	for _, e := range legacy {
+		if e.Action != nil {
+			r.Actions = append(r.Actions, action(e, true))
+		}
+	}
+
+	r.Crew = make([]CrewMember, 0, len(crew))
+	for _, m := range crew {
+		slices.Sort(m.Roles)
+		slices.Sort(m.Methods)
+		r.Crew = append(r.Crew, *m)
+	}
+	// The voyage's own identity first, then the others by name.
+	slices.SortFunc(r.Crew, func(a, b CrewMember) int {
+		return cmp.Or(cmp.Compare(boolRank(a.Identity != info.Identity), boolRank(b.Identity != info.Identity)), strings.Compare(a.Identity, b.Identity))
+	})
+	return r
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// WriteMarkdown renders the report as GitHub-flavoured markdown, to paste
+// into a pull request: the voyage, its crew and lifecycle, the files
+// changed, its bearings, actions (with links to what they made), the
+// failed and refused ones apart, notes, judgements and sub-voyages.
+//
+// Every stored text (an intent, a reading, a file name, an error) is
+// escaped so that it reads as written and cannot change the document's
+// structure: markdown's punctuation is backslash-escaped, so a pipe
+// cannot end a table cell, a leading # cannot make a heading nor < an
+// HTML tag; line breaks in a one-line field become spaces, and control
+// characters visible escapes. Only links to http(s) addresses are made.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	info := r.Voyage
+	fmt.Fprintf(&b, "## Voyage report: %s\n\n", mdHeading(info.Intent))
+
+	fmt.Fprintf(&b, "- **Voyage:** `%s` (%s)\n", mdCode(info.ID), mdInline(string(info.Kind)))
+	status := mdInline(string(info.Status))
+	if info.Summary != "" && info.Status != StatusActive {
+		status += " — " + mdInline(info.Summary)
+	}
+	fmt.Fprintf(&b, "- **Status:** %s\n", status)
+	if info.Repo != "" || info.Branch != "" || info.Base != "" {
+		var parts []string
+		if info.Repo != "" {
+			parts = append(parts, mdInline(info.Repo))
+		}
+		if info.Branch != "" {
+			parts = append(parts, "branch "+mdInline(info.Branch))
+		}
+		if info.Base != "" {
+			parts = append(parts, "base `"+mdCode(shortSHA(info.Base))+"`")
+		}
+		fmt.Fprintf(&b, "- **Repository:** %s\n", strings.Join(parts, ", "))
+	}
+	if info.Parent != "" {
+		fmt.Fprintf(&b, "- **Part of:** voyage `%s`\n", mdCode(info.Parent))
+	}
+	fmt.Fprintf(&b, "- **Started:** %s by %s\n", stampOf(info.Created), mdInline(info.Identity))
+	switch {
+	case r.Ongoing:
+		fmt.Fprintf(&b, "- **Last event:** %s (%s so far)\n", stampOf(r.Ended), humanDuration(r.Duration()))
+	case info.Status.Resumable():
+		fmt.Fprintf(&b, "- **Stopped:** %s (%s so far)\n", stampOf(r.Ended), humanDuration(r.Duration()))
+	default:
+		fmt.Fprintf(&b, "- **Ended:** %s (%s)\n", stampOf(r.Ended), humanDuration(r.Duration()))
+	}
+
+	b.WriteString("\n### Crew\n\n| Identity | Roles | Methods | Entries |\n|---|---|---|---:|\n")
+	for _, m := range r.Crew {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdInline(m.Identity), mdJoin(m.Roles), mdJoin(m.Methods), crewCounts(m))
+	}
+
+	if len(info.Lifecycle) > 0 {
+		b.WriteString("\n### Lifecycle\n\n")
+		for i, t := range info.Lifecycle {
+			word := string(t.Status)
+			switch {
+			case i == 0:
+				word = "started"
+			case t.Status == StatusActive:
+				word = "resumed"
+			}
+			fmt.Fprintf(&b, "- %s %s by %s", stampOf(t.At), mdInline(word), mdInline(t.Who.Identity))
+			if t.Reason != "" {
+				fmt.Fprintf(&b, ": %s", mdInline(t.Reason))
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	b.WriteString("\n### Files changed\n\n")
+	d := r.Diff
+	switch {
+	case d.Missing != "":
+		fmt.Fprintf(&b, "No file list: %s.\n", mdInline(strings.TrimSuffix(d.Missing, ".")))
+	case len(d.Files) == 0:
+		fmt.Fprintf(&b, "No file differs between base `%s` and `%s`.\n", mdCode(shortSHA(d.Base)), mdCode(shortSHA(d.Head)))
+	default:
+		fmt.Fprintf(&b, "Between base `%s` and `%s`: %s, +%d −%d.\n\n", mdCode(shortSHA(d.Base)), mdCode(shortSHA(d.Head)),
+			countWord(len(d.Files), "file"), d.Added, d.Deleted)
+		b.WriteString("| File | + | − |\n|---|---:|---:|\n")
+		for _, f := range d.Files {
+			name := mdInline(f.Path)
+			if f.From != "" {
+				name = mdInline(f.From) + " → " + name
+			}
+			if f.Binary {
+				fmt.Fprintf(&b, "| %s | binary | binary |\n", name)
+			} else {
+				fmt.Fprintf(&b, "| %s | %d | %d |\n", name, f.Added, f.Deleted)
+			}
+		}
+	}
+
+	if len(r.Bearings) > 0 {
+		b.WriteString("\n### Bearings\n")
+		for _, e := range r.Bearings {
+			fmt.Fprintf(&b, "\n**Bearing %d** · %s%s", e.N, stampOf(e.At), mdBy(e.Who, info.Identity))
+			if len(e.Marks) > 0 {
+				marks := make([]string, len(e.Marks))
+				for i, m := range e.Marks {
+					marks[i] = mdInline(m)
+				}
+				fmt.Fprintf(&b, "\\\nMarks: %s", strings.Join(marks, "; "))
+			}
+			b.WriteString("\n\n")
+			mdQuote(&b, e.Reading.Text)
+			if n := len(e.Reading.History); n > 0 {
+				feedback := make([]string, n)
+				for i, h := range e.Reading.History {
+					feedback[i] = "“" + mdInline(h.ChallengedWith) + "”"
+				}
+				fmt.Fprintf(&b, "\n(challenged %d×: %s)\n", n, strings.Join(feedback, "; "))
+			}
+		}
+	}
+
+	var performed, troubled []ReportAction
+	for _, a := range r.Actions {
+		if a.Succeeded() {
+			performed = append(performed, a)
+		} else {
+			troubled = append(troubled, a)
+		}
+	}
+	if len(performed) > 0 {
+		b.WriteString("\n### Actions\n\n")
+		for _, a := range performed {
+			fmt.Fprintf(&b, "- **Action %d** · %s", a.N, mdInline(a.Description))
+			if a.Result != nil {
+				if link := mdLink(a.Result.URL); link != "" {
+					b.WriteString(" — " + link)
+				}
+				if a.Result.SHA != "" && a.Kind != "commit" && a.Kind != "push" {
+					fmt.Fprintf(&b, " (`%s`)", mdCode(shortSHA(a.Result.SHA)))
+				}
+			}
+			b.WriteString(mdBy(a.Who, info.Identity))
+			if a.Why != "" {
+				fmt.Fprintf(&b, "\\\n  Why: %s", mdInline(a.Why))
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(troubled) > 0 {
+		b.WriteString("\n### Failed or refused actions\n\n")
+		for _, a := range troubled {
+			fmt.Fprintf(&b, "- **Action %d** · %s%s", a.N, mdInline(a.Description), mdBy(a.Who, info.Identity))
+			if a.Legacy {
+				b.WriteString(" (taken out of the story by an older helm)")
+			}
+			if a.Why != "" {
+				fmt.Fprintf(&b, "\\\n  Why: %s", mdInline(a.Why))
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	if len(r.Notes) > 0 {
+		b.WriteString("\n### Notes\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "- **Note %d** · %s%s: %s\n", n.N, stampOf(n.At), mdBy(n.Who, info.Identity), mdInline(n.Text))
+		}
+	}
+
+	if len(r.Judgements) > 0 {
+		b.WriteString("\n### Judgements\n\n| Entry | Judge | Dimension | Score | Evidence | Says |\n|---:|---|---|---:|---|---|\n")
+		for _, j := range r.Judgements {
+			judge := mdInline(j.Who.Identity)
+			if j.Who.Role != "" {
+				judge += " (" + mdInline(j.Who.Role) + ")"
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %d/10 | %s | %s |\n", j.N, judge, mdInline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence), mdInline(j.Text))
+		}
+	}
+
+	if len(r.SubVoyages) > 0 || len(r.Unreadable) > 0 {
+		b.WriteString("\n### Sub-voyages\n\n")
+		for _, s := range r.SubVoyages {
+			fmt.Fprintf(&b, "- `%s` %s — %s, by %s\n", mdCode(shortID(s.ID)), mdInline(s.Intent), mdInline(string(s.Status)), mdInline(s.Identity))
+		}
+		for _, id := range r.Unreadable {
+			fmt.Fprintf(&b, "- `%s` could not be read: it may be a sub-voyage\n", mdCode(id))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// crewCounts renders "5 (2 bearings, 3 actions)".
+func crewCounts(m CrewMember) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		word string
+	}{{m.Bearings, "bearing"}, {m.Actions, "action"}, {m.Notes, "note"}, {m.Judgements, "judgement"}} {
+		if c.n > 0 {
+			parts = append(parts, countWord(c.n, c.word))
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprint(m.Entries)
+	}
+	return fmt.Sprintf("%d (%s)", m.Entries, strings.Join(parts, ", "))
+}
+
+func countWord(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// humanDuration renders a duration for people: "2d 3h", "1h 30m", "45s".
+func humanDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d <= 0 {
+		return "0s"
+	}
+	units := []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}}
+	var parts []string
+	for _, u := range units {
+		if n := d / u.d; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d%s", n, u.name))
+			d -= n * u.d
+		}
+		if len(parts) == 2 {
+			break
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// mdBy names who recorded an entry when it was not the voyage's
+// identity: " · bob (reviewer)".
+func mdBy(w Who, owner string) string {
+	if by := logbook.ByLine(w, owner); by != "" {
+		return " · " + mdInline(by)
+	}
+	return ""
+}
+
+func mdJoin(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = mdInline(w)
+	}
+	return strings.Join(out, ", ")
+}
+
+// mdQuote writes text as a block quote, one quoted line per line of it,
+// each escaped as mdInline escapes a line.
+func mdQuote(b *strings.Builder, text string) {
+	for _, line := range strings.Split(normalNewlines(text), "\n") {
+		if line = mdInline(line); line == "" {
+			b.WriteString(">\n")
+		} else {
+			b.WriteString("> " + line + "\n")
+		}
+	}
+}
+
+func normalNewlines(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// mdSpecial are the characters markdown (GitHub's) may read as structure
+// anywhere in a line: emphasis, code, links, HTML and entities, tables,
+// strikethrough and math. Escaped with a backslash, each is itself.
+const mdSpecial = "\\`*_[]<>|~&$"
+
+// mdInline renders stored text as one line of markdown that shows the
+// text as it is: line breaks become spaces, control characters visible
+// escapes, and markdown's punctuation (mdSpecial, and what starts a
+// block at the start of a line: #, >, -, +, =, "1." and "1)") is
+// backslash-escaped. The result is safe in a table cell, a list item, a
+// heading or a quote.
+func mdInline(s string) string {
+	s = strings.TrimSpace(strings.Join(strings.Fields(strings.ReplaceAll(normalNewlines(s), "\n", " ")), " "))
+	s = safetext.Line(s)
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if strings.IndexByte(mdSpecial, c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	out := b.String()
+	// What would start a block at the start of a line.
+	if out != "" && strings.IndexByte("#>-+=", out[0]) >= 0 {
+		out = "\\" + out
+	}
+	if i := strings.IndexFunc(out, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && (out[i] == '.' || out[i] == ')') {
+		out = out[:i] + "\\" + out[i:]
+	}
+	return out
+}
+
+// mdHeading is mdInline for the text of an ATX heading, where a run of
+// # at the end would be read as the heading's closing sequence and
+// dropped.
+func mdHeading(s string) string {
+	out := mdInline(s)
+	body, ok := strings.CutSuffix(out, "#")
+	if !ok {
+		return out
+	}
+	escaped := len(body) - len(strings.TrimRight(body, `\`)) // an odd count escapes the #
+	if escaped%2 == 1 {
+		return out
+	}
+	return body + `\#`
+}
+
+// mdCode renders an id or a commit for a code span: only what a code span
+// can hold as it is (hexadecimal digits and dashes, as helm's ids and
+// git's commits are); anything else is dropped.
+func mdCode(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == '-' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// mdLink renders an http(s) address recorded by an action as an autolink,
+// or "" when it is not one that can be linked as it is.
+func mdLink(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return ""
+	}
+	for _, r := range raw {
+		if r <= ' ' || r == 0x7f || r >= 0x80 || strings.ContainsRune("<>\"'`\\", r) {
+			return ""
+		}
+	}
+	return "<" + raw + ">"
+}

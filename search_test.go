@@ -1,0 +1,174 @@
+package helm_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/sighting"
+)
+
+// searchHome holds two voyages, A (about issue #42 and PR #45) and B
+// (a README tidy that comments on #42), judged by carol. It returns the
+// home and the two voyages' ids.
+func searchHome(t *testing.T) (h *helm.Home, a, b string) {
+	t.Helper()
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), fixedOptions())
+	require.NoError(t, err)
+	record := func(v *helm.Voyage, m marks.Mark, s sighting.Sighting, w helm.Who) {
+		t.Helper()
+		_, err := v.Record(ctx, helm.Observation{Mark: m, Sighting: s}, w)
+		require.NoError(t, err)
+	}
+
+	va, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	require.NoError(t, err)
+	defer va.Close()
+	issue, err := marks.NewGitHubIssue("octo/widgets", 42)
+	require.NoError(t, err)
+	record(va, issue, &sighting.GitHubIssue{Repo: "octo/widgets", Number: 42, Focus: []string{"summary"}}, who)
+	_, err = va.TakeBearing(ctx, "Widget init crashes on a nil config.", who, nil) // A1
+	require.NoError(t, err)
+	_, err = va.Note(ctx, "Waiting for CI on PR #45.", bob) // A2
+	require.NoError(t, err)
+	perform(t, va, &worldAction{kind: "create-pull-request", Title: "Fix widget crash", result: helm.ActionResult{Number: 45}}, who, "") // A3
+	perform(t, va, &worldAction{kind: "merge-pull-request", Number: 45, fail: errors.New("Pull Request is not mergeable")}, who, "")     // A4
+	pr, err := marks.NewGitHubPR("octo/widgets", 45)
+	require.NoError(t, err)
+	record(va, pr, &sighting.GitHubPullRequest{Repo: "octo/widgets", Number: 45, Focus: []string{"summary"}}, who)
+	_, err = va.TakeBearing(ctx, "The checks pass.", who, nil) // A5
+	require.NoError(t, err)
+	_, err = va.Challenge(ctx, 5, helm.Challenge{Feedback: "Look at the flaky test", Reading: "Checks pass, one flaky."}, bob)
+	require.NoError(t, err)
+	require.NoError(t, va.Complete(ctx, helm.OutcomeCompleted, "PR #45 merged, closes #42.", who))
+	_, err = va.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{3}, Text: "The fix for #42 holds."}, carol) // A6
+	require.NoError(t, err)
+
+	vb, err := h.Start(ctx, "Tidy the README", helm.OpenWaters, bob)
+	require.NoError(t, err)
+	defer vb.Close()
+	record(vb, &note{Topic: "README", Text: "..."}, &noteSighting{Text: "..."}, bob)
+	_, err = vb.TakeBearing(ctx, "The README mentions #450 only.", bob, nil) // B1
+	require.NoError(t, err)
+	perform(t, vb, &worldAction{kind: "comment-issue", Number: 42, Body: "Fixed by #45.", result: helm.ActionResult{Number: 42}}, bob, "") // B2
+	return h, va.ID(), vb.ID()
+}
+
+func TestSearch(t *testing.T) {
+	ctx := context.Background()
+	h, a, b := searchHome(t)
+	name := map[string]string{a: "A", b: "B"}
+	tests := []struct {
+		name string
+		q    helm.SearchQuery
+		want []string // VOYAGE N KIND: TEXT, in order
+	}{
+		{"mark key", helm.SearchQuery{Mark: "github-pr:octo/widgets#45 focus=summary"}, []string{"A 5 bearing: Checks pass, one flaky."}},
+		{"mark prefix", helm.SearchQuery{Mark: "github-issue:"}, []string{"A 1 bearing: Widget init crashes on a nil config."}},
+		{"marks of two kinds", helm.SearchQuery{Mark: "github-"}, []string{"A 1 bearing: Widget init crashes on a nil config.", "A 5 bearing: Checks pass, one flaky."}},
+		{"mark nobody looked at", helm.SearchQuery{Mark: "web:"}, nil},
+		{"pull request", helm.SearchQuery{PR: 45}, []string{
+			"A 2 note: Waiting for CI on PR #45.",
+			"A 3 action: created PR #45",
+			"A 4 action: merge-pull-request failed: Pull Request is not mergeable",
+			"A 5 bearing: Checks pass, one flaky.",
+			"A 0 status: completed: PR #45 merged, closes #42.",
+			"B 2 action: commented on issue #42", // its body says "Fixed by #45."; #450 in B1 is not #45
+		}},
+		{"issue", helm.SearchQuery{Issue: 42}, []string{
+			"A 0 voyage: Resolve #42: fix widget crash",
+			"A 1 bearing: Widget init crashes on a nil config.",
+			"A 0 status: completed: PR #45 merged, closes #42.",
+			"A 6 judgement: correctness 8/10: The fix for #42 holds.",
+			"B 2 action: commented on issue #42",
+		}},
+		{"who", helm.SearchQuery{Who: "bob"}, []string{
+			"A 2 note: Waiting for CI on PR #45.",
+			"B 0 voyage: Tidy the README",
+			"B 1 bearing: The README mentions #450 only.",
+			"B 2 action: commented on issue #42",
+		}},
+		{"text in a challenged reading", helm.SearchQuery{Text: "FLAKY"}, []string{"A 5 bearing: Checks pass, one flaky."}},
+		{"text in the feedback", helm.SearchQuery{Text: "look at"}, []string{"A 5 bearing: Look at the flaky test"}},
+		{"text in a reading replaced", helm.SearchQuery{Text: "checks pass."}, []string{"A 5 bearing: The checks pass."}},
+		{"text in an intent and a title", helm.SearchQuery{Text: "widget crash"}, []string{
+			"A 0 voyage: Resolve #42: fix widget crash",
+			"A 3 action: Fix widget crash", // "Widget init crashes" in A1 is not the phrase
+		}},
+		{"text in an error", helm.SearchQuery{Text: "not mergeable"}, []string{"A 4 action: merge-pull-request failed: Pull Request is not mergeable"}},
+		{"text in a body", helm.SearchQuery{Text: "fixed by"}, []string{"B 2 action: Fixed by #45."}},
+		{"pull request by bob", helm.SearchQuery{PR: 45, Who: "bob"}, []string{"A 2 note: Waiting for CI on PR #45.", "B 2 action: commented on issue #42"}},
+		{"mark and text that no entry has both", helm.SearchQuery{Mark: "github-pr:", Text: "nil config"}, nil},
+		{"mark and who", helm.SearchQuery{Mark: "test-note:", Who: "bob"}, []string{"B 1 bearing: The README mentions #450 only."}},
+		{"nothing", helm.SearchQuery{Text: "kraken"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := h.Search(ctx, tt.q)
+			require.NoError(t, err)
+			var got []string
+			for i, hit := range hits {
+				got = append(got, name[hit.Voyage]+" "+itoa(hit.N)+" "+string(hit.Kind)+": "+hit.Text)
+				if i > 0 {
+					assert.False(t, hit.At.Before(hits[i-1].At), "ordered by time")
+				}
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+
+	hits, err := h.Search(ctx, helm.SearchQuery{PR: 45, Who: "bob"})
+	require.NoError(t, err)
+	require.Len(t, hits, 2)
+	assert.Equal(t, helm.Hit{Voyage: a, Intent: "Resolve #42: fix widget crash", Status: helm.StatusCompleted, N: 2, Seq: hits[0].Seq,
+		At: hits[0].At, Who: bob, Kind: helm.EntryNote, Text: "Waiting for CI on PR #45."}, hits[0])
+	assert.NotZero(t, hits[0].Seq)
+	assert.Equal(t, helm.StatusActive, hits[1].Status)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s
+}
+
+func TestSearchNeedsACriterion(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	for _, q := range []helm.SearchQuery{{}, {Text: "  "}, {PR: -1}, {Issue: -3}, {Who: "a/b"}, {Text: "\xff"}} {
+		_, err := h.Search(ctx, q)
+		assert.ErrorIs(t, err, helm.ErrInvalid, "%+v", q)
+	}
+	hits, err := h.Search(ctx, helm.SearchQuery{Text: "x"})
+	require.NoError(t, err, "an empty home has nothing to find")
+	assert.Empty(t, hits)
+}
+
+// TestSearchReportsUnreadableVoyagesWithTheOtherHits: a voyage that
+// cannot be read does not hide the others' hits.
+func TestSearchReportsUnreadableVoyagesWithTheOtherHits(t *testing.T) {
+	ctx := context.Background()
+	h, _, _ := searchHome(t)
+	broken := "a3b0fc12-0000-4000-8000-0000000000ff"
+	require.NoError(t, os.MkdirAll(filepath.Join(h.Dir(), "voyages", broken, "events"), 0o700))
+	hits, err := h.Search(ctx, helm.SearchQuery{Issue: 42})
+	var le *helm.ListError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, []string{broken}, le.Voyages)
+	assert.ErrorIs(t, err, helm.ErrDamaged)
+	assert.Len(t, hits, 5)
+}
