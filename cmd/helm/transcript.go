@@ -188,7 +188,7 @@ func (c *statsCommand) Run(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintln(tw, "  IDENTITY\tROLES\tSTEPS\tOBSERVATIONS\tBEARINGS\tACTIONS\tFAILED\tREFUSED\tNOTES\tACTIVE")
 		for _, m := range s.Crew {
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", printable(m.Identity), printable(orNone(strings.Join(m.Roles, ","))),
-				m.Steps, m.Observations, m.Bearings, m.Actions, m.Failures, m.Refused, m.Notes, m.Active)
+				m.Steps, m.Observations, m.Bearings, m.Actions, m.Failures, m.Refused, m.Notes, m.Active.Round(time.Second))
 		}
 		tw.Flush()
 		for _, j := range s.Judgements {
