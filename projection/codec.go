@@ -274,14 +274,7 @@ func Encode(e *Event) ([]byte, error) {
 		}
 	case Judged:
 		if j := e.Judgement; w.opt(j != nil) {
-			w.varint(int64(j.Score))
-			w.str(j.Dimension)
-			if w.list(j.Evidence == nil, len(j.Evidence)) {
-				for _, n := range j.Evidence {
-					w.varint(int64(n))
-				}
-			}
-			w.str(j.Text)
+			w.judgement(j)
 		}
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		if a := e.Artifact; w.opt(a != nil) {
@@ -463,6 +456,18 @@ func (w *encoder) bearing(b *logbook.Bearing) {
 			w.who(h.ChallengedBy)
 		}
 	}
+}
+
+// judgement writes what decoder.judgement reads.
+func (w *encoder) judgement(j *logbook.Judgement) {
+	w.varint(int64(j.Score))
+	w.str(j.Dimension)
+	if w.list(j.Evidence == nil, len(j.Evidence)) {
+		for _, n := range j.Evidence {
+			w.varint(int64(n))
+		}
+	}
+	w.str(j.Text)
 }
 
 // action writes what decodeAction reads.

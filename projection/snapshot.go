@@ -376,14 +376,7 @@ func (w *encoder) entry(e *logbook.Entry) {
 		w.str(e.Note.Text)
 	}
 	if j := e.Judgement; w.opt(j != nil) {
-		w.varint(int64(j.Score))
-		w.str(j.Dimension)
-		if w.list(j.Evidence == nil, len(j.Evidence)) {
-			for _, n := range j.Evidence {
-				w.varint(int64(n))
-			}
-		}
-		w.str(j.Text)
+		w.judgement(j)
 	}
 }
 
