@@ -37,10 +37,7 @@ func Replay(events []projection.Event) (*Views, error) {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
 	}
-	return &Views{
-		Info: voyageInfo(st.Voyage), Slate: st.SlateList(), Logbook: cloneEntries(st.Entries),
-		FailedActions: cloneEntries(st.FailedActions), Artifacts: artifactList(st),
-	}, nil
+	return viewsOf(st), nil
 }
 
 // Deterministic returns options that make a scripted voyage record the

@@ -73,6 +73,19 @@ partial voyage.`,
 			Example: "  helm --voyage a3b voyage show --json",
 		}, &voyageShowCommand{}),
 		leafCmd(a, &cobra.Command{
+			Use:   "replay DIR|FILE [--record]",
+			Short: "replay a recorded voyage with this helm and report where its views diverge",
+			Long: `Replay a recorded voyage — a voyage directory, or a .jsonl of exported
+events — with this helm, and compare the views after each event with the
+views recorded beside it (DIR.views.json, FILE.views.json). On a
+divergence, print the first event after which the views differ (its
+sequence number, type and who recorded it) and each view field that
+differs, recorded (-) and replayed (+), and exit 1. Nothing is run again:
+actions are read from their recorded results. --record writes the views
+this helm folds beside the events instead, to make a recording.`,
+			Example: "  helm voyage replay --record testdata/fix-42.jsonl\n  helm voyage replay testdata/fix-42.jsonl",
+		}, &voyageReplayCommand{}),
+		leafCmd(a, &cobra.Command{
 			Use:   "verify",
 			Short: "check a voyage's event log and artifacts for damage",
 			Long: `Check every record of the voyage's event log (checksums and the chain

@@ -1,14 +1,16 @@
-// Package replay shows how to test a recorded voyage: its tests replay
-// testdata/voyage.jsonl (a voyage exported as JSON lines) into fresh views
-// and check them, and re-run the script that recorded it to catch any
-// change in what helm records.
+// Package replay shows how to test a recorded voyage with package
+// helmtest: its test records a voyage once (testdata/voyage.jsonl and its
+// views, testdata/voyage.views.json), then on every run replays the
+// recording with the code as it is now — reporting the first event after
+// which the views diverge, and the fields that differ — and requires the
+// script to record the same events again.
 //
 // The package has no code of its own; read replay_test.go. Run it with
 //
 //	go test ./examples/replay
 //
 // and, after an intended change to what helm records, rewrite the
-// recording with
+// recording and review its diff:
 //
-//	go test ./examples/replay -run TestScript -update
+//	HELMTEST_UPDATE=1 go test ./examples/replay
 package replay

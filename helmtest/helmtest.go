@@ -1,0 +1,180 @@
+// Package helmtest is helm for a program's tests: a home with a clock and
+// ids that make every run the same (Home), given-when-then checks of what
+// a change to a voyage records (Given), and recorded voyages that later
+// versions of the code must still read as they were read when recorded
+// (Record, Replay), with a report of the first event where they no
+// longer do.
+//
+// A recorded voyage is replayed from its events: actions are not run
+// again, their recorded parameters and results are read (Actions).
+// HELMTEST_UPDATE=1 rewrites recordings instead of checking them.
+package helmtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/projection"
+)
+
+// Epoch is when a test home's clock starts; it moves a second at every
+// reading.
+var Epoch = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+
+// IDPrefix begins every id a test home makes:
+// 7e570000-0000-4000-8000-000000000001, ...
+const IDPrefix = "7e570000"
+
+// Options returns the options of a test home: the deterministic clock and
+// ids, without fsync.
+func Options() *helm.Options {
+	opts := helm.Deterministic(Epoch, time.Second, IDPrefix)
+	opts.NoSync = true
+	return opts
+}
+
+// Home returns a home in a temporary directory removed with the test,
+// with Options.
+func Home(t testing.TB) *helm.Home {
+	t.Helper()
+	h, err := helm.Open(t.TempDir(), Options())
+	if err != nil {
+		t.Fatalf("helmtest: open a home: %v", err)
+	}
+	return h
+}
+
+// Action is an action as a recording holds it: what was asked, and what
+// it left.
+type Action struct {
+	N      int
+	Kind   string
+	Params json.RawMessage
+	Why    string
+	Status helm.ActionStatus
+	Result *helm.ActionResult
+	Error  string
+}
+
+// Recorded is a recorded voyage as replayed with today's code.
+type Recorded struct {
+	Recording *helm.Recording
+	Views     *helm.Views
+}
+
+// Actions returns the voyage's actions, in the story's order, as
+// recorded: a replay never runs them.
+func (r *Recorded) Actions() []Action {
+	var out []Action
+	for _, e := range r.Views.Logbook {
+		if a := e.Action; a != nil {
+			out = append(out, Action{N: e.N, Kind: a.Kind, Params: a.Params, Why: a.Why, Status: a.Status, Result: a.Result, Error: a.Error})
+		}
+	}
+	return out
+}
+
+// Replay replays the recording at path (a .jsonl export, or a voyage
+// directory, with its views beside it) with today's code, and fails t
+// with a divergence report — the first event after which the views
+// differ, and the fields that differ — when they do not agree with the
+// recorded views.
+func Replay(t testing.TB, path string) *Recorded {
+	t.Helper()
+	r, err := helm.ReadRecording(context.Background(), path)
+	if err != nil {
+		t.Fatalf("helmtest: %v", err)
+	}
+	if d := r.Check(); d != nil {
+		t.Fatalf("helmtest: replaying %s: %s", path, d)
+	}
+	views, err := helm.Replay(r.Events)
+	if err != nil {
+		t.Fatalf("helmtest: replaying %s: %v", path, err)
+	}
+	return &Recorded{Recording: r, Views: views}
+}
+
+// updating reports whether recordings are being rewritten.
+func updating() bool { return os.Getenv("HELMTEST_UPDATE") == "1" }
+
+// Record runs run in a test home and keeps the voyage it returns as the
+// recording testdata/NAME.jsonl (and NAME.views.json): the first time, or
+// with HELMTEST_UPDATE=1, it writes them; afterwards it replays the
+// recording with today's code (Replay), and requires run to record the
+// same events, reporting the first that differs. A run must be
+// deterministic: its clock and ids are the home's (Options).
+func Record(t testing.TB, name string, run func(h *helm.Home) (*helm.Voyage, error)) *Recorded {
+	t.Helper()
+	ctx := context.Background()
+	v, err := run(Home(t))
+	if err != nil {
+		t.Fatalf("helmtest: record %s: %v", name, err)
+	}
+	var events strings.Builder
+	if err := v.Export(ctx, &events); err != nil {
+		t.Fatalf("helmtest: record %s: %v", name, err)
+	}
+	got, err := helm.ReadEvents(strings.NewReader(events.String()))
+	if err != nil {
+		t.Fatalf("helmtest: record %s: %v", name, err)
+	}
+	path := filepath.Join("testdata", name+".jsonl")
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || updating() {
+		rec, err := helm.Record(got)
+		if err != nil {
+			t.Fatalf("helmtest: record %s: %v", name, err)
+		}
+		rec.Path = path
+		if err := rec.WriteFiles(); err != nil {
+			t.Fatalf("helmtest: %v", err)
+		}
+		t.Logf("helmtest: recorded %s (%d events)", path, len(got))
+	}
+	r := Replay(t, path)
+	if i, diff := firstDifference(r.Recording.Events, got); diff != "" {
+		t.Fatalf("helmtest: %s no longer records %s: event %d differs:\n%s\n(an intended change? rerun with HELMTEST_UPDATE=1 and review the diff)", name, path, i+1, diff)
+	}
+	return r
+}
+
+// firstDifference returns the first event in which want and got differ,
+// as their JSON lines, or "" when they agree.
+func firstDifference(want, got []projection.Event) (int, string) {
+	for i := range max(len(want), len(got)) {
+		var w, g string
+		if i < len(want) {
+			w = line(&want[i])
+		}
+		if i < len(got) {
+			g = line(&got[i])
+		}
+		if w != g {
+			return i, fmt.Sprintf("  recorded: %s\n  now:      %s", orNone(w), orNone(g))
+		}
+	}
+	return 0, ""
+}
+
+func line(e *projection.Event) string {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return err.Error()
+	}
+	return string(data)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no event)"
+	}
+	return s
+}

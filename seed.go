@@ -1,0 +1,91 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/redact"
+	"github.com/helmlog/helm/segment"
+)
+
+// Seed writes events as the whole history of a new voyage, as they were
+// recorded — their times, who recorded them and their entry numbers kept —
+// and opens the voyage: a test's given history (package helmtest), or a
+// history read back from an export (ReadEvents). The first event starts
+// the voyage, with an id the home does not hold yet. Every event is
+// folded before anything is written, so a history that does not fold
+// (an entry numbered out of turn, a challenge of no bearing) is an error
+// matching ErrInvalid naming the event, and nothing is written; text is
+// redacted as any stored text is.
+//
+// Artifacts' bytes are not part of a history: events that stow, reduce or
+// jettison an artifact are refused, and the observations' artifacts
+// cannot be read from a seeded voyage.
+func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, error) {
+	const op = "seed voyage"
+	if len(events) == 0 || events[0].Type != projection.VoyageStarted || events[0].Voyage == nil {
+		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: a history begins with a voyage-started event", ErrInvalid)}
+	}
+	id := events[0].Voyage.ID
+	if _, err := uuid.Parse(id); err != nil || id != uuid.MustParse(id).String() {
+		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: voyage id %q is not a lower-case UUID", ErrInvalid, id)}
+	}
+	if got, err := h.Resolve(id); err == nil && got == id {
+		return nil, &VoyageError{Op: op, Voyage: id, Err: fmt.Errorf("%w: the home holds voyage %s already", ErrInvalid, id)}
+	}
+	red, err := h.redactor()
+	if err != nil {
+		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+	}
+	var st projection.State
+	records := make([][]byte, len(events))
+	for i := range events {
+		switch events[i].Type {
+		case projection.ArtifactStowed, projection.ArtifactReduced, projection.ArtifactJettisoned:
+			return nil, &VoyageError{Op: op, Voyage: id, Err: fmt.Errorf("%w: event %d (%s): artifacts' bytes are not part of a history; leave their events out", ErrInvalid, i+1, events[i].Type)}
+		}
+		rec, err := seedRecord(red, &events[i], &st, uint64(i+1))
+		if err != nil {
+			return nil, &VoyageError{Op: op, Voyage: id, Err: fmt.Errorf("%w: event %d (%s): %v", ErrInvalid, i+1, events[i].Type, err)}
+		}
+		records[i] = rec
+	}
+	err = h.create(ctx, id, func(v *Voyage) error {
+		_, err := v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+			if tx.Last() != 0 {
+				return nil, errors.New("the new voyage's log is not empty")
+			}
+			return records, nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h.open(id)
+}
+
+// seedRecord returns the stored form of e, redacted, once it folds into
+// st at seq. It works on a deep copy: the caller's event is left as it is.
+func seedRecord(red *redact.Redactor, e *projection.Event, st *projection.State, seq uint64) ([]byte, error) {
+	c := *e
+	c.Seq, c.V = 0, 0
+	data, err := projection.EncodeJSON(&c)
+	if err != nil {
+		return nil, err
+	}
+	copied, err := projection.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	redactEvent(red, copied)
+	rec, err := projection.Encode(copied)
+	if err != nil {
+		return nil, err
+	}
+	return rec, st.Apply(seq, copied)
+}
