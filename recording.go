@@ -54,9 +54,9 @@ func ViewsDigest(v *Views) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Record returns the recording of events: their views, and the digest of
+// NewRecording returns the recording of events: their views, and the digest of
 // the views after each, as this code folds them.
-func Record(events []projection.Event) (*Recording, error) {
+func NewRecording(events []projection.Event) (*Recording, error) {
 	r := &Recording{Events: events}
 	_, err := foldViews(events, func(i int, v *Views) {
 		r.Digests = append(r.Digests, ViewsDigest(v))

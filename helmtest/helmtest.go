@@ -129,7 +129,7 @@ func Record(t testing.TB, name string, run func(h *helm.Home) (*helm.Voyage, err
 	}
 	path := filepath.Join("testdata", name+".jsonl")
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || updating() {
-		rec, err := helm.Record(got)
+		rec, err := helm.NewRecording(got)
 		if err != nil {
 			t.Fatalf("helmtest: record %s: %v", name, err)
 		}

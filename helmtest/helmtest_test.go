@@ -154,7 +154,7 @@ func TestDivergenceReport(t *testing.T) {
 
 	// The "other projection": from the challenge on, it kept the first
 	// reading.
-	rec, err := helm.Record(events)
+	rec, err := helm.NewRecording(events)
 	require.NoError(t, err)
 	challenge := -1
 	for i, e := range events {
@@ -192,7 +192,7 @@ func TestDivergenceReport(t *testing.T) {
 	assert.Contains(t, d.String(), "it no longer folds")
 
 	// A recording of a voyage directory reads the same.
-	good, err := helm.Record(events)
+	good, err := helm.NewRecording(events)
 	require.NoError(t, err)
 	good.Path = v.Dir() + ".jsonl" // WriteFiles writes .jsonl; put the views where the directory's go
 	require.NoError(t, good.WriteFiles())

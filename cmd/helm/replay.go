@@ -75,7 +75,7 @@ func (c *voyageReplayCommand) writeViews(ctx context.Context, a *app, path strin
 	if err != nil {
 		return &usageError{Err: err, Hint: "give a voyage directory or a .jsonl export"}
 	}
-	rec, err := helm.Record(events)
+	rec, err := helm.NewRecording(events)
 	if err != nil {
 		return err
 	}
