@@ -418,3 +418,21 @@ decision = "confirm"
 	assert.Equal(t, helm.ObserveCommand, entries[3].Action.Kind)
 	assert.Equal(t, 3, v.LogbookCounts().Refused)
 }
+
+// TestInfoCrewIsACopy: the crew Info returns is the caller's: a later
+// entry by an identity that sorts before the others does not rewrite
+// it under the caller's feet.
+func TestInfoCrewIsACopy(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil) // john-agent
+	for _, id := range []string{"mary", "kim"} {
+		_, err := v.Note(ctx, "from "+id, logbook.Who{Identity: id, Role: "coder", Method: "human"})
+		require.NoError(t, err)
+	}
+	info := v.Info()
+	require.Equal(t, []string{"john-agent", "kim", "mary"}, info.Crew)
+	_, err := v.Note(ctx, "from ann", logbook.Who{Identity: "ann", Role: "coder", Method: "human"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"john-agent", "kim", "mary"}, info.Crew, "the crew returned before")
+	assert.Equal(t, []string{"ann", "john-agent", "kim", "mary"}, v.Info().Crew)
+}
