@@ -436,3 +436,25 @@ func TestInfoCrewIsACopy(t *testing.T) {
 	assert.Equal(t, []string{"john-agent", "kim", "mary"}, info.Crew, "the crew returned before")
 	assert.Equal(t, []string{"ann", "john-agent", "kim", "mary"}, v.Info().Crew)
 }
+
+// TestLogbookNotesAndJudgementsAreCopies: as for bearings and actions,
+// the entries Logbook returns are the caller's: changing a note or a
+// judgement changes no view.
+func TestLogbookNotesAndJudgementsAreCopies(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Note(ctx, "waiting for review", who)
+	require.NoError(t, err)
+	judge := logbook.Who{Identity: "carol", Role: "judge", Method: "human"}
+	_, err = v.Judge(ctx, helm.Judgement{Score: 7, Dimension: "care", Evidence: []int{1}, Text: "fine"}, judge)
+	require.NoError(t, err)
+	p := v.Logbook()
+	require.Len(t, p, 2)
+	p[0].Note.Text = "changed"
+	p[1].Judgement.Text = "changed"
+	p[1].Judgement.Evidence[0] = 99
+	again := v.Logbook()
+	assert.Equal(t, "waiting for review", again[0].Note.Text)
+	assert.Equal(t, "fine", again[1].Judgement.Text)
+	assert.Equal(t, []int{1}, again[1].Judgement.Evidence)
+}
