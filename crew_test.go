@@ -418,3 +418,43 @@ decision = "confirm"
 	assert.Equal(t, helm.ObserveCommand, entries[3].Action.Kind)
 	assert.Equal(t, 3, v.LogbookCounts().Refused)
 }
+
+// TestInfoCrewIsACopy: the crew Info returns is the caller's: a later
+// entry by an identity that sorts before the others does not rewrite
+// it under the caller's feet.
+func TestInfoCrewIsACopy(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil) // john-agent
+	for _, id := range []string{"mary", "kim"} {
+		_, err := v.Note(ctx, "from "+id, logbook.Who{Identity: id, Role: "coder", Method: "human"})
+		require.NoError(t, err)
+	}
+	info := v.Info()
+	require.Equal(t, []string{"john-agent", "kim", "mary"}, info.Crew)
+	_, err := v.Note(ctx, "from ann", logbook.Who{Identity: "ann", Role: "coder", Method: "human"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"john-agent", "kim", "mary"}, info.Crew, "the crew returned before")
+	assert.Equal(t, []string{"ann", "john-agent", "kim", "mary"}, v.Info().Crew)
+}
+
+// TestLogbookNotesAndJudgementsAreCopies: as for bearings and actions,
+// the entries Logbook returns are the caller's: changing a note or a
+// judgement changes no view.
+func TestLogbookNotesAndJudgementsAreCopies(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	_, err := v.Note(ctx, "waiting for review", who)
+	require.NoError(t, err)
+	judge := logbook.Who{Identity: "carol", Role: "judge", Method: "human"}
+	_, err = v.Judge(ctx, helm.Judgement{Score: 7, Dimension: "care", Evidence: []int{1}, Text: "fine"}, judge)
+	require.NoError(t, err)
+	p := v.Logbook()
+	require.Len(t, p, 2)
+	p[0].Note.Text = "changed"
+	p[1].Judgement.Text = "changed"
+	p[1].Judgement.Evidence[0] = 99
+	again := v.Logbook()
+	assert.Equal(t, "waiting for review", again[0].Note.Text)
+	assert.Equal(t, "fine", again[1].Judgement.Text)
+	assert.Equal(t, []int{1}, again[1].Judgement.Evidence)
+}

@@ -200,6 +200,27 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 	if err != nil {
 		return nil, v.fail("transcript", err, Hint{})
 	}
+	// In a voyage written before numbers were stored, an action that
+	// failed later took the numbers of the entries recorded meanwhile:
+	// number the lines and links as the story shows them in the end.
+	final := make(map[uint64]int, len(st.Entries)+len(st.FailedActions))
+	for _, en := range st.FailedActions {
+		final[en.Seq] = en.N
+	}
+	for _, en := range st.Entries {
+		final[en.Seq] = en.N
+	}
+	for i := range out {
+		l := &out[i]
+		if n, ok := final[l.Seq]; ok && projection.IsEntry(l.Type) {
+			l.N = n
+		}
+		for j := range l.Links {
+			if n, ok := final[l.Links[j].Seq]; ok && l.Links[j].Entry != 0 {
+				l.Links[j].Entry = n
+			}
+		}
+	}
 	return out, nil
 }
 

@@ -139,7 +139,7 @@ func voyageInfo(p projection.VoyageView) VoyageInfo {
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
 		Status:  Status(projection.NormalStatus(p.Status, p.Outcome)),
 		Outcome: Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
-		Lifecycle: lifecycleOf(p.Lifecycle), Crew: p.Crew, Seq: p.Seq, LastAt: p.LastAt,
+		Lifecycle: lifecycleOf(p.Lifecycle), Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,
 	}
 }
 

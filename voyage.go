@@ -403,6 +403,15 @@ func cloneEntries(in []Entry) []Entry {
 			c := *a
 			out[i].Action = &c
 		}
+		if n := out[i].Note; n != nil {
+			c := *n
+			out[i].Note = &c
+		}
+		if j := out[i].Judgement; j != nil {
+			c := *j
+			c.Evidence = slices.Clone(j.Evidence)
+			out[i].Judgement = &c
+		}
 	}
 	return out
 }

@@ -105,9 +105,20 @@ func (a *Push) Resolve(ctx context.Context) error {
 }
 
 // resolveBranch sets *branch, when empty, to the branch checked out in
-// r's working directory.
+// r's working directory. A branch named as git reads it is named as the
+// branch it updates: HEAD and @ are the branch checked out, and
+// refs/heads/NAME is NAME (guard rules match the branch, and the result
+// reads refs/heads/ of it).
 func resolveBranch(ctx context.Context, kind string, r *runner.Runner, branch *string) error {
-	if *branch != "" {
+	switch *branch {
+	case "", "HEAD", "@":
+	default:
+		if name, ok := strings.CutPrefix(*branch, "refs/heads/"); ok {
+			if err := checkRef(kind, "branch", name); err != nil {
+				return err
+			}
+			*branch = name
+		}
 		return nil
 	}
 	b, err := currentBranch(ctx, r)

@@ -177,3 +177,30 @@ func TestTargetChecksTheAction(t *testing.T) {
 	_, err := (&actions.Commit{Message: "m"}).Target(context.Background())
 	assert.ErrorContains(t, err, "no runner")
 }
+
+// TestPushTargetIsTheBranchGitUpdates: a branch named as git reads it
+// (HEAD, @, refs/heads/NAME) is the branch the push updates, and the one
+// guard rules see: "nobody pushes to main" must see main.
+func TestPushTargetIsTheBranchGitUpdates(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "commit", "-q", "--allow-empty", "-m", "ahead of the remote")
+	before := f.git.BareRef(t, "main")
+	for _, name := range []string{"HEAD", "@", "refs/heads/main"} {
+		t.Run(name, func(t *testing.T) {
+			push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: name}))
+			got, err := push.Target(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "main", got.Branch)
+			assert.Equal(t, []string{"origin", "main"}, got.Args)
+		})
+	}
+	assert.Equal(t, before, f.git.BareRef(t, "main"), "nothing was pushed")
+
+	// Performed, it reports the branch it pushed, and succeeds.
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "HEAD"}))
+	res, err := push.Perform(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "main", res.Branch)
+	assert.Equal(t, f.git.Git(t, "rev-parse", "HEAD"), f.git.BareRef(t, "main"))
+}

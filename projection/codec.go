@@ -214,6 +214,15 @@ func checkPayloads(e *Event) error {
 			return fmt.Errorf("a %s event has no %s payload, but this one carries one", e.Type, p.name)
 		}
 	}
+	if a := e.Action; a != nil {
+		// Only an intent stores why; only a refusal also the rule.
+		if a.Why != "" && e.Type != ActionIntended && e.Type != ActionRefused {
+			return fmt.Errorf("a %s event stores no rationale (why), but this one has one", e.Type)
+		}
+		if a.Rule != "" && e.Type != ActionRefused {
+			return fmt.Errorf("a %s event names no guard rule, but this one names one", e.Type)
+		}
+	}
 	if e.N < 0 || e.N != 0 && !IsEntry(e.Type) {
 		return fmt.Errorf("a %s event records no numbered entry, but this one has number %d", e.Type, e.N)
 	}

@@ -259,6 +259,33 @@ func TestDecodeJSONRefusesForeignPayload(t *testing.T) {
 	assert.Contains(t, err.Error(), "no voyage payload")
 }
 
+// TestActionRationaleAndRuleOnlyWhereStored: only an intended action
+// stores why it is done, and only a refused one also the rule; a JSON
+// event giving them to another type is refused, as Encode could not
+// store them (a JSON event decodes to what its binary form decodes to).
+func TestActionRationaleAndRuleOnlyWhereStored(t *testing.T) {
+	for _, s := range []string{
+		`{"type":"action-intended","v":2,"action":{"id":"x","kind":"push","rule":"r"}}`,
+		`{"type":"action-performed","v":1,"action":{"id":"x","kind":"push","why":"w"}}`,
+		`{"type":"action-failed","v":1,"action":{"id":"x","kind":"push","rule":"r"}}`,
+	} {
+		_, err := Decode([]byte(s))
+		assert.Error(t, err, s)
+	}
+	for _, s := range []string{
+		`{"type":"action-intended","v":2,"action":{"id":"x","kind":"push","why":"w"},"n":1}`,
+		`{"type":"action-refused","v":1,"action":{"id":"x","kind":"push","why":"w","rule":"r"},"n":1}`,
+	} {
+		e, err := Decode([]byte(s))
+		require.NoError(t, err, s)
+		data, err := Encode(e)
+		require.NoError(t, err)
+		again, err := Decode(data)
+		require.NoError(t, err)
+		assert.Equal(t, inUTC(e), again, s)
+	}
+}
+
 // inUTC returns e with its times as the binary form keeps them: in UTC,
 // and any zero instant as time.Time{}.
 func inUTC(e *Event) *Event {
