@@ -6,8 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,20 +23,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/ghtest"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/policy"
+	"github.com/helmlog/helm/redact"
+	"github.com/helmlog/helm/sighting"
 )
 
 // The corpus: homes written by landed versions of helm, kept under
 // testdata/voyages/<version>/ with the views they must open to
-// (views.golden.json). Every later version must open them, show the same
-// views, verify them, and keep writing to them. A format change adds an
-// entry written by the version before it, with
+// (views.golden.json) and, from v0.3 on, each voyage's JSONL export
+// (exports/ID.jsonl). Every later version must open them, show the same
+// views, verify them, and keep writing to them, and replay the exports
+// to the same views. The corpus only grows: entries are never rewritten.
+// A format change adds an entry written by the version before it, with
 //
 //	HELM_WRITE_CORPUS=testdata/voyages/NAME go test -run TestWriteCorpus .
 //
 // run on that version (the script below only uses public API and real mark
-// kinds, so any version can run it).
+// kinds, so any version can run it; it needs gh, for the GitHub stand-in).
+// A version that records something new appends a part to corpusScript.
 
 // corpusAction is a recorded action that touches nothing.
 type corpusAction struct {
@@ -55,122 +66,439 @@ func TestWriteCorpus(t *testing.T) {
 	}
 	_, err := os.Stat(out)
 	require.True(t, os.IsNotExist(err), "%s exists: corpus entries are never rewritten", out)
-	ctx := context.Background()
+	w := newCorpusWriter(t)
+	for _, part := range corpusScript {
+		part.write(w)
+	}
+	w.save(out)
+}
+
+// corpusScript is the corpus script, in parts: each writes the voyages
+// that the version named by since added, with what that version could
+// record. A version that records something new appends a part; the parts
+// before it are left as they are, so that the voyages they write keep
+// their ids and times (the deterministic clock and ids run through the
+// whole script).
+var corpusScript = []struct {
+	since string
+	write func(w *corpusWriter)
+}{
+	{"v0", corpusV0},
+	{"v0.1.0", corpusV010},
+	{"v0.2", corpusV02},
+	{"v0.3", corpusV03},
+}
+
+// corpusWriter is what the parts of the script share: the home, the
+// files they observe, and the loopback stand-ins for GitHub and the web.
+type corpusWriter struct {
+	t    *testing.T
+	ctx  context.Context
+	home string
+	h    *helm.Home
+	// env observes files: marks name paths relative to its Env.Dir, so
+	// no temporary directory is stored.
+	env *helm.ObserveOptions
+	// ghSrv is the GitHub stand-in (internal/ghtest); ghRepo its
+	// repository, holding issue #1 and pull request #2.
+	ghSrv  *ghtest.Server
+	ghRepo string
+	// remote is env with the stand-ins: the GitHub runner talking to
+	// ghSrv, and an HTTP client whose every connection goes to the web
+	// stand-in, whatever the URL's host.
+	remote *helm.ObserveOptions
+}
+
+// corpusPolicy refuses some of what the script tries: a push to main, a
+// command with rm -rf, a merge nobody confirmed.
+const corpusPolicy = `
+[[rule]]
+name = "nobody pushes to main"
+action = "push"
+branch = "main"
+decision = "deny"
+
+[[rule]]
+name = "no rm -rf"
+action = "observe-command"
+args = "*rm -rf*"
+decision = "deny"
+
+[[rule]]
+name = "merges need a person's yes"
+action = "merge-pull-request"
+decision = "confirm"
+`
+
+func newCorpusWriter(t *testing.T) *corpusWriter {
+	t.Helper()
 	work := t.TempDir()
 	files := filepath.Join(work, "files")
 	require.NoError(t, os.MkdirAll(files, 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(files, "small.txt"), []byte("package widget\n\nfunc Init() {}\n"), 0o600))
+	write := func(name, content string) {
+		p := filepath.Join(files, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	}
+	write("small.txt", "package widget\n\nfunc Init() {}\n")
 	rng := rand.New(rand.NewPCG(1, 2))
 	big := make([]byte, 96<<10) // compresses to more than the inline limit: goes to the pack
 	for i := range big {
 		big[i] = 'a' + byte(rng.IntN(26))
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(files, "big.txt"), big, 0o600))
-	home := filepath.Join(work, "home")
+	write("big.txt", string(big))
+	// A Go project and a Rust one, for the project marks (v0.3).
+	write("widgets/go.mod", "module example.com/widgets\n\ngo 1.26\n\nrequire golang.org/x/mod v0.30.0 // indirect\n")
+	write("widgets/README.md", "# widgets\n\nWidgets that start.\n")
+	write("widgets/widget.go", "// Package widget makes widgets.\npackage widget\n\n// Init starts a widget.\nfunc Init(c *Config) error {\n\tif c == nil {\n\t\treturn errNoConfig\n\t}\n\treturn c.start()\n}\n")
+	write("widgets/internal/config/config.go", "// Package config reads a widget's configuration.\npackage config\n")
+	write("bindings/Cargo.toml", "[package]\nname = \"widgets\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+	write("bindings/README.md", "# widgets (Rust)\n\nBindings to the Go widgets.\n")
+	write("bindings/src/lib.rs", "pub fn init() {}\n")
 
 	opts := helm.Deterministic(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), time.Minute, "c0a9b5e1")
 	opts.SegmentSize = 4 << 10 // several segments in the long voyage
-	env := &helm.ObserveOptions{Env: &marks.Env{Dir: files}}
+	pol, err := policy.Parse([]byte(corpusPolicy), "policy.toml")
+	require.NoError(t, err)
+	opts.Policy = pol
+	// The stand-ins answer on loopback ports that change from run to
+	// run, and GitHub's answers name them (html_url): a rule hides them
+	// before anything is stored, so that the script writes the same
+	// bytes on every run. The process's environment is left out of the
+	// redaction for the same reason.
+	opts.Redaction = helm.Redaction{
+		Environ:  []string{},
+		Patterns: []redact.Pattern{{Name: "loopback-stand-in", Regexp: `https?://127\.0\.0\.1:[0-9]+`}},
+	}
+	home := filepath.Join(work, "home")
 	h, err := helm.Open(home, opts)
 	require.NoError(t, err)
 
-	// 1: completed, with a bearing, a challenge, an action and a large sighting.
-	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
-	require.NoError(t, err)
-	m1, err := marks.NewFileContents("small.txt", "big.txt")
-	require.NoError(t, err)
-	_, err = v.Observe(ctx, m1, who, env)
-	require.NoError(t, err)
-	m2, err := marks.NewContext("the widget crashes at start")
-	require.NoError(t, err)
-	_, err = v.Observe(ctx, m2, who, nil)
-	require.NoError(t, err)
-	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
-	require.NoError(t, err)
-	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "look again", Reading: "Init() dereferences a nil config.", Source: helm.SourceUser}, who)
-	require.NoError(t, err)
-	_, err = v.Perform(ctx, &corpusAction{Message: "Fix null check"}, who)
-	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who))
-	require.NoError(t, v.Close())
+	w := &corpusWriter{t: t, ctx: context.Background(), home: home, h: h,
+		env: &helm.ObserveOptions{Env: &marks.Env{Dir: files}}, ghRepo: "octo/widgets"}
 
-	// 2: active, long enough for several segments, with a slate left open.
-	v, err = h.Start(ctx, "Explore the widget module", helm.OpenWaters, who)
-	require.NoError(t, err)
-	for i := range 40 {
-		m, err := marks.NewContext(fmt.Sprintf("observation %d: %s", i, strings.Repeat("widget ", i%7+1)))
-		require.NoError(t, err)
-		_, err = v.Observe(ctx, m, who, nil)
-		require.NoError(t, err)
-		if i%10 == 9 {
-			_, err = v.TakeBearing(ctx, fmt.Sprintf("reading %d", i/10+1), who, nil)
-			require.NoError(t, err)
+	srv := ghtest.NewServer(t)
+	srv.AddRepo(w.ghRepo, "main")
+	issue := srv.AddIssue(w.ghRepo, ghtest.Issue{Title: "Widget crashes at start", Body: "Init() panics with a nil config.", User: "dyreby", Labels: []string{"bug"}})
+	srv.AddIssueComment(w.ghRepo, issue, "john-agent", "Reproduced on main.")
+	pr := srv.AddPull(w.ghRepo, ghtest.PullRequest{
+		Title: "Fix widget crash", Body: "Fixes #1: Init checks its config.", User: "ana-agent",
+		Head: "fix-widget", HeadSHA: "abc1234def5678",
+		Files: []ghtest.File{{Filename: "widget.go", Status: "modified", Additions: 3, Deletions: 0, Patch: "@@ -4,2 +4,5 @@\n func Init(c *Config) error {\n+\tif c == nil {\n+\t\treturn errNoConfig\n+\t}\n"}},
+	})
+	srv.AddCheckRun(w.ghRepo, "abc1234def5678", ghtest.CheckRun{Name: "test", Status: "completed", Conclusion: "success"})
+	srv.AddIssueComment(w.ghRepo, pr, "dyreby", "Looks close.")
+	srv.AddReviewComment(w.ghRepo, pr, ghtest.ReviewComment{User: "dyreby", Body: "errNoConfig is new?", Path: "widget.go", Line: 6})
+	srv.AddReview(w.ghRepo, pr, ghtest.Review{User: "dyreby", State: "APPROVED", Body: "Thanks."})
+	w.ghSrv = srv
+
+	web := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		// A fixed Date: the server would stamp the time of the request.
+		rw.Header().Set("Date", "Wed, 25 Nov 2026 12:00:00 GMT")
+		if r.URL.Path != "/guide" {
+			http.NotFound(rw, r)
+			return
 		}
+		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(rw, "Call widget.Init with a config; a nil one is refused.\n")
+	}))
+	t.Cleanup(web.Close)
+	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, web.Listener.Addr().String())
 	}
-	m3, err := marks.NewContext("left on the slate")
-	require.NoError(t, err)
-	_, err = v.Observe(ctx, m3, who, nil)
-	require.NoError(t, err)
-	require.NoError(t, v.Close())
+	w.remote = &helm.ObserveOptions{Env: &marks.Env{
+		Dir:        files,
+		GitHub:     srv.Runner(t, ""),
+		HTTPClient: &http.Client{Transport: &http.Transport{DialContext: dial}, Timeout: 30 * time.Second},
+	}}
+	return w
+}
 
-	// 3 (from v1): evidence. A secret redacted before storing, a small
-	// and a large sighting jettisoned with a reason, and the log
-	// compacted: stub records in the chain, a hole in the pack.
-	v, err = h.Start(ctx, "Prune the evidence", helm.OpenWaters, who)
-	require.NoError(t, err)
-	m4, err := marks.NewContext("the token is ghp_0123456789abcdefghijABCDEFGHIJ012345")
-	require.NoError(t, err)
-	_, err = v.Observe(ctx, m4, who, nil)
-	require.NoError(t, err)
-	m5, err := marks.NewFileContents("small.txt")
-	require.NoError(t, err)
-	_, err = v.Observe(ctx, m5, who, env)
-	require.NoError(t, err)
-	m6, err := marks.NewFileContents("big.txt")
-	require.NoError(t, err)
-	_, err = v.Observe(ctx, m6, who, env)
-	require.NoError(t, err)
-	for _, rec := range v.Slate() {
-		if rec.Key == m5.Key() || rec.Key == m6.Key() {
-			require.NoError(t, v.Jettison(ctx, rec.Artifact, "holds a customer's data", who))
-		}
-	}
-	rep, err := v.Compact(ctx)
-	require.NoError(t, err)
-	require.Equal(t, 2, rep.Artifacts)
-	require.NoError(t, v.Close())
+func (w *corpusWriter) must(err error) {
+	w.t.Helper()
+	require.NoError(w.t, err)
+}
 
-	// 4 (from v0.2): a failed action between entries, and a voyage
-	// completed as blocked.
-	v, err = h.Start(ctx, "Land the widget fix", helm.ResolveIssue, who)
-	require.NoError(t, err)
-	for i, step := range []string{"bearing", "fail", "bearing", "act", "bearing"} {
-		switch step {
-		case "bearing":
-			m, err := marks.NewContext(fmt.Sprintf("step %d", i+1))
-			require.NoError(t, err)
-			_, err = v.Observe(ctx, m, who, nil)
-			require.NoError(t, err)
-			_, err = v.TakeBearing(ctx, fmt.Sprintf("reading after step %d", i+1), who, nil)
-			require.NoError(t, err)
-		case "fail", "act":
-			_, err = v.Perform(ctx, &corpusAction{Message: "step " + step, Fail: step == "fail"}, who)
-			if step == "fail" {
-				require.Error(t, err)
-			} else {
-				require.NoError(t, err)
-			}
-		}
-	}
-	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "Waiting for a review of the fix.", who))
-	require.NoError(t, v.Close())
+// mark returns m, failing the script on err.
+func (w *corpusWriter) mark(m marks.Mark, err error) marks.Mark {
+	w.t.Helper()
+	w.must(err)
+	return m
+}
 
+// observe observes m, failing the script on an error.
+func (w *corpusWriter) observe(v *helm.Voyage, m marks.Mark, by helm.Who, opts *helm.ObserveOptions) helm.Observed {
+	w.t.Helper()
+	o, err := v.Observe(w.ctx, m, by, opts)
+	w.must(err)
+	return o
+}
+
+// command runs a command mark as Observe would, and returns the
+// observation with its wall-clock duration set to 0: the one part of a
+// command's sighting that changes from run to run. The script records it
+// (Record, BearingOptions.Observations) instead of observing it.
+func (w *corpusWriter) command(dir string, argv ...string) helm.Observation {
+	w.t.Helper()
+	m, err := marks.NewCommand(dir, argv...)
+	w.must(err)
+	s, err := m.Observe(w.ctx, w.env.Env)
+	w.must(err)
+	s.(*sighting.Command).DurationMS = 0
+	return helm.Observation{Mark: m, Sighting: s}
+}
+
+// save copies the home to out, with each voyage's export under
+// out/exports/ID.jsonl and the views it must open to in
+// out/views.golden.json.
+func (w *corpusWriter) save(out string) {
+	t, ctx := w.t, w.ctx
 	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
-	require.NoError(t, os.CopyFS(out, os.DirFS(home)))
-	golden := corpusViews(t, h)
+	require.NoError(t, os.CopyFS(out, os.DirFS(w.home)))
+	list, err := w.h.List(ctx, helm.ListAll)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(out, "exports"), 0o755))
+	for _, info := range list {
+		v, err := w.h.Voyage(ctx, info.ID)
+		require.NoError(t, err)
+		var b strings.Builder
+		require.NoError(t, v.Export(ctx, &b))
+		require.NoError(t, v.Close())
+		require.NoError(t, os.WriteFile(filepath.Join(out, "exports", info.ID+".jsonl"), []byte(b.String()), 0o644))
+	}
+	golden := corpusViews(t, w.h)
 	data, err := json.MarshalIndent(golden, "", "  ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(out, "views.golden.json"), append(data, '\n'), 0o644))
+}
+
+// corpusV0: a completed voyage with a bearing, a challenge, an action
+// and a large sighting; an active one, long enough for several segments,
+// with a slate left open.
+func corpusV0(w *corpusWriter) {
+	ctx, h, env := w.ctx, w.h, w.env
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	w.must(err)
+	w.observe(v, w.mark(marks.NewFileContents("small.txt", "big.txt")), who, env)
+	w.observe(v, w.mark(marks.NewContext("the widget crashes at start")), who, nil)
+	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
+	w.must(err)
+	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "look again", Reading: "Init() dereferences a nil config.", Source: helm.SourceUser}, who)
+	w.must(err)
+	_, err = v.Perform(ctx, &corpusAction{Message: "Fix null check"}, who)
+	w.must(err)
+	w.must(v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who))
+	w.must(v.Close())
+
+	v, err = h.Start(ctx, "Explore the widget module", helm.OpenWaters, who)
+	w.must(err)
+	for i := range 40 {
+		w.observe(v, w.mark(marks.NewContext(fmt.Sprintf("observation %d: %s", i, strings.Repeat("widget ", i%7+1)))), who, nil)
+		if i%10 == 9 {
+			_, err = v.TakeBearing(ctx, fmt.Sprintf("reading %d", i/10+1), who, nil)
+			w.must(err)
+		}
+	}
+	w.observe(v, w.mark(marks.NewContext("left on the slate")), who, nil)
+	w.must(v.Close())
+}
+
+// corpusV010: evidence. A secret redacted before storing, a small and a
+// large sighting jettisoned with a reason, and the log compacted: stub
+// records in the chain, a hole in the pack.
+func corpusV010(w *corpusWriter) {
+	ctx, env := w.ctx, w.env
+	v, err := w.h.Start(ctx, "Prune the evidence", helm.OpenWaters, who)
+	w.must(err)
+	w.observe(v, w.mark(marks.NewContext("the token is ghp_0123456789abcdefghijABCDEFGHIJ012345")), who, nil)
+	m5 := w.mark(marks.NewFileContents("small.txt"))
+	w.observe(v, m5, who, env)
+	m6 := w.mark(marks.NewFileContents("big.txt"))
+	w.observe(v, m6, who, env)
+	for _, rec := range v.Slate() {
+		if rec.Key == m5.Key() || rec.Key == m6.Key() {
+			w.must(v.Jettison(ctx, rec.Artifact, "holds a customer's data", who))
+		}
+	}
+	rep, err := v.Compact(ctx)
+	w.must(err)
+	require.Equal(w.t, 2, rep.Artifacts)
+	w.must(v.Close())
+}
+
+// corpusV02: a failed action between entries, and a voyage completed as
+// blocked.
+func corpusV02(w *corpusWriter) {
+	ctx := w.ctx
+	v, err := w.h.Start(ctx, "Land the widget fix", helm.ResolveIssue, who)
+	w.must(err)
+	for i, step := range []string{"bearing", "fail", "bearing", "act", "bearing"} {
+		switch step {
+		case "bearing":
+			w.observe(v, w.mark(marks.NewContext(fmt.Sprintf("step %d", i+1))), who, nil)
+			_, err = v.TakeBearing(ctx, fmt.Sprintf("reading after step %d", i+1), who, nil)
+			w.must(err)
+		case "fail", "act":
+			_, err = v.Perform(ctx, &corpusAction{Message: "step " + step, Fail: step == "fail"}, who)
+			if step == "fail" {
+				require.Error(w.t, err)
+			} else {
+				w.must(err)
+			}
+		}
+	}
+	w.must(v.Complete(ctx, helm.OutcomeBlocked, "Waiting for a review of the fix.", who))
+	w.must(v.Close())
+}
+
+// The crew of the v0.3 part: a lead, an agent, and a reviewer who only
+// judges.
+var (
+	corpusLead  = helm.Who{Identity: "maya", Role: "lead", Method: "human"}
+	corpusAgent = helm.Who{Identity: "ana-agent", Role: "coder", Method: "claude-code"}
+	corpusJudge = helm.Who{Identity: "rita-reviewer", Role: "reviewer", Method: "gpt-5"}
+)
+
+// corpusV03: every event type, every mark kind and every lifecycle path
+// of the crew record. A lead voyage started in a repository (left
+// active) with two sub-voyages: one blocked, resumed and completed, then
+// judged; one completed as partial. Besides them a failed voyage and a
+// cancelled one. The guard refuses a push to main, a command with rm -rf
+// and a merge until it is confirmed. GitHub marks are observed through
+// the GitHub stand-in, web marks through the web stand-in, both on
+// loopback.
+func corpusV03(w *corpusWriter) {
+	ctx, t, remote := w.ctx, w.t, w.remote
+	lead, err := w.h.StartWith(ctx, "Resolve octo/widgets#1: the widget crashes at start", helm.ResolveIssue, corpusLead,
+		helm.StartOptions{Repo: w.ghRepo, Dir: "/src/widgets", Base: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", Branch: "main"})
+	w.must(err)
+	w.observe(lead, w.mark(marks.NewGitHubIssue(w.ghRepo, 1, "summary", "comments")), corpusLead, remote)
+	w.observe(lead, w.mark(marks.NewGitHubRepo(w.ghRepo)), corpusLead, remote)
+	stale := w.mark(marks.NewContext("CI was red on main yesterday"))
+	w.observe(lead, stale, corpusLead, nil)
+	w.must(lead.Erase(ctx, stale.Key(), corpusLead)) // mark-erased
+	_, err = lead.TakeBearing(ctx, "Issue #1 is the crash; pull request #2 is the candidate fix.", corpusLead, nil)
+	w.must(err)
+	_, err = lead.Note(ctx, "ana-agent takes the fix, in a sub-voyage; the Rust bindings in another.", corpusLead)
+	w.must(err)
+
+	// The guard: a push to main and a command with rm -rf refused, a
+	// merge refused until a person confirms it.
+	_, err = lead.Perform(ctx, &corpusPush{Branch: "main"}, corpusAgent)
+	require.ErrorIs(t, err, helm.ErrRefused)
+	_, err = lead.Observe(ctx, w.mark(marks.NewCommand("widgets", "sh", "-c", "rm -rf build")), corpusAgent, w.env)
+	require.ErrorIs(t, err, helm.ErrRefused)
+	merge := &corpusMerge{Number: 2}
+	_, err = lead.PerformWith(ctx, merge, corpusAgent, helm.PerformOptions{Why: "the review approved it"})
+	require.ErrorIs(t, err, helm.ErrNeedsConfirmation)
+
+	// Sub-voyage 1: blocked, resumed, completed, judged.
+	fix, err := w.h.StartWith(ctx, "Fix the widget crash", helm.ResolveIssue, corpusAgent,
+		helm.StartOptions{Parent: lead.Info().ID, Repo: w.ghRepo, Base: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", Branch: "fix-widget"})
+	w.must(err)
+	project := w.observe(fix, w.mark(marks.NewGoProject("widgets")), corpusAgent, w.env)
+	// big.txt takes the sighting to the pack; widget.go's stays inline.
+	both := w.observe(fix, w.mark(marks.NewFileContents("small.txt", "big.txt")), corpusAgent, w.env)
+	w.observe(fix, w.mark(marks.NewWeb("http://docs.widgets.test/guide")), corpusAgent, remote)
+	w.must(fix.Wipe(ctx, corpusAgent)) // slate-wiped: a false start
+	w.observe(fix, w.mark(marks.NewFileContents("widgets/widget.go")), corpusAgent, w.env)
+	w.observe(fix, w.mark(marks.NewGitHubPR(w.ghRepo, 2, "summary", "files", "checks", "diff", "comments", "reviews")), corpusAgent, remote)
+	_, err = fix.TakeBearing(ctx, "Init() dereferences a nil config; pull request #2 adds the check.", corpusAgent,
+		&helm.BearingOptions{Observations: []helm.Observation{w.command("widgets", "cat", "widget.go")}, Source: helm.SourceAgent})
+	w.must(err)
+	_, err = fix.Challenge(ctx, 1, helm.Challenge{Feedback: "the check returns an error now; say so",
+		Reading: "Init() dereferences a nil config; pull request #2 returns errNoConfig instead."}, corpusLead)
+	w.must(err)
+	_, err = fix.PerformWith(ctx, &corpusAction{Message: "Check the config for nil in Init"}, corpusAgent,
+		helm.PerformOptions{Why: "the bearing found the nil dereference"})
+	w.must(err)
+	_, err = fix.Perform(ctx, &corpusPush{Branch: "fix-widget", Fail: true}, corpusAgent)
+	var aerr *helm.ActionError
+	require.ErrorAs(t, err, &aerr)
+	w.must(fix.Complete(ctx, helm.OutcomeBlocked, "The push was rejected; waiting for the lead.", corpusAgent))
+	w.must(fix.Resume(ctx, "the lead rebased the branch", corpusLead))
+	_, err = fix.Perform(ctx, &corpusPush{Branch: "fix-widget"}, corpusAgent)
+	w.must(err)
+	// Evidence: the large sighting reduced to a summary, the project's
+	// jettisoned; the others stay.
+	_, err = fix.Reduce(ctx, both.Record.Artifact, helm.Reduction{
+		Summary: &sighting.Context{Description: "small.txt declares Init; big.txt is noise"}, Method: "human"}, corpusAgent)
+	w.must(err)
+	w.must(fix.Jettison(ctx, project.Record.Artifact, "stale: the tree changed since", corpusAgent))
+	w.must(fix.Complete(ctx, helm.OutcomeCompleted, "Init checks its config; pushed to fix-widget.", corpusAgent))
+	_, err = fix.Judge(ctx, helm.Judgement{Dimension: "correctness", Score: 8, Evidence: []int{1, 2, 4},
+		Text: "The fix is right; the first push should have been rebased."}, corpusJudge)
+	w.must(err)
+	w.must(fix.Close())
+
+	// The lead merges, confirmed, and leaves a tree on the slate: active.
+	_, err = lead.PerformWith(ctx, merge, corpusLead, helm.PerformOptions{Why: "maya agreed", Confirmed: true})
+	w.must(err)
+
+	// Sub-voyage 2: partial.
+	port, err := w.h.StartWith(ctx, "Port the nil check to the Rust bindings", helm.OpenWaters, corpusAgent,
+		helm.StartOptions{Parent: lead.Info().ID})
+	w.must(err)
+	w.observe(port, w.mark(marks.NewRustProject("bindings")), corpusAgent, w.env)
+	_, err = port.Record(ctx, w.command("bindings", "sh", "-c", "echo 'error[E0425]: cannot find value `config`' >&2; exit 101"), corpusAgent)
+	w.must(err)
+	_, err = port.TakeBearing(ctx, "The bindings do not build: config is not passed through.", corpusAgent, nil)
+	w.must(err)
+	w.must(port.Complete(ctx, helm.OutcomePartial, "The Go fix landed; the bindings still need the config.", corpusAgent))
+	w.must(port.Close())
+
+	w.observe(lead, w.mark(marks.NewDirectoryTree("widgets", marks.DirectoryTreeOptions{Skip: []string{"internal"}})), corpusLead, w.env)
+	w.must(lead.Close())
+
+	// Failed.
+	v, err := w.h.Start(ctx, "Backport the fix to v1", helm.ResolveIssue, who)
+	w.must(err)
+	w.observe(v, w.mark(marks.NewContext("v1 has no Config type")), who, nil)
+	_, err = v.TakeBearing(ctx, "The fix does not apply to v1.", who, nil)
+	w.must(err)
+	_, err = v.Perform(ctx, &corpusAction{Message: "Backport the nil check", Fail: true}, who)
+	require.ErrorAs(t, err, &aerr)
+	w.must(v.Complete(ctx, helm.OutcomeFailed, "v1 cannot take the fix.", who))
+	w.must(v.Close())
+
+	// Cancelled.
+	v, err = w.h.Start(ctx, "Rewrite the widgets in Rust", helm.OpenWaters, who)
+	w.must(err)
+	w.observe(v, w.mark(marks.NewWeb("http://docs.widgets.test/rust")), who, remote) // 404
+	_, err = v.Note(ctx, "No one asked for it.", who)
+	w.must(err)
+	w.must(v.Complete(ctx, helm.OutcomeCancelled, "Not worth it.", who))
+	w.must(v.Close())
+}
+
+// corpusPush is a recorded push that touches nothing.
+type corpusPush struct {
+	Branch string `json:"branch"`
+	Fail   bool   `json:"fail,omitempty"` // the remote rejects it
+}
+
+func (a *corpusPush) Kind() string { return "push" }
+func (a *corpusPush) Target(context.Context) (helm.ActionTarget, error) {
+	return helm.ActionTarget{Repo: "octo/widgets", Branch: a.Branch, Args: []string{"origin", a.Branch}}, nil
+}
+func (a *corpusPush) Perform(context.Context) (logbook.ActionResult, error) {
+	if a.Fail {
+		return logbook.ActionResult{}, fmt.Errorf("! [rejected] %s -> %s (non-fast-forward)", a.Branch, a.Branch)
+	}
+	return logbook.ActionResult{Branch: a.Branch, SHA: "abc1234def5678"}, nil
+}
+
+// corpusMerge is a recorded merge of a pull request that touches nothing.
+type corpusMerge struct {
+	Number int `json:"number"`
+}
+
+func (a *corpusMerge) Kind() string { return "merge-pull-request" }
+func (a *corpusMerge) Target(context.Context) (helm.ActionTarget, error) {
+	return helm.ActionTarget{Repo: "octo/widgets", Branch: "main", Args: []string{fmt.Sprint(a.Number)}}, nil
+}
+func (a *corpusMerge) Perform(context.Context) (logbook.ActionResult, error) {
+	return logbook.ActionResult{Number: a.Number, SHA: "fedcba9876543210"}, nil
 }
 
 // corpusView is what a corpus voyage must still show.
@@ -324,4 +652,98 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 			}))
 		})
 	}
+}
+
+// TestCorpusExportsReplayToTheGoldenViews replays the JSONL exports that
+// entries hold (exports/ID.jsonl, one per voyage, from v0.3 on) with
+// ReadEvents and Replay, and checks the views against the entry's golden
+// ones: the voyage's description, its slate, its story, and its artifact
+// index. Views have no story of their own: it is rendered from the
+// replayed description and logbook with logbook.WriteStory, as
+// Voyage.WriteStory renders it. An export holds no artifact bytes, so
+// the index is compared by hash and status, not by content.
+func TestCorpusExportsReplayToTheGoldenViews(t *testing.T) {
+	entries, err := filepath.Glob(filepath.Join("testdata", "voyages", "*", "exports"))
+	require.NoError(t, err)
+	for _, exports := range entries {
+		dir := filepath.Dir(exports)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, "views.golden.json"))
+			require.NoError(t, err)
+			var golden map[string]corpusView
+			require.NoError(t, json.Unmarshal(data, &golden))
+			files, err := filepath.Glob(filepath.Join(exports, "*.jsonl"))
+			require.NoError(t, err)
+			ids := make([]string, 0, len(golden))
+			for id := range golden {
+				ids = append(ids, id)
+			}
+			have := make([]string, len(files))
+			for i, f := range files {
+				have[i] = strings.TrimSuffix(filepath.Base(f), ".jsonl")
+			}
+			assert.ElementsMatch(t, ids, have, "an entry with exports has one for each of its voyages")
+
+			want, got := map[string]corpusView{}, map[string]corpusView{}
+			for i, f := range files {
+				id := have[i]
+				r, err := os.Open(f)
+				require.NoError(t, err)
+				events, err := helm.ReadEvents(r)
+				r.Close()
+				require.NoError(t, err, "read %s", f)
+				views, err := helm.Replay(events)
+				require.NoError(t, err, "replay %s", f)
+				got[id] = replayedView(t, views)
+				w := golden[id]
+				w.Artifacts = artifactStatuses(w.Artifacts)
+				want[id] = w
+			}
+			wantJSON, err := json.Marshal(want)
+			require.NoError(t, err)
+			gotJSON, err := json.Marshal(got)
+			require.NoError(t, err)
+			a, b := asOf(t, wantJSON, gotJSON)
+			assert.JSONEq(t, a, b, "views replayed from the exports")
+		})
+	}
+}
+
+// replayedView is what corpusViews says of a voyage, from its replayed
+// views; its artifacts map each hash to its status.
+func replayedView(t *testing.T, v *helm.Views) corpusView {
+	t.Helper()
+	info := v.Info
+	h := logbook.Header{Intent: info.Intent, Identity: info.Identity, Created: info.Created, Status: string(info.Status),
+		CompletedAt: info.CompletedAt, Outcome: string(info.Outcome), Summary: info.Summary}
+	for _, c := range info.Lifecycle {
+		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(c.Status), At: c.At, Who: c.Who, Reason: c.Reason})
+	}
+	var story strings.Builder
+	require.NoError(t, logbook.WriteStory(&story, h, v.Logbook))
+	slate := v.Slate
+	if slate == nil {
+		slate = []helm.ObservationRecord{}
+	}
+	arts := map[string]string{}
+	for _, a := range v.Artifacts {
+		arts[a.Hash] = string(a.Status)
+	}
+	return corpusView{Info: info, Story: story.String(), Slate: slate, Artifacts: arts}
+}
+
+// artifactStatuses turns a golden artifact index (a stowed artifact's
+// hash maps to the SHA-256 of its bytes, any other's to its status) into
+// statuses alone.
+func artifactStatuses(golden map[string]string) map[string]string {
+	out := make(map[string]string, len(golden))
+	for h, s := range golden {
+		switch helm.ArtifactStatus(s) {
+		case helm.ArtifactReduced, helm.ArtifactJettisoned:
+			out[h] = s
+		default:
+			out[h] = string(helm.ArtifactStowed)
+		}
+	}
+	return out
 }
