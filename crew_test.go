@@ -458,3 +458,25 @@ func TestLogbookNotesAndJudgementsAreCopies(t *testing.T) {
 	assert.Equal(t, "fine", again[1].Judgement.Text)
 	assert.Equal(t, []int{1}, again[1].Judgement.Evidence)
 }
+
+// TestHomePolicyBindsTheLibrary: the home's policy.toml binds a library
+// caller that gives no policy of its own; a policy that does not parse
+// stops Open, naming the line.
+func TestHomePolicyBindsTheLibrary(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, helm.PolicyFile), []byte("[[rule]]\nname = \"no commits\"\naction = \"commit\"\ndecision = \"deny\"\n"), 0o600))
+	h, err := helm.Open(dir, fixedOptions())
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "x", helm.OpenWaters, who)
+	require.NoError(t, err)
+	defer v.Close()
+	_, err = v.Perform(ctx, &fakeAction{}, who)
+	require.ErrorIs(t, err, helm.ErrRefused)
+	assert.Contains(t, err.Error(), `"no commits"`)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, helm.PolicyFile), []byte("[[rule]]\nacton = \"commit\"\n"), 0o600))
+	_, err = helm.Open(dir, nil)
+	require.ErrorIs(t, err, helm.ErrInvalid)
+	assert.Contains(t, err.Error(), "policy.toml:2")
+}

@@ -41,7 +41,8 @@ type Options struct {
 	// Redaction); the zero value hides what helm's own rules find.
 	Redaction Redaction
 	// Policy holds the guard rules every action, and every command mark,
-	// is checked against before it is recorded or run; nil allows all.
+	// is checked against before it is recorded or run. nil means the
+	// home's own, PolicyFile in its directory, when there is one.
 	Policy *policy.Policy
 }
 
@@ -76,8 +77,22 @@ func Open(dir string, opts *Options) (*Home, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, &VoyageError{Op: "open home " + dir, Err: err}
 	}
+	if h.opts.Policy == nil {
+		// The home's rules bind every caller of it, not the CLI alone.
+		p, err := policy.Load(filepath.Join(dir, PolicyFile))
+		switch {
+		case err == nil:
+			h.opts.Policy = p
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, &VoyageError{Op: "open home " + dir, Err: fmt.Errorf("%w: guard rules: %w", ErrInvalid, err),
+				Hint: Hint{HintPolicy, "fix the rule the error names in " + filepath.Join(dir, PolicyFile)}}
+		}
+	}
 	return h, nil
 }
+
+// PolicyFile is the name of a home's guard rules, in its directory.
+const PolicyFile = "policy.toml"
 
 // Dir returns the home's directory.
 func (h *Home) Dir() string { return h.dir }

@@ -213,6 +213,7 @@ func CrewStatsOf(lines []Line) []Stats {
 		}
 		slices.Sort(s.Subs)
 		for id, c := range f.crew {
+			c.Roles = []string{}
 			for r := range f.roles[id] {
 				c.Roles = append(c.Roles, r)
 			}

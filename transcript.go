@@ -229,6 +229,9 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 // escapes it for its terminal.
 func (l *Line) Describe() string {
 	e := &l.Event
+	if payloadMissing(e) {
+		return string(e.Type) // a line built by hand, without its payload
+	}
 	switch e.Type {
 	case projection.VoyageStarted:
 		s := "started: " + e.Voyage.Intent
@@ -249,7 +252,11 @@ func (l *Line) Describe() string {
 	case projection.BearingTaken:
 		return fmt.Sprintf("Bearing %d: %s", l.N, e.Bearing.Reading.Text)
 	case projection.ReadingChallenged:
-		return fmt.Sprintf("challenged bearing %d (%s): %s", l.Links[0].Entry, e.Challenge.Feedback, e.Challenge.Text)
+		entry := 0
+		if len(l.Links) > 0 {
+			entry = l.Links[0].Entry
+		}
+		return fmt.Sprintf("challenged bearing %d (%s): %s", entry, e.Challenge.Feedback, e.Challenge.Text)
 	case projection.ActionIntended:
 		s := fmt.Sprintf("Action %d: %s intended", l.N, e.Action.Kind)
 		if e.Action.Why != "" {
@@ -309,4 +316,29 @@ func WriteTranscript(w io.Writer, lines []Line) error {
 			safetext.Line(by), safetext.Line(text))
 	}
 	return tw.Flush()
+}
+
+// payloadMissing reports whether e lacks the payload its type carries.
+func payloadMissing(e *projection.Event) bool {
+	switch e.Type {
+	case projection.VoyageStarted:
+		return e.Voyage == nil
+	case projection.VoyageCompleted:
+		return e.Completion == nil
+	case projection.VoyageResumed:
+		return e.Resumption == nil
+	case projection.Observed:
+		return e.Obs == nil
+	case projection.BearingTaken:
+		return e.Bearing == nil
+	case projection.ReadingChallenged:
+		return e.Challenge == nil
+	case projection.ActionIntended, projection.ActionPerformed, projection.ActionFailed, projection.ActionRefused:
+		return e.Action == nil
+	case projection.NoteAdded:
+		return e.Note == nil
+	case projection.Judged:
+		return e.Judgement == nil
+	}
+	return false
 }

@@ -266,3 +266,16 @@ func golden(t *testing.T, path string, got []byte) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(got))
 }
+
+// TestDescribeHandBuiltLines: a line without its payload or links
+// describes itself by its type rather than panicking.
+func TestDescribeHandBuiltLines(t *testing.T) {
+	for _, typ := range []projection.Type{projection.VoyageStarted, projection.VoyageCompleted, projection.VoyageResumed,
+		projection.Observed, projection.BearingTaken, projection.ReadingChallenged, projection.ActionIntended,
+		projection.ActionPerformed, projection.ActionFailed, projection.ActionRefused, projection.NoteAdded, projection.Judged} {
+		l := helm.Line{Event: projection.Event{Type: typ}}
+		assert.Equal(t, string(typ), l.Describe())
+	}
+	l := helm.Line{Event: projection.Event{Type: projection.ReadingChallenged, Challenge: &projection.Challenge{Feedback: "f", Text: "t"}}}
+	assert.Equal(t, "challenged bearing 0 (f): t", l.Describe())
+}
