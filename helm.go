@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -375,55 +375,33 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 	// directory, its log's tail); they are independent, so a few run at
 	// once.
 	indexed := h.indexedViews()
-	type result struct {
-		info VoyageInfo
-		err  error
-	}
-	results := make([]result, len(ids))
-	var rest []int
-	for i, id := range ids {
-		if info, ok := indexed[id]; ok {
-			results[i].info = info
-		} else {
-			rest = append(rest, i)
+	var rest []string
+	for _, id := range ids {
+		if _, ok := indexed[id]; !ok {
+			rest = append(rest, id)
 		}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(len(rest), 4*runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(rest) || ctx.Err() != nil {
-					return
-				}
-				i := rest[k]
-				results[i].info, results[i].err = h.summary(ctx, ids[i])
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	read, unreadable, err := readEach(ctx, rest, 4*runtime.GOMAXPROCS(0), func(id string) (VoyageInfo, error) {
+		return h.summary(ctx, id)
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := make([]VoyageInfo, 0, len(ids))
-	var unreadable ListError
-	for i, r := range results {
-		if r.err != nil {
-			if errors.Is(r.err, ErrNoVoyage) {
-				continue // removed since it was listed
-			}
-			unreadable.Voyages = append(unreadable.Voyages, ids[i])
-			unreadable.Errs = append(unreadable.Errs, r.err)
-			continue
-		}
-		if filter.matches(r.info.Status) {
-			out = append(out, r.info)
+	for _, info := range indexed {
+		if filter.matches(info.Status) {
+			out = append(out, info)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b VoyageInfo) int { return a.Created.Compare(b.Created) })
-	if len(unreadable.Voyages) > 0 {
-		return out, &unreadable
+	for _, info := range read {
+		if info != nil && filter.matches(info.Status) {
+			out = append(out, *info)
+		}
+	}
+	// Oldest first; ids break ties, as the order voyages were read in did.
+	slices.SortFunc(out, func(a, b VoyageInfo) int { return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID)) })
+	if unreadable != nil {
+		return out, unreadable
 	}
 	return out, nil
 }

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/helmlog/helm/logbook"
@@ -112,46 +110,23 @@ func (h *Home) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	type result struct {
-		hits []Hit
-		err  error
-	}
-	results := make([]result, len(ids))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(len(ids), runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(ids) || ctx.Err() != nil {
-					return
-				}
-				results[i].hits, results[i].err = h.searchVoyage(ids[i], m)
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	read, unreadable, err := readEach(ctx, ids, runtime.GOMAXPROCS(0), func(id string) ([]Hit, error) {
+		return h.searchVoyage(id, m)
+	})
+	if err != nil {
 		return nil, err
 	}
 	var hits []Hit
-	var unreadable ListError
-	for i, r := range results {
-		if r.err != nil {
-			if errors.Is(r.err, ErrNoVoyage) {
-				continue // removed since it was listed
-			}
-			unreadable.Voyages = append(unreadable.Voyages, ids[i])
-			unreadable.Errs = append(unreadable.Errs, r.err)
-			continue
+	for _, r := range read {
+		if r != nil {
+			hits = append(hits, *r...)
 		}
-		hits = append(hits, r.hits...)
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Voyage, b.Voyage), cmp.Compare(a.N, b.N))
 	})
-	if len(unreadable.Voyages) > 0 {
-		return hits, &unreadable
+	if unreadable != nil {
+		return hits, unreadable
 	}
 	return hits, nil
 }

@@ -209,16 +209,7 @@ func (a *app) voyageIDAmong(ctx context.Context, filter helm.StatusFilter, what 
 
 // openVoyage opens the resolved voyage; it is closed when the command ends.
 func (a *app) openVoyage(ctx context.Context) (*helm.Voyage, error) {
-	id, err := a.voyageID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := a.home.Voyage(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	a.voyages = append(a.voyages, v)
-	return v, nil
+	return a.openVoyageAmong(ctx, helm.ListActive, "active", nil)
 }
 
 // activeVoyage opens the resolved voyage and checks that it is active, so
