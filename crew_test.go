@@ -480,3 +480,34 @@ func TestHomePolicyBindsTheLibrary(t *testing.T) {
 	require.ErrorIs(t, err, helm.ErrInvalid)
 	assert.Contains(t, err.Error(), "policy.toml:2")
 }
+
+// TestWorktreeOfAVoyage: Prepare names the worktree from the new id
+// before anything is recorded; its removal is recorded once the voyage
+// is no longer active, once.
+func TestWorktreeOfAVoyage(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), fixedOptions())
+	require.NoError(t, err)
+	_, err = h.StartWith(ctx, "x", helm.OpenWaters, who, helm.StartOptions{Prepare: func(id string) (helm.StartOptions, error) {
+		return helm.StartOptions{}, errors.New("git worktree add failed")
+	}})
+	require.ErrorContains(t, err, "git worktree add failed")
+	list, err := h.List(ctx, helm.ListAll)
+	require.NoError(t, err)
+	assert.Empty(t, list, "a failed Prepare records nothing")
+
+	var named string
+	v, err := h.StartWith(ctx, "x", helm.OpenWaters, who, helm.StartOptions{Repo: "o/r", Prepare: func(id string) (helm.StartOptions, error) {
+		named = "/src/r-" + id[:8]
+		return helm.StartOptions{Repo: "o/r", Worktree: named, Branch: "helm/" + id[:8]}, nil
+	}})
+	require.NoError(t, err)
+	defer v.Close()
+	assert.Equal(t, named, v.Info().Worktree)
+	assert.Equal(t, "helm/"+v.ID()[:8], v.Info().Branch)
+	assert.ErrorIs(t, v.RemoveWorktree(ctx, false, who), helm.ErrInvalid, "an active voyage's worktree is in use")
+	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+	require.NoError(t, v.RemoveWorktree(ctx, true, who))
+	assert.False(t, v.Info().WorktreeRemoved.IsZero())
+	assert.ErrorIs(t, v.RemoveWorktree(ctx, false, who), helm.ErrInvalid, "removed already")
+}

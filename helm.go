@@ -112,7 +112,8 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who Who) (*V
 func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who, opts StartOptions) (*Voyage, error) {
 	const op = "start voyage"
 	if err := errors.Join(checkText("intent", intent), checkWho(who), checkText("repository", opts.Repo),
-		checkText("directory", opts.Dir), checkText("base commit", opts.Base), checkText("branch", opts.Branch)); err != nil {
+		checkText("directory", opts.Dir), checkText("base commit", opts.Base), checkText("branch", opts.Branch),
+		checkText("worktree", opts.Worktree)); err != nil {
 		return nil, &VoyageError{Op: op, Err: err}
 	}
 	if opts.Parent != "" {
@@ -139,6 +140,18 @@ func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who,
 		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: %v", ErrInvalid, err)}
 	}
 	id := h.opts.NewID().String()
+	if opts.Prepare != nil {
+		prepared, err := opts.Prepare(id)
+		if err != nil {
+			return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+		}
+		prepared.Parent, prepared.Prepare = opts.Parent, nil
+		if err := errors.Join(checkText("repository", prepared.Repo), checkText("directory", prepared.Dir),
+			checkText("base commit", prepared.Base), checkText("branch", prepared.Branch), checkText("worktree", prepared.Worktree)); err != nil {
+			return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+		}
+		opts = prepared
+	}
 	if err := h.create(ctx, id, func(v *Voyage) error {
 		_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 			if st.Voyage.Seq != 0 {
@@ -147,7 +160,7 @@ func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who,
 			return []*projection.Event{{
 				Type: projection.VoyageStarted, Who: who,
 				Voyage: &projection.VoyageInfo{ID: id, Intent: intent, Kind: string(kind), Parent: opts.Parent,
-					Repo: opts.Repo, Dir: opts.Dir, Base: opts.Base, Branch: opts.Branch},
+					Repo: opts.Repo, Dir: opts.Dir, Base: opts.Base, Branch: opts.Branch, Worktree: opts.Worktree},
 			}}, nil
 		})
 		return err

@@ -229,7 +229,7 @@ func appendFingerprint(b []byte, fp logPrint) []byte {
 
 // viewVersion is the first byte of an encoded view: raise it when
 // VoyageView changes (a view of another version is not trusted).
-const viewVersion = 2 // 1 had no parent, repository, last event, lifecycle or crew
+const viewVersion = 3 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal
 
 // encodeView encodes a voyage view compactly for the home index.
 func encodeView(p projection.VoyageView) []byte {
@@ -245,6 +245,7 @@ func encodeView(p projection.VoyageView) []byte {
 		b = appendStr(b, s)
 	}
 	b = appendTime(b, p.LastAt)
+	b = appendTime(b, p.WorktreeRemoved)
 	b = binary.AppendUvarint(b, uint64(len(p.Lifecycle)))
 	for _, t := range p.Lifecycle {
 		b = appendStr(b, string(t.Status))
@@ -327,6 +328,7 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 	p.Seq, b = seq, b[k:]
 	p.Parent, p.Repo, p.Dir, p.Base, p.Branch, p.Worktree = str(), str(), str(), str(), str(), str()
 	p.LastAt = tm()
+	p.WorktreeRemoved = tm()
 	count := func() uint64 {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || n > uint64(len(b)) {

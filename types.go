@@ -86,7 +86,9 @@ type VoyageInfo struct {
 	Base     string `json:"base,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Worktree string `json:"worktree,omitempty"`
-	Status   Status `json:"status"`
+	// WorktreeRemoved is when Worktree was removed.
+	WorktreeRemoved time.Time `json:"worktree_removed,omitzero"`
+	Status          Status    `json:"status"`
 	// Outcome, Summary and CompletedAt are those of the last completion,
 	// while the voyage is not active.
 	Outcome     Outcome   `json:"outcome,omitempty"`
@@ -137,8 +139,9 @@ func voyageInfo(p projection.VoyageView) VoyageInfo {
 	return VoyageInfo{
 		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, Created: p.Created,
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
-		Status:  Status(projection.NormalStatus(p.Status, p.Outcome)),
-		Outcome: Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
+		WorktreeRemoved: p.WorktreeRemoved,
+		Status:          Status(projection.NormalStatus(p.Status, p.Outcome)),
+		Outcome:         Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
 		Lifecycle: lifecycleOf(p.Lifecycle), Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,
 	}
 }
@@ -148,7 +151,8 @@ func (i VoyageInfo) view() projection.VoyageView {
 	return projection.VoyageView{
 		ID: i.ID, Intent: i.Intent, Kind: string(i.Kind), Identity: i.Identity, Created: i.Created,
 		Parent: i.Parent, Repo: i.Repo, Dir: i.Dir, Base: i.Base, Branch: i.Branch, Worktree: i.Worktree,
-		Status: projection.Status(i.Status), Outcome: projection.Outcome(i.Outcome), Summary: i.Summary, CompletedAt: i.CompletedAt,
+		WorktreeRemoved: i.WorktreeRemoved,
+		Status:          projection.Status(i.Status), Outcome: projection.Outcome(i.Outcome), Summary: i.Summary, CompletedAt: i.CompletedAt,
 		Lifecycle: lifecycleView(i.Lifecycle), Crew: i.Crew, Seq: i.Seq, LastAt: i.LastAt,
 	}
 }

@@ -42,6 +42,7 @@ package projection
 //	                            str worktree} (v1 ended after kind)
 //	voyage-completed v1     opt{str outcome, str summary}
 //	voyage-resumed v1       opt{str reason}
+//	worktree-removed v1     opt{str path, opt forced}
 //	artifact-stowed v1,     opt{str hash, varint size, varint stored_size,
 //	artifact-reduced v1,        varint offset, uvarint blob,
 //	                            str derived_from, str method}
@@ -137,6 +138,7 @@ var typeCodes = [...]Type{
 	15: NoteAdded,
 	16: Judged,
 	17: ActionRefused,
+	18: WorktreeRemoved,
 }
 
 // codeOf is the inverse of typeCodes.
@@ -170,6 +172,8 @@ func payloadName(t Type) string {
 		return "completion"
 	case VoyageResumed:
 		return "resumption"
+	case WorktreeRemoved:
+		return "removal"
 	case NoteAdded:
 		return "note"
 	case Judged:
@@ -201,6 +205,7 @@ func checkPayloads(e *Event) error {
 		{"voyage", e.Voyage != nil},
 		{"completion", e.Completion != nil},
 		{"resumption", e.Resumption != nil},
+		{"removal", e.Removal != nil},
 		{"note", e.Note != nil},
 		{"judgement", e.Judgement != nil},
 		{"artifact", e.Artifact != nil},
@@ -276,6 +281,11 @@ func Encode(e *Event) ([]byte, error) {
 	case VoyageResumed:
 		if w.opt(e.Resumption != nil) {
 			w.str(e.Resumption.Reason)
+		}
+	case WorktreeRemoved:
+		if r := e.Removal; w.opt(r != nil) {
+			w.str(r.Path)
+			w.opt(r.Forced)
 		}
 	case NoteAdded:
 		if w.opt(e.Note != nil) {
@@ -783,6 +793,11 @@ func (d *decoder) payload(t Type, v int) *Event {
 			return &Event{}
 		}
 		return &Event{Resumption: &Resumption{Reason: d.string("resumption reason")}}
+	case WorktreeRemoved:
+		if !d.opt("removal") {
+			return &Event{}
+		}
+		return &Event{Removal: &Removal{Path: d.string("removal path"), Forced: d.opt("removal forced")}}
 	case NoteAdded:
 		e := &Event{}
 		if d.opt("note") {

@@ -32,6 +32,7 @@ const (
 	NoteAdded          Type = "note-added"
 	Judged             Type = "judged"
 	ActionRefused      Type = "action-refused"
+	WorktreeRemoved    Type = "worktree-removed"
 )
 
 // currentVersion is the schema version each event type is written with.
@@ -56,6 +57,7 @@ var currentVersion = map[Type]int{
 	NoteAdded:          1,
 	Judged:             1,
 	ActionRefused:      1,
+	WorktreeRemoved:    1,
 }
 
 // Event is one change to a voyage. Exactly one payload field is set, the
@@ -80,6 +82,7 @@ type Event struct {
 	Voyage     *VoyageInfo                `json:"voyage,omitempty"`
 	Completion *Completion                `json:"completion,omitempty"`
 	Resumption *Resumption                `json:"resumption,omitempty"`
+	Removal    *Removal                   `json:"removal,omitempty"`
 	Artifact   *ArtifactRef               `json:"artifact,omitempty"`
 	Obs        *logbook.ObservationRecord `json:"observation,omitempty"`
 	Key        string                     `json:"key,omitempty"`
@@ -118,6 +121,13 @@ type VoyageInfo struct {
 	Base     string `json:"base,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Worktree string `json:"worktree,omitempty"`
+}
+
+// Removal is the payload of WorktreeRemoved: the voyage's working tree
+// was removed, with its uncommitted changes when Forced.
+type Removal struct {
+	Path   string `json:"path"`
+	Forced bool   `json:"forced,omitempty"`
 }
 
 // Resumption is the payload of VoyageResumed: why a blocked or partial

@@ -79,6 +79,7 @@ func sampleEvents() []*Event {
 		{Type: ActionRefused, V: 1, N: 4, At: at, Who: who, Action: &logbook.ActionRecord{ID: "a2", Kind: "merge-pull-request", Params: json.RawMessage(`{"number":4}`), Why: "ship it", Rule: `"agents may not merge" (policy.toml:1)`}},
 		{Type: VoyageCompleted, V: 1, At: at, Who: who, Completion: &Completion{Outcome: OutcomeBlocked, Summary: "s"}},
 		{Type: VoyageResumed, V: 1, At: at, Who: who, Resumption: &Resumption{Reason: "reviewed"}},
+		{Type: WorktreeRemoved, V: 1, At: at, Who: who, Removal: &Removal{Path: "/src/widgets-a3b00001"}},
 		{Type: Judged, V: 1, N: 5, At: at, Who: logbook.Who{Identity: "judge", Role: "reviewer", Method: "human"}, Judgement: &logbook.Judgement{Score: 7, Dimension: "correctness", Evidence: []int{1, 2}, Text: "sound"}},
 	}
 }

@@ -33,7 +33,8 @@ import (
 //	            section(failed actions) section(artifacts)
 //	voyage   := str(id intent kind identity) time(created) str(parent
 //	            repo dir base branch worktree status outcome summary)
-//	            time(completed_at) list of transition list of str(crew)
+//	            time(completed_at worktree_removed) list of transition
+//	            list of str(crew)
 //	            uvarint(seq) time(last_at)
 //	transition := str(status) time(at) who str(reason)
 //	slate    := list of str(key) observation (ordered by key)
@@ -61,8 +62,9 @@ import (
 
 // SnapshotVersion is the version of the snapshot encoding and of the fold
 // it captures. Version 1 was one block, checked as a whole by its reader;
-// version 2 had no lifecycle, crew, notes, judgements or refused actions.
-const SnapshotVersion = 3
+// version 2 had no lifecycle, crew, notes, judgements or refused actions;
+// version 3 no worktree removal.
+const SnapshotVersion = 4
 
 // snapshotFormat is a snapshot's first byte.
 const snapshotFormat = 0x53 // 'S'
@@ -231,6 +233,7 @@ func (s *State) EncodeSnapshot() ([]byte, error) {
 	h.str(string(v.Outcome))
 	h.str(v.Summary)
 	h.time(v.CompletedAt)
+	h.time(v.WorktreeRemoved)
 	if h.list(v.Lifecycle == nil, len(v.Lifecycle)) {
 		for _, t := range v.Lifecycle {
 			h.str(string(t.Status))
@@ -485,6 +488,7 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 	v.Outcome = Outcome(d.string("voyage outcome"))
 	v.Summary = d.string("voyage summary")
 	v.CompletedAt = d.time("voyage completed_at")
+	v.WorktreeRemoved = d.time("voyage worktree_removed")
 	if n, isNil := d.list("voyage lifecycle", minTransition); !isNil {
 		v.Lifecycle = make([]Transition, n)
 		for i := range v.Lifecycle {

@@ -71,6 +71,9 @@ type VoyageView struct {
 	Outcome     Outcome   `json:"outcome,omitempty"`
 	Summary     string    `json:"summary,omitempty"`
 	CompletedAt time.Time `json:"completed_at,omitzero"`
+	// WorktreeRemoved is when Worktree was removed (zero while it is
+	// there, or when there never was one).
+	WorktreeRemoved time.Time `json:"worktree_removed,omitzero"`
 	// Lifecycle is every change of status, the start first.
 	Lifecycle []Transition `json:"lifecycle,omitempty"`
 	// Crew lists, sorted, every identity that recorded an event.
@@ -200,6 +203,11 @@ func (s *State) apply(seq uint64, e *Event) error {
 		v.Status, v.CompletedAt = NormalStatus(StatusCompleted, c.Outcome), e.At
 		v.Outcome, v.Summary = c.Outcome, c.Summary
 		v.Lifecycle = append(v.Lifecycle, Transition{Status: v.Status, At: e.At, Who: e.Who, Reason: c.Summary})
+	case WorktreeRemoved:
+		if e.Removal == nil {
+			return errMissing("removal")
+		}
+		s.Voyage.WorktreeRemoved = e.At
 	case VoyageResumed:
 		if e.Resumption == nil {
 			return errMissing("resumption")

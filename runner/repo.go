@@ -123,3 +123,41 @@ func (r *Runner) Workspace(ctx context.Context) (Workspace, error) {
 	}
 	return w, nil
 }
+
+// AddWorktree makes a working tree at dir for a new branch, from base
+// (a commit; empty means HEAD): git worktree add -b BRANCH DIR BASE, run
+// in the runner's repository.
+func (r *Runner) AddWorktree(ctx context.Context, dir, branch, base string) error {
+	if base == "" {
+		base = "HEAD"
+	}
+	for _, s := range []string{dir, branch, base} {
+		if strings.HasPrefix(s, "-") {
+			return fmt.Errorf("add a worktree: %q may not begin with -", s)
+		}
+	}
+	_, err := r.Git(ctx, "worktree", "add", "-q", "-b", branch, dir, base)
+	return err
+}
+
+// Dirty reports whether the working tree in the runner's directory has
+// changes not committed (untracked files count).
+func (r *Runner) Dirty(ctx context.Context) (bool, error) {
+	out, err := r.Git(ctx, "status", "--porcelain")
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(string(out)) != "", nil
+}
+
+// RemoveWorktree removes the working tree at dir (git worktree remove,
+// with --force when force, which drops its uncommitted changes), run in
+// the runner's repository. Its branch is kept.
+func (r *Runner) RemoveWorktree(ctx context.Context, dir string, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	_, err := r.Git(ctx, append(args, "--", dir)...)
+	return err
+}

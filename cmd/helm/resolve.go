@@ -27,7 +27,7 @@ type globals struct {
 
 func (g *globals) define(fs *pflag.FlagSet) {
 	fs.StringVar(&g.home, "home", "", "helm home `DIR` (env HELM_HOME, default ~/.helm)")
-	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE, default the only active voyage)")
+	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE; default: the one whose worktree you are in, else the only active one)")
 	fs.StringVar(&g.as, "as", "", "act as `IDENTITY` (env HELM_IDENTITY, then the voyage's identity, then config.toml)")
 	fs.StringVar(&g.role, "role", "", "`ROLE` recorded on entries: coder, reviewer, ... (env HELM_ROLE, then config.toml)")
 	fs.StringVar(&g.method, "method", "", "`METHOD` recorded on entries: a model name, human, ... (env HELM_METHOD, then config.toml)")
@@ -159,11 +159,18 @@ func (a *app) openVoyageAmong(ctx context.Context, filter helm.StatusFilter, wha
 }
 
 // voyageIDAmong is voyageID among the voyages filter lists that pick
-// keeps.
+// keeps: --voyage, then HELM_VOYAGE, then the voyage whose worktree the
+// working directory is in, then the only one of them.
 func (a *app) voyageIDAmong(ctx context.Context, filter helm.StatusFilter, what string, pick func(helm.VoyageInfo) bool) (string, error) {
+	id, _, err := a.chooseVoyage(ctx, filter, what, pick)
+	return id, err
+}
+
+// chooseVoyage is voyageIDAmong, also saying why it chose the voyage.
+func (a *app) chooseVoyage(ctx context.Context, filter helm.StatusFilter, what string, pick func(helm.VoyageInfo) bool) (id, why string, err error) {
 	h, err := a.openHome()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, src := range []struct{ name, val string }{{"--voyage", a.g.voyage}, {"HELM_VOYAGE", a.getenv("HELM_VOYAGE")}} {
 		if src.val == "" {
@@ -171,17 +178,62 @@ func (a *app) voyageIDAmong(ctx context.Context, filter helm.StatusFilter, what 
 		}
 		id, err := h.Resolve(src.val)
 		if err != nil {
-			return "", fmt.Errorf("%s %s: %w", src.name, src.val, err)
+			return "", "", fmt.Errorf("%s %s: %w", src.name, src.val, err)
 		}
-		return id, nil
+		return id, "given by " + src.name, nil
 	}
 	active, err := h.List(ctx, filter)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if pick != nil {
 		active = slices.DeleteFunc(active, func(i helm.VoyageInfo) bool { return !pick(i) })
 	}
+	if v, ok := a.worktreeVoyage(active); ok {
+		return v.ID, "the working directory is in its worktree " + v.Worktree, nil
+	}
+	id, err = a.onlyVoyage(ctx, h, active, what)
+	return id, "the only " + what + " voyage", err
+}
+
+// worktreeVoyage returns the voyage among list whose worktree (not
+// removed) holds the working directory: the innermost, when worktrees
+// nest.
+func (a *app) worktreeVoyage(list []helm.VoyageInfo) (helm.VoyageInfo, bool) {
+	wd := a.main.Dir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return helm.VoyageInfo{}, false
+		}
+	}
+	wd = realPath(wd)
+	var best helm.VoyageInfo
+	for _, v := range list {
+		if v.Worktree == "" || !v.WorktreeRemoved.IsZero() {
+			continue
+		}
+		wt := realPath(v.Worktree)
+		if (wd == wt || strings.HasPrefix(wd, wt+string(filepath.Separator))) && len(wt) > len(best.Worktree) {
+			best = v
+			best.Worktree = wt
+		}
+	}
+	return best, best.ID != ""
+}
+
+// realPath is p with its symbolic links resolved, or p cleaned when
+// they cannot be.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// onlyVoyage returns the one voyage of active, else a usage error
+// listing them (what names them).
+func (a *app) onlyVoyage(ctx context.Context, h *helm.Home, active []helm.VoyageInfo, what string) (string, error) {
 	switch len(active) {
 	case 1:
 		return active[0].ID, nil

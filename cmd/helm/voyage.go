@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -27,7 +28,7 @@ func newVoyageCmd(a *app) *cobra.Command {
 		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
 	})
 	newCmd := leafCmd(a, &cobra.Command{
-		Use:   "new [--kind open-waters|resolve-issue] [--parent ID] INTENT",
+		Use:   "new [--kind open-waters|resolve-issue] [--parent ID] [--worktree [DIR]] [--branch NAME] INTENT",
 		Short: "start a voyage and print its id",
 		Long: `Start a voyage. Its identity (--as, HELM_IDENTITY, or identity in
 $HELM_HOME/config.toml) becomes the default identity of everything
@@ -37,7 +38,13 @@ recorded on it. Prints the new voyage's id.
 (helm transcript and helm stats read them together). Started inside a git
 repository, the voyage records the repository (OWNER/NAME of its origin,
 when it names one), its top directory, and the commit and branch checked
-out: the base that helm report diffs against.`,
+out: the base that helm report diffs against.
+
+--worktree makes the voyage a git worktree of its own (default: beside the
+repository, named from the voyage's id, on a new branch helm/ID8; --branch
+names another), recorded with the voyage and printed on stderr. A command
+run inside it acts on that voyage without --voyage; helm voyage clean
+removes it once the voyage is done.`,
 		Example: `  helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"
   helm voyage new --as bob --parent a3b "Write the regression test for #42"`,
 	}, &voyageNewCommand{})
@@ -72,6 +79,23 @@ partial voyage.`,
 			Short:   "show a voyage: metadata, slate, logbook counts, artifacts",
 			Example: "  helm --voyage a3b voyage show --json",
 		}, &voyageShowCommand{}),
+		leafCmd(a, &cobra.Command{
+			Use:   "current",
+			Short: "say which voyage commands act on here, and why",
+			Long: `Say which voyage a command run here acts on, and why: --voyage, then
+HELM_VOYAGE, then the voyage whose worktree the working directory is in
+(made by voyage new --worktree), then the only active voyage.`,
+			Example: "  helm voyage current          # in a voyage's worktree: that voyage",
+		}, &voyageCurrentCommand{}),
+		leafCmd(a, &cobra.Command{
+			Use:   "clean [VOYAGE] [--force]",
+			Short: "remove the worktree of a voyage that is no longer active",
+			Long: `Remove the git worktree voyage new --worktree made for a voyage that is
+completed, failed, cancelled, blocked or partial; its branch is kept. A
+worktree with uncommitted changes is refused unless --force (they are
+lost). The removal is recorded.`,
+			Example: "  helm voyage clean a3b",
+		}, &voyageCleanCommand{}),
 		leafCmd(a, &cobra.Command{
 			Use:   "replay DIR|FILE [--record]",
 			Short: "replay a recorded voyage with this helm and report where its views diverge",
@@ -109,14 +133,25 @@ and compacting again finishes the work.`,
 }
 
 // voyageNewCommand starts a voyage.
-type voyageNewCommand struct{ kind, parent string }
+type voyageNewCommand struct{ kind, parent, worktree, branch string }
+
+// autoWorktree is --worktree without a DIR: beside the repository.
+const autoWorktree = "\x00beside"
 
 func (c *voyageNewCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.kind, "kind", string(helm.OpenWaters), "voyage `KIND`: open-waters or resolve-issue")
 	fs.StringVar(&c.parent, "parent", "", "make it a sub-voyage of voyage `ID` (or an unambiguous prefix)")
+	fs.StringVar(&c.worktree, "worktree", "", "make the voyage a git worktree of its own at `DIR` (default: beside the repository, named from the voyage's id)")
+	fs.Lookup("worktree").NoOptDefVal = autoWorktree
+	fs.StringVar(&c.branch, "branch", "", "the worktree's new branch, `NAME` (default helm/ID8)")
 }
 
 func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error {
+	if c.worktree == autoWorktree && len(args) == 2 {
+		// --worktree DIR INTENT: the flag's value is optional, so DIR
+		// came as the first argument.
+		c.worktree, args = args[0], args[1:]
+	}
 	if len(args) == 0 {
 		return usageErrorf(a.cmd, "voyage new: say what the voyage is for (INTENT)")
 	}
@@ -140,14 +175,54 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	if err != nil {
 		return err
 	}
-	if ws, err := r.Workspace(ctx); err == nil { // outside a repository: nothing to record
+	ws, wsErr := r.Workspace(ctx)
+	if wsErr == nil { // outside a repository: nothing to record
 		opts.Repo, opts.Dir, opts.Base, opts.Branch = ws.Repo, ws.Top, ws.Head, ws.Branch
+	}
+	var made string // the worktree made, removed again if the start fails
+	if c.worktree != "" {
+		if wsErr != nil {
+			return &usageError{Err: fmt.Errorf("voyage new --worktree: not in a git repository: %w", wsErr), Hint: "run it inside the repository the voyage works on"}
+		}
+		if ws.Head == "" {
+			return &usageError{Err: errors.New("voyage new --worktree: the repository has no commit to start the worktree from"), Hint: "commit something first"}
+		}
+		base := opts
+		opts.Prepare = func(id string) (helm.StartOptions, error) {
+			dir := c.worktree
+			if dir == autoWorktree {
+				dir = filepath.Join(filepath.Dir(ws.Top), filepath.Base(ws.Top)+"-"+short(id))
+			}
+			dir = a.abs(dir)
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs // recorded whole: detection compares it with where commands run
+			}
+			branch := c.branch
+			if branch == "" {
+				branch = "helm/" + short(id)
+			}
+			if err := r.AddWorktree(ctx, dir, branch, ws.Head); err != nil {
+				return base, fmt.Errorf("make the voyage's worktree %s: %w", dir, err)
+			}
+			made = dir
+			p := base
+			p.Worktree, p.Branch = dir, branch
+			return p, nil
+		}
+	} else if c.branch != "" {
+		return usageErrorf(a.cmd, "voyage new: --branch names the branch of a worktree: give --worktree too")
 	}
 	v, err := h.StartWith(ctx, args[0], helm.Kind(c.kind), helm.Who{Identity: identity, Role: role, Method: method}, opts)
 	if err != nil {
+		if made != "" {
+			_ = r.RemoveWorktree(context.WithoutCancel(ctx), made, true)
+		}
 		return err
 	}
 	a.voyages = append(a.voyages, v)
+	if made != "" && !a.g.json {
+		fmt.Fprintf(a.stderr, "Worktree %s on branch %s\n", printable(made), printable(v.Info().Branch))
+	}
 	if a.g.json {
 		return writeJSON(a.stdout, v.Info())
 	}

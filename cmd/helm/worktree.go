@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+)
+
+// voyageCurrentCommand says which voyage a command would act on, and why.
+type voyageCurrentCommand struct{}
+
+func (*voyageCurrentCommand) Flags(*pflag.FlagSet) {}
+
+// currentVoyage is the --json form of voyage current.
+type currentVoyage struct {
+	Voyage helm.VoyageInfo `json:"voyage"`
+	Why    string          `json:"why"`
+}
+
+func (*voyageCurrentCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.cmd, "voyage current takes no arguments, got %q", args)
+	}
+	id, why, err := a.chooseVoyage(ctx, helm.ListActive, "active", nil)
+	if err != nil {
+		return err
+	}
+	v, err := a.home.Voyage(ctx, id)
+	if err != nil {
+		return err
+	}
+	a.voyages = append(a.voyages, v)
+	info := v.Info()
+	if a.g.json {
+		return writeJSON(a.stdout, currentVoyage{Voyage: info, Why: why})
+	}
+	_, err = fmt.Fprintf(a.stdout, "%s  %s\n  (%s)\n", info.ID, printable(info.Intent), printable(why))
+	return err
+}
+
+// voyageCleanCommand removes the worktree of a voyage that is no longer
+// active.
+type voyageCleanCommand struct{ force bool }
+
+func (c *voyageCleanCommand) Flags(fs *pflag.FlagSet) {
+	fs.BoolVar(&c.force, "force", false, "remove the worktree although it has uncommitted changes (they are lost)")
+}
+
+func (c *voyageCleanCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 1 {
+		return usageErrorf(a.cmd, "voyage clean: one VOYAGE at most, got %q", args)
+	}
+	if len(args) == 1 {
+		if a.g.voyage != "" && a.g.voyage != args[0] {
+			return usageErrorf(a.cmd, "voyage clean: the voyage is given both as --voyage %s and as %s; give it one way", a.g.voyage, args[0])
+		}
+		a.g.voyage = args[0]
+	}
+	v, err := a.openVoyageAmong(ctx, helm.ListAll, "finished voyage with a worktree", func(i helm.VoyageInfo) bool {
+		return i.Worktree != "" && i.WorktreeRemoved.IsZero() && i.Status != helm.StatusActive
+	})
+	if err != nil {
+		return err
+	}
+	info := v.Info()
+	switch {
+	case info.Worktree == "":
+		return usageErrorf(a.cmd, "voyage clean: voyage %s has no worktree of its own", short(info.ID))
+	case !info.WorktreeRemoved.IsZero():
+		return usageErrorf(a.cmd, "voyage clean: the worktree of voyage %s was removed at %s", short(info.ID), stamp(info.WorktreeRemoved))
+	case info.Status == helm.StatusActive:
+		return &usageError{Err: fmt.Errorf("voyage clean: voyage %s is active: its worktree is in use", short(info.ID)),
+			Hint: "helm --voyage " + short(info.ID) + ` complete --summary "TEXT", first`}
+	}
+	who, err := a.who(v, false)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(info.Worktree); err == nil {
+		wt, err := a.runner(who.Identity, "")
+		if err != nil {
+			return err
+		}
+		wt.Dir = info.Worktree
+		dirty, err := wt.Dirty(ctx)
+		if err != nil {
+			return fmt.Errorf("voyage clean: look at the worktree %s: %w", printable(info.Worktree), err)
+		}
+		if dirty && !c.force {
+			return &hinted{Err: fmt.Errorf("voyage clean: the worktree %s of voyage %s has uncommitted changes; nothing was removed", printable(info.Worktree), short(info.ID)),
+				Hint: "commit or stash them there, or helm voyage clean " + short(info.ID) + " --force (they are lost)"}
+		}
+		repo := *wt
+		repo.Dir = info.Dir // the repository the worktree was made from
+		if err := repo.RemoveWorktree(ctx, info.Worktree, c.force || dirty); err != nil {
+			return fmt.Errorf("voyage clean: remove the worktree %s: %w", printable(info.Worktree), err)
+		}
+	}
+	if err := v.RemoveWorktree(ctx, c.force, who); err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, v.Info())
+	}
+	_, err = fmt.Fprintf(a.stdout, "Removed the worktree %s of voyage %s (branch %s kept)\n", printable(info.Worktree), short(info.ID), printable(info.Branch))
+	return err
+}
