@@ -27,10 +27,10 @@ import (
 
 // exportAction is an action that touches nothing and reports result.
 type exportAction struct {
-	kind   string
-	Params string `json:"params,omitempty"`
-	result logbook.ActionResult
-	fail   error
+	kind    string
+	Message string `json:"message,omitempty"`
+	result  logbook.ActionResult
+	fail    error
 }
 
 func (a *exportAction) Kind() string { return a.kind }
