@@ -84,7 +84,13 @@ func (h *Home) Import(ctx context.Context, r io.Reader) (*Voyage, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		if ve, ok := err.(*VoyageError); ok {
+			if ve.Op == "start voyage" {
+				ve.Op = op // the voyage's directory could not be made
+			}
+			return nil, err
+		}
+		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
 	}
 	return h.open(id)
 }
