@@ -107,6 +107,9 @@ const (
 	HintPolicy HintKind = "policy"
 	// HintConfirm: a guard rule asks for confirmation.
 	HintConfirm HintKind = "confirm"
+	// HintOtherHome: the home holds the voyage already (Home.Import);
+	// import it into another home, or remove it from this one first.
+	HintOtherHome HintKind = "other-home"
 )
 
 // Hint says what a caller can do about an error, as data: a Kind to switch

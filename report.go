@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -700,14 +699,8 @@ func mdCode(s string) string {
 // mdLink renders an http(s) address recorded by an action as an autolink,
 // or "" when it is not one that can be linked as it is.
 func mdLink(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return ""
+	if link := webLink(raw); link != "" {
+		return "<" + link + ">"
 	}
-	for _, r := range raw {
-		if r <= ' ' || r == 0x7f || r >= 0x80 || strings.ContainsRune("<>\"'`\\", r) {
-			return ""
-		}
-	}
-	return "<" + raw + ">"
+	return ""
 }

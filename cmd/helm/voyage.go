@@ -23,8 +23,8 @@ import (
 
 func newVoyageCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
-		Use:     "voyage new|list|show|resume|verify|compact ...",
-		Short:   "start, list, show, resume, verify and compact voyages",
+		Use:     "voyage new|list|show|resume|verify|compact|export|import ...",
+		Short:   "start, list, show, resume, verify, compact, export and import voyages",
 		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
 	})
 	newCmd := leafCmd(a, &cobra.Command{
@@ -128,6 +128,8 @@ Other commands on the voyage wait for it; a crash leaves every file whole,
 and compacting again finishes the work.`,
 			Example: "  helm artifact jettison 9f2c --reason \"holds a customer's data\"\n  helm voyage compact",
 		}, &voyageCompactCommand{}),
+		newVoyageExportCmd(a),
+		newVoyageImportCmd(a),
 	)
 	return c
 }

@@ -1,0 +1,330 @@
+package helm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/zeebo/blake3"
+
+	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
+)
+
+// A voyage's archive: one file of JSON lines that carries the whole
+// voyage — every event and the stored bytes of every artifact it still
+// holds — from which Home.Import makes the voyage again in another home.
+//
+//	line 1          {"helm_export":1,"voyage_id":ID,"events":N,"artifacts":M}
+//	N lines         every event in the order it was recorded, as Voyage.Export
+//	                writes it with "voyage_id" added (the transcript's line):
+//	                the artifacts' events (stowed, reduced, jettisoned) too
+//	M lines         {"artifact":{"hash":H,"size":S,"encoding":"zstd","data":B}}
+//	                every artifact the voyage holds the bytes of, in the
+//	                order it was stored: B is the base64 of its stored,
+//	                zstd-compressed bytes, H the BLAKE3 of the uncompressed
+//	                bytes and S their size
+//	last line       {"helm_export_end":1,"digest":D}: D is the BLAKE3 (hex)
+//	                of every byte before this line
+//
+// A jettisoned artifact's bytes are left out: its events say that it was
+// jettisoned, and why. The keys are written in this order and the artifact
+// lines exactly in this form, so that a reader can stream an artifact's
+// data of any size; the digest makes any change to the file, anywhere,
+// detectable.
+
+// archiveVersion is the archive format's version: the header's
+// "helm_export" and the trailer's "helm_export_end".
+const archiveVersion = 1
+
+// archiveHeader is an archive's first line.
+type archiveHeader struct {
+	Export    int    `json:"helm_export"`
+	VoyageID  string `json:"voyage_id"`
+	Events    int    `json:"events"`
+	Artifacts int    `json:"artifacts"`
+}
+
+// archiveTrailer is an archive's last line.
+type archiveTrailer struct {
+	End    int    `json:"helm_export_end"`
+	Digest string `json:"digest"`
+}
+
+// archiveArtifactHead is an artifact line up to its data: what a reader
+// checks before it streams the data.
+type archiveArtifactHead struct {
+	Hash     string `json:"hash"`
+	Size     int64  `json:"size"`
+	Encoding string `json:"encoding"`
+}
+
+// prefix is the artifact line up to the first byte of its data.
+func (a archiveArtifactHead) prefix() []byte {
+	b := make([]byte, 0, 160)
+	b = append(b, `{"artifact":{"hash":`...)
+	b = strconv.AppendQuote(b, a.Hash)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, a.Size, 10)
+	b = append(b, `,"encoding":`...)
+	b = strconv.AppendQuote(b, a.Encoding)
+	return append(b, `,"data":"`...)
+}
+
+// artifactLineEnd ends an artifact line after its data.
+const artifactLineEnd = `"}}`
+
+// archiveEncoding is how an archive's artifact data is compressed: as
+// the voyage stores it.
+const archiveEncoding = "zstd"
+
+// storedCopy is an artifact event that stored bytes of its own (a blob
+// record or a pack frame), rather than pointing to bytes stored before:
+// every artifact-stowed event, and an artifact-reduced event whose
+// summary the voyage did not hold yet. Copies are told apart by where
+// their bytes are.
+type storedCopy struct {
+	seq uint64 // the event's
+	ref projection.ArtifactRef
+}
+
+// place is where a copy's bytes are: its blob record, or its pack frame.
+type place struct {
+	blob   uint64
+	offset int64
+}
+
+func placeOf(r *projection.ArtifactRef) place {
+	if r.Blob != 0 {
+		return place{blob: r.Blob}
+	}
+	return place{offset: r.Offset}
+}
+
+// copies tracks a voyage's stored copies as its events go by, and tells
+// which of them hold the bytes of the artifacts it still has.
+type copies struct {
+	list []storedCopy
+	at   map[place]int // index in list
+}
+
+// add notes e's copy, if e stored one: the first event naming a place
+// stored the bytes there.
+func (c *copies) add(seq uint64, e *projection.Event) {
+	if e.Artifact == nil || (e.Type != projection.ArtifactStowed && e.Type != projection.ArtifactReduced) {
+		return
+	}
+	if c.at == nil {
+		c.at = map[place]int{}
+	}
+	p := placeOf(e.Artifact)
+	if _, ok := c.at[p]; ok {
+		return
+	}
+	c.at[p] = len(c.list)
+	c.list = append(c.list, storedCopy{seq: seq, ref: *e.Artifact})
+}
+
+// live returns, in the order they were stored, the copies that hold the
+// bytes of an artifact the voyage has (stowed or reduced, not
+// jettisoned), by the views in st. An artifact whose place no copy
+// stored, or one whose copy stored another artifact, is an error.
+func (c *copies) live(st *projection.State) ([]int, error) {
+	var out []int
+	for hash, a := range st.Artifacts {
+		if a.Status == projection.Jettisoned {
+			continue
+		}
+		i, ok := c.at[placeOf(&a.ArtifactRef)]
+		if !ok {
+			return nil, fmt.Errorf("artifact %s is %s, but no event stored its bytes (%s)", hash, a.Status, describePlace(placeOf(&a.ArtifactRef)))
+		}
+		if c.list[i].ref.Hash != hash {
+			return nil, fmt.Errorf("artifact %s points to the bytes of artifact %s (%s)", hash, c.list[i].ref.Hash, describePlace(placeOf(&a.ArtifactRef)))
+		}
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func describePlace(p place) string {
+	if p.blob != 0 {
+		return fmt.Sprintf("record %d of the event log", p.blob)
+	}
+	return fmt.Sprintf("offset %d of the pack", p.offset)
+}
+
+// ExportArchive writes the whole voyage as an archive: a header, every
+// event in the order it was recorded (as Export writes it, with
+// "voyage_id"), the stored bytes of every artifact it holds (base64 of
+// the compressed bytes, with their BLAKE3 address), and a trailer holding
+// the BLAKE3 digest of all that: the file alone carries the voyage, and
+// Home.Import makes it again in another home. A jettisoned artifact's
+// bytes are left out (its events say so).
+//
+// The archive holds the voyage as it stands when the export begins:
+// events appended meanwhile are left for the next one. Artifacts are
+// streamed, never held whole, and checked against their address on the
+// way: a damaged one fails the export, as it would fail a reader.
+func (v *Voyage) ExportArchive(ctx context.Context, w io.Writer) error {
+	const op = "export archive"
+	dir := v.log.Dir()
+	// The first pass folds the events afresh: how many there are, and
+	// which stored copies hold the bytes of the artifacts the voyage has.
+	var st projection.State
+	var cs copies
+	var last uint64
+	events := 0
+	err := v.log.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
+		if err := st.Apply(seq, e); err != nil {
+			return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, dir, seq, err)
+		}
+		cs.add(seq, e)
+		last = seq
+		events++
+		return nil
+	}))
+	if err != nil {
+		return v.fail(op, err, Hint{})
+	}
+	if events == 0 {
+		return v.fail(op, fmt.Errorf("%w: the event log holds no events", ErrDamaged), Hint{})
+	}
+	live, err := cs.live(&st)
+	if err != nil {
+		return v.fail(op, fmt.Errorf("%w: %v", ErrDamaged, err), Hint{})
+	}
+
+	bw := bufio.NewWriterSize(w, 64<<10)
+	sum := blake3.New()
+	out := io.MultiWriter(bw, sum)
+	head, err := json.Marshal(archiveHeader{Export: archiveVersion, VoyageID: v.id, Events: events, Artifacts: len(live)})
+	if err == nil {
+		_, err = out.Write(append(head, '\n'))
+	}
+	if err == nil {
+		err = v.log.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
+			if seq > last {
+				return errFound
+			}
+			e.Seq = seq
+			data, err := json.Marshal(Line{VoyageID: v.id, Event: *e})
+			if err != nil {
+				return err
+			}
+			_, err = out.Write(append(data, '\n'))
+			return err
+		}))
+		if errors.Is(err, errFound) {
+			err = nil
+		}
+	}
+	if err == nil {
+		err = v.exportArtifacts(ctx, out, &cs, live)
+	}
+	if err == nil {
+		tail, _ := json.Marshal(archiveTrailer{End: archiveVersion, Digest: hex.EncodeToString(sum.Sum(nil))})
+		_, err = bw.Write(append(tail, '\n'))
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return v.fail(op, err, Hint{})
+	}
+	return nil
+}
+
+// exportArtifacts writes the artifact lines of the live copies (indexes
+// into cs.list, in the order they were stored): those in blob records as
+// one pass over the log meets them, those in the pack in between, in the
+// order they were stored.
+func (v *Voyage) exportArtifacts(ctx context.Context, out io.Writer, cs *copies, live []int) error {
+	var packed []*storedCopy
+	blobs := map[uint64]*storedCopy{}
+	var first uint64
+	for _, i := range live {
+		c := &cs.list[i]
+		if c.ref.Blob == 0 {
+			packed = append(packed, c)
+			continue
+		}
+		blobs[c.ref.Blob] = c
+		if first == 0 || c.ref.Blob < first {
+			first = c.ref.Blob
+		}
+	}
+	writePacked := func(before uint64) error {
+		for len(packed) > 0 && packed[0].seq < before {
+			c := packed[0]
+			r, err := v.pack.OpenStored(artifactRef(&c.ref))
+			if err == nil {
+				err = writeArtifactLine(out, &c.ref, r)
+			}
+			if err != nil {
+				return err
+			}
+			packed = packed[1:]
+		}
+		return nil
+	}
+	if len(blobs) > 0 {
+		dir := v.log.Dir()
+		err := v.log.Scan(ctx, first, func(r segment.Record) error {
+			c := blobs[r.Seq]
+			if c == nil {
+				return nil
+			}
+			if err := writePacked(c.seq); err != nil {
+				return err
+			}
+			if r.Reclaimed || !artifact.IsBlob(r.Data) {
+				_, err := artifact.ReadBlob(artifactRef(&c.ref), r.Data, dir)
+				return err
+			}
+			if err := writeArtifactLine(out, &c.ref, bytes.NewReader(r.Data[1:])); err != nil {
+				return fmt.Errorf("%s, record %d: %w", dir, r.Seq, err)
+			}
+			delete(blobs, r.Seq)
+			if len(blobs) == 0 {
+				return errFound
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errFound) {
+			return err
+		}
+		for _, c := range blobs { // named, but the log does not hold them
+			_, err := artifact.ReadBlob(artifactRef(&c.ref), nil, dir)
+			return err
+		}
+	}
+	return writePacked(^uint64(0))
+}
+
+// writeArtifactLine writes the artifact line of the copy ref names, its
+// stored bytes read from stored and checked on the way.
+func writeArtifactLine(out io.Writer, ref *projection.ArtifactRef, stored io.Reader) error {
+	if _, err := out.Write(archiveArtifactHead{Hash: ref.Hash, Size: ref.Size, Encoding: archiveEncoding}.prefix()); err != nil {
+		return err
+	}
+	enc := base64.NewEncoder(base64.StdEncoding, out)
+	if err := artifact.CopyStored(enc, artifactRef(ref), stored); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(out, artifactLineEnd+"\n")
+	return err
+}

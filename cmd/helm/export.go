@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+)
+
+// exportFormats are what voyage export writes.
+var exportFormats = []string{"jsonl", "md", "html"}
+
+func newVoyageExportCmd(a *app) *cobra.Command {
+	c := leafCmd(a, &cobra.Command{
+		Use:   "export [VOYAGE] [--format jsonl|md|html] [-o FILE]",
+		Short: "write a voyage to a file: the whole of it (jsonl), or its story (md, html)",
+		Long: `Write a voyage out, on standard output or, with -o FILE, to FILE (written
+beside it and renamed into place, so that FILE is whole or untouched).
+
+--format jsonl (the default) is the voyage itself: a header, every event,
+the stored bytes of every artifact it holds (jettisoned ones are left
+out), and a digest of it all. helm voyage import makes the voyage again
+from it, in another home. Mind what it carries: every sighting kept.
+
+--format md is the whole story in markdown, for a pull request or an
+issue: every bearing with the observations it sealed and the history of
+its reading, every action with its parameters, result and links, the
+notes, the judgements and the lifecycle (helm report summarises).
+
+--format html is the same story as one self-contained page with a
+timeline, to open in a browser: no script, no request of its own.
+
+VOYAGE is an id or an unambiguous prefix, as --voyage takes; without
+either, the only active voyage.`,
+		Example: "  helm voyage export a3b -o fix-42.jsonl\n  helm voyage export a3b --format md > story.md\n  helm --voyage a3b voyage export --format html -o fix-42.html",
+	}, &voyageExportCommand{})
+	fixedValues(c, "format", exportFormats...)
+	return c
+}
+
+func newVoyageImportCmd(a *app) *cobra.Command {
+	return leafCmd(a, &cobra.Command{
+		Use:   "import FILE",
+		Short: "make a voyage exported with --format jsonl in this home, and print its id",
+		Long: `Make the voyage FILE holds (written by helm voyage export, --format jsonl;
+FILE - is standard input) in this home, with its id, its events as they
+were recorded and its artifacts, so that it reads as it did where it was
+exported: its log, its slate, its artifacts. Prints the voyage's id.
+
+Everything is checked before anything is written: each line, each event
+(folded as opening the voyage would), each artifact against its BLAKE3
+address, and the file's digest. A changed or damaged file is refused
+(exit 2) naming the line, and so is a voyage the home holds already;
+nothing is written then.`,
+		Example: "  helm --home ~/review-home voyage import fix-42.jsonl\n  ssh build cat fix-42.jsonl | helm voyage import -",
+	}, &voyageImportCommand{})
+}
+
+// voyageExportCommand writes a voyage out.
+type voyageExportCommand struct{ format, out string }
+
+func (c *voyageExportCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.format, "format", "jsonl", "output `FORMAT`: jsonl (the whole voyage, to import), md or html (its story)")
+	fs.StringVarP(&c.out, "output", "o", "", "write to `FILE` (written beside it, then renamed into place) instead of standard output")
+}
+
+// exportResult is the --json form of voyage export -o.
+type exportResult struct {
+	Voyage string `json:"voyage"`
+	Format string `json:"format"`
+	Path   string `json:"path"`
+}
+
+func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 1 {
+		return usageErrorf(a.cmd, "voyage export: one VOYAGE at most, got %d arguments %q", len(args), args)
+	}
+	write := map[string]func(*helm.Voyage, context.Context, io.Writer) error{
+		"jsonl": (*helm.Voyage).ExportArchive,
+		"md":    (*helm.Voyage).ExportMarkdown,
+		"html":  (*helm.Voyage).ExportHTML,
+	}[c.format]
+	if write == nil {
+		return usageErrorf(a.cmd, "voyage export: --format %q is not one of %v", c.format, exportFormats)
+	}
+	if a.g.json && c.out == "" && c.format != "jsonl" {
+		return usageErrorf(a.cmd, "voyage export: --json and --format %s disagree; give one of them", c.format)
+	}
+	arg := ""
+	if len(args) == 1 {
+		arg = args[0]
+	}
+	v, err := a.openVoyageArg(ctx, arg)
+	if err != nil {
+		return err
+	}
+	if c.out == "" || c.out == "-" {
+		return write(v, ctx, a.stdout)
+	}
+	path := a.abs(c.out)
+	if err := writeFileAtomic(path, func(w io.Writer) error { return write(v, ctx, w) }); err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, exportResult{Voyage: v.ID(), Format: c.format, Path: path})
+	}
+	_, err = fmt.Fprintf(a.stdout, "Exported voyage %s (%s) to %s\n", short(v.ID()), c.format, printable(c.out))
+	return err
+}
+
+// writeFileAtomic writes path with write: into a temporary file beside
+// it, made durable, then renamed over it, so that path is whole or as it
+// was. A new file is private (0600: an export may carry every sighting);
+// one there already keeps its mode.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	mode := os.FileMode(0o600)
+	if info, err := os.Stat(path); err == nil {
+		if !info.Mode().IsRegular() {
+			return &usageError{Err: fmt.Errorf("-o %s: not a regular file", printable(path)), Hint: "give the path of a file to write"}
+		}
+		mode = info.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &usageError{Err: fmt.Errorf("-o %s: %w", printable(path), err), Hint: "give a file in a directory that exists"}
+		}
+		return err
+	}
+	err = f.Chmod(mode)
+	if err == nil {
+		err = write(f)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// voyageImportCommand makes an exported voyage in this home.
+type voyageImportCommand struct{}
+
+func (*voyageImportCommand) Flags(*pflag.FlagSet) {}
+
+func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf(a.cmd, "voyage import: one FILE expected (a voyage exported with --format jsonl, or - for standard input), got %d arguments", len(args))
+	}
+	h, err := a.openHome()
+	if err != nil {
+		return err
+	}
+	var r io.Reader = a.stdin
+	if args[0] != "-" {
+		f, err := os.Open(a.abs(args[0]))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				return &usageError{Err: fmt.Errorf("voyage import: %w", err), Hint: "helm voyage export VOYAGE -o FILE writes one, in the home that holds the voyage"}
+			}
+			return err
+		}
+		defer f.Close()
+		if info, err := f.Stat(); err == nil && info.IsDir() {
+			return &usageError{Err: fmt.Errorf("voyage import: %s is a directory, not an exported voyage", printable(args[0])), Hint: "helm voyage export VOYAGE -o FILE writes one"}
+		}
+		r = f
+	}
+	v, err := h.Import(ctx, r)
+	if err != nil {
+		if helm.HintOf(err).Kind == helm.HintOtherHome {
+			var ve *helm.VoyageError
+			where := "the voyage's directory in " + h.Dir()
+			if errors.As(err, &ve) && ve.Voyage != "" {
+				if held, oerr := h.Voyage(ctx, ve.Voyage); oerr == nil {
+					where = held.Dir()
+					held.Close()
+				}
+			}
+			return &hinted{Err: err, Hint: fmt.Sprintf("helm --home OTHER-HOME voyage import %s, or remove %s first", args[0], where)}
+		}
+		return err
+	}
+	a.voyages = append(a.voyages, v)
+	if a.g.json {
+		return writeJSON(a.stdout, v.Info())
+	}
+	_, err = fmt.Fprintln(a.stdout, v.ID())
+	return err
+}

@@ -1,0 +1,532 @@
+package helm
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/logbook"
+)
+
+// The whole story of a voyage as a document to read and share: in
+// markdown, to paste into a pull request or an issue, and as one
+// self-contained HTML page with a timeline. Where the report summarises
+// (Voyage.Report), these tell every entry: each bearing with the
+// observations it sealed and the history of its reading, each action with
+// its parameters, result and links, every note and judgement, the
+// lifecycle, and what is left on the slate.
+
+// storyDoc is what both documents tell, read from the views at once.
+type storyDoc struct {
+	Info    VoyageInfo
+	Entries []Entry
+	// Legacy are the actions an older helm took out of the story when
+	// they failed (FailedActions).
+	Legacy []Entry
+	Slate  []ObservationRecord
+	// Artifacts describes the artifacts the observations name, by hash
+	// (those the voyage holds).
+	Artifacts map[string]ArtifactInfo
+}
+
+// storyDoc reads the views the documents are made of, after the events
+// other writers appended.
+func (v *Voyage) storyDoc(ctx context.Context, op string) (*storyDoc, error) {
+	if err := v.refresh(ctx); err != nil {
+		return nil, v.fail(op, err, Hint{})
+	}
+	d := &storyDoc{Info: v.Info(), Entries: v.Logbook(), Legacy: v.FailedActions(), Slate: v.Slate(), Artifacts: map[string]ArtifactInfo{}}
+	for _, a := range v.Artifacts() {
+		d.Artifacts[a.Hash] = a
+	}
+	return d, nil
+}
+
+// whoLine renders who recorded something: "bob (reviewer, human)".
+func whoLine(w Who) string {
+	var parts []string
+	for _, s := range []string{w.Role, w.Method} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return w.Identity
+	}
+	return w.Identity + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// actionParam is one parameter of an action, as it was recorded.
+type actionParam struct {
+	Key, Value string
+}
+
+// actionParams lists an action's recorded parameters in their order: a
+// string as it is, anything else as compact JSON.
+func actionParams(raw json.RawMessage) []actionParam {
+	var out []actionParam
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		key, _ := t.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return out
+		}
+		var s string
+		if json.Unmarshal(val, &s) != nil {
+			var b bytes.Buffer
+			if json.Compact(&b, val) == nil {
+				s = b.String()
+			} else {
+				s = string(val)
+			}
+		}
+		out = append(out, actionParam{key, s})
+	}
+	return out
+}
+
+// resultParams lists what an action left in the world, by name.
+func resultParams(r *ActionResult) []actionParam {
+	if r == nil {
+		return nil
+	}
+	var out []actionParam
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, actionParam{k, v})
+		}
+	}
+	add("commit", r.SHA)
+	add("branch", r.Branch)
+	if r.Number != 0 {
+		add("number", fmt.Sprintf("#%d", r.Number))
+	}
+	if r.CommentID != 0 {
+		add("comment", fmt.Sprint(r.CommentID))
+	}
+	add("reviewers", strings.Join(r.Reviewers, ", "))
+	return out
+}
+
+// webLink returns raw when it is an http(s) address that can be linked as
+// it is (in markdown's autolink, in an HTML attribute), else "".
+func webLink(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return ""
+	}
+	for _, r := range raw {
+		if r <= ' ' || r == 0x7f || r >= 0x80 || strings.ContainsRune("<>\"'`\\", r) {
+			return ""
+		}
+	}
+	return raw
+}
+
+// lifecycleWord is what the documents call a change of status.
+func lifecycleWord(i int, t Transition) string {
+	switch {
+	case i == 0:
+		return "started"
+	case t.Status == StatusActive:
+		return "resumed"
+	}
+	return string(t.Status)
+}
+
+// ExportMarkdown writes the voyage's whole story as markdown, for a pull
+// request or an issue: its description and lifecycle, then every entry in
+// order with who recorded it (identity, role, method) — each bearing with
+// the observations it sealed, its reading and the challenged readings
+// before it; each action with its parameters, status, result and links;
+// every note and judgement — then the failed actions an older helm took
+// out of the story, and the observations left on the slate.
+//
+// Stored text is escaped as Report.WriteMarkdown escapes it: it reads as
+// written and cannot change the document's structure.
+func (v *Voyage) ExportMarkdown(ctx context.Context, w io.Writer) error {
+	d, err := v.storyDoc(ctx, "export markdown")
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	d.writeMarkdown(&b)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return v.fail("export markdown", err, Hint{})
+	}
+	return nil
+}
+
+func (d *storyDoc) writeMarkdown(b *strings.Builder) {
+	info := d.Info
+	fmt.Fprintf(b, "# Voyage: %s\n\n", mdHeading(info.Intent))
+	fmt.Fprintf(b, "- **Voyage:** `%s` (%s)\n", mdCode(info.ID), mdInline(string(info.Kind)))
+	fmt.Fprintf(b, "- **Identity:** %s\n", mdInline(info.Identity))
+	status := mdInline(string(info.Status))
+	if !info.CompletedAt.IsZero() && info.Status != StatusActive {
+		status += " (" + stampOf(info.CompletedAt) + ")"
+	}
+	fmt.Fprintf(b, "- **Status:** %s\n", status)
+	if info.Summary != "" && info.Status != StatusActive {
+		fmt.Fprintf(b, "- **Summary:** %s\n", mdInline(info.Summary))
+	}
+	fmt.Fprintf(b, "- **Created:** %s\n", stampOf(info.Created))
+	if info.Repo != "" || info.Branch != "" || info.Base != "" {
+		var parts []string
+		if info.Repo != "" {
+			parts = append(parts, mdInline(info.Repo))
+		}
+		if info.Branch != "" {
+			parts = append(parts, "branch "+mdInline(info.Branch))
+		}
+		if info.Base != "" {
+			parts = append(parts, "base `"+mdCode(shortSHA(info.Base))+"`")
+		}
+		fmt.Fprintf(b, "- **Repository:** %s\n", strings.Join(parts, ", "))
+	}
+	if info.Parent != "" {
+		fmt.Fprintf(b, "- **Part of:** voyage `%s`\n", mdCode(info.Parent))
+	}
+	if len(info.Crew) > 0 {
+		fmt.Fprintf(b, "- **Crew:** %s\n", mdJoin(info.Crew))
+	}
+
+	if len(info.Lifecycle) > 0 {
+		b.WriteString("\n## Lifecycle\n\n")
+		for i, t := range info.Lifecycle {
+			fmt.Fprintf(b, "- %s %s by %s", stampOf(t.At), mdInline(lifecycleWord(i, t)), mdInline(whoLine(t.Who)))
+			if t.Reason != "" {
+				fmt.Fprintf(b, ": %s", mdInline(t.Reason))
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	b.WriteString("\n## Logbook\n")
+	if len(d.Entries) == 0 {
+		b.WriteString("\nNo entries yet.\n")
+	}
+	for _, e := range d.Entries {
+		d.writeMarkdownEntry(b, e)
+	}
+	if len(d.Legacy) > 0 {
+		b.WriteString("\n## Failed actions taken out of the story\n\nAn older helm took these actions out of the story when they failed; they keep the numbers they were shown with.\n")
+		for _, e := range d.Legacy {
+			d.writeMarkdownEntry(b, e)
+		}
+	}
+	if len(d.Slate) > 0 {
+		b.WriteString("\n## Slate\n\nObservations no bearing has sealed yet:\n\n")
+		for _, o := range d.Slate {
+			d.writeMarkdownObservation(b, o)
+		}
+	}
+}
+
+func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
+	fmt.Fprintf(b, "\n### %s %d · %s · %s\n\n", logbook.Title(e.Kind), e.N, stampOf(e.At), mdInline(whoLine(e.Who)))
+	switch e.Kind {
+	case EntryBearing:
+		bg := e.Bearing
+		if len(bg.Observations) > 0 {
+			b.WriteString("Sealed observations:\n\n")
+			for _, o := range bg.Observations {
+				d.writeMarkdownObservation(b, o)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("Reading:\n\n")
+		mdQuote(b, bg.Reading.Text)
+		if n := len(bg.Reading.History); n > 0 {
+			fmt.Fprintf(b, "\nChallenged %d×, oldest first:\n", n)
+			for i, h := range bg.Reading.History {
+				fmt.Fprintf(b, "\n%d. %s by %s: “%s” The reading was:\n\n", i+1, stampOf(h.ChallengedAt), mdInline(whoLine(h.ChallengedBy)), mdInline(h.ChallengedWith))
+				var q strings.Builder
+				mdQuote(&q, h.Text)
+				for _, line := range strings.SplitAfter(strings.TrimSuffix(q.String(), "\n"), "\n") {
+					b.WriteString("   " + line)
+				}
+				b.WriteString("\n")
+			}
+		}
+	case EntryAction:
+		a := e.Action
+		fmt.Fprintf(b, "%s — %s", mdInline(DescribeAction(a)), mdInline(string(a.Status)))
+		if !a.DoneAt.IsZero() {
+			fmt.Fprintf(b, " at %s", stampOf(a.DoneAt))
+		}
+		b.WriteString("\n")
+		var items []string
+		for _, p := range actionParams(a.Params) {
+			items = append(items, mdInline(p.Key+": "+p.Value))
+		}
+		if a.Why != "" {
+			items = append(items, "why: "+mdInline(a.Why))
+		}
+		for _, p := range resultParams(a.Result) {
+			items = append(items, mdInline(p.Key+": "+p.Value))
+		}
+		if a.Result != nil {
+			if link := mdLink(a.Result.URL); link != "" {
+				items = append(items, "link: "+link)
+			}
+		}
+		if a.Rule != "" {
+			items = append(items, "rule: "+mdInline(a.Rule))
+		}
+		if a.Error != "" && a.Status == ActionFailed {
+			items = append(items, "error: "+mdInline(a.Error))
+		}
+		if len(items) > 0 {
+			b.WriteString("\n")
+			for _, it := range items {
+				b.WriteString("- " + it + "\n")
+			}
+		}
+	case EntryNote:
+		mdQuote(b, e.Note.Text)
+	case EntryJudgement:
+		j := e.Judgement
+		fmt.Fprintf(b, "%s: %d/10 (evidence: entries %s)\n", mdInline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence))
+		if j.Text != "" {
+			b.WriteString("\n")
+			mdQuote(b, j.Text)
+		}
+	}
+}
+
+func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o ObservationRecord) {
+	fmt.Fprintf(b, "- %s — observed %s", mdInline(o.Label), stampOf(o.ObservedAt))
+	if o.ObservedBy.Identity != "" {
+		fmt.Fprintf(b, " by %s", mdInline(whoLine(o.ObservedBy)))
+	}
+	if o.Artifact != "" {
+		fmt.Fprintf(b, "; sighting `%s`", mdCode(shortHash(o.Artifact)))
+		if a, ok := d.Artifacts[o.Artifact]; ok {
+			fmt.Fprintf(b, " (%s, %s)", byteCount(a.Size), mdInline(artifactState(a)))
+		}
+	}
+	b.WriteString("\n")
+}
+
+// artifactState says where an artifact stands: "stowed", "reduced to
+// 9f2c4e1a0b3d", "jettisoned: holds a customer's data".
+func artifactState(a ArtifactInfo) string {
+	switch {
+	case a.Status == ArtifactReduced && a.ReducedTo != "":
+		return "reduced to " + shortHash(a.ReducedTo)
+	case a.Status == ArtifactJettisoned && a.Reason != "":
+		return "jettisoned: " + a.Reason
+	}
+	return string(a.Status)
+}
+
+// shortHash is the first 12 digits of an artifact's hash.
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// byteCount renders a size for people: "812 B", "96.0 KiB".
+func byteCount(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+//go:embed exportdoc.html.tmpl
+var storyHTMLSource string
+
+var storyHTML = template.Must(template.New("voyage").Parse(storyHTMLSource))
+
+// ExportHTML writes the voyage as one self-contained HTML page, to look at
+// in a browser or attach to a review: its description and lifecycle, then
+// a vertical timeline of its entries, each with its time, who recorded it
+// (identity, role, method) and its kind — bearings with the observations
+// they sealed and the history of their readings, actions with their
+// parameters, results and links (failed and refused ones marked), notes and
+// judgements — and what is left on the slate. The page makes no request of
+// its own: its style is inline, it has no script, and its
+// Content-Security-Policy forbids both.
+//
+// Every stored text is escaped (html/template): a reading that holds
+// markup shows as text. Control characters and bidirectional overrides
+// show as visible escapes, as in the story.
+func (v *Voyage) ExportHTML(ctx context.Context, w io.Writer) error {
+	d, err := v.storyDoc(ctx, "export html")
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := storyHTML.Execute(&b, d.htmlPage()); err != nil {
+		return v.fail("export html", err, Hint{})
+	}
+	// The templates defined after the page leave their line breaks.
+	page := append(bytes.TrimRight(b.Bytes(), "\n"), '\n')
+	if _, err := w.Write(page); err != nil {
+		return v.fail("export html", err, Hint{})
+	}
+	return nil
+}
+
+// The page's data: every text made safe to show (safetext), ready for
+// html/template to escape.
+
+type htmlPage struct {
+	Intent, ID, Kind, Identity, Status, Created, Completed, Summary string
+	Repo, Branch, Base, Parent                                      string
+	Crew                                                            []string
+	Lifecycle                                                       []htmlChange
+	Entries, Legacy                                                 []htmlEntry
+	Slate                                                           []htmlObservation
+}
+
+type htmlChange struct {
+	At, Word, Who, Reason string
+}
+
+type htmlEntry struct {
+	N                 int
+	Kind, Title, Icon string
+	At                string
+	Identity          string
+	Role, Method      string
+	Status            string // an action's: performed, failed, refused, outcome-unknown
+	Observations      []htmlObservation
+	Reading           string
+	History           []htmlAttempt
+	Description       string
+	DoneAt            string
+	Params, Result    []actionParam
+	Link              string
+	Why, Rule, Error  string
+	Text              string
+	Dimension         string
+	Score             int
+	Evidence          string
+}
+
+type htmlAttempt struct {
+	Text, Feedback, By, At string
+}
+
+type htmlObservation struct {
+	Label, Key, At, By, Artifact, Size, Status string
+}
+
+// entryIcons are the timeline's marks of each kind of entry.
+var entryIcons = map[EntryKind]string{
+	EntryBearing:   "◎",
+	EntryAction:    "⚙",
+	EntryNote:      "✎",
+	EntryJudgement: "⚖",
+}
+
+func (d *storyDoc) htmlPage() htmlPage {
+	line, block := safetext.Line, func(s string) string { return safetext.Block(s, "") }
+	info := d.Info
+	p := htmlPage{
+		Intent: line(info.Intent), ID: info.ID, Kind: line(string(info.Kind)), Identity: line(info.Identity),
+		Status: line(string(info.Status)), Created: stampOf(info.Created), Summary: block(info.Summary),
+		Repo: line(info.Repo), Branch: line(info.Branch), Base: line(info.Base), Parent: line(info.Parent),
+	}
+	if info.Status == StatusActive {
+		p.Summary = ""
+	} else if !info.CompletedAt.IsZero() {
+		p.Completed = stampOf(info.CompletedAt)
+	}
+	for _, c := range info.Crew {
+		p.Crew = append(p.Crew, line(c))
+	}
+	for i, t := range info.Lifecycle {
+		p.Lifecycle = append(p.Lifecycle, htmlChange{At: stampOf(t.At), Word: lifecycleWord(i, t), Who: line(whoLine(t.Who)), Reason: block(t.Reason)})
+	}
+	for _, e := range d.Entries {
+		p.Entries = append(p.Entries, d.htmlEntry(e))
+	}
+	for _, e := range d.Legacy {
+		p.Legacy = append(p.Legacy, d.htmlEntry(e))
+	}
+	for _, o := range d.Slate {
+		p.Slate = append(p.Slate, d.htmlObservation(o))
+	}
+	return p
+}
+
+func (d *storyDoc) htmlEntry(e Entry) htmlEntry {
+	line, block := safetext.Line, func(s string) string { return safetext.Block(s, "") }
+	h := htmlEntry{
+		N: e.N, Kind: string(e.Kind), Title: logbook.Title(e.Kind), Icon: entryIcons[e.Kind], At: stampOf(e.At),
+		Identity: line(e.Who.Identity), Role: line(e.Who.Role), Method: line(e.Who.Method),
+	}
+	switch e.Kind {
+	case EntryBearing:
+		for _, o := range e.Bearing.Observations {
+			h.Observations = append(h.Observations, d.htmlObservation(o))
+		}
+		h.Reading = block(e.Bearing.Reading.Text)
+		for _, a := range e.Bearing.Reading.History {
+			h.History = append(h.History, htmlAttempt{Text: block(a.Text), Feedback: block(a.ChallengedWith), By: line(whoLine(a.ChallengedBy)), At: stampOf(a.ChallengedAt)})
+		}
+	case EntryAction:
+		a := e.Action
+		h.Status, h.Description = string(a.Status), line(DescribeAction(a))
+		if !a.DoneAt.IsZero() {
+			h.DoneAt = stampOf(a.DoneAt)
+		}
+		for _, pa := range actionParams(a.Params) {
+			h.Params = append(h.Params, actionParam{line(pa.Key), block(pa.Value)})
+		}
+		for _, pa := range resultParams(a.Result) {
+			h.Result = append(h.Result, actionParam{pa.Key, line(pa.Value)})
+		}
+		if a.Result != nil {
+			h.Link = webLink(a.Result.URL)
+		}
+		h.Why, h.Rule = block(a.Why), line(a.Rule)
+		if a.Status == ActionFailed {
+			h.Error = block(a.Error)
+		}
+	case EntryNote:
+		h.Text = block(e.Note.Text)
+	case EntryJudgement:
+		j := e.Judgement
+		h.Dimension, h.Score, h.Evidence, h.Text = line(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence), block(j.Text)
+	}
+	return h
+}
+
+func (d *storyDoc) htmlObservation(o ObservationRecord) htmlObservation {
+	h := htmlObservation{Label: safetext.Line(o.Label), Key: safetext.Line(o.Key), At: stampOf(o.ObservedAt), Artifact: safetext.Line(o.Artifact)}
+	if o.ObservedBy.Identity != "" {
+		h.By = safetext.Line(whoLine(o.ObservedBy))
+	}
+	if a, ok := d.Artifacts[o.Artifact]; ok {
+		h.Size, h.Status = byteCount(a.Size), safetext.Line(artifactState(a))
+	}
+	return h
+}

@@ -1,0 +1,599 @@
+package helm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/zeebo/blake3"
+
+	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/redact"
+	"github.com/helmlog/helm/segment"
+)
+
+// Import makes the voyage an archive holds (Voyage.ExportArchive) in this
+// home, and opens it: the same id, every event with its time, who
+// recorded it and its entry number, and every artifact's stored bytes, so
+// that its views read as the exported voyage's did. Only where an
+// artifact's bytes lie (Offset, Blob) may differ.
+//
+// Nothing is trusted and nothing is written until it is checked: the
+// archive's form, line by line; every event, folded in order as opening
+// the voyage would; every artifact against its BLAKE3 address; that the
+// archive holds the bytes of every artifact its events say the voyage
+// has; and the digest of the whole file, in its last line. A voyage whose
+// id the home holds already is refused. Any of these is an error matching
+// ErrInvalid that names the archive's line, and the home is left as it
+// was: the voyage is built in a directory of its own, which appears under
+// its id only once all is written and durable. A failure to write the home
+// is an error that does not match ErrInvalid.
+//
+// Text is redacted as any stored text is (the exporting helm redacted it
+// already, so helm's own archives read the same). Artifacts are stored as
+// the archive holds them: their address is the hash of their bytes. A
+// jettisoned artifact, whose bytes an archive leaves out, is recorded as
+// Compact leaves one: its bytes reclaimed.
+func (h *Home) Import(ctx context.Context, r io.Reader) (*Voyage, error) {
+	const op = "import voyage"
+	ar := &archiveReader{br: bufio.NewReaderSize(r, 64<<10), sum: blake3.New()}
+	im, err := ar.readHead(ctx)
+	if err != nil {
+		return nil, &VoyageError{Op: op, Voyage: ar.id, Err: err}
+	}
+	id := im.hdr.VoyageID
+	red, err := h.redactor()
+	if err != nil {
+		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+	}
+	im.red = red
+	if got, err := h.Resolve(id); err == nil && got == id {
+		return nil, &VoyageError{Op: op, Voyage: id,
+			Err:  fmt.Errorf("%w: the home %s holds voyage %s already (imported before, or the voyage the archive was exported from)", ErrInvalid, h.dir, id),
+			Hint: Hint{HintOtherHome, "import it into another home, or remove the voyage from this one first"}}
+	}
+	if err := ar.readEvents(ctx, im); err != nil {
+		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+	}
+	err = h.create(ctx, id, func(v *Voyage) error {
+		if err := ar.readArtifacts(ctx, im, v.pack); err != nil {
+			return &VoyageError{Op: op, Voyage: id, Err: err}
+		}
+		records, err := im.records()
+		if err != nil {
+			return &VoyageError{Op: op, Voyage: id, Err: err}
+		}
+		_, err = v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+			if tx.Last() != 0 {
+				return nil, errors.New("the new voyage's log is not empty")
+			}
+			return records, nil
+		})
+		if err != nil {
+			return &VoyageError{Op: op, Voyage: id, Err: err}
+		}
+		return nil
+	})
+	if err != nil {
+		if ve, ok := err.(*VoyageError); ok {
+			if ve.Op == "start voyage" {
+				ve.Op = op // the voyage's directory could not be made
+			}
+			return nil, err
+		}
+		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+	}
+	return h.open(id)
+}
+
+// maxArchiveLine bounds a line of an archive other than an artifact's
+// (whose data is streamed): an event's JSON may be larger than its stored
+// form, which the log bounds at segment.DefaultMaxRecordSize.
+const maxArchiveLine = 2 * segment.DefaultMaxRecordSize
+
+// archiveReader reads an archive a line at a time, hashing every byte it
+// consumes before the trailer.
+type archiveReader struct {
+	br   *bufio.Reader
+	sum  *blake3.Hasher
+	line int    // the line being read, from 1
+	n    int64  // bytes hashed
+	id   string // the voyage's, once the header is read
+	// readErr is what reading the archive failed with (not its end):
+	// not the archive's fault.
+	readErr error
+}
+
+// invalid returns an error matching ErrInvalid about the line being read.
+func (a *archiveReader) invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: archive line %d: %s", ErrInvalid, a.line, fmt.Sprintf(format, args...))
+}
+
+// consumed hashes bytes read from the archive before its trailer.
+func (a *archiveReader) consumed(p []byte) {
+	a.sum.Write(p)
+	a.n += int64(len(p))
+}
+
+// fault turns an error of the underlying reader into the error to
+// return: its end is the archive's fault (it was cut short), anything
+// else is not.
+func (a *archiveReader) fault(err error, what string) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return a.invalid("the archive ends %s: it was cut short", what)
+	}
+	a.readErr = err
+	return fmt.Errorf("read the archive, line %d: %w", a.line, err)
+}
+
+// readLine reads the next line, without its newline, of at most max
+// bytes, hashing it (and its newline) if hash. The last line may lack
+// its newline.
+func (a *archiveReader) readLine(max int, hash bool) ([]byte, error) {
+	a.line++
+	var line []byte
+	for {
+		chunk, err := a.br.ReadSlice('\n')
+		if len(line)+len(chunk) > max+1 {
+			return nil, a.invalid("the line is longer than %d bytes", max)
+		}
+		if hash {
+			a.consumed(chunk)
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(line) > 0:
+			return line, nil
+		default:
+			return nil, a.fault(err, "before this line")
+		}
+	}
+}
+
+// importer is what an archive's events make of a voyage, before anything
+// is written.
+type importer struct {
+	hdr    archiveHeader
+	red    *redact.Redactor
+	st     projection.State
+	events []*projection.Event // redacted, as they will be stored; their Seq set
+	cs     copies
+	seen   map[uint64]bool // the events' sequence numbers
+	// live are the copies holding the bytes of the artifacts the voyage
+	// has (indexes into cs.list), and want those not read yet, by hash.
+	live []int
+	want map[string]int
+	// blobs are the blob records to write, by sequence number;
+	// offsets the pack frames written, by the offset the archive's
+	// events give them.
+	blobs   map[uint64][]byte
+	offsets map[int64]int64
+	// reclaim lists, in the order they were stored, the copies in the
+	// pack whose bytes the archive leaves out (jettisoned), yet to be
+	// written as reclaimed frames.
+	reclaim []int
+}
+
+// readHead reads the archive's header.
+func (a *archiveReader) readHead(ctx context.Context) (*importer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	line, err := a.readLine(1024, true)
+	if err != nil {
+		return nil, err
+	}
+	var hdr archiveHeader
+	if err := strictJSON(line, &hdr); err != nil {
+		return nil, a.invalid("not a helm archive's header (%v)", err)
+	}
+	switch {
+	case hdr.Export > archiveVersion:
+		return nil, a.invalid("archive format %d is newer than this helm reads (%d): upgrade helm", hdr.Export, archiveVersion)
+	case hdr.Export < 1:
+		return nil, a.invalid("not a helm archive's header (helm_export %d)", hdr.Export)
+	}
+	if u, err := uuid.Parse(hdr.VoyageID); err != nil || u.String() != hdr.VoyageID {
+		return nil, a.invalid("voyage id %q is not a lower-case UUID", hdr.VoyageID)
+	}
+	a.id = hdr.VoyageID
+	if hdr.Events < 1 || hdr.Artifacts < 0 {
+		return nil, a.invalid("an archive holds at least one event and no negative count of artifacts (events %d, artifacts %d)", hdr.Events, hdr.Artifacts)
+	}
+	return &importer{hdr: hdr, seen: map[uint64]bool{}}, nil
+}
+
+// strictJSON decodes line into v, refusing unknown fields and trailing
+// data.
+func strictJSON(line []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("data after the object")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("data after the object")
+	}
+	return nil
+}
+
+// readEvents reads the archive's events, checks each and folds it.
+func (a *archiveReader) readEvents(ctx context.Context, im *importer) error {
+	var last uint64
+	for i := range im.hdr.Events {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, err := a.readLine(maxArchiveLine, true)
+		if err != nil {
+			return err
+		}
+		var ids struct {
+			VoyageID string `json:"voyage_id"`
+		}
+		if err := json.Unmarshal(line, &ids); err != nil {
+			return a.invalid("not an event (%v)", err)
+		}
+		if ids.VoyageID != im.hdr.VoyageID {
+			return a.invalid("the event belongs to voyage %q, the archive to voyage %s", ids.VoyageID, im.hdr.VoyageID)
+		}
+		e, err := projection.Decode(line)
+		if err != nil {
+			return a.invalid("%v", err)
+		}
+		switch {
+		case e.Seq == 0:
+			return a.invalid("the %s event has no sequence number (seq)", e.Type)
+		case e.Seq <= last:
+			return a.invalid("the %s event's sequence number %d does not follow %d", e.Type, e.Seq, last)
+		case i == 0 && (e.Seq != 1 || e.Type != projection.VoyageStarted || e.Voyage == nil || e.Voyage.ID != im.hdr.VoyageID):
+			return a.invalid("the first event does not start voyage %s", im.hdr.VoyageID)
+		case i > 0 && e.Type == projection.VoyageStarted:
+			return a.invalid("a second voyage-started event")
+		}
+		last = e.Seq
+		stored, err := importEvent(im.red, e, &im.st)
+		if err != nil {
+			return a.invalid("the %s event %d does not fold: %v", e.Type, e.Seq, err)
+		}
+		im.events = append(im.events, stored)
+		im.seen[stored.Seq] = true
+		im.cs.add(stored.Seq, stored)
+	}
+	// The records between the events are the blob records of the copies
+	// they stored, one each: the log is numbered without a gap.
+	blobs := uint64(0)
+	for _, c := range im.cs.list {
+		if b := c.ref.Blob; b != 0 {
+			if b >= c.seq || im.seen[b] {
+				return a.invalid("the artifact event %d names record %d as its blob, which is not a record before it", c.seq, b)
+			}
+			blobs++
+		}
+	}
+	if n := uint64(len(im.events)); last-n != blobs {
+		return a.invalid("the events are numbered up to %d, but they and the %d blob records they name make %d records", last, blobs, n+blobs)
+	}
+	live, err := im.cs.live(&im.st)
+	if err != nil {
+		return a.invalid("%v", err)
+	}
+	if len(live) != im.hdr.Artifacts {
+		return a.invalid("the events say the voyage holds the bytes of %d artifacts, the header says the archive holds %d", len(live), im.hdr.Artifacts)
+	}
+	im.live, im.want = live, map[string]int{}
+	isLive := map[int]bool{}
+	for _, i := range live {
+		im.want[im.cs.list[i].ref.Hash] = i
+		isLive[i] = true
+	}
+	for i, c := range im.cs.list {
+		if !isLive[i] && c.ref.Blob == 0 {
+			im.reclaim = append(im.reclaim, i)
+		}
+	}
+	im.blobs, im.offsets = map[uint64][]byte{}, map[int64]int64{}
+	return nil
+}
+
+// importEvent returns the stored form of e, redacted, once it folds into
+// st at e.Seq: a deep copy, with its Seq.
+func importEvent(red *redact.Redactor, e *projection.Event, st *projection.State) (*projection.Event, error) {
+	c := *e
+	c.Seq, c.V = 0, 0
+	data, err := projection.EncodeJSON(&c)
+	if err != nil {
+		return nil, err
+	}
+	copied, err := projection.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	redactEvent(red, copied)
+	if err := st.Apply(e.Seq, copied); err != nil {
+		return nil, err
+	}
+	copied.Seq = e.Seq
+	return copied, nil
+}
+
+// readArtifacts reads the archive's artifacts, checking each as it is
+// stored — small ones kept for their blob records, large ones written to
+// pack — then its trailer.
+func (a *archiveReader) readArtifacts(ctx context.Context, im *importer, pack *artifact.Pack) error {
+	for range im.hdr.Artifacts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := a.readArtifact(im, pack); err != nil {
+			return err
+		}
+	}
+	if err := a.readTrailer(); err != nil {
+		return err
+	}
+	for hash := range im.want { // cannot be: the header counts them
+		return a.invalid("the archive lacks the bytes of artifact %s", hash)
+	}
+	return im.reclaimUpTo(pack, ^uint64(0))
+}
+
+// reclaimUpTo writes the reclaimed frames of the jettisoned copies in the
+// pack stored before seq.
+func (im *importer) reclaimUpTo(pack *artifact.Pack, seq uint64) error {
+	for len(im.reclaim) > 0 && im.cs.list[im.reclaim[0]].seq < seq {
+		c := &im.cs.list[im.reclaim[0]]
+		r, err := pack.StowReclaimed(artifactRef(&c.ref))
+		if err != nil {
+			return err
+		}
+		im.offsets[c.ref.Offset] = r.Offset
+		im.reclaim = im.reclaim[1:]
+	}
+	return nil
+}
+
+// readArtifact reads one artifact line and stores its bytes.
+func (a *archiveReader) readArtifact(im *importer, pack *artifact.Pack) error {
+	a.line++
+	head, err := a.readArtifactHead()
+	if err != nil {
+		return err
+	}
+	i, ok := im.want[head.Hash]
+	if !ok {
+		if slices.ContainsFunc(im.live, func(i int) bool { return im.cs.list[i].ref.Hash == head.Hash }) {
+			return a.invalid("artifact %s is in the archive twice", head.Hash)
+		}
+		return a.invalid("artifact %s is not one whose bytes the voyage holds, by its events", head.Hash)
+	}
+	delete(im.want, head.Hash)
+	c := &im.cs.list[i]
+	if head.Size != c.ref.Size {
+		return a.invalid("artifact %s is of %d bytes, its event says %d", head.Hash, head.Size, c.ref.Size)
+	}
+	if head.Encoding != archiveEncoding {
+		return a.invalid("artifact %s is encoded %q, not %q", head.Hash, head.Encoding, archiveEncoding)
+	}
+	data := &quoteReader{a: a}
+	stored := base64.NewDecoder(base64.StdEncoding, data)
+	ref := artifactRef(&c.ref)
+	if c.ref.Blob != 0 {
+		if c.ref.StoredSize >= segment.DefaultMaxRecordSize {
+			return a.invalid("artifact %s: %d stored bytes cannot be a record of the event log", head.Hash, c.ref.StoredSize)
+		}
+		var buf bytes.Buffer
+		err = artifact.CopyStored(&buf, ref, stored)
+		if err == nil {
+			im.blobs[c.ref.Blob] = artifact.BlobRecord(&artifact.Encoded{Hash: ref.Hash, Size: ref.Size, Compressed: buf.Bytes()})
+		}
+	} else if err = im.reclaimUpTo(pack, c.seq); err == nil {
+		var r artifact.Ref
+		r, err = pack.StowStored(ref, stored)
+		im.offsets[c.ref.Offset] = r.Offset
+	}
+	if err != nil {
+		switch {
+		case a.readErr != nil:
+			return fmt.Errorf("read the archive, line %d: %w", a.line, a.readErr)
+		case errors.Is(err, ErrInvalid):
+			return err
+		case errors.Is(err, artifact.ErrDamaged) || errors.As(err, new(base64.CorruptInputError)) || errors.Is(err, io.ErrUnexpectedEOF):
+			return a.invalid("%v", err)
+		}
+		return err // writing the pack failed
+	}
+	if !data.done {
+		return a.invalid("artifact %s: its data does not end where its bytes do", head.Hash)
+	}
+	end := make([]byte, len(artifactLineEnd)-1) // the quote is read
+	if _, err := io.ReadFull(a.br, end); err != nil {
+		return a.fault(err, "inside this artifact's line")
+	}
+	a.consumed(end)
+	if string(end) != artifactLineEnd[1:] {
+		return a.invalid("artifact %s: its line does not end as an artifact's does", head.Hash)
+	}
+	nl, err := a.br.ReadByte()
+	if err != nil {
+		return a.fault(err, "inside this artifact's line")
+	}
+	a.consumed([]byte{nl})
+	if nl != '\n' {
+		return a.invalid("artifact %s: its line does not end as an artifact's does", head.Hash)
+	}
+	return nil
+}
+
+// readArtifactHead reads an artifact line up to its data, and checks that
+// it is written as ExportArchive writes it.
+func (a *archiveReader) readArtifactHead() (archiveArtifactHead, error) {
+	const max = 256
+	var b []byte
+	for !bytes.HasSuffix(b, []byte(`"data":"`)) {
+		if len(b) >= max {
+			return archiveArtifactHead{}, a.invalid("not an artifact (%.40q...)", b)
+		}
+		c, err := a.br.ReadByte()
+		if err != nil {
+			return archiveArtifactHead{}, a.fault(err, "before this artifact's data")
+		}
+		a.consumed([]byte{c})
+		if c == '\n' {
+			return archiveArtifactHead{}, a.invalid("not an artifact (%.40q...)", b)
+		}
+		b = append(b, c)
+	}
+	var line struct {
+		Artifact archiveArtifactHead `json:"artifact"`
+	}
+	err := json.Unmarshal(append(slices.Clip(b), artifactLineEnd...), &line)
+	head := line.Artifact
+	if err != nil || !bytes.Equal(b, head.prefix()) {
+		return head, a.invalid("not an artifact line as helm writes one (%.60q...)", b)
+	}
+	if sum, err := hex.DecodeString(head.Hash); err != nil || len(sum) != 32 || hex.EncodeToString(sum) != head.Hash {
+		return head, a.invalid("artifact hash %q is not a BLAKE3-256 in lower-case hex", head.Hash)
+	}
+	return head, nil
+}
+
+// quoteReader reads an artifact's base64 data, up to the quote that ends
+// it, hashing what it reads.
+type quoteReader struct {
+	a    *archiveReader
+	done bool // the quote was read
+}
+
+func (q *quoteReader) Read(p []byte) (int, error) {
+	if q.done {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	br := q.a.br
+	if br.Buffered() == 0 {
+		if _, err := br.Peek(1); err != nil {
+			return 0, q.a.fault(err, "inside an artifact's data")
+		}
+	}
+	buf, _ := br.Peek(min(len(p), br.Buffered()))
+	n := 0
+	for ; n < len(buf); n++ {
+		c := buf[n]
+		if c == '"' {
+			q.done = true
+			break
+		}
+		if !isBase64(c) {
+			return 0, q.a.invalid("byte %q in an artifact's base64 data", c)
+		}
+	}
+	copy(p, buf[:n])
+	q.a.consumed(buf[:n])
+	br.Discard(n)
+	if q.done {
+		q.a.consumed([]byte{'"'})
+		br.Discard(1)
+		if n == 0 {
+			return 0, io.EOF
+		}
+	}
+	return n, nil
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
+}
+
+// readTrailer reads the archive's last line and checks its digest of
+// every byte before it; nothing may follow it.
+func (a *archiveReader) readTrailer() error {
+	hashed := a.n
+	got := hex.EncodeToString(a.sum.Sum(nil))
+	line, err := a.readLine(256, false)
+	if err != nil {
+		return err
+	}
+	var tr archiveTrailer
+	if err := strictJSON(line, &tr); err != nil || tr.End != archiveVersion {
+		return a.invalid("not the archive's trailer (%.60q)", line)
+	}
+	if tr.Digest != got {
+		return a.invalid("the digest of the %d bytes before the trailer is %s, the trailer says %q: the archive was changed or damaged after it was written", hashed, got, tr.Digest)
+	}
+	if _, err := a.br.ReadByte(); err == nil {
+		return a.invalid("the archive goes on after its trailer")
+	} else if !errors.Is(err, io.EOF) {
+		return a.fault(err, "after its trailer")
+	}
+	return nil
+}
+
+// records returns the voyage's log as the archive's events number it:
+// every event, redacted, its pack offset the one its bytes were written
+// at, and before each copy stored in the log its blob record (or, for one
+// the archive leaves out, an empty one).
+func (im *importer) records() ([][]byte, error) {
+	byBlob := map[uint64]bool{}
+	for _, c := range im.cs.list {
+		if c.ref.Blob != 0 {
+			byBlob[c.ref.Blob] = true
+		}
+	}
+	var out [][]byte
+	seq := uint64(0)
+	for _, e := range im.events {
+		for seq+1 < e.Seq {
+			seq++
+			if !byBlob[seq] {
+				return nil, fmt.Errorf("%w: record %d is neither an event nor a blob", ErrInvalid, seq)
+			}
+			blob := im.blobs[seq]
+			if blob == nil {
+				// A jettisoned artifact's: an empty blob record keeps its
+				// place, as a reclaimed one would.
+				blob = artifact.BlobRecord(&artifact.Encoded{Compressed: []byte{}})
+			}
+			out = append(out, blob)
+		}
+		seq = e.Seq
+		stored := *e
+		stored.Seq = 0
+		if a := e.Artifact; a != nil && a.Blob == 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
+			off, ok := im.offsets[a.Offset]
+			if !ok {
+				return nil, fmt.Errorf("%w: event %d names the pack frame at offset %d, which no artifact stored", ErrInvalid, e.Seq, a.Offset)
+			}
+			ref := *a
+			ref.Offset = off
+			stored.Artifact = &ref
+		}
+		rec, err := projection.Encode(&stored)
+		if err == nil && len(rec) > segment.DefaultMaxRecordSize {
+			err = fmt.Errorf("a %s event of %d bytes exceeds the log's record limit of %d bytes", e.Type, len(rec), segment.DefaultMaxRecordSize)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: event %d: %v", ErrInvalid, e.Seq, err)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
