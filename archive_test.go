@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -383,6 +384,12 @@ func TestImportOfCorpusVoyages(t *testing.T) {
 				require.NoError(t, err, "voyage %s", info.ID)
 				assert.Equal(t, viewsJSON(t, v), viewsJSON(t, imported), "voyage %s", info.ID)
 				assert.Equal(t, string(archive), string(exportArchive(t, imported)), "voyage %s exported again", info.ID)
+				for _, doc := range []func(*helm.Voyage, context.Context, io.Writer) error{(*helm.Voyage).ExportMarkdown, (*helm.Voyage).ExportHTML} {
+					var a, b bytes.Buffer
+					require.NoError(t, doc(v, ctx, &a))
+					require.NoError(t, doc(imported, ctx, &b))
+					assert.Equal(t, a.String(), b.String(), "voyage %s: the story reads the same", info.ID)
+				}
 				rep, err := other.Verify(ctx, info.ID)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "voyage %s: %+v", info.ID, rep.Problems)
