@@ -145,57 +145,14 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 		return nil, err
 	}
 	defer v.Close()
-	var (
-		st       projection.State
-		out      []Line
-		observed = map[string]uint64{} // slate key -> the Observed event that put it there
-		bearings = map[uint64]int{}    // BearingTaken seq -> entry number
-		last     Link                  // the last bearing
-		intents  = map[string]Link{}   // action id -> its intent
-	)
+	var out []Line
+	f := newLineFolder(info)
 	err = v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error {
-		if err := st.Apply(seq, e); err != nil {
-			return fmt.Errorf("voyage %s: %w", v.id, err)
+		l, ok, err := f.fold(seq, e)
+		if ok {
+			out = append(out, l)
 		}
-		l := Line{VoyageID: info.ID, ParentID: info.Parent, Event: *e}
-		l.Seq = seq
-		switch e.Type {
-		case projection.ArtifactStowed, projection.ArtifactReduced, projection.ArtifactJettisoned:
-			return nil
-		case projection.Observed:
-			observed[e.Obs.Key] = seq
-		case projection.MarkErased:
-			delete(observed, e.Key)
-		case projection.SlateWiped:
-			clear(observed)
-		case projection.ReadingChallenged:
-			l.Links = []Link{{Rel: LinkChallenges, Seq: e.Challenge.Bearing, Entry: bearings[e.Challenge.Bearing]}}
-		}
-		if projection.IsEntry(e.Type) {
-			en := st.Entries[len(st.Entries)-1]
-			l.N = en.N
-			switch e.Type {
-			case projection.BearingTaken:
-				for _, o := range en.Bearing.Observations {
-					l.Links = append(l.Links, Link{Rel: LinkSealed, Seq: observed[o.Key], Label: o.Label})
-				}
-				clear(observed)
-				bearings[seq] = en.N
-				last = Link{Rel: LinkFollowed, Seq: seq, Entry: en.N}
-			case projection.ActionIntended, projection.ActionRefused:
-				if last.Seq != 0 {
-					l.Links = []Link{last}
-				}
-				intents[e.Action.ID] = Link{Rel: LinkOutcomeOf, Seq: seq, Entry: en.N}
-			}
-		}
-		if e.Type == projection.ActionPerformed || e.Type == projection.ActionFailed {
-			if in, ok := intents[e.Action.ID]; ok {
-				l.Links = []Link{in}
-			}
-		}
-		out = append(out, l)
-		return nil
+		return err
 	}))
 	if err != nil {
 		return nil, v.fail("transcript", err, Hint{})
@@ -203,11 +160,11 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 	// In a voyage written before numbers were stored, an action that
 	// failed later took the numbers of the entries recorded meanwhile:
 	// number the lines and links as the story shows them in the end.
-	final := make(map[uint64]int, len(st.Entries)+len(st.FailedActions))
-	for _, en := range st.FailedActions {
+	final := make(map[uint64]int, len(f.st.Entries)+len(f.st.FailedActions))
+	for _, en := range f.st.FailedActions {
 		final[en.Seq] = en.N
 	}
-	for _, en := range st.Entries {
+	for _, en := range f.st.Entries {
 		final[en.Seq] = en.N
 	}
 	for i := range out {
@@ -222,6 +179,67 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 		}
 	}
 	return out, nil
+}
+
+// lineFolder turns a voyage's events, read in order, into transcript
+// lines: it folds them as they come, for the entry numbers and the links.
+type lineFolder struct {
+	info     VoyageInfo
+	st       projection.State
+	observed map[string]uint64 // slate key -> the Observed event that put it there
+	bearings map[uint64]int    // BearingTaken seq -> entry number
+	last     Link              // the last bearing
+	intents  map[string]Link   // action id -> its intent
+}
+
+func newLineFolder(info VoyageInfo) *lineFolder {
+	return &lineFolder{info: info, observed: map[string]uint64{}, bearings: map[uint64]int{}, intents: map[string]Link{}}
+}
+
+// fold folds the event at seq and returns its line; ok is false for the
+// events a transcript leaves out (artifacts' storage).
+func (f *lineFolder) fold(seq uint64, e *projection.Event) (l Line, ok bool, err error) {
+	if err := f.st.Apply(seq, e); err != nil {
+		return Line{}, false, fmt.Errorf("voyage %s: %w", f.info.ID, err)
+	}
+	l = Line{VoyageID: f.info.ID, ParentID: f.info.Parent, Event: *e}
+	l.Seq = seq
+	switch e.Type {
+	case projection.ArtifactStowed, projection.ArtifactReduced, projection.ArtifactJettisoned:
+		return Line{}, false, nil
+	case projection.Observed:
+		f.observed[e.Obs.Key] = seq
+	case projection.MarkErased:
+		delete(f.observed, e.Key)
+	case projection.SlateWiped:
+		clear(f.observed)
+	case projection.ReadingChallenged:
+		l.Links = []Link{{Rel: LinkChallenges, Seq: e.Challenge.Bearing, Entry: f.bearings[e.Challenge.Bearing]}}
+	}
+	if projection.IsEntry(e.Type) {
+		en := f.st.Entries[len(f.st.Entries)-1]
+		l.N = en.N
+		switch e.Type {
+		case projection.BearingTaken:
+			for _, o := range en.Bearing.Observations {
+				l.Links = append(l.Links, Link{Rel: LinkSealed, Seq: f.observed[o.Key], Label: o.Label})
+			}
+			clear(f.observed)
+			f.bearings[seq] = en.N
+			f.last = Link{Rel: LinkFollowed, Seq: seq, Entry: en.N}
+		case projection.ActionIntended, projection.ActionRefused:
+			if f.last.Seq != 0 {
+				l.Links = []Link{f.last}
+			}
+			f.intents[e.Action.ID] = Link{Rel: LinkOutcomeOf, Seq: seq, Entry: en.N}
+		}
+	}
+	if e.Type == projection.ActionPerformed || e.Type == projection.ActionFailed {
+		if in, ok := f.intents[e.Action.ID]; ok {
+			l.Links = []Link{in}
+		}
+	}
+	return l, true, nil
 }
 
 // Describe renders a transcript line as one line of text: what happened,
