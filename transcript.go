@@ -3,6 +3,7 @@ package helm
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -74,7 +75,10 @@ type TranscriptOptions struct {
 // unambiguous prefixes; none means every voyage of the home) into one
 // timeline, ordered by time, then by voyage id, then by sequence number:
 // the same voyages always give the same transcript. Artifacts' storage
-// events are left out (the observations that name them are in).
+// events are left out (the observations that name them are in). A voyage
+// that cannot be read (damaged) fails the transcript of every voyage, and
+// of those ids name when it is one of them; a sub-voyage that cannot be
+// read is not among the descendants, since its parent cannot be told.
 func (h *Home) Transcript(ctx context.Context, ids []string, opts TranscriptOptions) ([]Line, error) {
 	voyages, err := h.transcriptVoyages(ctx, ids, opts.Descendants)
 	if err != nil {
@@ -99,10 +103,14 @@ func (h *Home) Transcript(ctx context.Context, ids []string, opts TranscriptOpti
 }
 
 // transcriptVoyages resolves ids (all voyages when none), with their
-// descendants when asked.
+// descendants when asked. A voyage that cannot be read fails the
+// transcript of all voyages, and of the voyages named when it is one of
+// them; it is not found among the descendants, whose parent it cannot
+// tell.
 func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants bool) ([]VoyageInfo, error) {
 	all, err := h.List(ctx, ListAll)
-	if err != nil {
+	var unreadable *ListError
+	if err != nil && (len(ids) == 0 || !errors.As(err, &unreadable)) {
 		return nil, err
 	}
 	if len(ids) == 0 {
@@ -117,6 +125,11 @@ func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants 
 		id, err := h.Resolve(p)
 		if err != nil {
 			return nil, &VoyageError{Op: "transcript", Err: err}
+		}
+		if unreadable != nil {
+			if i := slices.Index(unreadable.Voyages, id); i >= 0 {
+				return nil, &VoyageError{Op: "transcript", Voyage: id, Err: unreadable.Errs[i]}
+			}
 		}
 		want[id] = true
 	}
