@@ -63,6 +63,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return // the headers say what a GET streams
+	}
 
 	var mu sync.Mutex // one writer at a time: the follower and the keep-alive
 	send := func(text string) error {

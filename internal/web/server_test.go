@@ -164,9 +164,11 @@ func TestOnlyGetAndHeadAreServed(t *testing.T) {
 			assert.Equal(t, "GET, HEAD", h.Get("Allow"))
 		}
 	}
-	status, _, body := do(t, ts, http.MethodHead, "/voyages/"+s.Main)
-	assert.Equal(t, http.StatusOK, status)
-	assert.Empty(t, body)
+	for _, path := range []string{"/voyages/" + s.Main, "/voyages/" + s.Main + "/events"} {
+		status, _, body := do(t, ts, http.MethodHead, path)
+		assert.Equal(t, http.StatusOK, status, path)
+		assert.Empty(t, body, path)
+	}
 }
 
 func TestIdsAndHashesAreChecked(t *testing.T) {
