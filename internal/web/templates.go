@@ -40,6 +40,16 @@ var funcs = template.FuncMap{
 	},
 	"join": strings.Join,
 	"next": func(n uint64) uint64 { return n + 1 },
+	// plural counts n of what word names: "1 note", "2 notes".
+	"plural": func(n int, word string) string {
+		if n == 1 {
+			return "1 " + word
+		}
+		if strings.HasSuffix(word, "y") {
+			return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
+		}
+		return fmt.Sprintf("%d %ss", n, word)
+	},
 	"ms": func(ms int64) string {
 		return (time.Duration(ms) * time.Millisecond).String()
 	},

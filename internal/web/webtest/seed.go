@@ -115,7 +115,7 @@ func Seed(ctx context.Context, dir string) (*Seeded, error) {
 	r.observe(main, must(marks.NewDirectoryTree(".", marks.DirectoryTreeOptions{})), Ann, env)
 	exit := 1
 	r.record(main, helm.Observation{
-		Mark: must(marks.NewCommand(work, "go", "test", "./widget")),
+		Mark: must(marks.NewCommand("", "go", "test", "./widget")),
 		Sighting: &sighting.Command{ExitCode: &exit, DurationMS: 1834,
 			Stdout: "--- FAIL: TestInitNil (0.00s)\npanic: runtime error: invalid memory address or nil pointer dereference\nFAIL\texample.com/widgets/widget\t0.012s\n",
 			Stderr: "exit status 1\n"},
