@@ -19,10 +19,10 @@ import (
 
 // librarySources returns the parsed non-test Go files of the library: the
 // module but the CLI (cmd/), the programs using it (examples/), its own
-// modules (bench/) and test helpers (internal/ghtest).
+// modules (bench/, integration/) and test helpers (internal/ghtest).
 func librarySources(t *testing.T) map[string]*ast.File {
 	t.Helper()
-	skip := map[string]bool{"cmd": true, "examples": true, "bench": true, "testdata": true, filepath.Join("internal", "ghtest"): true, filepath.Join("internal", "testfs"): true} // test support, not library
+	skip := map[string]bool{"cmd": true, "examples": true, "bench": true, "integration": true, "testdata": true, filepath.Join("internal", "ghtest"): true, filepath.Join("internal", "testfs"): true} // test support, not library
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {

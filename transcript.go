@@ -3,6 +3,7 @@ package helm
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -74,7 +75,10 @@ type TranscriptOptions struct {
 // unambiguous prefixes; none means every voyage of the home) into one
 // timeline, ordered by time, then by voyage id, then by sequence number:
 // the same voyages always give the same transcript. Artifacts' storage
-// events are left out (the observations that name them are in).
+// events are left out (the observations that name them are in). A voyage
+// that cannot be read (damaged) fails the transcript of every voyage, and
+// of those ids name when it is one of them; a sub-voyage that cannot be
+// read is not among the descendants, since its parent cannot be told.
 func (h *Home) Transcript(ctx context.Context, ids []string, opts TranscriptOptions) ([]Line, error) {
 	voyages, err := h.transcriptVoyages(ctx, ids, opts.Descendants)
 	if err != nil {
@@ -99,10 +103,14 @@ func (h *Home) Transcript(ctx context.Context, ids []string, opts TranscriptOpti
 }
 
 // transcriptVoyages resolves ids (all voyages when none), with their
-// descendants when asked.
+// descendants when asked. A voyage that cannot be read fails the
+// transcript of all voyages, and of the voyages named when it is one of
+// them; it is not found among the descendants, whose parent it cannot
+// tell.
 func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants bool) ([]VoyageInfo, error) {
 	all, err := h.List(ctx, ListAll)
-	if err != nil {
+	var unreadable *ListError
+	if err != nil && (len(ids) == 0 || !errors.As(err, &unreadable)) {
 		return nil, err
 	}
 	if len(ids) == 0 {
@@ -117,6 +125,11 @@ func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants 
 		id, err := h.Resolve(p)
 		if err != nil {
 			return nil, &VoyageError{Op: "transcript", Err: err}
+		}
+		if unreadable != nil {
+			if i := slices.Index(unreadable.Voyages, id); i >= 0 {
+				return nil, &VoyageError{Op: "transcript", Voyage: id, Err: unreadable.Errs[i]}
+			}
 		}
 		want[id] = true
 	}
@@ -145,57 +158,14 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 		return nil, err
 	}
 	defer v.Close()
-	var (
-		st       projection.State
-		out      []Line
-		observed = map[string]uint64{} // slate key -> the Observed event that put it there
-		bearings = map[uint64]int{}    // BearingTaken seq -> entry number
-		last     Link                  // the last bearing
-		intents  = map[string]Link{}   // action id -> its intent
-	)
+	var out []Line
+	f := newLineFolder(info)
 	err = v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error {
-		if err := st.Apply(seq, e); err != nil {
-			return fmt.Errorf("voyage %s: %w", v.id, err)
+		l, ok, err := f.fold(seq, e)
+		if ok {
+			out = append(out, l)
 		}
-		l := Line{VoyageID: info.ID, ParentID: info.Parent, Event: *e}
-		l.Seq = seq
-		switch e.Type {
-		case projection.ArtifactStowed, projection.ArtifactReduced, projection.ArtifactJettisoned:
-			return nil
-		case projection.Observed:
-			observed[e.Obs.Key] = seq
-		case projection.MarkErased:
-			delete(observed, e.Key)
-		case projection.SlateWiped:
-			clear(observed)
-		case projection.ReadingChallenged:
-			l.Links = []Link{{Rel: LinkChallenges, Seq: e.Challenge.Bearing, Entry: bearings[e.Challenge.Bearing]}}
-		}
-		if projection.IsEntry(e.Type) {
-			en := st.Entries[len(st.Entries)-1]
-			l.N = en.N
-			switch e.Type {
-			case projection.BearingTaken:
-				for _, o := range en.Bearing.Observations {
-					l.Links = append(l.Links, Link{Rel: LinkSealed, Seq: observed[o.Key], Label: o.Label})
-				}
-				clear(observed)
-				bearings[seq] = en.N
-				last = Link{Rel: LinkFollowed, Seq: seq, Entry: en.N}
-			case projection.ActionIntended, projection.ActionRefused:
-				if last.Seq != 0 {
-					l.Links = []Link{last}
-				}
-				intents[e.Action.ID] = Link{Rel: LinkOutcomeOf, Seq: seq, Entry: en.N}
-			}
-		}
-		if e.Type == projection.ActionPerformed || e.Type == projection.ActionFailed {
-			if in, ok := intents[e.Action.ID]; ok {
-				l.Links = []Link{in}
-			}
-		}
-		out = append(out, l)
-		return nil
+		return err
 	}))
 	if err != nil {
 		return nil, v.fail("transcript", err, Hint{})
@@ -203,11 +173,11 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 	// In a voyage written before numbers were stored, an action that
 	// failed later took the numbers of the entries recorded meanwhile:
 	// number the lines and links as the story shows them in the end.
-	final := make(map[uint64]int, len(st.Entries)+len(st.FailedActions))
-	for _, en := range st.FailedActions {
+	final := make(map[uint64]int, len(f.st.Entries)+len(f.st.FailedActions))
+	for _, en := range f.st.FailedActions {
 		final[en.Seq] = en.N
 	}
-	for _, en := range st.Entries {
+	for _, en := range f.st.Entries {
 		final[en.Seq] = en.N
 	}
 	for i := range out {
@@ -222,6 +192,67 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 		}
 	}
 	return out, nil
+}
+
+// lineFolder turns a voyage's events, read in order, into transcript
+// lines: it folds them as they come, for the entry numbers and the links.
+type lineFolder struct {
+	info     VoyageInfo
+	st       projection.State
+	observed map[string]uint64 // slate key -> the Observed event that put it there
+	bearings map[uint64]int    // BearingTaken seq -> entry number
+	last     Link              // the last bearing
+	intents  map[string]Link   // action id -> its intent
+}
+
+func newLineFolder(info VoyageInfo) *lineFolder {
+	return &lineFolder{info: info, observed: map[string]uint64{}, bearings: map[uint64]int{}, intents: map[string]Link{}}
+}
+
+// fold folds the event at seq and returns its line; ok is false for the
+// events a transcript leaves out (artifacts' storage).
+func (f *lineFolder) fold(seq uint64, e *projection.Event) (l Line, ok bool, err error) {
+	if err := f.st.Apply(seq, e); err != nil {
+		return Line{}, false, fmt.Errorf("voyage %s: %w", f.info.ID, err)
+	}
+	l = Line{VoyageID: f.info.ID, ParentID: f.info.Parent, Event: *e}
+	l.Seq = seq
+	switch e.Type {
+	case projection.ArtifactStowed, projection.ArtifactReduced, projection.ArtifactJettisoned:
+		return Line{}, false, nil
+	case projection.Observed:
+		f.observed[e.Obs.Key] = seq
+	case projection.MarkErased:
+		delete(f.observed, e.Key)
+	case projection.SlateWiped:
+		clear(f.observed)
+	case projection.ReadingChallenged:
+		l.Links = []Link{{Rel: LinkChallenges, Seq: e.Challenge.Bearing, Entry: f.bearings[e.Challenge.Bearing]}}
+	}
+	if projection.IsEntry(e.Type) {
+		en := f.st.Entries[len(f.st.Entries)-1]
+		l.N = en.N
+		switch e.Type {
+		case projection.BearingTaken:
+			for _, o := range en.Bearing.Observations {
+				l.Links = append(l.Links, Link{Rel: LinkSealed, Seq: f.observed[o.Key], Label: o.Label})
+			}
+			clear(f.observed)
+			f.bearings[seq] = en.N
+			f.last = Link{Rel: LinkFollowed, Seq: seq, Entry: en.N}
+		case projection.ActionIntended, projection.ActionRefused:
+			if f.last.Seq != 0 {
+				l.Links = []Link{f.last}
+			}
+			f.intents[e.Action.ID] = Link{Rel: LinkOutcomeOf, Seq: seq, Entry: en.N}
+		}
+	}
+	if e.Type == projection.ActionPerformed || e.Type == projection.ActionFailed {
+		if in, ok := f.intents[e.Action.ID]; ok {
+			l.Links = []Link{in}
+		}
+	}
+	return l, true, nil
 }
 
 // Describe renders a transcript line as one line of text: what happened,

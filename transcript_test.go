@@ -279,3 +279,33 @@ func TestDescribeHandBuiltLines(t *testing.T) {
 	l := helm.Line{Event: projection.Event{Type: projection.ReadingChallenged, Challenge: &projection.Challenge{Feedback: "f", Text: "t"}}}
 	assert.Equal(t, "challenged bearing 0 (f): t", l.Describe())
 }
+
+// TestTranscriptOfNamedVoyagesIsNotStoppedByAnotherDamagedOne: damage to
+// one voyage fails the transcript of every voyage and of that voyage,
+// and leaves the transcript of the others readable.
+func TestTranscriptOfNamedVoyagesIsNotStoppedByAnotherDamagedOne(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, fixedOptions())
+	_, err := v.Note(ctx, "still readable", who)
+	require.NoError(t, err)
+	other, err := h.Start(ctx, "to be damaged", helm.OpenWaters, who)
+	require.NoError(t, err)
+	_, err = other.Note(ctx, "soon unreadable", who)
+	require.NoError(t, err)
+	require.NoError(t, other.Close())
+	segs, err := filepath.Glob(filepath.Join(h.Dir(), "voyages", other.ID(), "events", "*.seg"))
+	require.NoError(t, err)
+	require.NotEmpty(t, segs)
+	data, err := os.ReadFile(segs[len(segs)-1])
+	require.NoError(t, err)
+	data[len(data)-20] ^= 0x40
+	require.NoError(t, os.WriteFile(segs[len(segs)-1], data, 0o600))
+
+	lines, err := h.Transcript(ctx, []string{v.ID()}, helm.TranscriptOptions{Descendants: true})
+	require.NoError(t, err)
+	assert.Equal(t, "Note 1: still readable", lines[len(lines)-1].Describe())
+	_, err = h.Transcript(ctx, []string{other.ID()}, helm.TranscriptOptions{})
+	assert.ErrorIs(t, err, helm.ErrDamaged)
+	_, err = h.Transcript(ctx, nil, helm.TranscriptOptions{})
+	assert.ErrorIs(t, err, helm.ErrDamaged)
+}

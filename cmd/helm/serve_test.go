@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lockedBuffer is a buffer a test reads while a command writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var servingURL = regexp.MustCompile(`at (http://\S+/) \(read-only`)
+
+// startServe runs helm serve with args until the test ends; it returns
+// the URL it printed, what it wrote to stderr, and a function that stops
+// it (as Ctrl-C does) and returns its error.
+func startServe(t *testing.T, h *harness, args ...string) (string, *lockedBuffer, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- h.main().Run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), &stdout, &stderr)
+	}()
+	stop := func() error { cancel(); return <-done }
+	t.Cleanup(func() { cancel() })
+	for {
+		if m := servingURL.FindStringSubmatch(stdout.String()); m != nil {
+			return m[1], &stderr, stop
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("helm serve ended before serving: %v\nstderr: %s", err, stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func TestServeShowsTheHomeReadOnlyAndStopsCleanly(t *testing.T) {
+	h := newHarness(t)
+	id := h.start("Resolve #42: fix widget crash")
+	h.ok("observe", "context", "<script>alert(1)</script>")
+	h.ok("bearing", "--reading", "Widget init lacks a nil check.")
+
+	url, stderr, stop := startServe(t, h, "--addr", "127.0.0.1:0")
+	assert.Regexp(t, `^http://127\.0\.0\.1:\d+/$`, url)
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(body), "Resolve #42: fix widget crash")
+	assert.NotEmpty(t, resp.Header.Get("Content-Security-Policy"))
+
+	resp, err = http.Get(url + "voyages/" + id)
+	require.NoError(t, err)
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(body), "Widget init lacks a nil check.")
+	assert.Contains(t, string(body), "&lt;script&gt;alert(1)&lt;/script&gt;")
+	assert.NotContains(t, string(body), "<script>alert(1)</script>")
+
+	resp, err = http.Post(url, "text/plain", strings.NewReader("x"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+
+	assert.NoError(t, stop(), "Ctrl-C stops it cleanly")
+	assert.Empty(t, stderr.String(), "no warning on loopback")
+	_, err = http.Get(url)
+	assert.Error(t, err, "stopped")
+}
+
+func TestServeWarnsWhenNotOnLoopback(t *testing.T) {
+	h := newHarness(t)
+	_, stderr, stop := startServe(t, h, "--addr", "0.0.0.0:0")
+	assert.Contains(t, stderr.String(), "helm: warning: serving on 0.0.0.0:")
+	assert.Contains(t, stderr.String(), "not a loopback address")
+	assert.NoError(t, stop())
+}
+
+func TestServeRefusesABadAddress(t *testing.T) {
+	h := newHarness(t)
+	r := h.fails(2, "serve", "--addr", "7878")
+	assert.Contains(t, r.Stderr, `--addr "7878" is not HOST:PORT`)
+	r = h.fails(2, "serve", "extra")
+	assert.Contains(t, r.Stderr, "serve takes no arguments")
+}

@@ -1,0 +1,296 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/web"
+	"github.com/helmlog/helm/internal/web/webtest"
+)
+
+// findBrowser returns the Chromium to drive: $HELM_CHROMIUM, else the
+// first of chromium, chromium-browser, google-chrome on PATH. Without one
+// the test is skipped, or fails when HELM_BROWSER_TESTS=1 (as in CI).
+func findBrowser(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("HELM_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("HELM_BROWSER_TESTS") == "1" {
+		t.Fatal("HELM_BROWSER_TESTS=1 but no chromium, chromium-browser or google-chrome is on PATH (Debian: apt-get install chromium), and HELM_CHROMIUM is not set")
+	}
+	t.Skip("no chromium, chromium-browser or google-chrome on PATH: the browser tests are skipped (HELM_BROWSER_TESTS=1 makes this a failure)")
+	return ""
+}
+
+// session is a headless Chromium tab on the web UI of a seeded home,
+// recording the console's errors and the JavaScript dialogs opened.
+type session struct {
+	t      *testing.T
+	ctx    context.Context
+	base   string
+	seed   *webtest.Seeded
+	shots  string
+	mu     sync.Mutex
+	errors []string
+	dialog []string
+}
+
+func newSession(t *testing.T) *session {
+	exe := findBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+
+	s := &session{t: t, shots: os.Getenv("HELM_SCREENSHOTS")}
+	if s.shots == "" {
+		s.shots = t.TempDir()
+	}
+	require.NoError(t, os.MkdirAll(s.shots, 0o755))
+	seed, err := webtest.Seed(ctx, t.TempDir())
+	require.NoError(t, err)
+	s.seed = seed
+	home, err := helm.Open(seed.Dir, nil)
+	require.NoError(t, err)
+	srv, err := web.New(home, nil)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(serveCtx, ln) }()
+	t.Cleanup(func() {
+		stopServing()
+		assert.NoError(t, <-served)
+	})
+	s.base = "http://" + ln.Addr().String()
+
+	var browserLog bytes.Buffer
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox, // root in a container has no user namespace for it
+		chromedp.Flag("headless", "new"),
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 1000),
+		chromedp.CombinedOutput(&browserLog),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(cancelTab)
+	s.ctx = bctx
+	if err := chromedp.Do(bctx); err != nil { // starts the browser
+		t.Fatalf("start %s: %v\n%s", exe, err, browserLog.String())
+	}
+
+	messages := chromedp.Console(bctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				s.mu.Lock()
+				s.errors = append(s.errors, fmt.Sprintf("%s (%s:%d)", m.Text, m.URL, m.Line+1))
+				s.mu.Unlock()
+			}
+		}
+	}()
+	dialogs := chromedp.Events(bctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range dialogs {
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.dialog = append(s.dialog, string(ev.Type)+": "+ev.Message)
+			s.mu.Unlock()
+			// Dismiss it, or the page would wait for it forever.
+			_, _ = chromedp.Call(bctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}
+	}()
+	return s
+}
+
+// do runs actions on the tab, failing the test on an error.
+func (s *session) do(actions ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	require.NoError(s.t, chromedp.Do(ctx, actions...))
+}
+
+// text returns the text of the first element sel selects.
+func (s *session) text(sel string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	txt, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	require.NoError(s.t, err, sel)
+	return txt
+}
+
+func eval[T any](s *session, js string) T {
+	s.t.Helper()
+	v, err := chromedp.Run(s.ctx, chromedp.Evaluate[T](js))
+	require.NoError(s.t, err, js)
+	return v
+}
+
+// screenshot saves the whole page as name.png and checks that it shows
+// something: a PNG whose pixels are not all alike.
+func (s *session) screenshot(name string) {
+	s.t.Helper()
+	data, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(100))
+	require.NoError(s.t, err)
+	path := filepath.Join(s.shots, name+".png")
+	require.NoError(s.t, os.WriteFile(path, data, 0o644))
+	img, err := png.Decode(bytes.NewReader(data))
+	require.NoError(s.t, err, "%s is not a PNG", path)
+	assert.False(s.t, blank(img), "%s is blank", path)
+	s.t.Logf("screenshot: %s (%dx%d)", path, img.Bounds().Dx(), img.Bounds().Dy())
+}
+
+// blank reports whether every pixel of img has the same colour.
+func blank(img image.Image) bool {
+	b := img.Bounds()
+	r0, g0, b0, a0 := img.At(b.Min.X, b.Min.Y).RGBA()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, a := img.At(x, y).RGBA(); r != r0 || g != g0 || bl != b0 || a != a0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// problems returns the console errors and dialogs seen so far.
+func (s *session) problems() (errs, dialogs []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.errors...), append([]string(nil), s.dialog...)
+}
+
+func TestVoyagesInABrowser(t *testing.T) {
+	s := newSession(t)
+	seed := s.seed
+
+	t.Run("the voyages page lists the seeded voyages", func(t *testing.T) {
+		s.t = t
+		s.do(chromedp.Navigate(s.base+"/"), chromedp.WaitVisible(chromedp.CSS("table.voyages")))
+		intents := eval[[]string](s, `Array.from(document.querySelectorAll('table.voyages a.intent')).map(a => a.textContent)`)
+		assert.ElementsMatch(t, []string{"Resolve #42: widget crashes on a nil config", "Fix the nil dereference in widget.Init",
+			"Regression test for #42", webtest.XSS}, intents)
+		s.screenshot("voyages")
+	})
+
+	t.Run("a voyage page shows every entry, its sightings and its challenge", func(t *testing.T) {
+		s.t = t
+		s.do(chromedp.Navigate(s.base+"/voyages/"+seed.Main), chromedp.WaitVisible(chromedp.ID("timeline")))
+		ids := eval[[]string](s, `Array.from(document.querySelectorAll('#timeline > li.item')).map(li => li.id)`)
+		want := []string{"life-0"}
+		for n := 1; n <= seed.Entries; n++ {
+			want = append(want, "entry-"+strconv.Itoa(n))
+		}
+		assert.Equal(t, want, ids, "the start, then every entry in order")
+		assert.Contains(t, s.text("#entry-2"), "push failed")
+		assert.Equal(t, []string{"failed"}, eval[[]string](s, `Array.from(document.querySelectorAll('#entry-2 .badge')).map(b => b.textContent)`))
+		assert.Contains(t, s.text("#entry-3"), "denied by rule \"agents may not merge\"")
+		assert.Contains(t, s.text("#slate"), "the crash happens on ARM builds only")
+
+		// The challenge, as a diff of the two readings.
+		assert.Contains(t, s.text("#entry-1 .challenge .feedback"), "the widget is fine; the config is what is nil")
+		dels := eval[string](s, `Array.from(document.querySelectorAll('#entry-1 .diff del')).map(e => e.textContent).join('|')`)
+		ins := eval[string](s, `Array.from(document.querySelectorAll('#entry-1 .diff ins')).map(e => e.textContent).join('|')`)
+		assert.Contains(t, dels, "widget")
+		assert.Contains(t, ins, "config")
+		assert.Equal(t, seed.Challenged, s.text("#entry-1 .reading"))
+
+		// Expanding a bearing's sightings shows them: a file highlighted,
+		// a directory tree, a command's output.
+		sightings := eval[map[string]string](s, `Object.fromEntries(Array.from(document.querySelectorAll('#entry-1 details.observation')).map(d => [d.querySelector('.mark-kind').textContent, d.id]))`)
+		require.Contains(t, sightings, "file-contents")
+		files := "#" + sightings["file-contents"]
+		assert.False(t, eval[bool](s, `document.querySelector('`+files+`').open`))
+		s.do(chromedp.Click(chromedp.CSS(files+" > summary")), chromedp.WaitVisible(chromedp.CSS(files+" .hl-chroma")))
+		assert.Contains(t, s.text(files+" .hl-chroma"), "func Init(c *Config) *Widget {")
+		assert.Positive(t, eval[int](s, `document.querySelectorAll('`+files+` .hl-chroma span[class^="hl-k"]').length`), "keywords highlighted")
+		tree := "#" + sightings["directory-tree"]
+		s.do(chromedp.Click(chromedp.CSS(tree+" > summary")), chromedp.WaitVisible(chromedp.CSS(tree+" ul.tree")))
+		assert.Contains(t, s.text(tree+" ul.tree"), "init_test.go")
+		command := "#" + sightings["command"]
+		s.do(chromedp.Click(chromedp.CSS(command+" > summary")), chromedp.WaitVisible(chromedp.CSS(command+" .command.failed")))
+		assert.Contains(t, s.text(command+" .command .status"), "exit status 1, after 1.834s")
+		assert.Contains(t, s.text(command+" pre.out"), "panic: runtime error")
+		s.screenshot("voyage")
+	})
+
+	t.Run("an event another handle appends appears without a reload", func(t *testing.T) {
+		s.t = t
+		s.do(chromedp.WaitVisible(chromedp.CSS("#live.on")))
+		eval[bool](s, `window.helmNotReloaded = true`)
+		h, err := helm.Open(seed.Dir, nil)
+		require.NoError(t, err)
+		v, err := h.Voyage(s.ctx, seed.Main)
+		require.NoError(t, err)
+		_, err = v.Note(s.ctx, "Appended by another handle: "+webtest.XSS, webtest.Ann)
+		require.NoError(t, err)
+		require.NoError(t, v.Close())
+		next := "#entry-" + strconv.Itoa(seed.Entries+1)
+		s.do(chromedp.WaitVisible(chromedp.CSS(next)))
+		assert.Equal(t, "Appended by another handle: "+webtest.XSS, s.text(next+" .note"))
+		assert.True(t, eval[bool](s, `window.helmNotReloaded === true`), "the page was not reloaded")
+		assert.Equal(t, next, "#"+eval[string](s, `document.querySelector('#timeline > li.item:last-child').id`))
+		assert.Contains(t, s.text("#voyage-head .counts"), strconv.Itoa(seed.Entries+1)+" entries")
+		s.screenshot("voyage-live")
+	})
+
+	t.Run("stored script stays text", func(t *testing.T) {
+		s.t = t
+		s.do(chromedp.Navigate(s.base+"/voyages/"+seed.Hostile), chromedp.WaitVisible(chromedp.CSS("h1.intent")))
+		assert.Equal(t, webtest.XSS, s.text("h1.intent"))
+		assert.Contains(t, s.text("#entry-1 .note"), `<img src=x onerror=alert(2)> and `+webtest.XSS)
+		assert.Equal(t, 0, eval[int](s, `document.querySelectorAll('main img, main script').length`))
+		assert.Equal(t, []string{"/static/live.js"}, eval[[]string](s, `Array.from(document.scripts).map(e => e.getAttribute('src'))`))
+		s.screenshot("hostile")
+
+		s.do(chromedp.Navigate(s.base+"/voyages/"+seed.Bob), chromedp.WaitVisible(chromedp.CSS("#entry-1 .reading")))
+		assert.Equal(t, webtest.XSS+" A nil check in Init fixes it.", s.text("#entry-1 .reading"))
+	})
+
+	t.Run("the transcript has a lane per identity and the figures' chart", func(t *testing.T) {
+		s.t = t
+		s.do(chromedp.Navigate(s.base+"/transcript?voyage="+seed.Main), chromedp.WaitVisible(chromedp.CSS("svg.bars")))
+		lanes := eval[[]string](s, `Array.from(document.querySelectorAll('th.lane-head')).map(th => th.firstChild.textContent.trim())`)
+		assert.Equal(t, []string{"ann", "bob", "carol", "dave", "merge-bot"}, lanes)
+		assert.Equal(t, 8, eval[int](s, `document.querySelectorAll('svg.bars rect.bar').length`), "total, critical, overhead, and 5 identities")
+		s.screenshot("transcript")
+	})
+
+	errs, dialogs := s.problems()
+	assert.Empty(t, errs, "console errors")
+	assert.Empty(t, dialogs, "JavaScript dialogs")
+}

@@ -1,0 +1,10 @@
+// Package integration holds the tests of helm that drive programs from
+// outside Go: the web UI in a real, headless Chromium (chromedp). It is a
+// module of its own so that the browser driver never enters the module
+// graph of the library; go get of helm does not pull it.
+//
+// The browser tests skip when no chromium (or chromium-browser,
+// google-chrome) is on PATH, and fail then when HELM_BROWSER_TESTS=1, as
+// CI sets it. HELM_CHROMIUM names the browser to use; HELM_SCREENSHOTS a
+// directory for the screenshots of each page (a temporary one otherwise).
+package integration

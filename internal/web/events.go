@@ -1,0 +1,180 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/projection"
+)
+
+// Following a voyage live: /voyages/{id}/events is a stream of
+// server-sent events, one "update" per event appended to the voyage's
+// log (Voyage.Follow), each holding the parts of the page it changes
+// rendered as the page renders them: the entry it records or changes,
+// the slate, the voyage's header and lifecycle. live.js puts each part in
+// place of the element with its id, or at the end of its container.
+
+// update is one server-sent event's data.
+type update struct {
+	Seq   uint64 `json:"seq"`
+	Type  string `json:"type"`
+	Text  string `json:"text"` // what happened, as a transcript line says it
+	Parts []part `json:"parts"`
+}
+
+// part is a piece of the page: the element whose id is ID, replaced, or
+// appended to the element whose id is Into when there is none yet.
+type part struct {
+	ID   string `json:"id"`
+	Into string `json:"into,omitempty"`
+	HTML string `json:"html"`
+}
+
+// keepAlive is how often an idle stream sends a comment, so that a
+// client or proxy gone away is noticed and an idle one keeps it open.
+const keepAlive = 15 * time.Second
+
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	v, err := s.openVoyage(r)
+	if err != nil {
+		s.fail(w, r, 0, err)
+		return
+	}
+	defer v.Close()
+	from, err := eventsFrom(r)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err)
+		return
+	}
+	if from == 0 {
+		from = v.Info().Seq + 1 // what comes next
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return // the headers say what a GET streams
+	}
+
+	var mu sync.Mutex // one writer at a time: the follower and the keep-alive
+	send := func(text string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := fmt.Fprint(w, text); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if send(": following voyage "+v.ID()+" from event "+strconv.FormatUint(from, 10)+"\nretry: 2000\n\n") != nil {
+		return
+	}
+	go func() {
+		t := time.NewTicker(keepAlive)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if send(": still here\n\n") != nil {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	err = v.Follow(ctx, from, func(l helm.Line) error {
+		if err := v.Refresh(ctx); err != nil {
+			return err
+		}
+		u := update{Seq: l.Seq, Type: string(l.Type), Text: l.Describe(), Parts: s.partsFor(ctx, v, &l)}
+		data, err := json.Marshal(u)
+		if err != nil {
+			return err
+		}
+		return send(fmt.Sprintf("id: %d\nevent: update\ndata: %s\n\n", l.Seq, data))
+	})
+	if err != nil && ctx.Err() == nil {
+		// The voyage could not be followed further (damage found on the
+		// way): say so, and let the page show it.
+		msg, _ := json.Marshal(map[string]string{"error": err.Error()})
+		_ = send("event: failure\ndata: " + string(msg) + "\n\n")
+	}
+}
+
+// eventsFrom is the first sequence number a stream sends: the page's
+// ?from=, or after the Last-Event-ID a reconnecting EventSource sends;
+// 0 when neither is given.
+func eventsFrom(r *http.Request) (uint64, error) {
+	var from uint64
+	if s := r.URL.Query().Get("from"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("from=%q is not a sequence number", s)
+		}
+		from = n
+	}
+	if s := strings.TrimSpace(r.Header.Get("Last-Event-ID")); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("Last-Event-ID %q is not a sequence number", s)
+		}
+		from = max(from, n+1)
+	}
+	return from, nil
+}
+
+// partsFor renders the parts of the voyage page that the event of line l
+// changes, from the voyage as it is now (refreshed): its header always;
+// the entry it records, or whose outcome or reading it records; the slate
+// when the slate changed; the lifecycle when the status did.
+func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *helm.Line) []part {
+	info := v.Info()
+	t := s.pages["voyage"]
+	var parts []part
+	add := func(id, into, name string, data any) {
+		var b strings.Builder
+		if err := t.ExecuteTemplate(&b, name, data); err != nil {
+			b.Reset()
+			fmt.Fprintf(&b, `<p id="%s" class="error">%s</p>`, template.HTMLEscapeString(id), template.HTMLEscapeString("cannot render: "+err.Error()))
+		}
+		parts = append(parts, part{ID: id, Into: into, HTML: b.String()})
+	}
+	add("voyage-head", "", "head", voyagePage{Info: info, Counts: v.LogbookCounts()})
+	entry := 0
+	switch l.Type {
+	case projection.BearingTaken, projection.ActionIntended, projection.ActionRefused, projection.NoteAdded, projection.Judged:
+		entry = l.N
+	case projection.ActionPerformed, projection.ActionFailed, projection.ReadingChallenged:
+		if len(l.Links) > 0 {
+			entry = l.Links[0].Entry
+		}
+	}
+	b := &budget{left: inlineMax * 4}
+	if entry > 0 {
+		if page := v.LogbookPage(entry, 1); len(page) == 1 {
+			it := s.entryItem(ctx, v, page[0], b)
+			add(it.DOM, "timeline", "item", it)
+		}
+	}
+	switch l.Type {
+	case projection.Observed, projection.MarkErased, projection.SlateWiped, projection.BearingTaken:
+		add("slate", "", "slate", s.slate(ctx, v, b))
+	case projection.VoyageCompleted, projection.VoyageResumed:
+		for _, it := range lifecycleItems(info) {
+			add(it.DOM, "timeline", "item", it)
+		}
+	}
+	return parts
+}
