@@ -72,9 +72,9 @@ func (p *Pack) Path() string { return p.path }
 // where this one began. Nothing refers to a frame until the caller
 // appends the event that names it.
 func (p *Pack) Stow(e *Encoded) (Ref, error) {
-	sum, err := hex.DecodeString(e.Hash)
-	if err != nil || len(sum) != hashLen {
-		return Ref{}, fmt.Errorf("stow artifact %q in %s: not a BLAKE3-256 hex address", e.Hash, p.path)
+	sum, err := p.address(e.Hash)
+	if err != nil {
+		return Ref{}, err
 	}
 	e.Compress()
 	if len(e.Compressed) > maxFrame {
@@ -82,14 +82,10 @@ func (p *Pack) Stow(e *Encoded) (Ref, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.openWrite(); err != nil {
+	off, err := p.end()
+	if err != nil {
 		return Ref{}, err
 	}
-	st, err := p.w.Stat()
-	if err != nil {
-		return Ref{}, fmt.Errorf("stat %s: %w", p.path, err)
-	}
-	off := st.Size()
 	frame := make([]byte, frameHead, frameHead+len(e.Compressed))
 	copy(frame[8:], sum)
 	frame = append(frame, e.Compressed...)
@@ -280,6 +276,29 @@ func (p *Pack) Close() error {
 		}
 	}
 	return err
+}
+
+// address decodes an artifact's BLAKE3 hex address, the hash its frame
+// header holds.
+func (p *Pack) address(hash string) ([]byte, error) {
+	sum, err := hex.DecodeString(hash)
+	if err != nil || len(sum) != hashLen {
+		return nil, fmt.Errorf("stow artifact %q in %s: not a BLAKE3-256 hex address", hash, p.path)
+	}
+	return sum, nil
+}
+
+// end opens the pack for writing and returns where a new frame goes: its
+// end. The caller holds p.mu.
+func (p *Pack) end() (int64, error) {
+	if err := p.openWrite(); err != nil {
+		return 0, err
+	}
+	st, err := p.w.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat %s: %w", p.path, err)
+	}
+	return st.Size(), nil
 }
 
 // Reclaim discards the compressed bytes of the frames refs name (artifacts

@@ -178,23 +178,16 @@ func (s *storedReader) Read(p []byte) (int, error) {
 // check out, or whose writing fails, is truncated away before the error
 // is returned. Like Stow, the caller serialises the pack's writers.
 func (p *Pack) StowStored(ref Ref, r io.Reader) (Ref, error) {
-	sum, err := hex.DecodeString(ref.Hash)
-	if err != nil || len(sum) != hashLen {
-		return Ref{}, fmt.Errorf("stow artifact %q in %s: not a BLAKE3-256 hex address", ref.Hash, p.path)
-	}
-	if ref.StoredSize < 0 || ref.StoredSize > maxFrame {
-		return Ref{}, fmt.Errorf("stow artifact %s in %s: %d compressed bytes do not fit a frame (at most %d)", ref.Hash, p.path, ref.StoredSize, int64(maxFrame))
+	sum, err := p.storedAddress(ref)
+	if err != nil {
+		return Ref{}, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.openWrite(); err != nil {
+	off, err := p.end()
+	if err != nil {
 		return Ref{}, err
 	}
-	st, err := p.w.Stat()
-	if err != nil {
-		return Ref{}, fmt.Errorf("stat %s: %w", p.path, err)
-	}
-	off := st.Size()
 	fw := &frameWriter{f: p.w, off: off + frameHead, buf: make([]byte, 0, min(frameBuffer, max(ref.StoredSize, 1)))}
 	tw := &teeWriter{w: fw}
 	err = CopyStored(tw, ref, r)
@@ -236,23 +229,16 @@ func (p *Pack) StowStored(ref Ref, r io.Reader) (Ref, error) {
 // as reading a reclaimed frame does; reclaiming it again is a no-op. It is
 // made durable before it returns where it is.
 func (p *Pack) StowReclaimed(ref Ref) (Ref, error) {
-	sum, err := hex.DecodeString(ref.Hash)
-	if err != nil || len(sum) != hashLen {
-		return Ref{}, fmt.Errorf("stow artifact %q in %s: not a BLAKE3-256 hex address", ref.Hash, p.path)
-	}
-	if ref.StoredSize < 0 || ref.StoredSize > maxFrame {
-		return Ref{}, fmt.Errorf("stow artifact %s in %s: %d compressed bytes do not fit a frame (at most %d)", ref.Hash, p.path, ref.StoredSize, int64(maxFrame))
+	sum, err := p.storedAddress(ref)
+	if err != nil {
+		return Ref{}, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.openWrite(); err != nil {
+	off, err := p.end()
+	if err != nil {
 		return Ref{}, err
 	}
-	st, err := p.w.Stat()
-	if err != nil {
-		return Ref{}, fmt.Errorf("stat %s: %w", p.path, err)
-	}
-	off := st.Size()
 	head := make([]byte, frameHead)
 	binary.LittleEndian.PutUint32(head[0:], uint32(ref.StoredSize))
 	copy(head[8:], sum)
@@ -268,4 +254,17 @@ func (p *Pack) StowReclaimed(ref Ref) (Ref, error) {
 		}
 	}
 	return Ref{Hash: ref.Hash, Size: ref.Size, StoredSize: ref.StoredSize, Offset: off}, nil
+}
+
+// storedAddress checks what a frame of ref's stored bytes needs: a
+// BLAKE3 address, and a size a frame holds.
+func (p *Pack) storedAddress(ref Ref) ([]byte, error) {
+	sum, err := p.address(ref.Hash)
+	if err != nil {
+		return nil, err
+	}
+	if ref.StoredSize < 0 || ref.StoredSize > maxFrame {
+		return nil, fmt.Errorf("stow artifact %s in %s: %d compressed bytes do not fit a frame (at most %d)", ref.Hash, p.path, ref.StoredSize, int64(maxFrame))
+	}
+	return sum, nil
 }

@@ -52,14 +52,10 @@ func (p *Pack) StowStream(e *Encoded, held func(hash string) bool) (ref Ref, sto
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.openWrite(); err != nil {
+	off, err := p.end()
+	if err != nil {
 		return Ref{}, false, err
 	}
-	st, err := p.w.Stat()
-	if err != nil {
-		return Ref{}, false, fmt.Errorf("stat %s: %w", p.path, err)
-	}
-	off := st.Size()
 	for {
 		fw, err := p.writeFrameBody(e, off)
 		if errors.Is(err, ErrRestart) {
