@@ -186,18 +186,8 @@ func (d *storyDoc) writeMarkdown(b *strings.Builder) {
 		fmt.Fprintf(b, "- **Summary:** %s\n", mdInline(info.Summary))
 	}
 	fmt.Fprintf(b, "- **Created:** %s\n", stampOf(info.Created))
-	if info.Repo != "" || info.Branch != "" || info.Base != "" {
-		var parts []string
-		if info.Repo != "" {
-			parts = append(parts, mdInline(info.Repo))
-		}
-		if info.Branch != "" {
-			parts = append(parts, "branch "+mdInline(info.Branch))
-		}
-		if info.Base != "" {
-			parts = append(parts, "base `"+mdCode(shortSHA(info.Base))+"`")
-		}
-		fmt.Fprintf(b, "- **Repository:** %s\n", strings.Join(parts, ", "))
+	if repo := mdRepository(info); repo != "" {
+		fmt.Fprintf(b, "- **Repository:** %s\n", repo)
 	}
 	if info.Parent != "" {
 		fmt.Fprintf(b, "- **Part of:** voyage `%s`\n", mdCode(info.Parent))

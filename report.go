@@ -372,18 +372,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		status += " — " + mdInline(info.Summary)
 	}
 	fmt.Fprintf(&b, "- **Status:** %s\n", status)
-	if info.Repo != "" || info.Branch != "" || info.Base != "" {
-		var parts []string
-		if info.Repo != "" {
-			parts = append(parts, mdInline(info.Repo))
-		}
-		if info.Branch != "" {
-			parts = append(parts, "branch "+mdInline(info.Branch))
-		}
-		if info.Base != "" {
-			parts = append(parts, "base `"+mdCode(shortSHA(info.Base))+"`")
-		}
-		fmt.Fprintf(&b, "- **Repository:** %s\n", strings.Join(parts, ", "))
+	if repo := mdRepository(info); repo != "" {
+		fmt.Fprintf(&b, "- **Repository:** %s\n", repo)
 	}
 	if info.Parent != "" {
 		fmt.Fprintf(&b, "- **Part of:** voyage `%s`\n", mdCode(info.Parent))
@@ -703,4 +693,20 @@ func mdLink(raw string) string {
 		return "<" + link + ">"
 	}
 	return ""
+}
+
+// mdRepository renders where a voyage started, in markdown: its
+// repository, branch and base commit, those it recorded ("" for none).
+func mdRepository(info VoyageInfo) string {
+	var parts []string
+	if info.Repo != "" {
+		parts = append(parts, mdInline(info.Repo))
+	}
+	if info.Branch != "" {
+		parts = append(parts, "branch "+mdInline(info.Branch))
+	}
+	if info.Base != "" {
+		parts = append(parts, "base `"+mdCode(shortSHA(info.Base))+"`")
+	}
+	return strings.Join(parts, ", ")
 }

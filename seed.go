@@ -73,19 +73,11 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 // st at seq. It works on a deep copy: the caller's event is left as it is.
 func seedRecord(red *redact.Redactor, e *projection.Event, st *projection.State, seq uint64) ([]byte, error) {
 	c := *e
-	c.Seq, c.V = 0, 0
-	data, err := projection.EncodeJSON(&c)
+	c.Seq = seq
+	copied, err := importEvent(red, &c, st)
 	if err != nil {
 		return nil, err
 	}
-	copied, err := projection.Decode(data)
-	if err != nil {
-		return nil, err
-	}
-	redactEvent(red, copied)
-	rec, err := projection.Encode(copied)
-	if err != nil {
-		return nil, err
-	}
-	return rec, st.Apply(seq, copied)
+	copied.Seq = 0
+	return projection.Encode(copied)
 }
