@@ -87,6 +87,7 @@ var corpusScript = []struct {
 	{"v0.1.0", corpusV010},
 	{"v0.2", corpusV02},
 	{"v0.3", corpusV03},
+	{"v0.4", corpusV04},
 }
 
 // corpusWriter is what the parts of the script share: the home, the
@@ -469,6 +470,34 @@ func corpusV03(w *corpusWriter) {
 	w.must(err)
 	w.must(v.Complete(ctx, helm.OutcomeCancelled, "Not worth it.", who))
 	w.must(v.Close())
+}
+
+// corpusV04: voyages with working trees of their own. A lead in a
+// repository and a sub-voyage in its own working tree on its own branch,
+// completed, whose working tree is then removed with its changes
+// (forced); the lead's, clean, removed after it completes.
+func corpusV04(w *corpusWriter) {
+	ctx := w.ctx
+	lead, err := w.h.StartWith(ctx, "Split the widget config loader", helm.ResolveIssue, corpusLead,
+		helm.StartOptions{Repo: w.ghRepo, Dir: "/src/widgets", Base: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d", Branch: "helm/lead",
+			Worktree: "/src/widgets-lead"})
+	w.must(err)
+	sub, err := w.h.StartWith(ctx, "Move the loader to its own file", helm.ResolveIssue, corpusAgent,
+		helm.StartOptions{Parent: lead.Info().ID, Repo: w.ghRepo, Dir: "/src/widgets", Base: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
+			Branch: "helm/loader", Worktree: "/src/widgets-loader"})
+	w.must(err)
+	w.observe(sub, w.mark(marks.NewContext("the loader is 400 lines of widget.go")), corpusAgent, nil)
+	_, err = sub.PerformWith(ctx, &corpusAction{Message: "Move the loader to loader.go"}, corpusAgent,
+		helm.PerformOptions{Why: "widget.go is too long to review"})
+	w.must(err)
+	w.must(sub.Complete(ctx, helm.OutcomeCompleted, "loader.go holds the loader.", corpusAgent))
+	w.must(sub.RemoveWorktree(ctx, true, corpusAgent))
+	w.must(sub.Close())
+	_, err = lead.Note(ctx, "The loader moved; nothing else to split.", corpusLead)
+	w.must(err)
+	w.must(lead.Complete(ctx, helm.OutcomeCompleted, "Split done.", corpusLead))
+	w.must(lead.RemoveWorktree(ctx, false, corpusLead))
+	w.must(lead.Close())
 }
 
 // corpusPush is a recorded push that touches nothing.
