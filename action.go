@@ -57,6 +57,12 @@ type PerformOptions struct {
 	// Confirmed says a person agreed to the action: a guard rule whose
 	// decision is confirm lets it run only then.
 	Confirmed bool
+	// Undoes is the number of the entry whose action this one takes back
+	// (0: none); the action is built from the entry's Inverse (see
+	// Undoable). The entry must still be undoable when the intent is
+	// recorded, else ErrNotUndoable and nothing is run; the story then
+	// shows it undone by this one, once this one is performed.
+	Undoes int
 }
 
 // PerformWith is Perform with options.
@@ -78,6 +84,13 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 		return Entry{}, v.fail(op, fmt.Errorf("%w (%s): nothing was run or recorded", ErrSecret, strings.Join(secretRules(redacted), ", ")),
 			Hint{HintAllowSecret, "take the secret out of the parameters, or allow it (PerformOptions.AllowSecret): the log records it redacted"})
 	}
+	if opts.Undoes != 0 {
+		// Checked again with the intent; here, so that an undo that could
+		// not be made is not put to the guard rules either.
+		if _, err := v.Undoable(opts.Undoes); err != nil {
+			return Entry{}, err
+		}
+	}
 	if v.home.opts.Policy != nil {
 		var target ActionTarget
 		if t, ok := a.(Targeted); ok {
@@ -91,15 +104,24 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	}
 	id := v.home.opts.NewID().String()
 	var w Who
-	intent, err := v.commitReading(ctx, op, 0, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+	var reads projection.Sections
+	if opts.Undoes != 0 {
+		reads = projection.SectionEntries
+	}
+	intent, err := v.commitReading(ctx, op, reads, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
 			return nil, err
+		}
+		if opts.Undoes != 0 {
+			if _, err := undoable(st.Entries, opts.Undoes); err != nil {
+				return nil, err
+			}
 		}
 		if w, err = resolveWho(st, who, true); err != nil {
 			return nil, err
 		}
 		return []*projection.Event{{Type: projection.ActionIntended, Who: w, Action: &ActionRecord{
-			ID: id, Kind: a.Kind(), Params: params, Why: why,
+			ID: id, Kind: a.Kind(), Params: params, Why: why, Undoes: opts.Undoes,
 		}}}, nil
 	})
 	if err != nil {
@@ -107,6 +129,12 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	}
 	result, perr := a.Perform(ctx)
 	outcome := &projection.Event{Type: projection.ActionPerformed, Who: w, Action: &ActionRecord{ID: id, Kind: a.Kind(), Result: &result}}
+	if perr == nil {
+		// How to take it back: asked of the world as the action left it.
+		if outcome.Action.Inverse, err = v.inverseOf(context.WithoutCancel(ctx), a, result, opts.Undoes); err != nil {
+			outcome.Action.Inverse = &Inverse{None: "helm could not tell how to take it back: " + err.Error()}
+		}
+	}
 	if perr != nil {
 		failed := &ActionRecord{ID: id, Kind: a.Kind(), Error: perr.Error()}
 		if !reflect.DeepEqual(result, ActionResult{}) {

@@ -641,6 +641,14 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 			for _, id := range ids {
 				v, err := h.Voyage(ctx, id)
 				require.NoError(t, err)
+				// Actions recorded before undo recorded no inverse.
+				for _, e := range v.Logbook() {
+					if e.Action != nil && e.Action.Status == helm.ActionPerformed {
+						_, err := v.Undoable(e.N)
+						assert.ErrorIs(t, err, helm.ErrNotUndoable)
+						assert.ErrorContains(t, err, "records no way to take it back (it was recorded by a helm before undo")
+					}
+				}
 				if v.Info().Status.Resumable() {
 					// A voyage paused by an earlier version is resumed by this one.
 					require.NoError(t, v.Resume(ctx, "resumed by a later version", who))

@@ -35,6 +35,10 @@ var (
 	ErrNoVoyage = errors.New("no such voyage")
 	// ErrAmbiguous: a prefix matches more than one voyage.
 	ErrAmbiguous = errors.New("ambiguous voyage prefix")
+	// ErrNotUndoable: an undo names an entry that cannot be undone: not
+	// an action performed with a recorded inverse (a merge has none), an
+	// undo itself, or one undone already.
+	ErrNotUndoable = errors.New("cannot be undone")
 	// ErrNoSuchBearing: a challenge names an entry that is not a bearing.
 	ErrNoSuchBearing = errors.New("no such bearing")
 	// ErrEmptySlate: a bearing needs at least one observation.
@@ -132,6 +136,7 @@ var hints = []struct {
 	{ErrNeedsConfirmation, Hint{HintConfirm, "confirm the action (PerformOptions.Confirmed) once a person has agreed to it"}},
 	{ErrEmptySlate, Hint{HintObserve, "observe a mark first, or seal observations made elsewhere (BearingOptions.Observations)"}},
 	{ErrNoSuchBearing, Hint{HintReadLogbook, "read the logbook for the bearings' numbers"}},
+	{ErrNotUndoable, Hint{HintReadLogbook, "read the logbook: an action can be undone once, when it was performed and records how; the error says why this one cannot"}},
 	{ErrNotOnSlate, Hint{HintReadSlate, "read the slate for the marks on it"}},
 	{ErrNoVoyage, Hint{HintListVoyages, "list the voyages for their ids"}},
 	{ErrAmbiguous, Hint{HintListVoyages, "give more of the id; list the voyages for their ids"}},

@@ -56,9 +56,10 @@ var (
 	cliCommand = regexp.MustCompile(`\bhelm (voyage|observe|slate|bearing|action|complete|log|note|sighting|artifact|auth|policy|transcript|stats|judge|report|search|serve|version|completion|mcp|undo|help)\b`)
 	// cliFlag is a long flag in running text.
 	cliFlag = regexp.MustCompile("(^|[\\s(`'\"\\[=,])--[a-z][a-z-]*")
-	// argvFlag is a string that is one flag alone: an argument the
-	// library passes to git or gh, not text shown to anyone.
-	argvFlag = regexp.MustCompile(`^--[a-z][a-z-]*$`)
+	// argvFlag is a string that is one flag alone, or with its value
+	// attached (--format=%(refname)): an argument the library passes to
+	// git or gh, not text shown to anyone.
+	argvFlag = regexp.MustCompile(`^--[a-z][a-z-]*(=\S*)?$`)
 )
 
 // TestLibraryNamesNoCLICommandOrFlag: the library's messages and docs say

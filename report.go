@@ -99,6 +99,10 @@ type ReportAction struct {
 	// stored: an older helm took it out of the story, and N is the number
 	// it was shown with then (Voyage.FailedActions).
 	Legacy bool `json:"legacy,omitempty"`
+	// Undoes is the entry this action takes back, UndoneBy the one that
+	// took this action back (0: none).
+	Undoes   int `json:"undoes,omitempty"`
+	UndoneBy int `json:"undone_by,omitempty"`
 }
 
 // Succeeded reports whether the action was performed.
@@ -279,7 +283,7 @@ func buildReport(info VoyageInfo, entries, legacy []Entry) *Report {
 		a := e.Action
 		return ReportAction{
 			N: e.N, At: e.At, Who: e.Who, Kind: a.Kind, Status: a.Status, Description: logbook.DescribeAction(a),
-			Why: a.Why, Result: a.Result, Error: a.Error, Rule: a.Rule, Legacy: legacy,
+			Why: a.Why, Result: a.Result, Error: a.Error, Rule: a.Rule, Legacy: legacy, Undoes: a.Undoes, UndoneBy: a.UndoneBy,
 		}
 	}
 	for _, e := range entries {

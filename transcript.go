@@ -43,7 +43,9 @@ type Link struct {
 	// Rel is how the two are linked: "followed" (an action, to the last
 	// bearing before it), "sealed" (a bearing, to each observation it
 	// sealed), "challenges" (a challenge, to the bearing whose reading it
-	// challenged) or "outcome-of" (an action's outcome, to its intent).
+	// challenged), "outcome-of" (an action's outcome, to its intent) or
+	// "undoes" (an undo's intent, to the intent of the action it takes
+	// back).
 	Rel string `json:"rel"`
 	// Seq is the sequence number of the event linked to, and Entry its
 	// entry number when it records one.
@@ -59,6 +61,7 @@ const (
 	LinkSealed     = "sealed"
 	LinkChallenges = "challenges"
 	LinkOutcomeOf  = "outcome-of"
+	LinkUndoes     = "undoes"
 )
 
 // TranscriptOptions narrow a transcript.
@@ -245,6 +248,9 @@ func (f *lineFolder) fold(seq uint64, e *projection.Event) (l Line, ok bool, err
 				l.Links = []Link{f.last}
 			}
 			f.intents[e.Action.ID] = Link{Rel: LinkOutcomeOf, Seq: seq, Entry: en.N}
+			if n := e.Action.Undoes; n > 0 && n <= len(f.st.Entries) {
+				l.Links = append(l.Links, Link{Rel: LinkUndoes, Seq: f.st.Entries[n-1].Seq, Entry: n})
+			}
 		}
 	}
 	if e.Type == projection.ActionPerformed || e.Type == projection.ActionFailed {

@@ -401,6 +401,10 @@ func cloneEntries(in []Entry) []Entry {
 		}
 		if a := out[i].Action; a != nil {
 			c := *a
+			if a.Inverse != nil {
+				inv := *a.Inverse
+				c.Inverse = &inv
+			}
 			out[i].Action = &c
 		}
 		if n := out[i].Note; n != nil {

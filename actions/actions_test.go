@@ -214,7 +214,7 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 	assert.ErrorContains(t, err, "Validation Failed (HTTP 422)")
 
 	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "fix-widget"}))
-	assert.Contains(t, push.DryRun(), "git push origin fix-widget")
+	assert.Contains(t, push.DryRun(), "git push --porcelain origin fix-widget")
 	assert.Empty(t, f.git.BareRef(t, "fix-widget"), "a dry run pushes nothing")
 	res, err = push.Perform(ctx)
 	require.NoError(t, err)
@@ -301,11 +301,11 @@ func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
 	f.git.Git(t, "checkout", "-q", "-b", "fix-widget")
 	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{}))
 	assert.Contains(t, push.DryRun(), "git rev-parse --abbrev-ref HEAD\n")
-	assert.Contains(t, push.DryRun(), "git push origin '<current-branch>'")
+	assert.Contains(t, push.DryRun(), "git push --porcelain origin '<current-branch>'")
 
 	require.NoError(t, push.Resolve(ctx))
 	assert.Equal(t, "fix-widget", push.Branch, "the parameters name the branch")
-	assert.True(t, strings.HasSuffix(push.DryRun(), "git push origin fix-widget"), push.DryRun())
+	assert.True(t, strings.HasSuffix(push.DryRun(), "git push --porcelain origin fix-widget"), push.DryRun())
 	data, err := json.Marshal(push)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"branch":"fix-widget"}`, string(data))

@@ -2,7 +2,9 @@ package actions
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/helmlog/helm/logbook"
@@ -66,6 +68,8 @@ type Push struct {
 	Branch string         `json:"branch"`
 	Remote string         `json:"remote,omitempty"`
 	Runner *runner.Runner `json:"-"`
+	// created says Perform made the branch on the remote (for Inverse).
+	created bool
 }
 
 // NewPush returns the push action a describes, performed with r
@@ -163,14 +167,29 @@ func (a *Push) args() []string {
 	return []string{"push", remote, branch}
 }
 
+// runArgs is what Perform runs: the push, told to report each ref it
+// updates on standard output (--porcelain), so that it says whether the
+// branch was new on the remote.
+func (a *Push) runArgs() []string {
+	return slices.Insert(a.args(), 1, "--porcelain")
+}
+
 // Perform pushes and returns the branch and the commit it points to.
 func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
 	if err := a.Resolve(ctx); err != nil {
 		return logbook.ActionResult{}, err
 	}
-	if _, err := a.Runner.Git(ctx, a.args()...); err != nil {
+	out, err := a.Runner.Git(ctx, a.runArgs()...)
+	if err != nil {
+		var ee *runner.ExitError
+		if errors.As(err, &ee) {
+			if _, refused := porcelain(ee.Stdout); refused != "" {
+				return logbook.ActionResult{}, fmt.Errorf("push: %s: %w", refused, err)
+			}
+		}
 		return logbook.ActionResult{}, fmt.Errorf("push: %w", err)
 	}
+	a.created, _ = porcelain(string(out))
 	sha, err := revParse(ctx, a.Runner, "refs/heads/"+a.Branch)
 	if err != nil {
 		return logbook.ActionResult{Branch: a.Branch}, fmt.Errorf("push: pushed, but %w", err)
@@ -183,9 +202,31 @@ func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
 // <current-branch>.
 func (a *Push) DryRun() string {
 	if a.Branch == "" {
-		return dryGit(a.Runner, "rev-parse", "--abbrev-ref", "HEAD") + "\n" + dryGit(a.Runner, a.args()...)
+		return dryGit(a.Runner, "rev-parse", "--abbrev-ref", "HEAD") + "\n" + dryGit(a.Runner, a.runArgs()...)
 	}
-	return dryGit(a.Runner, a.args()...)
+	return dryGit(a.Runner, a.runArgs()...)
+}
+
+// porcelain reads what `git push --porcelain` reports of the one ref
+// pushed: whether the remote had no such branch before, or why the remote
+// refused it ("[rejected] (non-fast-forward)"). Its lines are
+// "FLAG<tab>FROM:TO<tab>SUMMARY", FLAG "*" for a new ref and "!" for a
+// refused one.
+func porcelain(out string) (created bool, refused string) {
+	for line := range strings.Lines(out) {
+		flag, rest, ok := strings.Cut(strings.TrimRight(line, "\r\n"), "\t")
+		if !ok || len(flag) != 1 {
+			continue
+		}
+		_, summary, _ := strings.Cut(rest, "\t")
+		switch flag {
+		case "*":
+			created = true
+		case "!":
+			refused = strings.TrimSpace(summary)
+		}
+	}
+	return created, refused
 }
 
 func revParse(ctx context.Context, r *runner.Runner, ref string) (string, error) {

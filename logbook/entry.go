@@ -113,6 +113,25 @@ type ActionRecord struct {
 	Rule string `json:"rule,omitempty"`
 	// DoneAt is when the outcome was recorded (zero while unknown).
 	DoneAt time.Time `json:"done_at,omitzero"`
+	// Undoes is the number of the entry whose action this one takes back
+	// (0: none). It is stored with the intent.
+	Undoes int `json:"undoes,omitempty"`
+	// Inverse is how to take the action back, recorded with its outcome
+	// when it was performed (nil: recorded by a version before undo, or
+	// the action declares none).
+	Inverse *Inverse `json:"inverse,omitempty"`
+	// UndoneBy is the number of the entry whose performed action took
+	// this one back (set by the views, not stored).
+	UndoneBy int `json:"undone_by,omitempty"`
+}
+
+// Inverse is how to take an action back: the action that does it (its
+// kind and parameters, as an action's are recorded), or, when there is
+// none, why (None).
+type Inverse struct {
+	Kind   string          `json:"kind,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	None   string          `json:"none,omitempty"`
 }
 
 // Note is a logbook entry of text alone: a status, a decision.

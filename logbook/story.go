@@ -165,7 +165,22 @@ func JoinNumbers(ns []int) string {
 // "committed (abc1234)", "created PR #45", ...
 // Branch names and error messages in it come from the world as they are:
 // WriteStory escapes them for the terminal, and so must other printers.
+//
+// An undo names the entry it takes back ("closed PR #45 (undoes 3)"), and
+// an action undone the entry that took it back ("created PR #45 (undone
+// by 5)").
 func DescribeAction(a *ActionRecord) string {
+	s := describeAction(a)
+	if a.Undoes != 0 {
+		s += fmt.Sprintf(" (undoes %d)", a.Undoes)
+	}
+	if a.UndoneBy != 0 {
+		s += fmt.Sprintf(" (undone by %d)", a.UndoneBy)
+	}
+	return s
+}
+
+func describeAction(a *ActionRecord) string {
 	if a.Status == ActionOutcomeUnknown {
 		return a.Kind + ": outcome unknown (intended, no result was recorded)"
 	}
@@ -208,8 +223,32 @@ func DescribeAction(a *ActionRecord) string {
 		return fmt.Sprintf("closed issue #%d", r.Number)
 	case "comment-issue":
 		return fmt.Sprintf("commented on issue #%d", r.Number)
+	case "reset-commit":
+		return fmt.Sprintf("reset %s to %s, taking back a commit", branchOr(r.Branch), short(r.SHA))
+	case "revert-commit":
+		return fmt.Sprintf("reverted a commit on %s (%s)", branchOr(r.Branch), short(r.SHA))
+	case "delete-remote-branch":
+		return fmt.Sprintf("deleted remote branch %s", r.Branch)
+	case "close-pull-request":
+		return fmt.Sprintf("closed PR #%d", r.Number)
+	case "delete-comment":
+		return fmt.Sprintf("deleted comment %d on #%d", r.CommentID, r.Number)
+	case "delete-review-comment":
+		return fmt.Sprintf("deleted review comment %d on PR #%d", r.CommentID, r.Number)
+	case "remove-review-request":
+		return fmt.Sprintf("removed the review request on PR #%d from %s", r.Number, strings.Join(r.Reviewers, ", "))
+	case "reopen-issue":
+		return fmt.Sprintf("reopened issue #%d", r.Number)
 	}
 	return a.Kind + " performed"
+}
+
+// branchOr names a branch, or HEAD when there is none (detached).
+func branchOr(b string) string {
+	if b == "" {
+		return "HEAD"
+	}
+	return b
 }
 
 func short(sha string) string {

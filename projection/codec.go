@@ -54,9 +54,10 @@ package projection
 //	bearing-taken v3        opt{list observation, reading} uvarint n
 //	                        (v2 had no n)
 //	reading-challenged v1   opt{uvarint bearing, str feedback, str text, str source}
-//	action-intended v2      opt{action, str why} uvarint n (v1: opt{action})
-//	action-performed v1,    opt{action}
-//	action-failed v1
+//	action-intended v3      opt{action, str why, uvarint undoes} uvarint n
+//	                        (v2 had no undoes; v1: opt{action})
+//	action-performed v2     opt{action, inverse} (v1: opt{action})
+//	action-failed v1        opt{action}
 //	action-refused v1       opt{action, str why, str rule} uvarint n
 //	note-added v1           opt{str text} uvarint n
 //	judged v1               opt{varint score, str dimension,
@@ -71,6 +72,7 @@ package projection
 //	             time challenged_at, who challenged_by
 //	result       str sha, str branch, varint number, varint comment_id,
 //	             str url, list str reviewers
+//	inverse      opt{str kind, raw params, str none}
 //
 // Nothing follows the payload: trailing bytes are an error.
 //
@@ -227,6 +229,23 @@ func checkPayloads(e *Event) error {
 		if a.Rule != "" && e.Type != ActionRefused {
 			return fmt.Errorf("a %s event names no guard rule, but this one names one", e.Type)
 		}
+		if a.Undoes != 0 && e.Type != ActionIntended {
+			return fmt.Errorf("a %s event names no entry it undoes, but this one names %d", e.Type, a.Undoes)
+		}
+		if a.Undoes < 0 {
+			return fmt.Errorf("a %s event undoes entry %d, which is not an entry number", e.Type, a.Undoes)
+		}
+		if a.UndoneBy != 0 {
+			return fmt.Errorf("a %s event stores no undone_by (the views set it), but this one has %d", e.Type, a.UndoneBy)
+		}
+		if inv := a.Inverse; inv != nil {
+			if e.Type != ActionPerformed {
+				return fmt.Errorf("a %s event records no inverse, but this one has one", e.Type)
+			}
+			if (inv.Kind == "") == (inv.None == "") {
+				return fmt.Errorf("an action's inverse names either the action that undoes it or why there is none (kind %q, none %q)", inv.Kind, inv.None)
+			}
+		}
 	}
 	if e.N < 0 || e.N != 0 && !IsEntry(e.Type) {
 		return fmt.Errorf("a %s event records no numbered entry, but this one has number %d", e.Type, e.N)
@@ -326,6 +345,9 @@ func Encode(e *Event) ([]byte, error) {
 			switch e.Type {
 			case ActionIntended:
 				w.str(a.Why)
+				w.uvarint(uint64(a.Undoes))
+			case ActionPerformed:
+				w.inverse(a.Inverse)
 			case ActionRefused:
 				w.str(a.Why)
 				w.str(a.Rule)
@@ -509,6 +531,15 @@ func (w *encoder) action(a *logbook.ActionRecord) {
 	}
 	w.str(a.Error)
 	w.time(a.DoneAt)
+}
+
+// inverse writes opt(str(kind) raw(params) str(none)).
+func (w *encoder) inverse(inv *logbook.Inverse) {
+	if w.opt(inv != nil) {
+		w.str(inv.Kind)
+		w.raw(inv.Params)
+		w.str(inv.None)
+	}
 }
 
 func (w *encoder) observation(o *logbook.ObservationRecord) {
@@ -880,7 +911,12 @@ func (d *decoder) payload(t Type, v int) *Event {
 		switch {
 		case t == ActionIntended && v >= 2:
 			x.p.Why = d.string("action why")
+			if v >= 3 {
+				x.p.Undoes = d.entryRef("action undoes")
+			}
 			x.e.N = d.entryNumber()
+		case t == ActionPerformed && v >= 2:
+			x.p.Inverse = d.inverse()
 		case t == ActionRefused:
 			x.p.Why = d.string("action why")
 			x.p.Rule = d.string("action rule")
@@ -893,11 +929,14 @@ func (d *decoder) payload(t Type, v int) *Event {
 }
 
 // entryNumber reads the number of the entry an event records.
-func (d *decoder) entryNumber() int {
+func (d *decoder) entryNumber() int { return d.entryRef("entry number") }
+
+// entryRef reads an entry number, the field named what.
+func (d *decoder) entryRef(what string) int {
 	at := d.off
-	n := d.uvarint("entry number")
+	n := d.uvarint(what)
 	if n > 1<<31 {
-		d.fail("entry number", at, "%d is out of range", n)
+		d.fail(what, at, "%d is out of range", n)
 		return 0
 	}
 	return int(n)
@@ -951,6 +990,14 @@ func (d *decoder) decodeBearing(b *logbook.Bearing) {
 func (d *decoder) decodeBearingV1(b *logbook.Bearing) {
 	b.Observations = d.observations()
 	b.Reading = logbook.Reading{Text: d.string("reading")}
+}
+
+// inverse reads what encoder.inverse writes.
+func (d *decoder) inverse() *logbook.Inverse {
+	if !d.opt("action inverse") {
+		return nil
+	}
+	return &logbook.Inverse{Kind: d.string("inverse kind"), Params: d.rawMessage("inverse params"), None: d.string("inverse none")}
 }
 
 func (d *decoder) decodeAction(a *logbook.ActionRecord) {

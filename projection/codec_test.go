@@ -62,13 +62,16 @@ func oddEvents() []*Event {
 		{Type: BearingTaken, V: 3, N: 2, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{}, Reading: logbook.Reading{History: []logbook.ReadingAttempt{}}}},
 		{Type: BearingTaken, V: 3, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{obs, obs, {}}, Reading: logbook.Reading{Text: long, Source: logbook.SourceUser, History: history}}},
 		{Type: ReadingChallenged, V: 1, Challenge: &Challenge{Bearing: math.MaxUint64, Feedback: "f", Text: "t", Source: logbook.SourceUser}},
-		{Type: ActionIntended, V: 2, N: 4, Action: &logbook.ActionRecord{ID: "a", Kind: "commit", Params: json.RawMessage(`{"message": "spaced"}`), Why: "w"}},
-		{Type: ActionIntended, V: 2, Action: &logbook.ActionRecord{ID: "a", Params: json.RawMessage{}}},
-		{Type: ActionIntended, V: 2, N: 1},
-		{Type: ActionPerformed, V: 1, At: at, Action: &logbook.ActionRecord{ID: "a", Status: logbook.ActionPerformed, DoneAt: at, Result: &logbook.ActionResult{
+		{Type: ActionIntended, V: 3, N: 4, Action: &logbook.ActionRecord{ID: "a", Kind: "commit", Params: json.RawMessage(`{"message": "spaced"}`), Why: "w"}},
+		{Type: ActionIntended, V: 3, Action: &logbook.ActionRecord{ID: "a", Params: json.RawMessage{}}},
+		{Type: ActionIntended, V: 3, N: 1},
+		{Type: ActionIntended, V: 3, N: 1 << 31, Action: &logbook.ActionRecord{ID: "u", Kind: "close-pull-request", Undoes: 1<<31 - 1}},
+		{Type: ActionPerformed, V: 2, At: at, Action: &logbook.ActionRecord{ID: "a", Status: logbook.ActionPerformed, DoneAt: at, Result: &logbook.ActionResult{
 			SHA: "abc", Branch: "b", Number: -7, CommentID: math.MinInt64, URL: "https://x/y", Reviewers: []string{"bob", "", long}}}},
-		{Type: ActionPerformed, V: 1, Action: &logbook.ActionRecord{ID: "a", Result: &logbook.ActionResult{Reviewers: []string{}}}},
-		{Type: ActionPerformed, V: 1, Action: &logbook.ActionRecord{ID: "a", Result: &logbook.ActionResult{}}},
+		{Type: ActionPerformed, V: 2, Action: &logbook.ActionRecord{ID: "a", Result: &logbook.ActionResult{Reviewers: []string{}}}},
+		{Type: ActionPerformed, V: 2, Action: &logbook.ActionRecord{ID: "a", Result: &logbook.ActionResult{}}},
+		{Type: ActionPerformed, V: 2, Action: &logbook.ActionRecord{ID: "a", Inverse: &logbook.Inverse{Kind: "k", Params: json.RawMessage(`{"n": [1, 2]}`)}}},
+		{Type: ActionPerformed, V: 2, Action: &logbook.ActionRecord{ID: "a", Inverse: &logbook.Inverse{None: long}}},
 		{Type: ActionFailed, V: 1, Action: &logbook.ActionRecord{ID: "a", Error: "boom"}},
 		{Type: ActionFailed, V: 1},
 	}
@@ -143,12 +146,14 @@ func (r record) u(v uint64) record  { return binary.AppendUvarint(r, v) }
 func (r record) s(s string) record  { return append(r.u(uint64(len(s))), s...) }
 func (r record) b(b ...byte) record { return append(r, b...) }
 
-// TestDecodeBeforeEntryNumbers: the layouts written before entries were
+// TestDecodeOldVersions: the layouts written before entries were
 // numbered in their events (voyage-started v1, bearing-taken v2,
 // action-intended v1), binary and JSON, read into today's events with
-// entry number 0, which the fold numbers in order.
-func TestDecodeBeforeEntryNumbers(t *testing.T) {
+// entry number 0, which the fold numbers in order; and those written
+// before actions recorded their inverse.
+func TestDecodeOldVersions(t *testing.T) {
 	who := func(r record) record { return r.b(timeZero).s("ann").s("coder").s("human") }
+	action := func(r record) record { return r.b(1).s("a1").s("commit").u(0).s("").b(0).s("").b(timeZero) }
 	tests := []struct {
 		name string
 		data []byte
@@ -159,13 +164,23 @@ func TestDecodeBeforeEntryNumbers(t *testing.T) {
 		{"bearing-taken v2", who(record{formatBinary}.u(7).u(2)).b(1).u(0).s("r").s("agent").u(0),
 			&Event{Type: BearingTaken, V: 3, Bearing: &logbook.Bearing{Reading: logbook.Reading{Text: "r", Source: logbook.SourceAgent}}}},
 		{"action-intended v1", who(record{formatBinary}.u(9).u(1)).b(1).s("a1").s("commit").u(0).s("").b(0).s("").b(timeZero),
-			&Event{Type: ActionIntended, V: 2, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
+			&Event{Type: ActionIntended, V: 3, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
 		{"voyage-started v1 JSON", []byte(`{"type":"voyage-started","v":1,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"voyage":{"id":"id","intent":"intent","kind":"open-waters"}}`),
 			&Event{Type: VoyageStarted, V: 2, Voyage: &VoyageInfo{ID: "id", Intent: "intent", Kind: "open-waters"}}},
 		{"bearing-taken v2 JSON", []byte(`{"type":"bearing-taken","v":2,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"bearing":{"observations":null,"reading":{"text":"r"}}}`),
 			&Event{Type: BearingTaken, V: 3, Bearing: &logbook.Bearing{Reading: logbook.Reading{Text: "r"}}}},
 		{"action-intended v1 JSON", []byte(`{"type":"action-intended","v":1,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"action":{"id":"a1","kind":"commit"}}`),
-			&Event{Type: ActionIntended, V: 2, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
+			&Event{Type: ActionIntended, V: 3, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
+		// Before actions recorded their inverse (action-intended v2,
+		// action-performed v1): no entry undone, no inverse.
+		{"action-intended v2", action(who(record{formatBinary}.u(9).u(2))).s("why").u(3),
+			&Event{Type: ActionIntended, V: 3, N: 3, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit", Why: "why"}}},
+		{"action-performed v1", action(who(record{formatBinary}.u(10).u(1))),
+			&Event{Type: ActionPerformed, V: 2, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
+		{"action-intended v2 JSON", []byte(`{"type":"action-intended","v":2,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"action":{"id":"a1","kind":"commit","why":"why"},"n":3}`),
+			&Event{Type: ActionIntended, V: 3, N: 3, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit", Why: "why"}}},
+		{"action-performed v1 JSON", []byte(`{"type":"action-performed","v":1,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"action":{"id":"a1","kind":"commit"}}`),
+			&Event{Type: ActionPerformed, V: 2, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,15 +277,24 @@ func TestDecodeJSONRefusesForeignPayload(t *testing.T) {
 	assert.Contains(t, err.Error(), "no voyage payload")
 }
 
-// TestActionRationaleAndRuleOnlyWhereStored: only an intended action
-// stores why it is done, and only a refused one also the rule; a JSON
+// TestActionFieldsOnlyWhereStored: only an intended action stores why it
+// is done and the entry it undoes, only a refused one also the rule, only
+// a performed one its inverse (the one action, or why none); a JSON
 // event giving them to another type is refused, as Encode could not
 // store them (a JSON event decodes to what its binary form decodes to).
-func TestActionRationaleAndRuleOnlyWhereStored(t *testing.T) {
+func TestActionFieldsOnlyWhereStored(t *testing.T) {
 	for _, s := range []string{
 		`{"type":"action-intended","v":2,"action":{"id":"x","kind":"push","rule":"r"}}`,
 		`{"type":"action-performed","v":1,"action":{"id":"x","kind":"push","why":"w"}}`,
 		`{"type":"action-failed","v":1,"action":{"id":"x","kind":"push","rule":"r"}}`,
+		`{"type":"action-performed","v":2,"action":{"id":"x","kind":"push","undoes":1}}`,
+		`{"type":"action-refused","v":1,"action":{"id":"x","kind":"push","undoes":1},"n":2}`,
+		`{"type":"action-intended","v":3,"action":{"id":"x","kind":"push","undoes":-1},"n":2}`,
+		`{"type":"action-intended","v":3,"action":{"id":"x","kind":"push","undone_by":3},"n":2}`,
+		`{"type":"action-intended","v":3,"action":{"id":"x","kind":"push","inverse":{"kind":"k"}},"n":2}`,
+		`{"type":"action-failed","v":1,"action":{"id":"x","kind":"push","inverse":{"kind":"k"}}}`,
+		`{"type":"action-performed","v":2,"action":{"id":"x","kind":"push","inverse":{}}}`,
+		`{"type":"action-performed","v":2,"action":{"id":"x","kind":"push","inverse":{"kind":"k","none":"n"}}}`,
 	} {
 		_, err := Decode([]byte(s))
 		assert.Error(t, err, s)
@@ -278,6 +302,9 @@ func TestActionRationaleAndRuleOnlyWhereStored(t *testing.T) {
 	for _, s := range []string{
 		`{"type":"action-intended","v":2,"action":{"id":"x","kind":"push","why":"w"},"n":1}`,
 		`{"type":"action-refused","v":1,"action":{"id":"x","kind":"push","why":"w","rule":"r"},"n":1}`,
+		`{"type":"action-intended","v":3,"action":{"id":"x","kind":"delete-remote-branch","undoes":1},"n":2}`,
+		`{"type":"action-performed","v":2,"action":{"id":"x","kind":"push","inverse":{"kind":"delete-remote-branch","params":{"branch":"b"}}}}`,
+		`{"type":"action-performed","v":2,"action":{"id":"x","kind":"push","inverse":{"none":"it moved a branch that was there"}}}`,
 	} {
 		e, err := Decode([]byte(s))
 		require.NoError(t, err, s)

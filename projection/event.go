@@ -48,8 +48,8 @@ var currentVersion = map[Type]int{
 	SlateWiped:         1,
 	BearingTaken:       3, // v1 stored the reading as a bare string; v2 had no entry number
 	ReadingChallenged:  1,
-	ActionIntended:     2, // v1 had no entry number and no rationale
-	ActionPerformed:    1,
+	ActionIntended:     3, // v1 had no entry number and no rationale; v2 no entry it undoes
+	ActionPerformed:    2, // v1 had no inverse
 	ActionFailed:       1,
 	ArtifactReduced:    1,
 	ArtifactJettisoned: 2, // v1 had no reason
@@ -191,9 +191,10 @@ type upcaster func(raw map[string]json.RawMessage) error
 
 // upcasters[type][v] upgrades version v of type to v+1.
 var upcasters = map[Type]map[int]upcaster{
-	BearingTaken:   {1: upcastBearingV1, 2: upcastNothing},
-	VoyageStarted:  {1: upcastNothing},
-	ActionIntended: {1: upcastNothing},
+	BearingTaken:    {1: upcastBearingV1, 2: upcastNothing},
+	VoyageStarted:   {1: upcastNothing},
+	ActionIntended:  {1: upcastNothing, 2: upcastNothing},
+	ActionPerformed: {1: upcastNothing},
 }
 
 // upcastNothing upgrades a version whose successor only added fields

@@ -46,7 +46,8 @@ import (
 //	blockref := uvarint(len count) u32(crc(block)) str(first)
 //	block    := entry... | artifact...  (count of them; len bytes)
 //	entry    := uvarint(n seq) str(kind) time(at) who opt(bearing)
-//	            opt(action str(why rule)) opt(str(note text))
+//	            opt(action str(why rule) uvarint(undoes undone_by)
+//	            inverse) opt(str(note text))
 //	            opt(judgement)
 //	artifact := str(hash) varint(size stored_size offset) uvarint(blob)
 //	            str(derived_from method reason status reduced_to)
@@ -63,8 +64,9 @@ import (
 // SnapshotVersion is the version of the snapshot encoding and of the fold
 // it captures. Version 1 was one block, checked as a whole by its reader;
 // version 2 had no lifecycle, crew, notes, judgements or refused actions;
-// version 3 no worktree removal.
-const SnapshotVersion = 4
+// version 3 no worktree removal; version 4 no undo (entries undone, and
+// how to undo them).
+const SnapshotVersion = 5
 
 // snapshotFormat is a snapshot's first byte.
 const snapshotFormat = 0x53 // 'S'
@@ -170,7 +172,8 @@ func (s *State) Counts() LogbookCounts {
 // A bearing or an intended action is appended after the pending entries
 // without reading them (Entries holds those recorded since the
 // snapshot), as is the outcome or the challenge of one of those; the
-// outcome or challenge of an older one, and a failed action, need them.
+// outcome or challenge of an older one, a failed action, and an undo
+// (which names the entry it undoes), need them.
 // Likewise a stowed artifact goes into Artifacts, which holds those
 // stowed since the snapshot while the index is pending; a reduction or a
 // jettison changes an entry it may not hold, and needs the index.
@@ -187,9 +190,13 @@ func (s *State) Needs(e *Event) Sections {
 		if e.Challenge == nil || s.bearings[e.Challenge.Bearing] == nil {
 			need = SectionEntries
 		}
+	case ActionIntended:
+		if e.Action != nil && e.Action.Undoes != 0 {
+			need = SectionEntries // it names the entry it undoes
+		}
 	case ActionPerformed:
-		if e.Action == nil || s.actions[e.Action.ID] == nil {
-			need = SectionEntries
+		if a := e.Action; a == nil || s.actions[a.ID] == nil || s.actions[a.ID].Undoes != 0 {
+			need = SectionEntries // an undo marks the entry it undoes
 		}
 	case ActionFailed:
 		if e.Action == nil || s.actions[e.Action.ID] == nil || s.legacy[e.Action.ID] {
@@ -374,6 +381,9 @@ func (w *encoder) entry(e *logbook.Entry) {
 		w.action(e.Action)
 		w.str(e.Action.Why)
 		w.str(e.Action.Rule)
+		w.uvarint(uint64(e.Action.Undoes))
+		w.uvarint(uint64(e.Action.UndoneBy))
+		w.inverse(e.Action.Inverse)
 	}
 	if w.opt(e.Note != nil) {
 		w.str(e.Note.Text)
@@ -902,6 +912,9 @@ func (d *decoder) entry(e *logbook.Entry) {
 		d.decodeAction(e.Action)
 		e.Action.Why = d.string("entry action why")
 		e.Action.Rule = d.string("entry action rule")
+		e.Action.Undoes = d.entryRef("entry action undoes")
+		e.Action.UndoneBy = d.entryRef("entry action undone_by")
+		e.Action.Inverse = d.inverse()
 	}
 	if d.opt("entry note") {
 		e.Note = &logbook.Note{Text: d.string("entry note text")}

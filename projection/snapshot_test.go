@@ -72,6 +72,7 @@ func TestSnapshotThenTailIsTheFoldFromScratch(t *testing.T) {
 	for round := range 40 {
 		events := withEndings(randomVoyage(r, 5+r.IntN(150)))
 		numbered(t, events, r.IntN(len(events)+1))
+		events = withUndos(t, r, events)
 		var whole State
 		fold(t, events, &whole, 0)
 
@@ -98,6 +99,7 @@ func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
 	for round := range 60 {
 		events := withEndings(randomVoyage(r, 5+r.IntN(200)))
 		numbered(t, events, r.IntN(len(events)+1))
+		events = withUndos(t, r, events)
 		var whole State
 		fold(t, events, &whole, 0)
 		cut := 1 + r.IntN(len(events))
@@ -348,7 +350,7 @@ func TestDamagedSnapshotIsRefused(t *testing.T) {
 func TestOldSnapshotVersionIsRefused(t *testing.T) {
 	v1 := []byte{snapshotFormat, 1, 1, 'v'}
 	_, err := OpenSnapshot(bytes.NewReader(v1), int64(len(v1)))
-	assert.ErrorContains(t, err, "version 1, this helm reads 4")
+	assert.ErrorContains(t, err, "version 1, this helm reads 5")
 }
 
 func FuzzDecodeSnapshot(f *testing.F) {

@@ -321,7 +321,10 @@ func (s *State) apply(seq uint64, e *Event) error {
 			return err
 		}
 		a := *e.Action
-		a.Status = logbook.ActionOutcomeUnknown
+		a.Status, a.UndoneBy = logbook.ActionOutcomeUnknown, 0
+		if a.Undoes != 0 && s.actionEntry(a.Undoes, en.N) == nil {
+			return fmt.Errorf("action %s undoes entry %d, which is not an earlier action", a.ID, a.Undoes)
+		}
 		en.Action = &a
 		s.actions[a.ID] = &a
 		if e.N == 0 {
@@ -345,7 +348,10 @@ func (s *State) apply(seq uint64, e *Event) error {
 			s.counts.unknown--
 		}
 		if e.Type == ActionPerformed {
-			a.Status, a.Result = logbook.ActionPerformed, e.Action.Result
+			a.Status, a.Result, a.Inverse = logbook.ActionPerformed, e.Action.Result, e.Action.Inverse
+			if a.Undoes != 0 {
+				s.undone(a)
+			}
 			break
 		}
 		a.Status, a.Error, a.Result = logbook.ActionFailed, e.Action.Error, e.Action.Result
@@ -444,4 +450,31 @@ func (s *State) SlateList() []logbook.ObservationRecord {
 
 func errMissing(field string) error {
 	return fmt.Errorf("event has no %s payload", field)
+}
+
+// actionEntry returns the action that entry n records, when n is an
+// entry earlier than entry before and records one.
+func (s *State) actionEntry(n, before int) *logbook.ActionRecord {
+	if n <= 0 || n >= before || n > len(s.Entries) {
+		return nil
+	}
+	en := s.Entries[n-1]
+	if en.N != n {
+		return nil
+	}
+	return en.Action
+}
+
+// undone marks the action that the performed action a undoes as undone
+// by a's entry.
+func (s *State) undone(a *logbook.ActionRecord) {
+	// An undo is performed soon after it is intended: look from the end.
+	for i := len(s.Entries) - 1; i >= 0; i-- {
+		if s.Entries[i].Action == a {
+			if target := s.actionEntry(a.Undoes, s.Entries[i].N); target != nil {
+				target.UndoneBy = s.Entries[i].N
+			}
+			return
+		}
+	}
 }

@@ -84,6 +84,9 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 			} else {
 				e = ev(ActionPerformed)
 				e.Action = &logbook.ActionRecord{ID: id, Kind: "commit", Result: &logbook.ActionResult{SHA: "abc1234def"}}
+				if r.IntN(2) == 0 {
+					e.Action.Inverse = &logbook.Inverse{Kind: "reset-commit", Params: json.RawMessage(`{"sha":"abc1234def"}`)}
+				}
 			}
 		case k == 10:
 			e = ev(NoteAdded)
@@ -123,6 +126,92 @@ func numbered(t testing.TB, events []*Event, from int) []*Event {
 	return events
 }
 
+// withUndos appends to a numbered voyage up to three undos of its
+// performed actions, each an intent that names the entry it undoes and,
+// but for some, an outcome: performed (the entry shows it undone) or
+// failed (it does not).
+func withUndos(t *testing.T, r *rand.Rand, events []*Event) []*Event {
+	var st State
+	fold(t, events, &st, 0)
+	last := events[len(events)-1]
+	for i := range 3 {
+		var targets []int
+		for _, en := range st.Entries {
+			if en.Action != nil && en.Action.Status == logbook.ActionPerformed && en.Action.UndoneBy == 0 {
+				targets = append(targets, en.N)
+			}
+		}
+		if len(targets) == 0 || r.IntN(3) == 0 {
+			break
+		}
+		id := fmt.Sprint("undo-", i)
+		intent := &Event{Type: ActionIntended, V: currentVersion[ActionIntended], At: last.At, Who: last.Who, N: st.Counts().Entries + 1,
+			Action: &logbook.ActionRecord{ID: id, Kind: "reset-commit", Undoes: targets[r.IntN(len(targets))]}}
+		add := []*Event{intent}
+		switch r.IntN(3) {
+		case 0:
+			add = append(add, &Event{Type: ActionPerformed, V: currentVersion[ActionPerformed], At: last.At, Who: last.Who,
+				Action: &logbook.ActionRecord{ID: id, Kind: "reset-commit", Result: &logbook.ActionResult{SHA: "0123456"},
+					Inverse: &logbook.Inverse{None: "an undo is not undone"}}})
+		case 1:
+			add = append(add, &Event{Type: ActionFailed, V: currentVersion[ActionFailed], At: last.At, Who: last.Who,
+				Action: &logbook.ActionRecord{ID: id, Kind: "reset-commit", Error: "later commits"}})
+		}
+		for _, e := range add {
+			require.NoError(t, st.Apply(uint64(len(events)+1), e))
+			events = append(events, e)
+		}
+	}
+	return events
+}
+
+// TestUndoneEntries: an entry is shown undone once an undo naming it is
+// performed, not while it is in flight or when it failed; an undo names
+// an earlier action entry.
+func TestUndoneEntries(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	who := logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
+	ev := func(ty Type, n int, a *logbook.ActionRecord) *Event {
+		return &Event{Type: ty, V: currentVersion[ty], At: at, Who: who, N: n, Action: a}
+	}
+	start := &Event{Type: VoyageStarted, V: 2, At: at, Who: who, Voyage: &VoyageInfo{ID: "v", Intent: "i", Kind: "open-waters"}}
+	inv := &logbook.Inverse{Kind: "close-pull-request", Params: json.RawMessage(`{"number":4}`)}
+	events := []*Event{
+		start,
+		ev(ActionIntended, 1, &logbook.ActionRecord{ID: "pr", Kind: "create-pull-request"}),
+		ev(ActionPerformed, 0, &logbook.ActionRecord{ID: "pr", Kind: "create-pull-request", Result: &logbook.ActionResult{Number: 4}, Inverse: inv}),
+		ev(ActionIntended, 2, &logbook.ActionRecord{ID: "u1", Kind: "close-pull-request", Undoes: 1}),
+	}
+	var st State
+	fold(t, events, &st, 0)
+	pr := st.Entries[0].Action
+	assert.Equal(t, inv, pr.Inverse)
+	assert.Zero(t, pr.UndoneBy, "in flight")
+	events = append(events, ev(ActionFailed, 0, &logbook.ActionRecord{ID: "u1", Kind: "close-pull-request", Error: "boom"}))
+	fold(t, events, &st, len(events)-1)
+	assert.Zero(t, pr.UndoneBy, "failed")
+	events = append(events,
+		ev(ActionIntended, 3, &logbook.ActionRecord{ID: "u2", Kind: "close-pull-request", Undoes: 1}),
+		ev(ActionPerformed, 0, &logbook.ActionRecord{ID: "u2", Kind: "close-pull-request", Result: &logbook.ActionResult{Number: 4}}),
+		&Event{Type: NoteAdded, V: 1, At: at, Who: who, N: 4, Note: &logbook.Note{Text: "n"}})
+	fold(t, events, &st, len(events)-3)
+	assert.Equal(t, 3, pr.UndoneBy)
+	assert.Equal(t, 1, st.Entries[2].Action.Undoes)
+
+	snap, err := st.EncodeSnapshot()
+	require.NoError(t, err)
+	loaded, err := DecodeSnapshot(snap)
+	require.NoError(t, err)
+	assert.Equal(t, &st, loaded)
+
+	for _, undoes := range []int{4, 5, 6, 9} { // a note, itself, later, none
+		var bad State
+		fold(t, events, &bad, 0)
+		err := bad.Apply(uint64(len(events)+1), ev(ActionIntended, 5, &logbook.ActionRecord{ID: "u3", Kind: "x", Undoes: undoes}))
+		assert.ErrorContains(t, err, "not an earlier action", "undoes %d", undoes)
+	}
+}
+
 // TestRebuiltViewsEqualIncremental folds random voyages two ways — event
 // by event as they are made, and rebuilt from their stored bytes in one
 // pass — and requires identical views.
@@ -134,6 +223,7 @@ func TestRebuiltViewsEqualIncremental(t *testing.T) {
 		// written before numbers were stored, then by a later helm.
 		from := [...]int{0, len(events), r.IntN(len(events))}[seed%3]
 		numbered(t, events, from)
+		events = withUndos(t, r, events)
 
 		var incremental State
 		stored := make([][]byte, len(events))

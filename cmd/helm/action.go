@@ -253,12 +253,9 @@ directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
 
 // actionCommandLeaf performs one action kind.
 type actionCommandLeaf struct {
-	kind        *actionKind
-	f           actionFlags
-	dryRun      bool
-	allowSecret bool
-	why         string
-	yes         bool
+	kind *actionKind
+	f    actionFlags
+	performing
 }
 
 func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
@@ -268,10 +265,54 @@ func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
 	if c.kind.github {
 		fs.StringVar(&c.f.repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
 	}
-	fs.BoolVar(&c.dryRun, "dry-run", false, "print exactly what would run; run and record nothing")
+	c.performing.flags(fs)
 	fs.BoolVar(&c.allowSecret, "allow-secret", false, "perform it although its parameters hold a secret (the log records them redacted)")
-	fs.StringVar(&c.why, "why", "", "the rationale for the action, `TEXT`, shown with it in the story")
-	fs.BoolVar(&c.yes, "yes", false, "confirm an action that a guard rule lets run only when a person agrees")
+}
+
+// performing is how an action is performed from the command line (helm
+// action, helm undo): shown by --dry-run, or performed with a rationale
+// and a person's confirmation.
+type performing struct {
+	dryRun      bool
+	allowSecret bool
+	why         string
+	yes         bool
+}
+
+func (p *performing) flags(fs *pflag.FlagSet) {
+	fs.BoolVar(&p.dryRun, "dry-run", false, "print exactly what would run; run and record nothing")
+	fs.StringVar(&p.why, "why", "", "the rationale for the action, `TEXT`, shown with it in the story")
+	fs.BoolVar(&p.yes, "yes", false, "confirm an action that a guard rule lets run only when a person agrees")
+}
+
+// perform shows act (--dry-run) or performs it on v, undoing entry
+// undoes when that is not 0, and prints the entry recorded.
+func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who helm.Who, act performer, undoes int) error {
+	if p.dryRun {
+		if a.g.json {
+			return writeJSON(a.stdout, actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
+		}
+		out := strings.TrimRight(act.DryRun(), "\n")
+		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
+		return err
+	}
+	e, err := v.PerformWith(ctx, act, who, helm.PerformOptions{AllowSecret: p.allowSecret, Why: p.why, Confirmed: p.yes, Undoes: undoes})
+	if errors.Is(err, helm.ErrSecret) {
+		// The line is the user's, the secret in it shown as its marker.
+		args := make([]string, len(a.args))
+		for i, arg := range a.args {
+			args[i], _, _ = a.home.Redact(arg)
+		}
+		return &hinted{Err: err, Hint: "helm " + commandLine(args) + " --allow-secret, or take the secret out"}
+	}
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, e)
+	}
+	_, err = fmt.Fprintf(a.stdout, "Action %d performed for voyage %s\n  %s\n", e.N, short(v.ID()), printable(helm.DescribeAction(e.Action)))
+	return err
 }
 
 // actionDryRun is the --json form of a dry run.
@@ -312,31 +353,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 			return err
 		}
 	}
-	if c.dryRun {
-		if a.g.json {
-			return writeJSON(a.stdout, actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
-		}
-		out := strings.TrimRight(act.DryRun(), "\n")
-		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
-		return err
-	}
-	e, err := v.PerformWith(ctx, act, who, helm.PerformOptions{AllowSecret: c.allowSecret, Why: c.why, Confirmed: c.yes})
-	if errors.Is(err, helm.ErrSecret) {
-		// The line is the user's, the secret in it shown as its marker.
-		args := make([]string, len(a.args))
-		for i, arg := range a.args {
-			args[i], _, _ = a.home.Redact(arg)
-		}
-		return &hinted{Err: err, Hint: "helm " + commandLine(args) + " --allow-secret, or take the secret out"}
-	}
-	if err != nil {
-		return err
-	}
-	if a.g.json {
-		return writeJSON(a.stdout, e)
-	}
-	_, err = fmt.Fprintf(a.stdout, "Action performed for voyage %s\n  %s\n", short(v.ID()), printable(helm.DescribeAction(e.Action)))
-	return err
+	return c.perform(ctx, a, v, who, act, 0)
 }
 
 func indent(s string) string {

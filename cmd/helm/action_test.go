@@ -23,7 +23,7 @@ func TestActionDryRunRecordsNothing(t *testing.T) {
 		want []string // in the printed commands
 	}{
 		{[]string{"commit", "--message", "Fix it"}, []string{"git commit -m 'Fix it'"}},
-		{[]string{"push", "--branch", "fix-widget"}, []string{"git push origin fix-widget"}},
+		{[]string{"push", "--branch", "fix-widget"}, []string{"git push --porcelain origin fix-widget"}},
 		{[]string{"create-pull-request", "--branch", "fix-widget", "--title", "Fix widget crash", "--base", "main", "--reviewer", "dyreby"}, []string{"gh api", "repos/octo/widgets/pulls", "requested_reviewers"}},
 		{[]string{"merge-pull-request", "45", "--merge-method", "squash"}, []string{"repos/octo/widgets/pulls/45/merge"}},
 		{[]string{"comment-pull-request", "45", "--body", "hi"}, []string{"repos/octo/widgets/issues/45/comments"}},
@@ -66,11 +66,11 @@ func TestActionGit(t *testing.T) {
 
 	out := h.ok("action", "commit", "--message", "Fix null check in widget init")
 	sha := g.Git(t, "rev-parse", "HEAD")
-	assert.Equal(t, "Action performed for voyage a3b00001\n  committed ("+sha[:7]+")\n", out)
+	assert.Equal(t, "Action 1 performed for voyage a3b00001\n  committed ("+sha[:7]+")\n", out)
 	assert.Equal(t, "Fix null check in widget init", g.Git(t, "log", "-1", "--format=%s"))
 
 	out = h.ok("action", "push", "--branch", "fix-widget")
-	assert.Equal(t, "Action performed for voyage a3b00001\n  pushed to fix-widget ("+sha[:7]+")\n", out)
+	assert.Equal(t, "Action 2 performed for voyage a3b00001\n  pushed to fix-widget ("+sha[:7]+")\n", out)
 	assert.Equal(t, sha, g.BareRef(t, "fix-widget"))
 
 	var e logbook.Entry
@@ -123,7 +123,7 @@ func TestActionGitHub(t *testing.T) {
 
 	out := h.ok("action", "create-pull-request", "--branch", "fix-widget", "--title", "Fix widget crash", "--body", "Fixes #"+itoa(issue), "--reviewer", "dyreby")
 	pr := issue + 1
-	assert.Equal(t, "Action performed for voyage a3b00001\n  created PR #"+itoa(pr)+"\n", out)
+	assert.Equal(t, "Action 3 performed for voyage a3b00001\n  created PR #"+itoa(pr)+"\n", out)
 	assert.Equal(t, []string{"dyreby"}, srv.RequestedReviewers("octo/widgets", pr))
 	comment := srv.AddReviewComment("octo/widgets", pr, ghtest.ReviewComment{User: "dyreby", Body: "null?", Path: "widget.rs", Line: 1})
 
@@ -139,9 +139,9 @@ func TestActionGitHub(t *testing.T) {
 		{[]string{"close-issue", itoa(issue)}, "closed issue #" + itoa(issue)},
 		{[]string{"create-issue", "--title", "Follow-up: add a test"}, "created issue #" + itoa(pr+1)},
 	}
-	for _, s := range steps {
+	for i, s := range steps {
 		out := h.ok(append([]string{"action"}, s.args...)...)
-		assert.Equal(t, "Action performed for voyage a3b00001\n  "+s.want+"\n", out, "%v", s.args)
+		assert.Equal(t, "Action "+itoa(4+i)+" performed for voyage a3b00001\n  "+s.want+"\n", out, "%v", s.args)
 	}
 	assert.Equal(t, "closed", srv.IssueState("octo/widgets", issue))
 

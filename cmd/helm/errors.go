@@ -97,7 +97,7 @@ func interrupted(sigCtx context.Context, err error) error {
 // wrong, not that the operation failed.
 var inputErrors = []error{
 	helm.ErrInvalid, helm.ErrMissingWho, helm.ErrNoVoyage, helm.ErrAmbiguous,
-	helm.ErrNoSuchBearing, helm.ErrNotOnSlate, helm.ErrNoArtifact,
+	helm.ErrNoSuchBearing, helm.ErrNotOnSlate, helm.ErrNoArtifact, helm.ErrNotUndoable,
 	marks.ErrInvalid, actions.ErrInvalid,
 }
 
@@ -250,6 +250,9 @@ func libraryHint(err error, globals []string) string {
 	case helm.HintStartVoyage:
 		return helmWith("--voyage", `voyage new "INTENT" to start another voyage`)
 	case helm.HintReadLogbook:
+		if errors.Is(err, helm.ErrNotUndoable) {
+			return helmWith("", "log, to see which actions were performed and which were undone")
+		}
 		return helmWith("", "log, to see the bearings' numbers")
 	case helm.HintReadSlate:
 		return helmWith("", "slate list")

@@ -137,7 +137,7 @@ or gh refused): look before retrying; 130 interrupted.`,
 	group(a, root)
 	root.AddCommand(
 		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
-		newActionCmd(a), newCompleteCmd(a), newLogCmd(a), newSightingCmd(a), newArtifactCmd(a),
+		newActionCmd(a), newUndoCmd(a), newCompleteCmd(a), newLogCmd(a), newSightingCmd(a), newArtifactCmd(a),
 		newNoteCmd(a), newJudgeCmd(a), newTranscriptCmd(a), newStatsCmd(a), newReportCmd(a), newSearchCmd(a), newPolicyCmd(a), newServeCmd(a),
 		newAuthCmd(a), newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
 	)

@@ -186,7 +186,7 @@ func TestHelpListsEveryDesignCommand(t *testing.T) {
 		{"action", "merge-pull-request"}, {"action", "comment-pull-request"},
 		{"action", "reply-pull-request"}, {"action", "request-review"},
 		{"action", "create-issue"}, {"action", "close-issue"}, {"action", "comment-issue"},
-		{"complete"}, {"log"},
+		{"complete"}, {"log"}, {"undo"},
 	} {
 		out := h.ok(append(args, "--help")...)
 		assert.Contains(t, out, "Usage: helm "+strings.Join(args, " "), "helm %v --help", args)

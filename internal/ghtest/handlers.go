@@ -110,8 +110,16 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, req Request) {
 		})
 	case is("POST", "pulls", "*", "comments", "*", "replies"):
 		s.withNumber(w, repo, rest[1], true, func(st *issueState) { s.reply(w, repo, st, rest[3], req.Body) })
+	case is("PATCH", "pulls", "*"):
+		s.withNumber(w, repo, rest[1], true, func(st *issueState) { s.editPull(w, repo, st, req.Body) })
+	case is("DELETE", "issues", "comments", "*"):
+		s.deleteComment(w, repo, rest[2], false)
+	case is("DELETE", "pulls", "comments", "*"):
+		s.deleteComment(w, repo, rest[2], true)
 	case is("POST", "pulls", "*", "requested_reviewers"):
 		s.withNumber(w, repo, rest[1], true, func(st *issueState) { s.requestReviewers(w, repo, st, req.Body) })
+	case is("DELETE", "pulls", "*", "requested_reviewers"):
+		s.withNumber(w, repo, rest[1], true, func(st *issueState) { s.removeReviewers(w, repo, st, req.Body) })
 	case is("PUT", "pulls", "*", "merge"):
 		s.withNumber(w, repo, rest[1], true, func(st *issueState) { s.merge(w, repo, st, req.Body) })
 	case is("GET", "commits", "*", "check-runs"):
@@ -193,10 +201,23 @@ func (s *Server) createIssue(w http.ResponseWriter, repo *repoState, body map[st
 }
 
 func (s *Server) editIssue(w http.ResponseWriter, repo *repoState, st *issueState, body map[string]any) {
+	if edit(w, "Issue", st, body) {
+		writeJSON(w, http.StatusOK, s.issueJSON(repo, st))
+	}
+}
+
+// edit changes an issue's or a pull request's state, title and body as
+// body says, and reports whether it did; an invalid state is a 422. A
+// merged pull request stays closed, as GitHub keeps it.
+func edit(w http.ResponseWriter, resource string, st *issueState, body map[string]any) bool {
 	if v, ok := body["state"].(string); ok {
-		if v != "open" && v != "closed" {
-			validationFailed(w, "Issue", "state", "invalid")
-			return
+		switch {
+		case v != "open" && v != "closed":
+			validationFailed(w, resource, "state", "invalid")
+			return false
+		case v == "open" && st.merged:
+			validationFailed(w, resource, "state", "state cannot be changed. The pull request cannot be reopened.")
+			return false
 		}
 		st.State = v
 	}
@@ -206,7 +227,55 @@ func (s *Server) editIssue(w http.ResponseWriter, repo *repoState, st *issueStat
 	if v, ok := body["body"].(string); ok {
 		st.Body = v
 	}
-	writeJSON(w, http.StatusOK, s.issueJSON(repo, st))
+	return true
+}
+
+// editPull closes or reopens a pull request, or changes its title or
+// body.
+func (s *Server) editPull(w http.ResponseWriter, repo *repoState, st *issueState, body map[string]any) {
+	if edit(w, "PullRequest", st, body) {
+		writeJSON(w, http.StatusOK, s.pullJSON(repo, st))
+	}
+}
+
+// deleteComment deletes an issue (or pull request conversation) comment,
+// or with review an inline review comment, by id: 204, or 404 when the
+// repository holds none with that id.
+func (s *Server) deleteComment(w http.ResponseWriter, repo *repoState, idText string, review bool) {
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err == nil {
+		for _, st := range repo.issues {
+			var found bool
+			if review {
+				st.reviewComments = slices.DeleteFunc(st.reviewComments, func(c reviewComment) bool { found = found || c.id == id; return c.id == id })
+			} else {
+				st.comments = slices.DeleteFunc(st.comments, func(c comment) bool { found = found || c.id == id; return c.id == id })
+			}
+			if found {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+	}
+	writeError(w, http.StatusNotFound, "Not Found")
+}
+
+// removeReviewers takes back review requests: the users and teams named.
+func (s *Server) removeReviewers(w http.ResponseWriter, repo *repoState, st *issueState, body map[string]any) {
+	var names []string
+	for _, key := range []string{"reviewers", "team_reviewers"} {
+		list, _ := body[key].([]any)
+		for _, v := range list {
+			name, _ := v.(string)
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		validationFailed(w, "PullRequest", "reviewers", "missing_field")
+		return
+	}
+	st.requestedReviewers = slices.DeleteFunc(st.requestedReviewers, func(r string) bool { return slices.Contains(names, r) })
+	writeJSON(w, http.StatusOK, s.pullJSON(repo, st))
 }
 
 func (s *Server) createPull(w http.ResponseWriter, repo *repoState, body map[string]any) {

@@ -271,6 +271,22 @@ func (s *Server) RequestedReviewers(repo string, number int) []string {
 	return slices.Clone(s.mustNumber(repo, number).requestedReviewers)
 }
 
+// CommentIDs returns the ids of the comments on an issue or a pull
+// request's conversation, and of the inline review comments on a pull
+// request's diff.
+func (s *Server) CommentIDs(repo string, number int) (comments, review []int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.mustNumber(repo, number)
+	for _, c := range st.comments {
+		comments = append(comments, c.id)
+	}
+	for _, c := range st.reviewComments {
+		review = append(review, c.id)
+	}
+	return comments, review
+}
+
 func fakeSHA(parts ...string) string {
 	h := sha1.New()
 	for _, p := range parts {

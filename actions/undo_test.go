@@ -1,0 +1,264 @@
+package actions_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/logbook"
+)
+
+// invertible is an action that says how to take itself back.
+type invertible interface {
+	action
+	Inverse(ctx context.Context, res logbook.ActionResult) (logbook.Inverse, error)
+}
+
+// performUndo performs a, asks it for its inverse, builds the undo from
+// the inverse as recorded (through JSON, as the logbook keeps it), checks
+// its dry run touches nothing, and performs it.
+func performUndo(t *testing.T, f *fixture, a invertible, wantKind string) (logbook.ActionResult, actions.Undo) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := a.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := a.Inverse(ctx, res)
+	require.NoError(t, err)
+	require.Equal(t, wantKind, inv.Kind, "inverse of %s: %+v", a.Kind(), inv)
+	data, err := json.Marshal(inv)
+	require.NoError(t, err)
+	var recorded logbook.Inverse
+	require.NoError(t, json.Unmarshal(data, &recorded))
+	u, err := actions.FromInverse(ctx, f.r, recorded)
+	require.NoError(t, err)
+	f.srv.ClearRequests()
+	head := f.git.Git(t, "rev-parse", "HEAD")
+	assert.NotEmpty(t, u.DryRun())
+	assert.Empty(t, f.srv.Requests(), "a dry run sends nothing")
+	assert.Equal(t, head, f.git.Git(t, "rev-parse", "HEAD"), "a dry run changes nothing")
+	_, err = u.Target(ctx)
+	require.NoError(t, err)
+	return res, u
+}
+
+// Each GitHub action's undo, performed through the real gh against the
+// stand-in, leaves the world as it was before the action.
+func TestGitHubUndosPutTheWorldBack(t *testing.T) {
+	ctx := context.Background()
+	const repo = "octo/widgets"
+	tests := []struct {
+		name     string
+		build    func(f *fixture) invertible
+		wantKind string
+		check    func(t *testing.T, f *fixture, res logbook.ActionResult, undone bool)
+	}{
+		{"create-pull-request", func(f *fixture) invertible {
+			f.git.Git(t, "push", "-q", "origin", "main:feature")
+			return must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, actions.CreatePullRequest{Branch: "feature", Title: "T", Base: "trunk"}))
+		}, "close-pull-request", func(t *testing.T, f *fixture, res logbook.ActionResult, undone bool) {
+			assert.Equal(t, map[bool]string{false: "open", true: "closed"}[undone], f.srv.IssueState(repo, res.Number))
+		}},
+		{"comment-pull-request", func(f *fixture) invertible {
+			return must[*actions.CommentPullRequest](t)(actions.NewCommentPullRequest(f.r, actions.CommentPullRequest{Number: f.pr, Body: "LGTM"}))
+		}, "delete-comment", func(t *testing.T, f *fixture, res logbook.ActionResult, undone bool) {
+			comments, _ := f.srv.CommentIDs(repo, f.pr)
+			assert.Equal(t, !undone, len(comments) == 1 && comments[0] == res.CommentID, "%v", comments)
+		}},
+		{"reply-pull-request", func(f *fixture) invertible {
+			return must[*actions.ReplyPullRequest](t)(actions.NewReplyPullRequest(f.r, actions.ReplyPullRequest{Number: f.pr, CommentID: f.inlineID, Body: "done"}))
+		}, "delete-review-comment", func(t *testing.T, f *fixture, res logbook.ActionResult, undone bool) {
+			_, review := f.srv.CommentIDs(repo, f.pr)
+			want := []int64{f.inlineID}
+			if !undone {
+				want = append(want, res.CommentID)
+			}
+			assert.Equal(t, want, review)
+		}},
+		{"request-review", func(f *fixture) invertible {
+			return must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, actions.RequestReview{Number: f.pr, Reviewers: []string{"dyreby", "octo/core"}}))
+		}, "remove-review-request", func(t *testing.T, f *fixture, res logbook.ActionResult, undone bool) {
+			if undone {
+				assert.Empty(t, f.srv.RequestedReviewers(repo, f.pr))
+			} else {
+				assert.Equal(t, []string{"dyreby", "core"}, f.srv.RequestedReviewers(repo, f.pr))
+			}
+		}},
+		{"create-issue", func(f *fixture) invertible {
+			return must[*actions.CreateIssue](t)(actions.NewCreateIssue(f.r, actions.CreateIssue{Title: "Flaky test"}))
+		}, "close-issue", func(t *testing.T, f *fixture, res logbook.ActionResult, undone bool) {
+			assert.Equal(t, map[bool]string{false: "open", true: "closed"}[undone], f.srv.IssueState(repo, res.Number))
+		}},
+		{"close-issue", func(f *fixture) invertible {
+			return must[*actions.CloseIssue](t)(actions.NewCloseIssue(f.r, actions.CloseIssue{Number: f.iss}))
+		}, "reopen-issue", func(t *testing.T, f *fixture, res logbook.ActionResult, undone bool) {
+			assert.Equal(t, map[bool]string{false: "closed", true: "open"}[undone], f.srv.IssueState(repo, f.iss))
+		}},
+		{"comment-issue", func(f *fixture) invertible {
+			return must[*actions.CommentIssue](t)(actions.NewCommentIssue(f.r, actions.CommentIssue{Number: f.iss, Body: "Seen it"}))
+		}, "delete-comment", func(t *testing.T, f *fixture, res logbook.ActionResult, undone bool) {
+			comments, _ := f.srv.CommentIDs(repo, f.iss)
+			assert.Equal(t, !undone, len(comments) == 1 && comments[0] == res.CommentID, "%v", comments)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			res, u := performUndo(t, f, tt.build(f), tt.wantKind)
+			tt.check(t, f, res, false)
+			got, err := u.Perform(ctx)
+			require.NoError(t, err)
+			tt.check(t, f, res, true)
+			assert.Equal(t, res.Number, got.Number, "the undo names what it took back")
+			// Done twice, GitHub refuses (or it is a no-op that changes nothing).
+			if _, err := u.Perform(ctx); err == nil {
+				tt.check(t, f, res, true)
+			}
+		})
+	}
+}
+
+func TestUnpushedCommitIsResetToItsParent(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	parent := f.git.Git(t, "rev-parse", "HEAD")
+	f.git.WriteFile(t, "widget.go", "package widget\n")
+	f.git.Git(t, "add", "widget.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "Add widget"}))
+	res, u := performUndo(t, f, commit, "reset-commit")
+	assert.Contains(t, u.DryRun(), "git reset --soft '"+res.SHA+"^'")
+
+	got, err := u.Perform(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, logbook.ActionResult{SHA: parent, Branch: "main"}, got)
+	assert.Equal(t, parent, f.git.Git(t, "rev-parse", "HEAD"))
+	assert.Equal(t, "A  widget.go", f.git.Git(t, "status", "--porcelain"), "its changes are staged again, as before the commit")
+}
+
+func TestResetIsRefusedWhenLaterCommitsExistOrAnotherBranchIsOut(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.WriteFile(t, "a.go", "package a\n")
+	f.git.Git(t, "add", "a.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "a"}))
+	res, u := performUndo(t, f, commit, "reset-commit")
+	f.git.Git(t, "commit", "-q", "--allow-empty", "-m", "later")
+	later := f.git.Git(t, "rev-parse", "HEAD")
+	_, err := u.Perform(ctx)
+	assert.ErrorContains(t, err, "later commits were made on it; undo them first")
+	assert.Equal(t, later, f.git.Git(t, "rev-parse", "HEAD"), "nothing moved")
+
+	f.git.Git(t, "reset", "-q", "--hard", res.SHA)
+	f.git.Git(t, "checkout", "-q", "-b", "other")
+	_, err = u.Perform(ctx)
+	assert.ErrorContains(t, err, "the commit landed on branch main, but branch other is checked out: switch to branch main first")
+}
+
+// Once pushed, a commit is taken back by a revert commit, never by a
+// reset (which would need a force push). The push that moved main has no
+// inverse.
+func TestPushedCommitIsReverted(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.WriteFile(t, "widget.go", "package widget\n")
+	f.git.Git(t, "add", "widget.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "Add widget"}))
+	res, err := commit.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := commit.Inverse(ctx, res)
+	require.NoError(t, err)
+
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "main"}))
+	pres, err := push.Perform(ctx)
+	require.NoError(t, err)
+	pinv, err := push.Inverse(ctx, pres)
+	require.NoError(t, err)
+	assert.Empty(t, pinv.Kind)
+	assert.Contains(t, pinv.None, "the push moved branch main, which was on the remote already")
+
+	u, err := actions.FromInverse(ctx, f.r, inv)
+	require.NoError(t, err)
+	require.Equal(t, "revert-commit", u.Kind(), "pushed: revert, not reset")
+	assert.Contains(t, u.DryRun(), "git revert --no-edit "+res.SHA)
+	got, err := u.Perform(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, f.git.Git(t, "rev-parse", "HEAD"), got.SHA)
+	assert.Equal(t, res.SHA, f.git.Git(t, "rev-parse", "HEAD^"), "a new commit on top, nothing rewritten")
+	assert.Empty(t, f.git.Git(t, "ls-files", "widget.go"), "the revert takes the file back out")
+	assert.Equal(t, res.SHA, f.git.BareRef(t, "main"), "the revert is not pushed")
+
+	// A reset recorded before the push, performed after it, is refused.
+	reset, err := json.Marshal(map[string]string{"sha": res.SHA, "branch": "main"})
+	require.NoError(t, err)
+	f.git.Git(t, "reset", "-q", "--hard", res.SHA)
+	stale := logbook.Inverse{Kind: "reset-commit", Params: reset}
+	data, _ := json.Marshal(stale)
+	require.NoError(t, json.Unmarshal(data, &stale))
+	r := must[actions.Undo](t)(actions.FromInverse(ctx, f.r, stale))
+	assert.Equal(t, "revert-commit", r.Kind())
+}
+
+func TestPushThatCreatedABranchIsUndoneByDeletingIt(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "checkout", "-q", "-b", "fix-widget")
+	f.git.Git(t, "commit", "-q", "--allow-empty", "-m", "fix")
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "fix-widget"}))
+	res, u := performUndo(t, f, push, "delete-remote-branch")
+	assert.Equal(t, res.SHA, f.git.BareRef(t, "fix-widget"))
+	assert.Contains(t, u.DryRun(), "git push --porcelain --force-with-lease=refs/heads/fix-widget:"+res.SHA+" origin --delete fix-widget")
+	got, err := u.Perform(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, logbook.ActionResult{Branch: "fix-widget", SHA: res.SHA}, got)
+	assert.Empty(t, f.git.BareRef(t, "fix-widget"), "the branch is gone from the remote")
+	assert.NotEmpty(t, f.git.Git(t, "rev-parse", "fix-widget"), "the local branch stays")
+}
+
+func TestDeleteRemoteBranchRefusesABranchThatMoved(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "checkout", "-q", "-b", "fix-widget")
+	f.git.Git(t, "commit", "-q", "--allow-empty", "-m", "fix")
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "fix-widget"}))
+	_, u := performUndo(t, f, push, "delete-remote-branch")
+	f.git.Git(t, "commit", "-q", "--allow-empty", "-m", "more")
+	f.git.Git(t, "push", "-q", "origin", "fix-widget")
+	moved := f.git.BareRef(t, "fix-widget")
+	_, err := u.Perform(ctx)
+	assert.ErrorContains(t, err, "delete-remote-branch: [rejected] (stale info)")
+	assert.Equal(t, moved, f.git.BareRef(t, "fix-widget"), "someone else's push is kept")
+}
+
+func TestMergeHasNoInverse(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	merge := must[*actions.MergePullRequest](t)(actions.NewMergePullRequest(f.r, actions.MergePullRequest{Number: f.pr}))
+	inv, err := merge.Inverse(ctx, logbook.ActionResult{Number: f.pr})
+	require.NoError(t, err)
+	assert.Empty(t, inv.Kind)
+	assert.Contains(t, inv.None, "cannot be unmerged")
+	_, err = actions.FromInverse(ctx, f.r, inv)
+	assert.ErrorIs(t, err, actions.ErrInvalid)
+	assert.ErrorContains(t, err, "cannot be unmerged")
+}
+
+func TestFromInverseRefusesWhatItCannotBuild(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	for _, inv := range []logbook.Inverse{
+		{Kind: "format-disk", Params: json.RawMessage(`{}`)},
+		{Kind: "close-pull-request", Params: json.RawMessage(`{"number":1,"force":true}`)},
+		{Kind: "close-pull-request", Params: json.RawMessage(`{"number":0}`)},
+		{Kind: "reset-commit", Params: json.RawMessage(`{"sha":"--hard"}`)},
+		{Kind: "delete-remote-branch", Params: json.RawMessage(`{"branch":"-f","sha":"0123456789"}`)},
+		{Kind: "delete-comment", Params: json.RawMessage(`{"number":1}`)},
+		{Kind: "remove-review-request", Params: json.RawMessage(`{"number":1,"reviewers":[]}`)},
+		{Kind: "close-issue", Params: json.RawMessage(`not json`)},
+	} {
+		_, err := actions.FromInverse(ctx, f.r, inv)
+		assert.ErrorIs(t, err, actions.ErrInvalid, "%s %s", inv.Kind, inv.Params)
+	}
+}
