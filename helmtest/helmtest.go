@@ -62,6 +62,12 @@ type Action struct {
 	Status helm.ActionStatus
 	Result *helm.ActionResult
 	Error  string
+	// Inverse is how the action can be taken back, as recorded with its
+	// outcome; Undoes the entry it takes back, UndoneBy the entry that
+	// took it back (0: none).
+	Inverse  *helm.Inverse
+	Undoes   int
+	UndoneBy int
 }
 
 // Recorded is a recorded voyage as replayed with today's code.
@@ -76,7 +82,8 @@ func (r *Recorded) Actions() []Action {
 	var out []Action
 	for _, e := range r.Views.Logbook {
 		if a := e.Action; a != nil {
-			out = append(out, Action{N: e.N, Kind: a.Kind, Params: a.Params, Why: a.Why, Status: a.Status, Result: a.Result, Error: a.Error})
+			out = append(out, Action{N: e.N, Kind: a.Kind, Params: a.Params, Why: a.Why, Status: a.Status, Result: a.Result, Error: a.Error,
+				Inverse: a.Inverse, Undoes: a.Undoes, UndoneBy: a.UndoneBy})
 		}
 	}
 	return out
