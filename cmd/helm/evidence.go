@@ -197,13 +197,13 @@ func findArtifactInfo(v *helm.Voyage, hash string) (helm.ArtifactInfo, error) {
 	case 0:
 		return helm.ArtifactInfo{}, &hinted{
 			Err:  fmt.Errorf("%w: no observation key or artifact hash of voyage %s starts with %q", helm.ErrNoArtifact, v.ID(), hash),
-			Hint: "helm artifact list, or helm slate list, for the hashes and keys"}
+			Hint: "helm artifact list, or helm slate list, for the hashes and keys", Tool: "call artifact_list, or slate_list, for the hashes and keys"}
 	}
 	var names []string
 	for _, a := range match {
 		names = append(names, short(a.Hash))
 	}
-	return helm.ArtifactInfo{}, &usageError{Err: fmt.Errorf("%w: %q matches %d artifacts (%s); give more of the hash", helm.ErrAmbiguous, hash, len(match), strings.Join(names, ", ")), Hint: "helm artifact list"}
+	return helm.ArtifactInfo{}, &usageError{Err: fmt.Errorf("%w: %q matches %d artifacts (%s); give more of the hash", helm.ErrAmbiguous, hash, len(match), strings.Join(names, ", ")), Hint: "helm artifact list", Tool: "call artifact_list"}
 }
 
 // renderSighting writes s for a person to read, each line indented.

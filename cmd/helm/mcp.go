@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -148,9 +149,54 @@ func newMCPServer(ctx context.Context, a *app) (*mcpServer, error) {
 		Instructions: s.instructions(),
 		Capabilities: &mcp.ServerCapabilities{}, // tools and resources, inferred; no logging
 	})
+	s.server.AddReceivingMiddleware(s.shield)
 	s.addTools()
 	s.addResources()
 	return s, nil
+}
+
+// shield is the server's outermost handling of every request: a tool
+// call whose arguments are null is a call with none (the SDK, filling in
+// the schema's defaults, would write into a nil map and panic), and a
+// panic anywhere in handling a request is an error for that request,
+// never the end of the server.
+func (s *mcpServer) shield(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && (len(p.Arguments) == 0 || string(p.Arguments) == "null") {
+			p.Arguments = json.RawMessage("{}")
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				s.logf("helm: mcp: %s: panic: %v\n%s", method, p, debug.Stack())
+				err = fmt.Errorf("helm mcp: %s failed (a bug, reported on helm's standard error): %v", method, p)
+				if method == "tools/call" {
+					res, err = toolErrorResult(err), nil
+				}
+			}
+		}()
+		res, err = next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError && r.StructuredContent == nil {
+			// The SDK refused the arguments against the tool's schema
+			// before helm saw them: say so as helm says the rest.
+			name := req.GetParams().(*mcp.CallToolParamsRaw).Name
+			res = toolErrorResult(&usageError{
+				Err:  fmt.Errorf("%w: %s: %s", helm.ErrInvalid, name, resultTextOf(r)),
+				Tool: "give the arguments the inputSchema of " + name + " (tools/list) describes",
+			})
+		}
+		return res, err
+	}
+}
+
+// resultTextOf is the text of a tool's result.
+func resultTextOf(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
 }
 
 // instructions tell the agent what the server is for and how its tools
@@ -317,7 +363,7 @@ func (s *mcpServer) voyageID(arg string) (string, error) {
 			return s.pinned, nil
 		}
 		return "", &usageError{
-			Err:  fmt.Errorf("%w: no voyage given, and this server acts on no one voyage (helm mcp --voyage ID would pin one)", helm.ErrNoVoyage),
+			Err:  fmt.Errorf("%w: voyage is missing, and this server acts on no one voyage (helm mcp --voyage ID would pin one)", helm.ErrInvalid),
 			Tool: "give voyage: the id voyage_start returned, or one voyage_list lists",
 		}
 	}
