@@ -195,9 +195,7 @@ var markKinds = []*markKind{
 		name: "rust-project", summary: "orient in a Rust project: its tree and documentation",
 		args: "PATH", example: "rust-project .",
 		arg: "path", argName: "PATH",
-		build: func(_ context.Context, _ *app, p *markParams) (marks.Mark, error) {
-			return marks.NewRustProject(p.Path)
-		},
+		build: oneParamMark(marks.NewRustProject, func(p *markParams) string { return p.Path }),
 	},
 	{
 		name: "go-project", summary: "orient in a Go project: tree, documentation, modules, packages",
@@ -249,9 +247,7 @@ var markKinds = []*markKind{
 		name: "context", summary: "context a person provides, with nothing helm can look at",
 		args: "DESCRIPTION", example: `context "Agreed with the maintainer on a call: no API change"`,
 		arg: "description", argName: "DESCRIPTION",
-		build: func(_ context.Context, _ *app, p *markParams) (marks.Mark, error) {
-			return marks.NewContext(p.Description)
-		},
+		build: oneParamMark(marks.NewContext, func(p *markParams) string { return p.Description }),
 	},
 	{
 		name: "command", summary: "run a program and record its exit code and output",
@@ -273,9 +269,7 @@ var markKinds = []*markKind{
 		name: "web", summary: "fetch a URL and record the response",
 		args: "URL", example: "web https://example.com/status",
 		arg: "url", argName: "URL",
-		build: func(_ context.Context, _ *app, p *markParams) (marks.Mark, error) {
-			return marks.NewWeb(p.URL)
-		},
+		build: oneParamMark(marks.NewWeb, func(p *markParams) string { return p.URL }),
 	},
 }
 
@@ -308,6 +302,13 @@ func githubFlags(focusHelp string) func(fs *pflag.FlagSet, p *markParams) {
 	return func(fs *pflag.FlagSet, p *markParams) {
 		fs.StringArrayVar(&p.Focus, "focus", nil, "`FOCUS` to fetch: "+focusHelp)
 		fs.StringVar(&p.Repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
+	}
+}
+
+// oneParamMark builds a mark from its one parameter, which param reads.
+func oneParamMark[M marks.Mark](newMark func(string) (M, error), param func(*markParams) string) func(context.Context, *app, *markParams) (marks.Mark, error) {
+	return func(_ context.Context, _ *app, p *markParams) (marks.Mark, error) {
+		return newMark(param(p))
 	}
 }
 

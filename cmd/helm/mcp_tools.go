@@ -695,17 +695,20 @@ type actionArgs struct {
 
 func (a actionArgs) options() actionArgs { return a }
 
-// repoArg is the repository of a GitHub action.
-type repoArg struct {
+// gitHubAction is what a GitHub action's tool takes besides its own
+// parameters: its repository, and the rest.
+type gitHubAction struct {
 	Repo string `json:"repo,omitempty" jsonschema:"the repository as OWNER/NAME (default: the one the origin remote of helm's working directory names)"`
+	actionArgs
 }
 
-func (r repoArg) repoName() string { return r.Repo }
+func (a gitHubAction) repoName() string { return a.Repo }
 
-// localRepo is the repository of a git action: helm's working directory.
-type localRepo struct{}
+// gitAction is what a git action's tool takes besides its own
+// parameters: its repository is helm's working directory.
+type gitAction struct{ actionArgs }
 
-func (localRepo) repoName() string { return "" }
+func (gitAction) repoName() string { return "" }
 
 // actionInput is the arguments of an action tool.
 type actionInput interface {
@@ -717,16 +720,14 @@ type actionInput interface {
 type commitArgs struct {
 	voyageArg
 	Message string `json:"message" jsonschema:"the commit message"`
-	localRepo
-	actionArgs
+	gitAction
 }
 
 type pushArgs struct {
 	voyageArg
 	Branch string `json:"branch,omitempty" jsonschema:"the branch to push (default: the branch checked out in helm's working directory)"`
 	Remote string `json:"remote,omitempty" jsonschema:"the remote to push to (default origin)"`
-	localRepo
-	actionArgs
+	gitAction
 }
 
 type createPullRequestArgs struct {
@@ -736,24 +737,21 @@ type createPullRequestArgs struct {
 	Body      string   `json:"body,omitempty" jsonschema:"the pull request's description"`
 	Base      string   `json:"base,omitempty" jsonschema:"the branch to merge into (default: the repository's default branch)"`
 	Reviewers []string `json:"reviewers,omitempty" jsonschema:"logins to request reviews from"`
-	repoArg
-	actionArgs
+	gitHubAction
 }
 
 type mergePullRequestArgs struct {
 	voyageArg
 	Number      int    `json:"number" jsonschema:"the pull request's number"`
 	MergeMethod string `json:"merge_method,omitempty" jsonschema:"merge, squash or rebase (default merge)"`
-	repoArg
-	actionArgs
+	gitHubAction
 }
 
 type commentArgs struct {
 	voyageArg
 	Number int    `json:"number" jsonschema:"the pull request's or issue's number"`
 	Body   string `json:"body" jsonschema:"the comment"`
-	repoArg
-	actionArgs
+	gitHubAction
 }
 
 type replyPullRequestArgs struct {
@@ -761,31 +759,27 @@ type replyPullRequestArgs struct {
 	Number    int    `json:"number" jsonschema:"the pull request's number"`
 	CommentID int64  `json:"comment_id" jsonschema:"the id of the inline review comment to reply to (observe github-pr with focus comments lists them)"`
 	Body      string `json:"body" jsonschema:"the reply"`
-	repoArg
-	actionArgs
+	gitHubAction
 }
 
 type requestReviewArgs struct {
 	voyageArg
 	Number    int      `json:"number" jsonschema:"the pull request's number"`
 	Reviewers []string `json:"reviewers" jsonschema:"logins or ORG/TEAM names to request reviews from"`
-	repoArg
-	actionArgs
+	gitHubAction
 }
 
 type createIssueArgs struct {
 	voyageArg
 	Title string `json:"title" jsonschema:"the issue's title"`
 	Body  string `json:"body,omitempty" jsonschema:"the issue's description"`
-	repoArg
-	actionArgs
+	gitHubAction
 }
 
 type issueArgs struct {
 	voyageArg
 	Number int `json:"number" jsonschema:"the issue's number"`
-	repoArg
-	actionArgs
+	gitHubAction
 }
 
 // destructiveActions are the actions a host should warn of: they cannot
