@@ -449,6 +449,41 @@ func TestMCPBadInputIsAToolError(t *testing.T) {
 	assert.Equal(t, uint64(1), show.Voyage.Seq, "nothing but the start was recorded")
 }
 
+// TestMCPConcurrentCallsOnOneServer: a host may call tools at once; the
+// server takes them on one voyage (and on several) as goroutines of one
+// process take changes.
+func TestMCPConcurrentCallsOnOneServer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	agentEnv(h)
+	c := h.mcp()
+	var ids []string
+	for i := range 2 {
+		_, info := ok[helm.VoyageInfo](c, "voyage_start", map[string]any{"intent": "at once " + itoa(i)})
+		ids = append(ids, info.ID)
+	}
+	const callers, each = 8, 10
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() {
+			for j := range each {
+				id := ids[(i+j)%2]
+				ok[observed](c, "observe", map[string]any{"voyage": id, "kind": "context", "description": "caller " + itoa(i) + " look " + itoa(j)})
+				ok[any](c, "log", map[string]any{"voyage": id})
+			}
+		})
+	}
+	wg.Wait()
+	total := 0
+	for _, id := range ids {
+		var slate []helm.ObservationRecord
+		require.NoError(t, json.Unmarshal([]byte(h.ok("--voyage", id, "slate", "list", "--json")), &slate))
+		total += len(slate)
+		assert.Contains(t, h.ok("--voyage", id, "voyage", "verify"), "OK: nothing damaged")
+	}
+	assert.Equal(t, callers*each, total)
+}
+
 // TestMCPGuardRules: a denied action is refused naming its rule, and so
 // is one a rule asks a person to confirm: over MCP nobody can. Both
 // refusals are recorded; nothing runs.

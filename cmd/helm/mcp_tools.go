@@ -261,7 +261,7 @@ type eraseArgs struct {
 
 // markOf builds the mark kind and p name, anchored at helm's working
 // directory: a parameter the kind does not take is bad input, not ignored.
-func (s *mcpServer) markOf(ctx context.Context, kind string, p *markParams) (*markKind, error) {
+func (s *mcpServer) markOf(kind string, p *markParams) (*markKind, error) {
 	k := markKindNamed(kind)
 	if k == nil { // the schema's enumeration lets none through
 		return nil, &usageError{Err: fmt.Errorf("%w: kind %q is not one of %s", helm.ErrInvalid, kind, strings.Join(markKindNames(), ", "))}
@@ -310,11 +310,11 @@ func (s *mcpServer) addSlateTools() {
 	addTool(s, &mcp.Tool{Name: "observe", Annotations: looks,
 		Description: "Look at a mark and put the observation (mark, sighting, time) on the voyage's slate, replacing an earlier observation of the same mark; bearing_take seals the slate. Returns the observation's key and artifact (sighting_show shows what was seen). A look that failed (a file not there, a program's non-zero exit or timeout, an HTTP error) is recorded all the same and listed under failures. Relative paths are taken from helm's working directory. The kinds:" + markKindsDescription()},
 		func(ctx context.Context, in *observeArgs) (toolOut, error) {
-			k, err := s.markOf(ctx, in.Kind, &in.markParams)
+			k, err := s.markOf(in.Kind, &in.markParams)
 			if err != nil {
 				return toolOut{}, err
 			}
-			o := observeFlags{timeout: 0}
+			var o observeFlags // no timeout: the mark's default
 			if in.Timeout != "" {
 				if k.observeFlags == nil {
 					return toolOut{}, &usageError{Err: fmt.Errorf("%w: %s takes no timeout", helm.ErrInvalid, k.name), Tool: k.name + " takes " + k.parameters()}
@@ -368,7 +368,7 @@ func (s *mcpServer) addSlateTools() {
 	addTool(s, &mcp.Tool{Name: "slate_erase", Annotations: discards,
 		Description: "Take one mark's observation off the slate, without taking a bearing. Name the mark with the kind and parameters that observed it."},
 		func(ctx context.Context, in *eraseArgs) (toolOut, error) {
-			k, err := s.markOf(ctx, in.Kind, &in.markParams)
+			k, err := s.markOf(in.Kind, &in.markParams)
 			if err != nil {
 				return toolOut{}, err
 			}
