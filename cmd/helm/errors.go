@@ -268,7 +268,7 @@ func libraryHint(err error, globals []string) string {
 // nothing from the error: the command line's (helm CLI, keeping the
 // global flags given but drop) and the MCP server's (tool).
 var hintWords = map[helm.HintKind]struct{ drop, cli, tool string }{
-	helm.HintObserve:       {"", "observe KIND ... first, or pass --observation FILE", "call observe first, or give bearing_take observations"},
+	helm.HintObserve:       {"", "observe KIND ... first, or pass --observation FILE", "call observe first, or give bearing_take observation_files"},
 	helm.HintStartVoyage:   {"--voyage", `voyage new "INTENT" to start another voyage`, "call voyage_start to start another voyage"},
 	helm.HintReadLogbook:   {"", "log, to see the bearings' numbers", "call log, to see the bearings' numbers"},
 	helm.HintReadSlate:     {"", "slate list", "call slate_list"},

@@ -441,6 +441,13 @@ func TestMCPBadInputIsAToolError(t *testing.T) {
 			assert.Equal(t, exitUsage, te.ExitStatus, text)
 		})
 	}
+	// Not bad input, but no bearing without an observation: what to do is
+	// said in tools' words.
+	text, te := c.fails("bearing_take", map[string]any{"voyage": v, "reading": "r"})
+	assert.Contains(t, text, "slate is empty")
+	assert.Equal(t, "call observe first, or give bearing_take observation_files", te.Try)
+	assert.Equal(t, exitFailed, te.ExitStatus)
+
 	// Arguments sent as null are no arguments (the SDK alone would write
 	// the schema's defaults into a nil map, and panic).
 	_, list := ok[struct{ Voyages []helm.VoyageInfo }](c, "voyage_list", nil)
