@@ -111,6 +111,21 @@ func TestCLIImportsOnlyTheFacade(t *testing.T) {
 	}
 }
 
+// TestLibraryImportsNoMCP: the MCP server is the helm program's (helm
+// mcp); its SDK, and the schema package it brings, stay out of what an
+// importer of the library compiles. (A library package that reached the
+// SDK through another would show here too: that one imports it.)
+func TestLibraryImportsNoMCP(t *testing.T) {
+	for path, f := range librarySources(t) {
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for _, wall := range []string{"github.com/modelcontextprotocol/", "github.com/google/jsonschema-go/"} {
+				assert.False(t, strings.HasPrefix(p, wall), "%s imports %s: only cmd/helm serves MCP", path, p)
+			}
+		}
+	}
+}
+
 // TestEveryPackageStatesItsJob: a reader finds each job from the layout in
 // one hop, by the package's doc comment.
 func TestEveryPackageStatesItsJob(t *testing.T) {

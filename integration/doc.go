@@ -1,5 +1,6 @@
 // Package integration holds the tests of helm that drive programs from
-// outside Go: the web UI in a real, headless Chromium (chromedp). It is a
+// outside Go: the web UI in a real, headless Chromium (chromedp), and
+// helm mcp under the MCP Inspector, a client helm did not write. It is a
 // module of its own so that the browser driver never enters the module
 // graph of the library; go get of helm does not pull it.
 //
@@ -7,4 +8,9 @@
 // google-chrome) is on PATH, and fail then when HELM_BROWSER_TESTS=1, as
 // CI sets it. HELM_CHROMIUM names the browser to use; HELM_SCREENSHOTS a
 // directory for the screenshots of each page (a temporary one otherwise).
+//
+// The Inspector test runs when HELM_MCP_INSPECTOR names the Inspector's
+// program (npm install --prefix DIR @modelcontextprotocol/inspector@2.12.0
+// makes DIR/node_modules/.bin/mcp-inspector; .ci/run does, and sets it),
+// and is skipped, saying so, when it is not set.
 package integration

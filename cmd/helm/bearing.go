@@ -89,13 +89,9 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 		if err != nil {
 			return err
 		}
-		var o helm.Observation
-		if err := json.Unmarshal(data, &o); err != nil {
-			return &usageError{Err: fmt.Errorf("--observation %s: %w: %v", name, helm.ErrInvalid, err), Hint: "helm observe KIND ... --out FILE, to write one"}
-		}
-		// What observe's constructors refuse, a file may not bring in.
-		if err := marks.Validate(o.Mark); err != nil {
-			return &usageError{Err: fmt.Errorf("--observation %s: %w", name, err), Hint: "helm observe KIND ... --out FILE, to write one"}
+		o, err := parseObservation(data, "--observation "+name)
+		if err != nil {
+			return err
 		}
 		extra = append(extra, o)
 	}
@@ -119,6 +115,21 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 	writeBearing(&b, e.Bearing)
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// parseObservation reads an observation's JSON, as observe --out writes
+// it, from where (an --observation FILE, a tool's observation_files).
+func parseObservation(data []byte, where string) (helm.Observation, error) {
+	const hint, tool = "helm observe KIND ... --out FILE, to write one", "write one with helm observe KIND ... --out FILE"
+	var o helm.Observation
+	if err := json.Unmarshal(data, &o); err != nil {
+		return o, &usageError{Err: fmt.Errorf("%s: %w: %v", where, helm.ErrInvalid, err), Hint: hint, Tool: tool}
+	}
+	// What observe's constructors refuse, a file may not bring in.
+	if err := marks.Validate(o.Mark); err != nil {
+		return o, &usageError{Err: fmt.Errorf("%s: %w", where, err), Hint: hint, Tool: tool}
+	}
+	return o, nil
 }
 
 func writeBearing(b *strings.Builder, br *helm.Bearing) {

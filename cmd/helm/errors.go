@@ -44,6 +44,10 @@ func (e *observedFailures) Error() string {
 type usageError struct {
 	Err  error
 	Hint string
+	// Tool is the hint in the MCP server's words (a tool to call, an
+	// argument to give), when the error can reach a tool's caller;
+	// empty, the server gives the library's hint, if any.
+	Tool string
 }
 
 func (e *usageError) Error() string { return e.Err.Error() }
@@ -59,6 +63,7 @@ func usageErrorf(c *cobra.Command, format string, args ...any) error {
 type hinted struct {
 	Err  error
 	Hint string
+	Tool string // as usageError's
 }
 
 func (e *hinted) Error() string { return e.Err.Error() }
@@ -240,47 +245,63 @@ func libraryHint(err error, globals []string) string {
 		}
 		return "helm " + commandLine(kept) + " " + rest
 	}
+	if w, ok := wordsFor(err, lh.Kind); ok {
+		return helmWith(w.drop, w.cli)
+	}
 	switch lh.Kind {
 	case "":
 		return ""
 	case "login":
 		return helmWith("--as", "auth login --as "+nl.Identity)
-	case helm.HintObserve:
-		return helmWith("", "observe KIND ... first, or pass --observation FILE")
-	case helm.HintStartVoyage:
-		return helmWith("--voyage", `voyage new "INTENT" to start another voyage`)
-	case helm.HintReadLogbook:
-		if errors.Is(err, helm.ErrNotUndoable) {
-			return helmWith("", "log, to see which actions were performed and which were undone")
-		}
-		return helmWith("", "log, to see the bearings' numbers")
-	case helm.HintReadSlate:
-		return helmWith("", "slate list")
-	case helm.HintListVoyages:
-		return helmWith("--voyage", "voyage list --status all")
-	case helm.HintListArtifacts:
-		return helmWith("", "voyage show, to see the artifacts")
 	case helm.HintVerify:
-		id := ""
-		var ve *helm.VoyageError
-		var de *helm.DamageError
-		if errors.As(err, &ve) && ve.Voyage != "" {
-			id = short(ve.Voyage)
-		} else if errors.As(err, &de) && de.Voyage != "" {
-			id = short(de.Voyage)
+		if id := damagedVoyage(err); id != "" {
+			return helmWith("--voyage", "--voyage "+id+" voyage verify")
 		}
-		if id == "" {
-			return helmWith("", "voyage verify")
-		}
-		return helmWith("--voyage", "--voyage "+id+" voyage verify")
-	case helm.HintResume:
-		return helmWith("", "voyage resume --reason TEXT, to go on with it")
+		return helmWith("", "voyage verify")
 	case helm.HintConfirm:
 		return "the same command with --yes, once a person has agreed to it"
-	case helm.HintReopen:
-		return helmWith("", "log, to see whether the change was recorded, before retrying")
 	}
 	return lh.Text
+}
+
+// hintWording is how the CLI and the MCP server say a hint.
+type hintWording struct{ drop, cli, tool string }
+
+// wordsFor returns the renderings of err's hint, of kind k: hintWords',
+// but for an entry that cannot be undone, which reads the logbook for
+// another reason than a bearing's number.
+func wordsFor(err error, k helm.HintKind) (hintWording, bool) {
+	if k == helm.HintReadLogbook && errors.Is(err, helm.ErrNotUndoable) {
+		return hintWording{"", "log, to see which actions were performed and which were undone", "call log, to see which actions were performed and which were undone"}, true
+	}
+	w, ok := hintWords[k]
+	return w, ok
+}
+
+// hintWords are the two renderings of a library hint's kind that need
+// nothing from the error: the command line's (helm CLI, keeping the
+// global flags given but drop) and the MCP server's (tool).
+var hintWords = map[helm.HintKind]hintWording{
+	helm.HintObserve:       {"", "observe KIND ... first, or pass --observation FILE", "call observe first, or give bearing_take observation_files"},
+	helm.HintStartVoyage:   {"--voyage", `voyage new "INTENT" to start another voyage`, "call voyage_start to start another voyage"},
+	helm.HintReadLogbook:   {"", "log, to see the bearings' numbers", "call log, to see the bearings' numbers"},
+	helm.HintReadSlate:     {"", "slate list", "call slate_list"},
+	helm.HintListVoyages:   {"--voyage", "voyage list --status all", "call voyage_list with status all"},
+	helm.HintListArtifacts: {"", "voyage show, to see the artifacts", "call artifact_list"},
+	helm.HintResume:        {"", "voyage resume --reason TEXT, to go on with it", "call voyage_resume with a reason, to go on with it"},
+	helm.HintReopen:        {"", "log, to see whether the change was recorded, before retrying", "call log, to see whether the change was recorded, before retrying"},
+}
+
+// damagedVoyage is the short id of the voyage a damage error names, or "".
+func damagedVoyage(err error) string {
+	var ve *helm.VoyageError
+	var de *helm.DamageError
+	if errors.As(err, &ve) && ve.Voyage != "" {
+		return short(ve.Voyage)
+	} else if errors.As(err, &de) && de.Voyage != "" {
+		return short(de.Voyage)
+	}
+	return ""
 }
 
 // withGlobals gives err, when its hint is the library's, a Try: line that

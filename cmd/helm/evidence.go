@@ -50,39 +50,55 @@ func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	labels := observationLabels(v)
-	hash := args[0]
-	if h, ok := keyToArtifact(v, args[0]); ok {
-		hash = h
-	}
-	info, err := findArtifactInfo(v, hash)
+	info, data, err := findSighting(ctx, v, args[0])
 	if err != nil {
 		return err
 	}
-	if info.Status != helm.ArtifactStowed {
-		if a.g.json {
-			return writeJSON(a.stdout, info)
-		}
-		_, err := fmt.Fprintf(a.stdout, "%s (artifact %s)\n", goneText(info), short(info.Hash))
-		return err
-	}
-	data, err := v.Artifact(ctx, info.Hash)
-	if err != nil {
-		return err
+	if a.g.json && data == nil {
+		return writeJSON(a.stdout, info)
 	}
 	if a.g.json {
 		_, err := fmt.Fprintf(a.stdout, "%s\n", data)
 		return err
 	}
+	text, err := sightingText(v, info, data)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(a.stdout, text)
+	return err
+}
+
+// findSighting finds the sighting key names (a mark key, as slate list
+// gives it, or an artifact hash, or a prefix of either) and reads its
+// bytes, checked against their address: none when it was jettisoned or
+// reduced.
+func findSighting(ctx context.Context, v *helm.Voyage, key string) (helm.ArtifactInfo, []byte, error) {
+	hash := key
+	if h, ok := keyToArtifact(v, key); ok {
+		hash = h
+	}
+	info, err := findArtifactInfo(v, hash)
+	if err != nil || info.Status != helm.ArtifactStowed {
+		return info, nil, err
+	}
+	data, err := v.Artifact(ctx, info.Hash)
+	return info, data, err
+}
+
+// sightingText renders a sighting found by findSighting for people.
+func sightingText(v *helm.Voyage, info helm.ArtifactInfo, data []byte) (string, error) {
+	if data == nil {
+		return fmt.Sprintf("%s (artifact %s)\n", goneText(info), short(info.Hash)), nil
+	}
 	s, err := sighting.Unmarshal(data)
 	if err != nil {
-		return fmt.Errorf("artifact %s of voyage %s: %w", info.Hash, v.ID(), err)
+		return "", fmt.Errorf("artifact %s of voyage %s: %w", info.Hash, v.ID(), err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Sighting %s of %s (artifact %s, %s)\n", s.Kind(), printable(orDash(labels[info.Hash])), short(info.Hash), size(info.Size))
+	fmt.Fprintf(&b, "Sighting %s of %s (artifact %s, %s)\n", s.Kind(), printable(orDash(observationLabels(v)[info.Hash])), short(info.Hash), size(info.Size))
 	renderSighting(&b, s, data, "  ")
-	_, err = io.WriteString(a.stdout, b.String())
-	return err
+	return b.String(), nil
 }
 
 // goneText describes an artifact whose bytes are not read any more.
@@ -181,13 +197,13 @@ func findArtifactInfo(v *helm.Voyage, hash string) (helm.ArtifactInfo, error) {
 	case 0:
 		return helm.ArtifactInfo{}, &hinted{
 			Err:  fmt.Errorf("%w: no observation key or artifact hash of voyage %s starts with %q", helm.ErrNoArtifact, v.ID(), hash),
-			Hint: "helm artifact list, or helm slate list, for the hashes and keys"}
+			Hint: "helm artifact list, or helm slate list, for the hashes and keys", Tool: "call artifact_list, or slate_list, for the hashes and keys"}
 	}
 	var names []string
 	for _, a := range match {
 		names = append(names, short(a.Hash))
 	}
-	return helm.ArtifactInfo{}, &usageError{Err: fmt.Errorf("%w: %q matches %d artifacts (%s); give more of the hash", helm.ErrAmbiguous, hash, len(match), strings.Join(names, ", ")), Hint: "helm artifact list"}
+	return helm.ArtifactInfo{}, &usageError{Err: fmt.Errorf("%w: %q matches %d artifacts (%s); give more of the hash", helm.ErrAmbiguous, hash, len(match), strings.Join(names, ", ")), Hint: "helm artifact list", Tool: "call artifact_list"}
 }
 
 // renderSighting writes s for a person to read, each line indented.
@@ -374,16 +390,7 @@ func (*artifactListCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	labels := observationLabels(v)
-	kinds := observationKinds(v)
-	rows := []artifactRow{}
-	for _, info := range v.Artifacts() {
-		where := "pack"
-		if info.Blob != 0 {
-			where = "log"
-		}
-		rows = append(rows, artifactRow{ArtifactInfo: info, Kind: kinds[info.Hash], Mark: labels[info.Hash], Where: where})
-	}
+	rows := artifactRows(v, v.Artifacts())
 	if a.g.json {
 		return writeJSON(a.stdout, rows)
 	}
@@ -405,6 +412,21 @@ func (*artifactListCommand) Run(ctx context.Context, a *app, args []string) erro
 	}
 	_, err = io.WriteString(a.stdout, b.String())
 	return err
+}
+
+// artifactRows describes infos, artifacts of v, as artifact list does.
+func artifactRows(v *helm.Voyage, infos []helm.ArtifactInfo) []artifactRow {
+	labels := observationLabels(v)
+	kinds := observationKinds(v)
+	rows := []artifactRow{}
+	for _, info := range infos {
+		where := "pack"
+		if info.Blob != 0 {
+			where = "log"
+		}
+		rows = append(rows, artifactRow{ArtifactInfo: info, Kind: kinds[info.Hash], Mark: labels[info.Hash], Where: where})
+	}
+	return rows
 }
 
 // observationKinds maps each artifact hash to the kind of the mark that

@@ -58,19 +58,31 @@ func (c *logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	if a.g.json {
-		out := logJSON{Voyage: v.Info(), Entries: v.Logbook()}
-		if c.who != "" {
-			out.Entries = slices.DeleteFunc(out.Entries, func(e helm.Entry) bool { return e.Who.Identity != c.who })
-		}
-		if out.Entries == nil {
-			out.Entries = []helm.Entry{}
-		}
-		return writeJSON(a.stdout, out)
+		return writeJSON(a.stdout, logOf(v, c.who))
 	}
-	if !c.evidence && c.who == "" {
-		return v.WriteStory(a.stdout)
+	return writeLog(ctx, a.stdout, v, c.evidence, c.who)
+}
+
+// logOf is the --json form of v's log: the entries of identity who, all
+// when who is empty.
+func logOf(v *helm.Voyage, who string) logJSON {
+	out := logJSON{Voyage: v.Info(), Entries: v.Logbook()}
+	if who != "" {
+		out.Entries = slices.DeleteFunc(out.Entries, func(e helm.Entry) bool { return e.Who.Identity != who })
 	}
-	return writeStoryWithEvidence(ctx, a.stdout, v, c.evidence, c.who)
+	if out.Entries == nil {
+		out.Entries = []helm.Entry{}
+	}
+	return out
+}
+
+// writeLog writes v's story: whole, or with each bearing's evidence, or
+// only the entries of identity who.
+func writeLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
+	if !evidence && who == "" {
+		return v.WriteStory(w)
+	}
+	return writeStoryWithEvidence(ctx, w, v, evidence, who)
 }
 
 // writeStoryWithEvidence writes the story with each bearing's sightings

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -64,6 +65,9 @@ type Main struct {
 	// Options tune the helm home (tests inject a clock and id source);
 	// nil means the production defaults.
 	Options *helm.Options
+	// serveMCP serves helm mcp's server; nil means on standard input and
+	// output. Tests connect clients to it in memory.
+	serveMCP func(ctx context.Context, s *mcp.Server) error
 }
 
 // NewMain returns the Main of the real process.
@@ -138,7 +142,7 @@ or gh refused): look before retrying; 130 interrupted.`,
 	root.AddCommand(
 		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
 		newActionCmd(a), newUndoCmd(a), newCompleteCmd(a), newLogCmd(a), newSightingCmd(a), newArtifactCmd(a),
-		newNoteCmd(a), newJudgeCmd(a), newTranscriptCmd(a), newStatsCmd(a), newReportCmd(a), newSearchCmd(a), newPolicyCmd(a), newServeCmd(a),
+		newNoteCmd(a), newJudgeCmd(a), newTranscriptCmd(a), newStatsCmd(a), newReportCmd(a), newSearchCmd(a), newPolicyCmd(a), newServeCmd(a), newMCPCmd(a),
 		newAuthCmd(a), newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
 	)
 	walk(root, func(c *cobra.Command) {

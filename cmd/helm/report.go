@@ -115,14 +115,14 @@ func (a *app) openVoyageArg(ctx context.Context, arg string) (*helm.Voyage, erro
 	if err != nil {
 		return nil, err
 	}
-	id, err := h.Resolve(arg)
+	id, err := resolveVoyage(h, "VOYAGE", arg)
 	if err != nil {
-		return nil, fmt.Errorf("VOYAGE %s: %w", arg, err)
+		return nil, err
 	}
 	if a.g.voyage != "" {
-		flag, err := h.Resolve(a.g.voyage)
+		flag, err := resolveVoyage(h, "--voyage", a.g.voyage)
 		if err != nil {
-			return nil, fmt.Errorf("--voyage %s: %w", a.g.voyage, err)
+			return nil, err
 		}
 		if flag != id {
 			return nil, usageErrorf(a.cmd, "%s: --voyage %s and VOYAGE %s name different voyages (%s and %s); give one of them",

@@ -172,15 +172,8 @@ func (a *app) chooseVoyage(ctx context.Context, filter helm.StatusFilter, what s
 	if err != nil {
 		return "", "", err
 	}
-	for _, src := range []struct{ name, val string }{{"--voyage", a.g.voyage}, {"HELM_VOYAGE", a.getenv("HELM_VOYAGE")}} {
-		if src.val == "" {
-			continue
-		}
-		id, err := h.Resolve(src.val)
-		if err != nil {
-			return "", "", fmt.Errorf("%s %s: %w", src.name, src.val, err)
-		}
-		return id, "given by " + src.name, nil
+	if id, why, err := a.namedVoyage(h); id != "" || err != nil {
+		return id, why, err
 	}
 	active, err := h.List(ctx, filter)
 	if err != nil {
@@ -194,6 +187,29 @@ func (a *app) chooseVoyage(ctx context.Context, filter helm.StatusFilter, what s
 	}
 	id, err = a.onlyVoyage(ctx, h, active, what)
 	return id, "the only " + what + " voyage", err
+}
+
+// namedVoyage resolves the voyage --voyage, else HELM_VOYAGE names (a
+// full id or an unambiguous prefix); "" when neither names one.
+func (a *app) namedVoyage(h *helm.Home) (id, why string, err error) {
+	for _, src := range []struct{ name, val string }{{"--voyage", a.g.voyage}, {"HELM_VOYAGE", a.getenv("HELM_VOYAGE")}} {
+		if src.val == "" {
+			continue
+		}
+		id, err := resolveVoyage(h, src.name, src.val)
+		return id, "given by " + src.name, err
+	}
+	return "", "", nil
+}
+
+// resolveVoyage resolves val, a voyage's id or an unambiguous prefix of
+// it, that what (--voyage, a tool's voyage) gave.
+func resolveVoyage(h *helm.Home, what, val string) (string, error) {
+	id, err := h.Resolve(val)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", what, val, err)
+	}
+	return id, nil
 }
 
 // worktreeVoyage returns the voyage among list whose worktree (not
@@ -398,13 +414,19 @@ func (a *app) readInput(name string) ([]byte, error) {
 		}
 		return io.ReadAll(a.stdin)
 	}
+	return a.readFile(name)
+}
+
+// readFile reads a file named on the command line (or in a tool's
+// arguments), relative to the working directory.
+func (a *app) readFile(name string) ([]byte, error) {
 	data, err := os.ReadFile(a.abs(name))
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is named as the user gave it
 		}
-		return nil, &usageError{Err: fmt.Errorf("read %s: %w", name, err), Hint: "helm observe KIND ... --out FILE, to write one"}
+		return nil, &usageError{Err: fmt.Errorf("read %s: %w", name, err), Hint: "helm observe KIND ... --out FILE, to write one", Tool: "name a file helm observe KIND ... --out FILE wrote"}
 	}
 	return data, nil
 }

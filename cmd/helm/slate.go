@@ -78,12 +78,12 @@ func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
 // slateEraseCommand takes one mark off the slate.
 type slateEraseCommand struct {
 	kind *markKind
-	f    markFlags
+	p    markParams
 }
 
 func (c *slateEraseCommand) Flags(fs *pflag.FlagSet) {
 	if c.kind.flags != nil {
-		c.kind.flags(fs, &c.f)
+		c.kind.flags(fs, &c.p)
 	}
 }
 
@@ -92,7 +92,7 @@ func (c *slateEraseCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	m, err := a.buildMark(ctx, c.kind, &c.f, args)
+	m, err := a.buildMark(ctx, c.kind, &c.p, args)
 	if err != nil {
 		return err
 	}

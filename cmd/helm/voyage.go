@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/runner"
 )
 
 func newVoyageCmd(a *app) *cobra.Command {
@@ -172,15 +173,12 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	if err != nil {
 		return err
 	}
-	opts := helm.StartOptions{Parent: c.parent}
 	r, err := a.runner("", "")
 	if err != nil {
 		return err
 	}
 	ws, wsErr := r.Workspace(ctx)
-	if wsErr == nil { // outside a repository: nothing to record
-		opts.Repo, opts.Dir, opts.Base, opts.Branch = ws.Repo, ws.Top, ws.Head, ws.Branch
-	}
+	opts := startIn(c.parent, ws, wsErr)
 	var made string // the worktree made, removed again if the start fails
 	if c.worktree != "" {
 		if wsErr != nil {
@@ -230,6 +228,17 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	}
 	_, err = fmt.Fprintln(a.stdout, v.ID())
 	return err
+}
+
+// startIn returns the options of a voyage started in workspace ws (none
+// when wsErr says the working directory is in no git repository), as a
+// sub-voyage of parent when it is set.
+func startIn(parent string, ws runner.Workspace, wsErr error) helm.StartOptions {
+	opts := helm.StartOptions{Parent: parent}
+	if wsErr == nil {
+		opts.Repo, opts.Dir, opts.Base, opts.Branch = ws.Repo, ws.Top, ws.Head, ws.Branch
+	}
+	return opts
 }
 
 // voyageListCommand lists voyages.
@@ -416,16 +425,8 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	for _, o := range s.Slate {
 		fmt.Fprintf(&b, "  %s  (artifact %s, observed %s)\n", printable(o.Label), short(o.Artifact), stamp(o.ObservedAt))
 	}
-	var raw, stored int64
-	n := 0
-	for art := range artifacts(v) {
-		n++
-		if art.Status == helm.ArtifactStowed {
-			raw += art.Size
-			stored += art.StoredSize
-		}
-	}
-	fmt.Fprintf(&b, "Artifacts: %d (%s of sightings stored in %s)\n", n, size(raw), size(stored))
+	t := artifactTotalsOf(v)
+	fmt.Fprintf(&b, "Artifacts: %d (%s of sightings stored in %s)\n", t.Count, size(t.Size), size(t.StoredSize))
 	for art := range artifacts(v) {
 		fmt.Fprintf(&b, "  %s  %-10s  %s → %s", short(art.Hash), art.Status, size(art.Size), size(art.StoredSize))
 		if art.DerivedFrom != "" {
@@ -445,6 +446,26 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// artifactTotals count a voyage's artifacts, and the sizes of those
+// stowed: their sightings' and what storing them takes.
+type artifactTotals struct {
+	Count      int   `json:"count"`
+	Size       int64 `json:"size"`
+	StoredSize int64 `json:"stored_size"`
+}
+
+func artifactTotalsOf(v *helm.Voyage) artifactTotals {
+	var t artifactTotals
+	for art := range artifacts(v) {
+		t.Count++
+		if art.Status == helm.ArtifactStowed {
+			t.Size += art.Size
+			t.StoredSize += art.StoredSize
+		}
+	}
+	return t
 }
 
 // writeShowJSON writes s as writeJSON does, with arts as its artifacts:
