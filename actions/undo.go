@@ -309,8 +309,25 @@ func (a *RevertCommit) Perform(ctx context.Context) (logbook.ActionResult, error
 	if err := onBranch(ctx, k, a.Runner, a.Branch); err != nil {
 		return logbook.ActionResult{}, err
 	}
+	// A cherry-pick or revert of the user's own in progress is theirs:
+	// git would refuse to start another, and aborting then would throw
+	// their work away.
+	for _, ref := range []string{"REVERT_HEAD", "CHERRY_PICK_HEAD"} {
+		at, err := pseudoRef(ctx, a.Runner, ref)
+		if err != nil {
+			return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
+		}
+		if at != "" {
+			return logbook.ActionResult{}, fmt.Errorf("%s: a %s is in progress in the working tree (%s is %s): finish it or abort it first, then undo again", k,
+				map[string]string{"REVERT_HEAD": "revert", "CHERRY_PICK_HEAD": "cherry-pick"}[ref], ref, shortSHA(at))
+		}
+	}
 	if _, err := a.Runner.Git(ctx, "revert", "--no-edit", a.SHA); err != nil {
-		_, _ = a.Runner.Git(context.WithoutCancel(ctx), "revert", "--abort") // nothing to abort when it failed before starting
+		// Abandon the revert only when it started (it stopped on a
+		// conflict): there is nothing to abort when it failed before.
+		if at, _ := pseudoRef(context.WithoutCancel(ctx), a.Runner, "REVERT_HEAD"); at != "" {
+			_, _ = a.Runner.Git(context.WithoutCancel(ctx), "revert", "--abort")
+		}
 		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
 	}
 	sha, err := revParse(ctx, a.Runner, "HEAD")
@@ -394,6 +411,20 @@ func pushedIn(ctx context.Context, r *runner.Runner, sha string) (string, error)
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return first, nil
+}
+
+// pseudoRef returns the commit a pseudo-ref such as REVERT_HEAD names,
+// or "" when there is none.
+func pseudoRef(ctx context.Context, r *runner.Runner, ref string) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", ref)
+	if err != nil {
+		var ee *runner.ExitError
+		if errors.As(err, &ee) && ee.ExitCode == 1 {
+			return "", nil // --quiet says there is none with status 1 alone
+		}
+		return "", fmt.Errorf("find whether a %s is in progress: %w", ref, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 func shortSHA(sha string) string { return sha[:min(len(sha), 7)] }

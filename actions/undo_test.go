@@ -262,3 +262,50 @@ func TestFromInverseRefusesWhatItCannotBuild(t *testing.T) {
 		assert.ErrorIs(t, err, actions.ErrInvalid, "%s %s", inv.Kind, inv.Params)
 	}
 }
+
+// A revert that cannot start because the user is in the middle of a
+// cherry-pick (their conflict resolution staged) leaves that work alone:
+// helm aborts only a revert it started.
+func TestRevertLeavesAnOperationInProgressAlone(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.WriteFile(t, "widget.go", "package widget\n")
+	f.git.Git(t, "add", "widget.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "Add widget"}))
+	res, err := commit.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := commit.Inverse(ctx, res)
+	require.NoError(t, err)
+	f.git.Git(t, "push", "-q", "origin", "main")
+
+	// A commit on another branch that conflicts with main, cherry-picked.
+	f.git.Git(t, "checkout", "-q", "-b", "side", "HEAD^")
+	f.git.WriteFile(t, "widget.go", "package side\n")
+	f.git.Git(t, "add", "widget.go")
+	f.git.Git(t, "commit", "-q", "-m", "side")
+	f.git.Git(t, "checkout", "-q", "main")
+	_, err = f.r.Git(ctx, "cherry-pick", "side")
+	require.Error(t, err, "the cherry-pick conflicts")
+	f.git.WriteFile(t, "widget.go", "package resolved\n")
+	f.git.Git(t, "add", "widget.go")
+
+	u, err := actions.FromInverse(ctx, f.r, inv)
+	require.NoError(t, err)
+	require.Equal(t, "revert-commit", u.Kind())
+	_, err = u.Perform(ctx)
+	assert.ErrorContains(t, err, "revert-commit: a cherry-pick is in progress in the working tree (CHERRY_PICK_HEAD is ")
+	assert.ErrorContains(t, err, "finish it or abort it first, then undo again")
+	assert.Equal(t, "M  widget.go", f.git.Git(t, "status", "--porcelain", "--untracked-files=no"), "the resolution stays staged")
+	assert.NotEmpty(t, f.git.Git(t, "rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD"), "the cherry-pick is still in progress")
+
+	// Once it is finished, the revert conflicts with it: helm's own
+	// revert is abandoned, and the tree left as it was.
+	f.git.Git(t, "-c", "core.editor=true", "cherry-pick", "--continue")
+	head := f.git.Git(t, "rev-parse", "HEAD")
+	_, err = u.Perform(ctx)
+	assert.ErrorContains(t, err, "revert-commit: ")
+	assert.Empty(t, f.git.Git(t, "status", "--porcelain", "--untracked-files=no"), "the tree is clean")
+	assert.Equal(t, head, f.git.Git(t, "rev-parse", "HEAD"))
+	_, err = f.r.Git(ctx, "rev-parse", "-q", "--verify", "REVERT_HEAD")
+	assert.Error(t, err, "no revert is left in progress")
+}
