@@ -34,8 +34,17 @@ type Invertible interface {
 // it is no performed action, it records no inverse or one that says there
 // is none (a merge), it is itself an undo, or it is undone already or
 // being undone. Perform the undo with PerformOptions.Undoes set to n.
+// It first folds in what others recorded since the views were brought
+// up to date, as a change does: the entry may be theirs.
 func (v *Voyage) Undoable(n int) (Inverse, error) {
+	return v.undoableNow(context.Background(), n)
+}
+
+func (v *Voyage) undoableNow(ctx context.Context, n int) (Inverse, error) {
 	op := fmt.Sprintf("undo entry %d", n)
+	if err := v.refresh(ctx); err != nil {
+		return Inverse{}, v.fail(op, err, Hint{})
+	}
 	v.mu.Lock()
 	v.loadView(projection.SectionEntries)
 	a, err := undoable(v.st.Entries, n)

@@ -315,3 +315,28 @@ func ExampleVoyage_Undoable() {
 	// created issue #7 (undone by 2)
 	// true
 }
+
+// A change folds in what others recorded before it checks anything: an
+// undo on a handle opened before the action it takes back was recorded
+// (by another handle, another process) is performed, not refused on the
+// strength of the handle's older view.
+func TestUndoOnAHandleOpenedBeforeTheAction(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	w, err := h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	_, err = v.Perform(ctx, &openThing{Number: 7}, who)
+	require.NoError(t, err)
+	_, err = w.Undoable(1)
+	assert.NoError(t, err)
+	require.NoError(t, w.Close())
+	w, err = h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer w.Close()
+	_, err = v.Perform(ctx, &openThing{Number: 8}, who)
+	require.NoError(t, err)
+	e, err := w.PerformWith(ctx, &closeThing{Number: 8}, who, helm.PerformOptions{Undoes: 2})
+	require.NoError(t, err)
+	assert.Equal(t, 3, e.N)
+	assert.Equal(t, 3, w.Logbook()[1].Action.UndoneBy)
+}
