@@ -94,7 +94,8 @@ func undoable(entries []logbook.Entry, n int) (*ActionRecord, error) {
 	}
 	for _, e := range entries[n:] {
 		if u := e.Action; u != nil && u.Undoes == n && u.Status == ActionOutcomeUnknown {
-			return nil, fmt.Errorf("%w: entry %d, an undo of %s, has no recorded outcome: check the world before undoing it again", ErrNotUndoable, e.N, what)
+			// Never undoable again: helm cannot tell whether that undo ran.
+			return nil, fmt.Errorf("%w: entry %d, an undo of %s, has no recorded outcome, so helm cannot tell whether it took entry %d back: check the world, and take it back by hand if it was not", ErrNotUndoable, e.N, what, n)
 		}
 	}
 	return a, nil
