@@ -253,6 +253,13 @@ func (a *ResetCommit) Perform(ctx context.Context) (logbook.ActionResult, error)
 		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
 	}
 	if head != a.SHA {
+		if _, err := a.Runner.Git(ctx, "merge-base", "--is-ancestor", a.SHA, head); err != nil {
+			var ee *runner.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode != 1 {
+				return logbook.ActionResult{}, fmt.Errorf("%s: find whether HEAD follows commit %s: %w", k, shortSHA(a.SHA), err)
+			}
+			return logbook.ActionResult{}, fmt.Errorf("%s: commit %s is no longer on %s (HEAD is %s, which does not follow it): it was amended or reset away since; take back what is left of it by hand", k, shortSHA(a.SHA), branchName(a.Branch), shortSHA(head))
+		}
 		return logbook.ActionResult{}, fmt.Errorf("%s: HEAD is %s, not the commit %s: later commits were made on it; undo them first", k, shortSHA(head), shortSHA(a.SHA))
 	}
 	pushed, err := pushedIn(ctx, a.Runner, a.SHA)
@@ -405,6 +412,17 @@ func branchName(b string) string {
 // pushedIn returns a remote-tracking branch that holds the commit, or ""
 // when none does (`git for-each-ref --contains SHA refs/remotes`).
 func pushedIn(ctx context.Context, r *runner.Runner, sha string) (string, error) {
+	if _, err := r.Git(ctx, "rev-parse", "-q", "--verify", sha+"^{commit}"); err != nil {
+		var ee *runner.ExitError
+		if errors.As(err, &ee) && ee.ExitCode == 1 {
+			where := "in the working directory"
+			if r.Dir != "" {
+				where = "at " + r.Dir
+			}
+			return "", fmt.Errorf("commit %s is not in the repository %s: undo it in the working tree where it was made", shortSHA(sha), where)
+		}
+		return "", fmt.Errorf("find commit %s: %w", shortSHA(sha), err)
+	}
 	out, err := r.Git(ctx, "for-each-ref", "--contains", sha, "--format=%(refname:short)", "refs/remotes")
 	if err != nil {
 		return "", fmt.Errorf("find whether commit %s was pushed: %w", shortSHA(sha), err)

@@ -309,3 +309,38 @@ func TestRevertLeavesAnOperationInProgressAlone(t *testing.T) {
 	_, err = f.r.Git(ctx, "rev-parse", "-q", "--verify", "REVERT_HEAD")
 	assert.Error(t, err, "no revert is left in progress")
 }
+
+// A commit amended (or reset away) since is not followed by later
+// commits: the refusal says what happened to it, not to undo others.
+func TestResetOfACommitAmendedSince(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.WriteFile(t, "a.go", "package a\n")
+	f.git.Git(t, "add", "a.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "a"}))
+	res, u := performUndo(t, f, commit, "reset-commit")
+	f.git.Git(t, "commit", "-q", "--amend", "-m", "amended")
+	amended := f.git.Git(t, "rev-parse", "HEAD")
+	_, err := u.Perform(ctx)
+	assert.ErrorContains(t, err, "reset-commit: commit "+res.SHA[:7]+" is no longer on branch main (HEAD is "+amended[:7]+", which does not follow it): it was amended or reset away since; take back what is left of it by hand")
+	assert.NotContains(t, err.Error(), "later commits")
+	assert.Equal(t, amended, f.git.Git(t, "rev-parse", "HEAD"), "nothing moved")
+}
+
+// An undo of a commit built where the commit is not (another clone,
+// another repository) says so, and where to run it.
+func TestCommitUndoWhereTheCommitIsNot(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.WriteFile(t, "a.go", "package a\n")
+	f.git.Git(t, "add", "a.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "a"}))
+	res, err := commit.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := commit.Inverse(ctx, res)
+	require.NoError(t, err)
+
+	elsewhere := f.srv.GitRepo(t, "octo/gadgets")
+	_, err = actions.FromInverse(ctx, f.srv.Runner(t, elsewhere.Dir), inv)
+	assert.ErrorContains(t, err, "reset-commit: commit "+res.SHA[:7]+" is not in the repository at "+elsewhere.Dir+": undo it in the working tree where it was made")
+}
