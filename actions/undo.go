@@ -142,8 +142,11 @@ func (a *Commit) Inverse(ctx context.Context, res logbook.ActionResult) (logbook
 
 // Inverse of a push: delete the branch, when the push created it. A push
 // that moved a branch already there has none: taking it back would need
-// a force push.
+// a force push; nor has one that found the branch up to date.
 func (a *Push) Inverse(_ context.Context, res logbook.ActionResult) (logbook.Inverse, error) {
+	if a.upToDate {
+		return logbook.Inverse{None: fmt.Sprintf("the push changed nothing: branch %s was up to date on the remote", a.Branch)}, nil
+	}
 	if !a.created {
 		return logbook.Inverse{None: fmt.Sprintf("the push moved branch %s, which was on the remote already: taking it back would need a force push, which helm does not do; undo the commits it carried instead (their undo reverts them), then push again", a.Branch)}, nil
 	}

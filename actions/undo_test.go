@@ -344,3 +344,18 @@ func TestCommitUndoWhereTheCommitIsNot(t *testing.T) {
 	_, err = actions.FromInverse(ctx, f.srv.Runner(t, elsewhere.Dir), inv)
 	assert.ErrorContains(t, err, "reset-commit: commit "+res.SHA[:7]+" is not in the repository at "+elsewhere.Dir+": undo it in the working tree where it was made")
 }
+
+// A push that found the branch up to date changed nothing: its inverse
+// says so, rather than that it moved the branch.
+func TestPushUpToDateHasNothingToTakeBack(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "push", "-q", "origin", "main")
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "main"}))
+	res, err := push.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := push.Inverse(ctx, res)
+	require.NoError(t, err)
+	assert.Empty(t, inv.Kind)
+	assert.Equal(t, "the push changed nothing: branch main was up to date on the remote", inv.None)
+}
