@@ -94,8 +94,9 @@ func undoable(entries []logbook.Entry, n int) (*ActionRecord, error) {
 	}
 	for _, e := range entries[n:] {
 		if u := e.Action; u != nil && u.Undoes == n && u.Status == ActionOutcomeUnknown {
-			// Never undoable again: helm cannot tell whether that undo ran.
-			return nil, fmt.Errorf("%w: entry %d, an undo of %s, has no recorded outcome, so helm cannot tell whether it took entry %d back: check the world, and take it back by hand if it was not", ErrNotUndoable, e.N, what, n)
+			// In flight, or its process died: never undoable again, as
+			// helm cannot tell whether that undo ran.
+			return nil, fmt.Errorf("%w: entry %d, an undo of %s, has no recorded outcome: it is running, or it stopped before its outcome was recorded, and then helm cannot tell whether it took entry %d back; if it stays so, check the world, and take it back by hand if it was not", ErrNotUndoable, e.N, what, n)
 		}
 	}
 	return a, nil

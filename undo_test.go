@@ -367,7 +367,7 @@ func TestUndoWithUnknownOutcome(t *testing.T) {
 	assert.Equal(t, helm.ActionOutcomeUnknown, entries[1].Action.Status)
 	assert.Zero(t, entries[0].Action.UndoneBy)
 	for n, want := range map[int]string{
-		1: "entry 2, an undo of entry 1 (create-issue), has no recorded outcome, so helm cannot tell whether it took entry 1 back: check the world, and take it back by hand if it was not",
+		1: "entry 2, an undo of entry 1 (create-issue), has no recorded outcome: it is running, or it stopped before its outcome was recorded, and then helm cannot tell whether it took entry 1 back; if it stays so, check the world, and take it back by hand if it was not",
 		2: "entry 2 (close-issue) has no recorded outcome, so helm cannot tell what it left; check the world and take it back by hand",
 	} {
 		_, err := again.Undoable(n)
