@@ -400,9 +400,34 @@ func onBranch(ctx context.Context, kind string, r *runner.Runner, branch string)
 		return fmt.Errorf("%s: %w", kind, err)
 	}
 	if current != branch {
+		if dir := worktreeOf(ctx, r, branch); dir != "" {
+			return fmt.Errorf("%s: the commit landed on %s, which is checked out in the working tree %s: undo it there", kind, branchName(branch), dir)
+		}
 		return fmt.Errorf("%s: the commit landed on %s, but %s is checked out: switch to %s first", kind, branchName(branch), branchName(current), branchName(branch))
 	}
 	return nil
+}
+
+// worktreeOf returns the other working tree of the repository in which
+// branch is checked out (git will not check it out twice), or "".
+func worktreeOf(ctx context.Context, r *runner.Runner, branch string) string {
+	if branch == "" {
+		return ""
+	}
+	out, err := r.Git(ctx, "worktree", "list", "--porcelain")
+	if err != nil {
+		return ""
+	}
+	dir := ""
+	for line := range strings.Lines(string(out)) {
+		line = strings.TrimRight(line, "\n")
+		if d, ok := strings.CutPrefix(line, "worktree "); ok {
+			dir = d
+		} else if line == "branch refs/heads/"+branch {
+			return dir
+		}
+	}
+	return ""
 }
 
 func branchName(b string) string {

@@ -3,6 +3,8 @@ package actions_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -358,4 +360,28 @@ func TestPushUpToDateHasNothingToTakeBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, inv.Kind)
 	assert.Equal(t, "the push changed nothing: branch main was up to date on the remote", inv.None)
+}
+
+// A commit made in another working tree of the repository (a voyage's
+// own) is undone there: the refusal elsewhere names it, rather than
+// asking to switch to a branch git will not check out twice.
+func TestCommitUndoNamesTheWorktreeItsBranchIsIn(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	wt := filepath.Join(t.TempDir(), "wt-fix")
+	f.git.Git(t, "worktree", "add", "-q", "-b", "fix-widget", wt)
+	there := f.srv.Runner(t, wt)
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "a.go"), []byte("package a\n"), 0o644))
+	_, err := there.Git(ctx, "add", "a.go")
+	require.NoError(t, err)
+	commit := must[*actions.Commit](t)(actions.NewCommit(there, actions.Commit{Message: "a"}))
+	res, err := commit.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := commit.Inverse(ctx, res)
+	require.NoError(t, err)
+
+	u, err := actions.FromInverse(ctx, f.r, inv) // the main working tree
+	require.NoError(t, err)
+	_, err = u.Perform(ctx)
+	assert.ErrorContains(t, err, "reset-commit: the commit landed on branch fix-widget, which is checked out in the working tree "+wt+": undo it there")
 }
