@@ -87,7 +87,7 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	if opts.Undoes != 0 {
 		// Checked again with the intent; here, so that an undo that could
 		// not be made is not put to the guard rules either.
-		if _, err := v.Undoable(opts.Undoes); err != nil {
+		if _, err := v.undoableNow(ctx, opts.Undoes); err != nil {
 			return Entry{}, err
 		}
 	}

@@ -150,9 +150,9 @@ type FileChange struct {
 
 // Diff is what changed in the repository over a voyage: the files that
 // differ between Base, the commit checked out when the voyage started,
-// and Head, its last commit (that of its last commit or push action),
-// with the lines added and deleted in all. Missing says, when Files is
-// not known, why.
+// and Head, its last commit (that of its last commit or push action, or
+// of the undo of a commit), with the lines added and deleted in all.
+// Missing says, when Files is not known, why.
 type Diff struct {
 	Base    string       `json:"base,omitempty"`
 	Head    string       `json:"head,omitempty"`
@@ -172,6 +172,11 @@ type ReportOptions struct {
 	// report says so.
 	DiffStat func(ctx context.Context, dir, base, head string) ([]FileChange, error)
 }
+
+// movesHead holds the action kinds whose result's SHA is where the
+// voyage's branch then is: a commit, a push, and the undo of a commit
+// (reset to its parent, or a revert commit).
+var movesHead = map[string]bool{"commit": true, "push": true, "reset-commit": true, "revert-commit": true}
 
 // Why a report lists no files.
 const (
@@ -311,7 +316,7 @@ func buildReport(info VoyageInfo, entries, legacy []Entry) *Report {
 			if m != nil {
 				m.Actions++
 			}
-			if a := e.Action; a.Status == ActionPerformed && a.Result != nil && a.Result.SHA != "" && (a.Kind == "commit" || a.Kind == "push") {
+			if a := e.Action; a.Status == ActionPerformed && a.Result != nil && a.Result.SHA != "" && movesHead[a.Kind] {
 				r.Diff.Head = a.Result.SHA
 			}
 		case e.Note != nil:
@@ -478,7 +483,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				if link := mdLink(a.Result.URL); link != "" {
 					b.WriteString(" — " + link)
 				}
-				if a.Result.SHA != "" && a.Kind != "commit" && a.Kind != "push" {
+				if a.Result.SHA != "" && !movesHead[a.Kind] { // their line names it
 					fmt.Fprintf(&b, " (`%s`)", mdCode(shortSHA(a.Result.SHA)))
 				}
 			}

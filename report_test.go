@@ -292,3 +292,50 @@ func TestReportMarkdown(t *testing.T) {
 	}
 	assert.NotContains(t, md, "Unrelated")
 }
+
+// A commit taken back moves the head the report compares with the base:
+// to the parent the reset went back to, or to the revert commit.
+func TestReportDiffFollowsUndoneCommits(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), fixedOptions())
+	require.NoError(t, err)
+	v, err := h.StartWith(ctx, "Fix widget", helm.OpenWaters, who, helm.StartOptions{Dir: "/src/widgets", Base: base, Branch: "main"})
+	require.NoError(t, err)
+	defer v.Close()
+	undo := func(n int, a *worldAction) {
+		t.Helper()
+		_, err := v.PerformWith(ctx, a, who, helm.PerformOptions{Undoes: n})
+		require.NoError(t, err)
+	}
+	headOf := func() string {
+		t.Helper()
+		r, err := v.Report(ctx, helm.ReportOptions{})
+		require.NoError(t, err)
+		return r.Diff.Head
+	}
+	inverse := helm.Inverse{Kind: "reset-commit", Params: []byte(`{"sha":"` + head + `"}`)}
+	perform(t, v, &invertibleWorldAction{worldAction{kind: "commit", result: helm.ActionResult{SHA: head}}, inverse}, who, "") // 1
+	require.Equal(t, head, headOf())
+	undo(1, &worldAction{kind: "reset-commit", result: helm.ActionResult{SHA: base, Branch: "main"}}) // 2
+	assert.Equal(t, base, headOf(), "reset to the parent")
+
+	again := strings.Repeat("d", 40)
+	revert := strings.Repeat("e", 40)
+	perform(t, v, &invertibleWorldAction{worldAction{kind: "commit", result: helm.ActionResult{SHA: again}}, inverse}, who, "") // 3
+	undo(3, &worldAction{kind: "revert-commit", result: helm.ActionResult{SHA: revert, Branch: "main"}})                        // 4
+	assert.Equal(t, revert, headOf(), "the revert commit")
+	perform(t, v, &invertibleWorldAction{worldAction{kind: "push", result: helm.ActionResult{SHA: revert, Branch: "main"}},
+		helm.Inverse{Kind: "delete-remote-branch", Params: []byte(`{"branch":"main","sha":"` + revert + `"}`)}}, who, "") // 5
+	undo(5, &worldAction{kind: "delete-remote-branch", result: helm.ActionResult{SHA: revert, Branch: "main"}}) // 6
+	assert.Equal(t, revert, headOf(), "a branch deleted on the remote moves no head")
+}
+
+// invertibleWorldAction is a worldAction that declares its inverse.
+type invertibleWorldAction struct {
+	worldAction
+	inverse helm.Inverse
+}
+
+func (a *invertibleWorldAction) Inverse(context.Context, helm.ActionResult) (helm.Inverse, error) {
+	return a.inverse, nil
+}

@@ -24,13 +24,14 @@ type SearchQuery struct {
 	Mark string
 	// PR is a pull request's number: it matches the actions on that pull
 	// request (creating, merging, commenting on, replying on, asking a
-	// review of it), the bearings that sealed a look at it (a github-pr
-	// mark), and the entries whose text mentions "#PR".
+	// review of it, and the undos of those), the bearings that sealed a
+	// look at it (a github-pr mark), and the entries whose text mentions
+	// "#PR".
 	PR int
 	// Issue is an issue's number: it matches the actions on that issue
-	// (creating, closing, commenting on it), the bearings that sealed a
-	// look at it (a github-issue mark), and the entries whose text
-	// mentions "#Issue".
+	// (creating, closing, commenting on it, and the undos of those), the
+	// bearings that sealed a look at it (a github-issue mark), and the
+	// entries whose text mentions "#Issue".
 	Issue int
 	// Who is an identity: it matches what that identity recorded.
 	Who string
@@ -71,10 +72,12 @@ const (
 )
 
 // The actions on a pull request and on an issue, whose number (in their
-// parameters or their result) a search by number matches.
+// parameters or their result) a search by number matches, undos among
+// them; a comment deleted (delete-comment) may be on either.
 var (
-	pullRequestActions = []string{"create-pull-request", "merge-pull-request", "comment-pull-request", "reply-pull-request", "request-review"}
-	issueActions       = []string{"create-issue", "close-issue", "comment-issue"}
+	pullRequestActions = []string{"create-pull-request", "merge-pull-request", "comment-pull-request", "reply-pull-request", "request-review",
+		"close-pull-request", "delete-review-comment", "remove-review-request", "delete-comment"}
+	issueActions = []string{"create-issue", "close-issue", "comment-issue", "reopen-issue", "delete-comment"}
 )
 
 // Search finds the logbook entries of every voyage of the home that match
@@ -257,11 +260,13 @@ func (m *matcher) matchEntry(e Entry) (string, bool) {
 		_ = json.Unmarshal(a.Params, &p) // parameters of another shape name nothing searched
 		names = &numbered{}
 		for _, n := range []int{p.Number, resultNumber(a)} {
-			switch {
-			case n == 0:
-			case slices.Contains(pullRequestActions, a.Kind):
+			if n == 0 {
+				continue
+			}
+			if slices.Contains(pullRequestActions, a.Kind) {
 				names.prs = append(names.prs, n)
-			case slices.Contains(issueActions, a.Kind):
+			}
+			if slices.Contains(issueActions, a.Kind) {
 				names.issues = append(names.issues, n)
 			}
 		}

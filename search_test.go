@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/sighting"
 )
@@ -171,4 +172,45 @@ func TestSearchReportsUnreadableVoyagesWithTheOtherHits(t *testing.T) {
 	assert.Equal(t, []string{broken}, le.Voyages)
 	assert.ErrorIs(t, err, helm.ErrDamaged)
 	assert.Len(t, hits, 5)
+}
+
+// numberedAction is an action of any kind on a pull request or issue
+// number, which fails.
+type numberedAction struct {
+	kind   string
+	Number int `json:"number"`
+}
+
+func (a *numberedAction) Kind() string { return a.kind }
+func (a *numberedAction) Perform(context.Context) (logbook.ActionResult, error) {
+	return logbook.ActionResult{}, errors.New("HTTP 502")
+}
+
+// The undos act on pull requests and issues too: a search by number
+// finds them by their parameters, as it finds the actions they undo,
+// even when they failed (and their line names no number).
+func TestSearchFindsUndosByNumber(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, fixedOptions())
+	for _, a := range []*numberedAction{
+		{"close-pull-request", 45}, {"delete-review-comment", 45}, {"remove-review-request", 45},
+		{"reopen-issue", 42}, {"delete-comment", 42}, {"delete-comment", 45},
+	} {
+		_, err := v.Perform(ctx, a, who)
+		require.Error(t, err)
+	}
+	for q, want := range map[helm.SearchQuery][]int{
+		{PR: 45}:    {1, 2, 3, 6},
+		{Issue: 42}: {4, 5},
+	} {
+		hits, err := h.Search(ctx, q)
+		require.NoError(t, err)
+		var got []int
+		for _, hit := range hits {
+			if hit.N != 0 {
+				got = append(got, hit.N)
+			}
+		}
+		assert.Equal(t, want, got, "%+v", q)
+	}
 }

@@ -34,8 +34,17 @@ type Invertible interface {
 // it is no performed action, it records no inverse or one that says there
 // is none (a merge), it is itself an undo, or it is undone already or
 // being undone. Perform the undo with PerformOptions.Undoes set to n.
+// It first folds in what others recorded since the views were brought
+// up to date, as a change does: the entry may be theirs.
 func (v *Voyage) Undoable(n int) (Inverse, error) {
+	return v.undoableNow(context.Background(), n)
+}
+
+func (v *Voyage) undoableNow(ctx context.Context, n int) (Inverse, error) {
 	op := fmt.Sprintf("undo entry %d", n)
+	if err := v.refresh(ctx); err != nil {
+		return Inverse{}, v.fail(op, err, Hint{})
+	}
 	v.mu.Lock()
 	v.loadView(projection.SectionEntries)
 	a, err := undoable(v.st.Entries, n)
@@ -85,7 +94,9 @@ func undoable(entries []logbook.Entry, n int) (*ActionRecord, error) {
 	}
 	for _, e := range entries[n:] {
 		if u := e.Action; u != nil && u.Undoes == n && u.Status == ActionOutcomeUnknown {
-			return nil, fmt.Errorf("%w: entry %d, an undo of %s, has no recorded outcome: check the world before undoing it again", ErrNotUndoable, e.N, what)
+			// In flight, or its process died: never undoable again, as
+			// helm cannot tell whether that undo ran.
+			return nil, fmt.Errorf("%w: entry %d, an undo of %s, has no recorded outcome: it is running, or it stopped before its outcome was recorded, and then helm cannot tell whether it took entry %d back; if it stays so, check the world, and take it back by hand if it was not", ErrNotUndoable, e.N, what, n)
 		}
 	}
 	return a, nil

@@ -315,3 +315,65 @@ func ExampleVoyage_Undoable() {
 	// created issue #7 (undone by 2)
 	// true
 }
+
+// A change folds in what others recorded before it checks anything: an
+// undo on a handle opened before the action it takes back was recorded
+// (by another handle, another process) is performed, not refused on the
+// strength of the handle's older view.
+func TestUndoOnAHandleOpenedBeforeTheAction(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	w, err := h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	_, err = v.Perform(ctx, &openThing{Number: 7}, who)
+	require.NoError(t, err)
+	_, err = w.Undoable(1)
+	assert.NoError(t, err)
+	require.NoError(t, w.Close())
+	w, err = h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer w.Close()
+	_, err = v.Perform(ctx, &openThing{Number: 8}, who)
+	require.NoError(t, err)
+	e, err := w.PerformWith(ctx, &closeThing{Number: 8}, who, helm.PerformOptions{Undoes: 2})
+	require.NoError(t, err)
+	assert.Equal(t, 3, e.N)
+	assert.Equal(t, 3, w.Logbook()[1].Action.UndoneBy)
+}
+
+// crashing is an undo whose process dies while it runs: its intent is
+// recorded, its outcome never is.
+type crashing struct{ closeThing }
+
+func (*crashing) Perform(context.Context) (logbook.ActionResult, error) { panic("killed") }
+
+// An undo whose outcome is unknown leaves the entry it meant to take back
+// neither undone nor undoable, and the refusal says what to do: helm
+// cannot tell whether the undo ran, so nothing helm does can be next.
+func TestUndoWithUnknownOutcome(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	_, err := v.Perform(ctx, &openThing{Number: 7}, who)
+	require.NoError(t, err)
+	func() {
+		defer func() { require.NotNil(t, recover()) }()
+		v.PerformWith(ctx, &crashing{}, who, helm.PerformOptions{Undoes: 1})
+	}()
+	again, err := h.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer again.Close()
+	entries := again.Logbook()
+	require.Len(t, entries, 2)
+	assert.Equal(t, helm.ActionOutcomeUnknown, entries[1].Action.Status)
+	assert.Zero(t, entries[0].Action.UndoneBy)
+	for n, want := range map[int]string{
+		1: "entry 2, an undo of entry 1 (create-issue), has no recorded outcome: it is running, or it stopped before its outcome was recorded, and then helm cannot tell whether it took entry 1 back; if it stays so, check the world, and take it back by hand if it was not",
+		2: "entry 2 (close-issue) has no recorded outcome, so helm cannot tell what it left; check the world and take it back by hand",
+	} {
+		_, err := again.Undoable(n)
+		assert.ErrorIs(t, err, helm.ErrNotUndoable)
+		assert.ErrorContains(t, err, want)
+		_, err = again.PerformWith(ctx, &closeThing{Number: 7}, who, helm.PerformOptions{Undoes: n})
+		assert.ErrorIs(t, err, helm.ErrNotUndoable, "still refused, however often it is asked")
+	}
+}

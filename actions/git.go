@@ -68,8 +68,9 @@ type Push struct {
 	Branch string         `json:"branch"`
 	Remote string         `json:"remote,omitempty"`
 	Runner *runner.Runner `json:"-"`
-	// created says Perform made the branch on the remote (for Inverse).
-	created bool
+	// created says Perform made the branch on the remote, upToDate that
+	// it found it where it pushed it (for Inverse).
+	created, upToDate bool
 }
 
 // NewPush returns the push action a describes, performed with r
@@ -190,6 +191,7 @@ func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
 		return logbook.ActionResult{}, fmt.Errorf("push: %w", err)
 	}
 	a.created, _ = porcelain(string(out))
+	a.upToDate = upToDate(string(out))
 	sha, err := revParse(ctx, a.Runner, "refs/heads/"+a.Branch)
 	if err != nil {
 		return logbook.ActionResult{Branch: a.Branch}, fmt.Errorf("push: pushed, but %w", err)
@@ -212,6 +214,23 @@ func (a *Push) DryRun() string {
 // refused it ("[rejected] (non-fast-forward)"). Its lines are
 // "FLAG<tab>FROM:TO<tab>SUMMARY", FLAG "*" for a new ref and "!" for a
 // refused one.
+// upToDate says whether what `git push --porcelain` reports is that
+// every ref pushed was up to date on the remote (flag "=").
+func upToDate(out string) bool {
+	seen := false
+	for line := range strings.Lines(out) {
+		flag, _, ok := strings.Cut(strings.TrimRight(line, "\r\n"), "\t")
+		if !ok || len(flag) != 1 {
+			continue
+		}
+		if flag != "=" {
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
 func porcelain(out string) (created bool, refused string) {
 	for line := range strings.Lines(out) {
 		flag, rest, ok := strings.Cut(strings.TrimRight(line, "\r\n"), "\t")

@@ -142,8 +142,11 @@ func (a *Commit) Inverse(ctx context.Context, res logbook.ActionResult) (logbook
 
 // Inverse of a push: delete the branch, when the push created it. A push
 // that moved a branch already there has none: taking it back would need
-// a force push.
+// a force push; nor has one that found the branch up to date.
 func (a *Push) Inverse(_ context.Context, res logbook.ActionResult) (logbook.Inverse, error) {
+	if a.upToDate {
+		return logbook.Inverse{None: fmt.Sprintf("the push changed nothing: branch %s was up to date on the remote", a.Branch)}, nil
+	}
 	if !a.created {
 		return logbook.Inverse{None: fmt.Sprintf("the push moved branch %s, which was on the remote already: taking it back would need a force push, which helm does not do; undo the commits it carried instead (their undo reverts them), then push again", a.Branch)}, nil
 	}
@@ -253,6 +256,13 @@ func (a *ResetCommit) Perform(ctx context.Context) (logbook.ActionResult, error)
 		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
 	}
 	if head != a.SHA {
+		if _, err := a.Runner.Git(ctx, "merge-base", "--is-ancestor", a.SHA, head); err != nil {
+			var ee *runner.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode != 1 {
+				return logbook.ActionResult{}, fmt.Errorf("%s: find whether HEAD follows commit %s: %w", k, shortSHA(a.SHA), err)
+			}
+			return logbook.ActionResult{}, fmt.Errorf("%s: commit %s is no longer on %s (HEAD is %s, which does not follow it): it was amended or reset away since; take back what is left of it by hand", k, shortSHA(a.SHA), branchName(a.Branch), shortSHA(head))
+		}
 		return logbook.ActionResult{}, fmt.Errorf("%s: HEAD is %s, not the commit %s: later commits were made on it; undo them first", k, shortSHA(head), shortSHA(a.SHA))
 	}
 	pushed, err := pushedIn(ctx, a.Runner, a.SHA)
@@ -309,8 +319,25 @@ func (a *RevertCommit) Perform(ctx context.Context) (logbook.ActionResult, error
 	if err := onBranch(ctx, k, a.Runner, a.Branch); err != nil {
 		return logbook.ActionResult{}, err
 	}
+	// A cherry-pick or revert of the user's own in progress is theirs:
+	// git would refuse to start another, and aborting then would throw
+	// their work away.
+	for _, ref := range []string{"REVERT_HEAD", "CHERRY_PICK_HEAD"} {
+		at, err := pseudoRef(ctx, a.Runner, ref)
+		if err != nil {
+			return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
+		}
+		if at != "" {
+			return logbook.ActionResult{}, fmt.Errorf("%s: a %s is in progress in the working tree (%s is %s): finish it or abort it first, then undo again", k,
+				map[string]string{"REVERT_HEAD": "revert", "CHERRY_PICK_HEAD": "cherry-pick"}[ref], ref, shortSHA(at))
+		}
+	}
 	if _, err := a.Runner.Git(ctx, "revert", "--no-edit", a.SHA); err != nil {
-		_, _ = a.Runner.Git(context.WithoutCancel(ctx), "revert", "--abort") // nothing to abort when it failed before starting
+		// Abandon the revert only when it started (it stopped on a
+		// conflict): there is nothing to abort when it failed before.
+		if at, _ := pseudoRef(context.WithoutCancel(ctx), a.Runner, "REVERT_HEAD"); at != "" {
+			_, _ = a.Runner.Git(context.WithoutCancel(ctx), "revert", "--abort")
+		}
 		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
 	}
 	sha, err := revParse(ctx, a.Runner, "HEAD")
@@ -373,9 +400,34 @@ func onBranch(ctx context.Context, kind string, r *runner.Runner, branch string)
 		return fmt.Errorf("%s: %w", kind, err)
 	}
 	if current != branch {
+		if dir := worktreeOf(ctx, r, branch); dir != "" {
+			return fmt.Errorf("%s: the commit landed on %s, which is checked out in the working tree %s: undo it there", kind, branchName(branch), dir)
+		}
 		return fmt.Errorf("%s: the commit landed on %s, but %s is checked out: switch to %s first", kind, branchName(branch), branchName(current), branchName(branch))
 	}
 	return nil
+}
+
+// worktreeOf returns the other working tree of the repository in which
+// branch is checked out (git will not check it out twice), or "".
+func worktreeOf(ctx context.Context, r *runner.Runner, branch string) string {
+	if branch == "" {
+		return ""
+	}
+	out, err := r.Git(ctx, "worktree", "list", "--porcelain")
+	if err != nil {
+		return ""
+	}
+	dir := ""
+	for line := range strings.Lines(string(out)) {
+		line = strings.TrimRight(line, "\n")
+		if d, ok := strings.CutPrefix(line, "worktree "); ok {
+			dir = d
+		} else if line == "branch refs/heads/"+branch {
+			return dir
+		}
+	}
+	return ""
 }
 
 func branchName(b string) string {
@@ -388,12 +440,37 @@ func branchName(b string) string {
 // pushedIn returns a remote-tracking branch that holds the commit, or ""
 // when none does (`git for-each-ref --contains SHA refs/remotes`).
 func pushedIn(ctx context.Context, r *runner.Runner, sha string) (string, error) {
+	if _, err := r.Git(ctx, "rev-parse", "-q", "--verify", sha+"^{commit}"); err != nil {
+		var ee *runner.ExitError
+		if errors.As(err, &ee) && ee.ExitCode == 1 {
+			where := "in the working directory"
+			if r.Dir != "" {
+				where = "at " + r.Dir
+			}
+			return "", fmt.Errorf("commit %s is not in the repository %s: undo it in the working tree where it was made", shortSHA(sha), where)
+		}
+		return "", fmt.Errorf("find commit %s: %w", shortSHA(sha), err)
+	}
 	out, err := r.Git(ctx, "for-each-ref", "--contains", sha, "--format=%(refname:short)", "refs/remotes")
 	if err != nil {
 		return "", fmt.Errorf("find whether commit %s was pushed: %w", shortSHA(sha), err)
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return first, nil
+}
+
+// pseudoRef returns the commit a pseudo-ref such as REVERT_HEAD names,
+// or "" when there is none.
+func pseudoRef(ctx context.Context, r *runner.Runner, ref string) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", ref)
+	if err != nil {
+		var ee *runner.ExitError
+		if errors.As(err, &ee) && ee.ExitCode == 1 {
+			return "", nil // --quiet says there is none with status 1 alone
+		}
+		return "", fmt.Errorf("find whether a %s is in progress: %w", ref, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 func shortSHA(sha string) string { return sha[:min(len(sha), 7)] }

@@ -3,6 +3,8 @@ package actions_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -261,4 +263,125 @@ func TestFromInverseRefusesWhatItCannotBuild(t *testing.T) {
 		_, err := actions.FromInverse(ctx, f.r, inv)
 		assert.ErrorIs(t, err, actions.ErrInvalid, "%s %s", inv.Kind, inv.Params)
 	}
+}
+
+// A revert that cannot start because the user is in the middle of a
+// cherry-pick (their conflict resolution staged) leaves that work alone:
+// helm aborts only a revert it started.
+func TestRevertLeavesAnOperationInProgressAlone(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.WriteFile(t, "widget.go", "package widget\n")
+	f.git.Git(t, "add", "widget.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "Add widget"}))
+	res, err := commit.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := commit.Inverse(ctx, res)
+	require.NoError(t, err)
+	f.git.Git(t, "push", "-q", "origin", "main")
+
+	// A commit on another branch that conflicts with main, cherry-picked.
+	f.git.Git(t, "checkout", "-q", "-b", "side", "HEAD^")
+	f.git.WriteFile(t, "widget.go", "package side\n")
+	f.git.Git(t, "add", "widget.go")
+	f.git.Git(t, "commit", "-q", "-m", "side")
+	f.git.Git(t, "checkout", "-q", "main")
+	_, err = f.r.Git(ctx, "cherry-pick", "side")
+	require.Error(t, err, "the cherry-pick conflicts")
+	f.git.WriteFile(t, "widget.go", "package resolved\n")
+	f.git.Git(t, "add", "widget.go")
+
+	u, err := actions.FromInverse(ctx, f.r, inv)
+	require.NoError(t, err)
+	require.Equal(t, "revert-commit", u.Kind())
+	_, err = u.Perform(ctx)
+	assert.ErrorContains(t, err, "revert-commit: a cherry-pick is in progress in the working tree (CHERRY_PICK_HEAD is ")
+	assert.ErrorContains(t, err, "finish it or abort it first, then undo again")
+	assert.Equal(t, "M  widget.go", f.git.Git(t, "status", "--porcelain", "--untracked-files=no"), "the resolution stays staged")
+	assert.NotEmpty(t, f.git.Git(t, "rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD"), "the cherry-pick is still in progress")
+
+	// Once it is finished, the revert conflicts with it: helm's own
+	// revert is abandoned, and the tree left as it was.
+	f.git.Git(t, "-c", "core.editor=true", "cherry-pick", "--continue")
+	head := f.git.Git(t, "rev-parse", "HEAD")
+	_, err = u.Perform(ctx)
+	assert.ErrorContains(t, err, "revert-commit: ")
+	assert.Empty(t, f.git.Git(t, "status", "--porcelain", "--untracked-files=no"), "the tree is clean")
+	assert.Equal(t, head, f.git.Git(t, "rev-parse", "HEAD"))
+	_, err = f.r.Git(ctx, "rev-parse", "-q", "--verify", "REVERT_HEAD")
+	assert.Error(t, err, "no revert is left in progress")
+}
+
+// A commit amended (or reset away) since is not followed by later
+// commits: the refusal says what happened to it, not to undo others.
+func TestResetOfACommitAmendedSince(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.WriteFile(t, "a.go", "package a\n")
+	f.git.Git(t, "add", "a.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "a"}))
+	res, u := performUndo(t, f, commit, "reset-commit")
+	f.git.Git(t, "commit", "-q", "--amend", "-m", "amended")
+	amended := f.git.Git(t, "rev-parse", "HEAD")
+	_, err := u.Perform(ctx)
+	assert.ErrorContains(t, err, "reset-commit: commit "+res.SHA[:7]+" is no longer on branch main (HEAD is "+amended[:7]+", which does not follow it): it was amended or reset away since; take back what is left of it by hand")
+	assert.NotContains(t, err.Error(), "later commits")
+	assert.Equal(t, amended, f.git.Git(t, "rev-parse", "HEAD"), "nothing moved")
+}
+
+// An undo of a commit built where the commit is not (another clone,
+// another repository) says so, and where to run it.
+func TestCommitUndoWhereTheCommitIsNot(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.WriteFile(t, "a.go", "package a\n")
+	f.git.Git(t, "add", "a.go")
+	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "a"}))
+	res, err := commit.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := commit.Inverse(ctx, res)
+	require.NoError(t, err)
+
+	elsewhere := f.srv.GitRepo(t, "octo/gadgets")
+	_, err = actions.FromInverse(ctx, f.srv.Runner(t, elsewhere.Dir), inv)
+	assert.ErrorContains(t, err, "reset-commit: commit "+res.SHA[:7]+" is not in the repository at "+elsewhere.Dir+": undo it in the working tree where it was made")
+}
+
+// A push that found the branch up to date changed nothing: its inverse
+// says so, rather than that it moved the branch.
+func TestPushUpToDateHasNothingToTakeBack(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "push", "-q", "origin", "main")
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "main"}))
+	res, err := push.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := push.Inverse(ctx, res)
+	require.NoError(t, err)
+	assert.Empty(t, inv.Kind)
+	assert.Equal(t, "the push changed nothing: branch main was up to date on the remote", inv.None)
+}
+
+// A commit made in another working tree of the repository (a voyage's
+// own) is undone there: the refusal elsewhere names it, rather than
+// asking to switch to a branch git will not check out twice.
+func TestCommitUndoNamesTheWorktreeItsBranchIsIn(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	wt := filepath.Join(t.TempDir(), "wt-fix")
+	f.git.Git(t, "worktree", "add", "-q", "-b", "fix-widget", wt)
+	there := f.srv.Runner(t, wt)
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "a.go"), []byte("package a\n"), 0o644))
+	_, err := there.Git(ctx, "add", "a.go")
+	require.NoError(t, err)
+	commit := must[*actions.Commit](t)(actions.NewCommit(there, actions.Commit{Message: "a"}))
+	res, err := commit.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := commit.Inverse(ctx, res)
+	require.NoError(t, err)
+
+	u, err := actions.FromInverse(ctx, f.r, inv) // the main working tree
+	require.NoError(t, err)
+	_, err = u.Perform(ctx)
+	assert.ErrorContains(t, err, "reset-commit: the commit landed on branch fix-widget, which is checked out in the working tree "+wt+": undo it there")
 }

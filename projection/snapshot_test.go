@@ -41,7 +41,7 @@ func withEndings(events []*Event) []*Event {
 	return append(events, c)
 }
 
-func fold(t *testing.T, events []*Event, st *State, from int) {
+func fold(t testing.TB, events []*Event, st *State, from int) {
 	t.Helper()
 	for i := from; i < len(events); i++ {
 		require.NoError(t, st.Apply(uint64(i+1), events[i]))
@@ -359,7 +359,9 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	blockSize = 200
 	for n := range 3 {
 		var st State
-		for i, e := range withEndings(randomVoyage(r, 10+20*n)) {
+		events := withEndings(randomVoyage(r, 10+20*n))
+		numbered(f, events, 0)
+		for i, e := range withUndos(f, r, events) {
 			if err := st.Apply(uint64(i+1), e); err != nil {
 				f.Fatal(err)
 			}

@@ -130,7 +130,7 @@ func numbered(t testing.TB, events []*Event, from int) []*Event {
 // performed actions, each an intent that names the entry it undoes and,
 // but for some, an outcome: performed (the entry shows it undone) or
 // failed (it does not).
-func withUndos(t *testing.T, r *rand.Rand, events []*Event) []*Event {
+func withUndos(t testing.TB, r *rand.Rand, events []*Event) []*Event {
 	var st State
 	fold(t, events, &st, 0)
 	last := events[len(events)-1]

@@ -266,7 +266,6 @@ func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
 		fs.StringVar(&c.f.repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
 	}
 	c.performing.flags(fs)
-	fs.BoolVar(&c.allowSecret, "allow-secret", false, "perform it although its parameters hold a secret (the log records them redacted)")
 }
 
 // performing is how an action is performed from the command line (helm
@@ -283,6 +282,7 @@ func (p *performing) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.dryRun, "dry-run", false, "print exactly what would run; run and record nothing")
 	fs.StringVar(&p.why, "why", "", "the rationale for the action, `TEXT`, shown with it in the story")
 	fs.BoolVar(&p.yes, "yes", false, "confirm an action that a guard rule lets run only when a person agrees")
+	fs.BoolVar(&p.allowSecret, "allow-secret", false, "perform it although its parameters hold a secret (the log records them redacted)")
 }
 
 // perform shows act (--dry-run) or performs it on v, undoing entry

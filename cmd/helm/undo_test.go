@@ -190,3 +190,19 @@ decision = "deny"
 	assert.Contains(t, story, "── Action 7 ── 2026-02-26T17:00:00Z\n  close-pull-request denied by rule")
 	assert.True(t, strings.Contains(h.ok("undo", "6", "--dry-run"), "repos/octo/widgets/pulls/3"), "still undoable")
 }
+
+// An undo whose parameters a redaction rule added since finds secret is
+// refused as any action is, and its hint's flag is one helm undo takes.
+func TestUndoWithParametersFoundSecretSince(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newGitHubHarness(t)
+	h.start("secret since")
+	h.ok("action", "create-issue", "--title", "x") // 1
+	h.writeHome("config.toml", "[[redact.patterns]]\nname = \"octo-repos\"\nregexp = \"octo/[a-z]+\"\n")
+	srv.ClearRequests()
+	r := h.fails(2, "undo", "1")
+	assert.Contains(t, r.Stderr, "the action's parameters hold a secret (octo-repos): nothing was run or recorded")
+	assert.Contains(t, r.Stderr, "\nTry: helm undo 1 --allow-secret, or take the secret out\n")
+	assert.Empty(t, srv.Calls())
+	assert.Equal(t, "Action 2 performed for voyage a3b00001\n  closed issue #1 (undoes 1)\n", h.ok("undo", "1", "--allow-secret"))
+}
