@@ -332,6 +332,13 @@ func (a *RevertCommit) Perform(ctx context.Context) (logbook.ActionResult, error
 				map[string]string{"REVERT_HEAD": "revert", "CHERRY_PICK_HEAD": "cherry-pick"}[ref], ref, shortSHA(at))
 		}
 	}
+	if _, err := a.Runner.Git(ctx, "merge-base", "--is-ancestor", a.SHA, "HEAD"); err != nil {
+		var ee *runner.ExitError
+		if errors.As(err, &ee) && ee.ExitCode == 1 {
+			return logbook.ActionResult{}, fmt.Errorf("%s: commit %s is not in the history of %s: there is nothing of it here to revert", k, shortSHA(a.SHA), branchName(a.Branch))
+		}
+		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
+	}
 	if _, err := a.Runner.Git(ctx, "revert", "--no-edit", a.SHA); err != nil {
 		// Abandon the revert only when it started (it stopped on a
 		// conflict): there is nothing to abort when it failed before.

@@ -385,3 +385,18 @@ func TestCommitUndoNamesTheWorktreeItsBranchIsIn(t *testing.T) {
 	_, err = u.Perform(ctx)
 	assert.ErrorContains(t, err, "reset-commit: the commit landed on branch fix-widget, which is checked out in the working tree "+wt+": undo it there")
 }
+
+// A revert of a commit that is not in the branch's history (reset away
+// since) is refused: there is nothing of it to take back.
+func TestRevertRefusesACommitNotInHistory(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "commit", "-q", "--allow-empty", "-m", "gone")
+	gone := f.git.Git(t, "rev-parse", "HEAD")
+	f.git.Git(t, "reset", "-q", "--hard", "HEAD^")
+	u := must[actions.Undo](t)(actions.FromInverse(ctx, f.r, logbook.Inverse{Kind: "revert-commit", Params: json.RawMessage(`{"sha":"` + gone + `","branch":"main"}`)}))
+	head := f.git.Git(t, "rev-parse", "HEAD")
+	_, err := u.Perform(ctx)
+	assert.ErrorContains(t, err, "revert-commit: commit "+gone[:7]+" is not in the history of branch main: there is nothing of it here to revert")
+	assert.Equal(t, head, f.git.Git(t, "rev-parse", "HEAD"))
+}
