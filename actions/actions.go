@@ -154,6 +154,18 @@ func dryRepo(r *runner.Runner, repo string) string {
 	return "OWNER/NAME"
 }
 
+// ghGet reads path from GitHub's API into out.
+func ghGet(ctx context.Context, r *runner.Runner, path string, out any) error {
+	resp, err := r.GH(ctx, "api", path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(resp, out); err != nil {
+		return fmt.Errorf("gh api %s: decode response: %w", path, err)
+	}
+	return nil
+}
+
 // ghWrite sends body as JSON to path with method and decodes the response
 // into out (when non-nil).
 func ghWrite(ctx context.Context, r *runner.Runner, method, path string, body, out any) error {
@@ -244,12 +256,24 @@ type call func(repo string) (method, path string, body any)
 
 // perform validates, resolves the repository, and makes the call.
 func perform(ctx context.Context, kind string, r *runner.Runner, validate func() error, repo string, c call, out any) error {
+	return performAfter(ctx, kind, r, validate, repo, nil, c, out)
+}
+
+// performAfter is perform with a read of GitHub before the call (when
+// read is not nil), for what the action's inverse must know of the world
+// as it found it.
+func performAfter(ctx context.Context, kind string, r *runner.Runner, validate func() error, repo string, read func(ctx context.Context, repo string) error, c call, out any) error {
 	if err := validate(); err != nil {
 		return err
 	}
 	name, err := repoOf(ctx, r, repo)
 	if err != nil {
 		return fmt.Errorf("%s: %w", kind, err)
+	}
+	if read != nil {
+		if err := read(ctx, name); err != nil {
+			return fmt.Errorf("%s: %w", kind, err)
+		}
 	}
 	method, path, body := c(name)
 	if err := ghWrite(ctx, r, method, path, body, out); err != nil {

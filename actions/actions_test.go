@@ -65,6 +65,7 @@ func TestGitHubActionsSendTheirRequests(t *testing.T) {
 		body   map[string]any
 		want   func(got logbook.ActionResult) logbook.ActionResult
 		after  func(t *testing.T)
+		read   string // a GET before the write
 	}{
 		{"comment-pull-request", func() action {
 			return must[*actions.CommentPullRequest](t)(actions.NewCommentPullRequest(f.r, actions.CommentPullRequest{Number: f.pr, Body: body}))
@@ -72,14 +73,14 @@ func TestGitHubActionsSendTheirRequests(t *testing.T) {
 			"POST", base + "/issues/1/comments", map[string]any{"body": body},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 1, CommentID: got.CommentID, URL: fmt.Sprintf("%s/octo/widgets/pull/1#issuecomment-%d", f.srv.URL, got.CommentID)}
-			}, nil},
+			}, nil, ""},
 		{"reply-pull-request", func() action {
 			return must[*actions.ReplyPullRequest](t)(actions.NewReplyPullRequest(f.r, actions.ReplyPullRequest{Number: f.pr, CommentID: f.inlineID, Body: "Fixed in abc."}))
 		},
 			"POST", base + "/pulls/1/comments/" + fmt.Sprint(f.inlineID) + "/replies", map[string]any{"body": "Fixed in abc."},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 1, CommentID: got.CommentID, URL: fmt.Sprintf("%s/octo/widgets/pull/1#discussion_r%d", f.srv.URL, got.CommentID)}
-			}, nil},
+			}, nil, ""},
 		{"request-review", func() action {
 			return must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, actions.RequestReview{Number: f.pr, Reviewers: []string{"dyreby", "octo/core"}}))
 		},
@@ -89,7 +90,7 @@ func TestGitHubActionsSendTheirRequests(t *testing.T) {
 			},
 			func(t *testing.T) {
 				assert.Equal(t, []string{"dyreby", "core"}, f.srv.RequestedReviewers("octo/widgets", f.pr))
-			}},
+			}, base + "/pulls/1"},
 		{"merge-pull-request", func() action {
 			return must[*actions.MergePullRequest](t)(actions.NewMergePullRequest(f.r, actions.MergePullRequest{Number: f.pr, Method: "squash"}))
 		},
@@ -97,27 +98,27 @@ func TestGitHubActionsSendTheirRequests(t *testing.T) {
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 1, SHA: mergeSHA(t, f)}
 			},
-			func(t *testing.T) { assert.Equal(t, "closed", f.srv.IssueState("octo/widgets", f.pr)) }},
+			func(t *testing.T) { assert.Equal(t, "closed", f.srv.IssueState("octo/widgets", f.pr)) }, ""},
 		{"create-issue", func() action {
 			return must[*actions.CreateIssue](t)(actions.NewCreateIssue(f.r, actions.CreateIssue{Title: "New bug", Body: body}))
 		},
 			"POST", base + "/issues", map[string]any{"title": "New bug", "body": body},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 3, URL: f.srv.URL + "/octo/widgets/issues/3"}
-			}, nil},
+			}, nil, ""},
 		{"comment-issue", func() action {
 			return must[*actions.CommentIssue](t)(actions.NewCommentIssue(f.r, actions.CommentIssue{Number: f.iss, Body: "On it."}))
 		},
 			"POST", base + "/issues/2/comments", map[string]any{"body": "On it."},
 			func(got logbook.ActionResult) logbook.ActionResult {
 				return logbook.ActionResult{Number: 2, CommentID: got.CommentID, URL: fmt.Sprintf("%s/octo/widgets/issues/2#issuecomment-%d", f.srv.URL, got.CommentID)}
-			}, nil},
+			}, nil, ""},
 		{"close-issue", func() action {
 			return must[*actions.CloseIssue](t)(actions.NewCloseIssue(f.r, actions.CloseIssue{Number: f.iss}))
 		},
 			"PATCH", base + "/issues/2", map[string]any{"state": "closed"},
 			func(got logbook.ActionResult) logbook.ActionResult { return logbook.ActionResult{Number: 2} },
-			func(t *testing.T) { assert.Equal(t, "closed", f.srv.IssueState("octo/widgets", f.iss)) }},
+			func(t *testing.T) { assert.Equal(t, "closed", f.srv.IssueState("octo/widgets", f.iss)) }, base + "/issues/2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f.srv.ClearRequests()
@@ -132,6 +133,12 @@ func TestGitHubActionsSendTheirRequests(t *testing.T) {
 			res, err := a.Perform(context.Background())
 			require.NoError(t, err)
 			reqs := f.srv.Requests()
+			if tc.read != "" { // what the inverse must know, read first
+				require.Len(t, reqs, 2)
+				assert.Equal(t, "GET "+tc.read, reqs[0].String())
+				assert.Contains(t, dry, "gh api "+tc.read+"\n")
+				reqs = reqs[1:]
+			}
 			require.Len(t, reqs, 1)
 			assert.Equal(t, tc.method, reqs[0].Method)
 			assert.Equal(t, tc.path, reqs[0].Path)

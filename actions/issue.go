@@ -50,11 +50,14 @@ func (a *CreateIssue) Perform(ctx context.Context) (logbook.ActionResult, error)
 // DryRun renders the gh call.
 func (a *CreateIssue) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
 
-// CloseIssue closes an issue. Result: Number.
+// CloseIssue closes an issue. It reads the issue's state first, so that
+// its inverse reopens only an issue it closed. Result: Number.
 type CloseIssue struct {
 	Repo   string         `json:"repo,omitempty"`
 	Number int            `json:"number"`
 	Runner *runner.Runner `json:"-"`
+	// closedBefore says the issue was closed when Perform began.
+	closedBefore bool
 }
 
 // NewCloseIssue returns the close-issue action a describes, performed with r
@@ -72,19 +75,34 @@ func (a *CloseIssue) validate() error {
 func (*CloseIssue) Kind() string { return "close-issue" }
 
 func (a *CloseIssue) call(repo string) (string, string, any) {
-	return "PATCH", fmt.Sprintf("repos/%s/issues/%d", repo, a.Number), map[string]any{"state": "closed"}
+	return "PATCH", a.path(repo), map[string]any{"state": "closed"}
 }
 
-// Perform closes the issue.
+func (a *CloseIssue) path(repo string) string {
+	return fmt.Sprintf("repos/%s/issues/%d", repo, a.Number)
+}
+
+// Perform reads the issue's state and closes it.
 func (a *CloseIssue) Perform(ctx context.Context) (logbook.ActionResult, error) {
-	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, nil); err != nil {
+	read := func(ctx context.Context, repo string) error {
+		var is struct {
+			State string `json:"state"`
+		}
+		err := ghGet(ctx, a.Runner, a.path(repo), &is)
+		a.closedBefore = is.State == "closed"
+		return err
+	}
+	if err := performAfter(ctx, a.Kind(), a.Runner, a.validate, a.Repo, read, a.call, nil); err != nil {
 		return logbook.ActionResult{}, err
 	}
 	return logbook.ActionResult{Number: a.Number}, nil
 }
 
-// DryRun renders the gh call.
-func (a *CloseIssue) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+// DryRun renders the gh calls: the read of the issue's state, and the
+// close.
+func (a *CloseIssue) DryRun() string {
+	return dryGH(a.Runner, nil, "api", a.path(dryRepo(a.Runner, a.Repo))) + "\n" + dryCall(a.Runner, a.Repo, a.call)
+}
 
 // CommentIssue adds a comment to an issue. Result: Number, CommentID and
 // URL.

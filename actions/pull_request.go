@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
@@ -286,6 +287,9 @@ type RequestReview struct {
 	Number    int            `json:"number"`
 	Reviewers []string       `json:"reviewers"`
 	Runner    *runner.Runner `json:"-"`
+	// added are the reviewers Perform asked who were not asked already
+	// (for Inverse).
+	added []string
 }
 
 // NewRequestReview returns the request-review action a describes, performed with r
@@ -310,13 +314,47 @@ func (a *RequestReview) call(repo string) (string, string, any) {
 	return "POST", fmt.Sprintf("repos/%s/pulls/%d/requested_reviewers", repo, a.Number), splitReviewers(a.Reviewers)
 }
 
-// Perform requests the reviews.
+func (a *RequestReview) pull(repo string) string {
+	return fmt.Sprintf("repos/%s/pulls/%d", repo, a.Number)
+}
+
+// Perform reads who is asked already, and requests the reviews.
 func (a *RequestReview) Perform(ctx context.Context) (logbook.ActionResult, error) {
-	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, nil); err != nil {
+	read := func(ctx context.Context, repo string) error {
+		var pr struct {
+			Users []struct {
+				Login string `json:"login"`
+			} `json:"requested_reviewers"`
+			Teams []struct {
+				Slug string `json:"slug"`
+			} `json:"requested_teams"`
+		}
+		if err := ghGet(ctx, a.Runner, a.pull(repo), &pr); err != nil {
+			return err
+		}
+		asked := map[string]bool{}
+		for _, u := range pr.Users {
+			asked[u.Login] = true
+		}
+		for _, t := range pr.Teams {
+			asked[t.Slug] = true
+		}
+		a.added = nil
+		for _, r := range a.Reviewers {
+			if _, team, ok := strings.Cut(r, "/"); !asked[r] && !(ok && asked[team]) {
+				a.added = append(a.added, r)
+			}
+		}
+		return nil
+	}
+	if err := performAfter(ctx, a.Kind(), a.Runner, a.validate, a.Repo, read, a.call, nil); err != nil {
 		return logbook.ActionResult{}, err
 	}
 	return logbook.ActionResult{Number: a.Number, Reviewers: slices.Clone(a.Reviewers)}, nil
 }
 
-// DryRun renders the gh call.
-func (a *RequestReview) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+// DryRun renders the gh calls: the read of who is asked already, and the
+// request.
+func (a *RequestReview) DryRun() string {
+	return dryGH(a.Runner, nil, "api", a.pull(dryRepo(a.Runner, a.Repo))) + "\n" + dryCall(a.Runner, a.Repo, a.call)
+}

@@ -187,7 +187,10 @@ func (a *RequestReview) Inverse(ctx context.Context, res logbook.ActionResult) (
 	if err != nil {
 		return logbook.Inverse{}, err
 	}
-	return inverse(&RemoveReviewRequest{Repo: repo, Number: res.Number, Reviewers: res.Reviewers})
+	if len(a.added) == 0 {
+		return logbook.Inverse{None: "everyone it asked was asked already: it changed nothing to take back"}, nil
+	}
+	return inverse(&RemoveReviewRequest{Repo: repo, Number: res.Number, Reviewers: a.added})
 }
 
 // Inverse of a new issue: close it.
@@ -199,8 +202,11 @@ func (a *CreateIssue) Inverse(ctx context.Context, res logbook.ActionResult) (lo
 	return inverse(&CloseIssue{Repo: repo, Number: res.Number})
 }
 
-// Inverse of closing an issue: reopen it.
+// Inverse of closing an issue: reopen it, unless it was closed already.
 func (a *CloseIssue) Inverse(ctx context.Context, res logbook.ActionResult) (logbook.Inverse, error) {
+	if a.closedBefore {
+		return logbook.Inverse{None: fmt.Sprintf("issue #%d was closed already: closing it changed nothing to take back", a.Number)}, nil
+	}
 	repo, err := repoOf(ctx, a.Runner, a.Repo)
 	if err != nil {
 		return logbook.Inverse{}, err

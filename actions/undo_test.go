@@ -400,3 +400,36 @@ func TestRevertRefusesACommitNotInHistory(t *testing.T) {
 	assert.ErrorContains(t, err, "revert-commit: commit "+gone[:7]+" is not in the history of branch main: there is nothing of it here to revert")
 	assert.Equal(t, head, f.git.Git(t, "rev-parse", "HEAD"))
 }
+
+// An undo takes back what its action changed, not more: a review request
+// made before stays, and an issue closed before is not reopened.
+func TestUndoTakesBackOnlyWhatTheActionChanged(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	const repo = "octo/widgets"
+	before := must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, actions.RequestReview{Number: f.pr, Reviewers: []string{"alice", "octo/core"}}))
+	_, err := before.Perform(ctx)
+	require.NoError(t, err)
+	again := must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, actions.RequestReview{Number: f.pr, Reviewers: []string{"alice", "bob", "octo/core"}}))
+	_, u := performUndo(t, f, again, "remove-review-request")
+	_, err = u.Perform(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"alice", "core"}, f.srv.RequestedReviewers(repo, f.pr), "only bob was asked by the action")
+
+	same := must[*actions.RequestReview](t)(actions.NewRequestReview(f.r, actions.RequestReview{Number: f.pr, Reviewers: []string{"alice"}}))
+	res, err := same.Perform(ctx)
+	require.NoError(t, err)
+	inv, err := same.Inverse(ctx, res)
+	require.NoError(t, err)
+	assert.Equal(t, "everyone it asked was asked already: it changed nothing to take back", inv.None)
+
+	closeIt := must[*actions.CloseIssue](t)(actions.NewCloseIssue(f.r, actions.CloseIssue{Number: f.iss}))
+	_, err = closeIt.Perform(ctx)
+	require.NoError(t, err)
+	closeAgain := must[*actions.CloseIssue](t)(actions.NewCloseIssue(f.r, actions.CloseIssue{Number: f.iss}))
+	res, err = closeAgain.Perform(ctx)
+	require.NoError(t, err)
+	inv, err = closeAgain.Inverse(ctx, res)
+	require.NoError(t, err)
+	assert.Contains(t, inv.None, "was closed already")
+}
