@@ -399,6 +399,15 @@ func appendStub(dst []byte, f frame, recLen int, recCRC uint32) []byte {
 	return dst
 }
 
+// ChainGenesis returns the hash chain's sum before the first record of the
+// log whose identity is identity, as this format computes it: so that
+// another store of the same records (package store) keeps the same chain.
+func ChainGenesis(identity string) uint32 { return genesis(formatVersion, idOf(identity)) }
+
+// ChainNext returns the hash chain's sum after a record, continued from
+// the sum before it (ChainGenesis for the first).
+func ChainNext(prev uint32, record []byte) uint32 { return crc32.Update(prev, castagnoli, record) }
+
 // chainOver returns the chain sum after a record of n bytes whose CRC32C
 // is crc, continued from prev, without the record's bytes: CRC32C is
 // affine, so prev continued over the record equals prev continued over n

@@ -445,3 +445,25 @@ func TestCommitWaitingForTheLockHonoursItsContext(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, [][]byte{[]byte("first"), []byte("second")}, datas(t, l))
 }
+
+// The chain a log's frames carry is the one ChainGenesis and ChainNext
+// compute from its identity and records alone, so another store of the
+// same records keeps it: Verify of a log holding them checks out, and a
+// log with another identity has another genesis.
+func TestChainFromTheRecordsAlone(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, &Options{Identity: "voyage-x", NoSync: true})
+	require.NoError(t, err)
+	recs := [][]byte{[]byte("one"), {}, []byte("three")}
+	_, err = l.Append(context.Background(), recs...)
+	require.NoError(t, err)
+	mark := l.Mark()
+	require.NoError(t, l.Close())
+	sum := ChainGenesis("voyage-x")
+	assert.NotEqual(t, ChainGenesis("voyage-y"), sum)
+	for _, r := range recs {
+		sum = ChainNext(sum, r)
+	}
+	assert.Equal(t, uint64(3), mark.Last)
+	assert.Equal(t, sum, mark.Sum, "the sum after the last frame")
+}

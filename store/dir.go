@@ -1,0 +1,268 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/segment"
+)
+
+// Dir is the store of a home on one machine's disk, laid out as a home
+// is: each voyage in root/voyages/ID, its records in the segment log
+// events/ and its large artifacts in the pack beside it. Many processes
+// may use one Dir at once: the log's writers serialize on its lock file.
+type Dir struct {
+	root string
+	opts DirOptions
+}
+
+// DirOptions tune a Dir.
+type DirOptions struct {
+	// NoSync skips fsync and fdatasync: for tests only.
+	NoSync bool
+	// SegmentSize is the size of the log's segment files (0: the
+	// segment package's default).
+	SegmentSize int64
+}
+
+// OpenDir returns the store under root (a home directory). It touches
+// nothing until a voyage is created.
+func OpenDir(root string, opts *DirOptions) *Dir {
+	d := &Dir{root: root}
+	if opts != nil {
+		d.opts = *opts
+	}
+	return d
+}
+
+const summaryFile = "store-summary"
+
+func (d *Dir) voyageDir(voyage string) (string, error) {
+	if voyage == "" || voyage != filepath.Base(voyage) || voyage == "." || voyage == ".." {
+		return "", fmt.Errorf("store: %q is not a voyage id", voyage)
+	}
+	return filepath.Join(d.root, "voyages", voyage), nil
+}
+
+func (d *Dir) logOptions(voyage string) *segment.Options {
+	return &segment.Options{Identity: voyage, NoSync: d.opts.NoSync, SegmentSize: d.opts.SegmentSize}
+}
+
+// Create makes the voyage's directory and its log.
+func (d *Dir) Create(ctx context.Context, voyage string) (Log, error) {
+	dir, err := d.voyageDir(voyage)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("%w: %s", ErrExists, dir)
+		}
+		return nil, err
+	}
+	return d.open(voyage, dir)
+}
+
+// Open opens the voyage's log.
+func (d *Dir) Open(ctx context.Context, voyage string) (Log, error) {
+	dir, err := d.voyageDir(voyage)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotFound, voyage, err)
+	}
+	return d.open(voyage, dir)
+}
+
+func (d *Dir) open(voyage, dir string) (Log, error) {
+	l, err := segment.Open(filepath.Join(dir, "events"), d.logOptions(voyage))
+	if err != nil {
+		return nil, damaged(err)
+	}
+	return &dirLog{voyage: voyage, dir: dir, log: l, opts: d.logOptions(voyage)}, nil
+}
+
+// Voyages lists the voyage directories and their summaries.
+func (d *Dir) Voyages(ctx context.Context) (map[string]Summary, error) {
+	entries, err := os.ReadDir(filepath.Join(d.root, "voyages"))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]Summary{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Summary, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		s, err := readSummary(e.Name(), filepath.Join(d.root, "voyages", e.Name(), summaryFile))
+		if err != nil {
+			return nil, err
+		}
+		out[e.Name()] = s
+	}
+	return out, nil
+}
+
+// summaryMu serializes the read-compare-write of summaries in a process;
+// processes race benignly (the rename is atomic, and a summary is a
+// cache of the log).
+var summaryMu sync.Mutex
+
+// PutSummary writes the summary file of the voyage, atomically.
+func (d *Dir) PutSummary(ctx context.Context, voyage string, s Summary) error {
+	dir, err := d.voyageDir(voyage)
+	if err != nil {
+		return err
+	}
+	summaryMu.Lock()
+	defer summaryMu.Unlock()
+	path := filepath.Join(dir, summaryFile)
+	if old, err := readSummary(voyage, path); err == nil && old.Seq > s.Seq {
+		return nil
+	}
+	data := fmt.Appendf(nil, "%d\n", s.Seq)
+	data = append(data, s.Data...)
+	// A summary is a cache of the log: written whole (through a file of
+	// its own, renamed over the old one), but not synced.
+	f, err := os.CreateTemp(dir, summaryFile+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+func readSummary(voyage, path string) (Summary, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Summary{}, nil
+	}
+	if err != nil {
+		return Summary{}, err
+	}
+	head, rest, ok := bytes.Cut(data, []byte("\n"))
+	seq, err := strconv.ParseUint(string(head), 10, 64)
+	if !ok || err != nil {
+		return Summary{}, &DamageError{Voyage: voyage, Where: path, Reason: "the summary does not begin with the number of the record it describes"}
+	}
+	return Summary{Seq: seq, Data: rest}, nil
+}
+
+// Artifacts returns the voyage's pack.
+func (d *Dir) Artifacts(voyage string) Artifacts {
+	dir, err := d.voyageDir(voyage)
+	if err != nil {
+		return badArtifacts{err}
+	}
+	return &pack{p: artifact.NewPack(dir, &artifact.PackOptions{NoSync: d.opts.NoSync})}
+}
+
+// Close does nothing: a Dir holds nothing open.
+func (d *Dir) Close() error { return nil }
+
+// dirLog is a voyage's segment log.
+type dirLog struct {
+	voyage, dir string
+	log         *segment.Log
+	opts        *segment.Options
+}
+
+func (l *dirLog) Last(ctx context.Context) (uint64, error) {
+	// Another process may have appended: read the tail as a writer would.
+	var last uint64
+	_, err := l.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+		last = tx.Last()
+		return nil, nil
+	})
+	return last, damaged(err)
+}
+
+func (l *dirLog) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte) (uint64, error) {
+	first, err := l.log.AppendIf(ctx, expectLast, records...)
+	var ce *segment.ConflictError
+	if errors.As(err, &ce) {
+		return 0, &ConflictError{Voyage: l.voyage, Expected: ce.Expected, Actual: ce.Actual}
+	}
+	return first, damaged(err)
+}
+
+func (l *dirLog) Scan(ctx context.Context, from uint64, fn func(Record) error) error {
+	return damaged(l.log.Scan(ctx, from, func(r segment.Record) error { return fn(Record{Seq: r.Seq, Data: r.Data}) }))
+}
+
+func (l *dirLog) Follow(ctx context.Context, from uint64, fn func(Record) error) error {
+	return damaged(l.log.Follow(ctx, from, func(r segment.Record) error { return fn(Record{Seq: r.Seq, Data: r.Data}) }))
+}
+
+func (l *dirLog) Verify(ctx context.Context) error {
+	_, err := segment.Verify(ctx, l.log.Dir(), l.opts)
+	return damaged(err)
+}
+
+func (l *dirLog) Close() error { return l.log.Close() }
+
+// damaged makes the segment log's and the pack's damage match ErrDamaged
+// too, and their closed logs ErrClosed.
+func damaged(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, segment.ErrCorrupt), errors.Is(err, artifact.ErrDamaged):
+		return fmt.Errorf("%w: %w", ErrDamaged, err)
+	case errors.Is(err, segment.ErrClosed):
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
+}
+
+// pack is a voyage's artifact pack.
+type pack struct{ p *artifact.Pack }
+
+func (p *pack) Put(ctx context.Context, e *artifact.Encoded) (artifact.Ref, error) {
+	return p.p.Stow(e)
+}
+
+func (p *pack) Get(ctx context.Context, ref artifact.Ref) ([]byte, error) {
+	data, err := p.p.Load(ref)
+	return data, damaged(err)
+}
+
+func (p *pack) Open(ctx context.Context, ref artifact.Ref) (io.ReadCloser, error) {
+	r, err := p.p.OpenStored(ref)
+	if err != nil {
+		return nil, damaged(err)
+	}
+	return io.NopCloser(r), nil
+}
+
+type badArtifacts struct{ err error }
+
+func (b badArtifacts) Put(context.Context, *artifact.Encoded) (artifact.Ref, error) {
+	return artifact.Ref{}, b.err
+}
+func (b badArtifacts) Get(context.Context, artifact.Ref) ([]byte, error) { return nil, b.err }
+func (b badArtifacts) Open(context.Context, artifact.Ref) (io.ReadCloser, error) {
+	return nil, b.err
+}
