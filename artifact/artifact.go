@@ -147,6 +147,16 @@ func expand(ref Ref, stored []byte, damaged func(reason string) error) ([]byte, 
 	return data, nil
 }
 
+// Expand decompresses an artifact's stored bytes, as another store keeps
+// them (package store), and checks them against the address ref names.
+// where names the place they were read from (a file, an object), for
+// the *DamageError that reports bytes that do not answer it.
+func Expand(ref Ref, stored []byte, where string) ([]byte, error) {
+	return expand(ref, stored, func(reason string) error {
+		return &DamageError{Hash: ref.Hash, File: where, Reason: reason}
+	})
+}
+
 // IsBlob reports whether a log record is an artifact's blob record, not an
 // event.
 func IsBlob(record []byte) bool { return len(record) > 0 && record[0] == blobFormat }

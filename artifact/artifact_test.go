@@ -63,3 +63,21 @@ func TestBlobsAreToldFromEventsByTheirFirstByte(t *testing.T) {
 		assert.False(t, IsBlob(rec), "%q", rec)
 	}
 }
+
+// Expand gives back an artifact's bytes from its stored form, and refuses
+// stored bytes that do not answer the address.
+func TestExpandChecksTheAddress(t *testing.T) {
+	e := Encode([]byte("widget init"))
+	ref := Ref{Hash: e.Hash, Size: e.Size, StoredSize: int64(len(e.Compressed))}
+	got, err := Expand(ref, e.Compressed, "objects/x")
+	require.NoError(t, err)
+	assert.Equal(t, "widget init", string(got))
+	other := Encode([]byte("something else"))
+	_, err = Expand(ref, other.Compressed, "objects/x")
+	var de *DamageError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, "objects/x", de.File)
+	assert.ErrorIs(t, err, ErrDamaged)
+	_, err = Expand(ref, []byte("not zstd"), "objects/x")
+	assert.ErrorIs(t, err, ErrDamaged)
+}
