@@ -459,6 +459,15 @@ func page(text string, offset, limit int, next func(offset int) string) (string,
 	for end < len(text) && end > offset && !utf8.RuneStart(text[end]) {
 		end--
 	}
+	if end == offset && end < len(text) {
+		// The limit is smaller than the character at offset: give that
+		// character whole, so that the next page starts further on.
+		_, n := utf8.DecodeRuneInString(text[offset:])
+		end = offset + n
+		for end < len(text) && !utf8.RuneStart(text[end]) {
+			end++
+		}
+	}
 	if end == len(text) {
 		return text[offset:], "", nil
 	}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+)
+
+// TestMCPPagesSmallerThanACharacterMoveOn: a limit smaller than the
+// character at the offset still gives that character, so that a caller
+// following the notes reaches the end, and the pages make up the text.
+func TestMCPPagesSmallerThanACharacterMoveOn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	agentEnv(h)
+	c := h.mcp()
+	_, info := ok[helm.VoyageInfo](c, "voyage_start", map[string]any{"intent": "pages"})
+	ok[helm.Entry](c, "note", map[string]any{"voyage": info.ID, "text": "€uro 😀 ok"})
+	whole, _ := ok[any](c, "log", map[string]any{"voyage": info.ID})
+	next := regexp.MustCompile(`\n\[helm: bytes \d+ to \d+ of \d+ shown; call log again with offset (\d+) for the rest\]\n$`)
+	for _, limit := range []int{1, 2, 3} {
+		var b strings.Builder
+		offset := 0
+		for range len(whole) + 1 {
+			text, _ := ok[any](c, "log", map[string]any{"voyage": info.ID, "offset": offset, "limit": limit})
+			m := next.FindStringSubmatchIndex(text)
+			if m == nil {
+				b.WriteString(text)
+				break
+			}
+			b.WriteString(text[:m[0]])
+			n, err := strconv.Atoi(text[m[2]:m[3]])
+			require.NoError(t, err)
+			require.Greater(t, n, offset, "limit %d: the page at offset %d moves on: %q", limit, offset, text)
+			offset = n
+		}
+		assert.Equal(t, whole, b.String(), "limit %d: the pages make up the story", limit)
+	}
+}
