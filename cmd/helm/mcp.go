@@ -307,7 +307,9 @@ var exitMeanings = map[int]string{
 }
 
 func toolErrorResult(err error) *mcp.CallToolResult {
-	te := toolError{Error: message(err), Try: toolHint(err), ExitStatus: ExitCode(err)}
+	// Escaped as the command line prints them: a host shows them in a
+	// terminal.
+	te := toolError{Error: block(message(err), ""), Try: printable(toolHint(err)), ExitStatus: ExitCode(err)}
 	text := "helm: " + te.Error
 	if te.Try != "" {
 		text += "\nTry: " + te.Try

@@ -43,3 +43,33 @@ func TestMCPPagesSmallerThanACharacterMoveOn(t *testing.T) {
 		assert.Equal(t, whole, b.String(), "limit %d: the pages make up the story", limit)
 	}
 }
+
+// TestMCPTextEscapesTerminalControls: what a tool's text says, as the
+// command line prints it, shows a terminal's control characters escaped
+// (a host prints it in a terminal): the error and its hint, a failed
+// look, a dry run and an action performed.
+func TestMCPTextEscapesTerminalControls(t *testing.T) {
+	t.Parallel()
+	h, _, _ := newGitHubHarness(t)
+	agentEnv(h)
+	c := h.mcp()
+	const esc = "\x1b]0;owned\x07\x1b[2J"
+	_, info := ok[helm.VoyageInfo](c, "voyage_start", map[string]any{"intent": "escapes"})
+
+	text, te := c.fails("voyage_show", map[string]any{"voyage": esc})
+	assert.NotContains(t, text, "\x1b")
+	assert.NotContains(t, te.Error, "\x1b")
+	assert.Contains(t, text, `\x1b]0;owned`)
+
+	text, _ = ok[any](c, "observe", map[string]any{"voyage": info.ID, "kind": "command", "command": []string{"true"}, "dir": "gone" + esc})
+	assert.Contains(t, text, "Observed, but")
+	assert.NotContains(t, text, "\x1b", "a failed look's message")
+
+	text, _ = ok[any](c, "commit", map[string]any{"voyage": info.ID, "message": "msg" + esc, "dry_run": true})
+	assert.NotContains(t, text, "\x1b", "a dry run")
+
+	text, _ = ok[any](c, "create_issue", map[string]any{"voyage": info.ID, "title": "title" + esc})
+	first, _, _ := strings.Cut(text, "\n")
+	assert.NotContains(t, first, "\x1b", "the line saying what was performed")
+	assert.NotContains(t, first, "\a")
+}
