@@ -74,7 +74,10 @@ func (*mcpCommand) Run(ctx context.Context, a *app, args []string) error {
 			fmt.Fprintln(a.stderr, "helm mcp: serving the Model Context Protocol on standard input and output, for an agent's host to start (helm mcp --help says how); Ctrl-C ends it")
 		}
 		serve = func(ctx context.Context, srv *mcp.Server) error {
-			return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+			out := &lockedWriter{w: a.stdout}
+			in := newJSONRPCLines(a.stdin, out, s.logf)
+			// in bounds a message's length: the SDK's own bound ends the session.
+			return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}, MaxLineLength: -1})
 		}
 	}
 	err = serve(ctx, s.server)

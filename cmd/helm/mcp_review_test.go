@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -72,4 +77,62 @@ func TestMCPTextEscapesTerminalControls(t *testing.T) {
 	first, _, _ := strings.Cut(text, "\n")
 	assert.NotContains(t, first, "\x1b", "the line saying what was performed")
 	assert.NotContains(t, first, "\a")
+}
+
+// TestMCPBadLinesAreAnsweredNotTheEnd: on standard input, a line that is
+// no JSON-RPC message (not JSON, nested too deep, no version, a message
+// too long) is answered with a JSON-RPC error and the server reads on; a
+// message spread over lines is taken whole.
+func TestMCPBadLinesAreAnsweredNotTheEnd(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	agentEnv(h)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan result, 1)
+	var stderr bytes.Buffer
+	go func() {
+		err := h.main().Run(context.Background(), []string{"mcp"}, inR, outW, &stderr)
+		outW.Close()
+		done <- result{Code: ReportError(&stderr, err), Err: err}
+	}()
+	lines := bufio.NewReader(outR)
+	send := func(line string) {
+		t.Helper()
+		_, err := io.WriteString(inW, line+"\n")
+		require.NoError(t, err)
+	}
+	recv := func() map[string]any {
+		t.Helper()
+		line, err := lines.ReadBytes('\n')
+		require.NoError(t, err, "helm mcp still serves: %s", stderr.String())
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(line, &m), "%s", line)
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	assert.Contains(t, recv(), "result")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	for _, bad := range []string{
+		"not json",
+		`{"id":7}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"note","arguments":{"text":` + deep + `}}}`,
+		strings.Repeat("[", 20000) + strings.Repeat("]", 20000),
+		`{"a":1} {"b":2}`,
+	} {
+		send(bad)
+		m := recv()
+		assert.Contains(t, m, "error", "%.40s: answered with an error", bad)
+	}
+	send(`{"jsonrpc":"2.0","id":9,` + "\n" + `"method":"tools/call","params":{"name":"voyage_list","arguments":{}}}`)
+	m := recv()
+	assert.Equal(t, float64(9), m["id"])
+	assert.Contains(t, m, "result", "a message over two lines")
+
+	require.NoError(t, inW.Close())
+	r := <-done
+	assert.Equal(t, 0, r.Code, "%s", stderr.String())
+	assert.Contains(t, stderr.String(), "answered with an error, serving on")
 }
