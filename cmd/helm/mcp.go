@@ -74,7 +74,10 @@ func (*mcpCommand) Run(ctx context.Context, a *app, args []string) error {
 			fmt.Fprintln(a.stderr, "helm mcp: serving the Model Context Protocol on standard input and output, for an agent's host to start (helm mcp --help says how); Ctrl-C ends it")
 		}
 		serve = func(ctx context.Context, srv *mcp.Server) error {
-			return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+			out := &lockedWriter{w: a.stdout}
+			in := newJSONRPCLines(a.stdin, out, s.logf)
+			// in bounds a message's length: the SDK's own bound ends the session.
+			return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}, MaxLineLength: -1})
 		}
 	}
 	err = serve(ctx, s.server)
@@ -307,7 +310,9 @@ var exitMeanings = map[int]string{
 }
 
 func toolErrorResult(err error) *mcp.CallToolResult {
-	te := toolError{Error: message(err), Try: toolHint(err), ExitStatus: ExitCode(err)}
+	// Escaped as the command line prints them: a host shows them in a
+	// terminal.
+	te := toolError{Error: block(message(err), ""), Try: printable(toolHint(err)), ExitStatus: ExitCode(err)}
 	text := "helm: " + te.Error
 	if te.Try != "" {
 		text += "\nTry: " + te.Try
@@ -458,6 +463,15 @@ func page(text string, offset, limit int, next func(offset int) string) (string,
 	end := min(offset+limit, len(text))
 	for end < len(text) && end > offset && !utf8.RuneStart(text[end]) {
 		end--
+	}
+	if end == offset && end < len(text) {
+		// The limit is smaller than the character at offset: give that
+		// character whole, so that the next page starts further on.
+		_, n := utf8.DecodeRuneInString(text[offset:])
+		end = offset + n
+		for end < len(text) && !utf8.RuneStart(text[end]) {
+			end++
+		}
 	}
 	if end == len(text) {
 		return text[offset:], "", nil

@@ -127,9 +127,9 @@ func (s *mcpServer) resource(ctx context.Context, uri string) (*mcp.ReadResource
 // there is a resource not found (the protocol's error, with helm's
 // message); any other error says what to do, as a tool's would.
 func resourceError(uri string, err error) error {
-	msg := message(err)
+	msg := block(message(err), "")
 	if h := toolHint(err); h != "" {
-		msg += " (Try: " + h + ")"
+		msg += " (Try: " + printable(h) + ")"
 	}
 	if errors.Is(err, helm.ErrNoVoyage) || errors.Is(err, helm.ErrNoArtifact) {
 		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + msg, Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, uri))}

@@ -341,7 +341,7 @@ func (s *mcpServer) addSlateTools() {
 			if len(res.Failures) > 0 {
 				msgs := make([]string, len(res.Failures))
 				for i, f := range res.Failures {
-					msgs[i] = f.Message
+					msgs[i] = printable(f.Message)
 				}
 				text += "\nObserved, but " + strings.Join(msgs, "; ") + ". The observation is recorded all the same (" + exitMeanings[exitRecorded] + ")."
 			}
@@ -918,7 +918,7 @@ func (s *mcpServer) addUndoTool() {
 func (s *mcpServer) performOn(ctx context.Context, v *helm.Voyage, act performer, opts actionArgs, undoes int) (toolOut, error) {
 	if opts.DryRun {
 		d := actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()}
-		return toolOut{text: fmt.Sprintf("Dry run for voyage %s: nothing is run or recorded. Would run:\n%s", short(v.ID()), strings.TrimRight(d.DryRun, "\n")), data: d}, nil
+		return toolOut{text: fmt.Sprintf("Dry run for voyage %s: nothing is run or recorded. Would run:\n%s", short(v.ID()), block(strings.TrimRight(d.DryRun, "\n"), "")), data: d}, nil
 	}
 	e, err := v.PerformWith(ctx, act, s.who, helm.PerformOptions{AllowSecret: opts.AllowSecret, Why: opts.Why, Undoes: undoes})
 	if errors.Is(err, helm.ErrSecret) {
@@ -927,5 +927,5 @@ func (s *mcpServer) performOn(ctx context.Context, v *helm.Voyage, act performer
 	if err != nil {
 		return toolOut{}, err
 	}
-	return entryOut(fmt.Sprintf("Action %d performed for voyage %s: %s", e.N, short(v.ID()), helm.DescribeAction(e.Action)), e)
+	return entryOut(fmt.Sprintf("Action %d performed for voyage %s: %s", e.N, short(v.ID()), printable(helm.DescribeAction(e.Action))), e)
 }
