@@ -283,6 +283,10 @@ func (s *mcpServer) call(ctx context.Context, name string, run func(context.Cont
 		return err
 	})
 	if err != nil {
+		if s.pinned != "" && helm.HintOf(err).Kind == helm.HintStartVoyage {
+			// voyage_start is refused on a pinned server.
+			err = &hinted{Err: err, Tool: "this server is pinned to that voyage: a person starts another voyage (helm voyage new) and starts helm mcp on it, or without --voyage"}
+		}
 		return toolErrorResult(err), nil, nil
 	}
 	res := &mcp.CallToolResult{}

@@ -591,6 +591,13 @@ func TestMCPPinnedVoyage(t *testing.T) {
 	assert.Contains(t, te.Error, "acts on voyage "+id[:8]+" alone")
 	assert.Contains(t, h.ok("--voyage", id, "log"), "── Note 2 ──")
 	assert.NotContains(t, h.ok("--voyage", other, "log"), "Note")
+
+	// The pinned voyage completed: the hint does not send the agent to
+	// voyage_start, which a pinned server refuses.
+	ok[helm.VoyageInfo](c, "complete", map[string]any{"summary": "done"})
+	_, te = c.fails("note", map[string]any{"text": "after the end"})
+	assert.Contains(t, te.Try, "this server is pinned to that voyage")
+	assert.NotContains(t, te.Try, "call voyage_start")
 }
 
 // TestMCPStartNeedsWhoAndAVoyageThatIs: the server resolves who it acts
