@@ -127,7 +127,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 // name and a key of a bucket, all three.
 func checkName(what, name string) error {
 	if name == "" {
-		return fmt.Errorf("jetstream: empty %s name", what)
+		return fmt.Errorf("jetstream: an empty %s cannot name a NATS subject token", what)
 	}
 	for _, c := range name {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {

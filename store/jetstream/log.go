@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -97,7 +98,8 @@ func (l *log) fetchTail(ctx context.Context) (point, error) {
 		}
 		h, err := parseHeader(msg.Header)
 		if err != nil {
-			return point{}, l.damage(msg.Sequence, 0, err.Error())
+			// Where the damage is, for a read to go up to it.
+			return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
 		}
 		p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain}
 		l.learn(p)
@@ -274,6 +276,12 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 	}
 	from = max(from, 1)
 	tail, err := l.fetchTail(ctx)
+	var de *store.DamageError
+	if errors.As(err, &de) && tail.stream != 0 {
+		// The last message is damaged: read the records before it, and
+		// report it where the read meets it, with the record it holds.
+		tail.first, err = math.MaxUint64, nil
+	}
 	if err != nil {
 		return err
 	}
