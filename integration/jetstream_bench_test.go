@@ -75,7 +75,7 @@ func TestStoreThroughput(t *testing.T) {
 	for round := range rounds {
 		for _, w := range writerCounts {
 			for _, tg := range targets {
-				rate := measure(t, tg.open, w, dur, fmt.Sprintf("r%d-w%d", round, w))
+				rate := measure(t, tg.open, w, dur, fmt.Sprintf("r%d-w%d-%s", round, w, strings.Fields(tg.name)[0]))
 				key := fmt.Sprintf("%s|%d", tg.name, w)
 				results[key] = append(results[key], rate)
 			}
@@ -142,7 +142,7 @@ func measure(t *testing.T, open func() store.Store, writers int, dur time.Durati
 	wg.Wait()
 	elapsed := time.Since(start)
 	for _, err := range errs {
-		require.NoError(t, err)
+		require.NoError(t, err, tag)
 	}
 	total := 0
 	for _, c := range counts {

@@ -254,7 +254,28 @@ func TestJetStreamClusterKeepsEveryAcknowledgedUnitThroughALeaderShutdown(t *tes
 	_, err = lb.AppendIf(ctx, ce.Actual, []byte("b/first"))
 	require.NoError(t, err)
 
-	const perWriter = 60
+	// A writer alone on its voyage never gets a conflict, however fast
+	// it appends: the leader's "wrong last sequence" for a subject with a
+	// message still in flight (10164) is no conflict when the tail did
+	// not move, and is retried.
+	var alone sync.WaitGroup
+	for i := range 16 {
+		alone.Go(func() {
+			l, err := a.Create(ctx, fmt.Sprintf("alone-%d", i))
+			if !assert.NoError(t, err) {
+				return
+			}
+			defer l.Close()
+			for u := range uint64(40) {
+				if _, err := l.AppendIf(ctx, u, []byte("unit")); !assert.NoError(t, err, "voyage alone-%d, unit %d", i, u) {
+					return
+				}
+			}
+		})
+	}
+	alone.Wait()
+
+	const perWriter = 150
 	var (
 		mu      sync.Mutex
 		acked   = map[string]bool{"a/first": true, "b/first": true}

@@ -50,7 +50,8 @@ type Store struct {
 	kv      jetstream.KeyValue
 	obs     jetstream.ObjectStore
 	names   names
-	timeout time.Duration
+	timeout time.Duration // an operation's, when its context has no deadline
+	attempt time.Duration // a request's, retried within the operation's
 }
 
 // names are the names of a home's stream, subjects and buckets.
@@ -70,9 +71,15 @@ func namesOf(home string) names {
 
 func (n names) subject(voyage string) string { return n.prefix + voyage }
 
-// requestTimeout bounds each request to the server whose context has no
-// deadline of its own, and each attempt of a publish.
-const requestTimeout = 10 * time.Second
+// A request to the server whose context has no deadline of its own is
+// bounded by opTimeout, retries included. Each attempt of a request is
+// bounded by attemptTimeout, whatever its context says: a request sent to
+// a stream leader that has just gone is lost, not refused, and is retried
+// (idempotently) once a new leader is elected, in a second or two.
+const (
+	opTimeout      = time.Minute
+	attemptTimeout = 2 * time.Second
+)
 
 // Open connects to the JetStream server at url (nats://host:port, or
 // several, comma-separated, of one cluster; tls://host:port for TLS) and
@@ -112,7 +119,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: connect to %s: %w (is a nats-server with JetStream running there, and are the credentials and TLS files right?)", url, err)
 	}
-	s := &Store{nc: nc, url: nc.ConnectedUrlRedacted(), home: o.Home, names: namesOf(o.Home), timeout: requestTimeout}
+	s := &Store{nc: nc, url: nc.ConnectedUrlRedacted(), home: o.Home, names: namesOf(o.Home), timeout: opTimeout, attempt: attemptTimeout}
 	if err := s.setUp(ctx, o.Replicas); err != nil {
 		nc.Close()
 		return nil, err
@@ -140,12 +147,27 @@ func checkName(what, name string) error {
 	return nil
 }
 
-// ctx gives a request a deadline when its context has none.
+// ctx gives an operation a deadline when its context has none.
 func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 	if _, ok := ctx.Deadline(); ok {
 		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, s.timeout)
+}
+
+// retry runs a request, each attempt within s.attempt, again while it
+// fails in a way that passes (retryable) and ctx lasts. Only idempotent
+// requests are retried so.
+func (s *Store) retry(ctx context.Context, request func(ctx context.Context) error) error {
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, s.attempt)
+		err := request(actx)
+		cancel()
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		pause(ctx, attempt)
+	}
 }
 
 func (s *Store) setUp(ctx context.Context, replicas int) error {
@@ -277,7 +299,7 @@ func (s *Store) Open(ctx context.Context, voyage string) (store.Log, error) {
 	}
 	rctx, cancel := s.ctx(ctx)
 	defer cancel()
-	if _, err := s.kv.Get(rctx, voyage); err != nil {
+	if err := s.retry(rctx, func(ctx context.Context) error { _, err := s.kv.Get(ctx, voyage); return err }); err != nil {
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			return nil, fmt.Errorf("%w: %s in bucket %s on %s", store.ErrNotFound, voyage, s.names.voyages, s.url)
 		}
@@ -323,7 +345,8 @@ func (s *Store) PutSummary(ctx context.Context, voyage string, sum store.Summary
 	defer cancel()
 	where := fmt.Sprintf("bucket %s on %s", s.names.voyages, s.url)
 	for {
-		e, err := s.kv.Get(rctx, voyage)
+		var e jetstream.KeyValueEntry
+		err := s.retry(rctx, func(ctx context.Context) (err error) { e, err = s.kv.Get(ctx, voyage); return err })
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			return fmt.Errorf("%w: %s in %s", store.ErrNotFound, voyage, where)
 		}

@@ -84,27 +84,25 @@ func (l *log) learn(p point) {
 func (l *log) fetchTail(ctx context.Context) (point, error) {
 	ctx, cancel := l.s.ctx(ctx)
 	defer cancel()
-	for {
-		msg, err := l.s.stream.GetLastMsgForSubject(ctx, l.subject)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return point{first: 1, prev: l.genesis}, nil
-		}
-		if err != nil {
-			if retryable(err) && ctx.Err() == nil {
-				pause(ctx, 0)
-				continue
-			}
-			return point{}, fmt.Errorf("jetstream: the last record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
-		}
-		h, err := parseHeader(msg.Header)
-		if err != nil {
-			// Where the damage is, for a read to go up to it.
-			return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
-		}
-		p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain}
-		l.learn(p)
-		return p, nil
+	var msg *jetstream.RawStreamMsg
+	err := l.s.retry(ctx, func(ctx context.Context) (err error) {
+		msg, err = l.s.stream.GetLastMsgForSubject(ctx, l.subject)
+		return err
+	})
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return point{first: 1, prev: l.genesis}, nil
 	}
+	if err != nil {
+		return point{}, fmt.Errorf("jetstream: the last record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
+	}
+	h, err := parseHeader(msg.Header)
+	if err != nil {
+		// Where the damage is, for a read to go up to it.
+		return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
+	}
+	p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain}
+	l.learn(p)
+	return p, nil
 }
 
 // Last reads the voyage's last message.
@@ -122,6 +120,8 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 	if l.closed.Load() {
 		return 0, store.ErrClosed
 	}
+	ctx, cancel := l.s.ctx(ctx)
+	defer cancel()
 	if len(records) == 0 {
 		p, err := l.fetchTail(ctx)
 		if err != nil {
@@ -159,7 +159,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		}
 		msg := &nats.Msg{Subject: l.subject, Data: payload, Header: nats.Header{}}
 		unitHeader{first: expectLast + 1, count: uint64(len(records)), chain: sum}.set(msg.Header)
-		actx, cancel := context.WithTimeout(ctx, l.s.timeout)
+		actx, cancel := context.WithTimeout(ctx, l.s.attempt)
 		ack, err := l.s.js.PublishMsg(actx, msg,
 			jetstream.WithMsgID(id),
 			jetstream.WithExpectStream(l.s.names.stream),
@@ -170,16 +170,18 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			return expectLast + 1, nil
 		}
 		if isWrongLast(err) {
-			// Another writer appended: read the new tail. If the record
-			// it ends with is still expectLast, only the stream sequence
-			// known here was stale (a tail learned before another client's
-			// unit that a later one replaced cannot be, but be sure).
+			// Another writer appended, or (10164, on a replicated
+			// stream) the leader had a message on the subject in flight
+			// and could not check: read the tail. If the record it ends
+			// with is still expectLast, nothing moved the log on (or
+			// only the stream sequence known here was stale): try again.
 			now, ferr := l.fetchTail(ctx)
 			if ferr != nil {
 				return 0, ferr
 			}
-			if now.first-1 == expectLast && now.stream != tail.stream && attempt < 3 {
+			if now.first-1 == expectLast && ctx.Err() == nil {
 				tail = now
+				pause(ctx, attempt)
 				continue
 			}
 			return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: now.first - 1}
@@ -216,7 +218,7 @@ func retryable(err error) bool {
 
 // pause waits a little before a retry, longer after each.
 func pause(ctx context.Context, attempt int) {
-	d := min(time.Duration(attempt+1)*50*time.Millisecond, time.Second)
+	d := min(time.Duration(attempt+1)*10*time.Millisecond, time.Second)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
