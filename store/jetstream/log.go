@@ -120,7 +120,11 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 	if l.closed.Load() {
 		return 0, store.ErrClosed
 	}
-	ctx, cancel := l.s.ctx(ctx)
+	// Every retry of the unit's publish comes within opTimeout of the
+	// first, whatever ctx's deadline: well inside the stream's duplicate
+	// window (two minutes), past which a retry of a publish that was
+	// stored would not be known for a duplicate.
+	ctx, cancel := context.WithTimeout(ctx, l.s.timeout)
 	defer cancel()
 	if len(records) == 0 {
 		p, err := l.fetchTail(ctx)
