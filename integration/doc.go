@@ -1,8 +1,15 @@
 // Package integration holds the tests of helm that drive programs from
-// outside Go: the web UI in a real, headless Chromium (chromedp), and
-// helm mcp under the MCP Inspector, a client helm did not write. It is a
-// module of its own so that the browser driver never enters the module
-// graph of the library; go get of helm does not pull it.
+// outside Go: the web UI in a real, headless Chromium (chromedp), helm
+// mcp under the MCP Inspector, a client helm did not write, and the
+// JetStream store (store/jetstream) against nats-server, embedded in the
+// test process on loopback ports (one server, and a cluster of three). It
+// is a module of its own so that the browser driver and the NATS server
+// never enter the module graph of the library; go get of helm does not
+// pull them.
+//
+// HELM_STORE_BENCH=1 go test -v -run TestStoreThroughput prints the
+// stores' durable units per second (jetstream_bench_test.go says what is
+// measured).
 //
 // The browser tests skip when no chromium (or chromium-browser,
 // google-chrome) is on PATH, and fail then when HELM_BROWSER_TESTS=1, as

@@ -1,0 +1,169 @@
+package jetstream
+
+// The message format.
+//
+// A voyage's log is the subject helm.<home>.v.<voyage> of the home's
+// stream HELM_<home>. Each commit unit (the records of one AppendIf) is one
+// message, so JetStream's own atomicity of a message makes a unit whole or
+// absent. The message's payload holds the records:
+//
+//	+---------+-----------------+----------------------------------------------+
+//	| version | count (uvarint) | count × ( length (uvarint) | record bytes )  |
+//	+---------+-----------------+----------------------------------------------+
+//	 1 byte: 1
+//
+// and its headers say where the unit belongs in the voyage:
+//
+//	Helm-Seq:    the sequence number of the unit's first record (decimal)
+//	Helm-Count:  the number of records (decimal), the payload's count
+//	Helm-Chain:  the hash chain's sum after the unit's last record (8 hex digits)
+//
+// The chain is the segment log's (segment.ChainGenesis of the voyage id,
+// then segment.ChainNext over each record), so a voyage has the same chain
+// in every store. A reader checks, message by message, that each unit
+// begins where the previous one ended (Helm-Seq), that the payload holds
+// Helm-Count records exactly, and that the chain continued over them is
+// Helm-Chain: a message edited, dropped, reordered or published onto the
+// subject by something other than helm breaks one of the three.
+//
+// The payload carries no checksum of its own: the chain sum covers every
+// record's bytes, and the framing is checked by decoding it exactly (every
+// uvarint in its shortest form, every length within the payload, nothing
+// left over), so a payload has one encoding.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+)
+
+// payloadVersion is the version byte of the payload format drawn above. A
+// payload of a later version is refused as written by a newer helm, not
+// called damaged.
+const payloadVersion = 1
+
+// The headers of a unit's message.
+const (
+	hdrSeq   = "Helm-Seq"
+	hdrCount = "Helm-Count"
+	hdrChain = "Helm-Chain"
+)
+
+// headerRoom bounds what the headers of a unit's message take on the wire
+// (NATS/1.0 line, helm's three headers, Nats-Msg-Id and the
+// Nats-Expected-Last-Subject-Sequence the publish adds): a unit whose
+// payload does not fit in the server's max_payload less this is refused
+// whole.
+const headerRoom = 512
+
+var (
+	errNewerFormat = errors.New("written by a newer helm (payload version unknown)")
+)
+
+// payloadSize returns the size of the payload encodeUnit makes of records.
+func payloadSize(records [][]byte) int {
+	n := 1 + uvarintLen(uint64(len(records)))
+	for _, r := range records {
+		n += uvarintLen(uint64(len(r))) + len(r)
+	}
+	return n
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// encodeUnit returns the payload of a unit of records.
+func encodeUnit(records [][]byte) []byte {
+	b := make([]byte, 0, payloadSize(records))
+	b = append(b, payloadVersion)
+	b = binary.AppendUvarint(b, uint64(len(records)))
+	for _, r := range records {
+		b = binary.AppendUvarint(b, uint64(len(r)))
+		b = append(b, r...)
+	}
+	return b
+}
+
+// decodeUnit returns the records of a unit's payload, as sub-slices of it.
+func decodeUnit(b []byte) ([][]byte, error) {
+	if len(b) == 0 {
+		return nil, errors.New("empty payload")
+	}
+	if b[0] != payloadVersion {
+		if b[0] > payloadVersion {
+			return nil, fmt.Errorf("%w: version %d", errNewerFormat, b[0])
+		}
+		return nil, fmt.Errorf("payload version %d is not a helm unit", b[0])
+	}
+	b = b[1:]
+	count, n := binary.Uvarint(b)
+	if n <= 0 || n != uvarintLen(count) {
+		return nil, errors.New("bad record count")
+	}
+	b = b[n:]
+	// Every record takes a byte of length at least: a count beyond that
+	// is damage, and must not size an allocation.
+	if count > uint64(len(b)) {
+		return nil, fmt.Errorf("record count %d exceeds the payload", count)
+	}
+	records := make([][]byte, 0, count)
+	for i := range count {
+		l, n := binary.Uvarint(b)
+		if n <= 0 || n != uvarintLen(l) {
+			return nil, fmt.Errorf("bad length of record %d of the unit", i+1)
+		}
+		b = b[n:]
+		if l > uint64(len(b)) {
+			return nil, fmt.Errorf("record %d of the unit: length %d exceeds the payload", i+1, l)
+		}
+		records = append(records, b[:l:l])
+		b = b[l:]
+	}
+	if len(b) != 0 {
+		return nil, fmt.Errorf("%d bytes after the unit's last record", len(b))
+	}
+	return records, nil
+}
+
+// unitHeader is what a unit's headers say.
+type unitHeader struct {
+	first, count uint64
+	chain        uint32
+}
+
+func (h unitHeader) set(hdr nats.Header) {
+	hdr.Set(hdrSeq, strconv.FormatUint(h.first, 10))
+	hdr.Set(hdrCount, strconv.FormatUint(h.count, 10))
+	hdr.Set(hdrChain, fmt.Sprintf("%08x", h.chain))
+}
+
+// last returns the sequence number of the unit's last record.
+func (h unitHeader) last() uint64 { return h.first + h.count - 1 }
+
+// parseHeader reads a unit's headers.
+func parseHeader(hdr nats.Header) (unitHeader, error) {
+	var h unitHeader
+	var err error
+	if h.first, err = strconv.ParseUint(hdr.Get(hdrSeq), 10, 64); err != nil || h.first == 0 {
+		return h, fmt.Errorf("header %s is %q, not a record's sequence number", hdrSeq, hdr.Get(hdrSeq))
+	}
+	if h.count, err = strconv.ParseUint(hdr.Get(hdrCount), 10, 64); err != nil || h.count == 0 || h.first+h.count < h.first {
+		return h, fmt.Errorf("header %s is %q, not a count of records", hdrCount, hdr.Get(hdrCount))
+	}
+	c := hdr.Get(hdrChain)
+	sum, err := strconv.ParseUint(c, 16, 32)
+	if err != nil || len(c) != 8 {
+		return h, fmt.Errorf("header %s is %q, not a chain sum", hdrChain, c)
+	}
+	h.chain = uint32(sum)
+	return h, nil
+}

@@ -1,0 +1,115 @@
+package jetstream
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestUnitRoundTrips(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		records [][]byte
+	}{
+		{"one record", [][]byte{[]byte("an event")}},
+		{"empty records", [][]byte{{}, {}, []byte("x")}},
+		{"binary and long", [][]byte{bytes.Repeat([]byte{0, 0xff, 0x80}, 70000), []byte("after")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := encodeUnit(tc.records)
+			assert.Len(t, b, payloadSize(tc.records))
+			got, err := decodeUnit(b)
+			require.NoError(t, err)
+			require.Len(t, got, len(tc.records))
+			for i := range got {
+				assert.True(t, bytes.Equal(tc.records[i], got[i]), "record %d", i)
+			}
+		})
+	}
+}
+
+func TestDecodeUnitRefusesDamage(t *testing.T) {
+	good := encodeUnit([][]byte{[]byte("abc"), []byte("de")})
+	for _, tc := range []struct {
+		name    string
+		payload []byte
+		want    string
+	}{
+		{"empty", nil, "empty payload"},
+		{"newer version", append([]byte{2}, good[1:]...), "newer helm"},
+		{"version zero", append([]byte{0}, good[1:]...), "not a helm unit"},
+		{"cut in a record", good[:len(good)-1], "exceeds the payload"},
+		{"bytes after", append(bytes.Clone(good), 0), "after the unit's last record"},
+		{"count beyond the payload", []byte{1, 0xff, 0xff, 0x03, 0}, "exceeds the payload"},
+		{"bad count", []byte{1, 0xff}, "bad record count"},
+		{"bad length", []byte{1, 1, 0xff}, "bad length of record 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := decodeUnit(tc.payload)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestHeaderRoundTripsAndRefusesDamage(t *testing.T) {
+	hdr := nats.Header{}
+	want := unitHeader{first: 7, count: 3, chain: 0x0badf00d}
+	want.set(hdr)
+	got, err := parseHeader(hdr)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, uint64(9), got.last())
+	for _, tc := range []struct{ name, key, value string }{
+		{"no seq", hdrSeq, ""},
+		{"seq zero", hdrSeq, "0"},
+		{"count zero", hdrCount, "0"},
+		{"count overflows", hdrCount, "18446744073709551615"},
+		{"short chain", hdrChain, "badf00d"},
+		{"chain not hex", hdrChain, "0badf00g"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := nats.Header{}
+			want.set(h)
+			h.Set(tc.key, tc.value)
+			_, err := parseHeader(h)
+			assert.ErrorContains(t, err, tc.key)
+		})
+	}
+}
+
+// The payload's size is what the store checks against the server's
+// max_payload: 900 KiB of records, the size every store takes, fits in
+// the default 1 MiB with the headers' room.
+func TestNineHundredKiBFitsTheDefaultMaxPayload(t *testing.T) {
+	records := make([][]byte, 9)
+	for i := range records {
+		records[i] = make([]byte, 100<<10)
+	}
+	assert.LessOrEqual(t, payloadSize(records)+headerRoom, 1<<20)
+}
+
+func TestCheckNameRefusesWhatIsNoSubjectToken(t *testing.T) {
+	require.NoError(t, checkName("voyage id", "0b9d7e4c-6a1f-4a52-9c1e-3c2b1a0f9e8d"))
+	for _, bad := range []string{"", "a.b", "a*", ">", "a b", "a/b", "é"} {
+		assert.Error(t, checkName("voyage id", bad), "%q", bad)
+	}
+}
+
+func FuzzDecodeUnit(f *testing.F) {
+	f.Add(encodeUnit([][]byte{[]byte("a"), {}, []byte("bcd")}))
+	f.Add(encodeUnit(nil))
+	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte{2})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		records, err := decodeUnit(b)
+		if err != nil {
+			return
+		}
+		// What decodes encodes back to the same bytes.
+		assert.Equal(t, b, encodeUnit(records))
+	})
+}

@@ -1,0 +1,376 @@
+package jetstream
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/helmlog/helm/segment"
+	"github.com/helmlog/helm/store"
+)
+
+// log is a voyage's log: the messages on its subject of the home's stream.
+//
+// It learns, as it reads and appends, where the voyage's records are in
+// the stream: the last unit it knows of (tail) and, every indexEvery
+// records, a unit it read and checked (index), so that a Scan from a
+// record starts near it instead of at the voyage's first message, and
+// continues the chain from a sum it checked.
+type log struct {
+	s       *Store
+	voyage  string
+	subject string
+	genesis uint32
+
+	mu    sync.Mutex
+	tail  point   // the last unit known: after it, tail.first is the next record
+	index []point // units read and checked, by first record, sparse
+
+	closed atomic.Bool
+}
+
+// point is a place in a voyage's log: the unit whose first record is
+// first, its message's stream sequence, and the chain sum before it.
+// Past the tail, first is the record after the last, stream the last
+// message's sequence, and prev the chain sum after it.
+type point struct {
+	first, stream uint64
+	prev          uint32
+}
+
+// indexEvery is how many records apart the index keeps its points: a scan
+// from anywhere reads at most this many records before the first it
+// returns, and a log of a million records keeps some thousands of points.
+const indexEvery = 256
+
+func (s *Store) newLog(voyage string) *log {
+	g := segment.ChainGenesis(voyage)
+	return &log{s: s, voyage: voyage, subject: s.names.subject(voyage), genesis: g, tail: point{first: 1, prev: g}}
+}
+
+// where names the voyage's subject, for errors.
+func (l *log) where() string {
+	return fmt.Sprintf("subject %s of stream %s on %s", l.subject, l.s.names.stream, l.s.url)
+}
+
+func (l *log) damage(stream, seq uint64, reason string) error {
+	where := l.where()
+	if stream != 0 {
+		where += fmt.Sprintf(", message %d", stream)
+	}
+	return &store.DamageError{Voyage: l.voyage, Where: where, Seq: seq, Reason: reason}
+}
+
+// learn moves the tail on to p if p is later.
+func (l *log) learn(p point) {
+	l.mu.Lock()
+	if p.stream > l.tail.stream {
+		l.tail = p
+	}
+	l.mu.Unlock()
+}
+
+// fetchTail reads the voyage's last message and returns the point after it.
+func (l *log) fetchTail(ctx context.Context) (point, error) {
+	ctx, cancel := l.s.ctx(ctx)
+	defer cancel()
+	var msg *jetstream.RawStreamMsg
+	err := l.s.retry(ctx, func(ctx context.Context) (err error) {
+		msg, err = l.s.stream.GetLastMsgForSubject(ctx, l.subject)
+		return err
+	})
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return point{first: 1, prev: l.genesis}, nil
+	}
+	if err != nil {
+		return point{}, fmt.Errorf("jetstream: the last record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
+	}
+	h, err := parseHeader(msg.Header)
+	if err != nil {
+		// Where the damage is, for a read to go up to it.
+		return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
+	}
+	p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain}
+	l.learn(p)
+	return p, nil
+}
+
+// Last reads the voyage's last message.
+func (l *log) Last(ctx context.Context) (uint64, error) {
+	if l.closed.Load() {
+		return 0, store.ErrClosed
+	}
+	p, err := l.fetchTail(ctx)
+	return p.first - 1, err
+}
+
+// AppendIf publishes the unit as one message, expecting the subject's
+// last message to be the one that holds record expectLast.
+func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte) (uint64, error) {
+	if l.closed.Load() {
+		return 0, store.ErrClosed
+	}
+	// Every retry of the unit's publish comes within opTimeout of the
+	// first, whatever ctx's deadline: well inside the stream's duplicate
+	// window (two minutes), past which a retry of a publish that was
+	// stored would not be known for a duplicate.
+	ctx, cancel := context.WithTimeout(ctx, l.s.timeout)
+	defer cancel()
+	if len(records) == 0 {
+		p, err := l.fetchTail(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if p.first-1 != expectLast {
+			return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: p.first - 1}
+		}
+		return expectLast + 1, nil
+	}
+	payload := encodeUnit(records)
+	if max := l.s.nc.MaxPayload() - headerRoom; int64(len(payload)) > max {
+		return 0, fmt.Errorf("%w: voyage %s: a unit of %d records takes %d bytes, and %s takes messages of %d at most (its max_payload less %d for the headers); nothing was appended", store.ErrTooLarge, l.voyage, len(records), len(payload), l.s.url, max, headerRoom)
+	}
+	l.mu.Lock()
+	tail := l.tail
+	l.mu.Unlock()
+	if tail.first-1 != expectLast || tail.stream == 0 {
+		var err error
+		if tail, err = l.fetchTail(ctx); err != nil {
+			return 0, err
+		}
+		if tail.first-1 != expectLast {
+			return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: tail.first - 1}
+		}
+	}
+	// One id for every attempt of this unit, and another for every other
+	// unit: a retry is a duplicate of its first attempt, never of another
+	// writer's unit on the same tail.
+	id := "helm-" + rand.Text()
+	for attempt := 0; ; attempt++ {
+		sum := tail.prev
+		for _, r := range records {
+			sum = segment.ChainNext(sum, r)
+		}
+		msg := &nats.Msg{Subject: l.subject, Data: payload, Header: nats.Header{}}
+		unitHeader{first: expectLast + 1, count: uint64(len(records)), chain: sum}.set(msg.Header)
+		actx, cancel := context.WithTimeout(ctx, l.s.attempt)
+		ack, err := l.s.js.PublishMsg(actx, msg,
+			jetstream.WithMsgID(id),
+			jetstream.WithExpectStream(l.s.names.stream),
+			jetstream.WithExpectLastSequencePerSubject(tail.stream))
+		cancel()
+		if err == nil {
+			l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: ack.Sequence, prev: sum})
+			return expectLast + 1, nil
+		}
+		if isWrongLast(err) {
+			// Another writer appended, or (10164, on a replicated
+			// stream) the leader had a message on the subject in flight
+			// and could not check: read the tail. If the record it ends
+			// with is still expectLast, nothing moved the log on (or
+			// only the stream sequence known here was stale): try again.
+			now, ferr := l.fetchTail(ctx)
+			if ferr != nil {
+				return 0, ferr
+			}
+			if now.first-1 == expectLast && ctx.Err() == nil {
+				tail = now
+				pause(ctx, attempt)
+				continue
+			}
+			return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: now.first - 1}
+		}
+		if retryable(err) && ctx.Err() == nil {
+			pause(ctx, attempt)
+			continue
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+		}
+		return 0, fmt.Errorf("jetstream: append %d records after record %d of voyage %s, %s: %w (the unit may or may not be in the log: read its tail before deciding again)", len(records), expectLast, l.voyage, l.where(), hint(err))
+	}
+}
+
+// retryable reports whether err is the server's (or the cluster's)
+// passing unavailability: no answer in time, no responder while a leader
+// is elected, a retry that found its first attempt still in flight.
+func retryable(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode {
+		case 10008, // JetStream system temporarily unavailable
+			10009, // cluster cannot handle request (not the leader)
+			10158: // duplicate message id is in process
+			return true
+		}
+		return apiErr.Code == 503
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrConnectionReconnecting)
+}
+
+// pause waits a little before a retry, longer after each.
+func pause(ctx context.Context, attempt int) {
+	d := min(time.Duration(attempt+1)*10*time.Millisecond, time.Second)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func (l *log) Scan(ctx context.Context, from uint64, fn func(store.Record) error) error {
+	return l.read(ctx, from, false, false, fn)
+}
+
+func (l *log) Follow(ctx context.Context, from uint64, fn func(store.Record) error) error {
+	return l.read(ctx, from, true, false, fn)
+}
+
+// Verify reads every message of the voyage from its first, checking each
+// against the chain continued from the genesis.
+func (l *log) Verify(ctx context.Context) error {
+	return l.read(ctx, 1, false, true, func(store.Record) error { return nil })
+}
+
+// start returns where a read from record from begins: the latest point
+// checked at or before it, the tail if from is after it, or the voyage's
+// first message.
+func (l *log) start(from uint64, tail point) point {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if from >= tail.first && tail.stream != 0 {
+		return point{first: tail.first, stream: tail.stream + 1, prev: tail.prev}
+	}
+	i := sort.Search(len(l.index), func(i int) bool { return l.index[i].first > from })
+	if i > 0 {
+		return l.index[i-1]
+	}
+	return point{first: 1, stream: 1, prev: l.genesis}
+}
+
+// remember adds a checked unit to the index, unless a point is within
+// indexEvery records of it already.
+func (l *log) remember(p point) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := sort.Search(len(l.index), func(i int) bool { return l.index[i].first >= p.first })
+	if i > 0 && p.first < l.index[i-1].first+indexEvery || i < len(l.index) && l.index[i].first < p.first+indexEvery {
+		return
+	}
+	l.index = slices.Insert(l.index, i, p)
+}
+
+// read delivers the records from from on: up to the last when it began
+// (Scan), or on until ctx ends (Follow). verify reads from the voyage's
+// first message and checks the last one is where the tail was.
+func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn func(store.Record) error) error {
+	if l.closed.Load() {
+		return store.ErrClosed
+	}
+	from = max(from, 1)
+	tail, err := l.fetchTail(ctx)
+	var de *store.DamageError
+	if errors.As(err, &de) && tail.stream != 0 {
+		// The last message is damaged: read the records before it, and
+		// report it where the read meets it, with the record it holds.
+		tail.first, err = math.MaxUint64, nil
+	}
+	if err != nil {
+		return err
+	}
+	if !follow && from >= tail.first {
+		return nil // nothing at or after from
+	}
+	p := point{first: 1, stream: 1, prev: l.genesis}
+	if !verify {
+		p = l.start(from, tail)
+	}
+	cons, err := l.s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{l.subject},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    p.stream,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("jetstream: read voyage %s, %s: %w", l.voyage, l.where(), hint(err))
+	}
+	it, err := cons.Messages(jetstream.PullMaxBytes(8 << 20))
+	if err != nil {
+		return fmt.Errorf("jetstream: read voyage %s, %s: %w", l.voyage, l.where(), hint(err))
+	}
+	defer it.Stop()
+	next, sum := p.first, p.prev
+	for {
+		msg, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("jetstream: read voyage %s, %s, after record %d: %w", l.voyage, l.where(), next-1, hint(err))
+		}
+		meta, err := msg.Metadata()
+		if err != nil {
+			return fmt.Errorf("jetstream: read voyage %s, %s, after record %d: %w", l.voyage, l.where(), next-1, err)
+		}
+		stream := meta.Sequence.Stream
+		h, err := parseHeader(msg.Headers())
+		if err != nil {
+			return l.damage(stream, next, err.Error())
+		}
+		if h.first != next {
+			return l.damage(stream, next, fmt.Sprintf("the message holds records %d to %d where record %d comes next: records are missing, repeated or out of order", h.first, h.last(), next))
+		}
+		records, err := decodeUnit(msg.Data())
+		if err != nil {
+			return l.damage(stream, next, err.Error())
+		}
+		if uint64(len(records)) != h.count {
+			return l.damage(stream, next, fmt.Sprintf("the message holds %d records, its header says %d", len(records), h.count))
+		}
+		before := sum
+		for _, r := range records {
+			sum = segment.ChainNext(sum, r)
+		}
+		if sum != h.chain {
+			return l.damage(stream, next, fmt.Sprintf("hash chain broken: the records continue it to %08x, the message says %08x (a record was changed, or a unit dropped or replaced before it)", sum, h.chain))
+		}
+		l.remember(point{first: h.first, stream: stream, prev: before})
+		l.learn(point{first: h.last() + 1, stream: stream, prev: sum})
+		for i, r := range records {
+			if seq := h.first + uint64(i); seq >= from {
+				if err := fn(store.Record{Seq: seq, Data: r}); err != nil {
+					return err
+				}
+			}
+		}
+		next = h.last() + 1
+		if !follow && stream >= tail.stream {
+			if verify && (stream != tail.stream || next != tail.first || sum != tail.prev) {
+				return l.damage(stream, next-1, fmt.Sprintf("the voyage's last message is %d, ending at record %d with chain %08x, but reading ended at message %d, record %d, chain %08x", tail.stream, tail.first-1, tail.prev, stream, next-1, sum))
+			}
+			return nil
+		}
+	}
+}
+
+// Close makes the log refuse further calls. A Follow in progress goes on
+// until its context ends.
+func (l *log) Close() error {
+	l.closed.Store(true)
+	return nil
+}
