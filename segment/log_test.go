@@ -353,6 +353,34 @@ func TestFollowSeesRecordsAppendedByAnotherLog(t *testing.T) {
 	assert.Equal(t, string(payload(29, 40)), got[30])
 }
 
+// TestFollowFromALogNobodyMadeYet: a reader that follows a log opened
+// before its directory exists waits for its first writer, rather than
+// failing on the directory it does not find.
+func TestFollowFromALogNobodyMadeYet(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "events")
+	reader := openT(t, dir, &Options{NoSync: true})
+	fctx, cancel := context.WithCancel(ctx)
+	got := make(chan string, 2)
+	done := make(chan error, 1)
+	go func() {
+		done <- reader.Follow(fctx, 1, func(r Record) error { got <- string(r.Data); return nil })
+	}()
+	time.Sleep(3 * FollowInterval) // the reader polls the missing directory
+	writer := openT(t, dir, &Options{NoSync: true})
+	_, err := writer.Append(ctx, []byte("first"))
+	require.NoError(t, err)
+	select {
+	case g := <-got:
+		assert.Equal(t, "first", g)
+	case err := <-done:
+		t.Fatalf("follow ended: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("follow did not see the first record")
+	}
+	cancel()
+	assert.ErrorIs(t, <-done, context.Canceled)
+}
+
 func TestScanRecordDataIsSafeToRetain(t *testing.T) {
 	l := openT(t, t.TempDir(), &Options{NoSync: true})
 	for i := 0; i < 100; i++ {

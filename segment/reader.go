@@ -146,7 +146,13 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(Record) error) er
 		}
 		if c == nil {
 			var err error
-			if c, _, err = newCursorAt(l.fs, l.dir, from, &l.idx); err != nil {
+			c, _, err = newCursorAt(l.fs, l.dir, from, &l.idx)
+			if err != nil && errors.Is(err, fs.ErrNotExist) && l.Last() == 0 {
+				// A log that opened empty, in a directory nobody made
+				// yet: its first writer makes it.
+				c, err = nil, nil
+			}
+			if err != nil {
 				return err
 			}
 		}

@@ -11,6 +11,6 @@ import (
 func TestDirConforms(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) func() store.Store {
 		root := t.TempDir()
-		return func() store.Store { return store.OpenDir(root, &store.DirOptions{NoSync: true}) }
+		return func() store.Store { return store.OpenDir(root, nil) }
 	})
 }
