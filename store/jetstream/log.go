@@ -173,6 +173,21 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: ack.Sequence, prev: sum})
 			return expectLast + 1, nil
 		}
+		if isWrongLast(err) && attempt > 0 {
+			// An earlier attempt may have been stored and its
+			// acknowledgement lost: a server checks the expected last
+			// sequence before the message id, so the retry is refused as
+			// if another writer had appended. The unit, if stored, is the
+			// subject's first message after tail.stream.
+			seq, ours, ferr := l.stored(ctx, tail.stream, id)
+			if ferr != nil {
+				return 0, ferr
+			}
+			if ours {
+				l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: seq, prev: sum})
+				return expectLast + 1, nil
+			}
+		}
 		if isWrongLast(err) {
 			// Another writer appended, or (10164, on a replicated
 			// stream) the leader had a message on the subject in flight
@@ -199,6 +214,23 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		}
 		return 0, fmt.Errorf("jetstream: append %d records after record %d of voyage %s, %s: %w (the unit may or may not be in the log: read its tail before deciding again)", len(records), expectLast, l.voyage, l.where(), hint(err))
 	}
+}
+
+// stored returns the subject's first message after stream sequence after,
+// and whether it is the unit published with message id id.
+func (l *log) stored(ctx context.Context, after uint64, id string) (uint64, bool, error) {
+	var msg *jetstream.RawStreamMsg
+	err := l.s.retry(ctx, func(ctx context.Context) (err error) {
+		msg, err = l.s.stream.GetMsg(ctx, after+1, jetstream.WithGetMsgSubject(l.subject))
+		return err
+	})
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("jetstream: whether a retried append of voyage %s is in the log, %s: %w", l.voyage, l.where(), hint(err))
+	}
+	return msg.Sequence, msg.Header.Get(jetstream.MsgIDHeader) == id, nil
 }
 
 // retryable reports whether err is the server's (or the cluster's)

@@ -1,0 +1,135 @@
+package integration
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/store"
+	"github.com/helmlog/helm/store/jetstream"
+)
+
+// holdProxy forwards TCP between a client and a server; while held, it
+// keeps what the server sends back until released, as a network that
+// loses a reply for a while.
+type holdProxy struct {
+	addr string
+	mu   sync.Mutex
+	held bool
+	cond *sync.Cond
+}
+
+func startHoldProxy(t testing.TB, target string) *holdProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	p := &holdProxy{addr: ln.Addr().String()}
+	p.cond = sync.NewCond(&p.mu)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			t.Cleanup(func() { c.Close(); s.Close() })
+			go func() { io.Copy(s, c) }()
+			go func() {
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := s.Read(buf)
+					p.mu.Lock()
+					for p.held {
+						p.cond.Wait()
+					}
+					p.mu.Unlock()
+					if n > 0 {
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						c.Close()
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *holdProxy) hold(on bool) {
+	p.mu.Lock()
+	p.held = on
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}
+
+// A publish whose acknowledgement is lost (it comes after the attempt's
+// time is up) is retried with the same message id: the unit was stored
+// by the first attempt, so AppendIf succeeds, once, and reports no
+// conflict with its own unit.
+func TestJetStreamAppendRetryAfterALostAckIsNoConflict(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startServer(t, "lostack", nil)
+	p := startHoldProxy(t, srv.Addr().String())
+	home := newHome()
+	s := openStore(t, "nats://"+p.addr, jetstream.Options{Home: home})
+	defer s.Close()
+	l, err := s.Create(ctx, "v")
+	require.NoError(t, err)
+	_, err = l.AppendIf(ctx, 0, []byte("a"))
+	require.NoError(t, err)
+
+	// Another writer, not behind the proxy, appends after the unit
+	// while its acknowledgement is held: the retry still finds its unit.
+	other := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	defer other.Close()
+	lo, err := other.Open(ctx, "v")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		expect uint64
+		unit   string
+		after  bool
+	}{{1, "b", false}, {2, "c", true}} {
+		p.hold(true)
+		released := make(chan struct{})
+		go func() {
+			defer close(released)
+			if tc.after {
+				for {
+					last, err := lo.Last(ctx)
+					if !assert.NoError(t, err) || last == tc.expect+1 {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				_, err := lo.AppendIf(ctx, tc.expect+1, []byte("other"))
+				assert.NoError(t, err)
+			}
+			time.Sleep(2500 * time.Millisecond)
+			p.hold(false)
+		}()
+		first, err := l.AppendIf(ctx, tc.expect, []byte(tc.unit))
+		<-released
+		require.NoError(t, err, "the unit's own retry is no conflict (%s)", tc.unit)
+		require.Equal(t, tc.expect+1, first)
+	}
+
+	var got []string
+	require.NoError(t, l.Scan(ctx, 1, func(r store.Record) error { got = append(got, string(r.Data)); return nil }))
+	require.Equal(t, []string{"a", "b", "c", "other"}, got)
+	require.NoError(t, l.Verify(ctx))
+}
