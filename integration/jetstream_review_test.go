@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	njs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -132,4 +134,44 @@ func TestJetStreamAppendRetryAfterALostAckIsNoConflict(t *testing.T) {
 	require.NoError(t, l.Scan(ctx, 1, func(r store.Record) error { got = append(got, string(r.Data)); return nil }))
 	require.Equal(t, []string{"a", "b", "c", "other"}, got)
 	require.NoError(t, l.Verify(ctx))
+}
+
+// Scans leave no consumers behind on the server: a facade that scans
+// a voyage for every request must not pile up ephemeral consumers (each
+// lives five minutes after its last pull otherwise).
+func TestJetStreamScansLeaveNoConsumers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startServer(t, "consumers", nil)
+	home := newHome()
+	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	defer s.Close()
+	l, err := s.Create(ctx, "v")
+	require.NoError(t, err)
+	for i := range uint64(5) {
+		_, err := l.AppendIf(ctx, i, []byte("r"))
+		require.NoError(t, err)
+	}
+	for range 50 {
+		require.NoError(t, l.Scan(ctx, 1, func(store.Record) error { return nil }))
+	}
+	require.NoError(t, l.Verify(ctx))
+	fctx, fcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	require.ErrorIs(t, l.Follow(fctx, 1, func(store.Record) error { return nil }), context.DeadlineExceeded)
+	fcancel()
+
+	nc, err := nats.Connect(srv.ClientURL())
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := njs.New(nc)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		info, err := js.Stream(ctx, "HELM_"+home)
+		if !assert.NoError(t, err) {
+			return false
+		}
+		n := info.CachedInfo().State.Consumers
+		t.Logf("%d consumers", n)
+		return n == 0
+	}, 10*time.Second, 500*time.Millisecond)
 }

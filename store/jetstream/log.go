@@ -345,7 +345,19 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 	if err != nil {
 		return fmt.Errorf("jetstream: read voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
-	defer it.Stop()
+	defer func() {
+		it.Stop()
+		// Stopping leaves the consumer on the server for five idle
+		// minutes: a scan per request would pile them up. Delete it, in
+		// the background, whatever ended the read.
+		if info := cons.CachedInfo(); info != nil {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), l.s.attempt)
+				defer cancel()
+				_ = l.s.stream.DeleteConsumer(ctx, info.Name)
+			}()
+		}
+	}()
 	next, sum := p.first, p.prev
 	for {
 		msg, err := it.Next(jetstream.NextContext(ctx))
