@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -174,4 +175,118 @@ func TestJetStreamScansLeaveNoConsumers(t *testing.T) {
 		t.Logf("%d consumers", n)
 		return n == 0
 	}, 10*time.Second, 500*time.Millisecond)
+}
+
+// A scan from any record, through units spanning the index's points,
+// gives exactly the records from it on, on a log that built its index
+// and on a fresh one.
+func TestJetStreamScanFromEveryRecord(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := startServer(t, "everyrecord", nil)
+	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: newHome()})
+	defer s.Close()
+	w, err := s.Create(ctx, "v")
+	require.NoError(t, err)
+	var ref []string
+	for u := 0; len(ref) < 700; u++ {
+		var unit [][]byte
+		for i := range 1 + (u*37)%45 {
+			r := fmt.Sprintf("u%d/%d", u, i)
+			unit = append(unit, []byte(r))
+		}
+		_, err := w.AppendIf(ctx, uint64(len(ref)), unit...)
+		require.NoError(t, err)
+		for _, r := range unit {
+			ref = append(ref, string(r))
+		}
+	}
+	warm, err := s.Open(ctx, "v")
+	require.NoError(t, err)
+	require.NoError(t, warm.Verify(ctx))
+	scan := func(l store.Log, from uint64) []string {
+		var got []string
+		require.NoError(t, l.Scan(ctx, from, func(r store.Record) error {
+			require.Equal(t, max(from, 1)+uint64(len(got)), r.Seq)
+			got = append(got, string(r.Data))
+			return nil
+		}))
+		return got
+	}
+	for from := uint64(0); from <= uint64(len(ref))+2; from++ {
+		want := ref[min(max(from, 1)-1, uint64(len(ref))):]
+		if len(want) == 0 {
+			want = nil
+		}
+		require.Equal(t, want, scan(warm, from), "warm, from %d", from)
+		if from%23 == 0 {
+			cold, err := s.Open(ctx, "v")
+			require.NoError(t, err)
+			require.Equal(t, want, scan(cold, from), "cold, from %d", from)
+		}
+	}
+	// Follow from inside a unit, across all of them.
+	fctx, fcancel := context.WithCancel(ctx)
+	var got []string
+	err = warm.Follow(fctx, 300, func(r store.Record) error {
+		got = append(got, string(r.Data))
+		if len(got) == len(ref)-299 {
+			fcancel()
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, ref[299:], got)
+}
+
+// A last message whose headers are well formed but whose payload is not
+// a unit (cut short, of a newer version, of another record count) is
+// damage to Last and AppendIf too: nothing is appended on top of it.
+func TestJetStreamAppendsNothingOnADamagedLastMessage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startServer(t, "damagedtail", nil)
+	home := newHome()
+	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	defer s.Close()
+	nc, err := nats.Connect(srv.ClientURL())
+	require.NoError(t, err)
+	defer nc.Close()
+	hdr := nats.Header{"Helm-Seq": {"3"}, "Helm-Count": {"1"}, "Helm-Chain": {"00000000"}}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"cut-short", []byte{1, 1, 5, 'x'}},
+		{"newer-version", []byte{2, 1, 1, 'x'}},
+		{"two-records", []byte{1, 2, 1, 'x', 1, 'y'}},
+		{"empty", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := s.Create(ctx, tc.name)
+			require.NoError(t, err)
+			_, err = l.AppendIf(ctx, 0, []byte("a"), []byte("b"))
+			require.NoError(t, err)
+			_, err = nc.RequestMsg(&nats.Msg{Subject: "helm." + home + ".v." + tc.name, Header: hdr, Data: tc.data}, 5*time.Second)
+			require.NoError(t, err)
+
+			fresh, err := s.Open(ctx, tc.name)
+			require.NoError(t, err)
+			_, err = fresh.Last(ctx)
+			assert.ErrorIs(t, err, store.ErrDamaged, "Last")
+			_, err = fresh.AppendIf(ctx, 3, []byte("on top"))
+			assert.ErrorIs(t, err, store.ErrDamaged, "AppendIf on a fresh log")
+			_, err = l.AppendIf(ctx, 2, []byte("on top"))
+			assert.ErrorIs(t, err, store.ErrDamaged, "AppendIf on the writer's log")
+			var de *store.DamageError
+			err = fresh.Scan(ctx, 1, func(store.Record) error { return nil })
+			require.ErrorAs(t, err, &de)
+			assert.Equal(t, uint64(3), de.Seq)
+			assert.Contains(t, de.Where, "message ")
+			fctx, fcancel := context.WithTimeout(ctx, 5*time.Second)
+			assert.ErrorIs(t, fresh.Follow(fctx, 1, func(store.Record) error { return nil }), store.ErrDamaged, "Follow")
+			fcancel()
+			assert.ErrorIs(t, fresh.Verify(ctx), store.ErrDamaged, "Verify")
+		})
+	}
 }

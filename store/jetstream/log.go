@@ -96,6 +96,14 @@ func (l *log) fetchTail(ctx context.Context) (point, error) {
 		return point{}, fmt.Errorf("jetstream: the last record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
 	h, err := parseHeader(msg.Header)
+	if err == nil {
+		// The payload too, so that nothing is appended on top of a
+		// message that is not a unit (its chain is Verify's to check).
+		var records [][]byte
+		if records, err = decodeUnit(msg.Data); err == nil && uint64(len(records)) != h.count {
+			err = fmt.Errorf("the message holds %d records, its header says %d", len(records), h.count)
+		}
+	}
 	if err != nil {
 		// Where the damage is, for a read to go up to it.
 		return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
@@ -111,7 +119,10 @@ func (l *log) Last(ctx context.Context) (uint64, error) {
 		return 0, store.ErrClosed
 	}
 	p, err := l.fetchTail(ctx)
-	return p.first - 1, err
+	if err != nil {
+		return 0, err
+	}
+	return p.first - 1, nil
 }
 
 // AppendIf publishes the unit as one message, expecting the subject's
