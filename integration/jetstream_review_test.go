@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	njs "github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
@@ -288,5 +289,38 @@ func TestJetStreamAppendsNothingOnADamagedLastMessage(t *testing.T) {
 			fcancel()
 			assert.ErrorIs(t, fresh.Verify(ctx), store.ErrDamaged, "Verify")
 		})
+	}
+}
+
+// On a server that takes messages larger than 8 MiB, a unit that large
+// is appended, and read back.
+func TestJetStreamReadsAUnitLargerThanEightMiB(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := startServer(t, "bigpayload", func(o *server.Options) { o.MaxPayload = 16 << 20 })
+	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: newHome()})
+	defer s.Close()
+	l, err := s.Create(ctx, "v")
+	require.NoError(t, err)
+	big := make([]byte, 10<<20)
+	_, err = l.AppendIf(ctx, 0, big)
+	require.NoError(t, err)
+	n := 0
+	require.NoError(t, l.Scan(ctx, 1, func(r store.Record) error { n += len(r.Data); return nil }))
+	require.Equal(t, len(big), n)
+}
+
+func TestJetStreamOpenErrors(t *testing.T) {
+	srv := startServer(t, "openerrors", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := jetstream.Open(ctx, fmt.Sprintf("nats://127.0.0.1:%d", freePort(t)), nil)
+	t.Logf("nothing listening (%v): %v", time.Since(start), err)
+	require.Error(t, err)
+	for _, r := range []int{-1, 3, 7} {
+		_, err := jetstream.Open(ctx, srv.ClientURL(), &jetstream.Options{Home: newHome(), Replicas: r})
+		t.Logf("replicas %d: %v", r, err)
+		require.Error(t, err)
 	}
 }

@@ -352,7 +352,9 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		}
 		return fmt.Errorf("jetstream: read voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
-	it, err := cons.Messages(jetstream.PullMaxBytes(8 << 20))
+	// A pull's byte budget must hold the largest message, or the server
+	// never delivers it: a server may take units far larger than 8 MiB.
+	it, err := cons.Messages(jetstream.PullMaxBytes(int(max(8<<20, 2*l.s.nc.MaxPayload()))))
 	if err != nil {
 		return fmt.Errorf("jetstream: read voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
