@@ -1,11 +1,13 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/jetstream"
 )
@@ -323,4 +326,121 @@ func TestJetStreamOpenErrors(t *testing.T) {
 		t.Logf("replicas %d: %v", r, err)
 		require.Error(t, err)
 	}
+}
+
+// Summaries put by many clients at once keep the latest; Voyages lists
+// none, and hundreds; two clients creating one voyage: one wins.
+func TestJetStreamSummariesAndVoyagesUnderConcurrency(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startServer(t, "kv", nil)
+	home := newHome()
+	var clients []*jetstream.Store
+	for range 4 {
+		c := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+		defer c.Close()
+		clients = append(clients, c)
+	}
+	vs, err := clients[0].Voyages(ctx)
+	require.NoError(t, err)
+	require.Empty(t, vs)
+
+	var wins, exists atomic.Int64
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Go(func() {
+			_, err := c.Create(ctx, "race")
+			if err == nil {
+				wins.Add(1)
+			} else if assert.ErrorIs(t, err, store.ErrExists) {
+				exists.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, int64(1), wins.Load())
+	require.Equal(t, int64(3), exists.Load())
+
+	for i, c := range clients {
+		for g := range 4 {
+			wg.Go(func() {
+				for seq := uint64(g*4 + i); seq <= 400; seq += 16 {
+					assert.NoError(t, c.PutSummary(ctx, "race", store.Summary{Seq: seq, Data: fmt.Appendf(nil, "s%d", seq)}))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	vs, err = clients[1].Voyages(ctx)
+	require.NoError(t, err)
+	require.Equal(t, store.Summary{Seq: 400, Data: []byte("s400")}, vs["race"])
+
+	for i := range 300 {
+		_, err := clients[i%4].Create(ctx, fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i))
+		require.NoError(t, err)
+	}
+	vs, err = clients[2].Voyages(ctx)
+	require.NoError(t, err)
+	require.Len(t, vs, 301)
+}
+
+// Artifacts: a large one round-trips; a missing one is ErrNoArtifact; an
+// object whose bytes do not answer its name is damage to Get and Open.
+// Put replaces an object of another size.
+func TestJetStreamArtifactsCheckWhatTheyRead(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startServer(t, "artifacts", nil)
+	home := newHome()
+	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	defer s.Close()
+	a := s.Artifacts("v")
+	big := make([]byte, 20<<20)
+	for i := range big {
+		big[i] = byte(i * 7 / 5)
+	}
+	ref, err := a.Put(ctx, artifact.Encode(big))
+	require.NoError(t, err)
+	ref2, err := a.Put(ctx, artifact.Encode(big))
+	require.NoError(t, err)
+	require.Equal(t, ref, ref2)
+	got, err := a.Get(ctx, ref)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(big, got))
+	r, err := a.Open(ctx, ref)
+	require.NoError(t, err)
+	_, err = io.Copy(io.Discard, r)
+	require.NoError(t, err)
+	r.Close()
+
+	other := artifact.Encode([]byte("another artifact, never stored"))
+	other.Compress()
+	missing := artifact.Ref{Hash: other.Hash, Size: other.Size, StoredSize: int64(len(other.Compressed))}
+	_, err = a.Get(ctx, missing)
+	require.ErrorIs(t, err, store.ErrNoArtifact)
+	_, err = a.Open(ctx, missing)
+	require.ErrorIs(t, err, store.ErrNoArtifact)
+
+	// Raw bytes under the other artifact's name.
+	nc, err := nats.Connect(srv.ClientURL())
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := njs.New(nc)
+	require.NoError(t, err)
+	obs, err := js.ObjectStore(ctx, "HELM_"+home+"_artifacts")
+	require.NoError(t, err)
+	_, err = obs.PutBytes(ctx, other.Hash, append([]byte{}, other.Compressed[:len(other.Compressed)-1]...))
+	require.NoError(t, err)
+	_, err = a.Get(ctx, missing)
+	require.ErrorIs(t, err, store.ErrDamaged)
+	r, err = a.Open(ctx, missing)
+	require.NoError(t, err)
+	_, err = io.Copy(io.Discard, r)
+	require.ErrorIs(t, err, store.ErrDamaged)
+	r.Close()
+	// Put heals it: another size is replaced.
+	_, err = a.Put(ctx, other)
+	require.NoError(t, err)
+	_, err = a.Get(ctx, missing)
+	require.NoError(t, err)
 }
