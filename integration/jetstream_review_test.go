@@ -444,3 +444,41 @@ func TestJetStreamArtifactsCheckWhatTheyRead(t *testing.T) {
 	_, err = a.Get(ctx, missing)
 	require.NoError(t, err)
 }
+
+// A Follow goes on through a restart of the server (on its port and
+// storage), with the records appended after it.
+func TestJetStreamFollowsThroughAServerRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir, port := t.TempDir(), freePort(t)
+	opts := func(o *server.Options) { o.StoreDir, o.Port = dir, port }
+	srv := startServer(t, "restart", opts)
+	home := newHome()
+	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	defer s.Close()
+	l, err := s.Create(ctx, "v")
+	require.NoError(t, err)
+	_, err = l.AppendIf(ctx, 0, []byte("1"), []byte("2"))
+	require.NoError(t, err)
+	got := make(chan uint64, 10)
+	done := make(chan error, 1)
+	go func() {
+		done <- l.Follow(ctx, 1, func(r store.Record) error {
+			got <- r.Seq
+			if r.Seq == 4 {
+				return io.EOF
+			}
+			return nil
+		})
+	}()
+	require.Equal(t, uint64(1), <-got)
+	require.Equal(t, uint64(2), <-got)
+	srv.Shutdown()
+	srv.WaitForShutdown()
+	startServer(t, "restart", opts)
+	_, err = l.AppendIf(ctx, 2, []byte("3"), []byte("4"))
+	require.NoError(t, err)
+	require.ErrorIs(t, <-done, io.EOF)
+	require.Equal(t, uint64(3), <-got)
+	require.Equal(t, uint64(4), <-got)
+}
