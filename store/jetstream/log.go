@@ -96,6 +96,14 @@ func (l *log) fetchTail(ctx context.Context) (point, error) {
 		return point{}, fmt.Errorf("jetstream: the last record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
 	h, err := parseHeader(msg.Header)
+	if err == nil {
+		// The payload too, so that nothing is appended on top of a
+		// message that is not a unit (its chain is Verify's to check).
+		var records [][]byte
+		if records, err = decodeUnit(msg.Data); err == nil && uint64(len(records)) != h.count {
+			err = fmt.Errorf("the message holds %d records, its header says %d", len(records), h.count)
+		}
+	}
 	if err != nil {
 		// Where the damage is, for a read to go up to it.
 		return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
@@ -111,7 +119,10 @@ func (l *log) Last(ctx context.Context) (uint64, error) {
 		return 0, store.ErrClosed
 	}
 	p, err := l.fetchTail(ctx)
-	return p.first - 1, err
+	if err != nil {
+		return 0, err
+	}
+	return p.first - 1, nil
 }
 
 // AppendIf publishes the unit as one message, expecting the subject's
@@ -173,6 +184,21 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: ack.Sequence, prev: sum})
 			return expectLast + 1, nil
 		}
+		if isWrongLast(err) && attempt > 0 {
+			// An earlier attempt may have been stored and its
+			// acknowledgement lost: a server checks the expected last
+			// sequence before the message id, so the retry is refused as
+			// if another writer had appended. The unit, if stored, is the
+			// subject's first message after tail.stream.
+			seq, ours, ferr := l.stored(ctx, tail.stream, id)
+			if ferr != nil {
+				return 0, ferr
+			}
+			if ours {
+				l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: seq, prev: sum})
+				return expectLast + 1, nil
+			}
+		}
 		if isWrongLast(err) {
 			// Another writer appended, or (10164, on a replicated
 			// stream) the leader had a message on the subject in flight
@@ -199,6 +225,23 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		}
 		return 0, fmt.Errorf("jetstream: append %d records after record %d of voyage %s, %s: %w (the unit may or may not be in the log: read its tail before deciding again)", len(records), expectLast, l.voyage, l.where(), hint(err))
 	}
+}
+
+// stored returns the subject's first message after stream sequence after,
+// and whether it is the unit published with message id id.
+func (l *log) stored(ctx context.Context, after uint64, id string) (uint64, bool, error) {
+	var msg *jetstream.RawStreamMsg
+	err := l.s.retry(ctx, func(ctx context.Context) (err error) {
+		msg, err = l.s.stream.GetMsg(ctx, after+1, jetstream.WithGetMsgSubject(l.subject))
+		return err
+	})
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("jetstream: whether a retried append of voyage %s is in the log, %s: %w", l.voyage, l.where(), hint(err))
+	}
+	return msg.Sequence, msg.Header.Get(jetstream.MsgIDHeader) == id, nil
 }
 
 // retryable reports whether err is the server's (or the cluster's)
@@ -309,11 +352,25 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		}
 		return fmt.Errorf("jetstream: read voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
-	it, err := cons.Messages(jetstream.PullMaxBytes(8 << 20))
+	// A pull's byte budget must hold the largest message, or the server
+	// never delivers it: a server may take units far larger than 8 MiB.
+	it, err := cons.Messages(jetstream.PullMaxBytes(int(max(8<<20, 2*l.s.nc.MaxPayload()))))
 	if err != nil {
 		return fmt.Errorf("jetstream: read voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
-	defer it.Stop()
+	defer func() {
+		it.Stop()
+		// Stopping leaves the consumer on the server for five idle
+		// minutes: a scan per request would pile them up. Delete it, in
+		// the background, whatever ended the read.
+		if info := cons.CachedInfo(); info != nil {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), l.s.attempt)
+				defer cancel()
+				_ = l.s.stream.DeleteConsumer(ctx, info.Name)
+			}()
+		}
+	}()
 	next, sum := p.first, p.prev
 	for {
 		msg, err := it.Next(jetstream.NextContext(ctx))
