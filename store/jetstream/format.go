@@ -41,8 +41,9 @@ import (
 )
 
 // payloadVersion is the version byte of the payload format drawn above. A
-// payload of a later version is refused as written by a newer helm, not
-// called damaged.
+// payload of a later version is refused: its error (a *store.DamageError,
+// as this helm cannot read it) gives the reason "written by a newer helm",
+// so that the fix is an upgrade, not a restore.
 const payloadVersion = 1
 
 // The headers of a unit's message.
