@@ -131,11 +131,8 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	outcome := &projection.Event{Type: projection.ActionPerformed, Who: w, Action: &ActionRecord{ID: id, Kind: a.Kind(), Result: &result}}
 	if perr == nil {
 		// How to take it back: asked of the world as the action left it.
-		if outcome.Action.Inverse, err = v.inverseOf(context.WithoutCancel(ctx), a, result, opts.Undoes); err != nil {
-			outcome.Action.Inverse = &Inverse{None: "helm could not tell how to take it back: " + err.Error()}
-		}
-	}
-	if perr != nil {
+		outcome.Action.Inverse = inverseOf(context.WithoutCancel(ctx), red, a, result, opts.Undoes)
+	} else {
 		failed := &ActionRecord{ID: id, Kind: a.Kind(), Error: perr.Error()}
 		if !reflect.DeepEqual(result, ActionResult{}) {
 			failed.Result = &result // partly done: a PR created, its review request refused

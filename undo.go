@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/redact"
 )
 
 // Inverse is how to take an action back, as recorded with its outcome:
@@ -103,32 +104,28 @@ func undoable(entries []logbook.Entry, n int) (*ActionRecord, error) {
 }
 
 // inverseOf is the inverse recorded with a's outcome: none for an undo,
-// what an Invertible action declares, redacted.
-func (v *Voyage) inverseOf(ctx context.Context, a Action, result ActionResult, undoes int) (*Inverse, error) {
+// else what an Invertible action declares (nil: it declares nothing),
+// checked against red, the home's redactor (every text stored is
+// redacted, and parameters redacted would undo something else).
+func inverseOf(ctx context.Context, red *redact.Redactor, a Action, result ActionResult, undoes int) *Inverse {
 	if undoes != 0 {
-		return &Inverse{None: fmt.Sprintf("it is the undo of entry %d, and an undo is not undone: perform that action again instead", undoes)}, nil
+		return &Inverse{None: fmt.Sprintf("it is the undo of entry %d, and an undo is not undone: perform that action again instead", undoes)}
 	}
 	ia, ok := a.(Invertible)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	inv, err := ia.Inverse(ctx, result)
 	switch {
 	case err != nil:
-		return &Inverse{None: "helm could not tell how to take it back: " + err.Error()}, nil
+		return &Inverse{None: "helm could not tell how to take it back: " + err.Error()}
 	case (inv.Kind == "") == (inv.None == ""):
-		return &Inverse{None: fmt.Sprintf("its action named no single way to take it back (kind %q, none %q)", inv.Kind, inv.None)}, nil
+		return &Inverse{None: fmt.Sprintf("its action named no single way to take it back (kind %q, none %q)", inv.Kind, inv.None)}
 	case len(inv.Params) > 0 && !json.Valid(inv.Params):
-		return &Inverse{None: "its action named parameters to take it back that are not JSON"}, nil
-	}
-	// Every text stored is redacted; parameters redacted would undo
-	// something else.
-	red, err := v.home.redactor()
-	if err != nil {
-		return nil, err
+		return &Inverse{None: "its action named parameters to take it back that are not JSON"}
 	}
 	if redacted, n := red.JSON(inv.Params); n > 0 {
-		return &Inverse{None: "the way to take it back holds what looks like a secret (" + strings.Join(secretRules(redacted), ", ") + "), which helm does not store"}, nil
+		return &Inverse{None: "the way to take it back holds what looks like a secret (" + strings.Join(secretRules(redacted), ", ") + "), which helm does not store"}
 	}
-	return &inv, nil
+	return &inv
 }

@@ -184,14 +184,14 @@ func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
 	if err != nil {
 		var ee *runner.ExitError
 		if errors.As(err, &ee) {
-			if _, refused := porcelain(ee.Stdout); refused != "" {
+			if refused := porcelain(ee.Stdout).refused; refused != "" {
 				return logbook.ActionResult{}, fmt.Errorf("push: %s: %w", refused, err)
 			}
 		}
 		return logbook.ActionResult{}, fmt.Errorf("push: %w", err)
 	}
-	a.created, _ = porcelain(string(out))
-	a.upToDate = upToDate(string(out))
+	report := porcelain(string(out))
+	a.created, a.upToDate = report.created, report.upToDate
 	sha, err := revParse(ctx, a.Runner, "refs/heads/"+a.Branch)
 	if err != nil {
 		return logbook.ActionResult{Branch: a.Branch}, fmt.Errorf("push: pushed, but %w", err)
@@ -209,43 +209,36 @@ func (a *Push) DryRun() string {
 	return dryGit(a.Runner, a.runArgs()...)
 }
 
-// porcelain reads what `git push --porcelain` reports of the one ref
-// pushed: whether the remote had no such branch before, or why the remote
-// refused it ("[rejected] (non-fast-forward)"). Its lines are
-// "FLAG<tab>FROM:TO<tab>SUMMARY", FLAG "*" for a new ref and "!" for a
-// refused one.
-// upToDate says whether what `git push --porcelain` reports is that
-// every ref pushed was up to date on the remote (flag "=").
-func upToDate(out string) bool {
-	seen := false
-	for line := range strings.Lines(out) {
-		flag, _, ok := strings.Cut(strings.TrimRight(line, "\r\n"), "\t")
-		if !ok || len(flag) != 1 {
-			continue
-		}
-		if flag != "=" {
-			return false
-		}
-		seen = true
-	}
-	return seen
+// pushReport is what `git push --porcelain` reports of the refs pushed,
+// one line each, "FLAG<tab>FROM:TO<tab>SUMMARY": whether one was new on
+// the remote (flag "*"), whether every one was up to date there already
+// (flag "="), and why the remote refused one (flag "!": "[rejected]
+// (non-fast-forward)").
+type pushReport struct {
+	created, upToDate bool
+	refused           string
 }
 
-func porcelain(out string) (created bool, refused string) {
+func porcelain(out string) pushReport {
+	var r pushReport
+	seen, allSame := false, true
 	for line := range strings.Lines(out) {
 		flag, rest, ok := strings.Cut(strings.TrimRight(line, "\r\n"), "\t")
 		if !ok || len(flag) != 1 {
 			continue
 		}
+		seen = true
+		allSame = allSame && flag == "="
 		_, summary, _ := strings.Cut(rest, "\t")
 		switch flag {
 		case "*":
-			created = true
+			r.created = true
 		case "!":
-			refused = strings.TrimSpace(summary)
+			r.refused = strings.TrimSpace(summary)
 		}
 	}
-	return created, refused
+	r.upToDate = seen && allSame
+	return r
 }
 
 func revParse(ctx context.Context, r *runner.Runner, ref string) (string, error) {

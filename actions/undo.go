@@ -540,7 +540,7 @@ func (a *DeleteRemoteBranch) Perform(ctx context.Context) (logbook.ActionResult,
 	if _, err := a.Runner.Git(ctx, a.args()...); err != nil {
 		var ee *runner.ExitError
 		if errors.As(err, &ee) {
-			if _, refused := porcelain(ee.Stdout); refused != "" {
+			if refused := porcelain(ee.Stdout).refused; refused != "" {
 				return logbook.ActionResult{}, fmt.Errorf("%s: %s (the branch moved since it was pushed, or is gone): %w", a.Kind(), refused, err)
 			}
 		}
