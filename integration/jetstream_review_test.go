@@ -165,9 +165,7 @@ func TestJetStreamScansLeaveNoConsumers(t *testing.T) {
 	require.ErrorIs(t, l.Follow(fctx, 1, func(store.Record) error { return nil }), context.DeadlineExceeded)
 	fcancel()
 
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	defer nc.Close()
+	nc := rawConn(t, srv)
 	js, err := njs.New(nc)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
@@ -253,9 +251,7 @@ func TestJetStreamAppendsNothingOnADamagedLastMessage(t *testing.T) {
 	home := newHome()
 	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
 	defer s.Close()
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	defer nc.Close()
+	nc := rawConn(t, srv)
 	hdr := nats.Header{"Helm-Seq": {"3"}, "Helm-Count": {"1"}, "Helm-Chain": {"00000000"}}
 	for _, tc := range []struct {
 		name string
@@ -422,9 +418,7 @@ func TestJetStreamArtifactsCheckWhatTheyRead(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrNoArtifact)
 
 	// Raw bytes under the other artifact's name.
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	defer nc.Close()
+	nc := rawConn(t, srv)
 	js, err := njs.New(nc)
 	require.NoError(t, err)
 	obs, err := js.ObjectStore(ctx, "HELM_"+home+"_artifacts")

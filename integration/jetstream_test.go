@@ -64,6 +64,16 @@ func openStore(t testing.TB, url string, opts jetstream.Options) *jetstream.Stor
 	return s
 }
 
+// rawConn is a plain connection to srv, for a test that puts on a
+// voyage's subject, or in a bucket, what helm would not.
+func rawConn(t testing.TB, srv *server.Server) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(srv.ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	return nc
+}
+
 // The JetStream store on one embedded server passes the conformance
 // suite, every check of it.
 func TestJetStreamConforms(t *testing.T) {
@@ -115,9 +125,7 @@ func TestJetStreamScanFindsDamage(t *testing.T) {
 	home := newHome()
 	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
 	defer s.Close()
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	defer nc.Close()
+	nc := rawConn(t, srv)
 
 	for _, tc := range []struct {
 		name   string
