@@ -997,7 +997,13 @@ func (d *decoder) inverse() *logbook.Inverse {
 	if !d.opt("action inverse") {
 		return nil
 	}
-	return &logbook.Inverse{Kind: d.string("inverse kind"), Params: d.rawMessage("inverse params"), None: d.string("inverse none")}
+	at := d.off
+	inv := &logbook.Inverse{Kind: d.string("inverse kind"), Params: d.rawMessage("inverse params"), None: d.string("inverse none")}
+	if (inv.Kind == "") == (inv.None == "") {
+		// As checkPayloads refuses it: what Encode cannot write is no event.
+		d.fail("action inverse", at, "an inverse names either the action that undoes it or why there is none (kind %q, none %q)", inv.Kind, inv.None)
+	}
+	return inv
 }
 
 func (d *decoder) decodeAction(a *logbook.ActionRecord) {
