@@ -289,7 +289,10 @@ func (l *Log) takeWriter(ctx context.Context, giveUp func() bool) error {
 	}
 	first := !l.writable
 	var err error
-	if first {
+	if first || l.w.f == nil {
+		// Also while the log had no segment when this Log last looked:
+		// another Log may have created the first one since, and this one
+		// must read it, not create (and replace) it again.
 		err = l.becomeWriter()
 	}
 	if err == nil {

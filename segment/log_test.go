@@ -381,6 +381,53 @@ func TestFollowFromALogNobodyMadeYet(t *testing.T) {
 	assert.ErrorIs(t, <-done, context.Canceled)
 }
 
+// TestLogsThatFoundNoSegmentDoNotReplaceTheFirst: Logs opened on a log
+// nobody wrote yet, each taking the writer lock once before anyone
+// wrote (an empty commit), then appending concurrently: a Log that
+// found no segment reads the one another created since, and never
+// creates (and so replaces) the first segment again. Before, one did,
+// and the records in the replaced segment were lost under a watermark
+// that said they were acknowledged.
+func TestLogsThatFoundNoSegmentDoNotReplaceTheFirst(t *testing.T) {
+	for round := range 30 {
+		dir := filepath.Join(t.TempDir(), "events")
+		var logs []*Log
+		for range 12 {
+			logs = append(logs, openT(t, dir, &Options{Identity: "v"}))
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, len(logs))
+		for g, l := range logs {
+			wg.Go(func() {
+				for u := 0; u < 12; {
+					var last uint64
+					if _, err := l.Commit(ctx, func(tx *Tx) ([][]byte, error) { last = tx.Last(); return nil, nil }); err != nil {
+						errs <- err
+						return
+					}
+					_, err := l.AppendIf(ctx, last, fmt.Appendf(nil, "%d/%d a", g, u), fmt.Appendf(nil, "%d/%d b", g, u))
+					if errors.Is(err, ErrConflict) {
+						continue
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					u++
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err, "round %d", round)
+		}
+		rep, err := Verify(ctx, dir, &Options{Identity: "v"})
+		require.NoError(t, err, "round %d", round)
+		require.Equal(t, uint64(len(logs)*12*2), rep.LastSeq, "round %d: every unit is in the log", round)
+	}
+}
+
 func TestScanRecordDataIsSafeToRetain(t *testing.T) {
 	l := openT(t, t.TempDir(), &Options{NoSync: true})
 	for i := 0; i < 100; i++ {
