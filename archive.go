@@ -178,14 +178,14 @@ func describePlace(p place) string {
 // way: a damaged one fails the export, as it would fail a reader.
 func (v *Voyage) ExportArchive(ctx context.Context, w io.Writer) error {
 	const op = "export archive"
-	dir := v.log.Dir()
+	dir := v.rec.Dir()
 	// The first pass folds the events afresh: how many there are, and
 	// which stored copies hold the bytes of the artifacts the voyage has.
 	var st projection.State
 	var cs copies
 	var last uint64
 	events := 0
-	err := v.log.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
+	err := v.rec.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
 		if err := st.Apply(seq, e); err != nil {
 			return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, dir, seq, err)
 		}
@@ -213,7 +213,7 @@ func (v *Voyage) ExportArchive(ctx context.Context, w io.Writer) error {
 		_, err = out.Write(append(head, '\n'))
 	}
 	if err == nil {
-		err = v.log.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
+		err = v.rec.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
 			if seq > last {
 				return errFound
 			}
@@ -267,9 +267,10 @@ func (v *Voyage) exportArtifacts(ctx context.Context, out io.Writer, cs *copies,
 	writePacked := func(before uint64) error {
 		for len(packed) > 0 && packed[0].seq < before {
 			c := packed[0]
-			r, err := v.pack.OpenStored(artifactRef(&c.ref))
+			r, err := v.openStored(ctx, artifactRef(&c.ref))
 			if err == nil {
 				err = writeArtifactLine(out, &c.ref, r)
+				r.Close()
 			}
 			if err != nil {
 				return err
@@ -279,8 +280,8 @@ func (v *Voyage) exportArtifacts(ctx context.Context, out io.Writer, cs *copies,
 		return nil
 	}
 	if len(blobs) > 0 {
-		dir := v.log.Dir()
-		err := v.log.Scan(ctx, first, func(r segment.Record) error {
+		dir := v.rec.Dir()
+		err := v.rec.Scan(ctx, first, func(r segment.Record) error {
 			c := blobs[r.Seq]
 			if c == nil {
 				return nil

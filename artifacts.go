@@ -77,7 +77,7 @@ func (v *Voyage) stowed(ctx context.Context, hash string) (projection.Artifact, 
 // open is load as a stream: a pack frame is decompressed as it is read,
 // a blob record (small) is read whole.
 func (v *Voyage) open(ctx context.Context, ref *projection.ArtifactRef) (io.ReadCloser, error) {
-	if ref.Blob == 0 {
+	if ref.Blob == 0 && v.remote == nil {
 		return v.pack.Open(artifactRef(ref))
 	}
 	data, err := v.load(ctx, ref)
@@ -91,17 +91,20 @@ func (v *Voyage) open(ctx context.Context, ref *projection.ArtifactRef) (io.Read
 // and checks them against its address.
 func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte, error) {
 	if ref.Blob == 0 {
+		if v.remote != nil {
+			return v.remote.arts.Get(ctx, artifactRef(ref))
+		}
 		return v.pack.Load(artifactRef(ref))
 	}
 	var blob []byte
-	err := v.log.Scan(ctx, ref.Blob, func(r segment.Record) error {
+	err := v.rec.Scan(ctx, ref.Blob, func(r segment.Record) error {
 		blob = r.Data
 		return errFound
 	})
 	if err != nil && !errors.Is(err, errFound) {
 		return nil, err
 	}
-	return artifact.ReadBlob(artifactRef(ref), blob, v.log.Dir())
+	return artifact.ReadBlob(artifactRef(ref), blob, v.rec.Dir())
 }
 
 // artifactRef is where the artifact an event names is stored.

@@ -11,7 +11,9 @@ import (
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/segment"
+	"github.com/helmlog/helm/store"
 )
 
 // The commit engine: every change to a voyage is a decision taken under
@@ -59,137 +61,33 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 	// about the log first.
 	idxErr := v.openIndex()
 	var decideErr error
-	var first, last uint64 // the sequence numbers of this commit's events
-	_, err = v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
-		if idxErr != nil {
-			decideErr = idxErr
-			return nil, idxErr
-		}
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		if err := v.foldNew(tx.Scan); err != nil {
-			return nil, err
-		}
-		if err := v.loadSections(reads, tx.Scan); err != nil {
-			return nil, err
-		}
-		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record (nil: in the pack)
-		var holdsErr error                      // the index could not be read: the decide fails
-		holds := func(hash string) bool {
-			held, err := v.artifact(hash, tx.Scan) // a block of the snapshot's index, at most
-			if err != nil {
-				holdsErr = err
-				return false
-			}
-			if held != nil && held.Status == projection.Stowed {
-				return true // stored once per voyage; a jettisoned one is stowed again
-			}
-			for e := range blobs {
-				if e.Artifact.Hash == hash {
-					return true
+	var last uint64 // the sequence number of this commit's last event
+	for attempt := 0; ; attempt++ {
+		_, last, decideErr, err = v.commitOnce(ctx, reads, red, idxErr, decide)
+		var ae *appendError
+		if errors.As(err, &ae) {
+			// A shared store did not append the unit, or did not say: the
+			// views took its events in, and are folded anew from the store.
+			if ferr := v.refold(ctx); ferr != nil {
+				v.mu.Lock()
+				if v.broken == nil {
+					v.broken = ferr
 				}
+				v.mu.Unlock()
+			} else if errors.Is(err, store.ErrConflict) && attempt < conflictRetries {
+				continue // another writer came first: decide again on its events
 			}
-			return false
+			switch {
+			case errors.Is(err, store.ErrConflict):
+				return 0, v.fail(op, fmt.Errorf("%w (nothing was recorded: other writers changed the voyage %d times while this change was decided)", err, attempt+1),
+					Hint{HintRetry, "run the command again"})
+			case errors.Is(err, store.ErrTooLarge):
+				return 0, v.fail(op, fmt.Errorf("%w: %w (nothing was recorded)", ErrInvalid, err), Hint{})
+			}
+			return 0, v.fail(op, fmt.Errorf("%w; the store did not confirm the write, so the change may or may not be recorded", err),
+				Hint{HintReopen, "read the voyage's logbook to see whether the change was recorded before retrying"})
 		}
-		stow := func(a *artifact.Encoded) (*projection.Event, error) {
-			if a.Streamed() {
-				// Its address is known once it is written.
-				r, stored, err := v.pack.StowStream(a, holds)
-				if err == nil {
-					err = holdsErr
-				}
-				if err != nil || !stored {
-					return nil, err
-				}
-				ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: r.Hash, Size: r.Size, StoredSize: r.StoredSize, Offset: r.Offset}}
-				blobs[ev] = nil
-				return ev, nil
-			}
-			if holds(a.Hash) || holdsErr != nil {
-				return nil, holdsErr
-			}
-			inline := a.Inline() // compresses it, if it was held when it was prepared
-			ref := &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}
-			var blob []byte
-			if inline {
-				blob = artifact.BlobRecord(a)
-			} else {
-				r, err := v.pack.Stow(a)
-				if err != nil {
-					return nil, err
-				}
-				ref.Offset = r.Offset
-			}
-			ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: ref}
-			blobs[ev] = blob
-			return ev, nil
-		}
-		events, err := decide(&v.st, stow)
-		if err != nil {
-			decideErr = err
-			return nil, err
-		}
-		// Number the records as the log will: a blob just before the event
-		// that names it. Encode and check them all before folding any.
-		now := v.home.now()
-		seq := tx.Last()
-		n := v.st.Counts().Entries // the story's entries so far: numbered in order, for good
-		records := make([][]byte, 0, len(events)+len(blobs))
-		seqs := make([]uint64, len(events))
-		for i, e := range events {
-			if blob := blobs[e]; blob != nil {
-				seq++
-				records = append(records, blob)
-				e.Artifact.Blob = seq
-			}
-			e.At = now
-			if projection.IsEntry(e.Type) {
-				n++
-				e.N = n
-			}
-			redactEvent(red, e) // nothing is stored that a rule finds secret
-			rec, err := projection.Encode(e)
-			if err == nil && len(rec) > segment.DefaultMaxRecordSize {
-				err = fmt.Errorf("%w: a %s event of %d bytes exceeds the log's record limit of %d bytes", ErrInvalid, e.Type, len(rec), segment.DefaultMaxRecordSize)
-			}
-			if err != nil {
-				decideErr = err
-				return nil, err
-			}
-			seq++
-			seqs[i] = seq
-			records = append(records, rec)
-		}
-		// Fold our own events now, so the next decide of this group sees
-		// them; if the write fails, v.broken keeps these views from being
-		// used again. The sections they need are read first, as the
-		// views stand before any of them (a superset of what each needs
-		// when its turn comes).
-		var need projection.Sections
-		for _, e := range events {
-			need |= v.st.Needs(e)
-		}
-		if err := v.loadSections(need, tx.Scan); err != nil {
-			decideErr = err
-			return nil, err
-		}
-		if len(events) > 0 {
-			first, last = seqs[0], seq
-		}
-		for i, e := range events {
-			if err := v.st.Apply(seqs[i], e); err != nil {
-				decideErr = err
-				v.broken = err
-				return nil, err
-			}
-			v.inflight = append(v.inflight, inflightEvent{seq: seqs[i], e: e})
-		}
-		return records, nil
-	})
-	if first != 0 {
-		v.mu.Lock()
-		v.inflight = slices.DeleteFunc(v.inflight, func(f inflightEvent) bool { return f.seq >= first && f.seq <= last })
-		v.mu.Unlock()
+		break
 	}
 	if err != nil {
 		if decideErr == nil && errors.Is(err, segment.ErrPoisoned) {
@@ -299,4 +197,155 @@ func withWho(events []*projection.Event, who Who) []*projection.Event {
 type inflightEvent struct {
 	seq uint64
 	e   *projection.Event
+}
+
+// commitOnce decides once, on the log's tail, and appends the unit
+// decided: one attempt of commitReading. It returns the sequence numbers
+// of the events appended, and decideErr when the decision failed.
+func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red *redact.Redactor, idxErr error, decide func(*projection.State, stower) ([]*projection.Event, error)) (first, last uint64, decideErr, err error) {
+	err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
+		if idxErr != nil {
+			decideErr = idxErr
+			return nil, idxErr
+		}
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if err := v.foldNew(tx.Scan); err != nil {
+			return nil, err
+		}
+		if err := v.loadSections(reads, tx.Scan); err != nil {
+			return nil, err
+		}
+		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record (nil: in the pack)
+		var holdsErr error                      // the index could not be read: the decide fails
+		holds := func(hash string) bool {
+			held, err := v.artifact(hash, tx.Scan) // a block of the snapshot's index, at most
+			if err != nil {
+				holdsErr = err
+				return false
+			}
+			if held != nil && held.Status == projection.Stowed {
+				return true // stored once per voyage; a jettisoned one is stowed again
+			}
+			for e := range blobs {
+				if e.Artifact.Hash == hash {
+					return true
+				}
+			}
+			return false
+		}
+		stow := func(a *artifact.Encoded) (*projection.Event, error) {
+			if a.Streamed() && v.remote != nil {
+				// A shared store takes an artifact whole (store.Artifacts).
+				if err := a.Settle(); err != nil {
+					return nil, err
+				}
+			}
+			if a.Streamed() {
+				// Its address is known once it is written.
+				r, stored, err := v.pack.StowStream(a, holds)
+				if err == nil {
+					err = holdsErr
+				}
+				if err != nil || !stored {
+					return nil, err
+				}
+				ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: r.Hash, Size: r.Size, StoredSize: r.StoredSize, Offset: r.Offset}}
+				blobs[ev] = nil
+				return ev, nil
+			}
+			if holds(a.Hash) || holdsErr != nil {
+				return nil, holdsErr
+			}
+			inline := a.Inline() // compresses it, if it was held when it was prepared
+			ref := &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}
+			var blob []byte
+			if inline {
+				blob = artifact.BlobRecord(a)
+			} else if v.remote != nil {
+				if _, err := v.remote.arts.Put(ctx, a); err != nil {
+					return nil, err
+				}
+			} else {
+				r, err := v.pack.Stow(a)
+				if err != nil {
+					return nil, err
+				}
+				ref.Offset = r.Offset
+			}
+			ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: ref}
+			blobs[ev] = blob
+			return ev, nil
+		}
+		events, err := decide(&v.st, stow)
+		if err != nil {
+			decideErr = err
+			return nil, err
+		}
+		// Number the records as the log will: a blob just before the event
+		// that names it. Encode and check them all before folding any.
+		now := v.home.now()
+		seq := tx.Last()
+		n := v.st.Counts().Entries // the story's entries so far: numbered in order, for good
+		records := make([][]byte, 0, len(events)+len(blobs))
+		seqs := make([]uint64, len(events))
+		for i, e := range events {
+			blob, stowed := blobs[e]
+			if blob != nil {
+				seq++
+				records = append(records, blob)
+				e.Artifact.Blob = seq
+			} else if stowed && v.remote != nil {
+				e.Artifact.Offset = sharedOffset(seq + 1)
+			}
+			e.At = now
+			if projection.IsEntry(e.Type) {
+				n++
+				e.N = n
+			}
+			redactEvent(red, e) // nothing is stored that a rule finds secret
+			rec, err := projection.Encode(e)
+			if err == nil && len(rec) > segment.DefaultMaxRecordSize {
+				err = fmt.Errorf("%w: a %s event of %d bytes exceeds the log's record limit of %d bytes", ErrInvalid, e.Type, len(rec), segment.DefaultMaxRecordSize)
+			}
+			if err != nil {
+				decideErr = err
+				return nil, err
+			}
+			seq++
+			seqs[i] = seq
+			records = append(records, rec)
+		}
+		// Fold our own events now, so the next decide of this group sees
+		// them; if the write fails, v.broken keeps these views from being
+		// used again. The sections they need are read first, as the
+		// views stand before any of them (a superset of what each needs
+		// when its turn comes).
+		var need projection.Sections
+		for _, e := range events {
+			need |= v.st.Needs(e)
+		}
+		if err := v.loadSections(need, tx.Scan); err != nil {
+			decideErr = err
+			return nil, err
+		}
+		if len(events) > 0 {
+			first, last = seqs[0], seq
+		}
+		for i, e := range events {
+			if err := v.st.Apply(seqs[i], e); err != nil {
+				decideErr = err
+				v.broken = err
+				return nil, err
+			}
+			v.inflight = append(v.inflight, inflightEvent{seq: seqs[i], e: e})
+		}
+		return records, nil
+	})
+	if first != 0 {
+		v.mu.Lock()
+		v.inflight = slices.DeleteFunc(v.inflight, func(f inflightEvent) bool { return f.seq >= first && f.seq <= last })
+		v.mu.Unlock()
+	}
+	return first, last, decideErr, err
 }

@@ -42,6 +42,10 @@ type CompactReport struct {
 func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) {
 	op := "compact"
 	rep := CompactReport{Voyage: v.id}
+	if v.remote != nil {
+		return rep, v.fail(op, fmt.Errorf("%w: the voyage is in %s, which keeps every record and artifact: compaction reclaims the bytes of jettisoned artifacts on this machine's disk only", ErrInvalid, v.home.sharedAt),
+			Hint{HintOtherHome, "pull the voyage into a home on disk and compact it there"})
+	}
 	if err := v.refresh(ctx); err != nil {
 		return rep, v.fail(op, err, Hint{})
 	}
@@ -69,7 +73,7 @@ func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) {
 	dropBlob := map[uint64]bool{}
 	var dropPack []artifact.Ref
 	seenPack := map[int64]bool{}
-	err := v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error {
+	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
 		if seq > asOf {
 			return errFound
 		}

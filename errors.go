@@ -9,6 +9,7 @@ import (
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/segment"
+	"github.com/helmlog/helm/store"
 )
 
 // Sentinel errors, matched with errors.Is. The errors helm returns wrap
@@ -114,6 +115,9 @@ const (
 	// HintOtherHome: the home holds the voyage already (Home.Import);
 	// import it into another home, or remove it from this one first.
 	HintOtherHome HintKind = "other-home"
+	// HintRetry: nothing was recorded, as other writers of a shared
+	// store kept changing the voyage; try again.
+	HintRetry HintKind = "retry"
 )
 
 // Hint says what a caller can do about an error, as data: a Kind to switch
@@ -143,6 +147,7 @@ var hints = []struct {
 	{ErrNoArtifact, Hint{HintListArtifacts, "list the voyage's artifacts for their hashes"}},
 	{ErrDamaged, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
 	{ErrArtifactDamaged, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
+	{store.ErrDamaged, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
 	{segment.ErrCorrupt, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
 	{ErrMissingWho, Hint{HintGiveWho, "give the identity, role and method (Who) the error names"}},
 }

@@ -36,7 +36,7 @@ func eventsOf(id, dir string, fn func(seq uint64, e *projection.Event) error) fu
 // the order they were recorded: the form ReadEvents reads back.
 func (v *Voyage) Export(ctx context.Context, w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	err := v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error {
+	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
 		e.Seq = seq
 		data, err := json.Marshal(e)
 		if err != nil {

@@ -64,6 +64,7 @@ func TestAFoldOutsideTheLockKeepsACommitInFlight(t *testing.T) {
 	require.NoError(t, v.log.Close())
 	v.log, err = segment.Open(filepath.Join(dir, "events"), &segment.Options{NoSync: true, Identity: id, NoRetain: true, FS: slowFS{armed: &armed}})
 	require.NoError(t, err)
+	v.rec = v.log
 
 	observeNote(t, v, "on the slate")
 	start, _ := snapshotBody(t, dir)

@@ -23,7 +23,7 @@ import (
 // the whole voyage, numbers it as the story does in the end.
 func (v *Voyage) Follow(ctx context.Context, from uint64, fn func(Line) error) error {
 	f := newLineFolder(v.Info())
-	err := v.log.Follow(ctx, 1, eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error {
+	err := v.rec.Follow(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
 		l, ok, err := f.fold(seq, e)
 		if err != nil || !ok || seq < from {
 			return err

@@ -21,6 +21,7 @@ import (
 	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
+	"github.com/helmlog/helm/store"
 )
 
 // Options tune a Home. The zero value is what production uses.
@@ -50,6 +51,10 @@ type Options struct {
 type Home struct {
 	dir  string
 	opts Options
+	// shared holds the voyages of a shared home (OpenStore, shared.go),
+	// sharedAt names it; nil for a home whose voyages are under dir.
+	shared   store.Store
+	sharedAt string
 
 	redOnce sync.Once
 	red     *redact.Redactor
@@ -180,6 +185,9 @@ const newPrefix = ".new-"
 // voyage directory always holds its start and a failed start leaves
 // nothing behind.
 func (h *Home) create(ctx context.Context, id string, first func(*Voyage) error) error {
+	if h.shared != nil {
+		return h.createShared(ctx, id, first)
+	}
 	vdir := h.voyagesDir()
 	mkdir := func(dir string, perm os.FileMode) error { return durable.MkdirAll(durable.OSFS{}, dir, perm) }
 	if h.opts.NoSync {
@@ -255,7 +263,7 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 	if strings.ContainsAny(p, `/\.`) {
 		return "", fmt.Errorf("%w: %q is not a voyage id or prefix", ErrNoVoyage, idOrPrefix)
 	}
-	if _, err := uuid.Parse(p); err == nil {
+	if _, err := uuid.Parse(p); err == nil && h.shared == nil {
 		if _, err := os.Stat(filepath.Join(h.voyagesDir(), p)); err == nil {
 			return p, nil
 		}
@@ -273,7 +281,7 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("%w: no voyage id starts with %q in %s", ErrNoVoyage, p, h.voyagesDir())
+		return "", fmt.Errorf("%w: no voyage id starts with %q in %s", ErrNoVoyage, p, h.where())
 	case 1:
 		return found[0], nil
 	}
@@ -282,6 +290,10 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 
 // ids lists the voyage ids in the home, sorted.
 func (h *Home) ids() ([]string, error) {
+	if h.shared != nil {
+		ids, _, err := h.sharedIDs(context.Background())
+		return ids, err
+	}
 	entries, err := os.ReadDir(h.voyagesDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // no voyage started yet
@@ -379,6 +391,9 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 	if filter != "" && !slices.Contains(StatusFilters(), filter) {
 		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: status %q is not one of %v", ErrInvalid, filter, StatusFilters())}
 	}
+	if h.shared != nil {
+		return h.listShared(ctx, filter)
+	}
 	ids, err := h.ids()
 	if err != nil {
 		return nil, err
@@ -411,12 +426,25 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 			out = append(out, *info)
 		}
 	}
-	// Oldest first; ids break ties, as the order voyages were read in did.
-	slices.SortFunc(out, func(a, b VoyageInfo) int { return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID)) })
+	sortVoyages(out)
 	if unreadable != nil {
 		return out, unreadable
 	}
 	return out, nil
+}
+
+// sortVoyages puts the oldest first; ids break ties, as the order
+// voyages were read in did.
+func sortVoyages(out []VoyageInfo) {
+	slices.SortFunc(out, func(a, b VoyageInfo) int { return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID)) })
+}
+
+// where names where the home keeps its voyages, in messages.
+func (h *Home) where() string {
+	if h.shared != nil {
+		return h.sharedAt
+	}
+	return h.voyagesDir()
 }
 
 // Redact returns text with what helm would hide before storing it

@@ -44,35 +44,51 @@ import (
 // jettisoned artifact, whose bytes an archive leaves out, is recorded as
 // Compact leaves one: its bytes reclaimed.
 func (h *Home) Import(ctx context.Context, r io.Reader) (*Voyage, error) {
+	v, _, err := h.importArchive(ctx, r, false)
+	return v, err
+}
+
+// importArchive is Import; when update, a voyage the home holds already
+// is brought up to date with the archive's records after its own, if its
+// events are the archive's first (else it diverged: ErrDiverged). It
+// returns how many records it appended.
+func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Voyage, uint64, error) {
 	const op = "import voyage"
 	ar := &archiveReader{br: bufio.NewReaderSize(r, 64<<10), sum: blake3.New()}
 	im, err := ar.readHead(ctx)
 	if err != nil {
-		return nil, &VoyageError{Op: op, Voyage: ar.id, Err: err}
+		return nil, 0, &VoyageError{Op: op, Voyage: ar.id, Err: err}
 	}
 	id := im.hdr.VoyageID
 	red, err := h.redactor()
 	if err != nil {
-		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+		return nil, 0, &VoyageError{Op: op, Voyage: id, Err: err}
 	}
 	im.red = red
+	held := false
 	if got, err := h.Resolve(id); err == nil && got == id {
-		return nil, &VoyageError{Op: op, Voyage: id,
-			Err:  fmt.Errorf("%w: the home %s holds voyage %s already (imported before, or the voyage the archive was exported from)", ErrInvalid, h.dir, id),
-			Hint: Hint{HintOtherHome, "import it into another home, or remove the voyage from this one first"}}
+		if !update {
+			return nil, 0, &VoyageError{Op: op, Voyage: id,
+				Err:  fmt.Errorf("%w: the home %s holds voyage %s already (imported before, or the voyage the archive was exported from)", ErrInvalid, h.where(), id),
+				Hint: Hint{HintOtherHome, "import it into another home, or remove the voyage from this one first"}}
+		}
+		held = true
 	}
 	if err := ar.readEvents(ctx, im); err != nil {
-		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+		return nil, 0, &VoyageError{Op: op, Voyage: id, Err: err}
+	}
+	if held {
+		return h.updateFrom(ctx, ar, im)
 	}
 	err = h.create(ctx, id, func(v *Voyage) error {
-		if err := ar.readArtifacts(ctx, im, v.pack); err != nil {
+		if err := ar.readArtifacts(ctx, im, v.packWriter(ctx)); err != nil {
 			return &VoyageError{Op: op, Voyage: id, Err: err}
 		}
 		records, err := im.records()
 		if err != nil {
 			return &VoyageError{Op: op, Voyage: id, Err: err}
 		}
-		_, err = v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+		err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
 			if tx.Last() != 0 {
 				return nil, errors.New("the new voyage's log is not empty")
 			}
@@ -88,11 +104,15 @@ func (h *Home) Import(ctx context.Context, r io.Reader) (*Voyage, error) {
 			if ve.Op == "start voyage" {
 				ve.Op = op // the voyage's directory could not be made
 			}
-			return nil, err
+			return nil, 0, err
 		}
-		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
+		return nil, 0, &VoyageError{Op: op, Voyage: id, Err: err}
 	}
-	return h.open(id)
+	v, err := h.open(id)
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, im.last(), nil
 }
 
 // maxArchiveLine bounds a line of an archive other than an artifact's
@@ -185,7 +205,14 @@ type importer struct {
 	// pack whose bytes the archive leaves out (jettisoned), yet to be
 	// written as reclaimed frames.
 	reclaim []int
+	// after is the last record of the voyage the home holds already, when
+	// an update brings it up to date: the copies stored up to it are
+	// checked, not stored again.
+	after uint64
 }
+
+// last returns the sequence number of the archive's last record.
+func (im *importer) last() uint64 { return im.events[len(im.events)-1].Seq }
 
 // readHead reads the archive's header.
 func (a *archiveReader) readHead(ctx context.Context) (*importer, error) {
@@ -336,7 +363,34 @@ func importEvent(red *redact.Redactor, e *projection.Event, st *projection.State
 // readArtifacts reads the archive's artifacts, checking each as it is
 // stored — small ones kept for their blob records, large ones written to
 // pack — then its trailer.
-func (a *archiveReader) readArtifacts(ctx context.Context, im *importer, pack *artifact.Pack) error {
+// packWriter stores the copies of an archive's artifacts, each with the
+// sequence number of the event that stored it: in a voyage's pack, or in
+// a shared store (remoteStower).
+type packWriter interface {
+	StowStored(seq uint64, ref artifact.Ref, r io.Reader) (artifact.Ref, error)
+	StowReclaimed(seq uint64, ref artifact.Ref) (artifact.Ref, error)
+}
+
+// diskStower stores an archive's copies in a voyage's pack.
+type diskStower struct{ p *artifact.Pack }
+
+func (d diskStower) StowStored(_ uint64, ref artifact.Ref, r io.Reader) (artifact.Ref, error) {
+	return d.p.StowStored(ref, r)
+}
+
+func (d diskStower) StowReclaimed(_ uint64, ref artifact.Ref) (artifact.Ref, error) {
+	return d.p.StowReclaimed(ref)
+}
+
+// packWriter returns where an import stores the voyage's copies.
+func (v *Voyage) packWriter(ctx context.Context) packWriter {
+	if v.remote != nil {
+		return remoteStower{ctx: ctx, r: v.remote}
+	}
+	return diskStower{v.pack}
+}
+
+func (a *archiveReader) readArtifacts(ctx context.Context, im *importer, pack packWriter) error {
 	for range im.hdr.Artifacts {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -356,12 +410,15 @@ func (a *archiveReader) readArtifacts(ctx context.Context, im *importer, pack *a
 
 // reclaimUpTo writes the reclaimed frames of the jettisoned copies in the
 // pack stored before seq.
-func (im *importer) reclaimUpTo(pack *artifact.Pack, seq uint64) error {
+func (im *importer) reclaimUpTo(pack packWriter, seq uint64) error {
 	for len(im.reclaim) > 0 && im.cs.list[im.reclaim[0]].seq < seq {
 		c := &im.cs.list[im.reclaim[0]]
-		r, err := pack.StowReclaimed(artifactRef(&c.ref))
-		if err != nil {
-			return err
+		r := artifactRef(&c.ref)
+		if c.seq > im.after {
+			var err error
+			if r, err = pack.StowReclaimed(c.seq, r); err != nil {
+				return err
+			}
 		}
 		im.offsets[c.ref.Offset] = r.Offset
 		im.reclaim = im.reclaim[1:]
@@ -370,7 +427,7 @@ func (im *importer) reclaimUpTo(pack *artifact.Pack, seq uint64) error {
 }
 
 // readArtifact reads one artifact line and stores its bytes.
-func (a *archiveReader) readArtifact(im *importer, pack *artifact.Pack) error {
+func (a *archiveReader) readArtifact(im *importer, pack packWriter) error {
 	a.line++
 	head, err := a.readArtifactHead()
 	if err != nil {
@@ -403,9 +460,12 @@ func (a *archiveReader) readArtifact(im *importer, pack *artifact.Pack) error {
 		if err == nil {
 			im.blobs[c.ref.Blob] = artifact.BlobRecord(&artifact.Encoded{Hash: ref.Hash, Size: ref.Size, Compressed: buf.Bytes()})
 		}
-	} else if err = im.reclaimUpTo(pack, c.seq); err == nil {
+	} else if err = im.reclaimUpTo(pack, c.seq); err == nil && c.seq <= im.after {
+		err = artifact.CopyStored(io.Discard, ref, stored) // held already: checked only
+		im.offsets[c.ref.Offset] = c.ref.Offset
+	} else if err == nil {
 		var r artifact.Ref
-		r, err = pack.StowStored(ref, stored)
+		r, err = pack.StowStored(c.seq, ref, stored)
 		im.offsets[c.ref.Offset] = r.Offset
 	}
 	if err != nil {

@@ -30,8 +30,8 @@ import (
 func (v *Voyage) openIndex() error {
 	v.idxMu.Lock()
 	defer v.idxMu.Unlock()
-	if v.idx != nil || v.idxOff {
-		return nil
+	if v.idx != nil || v.idxOff || v.remote != nil {
+		return nil // a shared store lists its voyages itself
 	}
 	w, err := homeindex.Open(v.home.dir, v.id, v.home.opts.NoSync, v.home.indexViews)
 	if err == nil {

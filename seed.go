@@ -9,7 +9,6 @@ import (
 
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
-	"github.com/helmlog/helm/segment"
 )
 
 // Seed writes events as the whole history of a new voyage, as they were
@@ -55,13 +54,12 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 		records[i] = rec
 	}
 	err = h.create(ctx, id, func(v *Voyage) error {
-		_, err := v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+		return v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
 			if tx.Last() != 0 {
 				return nil, errors.New("the new voyage's log is not empty")
 			}
 			return records, nil
 		})
-		return err
 	})
 	if err != nil {
 		return nil, err

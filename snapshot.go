@@ -140,7 +140,7 @@ func (h *Home) openFromSnapshot(v *Voyage, opts *segment.Options) bool {
 		v.closeSnapshot()
 		return false
 	}
-	v.log, v.snapSeq = log, snap.mark.Last
+	v.log, v.rec, v.snapSeq = log, log, snap.mark.Last
 	v.closeSnapshot() // if the tail needed every section
 	return true
 }
@@ -159,7 +159,7 @@ func (v *Voyage) closeSnapshot() {
 type scanFunc func(from uint64, fn func(segment.Record) error) error
 
 func (v *Voyage) logScan(ctx context.Context) scanFunc {
-	return func(from uint64, fn func(segment.Record) error) error { return v.log.Scan(ctx, from, fn) }
+	return func(from uint64, fn func(segment.Record) error) error { return v.rec.Scan(ctx, from, fn) }
 }
 
 // loadSections reads the sections of the snapshot that which names, if the views
@@ -296,7 +296,7 @@ func (v *Voyage) verifySnapshot(rep *VerifyReport) {
 		rep.Snapshot.Ignored = "it is voyage " + st.Voyage.ID + "'s"
 		return
 	}
-	apply := eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error { return st.Apply(seq, e) })
+	apply := eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error { return st.Apply(seq, e) })
 	if err := v.log.ScanAfter(context.Background(), mark, apply); err != nil {
 		rep.Snapshot.Ignored = "the log does not go on from it: " + err.Error()
 		return

@@ -163,7 +163,7 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 	defer v.Close()
 	var out []Line
 	f := newLineFolder(info)
-	err = v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(seq uint64, e *projection.Event) error {
+	err = v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
 		l, ok, err := f.fold(seq, e)
 		if ok {
 			out = append(out, l)

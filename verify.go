@@ -46,7 +46,10 @@ type LogReport struct {
 	// checked, and an artifact's stow event must name each.
 	Reclaimed uint64 `json:"reclaimed,omitempty"`
 	Bytes     int64  `json:"bytes"` // bytes in segment files, including preallocated zeros
-	LastSeq   uint64 `json:"last_seq"`
+	// Store names the shared store that holds the log (OpenStore); then
+	// Segments and Bytes are 0.
+	Store   string `json:"store,omitempty"`
+	LastSeq uint64 `json:"last_seq"`
 	// Watermark is the last sequence number the log records as
 	// acknowledged (0: none recorded).
 	Watermark uint64 `json:"watermark"`
@@ -65,6 +68,9 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 	id, err := h.Resolve(idOrPrefix)
 	if err != nil {
 		return nil, err
+	}
+	if h.shared != nil {
+		return h.verifyShared(ctx, id)
 	}
 	rep := &VerifyReport{Voyage: id}
 	eventsDir := filepath.Join(h.voyagesDir(), id, "events")
@@ -116,6 +122,11 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 			rep.Skipped++
 		case a.Blob != 0:
 			blobs[a.Blob] = a
+		case v.remote != nil:
+			rep.Artifacts++
+			if _, err := v.remote.arts.Get(ctx, refOf(a)); err != nil {
+				rep.Problems = append(rep.Problems, problem(v.id, v.remote.where, err))
+			}
 		default:
 			rep.Artifacts++
 			if err := v.pack.Check(refOf(a)); err != nil {
@@ -127,7 +138,7 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 		return nil
 	}
 	var reclaimed []uint64
-	err := v.log.Scan(ctx, 1, func(r segment.Record) error {
+	err := v.rec.Scan(ctx, 1, func(r segment.Record) error {
 		if r.Reclaimed {
 			reclaimed = append(reclaimed, r.Seq)
 		}
@@ -137,8 +148,8 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 		}
 		delete(blobs, r.Seq)
 		rep.Artifacts++
-		if _, err := readBlob(a, r.Data, v.log.Dir()); err != nil {
-			rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
+		if _, err := readBlob(a, r.Data, v.rec.Dir()); err != nil {
+			rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
 		}
 		return nil
 	})
@@ -146,7 +157,7 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
+		rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
 	}
 	if len(reclaimed) > 0 {
 		if err := v.checkReclaimed(ctx, reclaimed, rep); err != nil {
@@ -155,8 +166,8 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 	}
 	for _, a := range blobs { // named records that the log does not hold
 		rep.Artifacts++
-		_, err := readBlob(a, nil, v.log.Dir())
-		rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
+		_, err := readBlob(a, nil, v.rec.Dir())
+		rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
 	}
 	return nil
 }
@@ -174,7 +185,7 @@ func readBlob(a ArtifactInfo, record []byte, dir string) ([]byte, error) {
 // (an event's) are gone.
 func (v *Voyage) checkReclaimed(ctx context.Context, seqs []uint64, rep *VerifyReport) error {
 	named := map[uint64]bool{}
-	err := v.log.Scan(ctx, 1, eventsOf(v.id, v.log.Dir(), func(_ uint64, e *projection.Event) error {
+	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(_ uint64, e *projection.Event) error {
 		if e.Artifact != nil && e.Artifact.Blob != 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
 			named[e.Artifact.Blob] = true
 		}
@@ -184,12 +195,12 @@ func (v *Voyage) checkReclaimed(ctx context.Context, seqs []uint64, rep *VerifyR
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		rep.Problems = append(rep.Problems, problem(v.id, v.log.Dir(), err))
+		rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
 		return nil
 	}
 	for _, seq := range seqs {
 		if !named[seq] {
-			rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: v.log.Dir(), Seq: seq,
+			rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: v.rec.Dir(), Seq: seq,
 				Reason: fmt.Sprintf("record %d was reclaimed, but no artifact was stored in it: an event's bytes are gone", seq)})
 		}
 	}

@@ -27,8 +27,11 @@ type Voyage struct {
 	home *Home
 	id   string
 	dir  string
-	log  *segment.Log
-	pack *artifact.Pack
+	log  *segment.Log   // nil in a shared home
+	pack *artifact.Pack // nil in a shared home
+	// rec reads the log: log, or remote in a shared home (shared.go).
+	rec    recordLog
+	remote *remote
 	// applyRecord folds one record of the log into st (events.go).
 	applyRecord func(segment.Record) error
 
@@ -63,17 +66,24 @@ func (h *Home) open(id string) (*Voyage, error) {
 // openVoyage opens the voyage id, from its snapshot if fromSnapshot and it
 // has one to trust, else from its first event.
 func (h *Home) openVoyage(id string, fromSnapshot bool) (*Voyage, error) {
-	dir := filepath.Join(h.voyagesDir(), id)
-	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
+	var v *Voyage
+	var err error
+	events := filepath.Join(h.voyagesDir(), id, "events")
+	if h.shared != nil {
+		v, err = h.openShared(context.Background(), id)
+		events = fmt.Sprintf("voyage %s in %s", id, h.sharedAt)
+	} else {
+		dir := filepath.Join(h.voyagesDir(), id)
+		if _, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
+		}
+		v, err = h.openDir(dir, id, fromSnapshot)
 	}
-	v, err := h.openDir(dir, id, fromSnapshot)
 	if err != nil {
 		return nil, err
 	}
 	if v.st.Voyage.Seq == 0 {
 		v.Close()
-		events := filepath.Join(dir, "events")
 		return nil, &VoyageError{Op: "open", Voyage: id,
 			Err: &DamageError{Voyage: id, File: events, Reason: "the event log holds no events, not even the voyage's start",
 				Err: fmt.Errorf("%s holds no events, not even the voyage's start: it was emptied or removed", events)},
@@ -100,7 +110,7 @@ func (h *Home) openDir(dir, id string, fromSnapshot bool) (*Voyage, error) {
 	if err != nil {
 		return nil, v.fail("open", err, Hint{})
 	}
-	v.log = log
+	v.log, v.rec = log, log
 	return v, nil
 }
 
@@ -117,7 +127,8 @@ func (v *Voyage) applyEvent(seq uint64, e *projection.Event) error {
 // ID returns the voyage's id.
 func (v *Voyage) ID() string { return v.id }
 
-// Dir returns the voyage's directory.
+// Dir returns the voyage's directory ("" for a voyage of a shared store:
+// see OpenStore).
 func (v *Voyage) Dir() string { return v.dir }
 
 // Cuts reports the torn tails that this voyage's first change cut off
@@ -125,6 +136,9 @@ func (v *Voyage) Dir() string { return v.dir }
 // cut bytes are saved beside the segment.
 func (v *Voyage) Cuts() []Cut {
 	var out []Cut
+	if v.log == nil {
+		return nil // a shared store's appends are whole or absent
+	}
 	for _, c := range v.log.Cuts() {
 		out = append(out, *cutOf(&c))
 	}
@@ -142,13 +156,22 @@ type WriteStats struct {
 
 // WriteStats returns what this handle's commits wrote.
 func (v *Voyage) WriteStats() WriteStats {
+	if v.remote != nil {
+		n := v.remote.units.Load()
+		return WriteStats{Units: n, Records: v.remote.records.Load(), Syncs: n}
+	}
 	s := v.log.Stats()
 	return WriteStats{Units: s.Units, Records: s.Records, Syncs: s.Syncs}
 }
 
 // Torn reports a torn final write found when the voyage was opened, which
 // its next change will cut (nil if none).
-func (v *Voyage) Torn() *Cut { return cutOf(v.log.Torn()) }
+func (v *Voyage) Torn() *Cut {
+	if v.log == nil {
+		return nil
+	}
+	return cutOf(v.log.Torn())
+}
 
 // Close brings the voyage's listing summary up to date, if this Voyage
 // changed the voyage (only writers write caches), and releases its files.
@@ -156,6 +179,12 @@ func (v *Voyage) Close() error {
 	v.mu.Lock()
 	stale := v.wrote && v.broken == nil && v.st.Voyage.Seq != 0 && v.st.Voyage.Seq != v.summarySeq
 	v.mu.Unlock()
+	if v.remote != nil {
+		if stale {
+			v.putSharedSummary()
+		}
+		return v.remote.Close()
+	}
 	if stale && v.summaryStale() {
 		v.writeSummary()
 	}

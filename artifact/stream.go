@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -31,6 +32,30 @@ func Stream(encode func(w io.Writer) error) *Encoded { return &Encoded{encode: e
 // Streamed reports whether e's bytes are written by a function (Stream):
 // such an artifact always goes to the pack.
 func (e *Encoded) Streamed() bool { return e.encode != nil }
+
+// Settle runs a streamed artifact's encode function into memory and
+// makes e an artifact of those bytes, hashed and ready to compress, for a
+// store that takes artifacts whole. An artifact that is not streamed is
+// left as it is.
+func (e *Encoded) Settle() error {
+	if e.encode == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	for {
+		buf.Reset()
+		err := e.encode(&buf)
+		if errors.Is(err, ErrRestart) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
+	}
+	*e = *Prepare(buf.Bytes())
+	return nil
+}
 
 // ErrRestart, wrapped in the error of a stream's encode function, asks
 // StowStream to discard what it wrote and run it again from the start:

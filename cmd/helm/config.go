@@ -28,6 +28,26 @@ type config struct {
 	// Policy is the guard rules' file; empty means
 	// $HELM_HOME/policy.toml, if there is one.
 	Policy string `toml:"policy"`
+	// Store is where the home's voyages are (a JetStream server's URL);
+	// empty means on this machine's disk, in the home.
+	Store string `toml:"store"`
+	// NATS tunes the connection to a JetStream store.
+	NATS natsConfig `toml:"nats"`
+}
+
+// natsConfig is the [nats] table.
+type natsConfig struct {
+	// Replicas is the replication factor of the home's stream, object
+	// store and bucket when helm creates them (1; 3 in a cluster).
+	Replicas int `toml:"replicas"`
+	// Creds is a NATS credentials file (a user's JWT and seed).
+	Creds string `toml:"creds"`
+	// CA, Cert and Key are TLS files: the servers' certificate
+	// authority, and this client's certificate and key, if the servers
+	// ask for one.
+	CA   string `toml:"ca"`
+	Cert string `toml:"cert"`
+	Key  string `toml:"key"`
 }
 
 // redactConfig is the [redact] table.
@@ -52,7 +72,7 @@ type identityConfig struct {
 }
 
 // configKeys are the keys config.toml may hold, in config's order.
-var configKeys = []string{"identity", "role", "method", "identities.NAME.pass_env", "redact.env", "redact.patterns", "policy"}
+var configKeys = []string{"identity", "role", "method", "identities.NAME.pass_env", "redact.env", "redact.patterns", "policy", "store", "nats.replicas", "nats.creds", "nats.ca", "nats.cert", "nats.key"}
 
 // config reads $HELM_HOME/config.toml; a missing file is an empty config.
 // A key helm does not know is a usage error naming its line: a typo

@@ -15,21 +15,21 @@ func TestConfigUnknownKeysNameTheirLines(t *testing.T) {
 		want       []string // the error's lines
 	}{
 		{"typo", "identity = \"ann\"\n\nrol = \"coder\"\n",
-			[]string{`config.toml:3: unknown key "rol" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)`}},
+			[]string{`config.toml:3: unknown key "rol" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)`}},
 		{"quoted", "'rol' = \"coder\"\n",
-			[]string{`config.toml:1: unknown key "rol" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)`}},
-		{"a table once", "role = \"coder\"\n[store]\nurl = \"x\"\n\n[[hooks]]\nrun = \"y\"\n",
+			[]string{`config.toml:1: unknown key "rol" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)`}},
+		{"a table once", "role = \"coder\"\n[storage]\nurl = \"x\"\n\n[[hooks]]\nrun = \"y\"\n",
 			[]string{
-				`config.toml:2: unknown key "store" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)`,
-				`config.toml:5: unknown key "hooks" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)`,
+				`config.toml:2: unknown key "storage" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)`,
+				`config.toml:5: unknown key "hooks" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)`,
 			}},
-		{"dotted", "identity = \"ann\"\nstore.url = \"x\"\n",
-			[]string{`config.toml:2: unknown key "store.url" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)`}},
+		{"dotted", "identity = \"ann\"\nstorage.url = \"x\"\n",
+			[]string{`config.toml:2: unknown key "storage.url" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)`}},
 		{"the same name in a table", "[x]\nrole = \"a\"\n",
-			[]string{`config.toml:1: unknown key "x" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)`}},
+			[]string{`config.toml:1: unknown key "x" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)`}},
 		{"several", "methd = \"human\"\nidentity = \"ann\"\nrol = \"coder\"\n", []string{
-			`config.toml:1: unknown key "methd" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)`,
-			`config.toml:3: unknown key "rol" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)`,
+			`config.toml:1: unknown key "methd" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)`,
+			`config.toml:3: unknown key "rol" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)`,
 		}},
 		{"none", "identity = \"ann\"\nrole = \"coder\"\nmethod = \"human\"\n", nil},
 	}
@@ -67,6 +67,6 @@ func TestUnknownConfigKeyIsUsageErrorWithItsLine(t *testing.T) {
 	h := newHarness(t)
 	writeConfig(t, h, "identity = \"ann\"\n# the role:\nrol = \"coder\"\n")
 	r := h.fails(2, "voyage", "new", "typo")
-	assert.Equal(t, "helm: "+h.Home+"/config.toml:3: unknown key \"rol\" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy)\n"+
+	assert.Equal(t, "helm: "+h.Home+"/config.toml:3: unknown key \"rol\" (known: identity, role, method, identities.NAME.pass_env, redact.env, redact.patterns, policy, store, nats.replicas, nats.creds, nats.ca, nats.cert, nats.key)\n"+
 		"Try: fix or remove the key in "+h.Home+"/config.toml; it holds identity, role, method and [identities.NAME] tables, e.g. role = \"coder\"\n", r.Stderr)
 }

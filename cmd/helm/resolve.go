@@ -21,12 +21,13 @@ import (
 
 // globals are the flags every command accepts, before or after its name.
 type globals struct {
-	home, voyage, as, role, method string
+	home, store, voyage, as, role, method string
 	json, help                     bool
 }
 
 func (g *globals) define(fs *pflag.FlagSet) {
 	fs.StringVar(&g.home, "home", "", "helm home `DIR` (env HELM_HOME, default ~/.helm)")
+	fs.StringVar(&g.store, "store", "", "keep the home's voyages in the JetStream server at `URL`, nats://HOST:PORT[/HOME] (env HELM_STORE, then config.toml; \"\": on this machine's disk, in the home, the default)")
 	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE; default: the one whose worktree you are in, else the only active one)")
 	fs.StringVar(&g.as, "as", "", "act as `IDENTITY` (env HELM_IDENTITY, then the voyage's identity, then config.toml)")
 	fs.StringVar(&g.role, "role", "", "`ROLE` recorded on entries: coder, reviewer, ... (env HELM_ROLE, then config.toml)")
@@ -50,6 +51,7 @@ type app struct {
 	pol                   *policy.Policy // the guard rules, once read (nil: none)
 	polRead               bool
 	voyages               []*helm.Voyage // opened, closed at the end
+	stores                []io.Closer    // shared stores opened, closed at the end
 	identitySrc, identity string
 	roleSrc, methodSrc    string
 }
@@ -58,6 +60,9 @@ func (a *app) close() {
 	for _, v := range a.voyages {
 		a.reportTornTails(v)
 		v.Close()
+	}
+	for _, s := range a.stores {
+		s.Close()
 	}
 }
 
@@ -109,31 +114,41 @@ func (a *app) openHome() (*helm.Home, error) {
 	if a.home != nil {
 		return a.home, nil
 	}
-	dir, err := a.homeDir()
+	dir, opts, err := a.homeOptions()
 	if err != nil {
 		return nil, err
 	}
-	var opts helm.Options
-	if a.main.Options != nil {
-		opts = *a.main.Options
-	}
-	if cfg, err := a.config(); err != nil {
-		return nil, err
-	} else {
-		opts.Redaction.ExtraEnv = append(opts.Redaction.ExtraEnv, cfg.Redact.Env...)
-		for _, p := range cfg.Redact.Patterns {
-			opts.Redaction.Patterns = append(opts.Redaction.Patterns, helm.RedactPattern{Name: p.Name, Regexp: p.Regexp})
-		}
-		if opts.Policy, err = a.policy(dir, cfg); err != nil {
-			return nil, err
-		}
-	}
-	h, err := helm.Open(dir, &opts)
+	h, err := a.openStore(dir, opts)
 	if err != nil {
 		return nil, err
 	}
 	a.home = h
 	return h, nil
+}
+
+// homeOptions resolves the home's directory and the options it is
+// opened with: the test's, config.toml's redaction, the guard rules.
+func (a *app) homeOptions() (string, *helm.Options, error) {
+	dir, err := a.homeDir()
+	if err != nil {
+		return "", nil, err
+	}
+	var opts helm.Options
+	if a.main.Options != nil {
+		opts = *a.main.Options
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return "", nil, err
+	}
+	opts.Redaction.ExtraEnv = append(opts.Redaction.ExtraEnv, cfg.Redact.Env...)
+	for _, p := range cfg.Redact.Patterns {
+		opts.Redaction.Patterns = append(opts.Redaction.Patterns, helm.RedactPattern{Name: p.Name, Regexp: p.Regexp})
+	}
+	if opts.Policy, err = a.policy(dir, cfg); err != nil {
+		return "", nil, err
+	}
+	return dir, &opts, nil
 }
 
 // voyageID resolves the voyage: --voyage, then HELM_VOYAGE (each a full id

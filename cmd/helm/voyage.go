@@ -131,6 +131,8 @@ and compacting again finishes the work.`,
 		}, &voyageCompactCommand{}),
 		newVoyageExportCmd(a),
 		newVoyageImportCmd(a),
+		newVoyagePushCmd(a),
+		newVoyagePullCmd(a),
 	)
 	return c
 }

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/store/jetstream"
+)
+
+// storeURL resolves where the home's voyages are: --store, then
+// HELM_STORE, then config.toml's store; "" means in the home directory.
+func (a *app) storeURL() (string, error) {
+	if a.g.store != "" || a.cmd != nil && a.cmd.Flags().Changed("store") {
+		return strings.TrimSpace(a.g.store), nil // --store "": this machine's disk
+	}
+	if s := a.getenv("HELM_STORE"); s != "" {
+		return s, nil
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(cfg.Store), nil
+}
+
+// openStore opens the home in dir, its voyages where storeURL says.
+func (a *app) openStore(dir string, opts *helm.Options) (*helm.Home, error) {
+	raw, err := a.storeURL()
+	if err != nil {
+		return nil, err
+	}
+	if raw == "" {
+		return helm.Open(dir, opts)
+	}
+	st, where, err := a.dialStore(raw)
+	if err != nil {
+		return nil, err
+	}
+	h, err := helm.OpenStore(dir, st, where, opts)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// dialStore connects to the JetStream store at raw: nats://HOST:PORT
+// (several, comma-separated, of one cluster; tls:// for TLS), with the
+// home's name as its path (default "default").
+func (a *app) dialStore(raw string) (*jetstream.Store, string, error) {
+	hint := "give --store nats://HOST:PORT/HOME (or HELM_STORE, or store in config.toml): the JetStream server, and the home's name on it"
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, "", &usageError{Err: fmt.Errorf("store %q is not a JetStream server's URL (nats://HOST:PORT/HOME)", raw), Hint: hint}
+	}
+	home := strings.Trim(u.Path, "/")
+	if home == "" {
+		home = "default"
+	}
+	servers := u.Scheme + "://" + u.Host
+	if u.User != nil {
+		servers = u.Scheme + "://" + u.User.String() + "@" + u.Host
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return nil, "", err
+	}
+	creds := cfg.NATS.Creds
+	if c := a.getenv("HELM_NATS_CREDS"); c != "" {
+		creds = c
+	}
+	dir, _ := a.homeDir()
+	inHome := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	st, err := jetstream.Open(context.Background(), servers, &jetstream.Options{
+		Home: home, Replicas: cfg.NATS.Replicas, Name: "helm",
+		CredsFile: inHome(creds), CAFile: inHome(cfg.NATS.CA), CertFile: inHome(cfg.NATS.Cert), KeyFile: inHome(cfg.NATS.Key),
+	})
+	if err != nil {
+		return nil, "", &hinted{Err: err, Hint: "check that a nats-server with JetStream (-js) runs there, and the [nats] table of " + a.configPath()}
+	}
+	a.stores = append(a.stores, st)
+	where := "home " + home + " on " + redactedURL(u)
+	return st, where, nil
+}
+
+// redactedURL is u without its password, for messages.
+func redactedURL(u *url.URL) string {
+	c := *u
+	c.Path = ""
+	if c.User != nil {
+		c.User = url.User(c.User.Username())
+	}
+	return c.String()
+}
+
+// otherHome opens the home that --to or --from names: a JetStream
+// store's URL, or a home directory. Its guard rules and redaction are this
+// home's.
+func (a *app) otherHome(raw string) (*helm.Home, error) {
+	dir, opts, err := a.homeOptions()
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(raw, "://") {
+		return helm.Open(a.abs(raw), opts)
+	}
+	st, where, err := a.dialStore(raw)
+	if err != nil {
+		return nil, err
+	}
+	return helm.OpenStore(dir, st, where, opts)
+}
+
+// homeName names a home in messages: its store, or its directory.
+func homeName(h *helm.Home) string {
+	if s := h.Store(); s != "" {
+		return s
+	}
+	return h.Dir()
+}
+
+func newVoyagePushCmd(a *app) *cobra.Command {
+	return leafCmd(a, &cobra.Command{
+		Use:   "push [VOYAGE] --to STORE",
+		Short: "copy a voyage, with its artifacts, to a JetStream store or another home",
+		Long: `Copy the voyage to STORE: a JetStream server, nats://HOST:PORT/HOME, or
+another home's directory. Every event and every artifact's bytes go, and
+each is checked on arrival (the events folded, the artifacts against
+their BLAKE3 address, the digest of the whole) before anything is
+recorded there.
+
+A copy STORE holds already is brought up to date: the records after its
+own are appended, if its events are this voyage's first. A copy that
+diverged (someone recorded in both places) or is ahead is refused and
+left as it is (exit 1).
+
+VOYAGE is an id or an unambiguous prefix, as --voyage takes; without
+either, the only active voyage.`,
+		Example: "  helm voyage push a3b --to nats://nats.example.com:4222/team\n  helm --store nats://nats.example.com:4222/team voyage pull a3b --from ~/.helm",
+	}, &voyageCopyCommand{push: true})
+}
+
+func newVoyagePullCmd(a *app) *cobra.Command {
+	return leafCmd(a, &cobra.Command{
+		Use:   "pull VOYAGE --from STORE",
+		Short: "copy a voyage, with its artifacts, from a JetStream store or another home",
+		Long: `Copy the voyage VOYAGE (an id or an unambiguous prefix, in STORE) from
+STORE, a JetStream server (nats://HOST:PORT/HOME) or another home's
+directory, into this home. Every event and every artifact's bytes come,
+and each is checked on arrival before anything is recorded here.
+
+A copy this home holds already is brought up to date: the records after
+its own are appended, if its events are the voyage's first. A copy that
+diverged or is ahead is refused and left as it is (exit 1).`,
+		Example: "  helm voyage pull a3b --from nats://nats.example.com:4222/team\n  helm voyage compact --voyage a3b",
+	}, &voyageCopyCommand{})
+}
+
+// voyageCopyCommand is voyage push and voyage pull.
+type voyageCopyCommand struct {
+	push  bool
+	other string
+}
+
+func (c *voyageCopyCommand) Flags(fs *pflag.FlagSet) {
+	if c.push {
+		fs.StringVar(&c.other, "to", "", "the `STORE` to copy the voyage to: nats://HOST:PORT/HOME, or a home's directory")
+		return
+	}
+	fs.StringVar(&c.other, "from", "", "the `STORE` to copy the voyage from: nats://HOST:PORT/HOME, or a home's directory")
+}
+
+func (c *voyageCopyCommand) Run(ctx context.Context, a *app, args []string) error {
+	name, flag := "voyage pull", "--from"
+	if c.push {
+		name, flag = "voyage push", "--to"
+	}
+	switch {
+	case len(args) > 1:
+		return usageErrorf(a.cmd, "%s: one VOYAGE at most, got %d arguments %q", name, len(args), args)
+	case !c.push && len(args) == 0:
+		return usageErrorf(a.cmd, "%s: which voyage? give its id (or a prefix), as the other store lists it", name)
+	case strings.TrimSpace(c.other) == "":
+		return usageErrorf(a.cmd, "%s: %s STORE is required: nats://HOST:PORT/HOME, or a home's directory", name, flag)
+	}
+	here, err := a.openHome()
+	if err != nil {
+		return err
+	}
+	there, err := a.otherHome(strings.TrimSpace(c.other))
+	if err != nil {
+		return err
+	}
+	src, dst, id := there, here, args[0]
+	if c.push {
+		arg := ""
+		if len(args) == 1 {
+			arg = args[0]
+		}
+		v, err := a.openVoyageArg(ctx, arg)
+		if err != nil {
+			return err
+		}
+		src, dst, id = here, there, v.ID()
+	}
+	if homeName(src) == homeName(dst) {
+		return usageErrorf(a.cmd, "%s: %s names this home (%s): give another", name, flag, homeName(src))
+	}
+	rep, err := src.Copy(ctx, id, dst)
+	if errors.Is(err, helm.ErrDiverged) {
+		return &hinted{Err: err, Hint: fmt.Sprintf("compare the two: helm log --voyage %s here, and helm --store (or --home) OTHER log there; export one (helm voyage export) and remove it where it should not be", id)}
+	}
+	if err != nil {
+		return err
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, struct {
+			helm.CopyReport
+			From string `json:"from"`
+			To   string `json:"to"`
+		}{rep, homeName(src), homeName(dst)})
+	}
+	what := fmt.Sprintf("%d records appended", rep.Appended)
+	if rep.Appended == 1 {
+		what = "1 record appended"
+	}
+	switch {
+	case rep.Created:
+		what = "a new copy"
+	case rep.Appended == 0:
+		what = "up to date already"
+	}
+	_, err = fmt.Fprintf(a.stdout, "Copied voyage %s from %s to %s: %s; the copy holds %d records, each checked on arrival\n",
+		rep.Voyage, homeName(src), homeName(dst), what, rep.Records)
+	return err
+}

@@ -1,0 +1,172 @@
+package helm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/helmlog/helm/projection"
+)
+
+// ErrDiverged: another home's copy of a voyage is not the first records
+// of this one: each holds events the other does not (two writers recorded
+// in two homes), or the copy is ahead.
+var ErrDiverged = errors.New("the copies of the voyage diverged")
+
+// CopyReport says what Copy did.
+type CopyReport struct {
+	Voyage string `json:"voyage"`
+	// Created is true when the other home did not hold the voyage.
+	Created bool `json:"created"`
+	// Records is how many records the copy holds now; Appended how many
+	// of them Copy appended (0: the copy was up to date).
+	Records  uint64 `json:"records"`
+	Appended uint64 `json:"appended"`
+}
+
+// Copy copies the voyage with this id or prefix to the home dst (a home
+// on disk or a shared store, see OpenStore), with every artifact's bytes,
+// in the form ExportArchive writes and Import reads: everything is
+// checked on arrival (every event, folded; every artifact, against its
+// BLAKE3 address; the digest of the whole) before dst records any of it.
+//
+// A voyage dst holds already is brought up to date: when its events are
+// this voyage's first, the records after them are appended, in one unit,
+// on the tail they were checked against. A copy that diverged, or is
+// ahead, is an error matching ErrDiverged and is left as it is; so is
+// a copy to which another writer appended while it was brought up to date.
+func (h *Home) Copy(ctx context.Context, idOrPrefix string, dst *Home) (CopyReport, error) {
+	src, err := h.Voyage(ctx, idOrPrefix)
+	if err != nil {
+		return CopyReport{}, err
+	}
+	defer src.Close()
+	rep := CopyReport{Voyage: src.ID()}
+	if _, err := dst.Resolve(rep.Voyage); errors.Is(err, ErrNoVoyage) {
+		rep.Created = true
+	}
+	pr, pw := io.Pipe()
+	exported := make(chan error, 1)
+	go func() {
+		err := src.ExportArchive(ctx, pw)
+		pw.CloseWithError(err)
+		exported <- err
+	}()
+	v, n, err := dst.importArchive(ctx, pr, true)
+	pr.CloseWithError(errCopied) // an update found up to date reads no further
+	if xerr := <-exported; err != nil {
+		if xerr != nil && !errors.Is(xerr, errCopied) {
+			return rep, xerr // the source could not be read: that says why
+		}
+		return rep, err
+	}
+	defer v.Close()
+	rep.Records, rep.Appended = v.Info().Seq, n
+	return rep, nil
+}
+
+// errCopied stops the export of a Copy whose import needs no more of it.
+var errCopied = errors.New("the copy needs no more of the archive")
+
+// updateFrom brings the voyage the home holds up to date with the
+// archive im reads the rest of (Copy), and returns it open with how many
+// records it appended.
+func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) (*Voyage, uint64, error) {
+	const op = "copy voyage"
+	v, err := h.open(im.hdr.VoyageID)
+	if err != nil {
+		return nil, 0, err
+	}
+	after, err := v.prefixOf(ctx, im)
+	if err == nil && after == im.last() {
+		return v, 0, nil // up to date
+	}
+	if err == nil {
+		im.after = after
+		err = ar.readArtifacts(ctx, im, v.packWriter(ctx))
+	}
+	var records [][]byte
+	if err == nil {
+		records, err = im.records()
+	}
+	if err == nil {
+		err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
+			if tx.Last() != after {
+				return nil, fmt.Errorf("%w: the copy in %s ends at record %d now, not %d: a writer appended to it meanwhile; copy again to see whether it diverged", ErrDiverged, h.where(), tx.Last(), after)
+			}
+			return records[after:], nil
+		})
+	}
+	if err == nil {
+		err = v.refresh(ctx)
+	}
+	if err != nil {
+		v.Close()
+		var ve *VoyageError
+		if errors.As(err, &ve) {
+			return nil, 0, err
+		}
+		return nil, 0, v.fail(op, err, Hint{})
+	}
+	return v, im.last() - after, nil
+}
+
+// prefixOf checks that the voyage's events are the first of those im
+// read, in their stored form but for where their artifacts' bytes lie,
+// and returns the voyage's last record; otherwise ErrDiverged.
+func (v *Voyage) prefixOf(ctx context.Context, im *importer) (uint64, error) {
+	at := make(map[uint64]*projection.Event, len(im.events))
+	for _, e := range im.events {
+		at[e.Seq] = e
+	}
+	last := v.Info().Seq
+	if last > im.last() {
+		return 0, fmt.Errorf("%w: the copy in %s holds record %d, the voyage copied ends at record %d", ErrDiverged, v.home.where(), last, im.last())
+	}
+	events := 0
+	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
+		events++
+		want, ok := at[seq]
+		if !ok {
+			return fmt.Errorf("%w: record %d of the copy in %s is a %s event, of the voyage copied a blob", ErrDiverged, seq, v.home.where(), e.Type)
+		}
+		a, b, err := copyForm(e), copyForm(want), error(nil)
+		if a == nil || b == nil {
+			err = fmt.Errorf("event %d cannot be encoded", seq)
+		} else if !bytes.Equal(a, b) {
+			err = fmt.Errorf("%w: event %d differs: the copy in %s holds a %s event there, the voyage copied a %s event", ErrDiverged, seq, v.home.where(), e.Type, want.Type)
+		}
+		return err
+	}))
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range im.events {
+		if e.Seq <= last {
+			events--
+		}
+	}
+	if events != 0 {
+		return 0, fmt.Errorf("%w: the copy in %s and the voyage copied number their first %d records differently", ErrDiverged, v.home.where(), last)
+	}
+	return last, nil
+}
+
+// copyForm is e's stored form but for its sequence number and the
+// offset of its artifact's bytes, which differ from home to home.
+func copyForm(e *projection.Event) []byte {
+	c := *e
+	c.Seq, c.V = 0, 0
+	if c.Artifact != nil {
+		a := *c.Artifact
+		a.Offset = 0
+		c.Artifact = &a
+	}
+	b, err := projection.EncodeJSON(&c)
+	if err != nil {
+		return nil
+	}
+	return b
+}
