@@ -22,7 +22,7 @@ import (
 // globals are the flags every command accepts, before or after its name.
 type globals struct {
 	home, store, voyage, as, role, method string
-	json, help                     bool
+	json, help                            bool
 }
 
 func (g *globals) define(fs *pflag.FlagSet) {
