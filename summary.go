@@ -40,6 +40,10 @@ type summaryFile struct {
 // writeSummary rewrites the voyage's summary. Failing to write a cache is
 // not an error for the caller: the next List rebuilds it.
 func (v *Voyage) writeSummary() {
+	if v.remote != nil {
+		v.putSharedSummary()
+		return
+	}
 	v.mu.Lock()
 	info, mark := v.st.Voyage, v.log.Mark()
 	v.mu.Unlock()

@@ -2,10 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -18,10 +21,16 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"helm": main})
 }
 
+// scriptHomes numbers the scripts' homes on a shared store.
+var scriptHomes atomic.Int64
+
 // TestScripts runs the end-to-end scripts in testdata/script: one
 // behaviour of the command line each, as the Go toolchain tests cmd/go.
 // Each runs in its own $WORK with its own helm home and git identity; see
-// testscript's documentation for the commands, and exits below.
+// testscript's documentation for the commands, and exits below. With
+// HELM_TEST_STORE=nats://HOST:PORT they run again with the voyages in
+// that JetStream server, a home of its own each (the integration module
+// does: integration/cli_store_test.go); [sharedstore] is true then.
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	testscript.Run(t, testscript.Params{
@@ -40,7 +49,17 @@ func TestScripts(t *testing.T) {
 			} {
 				env.Setenv(k, v)
 			}
+			if base := os.Getenv("HELM_TEST_STORE"); base != "" {
+				// The scripts on a shared store: a home of its own each.
+				env.Setenv("HELM_STORE", fmt.Sprintf("%s/s%dx%d", base, os.Getpid(), scriptHomes.Add(1)))
+			}
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "sharedstore" { // the voyages are in HELM_TEST_STORE
+				return os.Getenv("HELM_TEST_STORE") != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":      exits,
