@@ -2,7 +2,9 @@
 // outside Go: the web UI in a real, headless Chromium (chromedp), helm
 // mcp under the MCP Inspector, a client helm did not write, and the
 // JetStream store (store/jetstream) against nats-server, embedded in the
-// test process on loopback ports (one server, and a cluster of three). It
+// test process on loopback ports (one server, and a cluster of three),
+// and the helm program against a server that requires TLS and a client
+// certificate and one in operator (JWT) mode, with throwaway keys. It
 // is a module of its own so that the browser driver and the NATS server
 // never enter the module graph of the library; go get of helm does not
 // pull them.

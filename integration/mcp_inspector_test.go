@@ -103,11 +103,7 @@ func (in *inspector) call(tool string, args ...string) map[string]any {
 func TestInspectorDrivesHelmMCP(t *testing.T) {
 	program := findInspector(t)
 	t.Parallel()
-	helmBin := filepath.Join(t.TempDir(), "helm")
-	build := exec.Command("go", "build", "-o", helmBin, "./cmd/helm")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	helmBin := buildHelm(t)
 
 	// The project the agent works on: a git repository with a change
 	// staged.

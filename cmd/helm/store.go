@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
 
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -73,10 +78,8 @@ func (a *app) dialStore(raw string) (*jetstream.Store, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	creds := cfg.NATS.Creds
-	if c := a.getenv("HELM_NATS_CREDS"); c != "" {
-		creds = c
-	}
+	// The [nats] table's files are named relative to the home;
+	// HELM_NATS_CREDS, as HELM_HOME, relative to the working directory.
 	dir, _ := a.homeDir()
 	inHome := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {
@@ -84,24 +87,63 @@ func (a *app) dialStore(raw string) (*jetstream.Store, string, error) {
 		}
 		return filepath.Join(dir, p)
 	}
+	creds := inHome(cfg.NATS.Creds)
+	if c := a.getenv("HELM_NATS_CREDS"); c != "" {
+		creds = a.abs(c)
+	}
 	st, err := jetstream.Open(context.Background(), servers, &jetstream.Options{
 		Home: home, Replicas: cfg.NATS.Replicas, Name: "helm",
-		CredsFile: inHome(creds), CAFile: inHome(cfg.NATS.CA), CertFile: inHome(cfg.NATS.Cert), KeyFile: inHome(cfg.NATS.Key),
+		CredsFile: creds, CAFile: inHome(cfg.NATS.CA), CertFile: inHome(cfg.NATS.Cert), KeyFile: inHome(cfg.NATS.Key),
 	})
 	if err != nil {
-		return nil, "", &hinted{Err: err, Hint: "check that a nats-server with JetStream (-js) runs there, and the [nats] table of " + a.configPath()}
+		return nil, "", &hinted{Err: err, Hint: a.dialHint(err, creds)}
 	}
 	a.stores = append(a.stores, st)
 	where := "home " + home + " on " + redactedURL(u)
 	return st, where, nil
 }
 
-// redactedURL is u without its password, for messages.
+// dialHint says what to check when the JetStream server could not be
+// reached or refused helm (err), by what went wrong; creds is the
+// credentials file helm gave, if any.
+func (a *app) dialHint(err error, creds string) string {
+	table := "the [nats] table of " + a.configPath()
+	var unknownCA x509.UnknownAuthorityError
+	var badName x509.HostnameError
+	var badCert *tls.CertificateVerificationError
+	var alert *net.OpError // crypto/tls reports the peer's alerts as a "remote error"
+	switch {
+	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired),
+		errors.Is(err, nats.ErrAuthRevoked), errors.Is(err, nats.ErrAccountAuthExpired):
+		if creds != "" {
+			return "the server refused the credentials in " + creds + ": check that they are a user of an account its operator signed, and not expired or revoked (HELM_NATS_CREDS, or creds in " + table + ")"
+		}
+		return "give the server a user's credentials: HELM_NATS_CREDS=FILE, or creds = \"FILE\" in " + table + " (a NATS credentials file, a user's JWT and seed, as nsc generate creds writes it)"
+	case errors.As(err, &unknownCA), errors.As(err, &badName), errors.As(err, &badCert):
+		return "the server's TLS certificate did not verify: set ca in " + table + " to the PEM file of the certificate authority that signed it (relative to the home), and give --store the host name the certificate names"
+	case errors.Is(err, nats.ErrTLS), errors.As(err, &alert) && alert.Op == "remote error":
+		// A TLS error, or the server's TLS alert (certificate required,
+		// bad certificate); a refused client certificate shows as one
+		// or as the connection closed right after the handshake,
+		// depending on whether helm read or wrote first.
+		return "the TLS connection failed: if the server asks for a client certificate, set cert and key in " + table + " (PEM files, relative to the home); check ca there too"
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		return "check the files that " + table + " names (relative to the home) and HELM_NATS_CREDS (relative to the working directory)"
+	}
+	return "check that a nats-server with JetStream (-js) runs there, and " + table
+}
+
+// redactedURL is u without its password, for messages, and without its
+// user name if it has no password: NATS takes that for a token.
 func redactedURL(u *url.URL) string {
 	c := *u
 	c.Path = ""
 	if c.User != nil {
-		c.User = url.User(c.User.Username())
+		if _, ok := c.User.Password(); ok {
+			c.User = url.User(c.User.Username())
+		} else {
+			c.User = nil
+		}
 	}
 	return c.String()
 }

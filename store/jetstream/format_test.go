@@ -113,3 +113,19 @@ func FuzzDecodeUnit(f *testing.F) {
 		assert.Equal(t, b, encodeUnit(records))
 	})
 }
+
+func TestRedactHidesPasswordsAndTokens(t *testing.T) {
+	for in, want := range map[string]string{
+		"nats://127.0.0.1:4222":                          "nats://127.0.0.1:4222",
+		"nats://ana:s3cret@127.0.0.1:4222":               "nats://ana:xxxxx@127.0.0.1:4222",
+		"tls://s3cret@nats.example.com:4222":             "tls://xxxxx@nats.example.com:4222",
+		"nats://a:s3cret@h1:4222, nats://a:s3cret@h2:42": "nats://a:xxxxx@h1:4222,nats://a:xxxxx@h2:42",
+		"ana:s3cret@127.0.0.1:4222":                      "xxxxx@127.0.0.1:4222",
+		"nats://a:s3%cret@h:4222":                        "nats://xxxxx@h:4222",
+		"127.0.0.1:4222":                                 "127.0.0.1:4222",
+	} {
+		got := redact(in)
+		assert.Equal(t, want, got, in)
+		assert.NotContains(t, got, "s3", in)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	neturl "net/url"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -117,9 +119,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	}
 	nc, err := nats.Connect(url, copts...)
 	if err != nil {
-		return nil, fmt.Errorf("jetstream: connect to %s: %w (is a nats-server with JetStream running there, and are the credentials and TLS files right?)", url, err)
+		return nil, fmt.Errorf("jetstream: connect to %s: %w (is a nats-server with JetStream running there, and are the credentials and TLS files right?)", redact(url), err)
 	}
-	s := &Store{nc: nc, url: nc.ConnectedUrlRedacted(), home: o.Home, names: namesOf(o.Home), timeout: opTimeout, attempt: attemptTimeout}
+	s := &Store{nc: nc, url: redact(nc.ConnectedUrl()), home: o.Home, names: namesOf(o.Home), timeout: opTimeout, attempt: attemptTimeout}
 	if err := s.setUp(ctx, o.Replicas); err != nil {
 		nc.Close()
 		return nil, err
@@ -128,6 +130,38 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		o.Warn(fmt.Sprintf("the home %s on %s has one replica: its acknowledged writes survive a crash of the server but not a power cut, unless the server runs with sync_interval: always (nats-server 2.10 and later); a cluster of three with replicas 3 survives both", o.Home, s.url))
 	}
 	return s, nil
+}
+
+// redact returns the server URLs in urls (comma-separated) without
+// their secrets, for messages: a password becomes xxxxx, and so does a
+// user name given without one, which NATS takes for a token.
+func redact(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		u, err := neturl.Parse(p)
+		switch {
+		case err == nil && u.User != nil:
+			if _, ok := u.User.Password(); ok {
+				u.User = neturl.UserPassword(u.User.Username(), "xxxxx")
+			} else {
+				u.User = neturl.User("xxxxx")
+			}
+			p = u.String()
+		case strings.Contains(p, "@"):
+			// No URL this parser reads (host:port without a scheme,
+			// which nats.go takes): all before the last @ may be secret.
+			scheme, rest, ok := strings.Cut(p, "://")
+			if !ok {
+				scheme, rest = "", p
+			} else {
+				scheme += "://"
+			}
+			p = scheme + "xxxxx@" + rest[strings.LastIndex(rest, "@")+1:]
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ",")
 }
 
 // checkName refuses a name that cannot be a NATS subject token, a stream
