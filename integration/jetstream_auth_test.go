@@ -39,6 +39,7 @@ type helmCLI struct {
 	t   *testing.T
 	bin string
 	env []string
+	dir string // the working directory ("": the test's)
 }
 
 func newHelmCLI(t *testing.T, bin, home string, env ...string) *helmCLI {
@@ -55,7 +56,7 @@ func (c *helmCLI) run(args ...string) (stdout, stderr string, code int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, args...)
-	cmd.Env = c.env
+	cmd.Env, cmd.Dir = c.env, c.dir
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -66,6 +67,14 @@ func (c *helmCLI) run(args ...string) (stdout, stderr string, code int) {
 	}
 	require.NoError(c.t, err, "helm %q", args)
 	return out.String(), errOut.String(), 0
+}
+
+// exits runs helm and requires it to exit with status want.
+func (c *helmCLI) exits(want int, args ...string) (stdout, stderr string) {
+	c.t.Helper()
+	stdout, stderr, code := c.run(args...)
+	require.Equal(c.t, want, code, "helm %q:\n%s%s", args, stdout, stderr)
+	return stdout, stderr
 }
 
 // ok runs helm and requires it to succeed.

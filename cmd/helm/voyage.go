@@ -558,6 +558,7 @@ type verifyJSON struct {
 	LastSeq           uint64          `json:"last_seq"`
 	Watermark         uint64          `json:"watermark"`
 	TornTail          string          `json:"torn_tail,omitempty"`
+	Store             string          `json:"store,omitempty"` // the shared store holding the log
 	ArtifactsChecked  int             `json:"artifacts_checked"`
 	ArtifactsSkipped  int             `json:"artifacts_skipped"`
 	Problems          []verifyProblem `json:"problems"`
@@ -600,7 +601,11 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 	} else {
 		var b strings.Builder
 		fmt.Fprintf(&b, "Voyage %s\n", id)
-		fmt.Fprintf(&b, "  events:    %s in %s (%s), last seq %d\n", plural(int(out.Records), "record"), plural(out.Segments, "segment"), size(out.Bytes), out.LastSeq)
+		if out.Store != "" {
+			fmt.Fprintf(&b, "  events:    %s in %s, last seq %d\n", plural(int(out.Records), "record"), out.Store, out.LastSeq)
+		} else {
+			fmt.Fprintf(&b, "  events:    %s in %s (%s), last seq %d\n", plural(int(out.Records), "record"), plural(out.Segments, "segment"), size(out.Bytes), out.LastSeq)
+		}
 		if out.TornTail != "" {
 			fmt.Fprintf(&b, "  torn tail: %s (cut by the next write; not damage)\n", out.TornTail)
 		}
@@ -634,7 +639,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 
 func (o *verifyJSON) fill(r helm.LogReport) {
 	o.Segments, o.Records, o.Bytes, o.LastSeq, o.Watermark = r.Segments, r.Records, r.Bytes, r.LastSeq, r.Watermark
-	o.Reclaimed = r.Reclaimed
+	o.Reclaimed, o.Store = r.Reclaimed, r.Store
 	if r.Torn != nil {
 		o.TornTail = fmt.Sprintf("%s at offset %d (%d bytes)", r.Torn.File, r.Torn.Offset, r.Torn.Bytes)
 	}

@@ -1,0 +1,128 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/store/jetstream"
+)
+
+// sharedHome opens a home on the JetStream server at url, through a
+// connection of its own: as a process on another machine would.
+func sharedHome(t *testing.T, url, name string) *helm.Home {
+	t.Helper()
+	st := openStore(t, url, jetstream.Options{Home: name})
+	t.Cleanup(func() { st.Close() })
+	h, err := helm.OpenStore(t.TempDir(), st, "home "+name, nil)
+	require.NoError(t, err)
+	return h
+}
+
+func story(t *testing.T, v *helm.Voyage) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, v.WriteStory(&b))
+	return b.String()
+}
+
+// Two clients of one JetStream home record on one voyage at once, each
+// deciding on the tail it read: every change is recorded once, the
+// entries are numbered without a gap, and both read the same voyage. A
+// large sighting goes to the object store and reads back whole. The
+// voyage copies to a home on disk and reads the same there.
+func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := startServer(t, "shared", nil)
+	name := newHome()
+	a, b := sharedHome(t, srv.ClientURL(), name), sharedHome(t, srv.ClientURL(), name)
+	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	va, err := a.Start(ctx, "Two clients", helm.OpenWaters, who)
+	require.NoError(t, err)
+	defer va.Close()
+
+	big := make([]byte, 300<<10)
+	rand.Read(big)
+	file := filepath.Join(t.TempDir(), "big.txt")
+	require.NoError(t, os.WriteFile(file, []byte(hex.EncodeToString(big)), 0o644))
+	_, err = va.Observe(ctx, &marks.FileContents{Paths: []string{file}}, who, nil)
+	require.NoError(t, err)
+	_, err = va.TakeBearing(ctx, "a large context", who, nil)
+	require.NoError(t, err)
+
+	vb, err := b.Voyage(ctx, va.ID()[:8])
+	require.NoError(t, err)
+	defer vb.Close()
+	const each = 25
+	var wg sync.WaitGroup
+	for i, v := range []*helm.Voyage{va, vb} {
+		for g := range 2 {
+			wg.Go(func() {
+				for n := range each {
+					_, err := v.Note(ctx, fmt.Sprintf("client %d goroutine %d note %d", i, g, n), who)
+					assert.NoError(t, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	require.NoError(t, va.Refresh(ctx))
+	require.NoError(t, vb.Refresh(ctx))
+	entries := va.Logbook()
+	require.Len(t, entries, 1+4*each)
+	seen := map[string]bool{}
+	for i, e := range entries {
+		assert.Equal(t, i+1, e.N, "entries are numbered without a gap")
+		if e.Kind == helm.EntryNote {
+			assert.False(t, seen[e.Note.Text], "recorded once: %s", e.Note.Text)
+			seen[e.Note.Text] = true
+		}
+	}
+	assert.Equal(t, story(t, va), story(t, vb))
+
+	list, err := b.List(ctx, helm.ListAll)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, va.Info().Seq, list[0].Seq)
+	rep, err := b.Verify(ctx, va.ID())
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Equal(t, 1, rep.Artifacts)
+	arts := vb.Artifacts()
+	require.Len(t, arts, 1)
+	fromA, err := va.Artifact(ctx, arts[0].Hash)
+	require.NoError(t, err)
+	fromB, err := vb.Artifact(ctx, arts[0].Hash)
+	require.NoError(t, err)
+	assert.Equal(t, fromA, fromB)
+	assert.Contains(t, string(fromB), hex.EncodeToString(big[:64]))
+
+	disk, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	cr, err := b.Copy(ctx, va.ID(), disk)
+	require.NoError(t, err)
+	assert.True(t, cr.Created)
+	dv, err := disk.Voyage(ctx, va.ID())
+	require.NoError(t, err)
+	defer dv.Close()
+	assert.Equal(t, story(t, va), story(t, dv))
+	onDisk, err := dv.Artifact(ctx, arts[0].Hash)
+	require.NoError(t, err)
+	assert.Equal(t, fromA, onDisk)
+	drep, err := disk.Verify(ctx, va.ID())
+	require.NoError(t, err)
+	assert.True(t, drep.OK(), "%v", drep.Problems)
+}
