@@ -165,10 +165,12 @@ func cliFlow(t *testing.T, srv *natsServer, bin string) {
 	helm := newHelmCLI(t, bin, home, append(gitEnv, "HELM_STORE="+store)...)
 	helm.dir = repo
 
-	out, _ := helm.exits(0, "voyage", "new", "--kind", "resolve-issue", "Fix #7: widget init")
+	out, stderr := helm.exits(0, "voyage", "new", "--kind", "resolve-issue", "Fix #7: widget init")
+	assert.Contains(t, stderr, "helm: warning: the home team on "+srv.url+" has one replica", "the command that makes the home warns")
 	id := strings.TrimSpace(out)
 	require.Len(t, id, 36)
-	helm.exits(0, "observe", "file-contents", "widget.go")
+	_, stderr = helm.exits(0, "observe", "file-contents", "widget.go")
+	assert.Empty(t, stderr, "once")
 	out, _ = helm.exits(0, "observe", "file-contents", "big.txt")
 	assert.Contains(t, out, "Observed FileContents: big.txt")
 	helm.exits(0, "observe", "command", "--", "git", "status", "--short")
@@ -201,7 +203,7 @@ func cliFlow(t *testing.T, srv *natsServer, bin string) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(arts), &rows))
 	require.Len(t, rows, 3)
-	_, stderr := helm.exits(2, "voyage", "compact", "--voyage", id)
+	_, stderr = helm.exits(2, "voyage", "compact", "--voyage", id)
 	assert.Contains(t, stderr, "compaction reclaims")
 
 	// Pulled into a home on disk: the same story, verified there.

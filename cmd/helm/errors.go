@@ -329,7 +329,7 @@ func withGlobals(err error, root *cobra.Command) error {
 // same.
 func givenGlobals(root *cobra.Command) []string {
 	var out []string
-	for _, name := range []string{"home", "voyage", "as", "role", "method"} {
+	for _, name := range []string{"home", "store", "voyage", "as", "role", "method"} {
 		f := root.PersistentFlags().Lookup(name)
 		if f != nil && f.Changed {
 			out = append(out, "--"+name, f.Value.String())

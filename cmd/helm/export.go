@@ -187,7 +187,9 @@ func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) erro
 		if helm.HintOf(err).Kind == helm.HintOtherHome {
 			var ve *helm.VoyageError
 			where := "the voyage's directory in " + h.Dir()
-			if errors.As(err, &ve) && ve.Voyage != "" {
+			if h.Store() != "" {
+				where = "the voyage from " + h.Store()
+			} else if errors.As(err, &ve) && ve.Voyage != "" {
 				if held, oerr := h.Voyage(ctx, ve.Voyage); oerr == nil {
 					where = held.Dir()
 					held.Close()

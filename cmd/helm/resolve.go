@@ -278,7 +278,7 @@ func (a *app) onlyVoyage(ctx context.Context, h *helm.Home, active []helm.Voyage
 			hint = fmt.Sprintf("voyage %s (%s) is %s: helm --voyage %s voyage resume, to go on with it; or %s", short(p.ID), printable(p.Intent), p.Status, short(p.ID), hint)
 		}
 		return "", &usageError{
-			Err:  fmt.Errorf("%w: no %s voyage in %s, and neither --voyage nor HELM_VOYAGE names one", helm.ErrNoVoyage, what, h.Dir()),
+			Err:  fmt.Errorf("%w: no %s voyage in %s, and neither --voyage nor HELM_VOYAGE names one", helm.ErrNoVoyage, what, homeName(h)),
 			Hint: hint,
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,8 +11,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/helmlog/helm/store/jetstream"
 )
 
 // TestMain makes the test binary helm itself when it is run as "helm":
@@ -50,8 +54,18 @@ func TestScripts(t *testing.T) {
 				env.Setenv(k, v)
 			}
 			if base := os.Getenv("HELM_TEST_STORE"); base != "" {
-				// The scripts on a shared store: a home of its own each.
-				env.Setenv("HELM_STORE", fmt.Sprintf("%s/s%dx%d", base, os.Getpid(), scriptHomes.Add(1)))
+				// The scripts on a shared store: a home of its own each,
+				// made here, so that their first command does not warn
+				// that it has one replica.
+				home := fmt.Sprintf("s%dx%d", os.Getpid(), scriptHomes.Add(1))
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				st, err := jetstream.Open(ctx, base, &jetstream.Options{Home: home})
+				if err != nil {
+					return err
+				}
+				st.Close()
+				env.Setenv("HELM_STORE", base+"/"+home)
 			}
 			return nil
 		},

@@ -74,9 +74,9 @@ func (c *serveCommand) Run(ctx context.Context, a *app, args []string) error {
 		open = "127.0.0.1" // every interface: this machine's is one
 	}
 	if !loopback {
-		fmt.Fprintf(a.stderr, "helm: warning: serving on %s, which is not a loopback address: anyone who can reach it reads every voyage in %s (no login, no TLS)\n", bound, home.Dir())
+		fmt.Fprintf(a.stderr, "helm: warning: serving on %s, which is not a loopback address: anyone who can reach it reads every voyage in %s (no login, no TLS)\n", bound, homeName(home))
 	}
-	fmt.Fprintf(a.stdout, "Serving %s at http://%s/ (read-only; Ctrl-C stops)\n", home.Dir(), net.JoinHostPort(open, port))
+	fmt.Fprintf(a.stdout, "Serving %s at http://%s/ (read-only; Ctrl-C stops)\n", homeName(home), net.JoinHostPort(open, port))
 	if err := srv.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

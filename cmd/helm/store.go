@@ -93,6 +93,7 @@ func (a *app) dialStore(raw string) (*jetstream.Store, string, error) {
 	}
 	st, err := jetstream.Open(context.Background(), servers, &jetstream.Options{
 		Home: home, Replicas: cfg.NATS.Replicas, Name: "helm",
+		Warn:      func(m string) { fmt.Fprintf(a.stderr, "helm: warning: %s\n", m) },
 		CredsFile: creds, CAFile: inHome(cfg.NATS.CA), CertFile: inHome(cfg.NATS.Cert), KeyFile: inHome(cfg.NATS.Key),
 	})
 	if err != nil {

@@ -303,7 +303,7 @@ func (c *voyageListCommand) print(a *app, h *helm.Home, list []helm.VoyageInfo, 
 		if c.stale > 0 {
 			what = "active voyages idle for " + c.stale.String()
 		}
-		fmt.Fprintf(a.stdout, "No %s in %s.\n", what, printable(h.Dir()))
+		fmt.Fprintf(a.stdout, "No %s in %s.\n", what, printable(homeName(h)))
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)

@@ -30,5 +30,5 @@
 // always (2.10 and later). On a stream of three replicas an acknowledged
 // message is on a quorum of them. On one replica without sync_interval:
 // always, acknowledged writes survive a crash of the server but not a
-// power cut: Open warns of it (Options.Warn).
+// power cut: the Open that creates such a home warns of it (Options.Warn).
 package jetstream

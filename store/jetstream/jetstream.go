@@ -33,9 +33,10 @@ type Options struct {
 	// and its key, for servers that ask for one. A tls:// URL, or any of
 	// these, makes the connection use TLS.
 	CAFile, CertFile, KeyFile string
-	// Warn, when set, is called once by Open with what the caller should
-	// know about the durability of what it stores (a stream of one
-	// replica).
+	// Warn, when set, is called by the Open that creates the home's
+	// stream, once, with what the caller should know about the
+	// durability of what it stores (a stream of one replica): the
+	// home's later Opens, by any client, say nothing.
 	Warn func(msg string)
 	// Name is the connection's name, as the server's monitoring shows it
 	// (empty: "helm").
@@ -54,6 +55,7 @@ type Store struct {
 	names   names
 	timeout time.Duration // an operation's, when its context has no deadline
 	attempt time.Duration // a request's, retried within the operation's
+	created bool          // this Open created the home's stream
 }
 
 // names are the names of a home's stream, subjects and buckets.
@@ -126,7 +128,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		nc.Close()
 		return nil, err
 	}
-	if o.Warn != nil && s.replicas() == 1 {
+	if o.Warn != nil && s.created && s.replicas() == 1 {
 		o.Warn(fmt.Sprintf("the home %s on %s has one replica: its acknowledged writes survive a crash of the server but not a power cut, unless the server runs with sync_interval: always (nats-server 2.10 and later); a cluster of three with replicas 3 survives both", o.Home, s.url))
 	}
 	return s, nil
@@ -215,6 +217,7 @@ func (s *Store) setUp(ctx context.Context, replicas int) error {
 	where := fmt.Sprintf("stream %s on %s", s.names.stream, s.url)
 	s.stream, err = js.Stream(ctx, s.names.stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		s.created = true
 		s.stream, err = js.CreateStream(ctx, jetstream.StreamConfig{
 			Name:              s.names.stream,
 			Description:       "helm: the voyages of the home " + s.home + ", one subject each",
@@ -232,6 +235,7 @@ func (s *Store) setUp(ctx context.Context, replicas int) error {
 			DenyPurge:         true,
 		})
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			s.created = false
 			s.stream, err = js.Stream(ctx, s.names.stream) // another client made it
 		}
 	}
