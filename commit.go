@@ -74,7 +74,7 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 					v.broken = ferr
 				}
 				v.mu.Unlock()
-			} else if errors.Is(err, store.ErrConflict) && attempt < conflictRetries {
+			} else if errors.Is(err, store.ErrConflict) && attempt < conflictRetries && conflictPause(ctx, attempt) {
 				continue // another writer came first: decide again on its events
 			}
 			switch {

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/segment"
@@ -162,6 +164,21 @@ func (t *remoteTx) Scan(from uint64, fn func(segment.Record) error) error {
 // conflictRetries bounds how many times a change decides again because
 // other writers of a shared store came first.
 const conflictRetries = 16
+
+// conflictPause waits a little before a change decides again, longer
+// after each conflict and by a random part, so that writers that keep
+// meeting on one voyage fall out of step; false if ctx ended.
+func conflictPause(ctx context.Context, attempt int) bool {
+	d := time.Duration(rand.Int64N(int64(attempt+1) * int64(time.Millisecond)))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 // refold folds the views anew from the store, with no commit of this
 // handle in flight: after a unit it decided was not appended, or may not

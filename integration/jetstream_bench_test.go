@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/jetstream"
 )
@@ -176,3 +178,133 @@ func envInt(name string, def int) int {
 }
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
+
+// TestFacadeThroughput prints notes recorded per second through the
+// facade, when HELM_STORE_BENCH=1: one writer, and sixteen clients (a
+// Home and a connection each, as sixteen agents on sixteen machines)
+// recording on one voyage, each change deciding on the tail it read and
+// deciding again when another came first. The homes: on disk (helm.Open:
+// the segment log's own path, group commit); the shared path on the
+// segment store (helm.OpenStore on a store.Dir: what the seam costs);
+// JetStream R1 with sync_interval always; JetStream R3.
+func TestFacadeThroughput(t *testing.T) {
+	if os.Getenv("HELM_STORE_BENCH") != "1" {
+		t.Skip("HELM_STORE_BENCH=1 prints the facade's throughput on each store")
+	}
+	seconds := envInt("HELM_STORE_BENCH_SECONDS", 2)
+	rounds := envInt("HELM_STORE_BENCH_ROUNDS", 3)
+	dur := time.Duration(seconds) * time.Second
+	r1sync := startServer(t, "fbench-r1-sync", func(o *server.Options) { o.SyncAlways = true })
+	cluster := startCluster(t, nil)
+	diskRoot, dirStore := t.TempDir(), t.TempDir()
+	type target struct {
+		name string
+		home func(t *testing.T, name string) *helm.Home
+	}
+	shared := func(open func(name string) store.Store) func(t *testing.T, name string) *helm.Home {
+		return func(t *testing.T, name string) *helm.Home {
+			st := open(name)
+			t.Cleanup(func() { st.Close() })
+			h, err := helm.OpenStore(t.TempDir(), st, name, nil)
+			require.NoError(t, err)
+			return h
+		}
+	}
+	targets := []target{
+		{"disk home (helm.Open)", func(t *testing.T, name string) *helm.Home {
+			h, err := helm.Open(filepath.Join(diskRoot, name), nil)
+			require.NoError(t, err)
+			return h
+		}},
+		{"shared path on store.Dir", shared(func(name string) store.Store { return store.OpenDir(filepath.Join(dirStore, name), nil) })},
+		{"js-r1-sync", shared(func(name string) store.Store {
+			return openStore(t, r1sync.ClientURL(), jetstream.Options{Home: name})
+		})},
+		{"js-r3", shared(func(name string) store.Store {
+			return openStore(t, urls(cluster), jetstream.Options{Home: name, Replicas: 3})
+		})},
+	}
+	writerCounts := []int{1, 16}
+	results := map[string][]float64{}
+	for round := range rounds {
+		for _, w := range writerCounts {
+			for i, tg := range targets {
+				name := fmt.Sprintf("f%dr%dw%d", i, round, w)
+				rate := measureNotes(t, func() *helm.Home { return tg.home(t, name) }, w, dur)
+				key := fmt.Sprintf("%s|%d", tg.name, w)
+				results[key] = append(results[key], rate)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "notes/s through the facade, median of %d rounds of %v each; GOMAXPROCS %d on a shared machine\n", rounds, dur, runtimeProcs())
+	fmt.Fprintf(&b, "%-28s %12s %8s %20s %8s\n", "home", "1 writer", "ratio", "16 clients, 1 voyage", "ratio")
+	base := map[int]float64{}
+	for _, w := range writerCounts {
+		base[w] = median(results[fmt.Sprintf("%s|%d", targets[0].name, w)])
+	}
+	for _, tg := range targets {
+		fmt.Fprintf(&b, "%-28s", tg.name)
+		for i, w := range writerCounts {
+			m := median(results[fmt.Sprintf("%s|%d", tg.name, w)])
+			width := 12
+			if i == 1 {
+				width = 20
+			}
+			fmt.Fprintf(&b, " %*.0f %7.2fx", width, m, m/base[w])
+		}
+		b.WriteString("\n")
+	}
+	for _, tg := range targets {
+		for _, w := range writerCounts {
+			fmt.Fprintf(&b, "  %s, %d writers, every round: %v\n", tg.name, w, rounded(results[fmt.Sprintf("%s|%d", tg.name, w)]))
+		}
+	}
+	fmt.Print(b.String())
+}
+
+// measureNotes starts a voyage in a home open makes, then has writers
+// homes (from open, each its own client) record notes on it for dur, and
+// returns the notes recorded per second.
+func measureNotes(t *testing.T, open func() *helm.Home, writers int, dur time.Duration) float64 {
+	ctx, cancel := context.WithTimeout(context.Background(), dur+2*time.Minute)
+	defer cancel()
+	who := helm.Who{Identity: "bench", Role: "coder", Method: "human"}
+	first := open()
+	v, err := first.Start(ctx, "throughput", helm.OpenWaters, who)
+	require.NoError(t, err)
+	defer v.Close()
+	handles := []*helm.Voyage{v}
+	for range writers - 1 {
+		w, err := open().Voyage(ctx, v.ID())
+		require.NoError(t, err)
+		defer w.Close()
+		handles = append(handles, w)
+	}
+	var wg sync.WaitGroup
+	counts := make([]int, writers)
+	errs := make([]error, writers)
+	start := time.Now()
+	deadline := start.Add(dur)
+	for i, h := range handles {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				if _, err := h.Note(ctx, "a note of a few words, as an agent records one", who); err != nil {
+					errs[i] = err
+					return
+				}
+				counts[i]++
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	return float64(total) / elapsed.Seconds()
+}

@@ -126,3 +126,37 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, drep.OK(), "%v", drep.Problems)
 }
+
+// Sixteen clients, as sixteen agents, record on one voyage at once: each
+// change that finds another came first decides again, and none gives up.
+func TestSharedHomeSixteenClientsOneVoyage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := startServer(t, "sixteen", nil)
+	name := newHome()
+	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	v, err := sharedHome(t, srv.ClientURL(), name).Start(ctx, "Sixteen clients", helm.OpenWaters, who)
+	require.NoError(t, err)
+	defer v.Close()
+	const clients, each = 16, 10
+	var wg sync.WaitGroup
+	for c := range clients {
+		h := sharedHome(t, srv.ClientURL(), name)
+		w, err := h.Voyage(ctx, v.ID())
+		require.NoError(t, err)
+		defer w.Close()
+		wg.Go(func() {
+			for n := range each {
+				_, err := w.Note(ctx, fmt.Sprintf("client %d note %d", c, n), who)
+				assert.NoError(t, err)
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, v.Refresh(ctx))
+	entries := v.Logbook()
+	require.Len(t, entries, clients*each)
+	for i, e := range entries {
+		assert.Equal(t, i+1, e.N)
+	}
+}
