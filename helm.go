@@ -421,22 +421,23 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 			out = append(out, info)
 		}
 	}
+	return listed(out, read, unreadable, filter)
+}
+
+// listed is List's answer: out with the voyages of read that filter
+// matches, the oldest first (ids break ties, as the order voyages were
+// read in did), and the *ListError of those that could not be read.
+func listed(out []VoyageInfo, read []*VoyageInfo, unreadable *ListError, filter StatusFilter) ([]VoyageInfo, error) {
 	for _, info := range read {
 		if info != nil && filter.matches(info.Status) {
 			out = append(out, *info)
 		}
 	}
-	sortVoyages(out)
+	slices.SortFunc(out, func(a, b VoyageInfo) int { return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID)) })
 	if unreadable != nil {
 		return out, unreadable
 	}
 	return out, nil
-}
-
-// sortVoyages puts the oldest first; ids break ties, as the order
-// voyages were read in did.
-func sortVoyages(out []VoyageInfo) {
-	slices.SortFunc(out, func(a, b VoyageInfo) int { return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID)) })
 }
 
 // where names where the home keeps its voyages, in messages.

@@ -298,17 +298,7 @@ func (h *Home) listShared(ctx context.Context, filter StatusFilter) ([]VoyageInf
 	if err != nil {
 		return nil, err
 	}
-	var out []VoyageInfo
-	for _, info := range read {
-		if info != nil && filter.matches(info.Status) {
-			out = append(out, *info)
-		}
-	}
-	sortVoyages(out)
-	if unreadable != nil {
-		return out, unreadable
-	}
-	return out, nil
+	return listed(nil, read, unreadable, filter)
 }
 
 // putSharedSummary gives the store the voyage's summary, at Close after

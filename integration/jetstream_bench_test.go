@@ -72,38 +72,51 @@ func TestStoreThroughput(t *testing.T) {
 		{"js-r1-sync (sync_interval always)", jsOpen(r1sync.ClientURL(), newHome(), 1)},
 		{"js-r3 (3 nodes, quorum)", jsOpen(urls(cluster), clusterHome, 3)},
 	}
+	names := make([]string, len(targets))
+	for i, tg := range targets {
+		names[i] = tg.name
+	}
+	fmt.Print(benchTable(fmt.Sprintf("durable units/s (one 300-byte record per AppendIf), median of %d rounds of %v each", rounds, dur),
+		"store", names, "16 writers", rounds, func(i, round, w int) float64 {
+			return measure(t, targets[i].open, w, dur, fmt.Sprintf("r%d-w%d-%s", round, w, strings.Fields(targets[i].name)[0]))
+		}))
+}
+
+// benchTable runs measure for every round, for one writer and for
+// sixteen, on every target (interleaved), and tables each figure's
+// median and its ratio to the first target's.
+func benchTable(title, column string, targets []string, sixteen string, rounds int, measure func(target, round, writers int) float64) string {
 	writerCounts := []int{1, 16}
 	results := map[string][]float64{}
 	for round := range rounds {
 		for _, w := range writerCounts {
-			for _, tg := range targets {
-				rate := measure(t, tg.open, w, dur, fmt.Sprintf("r%d-w%d-%s", round, w, strings.Fields(tg.name)[0]))
-				key := fmt.Sprintf("%s|%d", tg.name, w)
-				results[key] = append(results[key], rate)
+			for i, tg := range targets {
+				key := fmt.Sprintf("%s|%d", tg, w)
+				results[key] = append(results[key], measure(i, round, w))
 			}
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "durable units/s (one 300-byte record per AppendIf), median of %d rounds of %v each; GOMAXPROCS %d on a shared machine\n", rounds, dur, runtimeProcs())
-	fmt.Fprintf(&b, "%-36s %14s %8s %14s %8s\n", "store", "1 writer", "ratio", "16 writers", "ratio")
+	fmt.Fprintf(&b, "%s; GOMAXPROCS %d on a shared machine\n", title, runtimeProcs())
+	fmt.Fprintf(&b, "%-36s %14s %8s %20s %8s\n", column, "1 writer", "ratio", sixteen, "ratio")
 	base := map[int]float64{}
 	for _, w := range writerCounts {
-		base[w] = median(results[fmt.Sprintf("%s|%d", targets[0].name, w)])
+		base[w] = median(results[fmt.Sprintf("%s|%d", targets[0], w)])
 	}
 	for _, tg := range targets {
-		fmt.Fprintf(&b, "%-36s", tg.name)
-		for _, w := range writerCounts {
-			m := median(results[fmt.Sprintf("%s|%d", tg.name, w)])
-			fmt.Fprintf(&b, " %14.0f %7.2fx", m, m/base[w])
+		fmt.Fprintf(&b, "%-36s", tg)
+		for i, w := range writerCounts {
+			m := median(results[fmt.Sprintf("%s|%d", tg, w)])
+			fmt.Fprintf(&b, " %*.0f %7.2fx", []int{14, 20}[i], m, m/base[w])
 		}
 		b.WriteString("\n")
 	}
 	for _, tg := range targets {
 		for _, w := range writerCounts {
-			fmt.Fprintf(&b, "  %s, %d writers, every round: %v\n", tg.name, w, rounded(results[fmt.Sprintf("%s|%d", tg.name, w)]))
+			fmt.Fprintf(&b, "  %s, %d writers, every round: %v\n", tg, w, rounded(results[fmt.Sprintf("%s|%d", tg, w)]))
 		}
 	}
-	fmt.Print(b.String())
+	return b.String()
 }
 
 // measure runs writers clients, each appending units to a voyage of its
@@ -224,43 +237,15 @@ func TestFacadeThroughput(t *testing.T) {
 			return openStore(t, urls(cluster), jetstream.Options{Home: name, Replicas: 3})
 		})},
 	}
-	writerCounts := []int{1, 16}
-	results := map[string][]float64{}
-	for round := range rounds {
-		for _, w := range writerCounts {
-			for i, tg := range targets {
-				name := fmt.Sprintf("f%dr%dw%d", i, round, w)
-				rate := measureNotes(t, func() *helm.Home { return tg.home(t, name) }, w, dur)
-				key := fmt.Sprintf("%s|%d", tg.name, w)
-				results[key] = append(results[key], rate)
-			}
-		}
+	names := make([]string, len(targets))
+	for i, tg := range targets {
+		names[i] = tg.name
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "notes/s through the facade, median of %d rounds of %v each; GOMAXPROCS %d on a shared machine\n", rounds, dur, runtimeProcs())
-	fmt.Fprintf(&b, "%-28s %12s %8s %20s %8s\n", "home", "1 writer", "ratio", "16 clients, 1 voyage", "ratio")
-	base := map[int]float64{}
-	for _, w := range writerCounts {
-		base[w] = median(results[fmt.Sprintf("%s|%d", targets[0].name, w)])
-	}
-	for _, tg := range targets {
-		fmt.Fprintf(&b, "%-28s", tg.name)
-		for i, w := range writerCounts {
-			m := median(results[fmt.Sprintf("%s|%d", tg.name, w)])
-			width := 12
-			if i == 1 {
-				width = 20
-			}
-			fmt.Fprintf(&b, " %*.0f %7.2fx", width, m, m/base[w])
-		}
-		b.WriteString("\n")
-	}
-	for _, tg := range targets {
-		for _, w := range writerCounts {
-			fmt.Fprintf(&b, "  %s, %d writers, every round: %v\n", tg.name, w, rounded(results[fmt.Sprintf("%s|%d", tg.name, w)]))
-		}
-	}
-	fmt.Print(b.String())
+	fmt.Print(benchTable(fmt.Sprintf("notes/s through the facade, median of %d rounds of %v each", rounds, dur),
+		"home", names, "16 clients, 1 voyage", rounds, func(i, round, w int) float64 {
+			name := fmt.Sprintf("f%dr%dw%d", i, round, w)
+			return measureNotes(t, func() *helm.Home { return targets[i].home(t, name) }, w, dur)
+		}))
 }
 
 // measureNotes starts a voyage in a home open makes, then has writers
