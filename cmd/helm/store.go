@@ -198,12 +198,13 @@ either, the only active voyage.`,
 
 func newVoyagePullCmd(a *app) *cobra.Command {
 	return leafCmd(a, &cobra.Command{
-		Use:   "pull VOYAGE --from STORE",
+		Use:   "pull [VOYAGE] --from STORE",
 		Short: "copy a voyage, with its artifacts, from a JetStream store or another home",
-		Long: `Copy the voyage VOYAGE (an id or an unambiguous prefix, in STORE) from
-STORE, a JetStream server (nats://HOST:PORT/HOME) or another home's
-directory, into this home. Every event and every artifact's bytes come,
-and each is checked on arrival before anything is recorded here.
+		Long: `Copy the voyage VOYAGE (or --voyage: an id or an unambiguous prefix,
+as STORE lists it) from STORE, a JetStream server (nats://HOST:PORT/HOME)
+or another home's directory, into this home. Every event and every
+artifact's bytes come, and each is checked on arrival before anything is
+recorded here.
 
 A copy this home holds already is brought up to date: the records after
 its own are appended, if its events are the voyage's first. A copy that
@@ -231,13 +232,22 @@ func (c *voyageCopyCommand) Run(ctx context.Context, a *app, args []string) erro
 	if c.push {
 		name, flag = "voyage push", "--to"
 	}
+	arg := ""
+	if len(args) == 1 {
+		arg = args[0]
+	}
 	switch {
 	case len(args) > 1:
 		return usageErrorf(a.cmd, "%s: one VOYAGE at most, got %d arguments %q", name, len(args), args)
-	case !c.push && len(args) == 0:
-		return usageErrorf(a.cmd, "%s: which voyage? give its id (or a prefix), as the other store lists it", name)
+	case !c.push && arg != "" && a.g.voyage != "" && arg != a.g.voyage:
+		return usageErrorf(a.cmd, "%s: VOYAGE %s and --voyage %s disagree; give one of them", name, printable(arg), printable(a.g.voyage))
+	case !c.push && arg == "" && a.g.voyage == "":
+		return usageErrorf(a.cmd, "%s: which voyage? give its id (or a prefix) as the other store lists it, as VOYAGE or --voyage", name)
 	case strings.TrimSpace(c.other) == "":
 		return usageErrorf(a.cmd, "%s: %s STORE is required: nats://HOST:PORT/HOME, or a home's directory", name, flag)
+	}
+	if arg == "" {
+		arg = a.g.voyage
 	}
 	here, err := a.openHome()
 	if err != nil {
@@ -247,12 +257,8 @@ func (c *voyageCopyCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	src, dst, id := there, here, args[0]
+	src, dst, id := there, here, arg
 	if c.push {
-		arg := ""
-		if len(args) == 1 {
-			arg = args[0]
-		}
 		v, err := a.openVoyageArg(ctx, arg)
 		if err != nil {
 			return err
