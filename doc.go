@@ -26,6 +26,12 @@
 //     LogbookPage, Entries, ArtifactsAfter and ArtifactInfo read part of
 //     a long voyage at the cost of what they return.
 //
+// OpenStore opens a home whose voyages are in a store a crew shares
+// across machines (package store; store/jetstream keeps them on a NATS
+// JetStream server): every verb works the same there, each change
+// deciding on the store's tail. Home.Copy copies a voyage, checked on
+// arrival, between any two homes.
+//
 // Every call that changes a voyage returns only after its events are on
 // stable storage, checks its rules against the real tail of the log under
 // the log's lock (so several processes and goroutines may work one
