@@ -44,9 +44,7 @@ func (h *Home) Copy(ctx context.Context, idOrPrefix string, dst *Home) (CopyRepo
 	}
 	defer src.Close()
 	rep := CopyReport{Voyage: src.ID()}
-	if _, err := dst.Resolve(rep.Voyage); errors.Is(err, ErrNoVoyage) {
-		rep.Created = true
-	}
+	rep.Created = !dst.holds(ctx, rep.Voyage)
 	pr, pw := io.Pipe()
 	exported := make(chan error, 1)
 	go func() {

@@ -207,6 +207,18 @@ func (h *Home) sharedVoyage(id string, log store.Log) *Voyage {
 // a voyage with no events, which listing leaves out.
 func (h *Home) createShared(ctx context.Context, id string, first func(*Voyage) error) error {
 	log, err := h.shared.Create(ctx, id)
+	if errors.Is(err, store.ErrExists) {
+		// A start that failed before its first event left the voyage
+		// empty: this one takes it over, and its AppendIf on the empty
+		// tail lets one writer in, whoever else tries.
+		if l, oerr := h.shared.Open(ctx, id); oerr == nil {
+			if last, lerr := l.Last(ctx); lerr == nil && last == 0 {
+				log, err = l, nil
+			} else {
+				l.Close()
+			}
+		}
+	}
 	if err != nil {
 		return &VoyageError{Op: "start voyage", Voyage: id, Err: err}
 	}
@@ -237,6 +249,25 @@ func (h *Home) openShared(ctx context.Context, id string) (*Voyage, error) {
 		return nil, v.fail("open", err, Hint{})
 	}
 	return v, nil
+}
+
+// holds reports whether the home holds voyage id with its events: a
+// shared store may hold one whose start failed before its first event,
+// which a new start (an import) takes over.
+func (h *Home) holds(ctx context.Context, id string) bool {
+	if got, err := h.Resolve(id); err != nil || got != id {
+		return false
+	}
+	if h.shared == nil {
+		return true
+	}
+	log, err := h.shared.Open(ctx, id)
+	if err != nil {
+		return true // let opening it say what is wrong
+	}
+	defer log.Close()
+	last, err := log.Last(ctx)
+	return err != nil || last > 0
 }
 
 // sharedIDs lists the voyages of the store, sorted.
@@ -312,8 +343,15 @@ func (v *Voyage) putSharedSummary() {
 	if err != nil {
 		return
 	}
-	v.home.shared.PutSummary(context.Background(), v.id, store.Summary{Seq: info.Seq, Data: data})
+	ctx, cancel := context.WithTimeout(context.Background(), summaryTimeout)
+	defer cancel()
+	v.home.shared.PutSummary(ctx, v.id, store.Summary{Seq: info.Seq, Data: data})
 }
+
+// summaryTimeout bounds how long closing a voyage waits for its store to
+// take its summary: a cache, which the next writer's close or a listing
+// makes good.
+const summaryTimeout = 10 * time.Second
 
 // verifyShared is Verify for a voyage of a shared store: the store checks
 // every record and its place in the chain, then the events are folded
