@@ -62,24 +62,20 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 	idxErr := v.openIndex()
 	var decideErr error
 	var last uint64 // the sequence number of this commit's last event
+	began := time.Now()
 	for attempt := 0; ; attempt++ {
 		_, last, decideErr, err = v.commitOnce(ctx, reads, red, idxErr, decide)
 		var ae *appendError
 		if errors.As(err, &ae) {
-			// A shared store did not append the unit, or did not say: the
-			// views took its events in, and are folded anew from the store.
-			if ferr := v.refold(ctx); ferr != nil {
-				v.mu.Lock()
-				if v.broken == nil {
-					v.broken = ferr
-				}
-				v.mu.Unlock()
-			} else if errors.Is(err, store.ErrConflict) && attempt < conflictRetries && conflictPause(ctx, attempt) {
+			// A shared store did not append the unit, or did not say; the
+			// views have not taken it in, and the next change folds what
+			// the store holds.
+			if errors.Is(err, store.ErrConflict) && time.Since(began) < conflictBudget && conflictPause(ctx, attempt) {
 				continue // another writer came first: decide again on its events
 			}
 			switch {
 			case errors.Is(err, store.ErrConflict):
-				return 0, v.fail(op, fmt.Errorf("%w (nothing was recorded: other writers changed the voyage %d times while this change was decided)", err, attempt+1),
+				return 0, v.fail(op, fmt.Errorf("%w (nothing was recorded: other writers changed the voyage %d times in %v while this change was decided)", err, attempt+1, time.Since(began).Round(time.Second)),
 					Hint{HintRetry, "run the command again"})
 			case errors.Is(err, store.ErrTooLarge):
 				return 0, v.fail(op, fmt.Errorf("%w: %w (nothing was recorded)", ErrInvalid, err), Hint{})
@@ -203,6 +199,7 @@ type inflightEvent struct {
 // decided: one attempt of commitReading. It returns the sequence numbers
 // of the events appended, and decideErr when the decision failed.
 func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red *redact.Redactor, idxErr error, decide func(*projection.State, stower) ([]*projection.Event, error)) (first, last uint64, decideErr, err error) {
+	var applyAppended func() error // a shared store's: the views take the unit in once it is appended
 	err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
 		if idxErr != nil {
 			decideErr = idxErr
@@ -263,9 +260,16 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 			if inline {
 				blob = artifact.BlobRecord(a)
 			} else if v.remote != nil {
-				if _, err := v.remote.arts.Put(ctx, a); err != nil {
+				// The event records the reference the store returns
+				// (store.Artifacts.Put): a store that finds an artifact by
+				// where it put it (store.Dir's pack) needs its offset; one
+				// that finds it by its address alone returns none, and
+				// the copy is named by its event (sharedOffset, below).
+				r, err := v.remote.arts.Put(ctx, a)
+				if err != nil {
 					return nil, err
 				}
+				ref.Offset = r.Offset
 			} else {
 				r, err := v.pack.Stow(a)
 				if err != nil {
@@ -295,7 +299,7 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 				seq++
 				records = append(records, blob)
 				e.Artifact.Blob = seq
-			} else if stowed && v.remote != nil {
+			} else if stowed && v.remote != nil && e.Artifact.Offset == 0 {
 				e.Artifact.Offset = sharedOffset(seq + 1)
 			}
 			e.At = now
@@ -318,7 +322,9 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 		}
 		// Fold our own events now, so the next decide of this group sees
 		// them; if the write fails, v.broken keeps these views from being
-		// used again. The sections they need are read first, as the
+		// used again. (A shared store may refuse the unit, another writer
+		// having come first: there the views take its events in once it
+		// is appended.) The sections they need are read first, as the
 		// views stand before any of them (a superset of what each needs
 		// when its turn comes).
 		var need projection.Sections
@@ -332,6 +338,21 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 		if len(events) > 0 {
 			first, last = seqs[0], seq
 		}
+		if v.remote != nil {
+			applyAppended = func() error {
+				for i, e := range events {
+					if seqs[i] <= v.st.Voyage.Seq {
+						continue // folded from the store already, by a later change or a refresh
+					}
+					if err := v.st.Apply(seqs[i], e); err != nil {
+						v.broken = err
+						return err
+					}
+				}
+				return nil
+			}
+			return records, nil
+		}
 		for i, e := range events {
 			if err := v.st.Apply(seqs[i], e); err != nil {
 				decideErr = err
@@ -342,7 +363,12 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 		}
 		return records, nil
 	})
-	if first != 0 {
+	if err == nil && applyAppended != nil {
+		v.mu.Lock()
+		err = applyAppended()
+		v.mu.Unlock()
+	}
+	if first != 0 && v.remote == nil {
 		v.mu.Lock()
 		v.inflight = slices.DeleteFunc(v.inflight, func(f inflightEvent) bool { return f.seq >= first && f.seq <= last })
 		v.mu.Unlock()

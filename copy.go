@@ -90,11 +90,8 @@ func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) 
 		records, err = im.records()
 	}
 	if err == nil {
-		err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
-			if tx.Last() != after {
-				return nil, fmt.Errorf("%w: the copy in %s ends at record %d now, not %d: a writer appended to it meanwhile; copy again to see whether it diverged", ErrDiverged, h.where(), tx.Last(), after)
-			}
-			return records[after:], nil
+		err = v.appendImported(ctx, records, after, im.seen, func(last uint64) error {
+			return fmt.Errorf("%w: the copy in %s does not end at record %d now: a writer appended to it meanwhile; copy again to see whether it diverged", ErrDiverged, h.where(), last)
 		})
 	}
 	if err == nil {
@@ -113,7 +110,8 @@ func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) 
 
 // prefixOf checks that the voyage's events are the first of those im
 // read, in their stored form but for where their artifacts' bytes lie,
-// and returns the voyage's last record; otherwise ErrDiverged.
+// and returns the voyage's last record; otherwise ErrDiverged. It notes
+// where the voyage holds the copies its events stored (im.held).
 func (v *Voyage) prefixOf(ctx context.Context, im *importer) (uint64, error) {
 	at := make(map[uint64]*projection.Event, len(im.events))
 	for _, e := range im.events {
@@ -124,8 +122,12 @@ func (v *Voyage) prefixOf(ctx context.Context, im *importer) (uint64, error) {
 		return 0, fmt.Errorf("%w: the copy in %s holds record %d, the voyage copied ends at record %d", ErrDiverged, v.home.where(), last, im.last())
 	}
 	events := 0
+	im.held = map[uint64]int64{}
 	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
 		events++
+		if a := e.Artifact; a != nil && a.Blob == 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
+			im.held[seq] = a.Offset // where this home holds the copy (an event naming it again names it so)
+		}
 		want, ok := at[seq]
 		if !ok {
 			return fmt.Errorf("%w: record %d of the copy in %s is a %s event, of the voyage copied a blob", ErrDiverged, seq, v.home.where(), e.Type)
@@ -167,4 +169,68 @@ func copyForm(e *projection.Event) []byte {
 		return nil
 	}
 	return b
+}
+
+// appendImported appends records after record after, which the log must
+// end at (else moved says so, given the record it expected to end at);
+// events names the records that are events (the others are blobs): as
+// one unit in a home on disk; in a shared store, in units it takes
+// (storeUnit), each ending with an event, so that a copy left part way
+// (the store refused or lost a later unit) is a voyage that ends where one
+// of its events does, which copying again brings up to date.
+func (v *Voyage) appendImported(ctx context.Context, records [][]byte, after uint64, events map[uint64]bool, moved func(last uint64) error) error {
+	units := [][][]byte{records[after:]}
+	if v.remote != nil {
+		units = unitsOf(records, after, events)
+	}
+	for _, unit := range units {
+		err := v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
+			if tx.Last() != after {
+				return nil, moved(after)
+			}
+			return unit, nil
+		})
+		if err != nil {
+			if after != 0 && v.remote != nil && !errors.Is(err, ErrDiverged) {
+				err = fmt.Errorf("%w (the copy in %s holds the voyage up to record %d: copy again to bring it up to date)", err, v.home.where(), after)
+			}
+			return err
+		}
+		after += uint64(len(unit))
+	}
+	return nil
+}
+
+// storeUnit bounds the units appendImported appends to a shared store:
+// every store takes units of 900 KiB of records (store.Log.AppendIf),
+// less what a store adds to each record (counted as perRecord bytes).
+const (
+	storeUnit = 900 << 10
+	perRecord = 16
+)
+
+// unitsOf splits the records after record after into units of at most
+// storeUnit bytes, each ending with an event (events names them by
+// sequence number): an event is not parted from the blob records before
+// it. An event larger than a unit, with its blobs, is a unit of its own,
+// which the store may refuse.
+func unitsOf(records [][]byte, after uint64, events map[uint64]bool) [][][]byte {
+	var units [][][]byte
+	start, end := int(after), int(after) // the unit being made, up to its last event
+	size, pending := 0, 0                // its bytes; those of the records after its last event
+	for i := int(after); i < len(records); i++ {
+		pending += len(records[i]) + perRecord
+		if !events[uint64(i)+1] {
+			continue
+		}
+		if size > 0 && size+pending > storeUnit {
+			units = append(units, records[start:end])
+			start, size = end, 0
+		}
+		size, pending, end = size+pending, 0, i+1
+	}
+	if end > start {
+		units = append(units, records[start:end])
+	}
+	return units
 }

@@ -269,7 +269,7 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 		}
 		return "", fmt.Errorf("%w: %s in %s", ErrNoVoyage, p, h.voyagesDir())
 	}
-	ids, err := h.ids()
+	ids, sums, err := h.idsSummaries()
 	if err != nil {
 		return "", err
 	}
@@ -279,6 +279,11 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 			found = append(found, id)
 		}
 	}
+	if h.shared != nil {
+		if found, err = h.startedShared(context.Background(), found, sums); err != nil {
+			return "", err
+		}
+	}
 	switch len(found) {
 	case 0:
 		return "", fmt.Errorf("%w: no voyage id starts with %q in %s", ErrNoVoyage, p, h.where())
@@ -286,6 +291,16 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 		return found[0], nil
 	}
 	return "", &AmbiguousError{Prefix: p, Candidates: found}
+}
+
+// idsSummaries is ids, with the summaries a shared store keeps (nil for
+// a home on disk).
+func (h *Home) idsSummaries() ([]string, map[string]store.Summary, error) {
+	if h.shared != nil {
+		return h.sharedIDs(context.Background())
+	}
+	ids, err := h.ids()
+	return ids, nil, err
 }
 
 // ids lists the voyage ids in the home, sorted.

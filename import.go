@@ -88,11 +88,11 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 		if err != nil {
 			return &VoyageError{Op: op, Voyage: id, Err: err}
 		}
-		err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
-			if tx.Last() != 0 {
-				return nil, errors.New("the new voyage's log is not empty")
+		err = v.appendImported(ctx, records, 0, im.seen, func(last uint64) error {
+			if last == 0 {
+				return errors.New("the new voyage's log is not empty")
 			}
-			return records, nil
+			return fmt.Errorf("a writer appended to the copy in %s after record %d; copy again to see whether it diverged", h.where(), last)
 		})
 		if err != nil {
 			return &VoyageError{Op: op, Voyage: id, Err: err}
@@ -207,8 +207,12 @@ type importer struct {
 	reclaim []int
 	// after is the last record of the voyage the home holds already, when
 	// an update brings it up to date: the copies stored up to it are
-	// checked, not stored again.
+	// checked, not stored again, and an event after it that names one
+	// names it where the home holds it: held gives that place (the Offset
+	// the home's own event records), by the sequence number of the event
+	// that stored the copy.
 	after uint64
+	held  map[uint64]int64
 }
 
 // last returns the sequence number of the archive's last record.
@@ -419,6 +423,8 @@ func (im *importer) reclaimUpTo(pack packWriter, seq uint64) error {
 			if r, err = pack.StowReclaimed(c.seq, r); err != nil {
 				return err
 			}
+		} else {
+			r.Offset = im.held[c.seq]
 		}
 		im.offsets[c.ref.Offset] = r.Offset
 		im.reclaim = im.reclaim[1:]
@@ -462,7 +468,7 @@ func (a *archiveReader) readArtifact(im *importer, pack packWriter) error {
 		}
 	} else if err = im.reclaimUpTo(pack, c.seq); err == nil && c.seq <= im.after {
 		err = artifact.CopyStored(io.Discard, ref, stored) // held already: checked only
-		im.offsets[c.ref.Offset] = c.ref.Offset
+		im.offsets[c.ref.Offset] = im.held[c.seq]
 	} else if err == nil {
 		var r artifact.Ref
 		r, err = pack.StowStored(c.seq, ref, stored)

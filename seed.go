@@ -53,12 +53,16 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 		}
 		records[i] = rec
 	}
+	all := make(map[uint64]bool, len(records)) // a history is events only
+	for i := range records {
+		all[uint64(i+1)] = true
+	}
 	err = h.create(ctx, id, func(v *Voyage) error {
-		return v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
-			if tx.Last() != 0 {
-				return nil, errors.New("the new voyage's log is not empty")
+		return v.appendImported(ctx, records, 0, all, func(last uint64) error {
+			if last == 0 {
+				return errors.New("the new voyage's log is not empty")
 			}
-			return records, nil
+			return fmt.Errorf("a writer appended to the voyage in %s after record %d", h.where(), last)
 		})
 	})
 	if err != nil {

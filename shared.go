@@ -24,13 +24,14 @@ import (
 // verb works as on a home on disk, with these differences:
 //
 //   - a change decides on the views as the store's tail stands, and
-//     appends its unit only on that tail (store.Log.AppendIf): when
-//     another writer came between, the views are folded anew from the
-//     store and the change decides again;
+//     appends its unit only on that tail (store.Log.AppendIf); the views
+//     take its events in once it is appended: when another writer came
+//     between, the change folds what it appended and decides again;
 //   - a large artifact is kept by its address (store.Artifacts), and the
-//     Offset its event records is a name for the copy, made from the
-//     sequence number of that event (sharedOffset), which tells its stored
-//     copies apart as a pack's frame offsets do;
+//     Offset its event records is the one the store returned (store.Dir's
+//     pack frame), or, from a store that returns none, a name for the copy
+//     made from the sequence number of that event (sharedOffset), which
+//     tells its stored copies apart as a pack's frame offsets do;
 //   - opening folds the voyage from its first event (there is no snapshot
 //     to start from), and listing reads the summaries the store keeps;
 //   - compaction, which reclaims bytes of a disk, is refused.
@@ -108,8 +109,7 @@ func recordsOf(fn func(segment.Record) error) func(store.Record) error {
 }
 
 // appendError is a shared store's refusal or failure of a unit that was
-// decided: the views took its events in, and are folded anew before they
-// are used again.
+// decided: the views have not taken its events in.
 type appendError struct{ err error }
 
 func (e *appendError) Error() string { return e.err.Error() }
@@ -161,15 +161,16 @@ func (t *remoteTx) Scan(from uint64, fn func(segment.Record) error) error {
 	return err
 }
 
-// conflictRetries bounds how many times a change decides again because
-// other writers of a shared store came first.
-const conflictRetries = 16
+// conflictBudget bounds how long a change goes on deciding again because
+// other writers of a shared store keep coming first.
+var conflictBudget = 30 * time.Second // a variable for the tests
 
-// conflictPause waits a little before a change decides again, longer
-// after each conflict and by a random part, so that writers that keep
-// meeting on one voyage fall out of step; false if ctx ended.
+// conflictPause waits a little before a change decides again, a random
+// part of a bound that doubles after each conflict up to 64 ms, so that
+// writers that keep meeting on one voyage fall out of step; false if ctx
+// ended.
 func conflictPause(ctx context.Context, attempt int) bool {
-	d := time.Duration(rand.Int64N(int64(attempt+1) * int64(time.Millisecond)))
+	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 6)))
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -178,18 +179,6 @@ func conflictPause(ctx context.Context, attempt int) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// refold folds the views anew from the store, with no commit of this
-// handle in flight: after a unit it decided was not appended, or may not
-// have been. The views then hold what the store holds.
-func (v *Voyage) refold(ctx context.Context) error {
-	v.remote.mu.Lock()
-	defer v.remote.mu.Unlock()
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.inflight = nil
-	return v.fold(v.logScan(ctx))
 }
 
 // sharedVoyage returns the Voyage of id whose log is log, its views
@@ -270,6 +259,35 @@ func (h *Home) holds(ctx context.Context, id string) bool {
 	return err != nil || last > 0
 }
 
+// startedShared keeps, of ids (voyages of the store), those whose start
+// was recorded: a voyage with no events is not there for Resolve, as
+// listing leaves it out. One with a summary was started; only the
+// others' logs are asked.
+func (h *Home) startedShared(ctx context.Context, ids []string, sums map[string]store.Summary) ([]string, error) {
+	var out []string
+	for _, id := range ids {
+		if sums[id].Seq == 0 {
+			log, err := h.shared.Open(ctx, id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, &VoyageError{Op: "find voyage", Voyage: id, Err: err}
+			}
+			last, err := log.Last(ctx)
+			log.Close()
+			if err != nil {
+				return nil, &VoyageError{Op: "find voyage", Voyage: id, Err: err}
+			}
+			if last == 0 {
+				continue
+			}
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
 // sharedIDs lists the voyages of the store, sorted.
 func (h *Home) sharedIDs(ctx context.Context) ([]string, map[string]store.Summary, error) {
 	all, err := h.shared.Voyages(ctx)
@@ -345,7 +363,11 @@ func (v *Voyage) putSharedSummary() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), summaryTimeout)
 	defer cancel()
-	v.home.shared.PutSummary(ctx, v.id, store.Summary{Seq: info.Seq, Data: data})
+	if v.home.shared.PutSummary(ctx, v.id, store.Summary{Seq: info.Seq, Data: data}) == nil {
+		v.mu.Lock()
+		v.summarySeq = info.Seq
+		v.mu.Unlock()
+	}
 }
 
 // summaryTimeout bounds how long closing a voyage waits for its store to
@@ -401,10 +423,14 @@ func (s remoteStower) StowStored(seq uint64, ref artifact.Ref, src io.Reader) (a
 	if _, err := artifact.Expand(ref, stored, s.r.where); err != nil {
 		return artifact.Ref{}, err
 	}
-	if _, err := s.r.arts.Put(s.ctx, &artifact.Encoded{Hash: ref.Hash, Size: ref.Size, Compressed: stored}); err != nil {
+	r, err := s.r.arts.Put(s.ctx, &artifact.Encoded{Hash: ref.Hash, Size: ref.Size, Compressed: stored})
+	if err != nil {
 		return artifact.Ref{}, err
 	}
-	ref.Offset = sharedOffset(seq)
+	ref.Offset = r.Offset // where the store put it, if it says (store.Dir)
+	if ref.Offset == 0 {
+		ref.Offset = sharedOffset(seq)
+	}
 	return ref, nil
 }
 

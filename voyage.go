@@ -82,6 +82,13 @@ func (h *Home) openVoyage(id string, fromSnapshot bool) (*Voyage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v.st.Voyage.Seq == 0 && h.shared != nil {
+		// Not damage: the store made the voyage, and the start (an
+		// import, a push) stopped before its first unit was appended.
+		// Listing leaves it out, and a push of that voyage takes it over.
+		v.Close()
+		return nil, fmt.Errorf("%w: %s in %s: its start wrote no event (a start, import or push stopped part way: push the voyage again)", ErrNoVoyage, id, h.sharedAt)
+	}
 	if v.st.Voyage.Seq == 0 {
 		v.Close()
 		return nil, &VoyageError{Op: "open", Voyage: id,

@@ -186,10 +186,12 @@ func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		if helm.HintOf(err).Kind == helm.HintOtherHome {
 			var ve *helm.VoyageError
-			where := "the voyage's directory in " + h.Dir()
 			if h.Store() != "" {
-				where = "the voyage from " + h.Store()
-			} else if errors.As(err, &ve) && ve.Voyage != "" {
+				// A store's voyage is not removed; a copy is brought up to date.
+				return &hinted{Err: err, Hint: "push the voyage from the home it was exported from (helm voyage push VOYAGE --to STORE): that brings the store's copy up to date; or import it into another home"}
+			}
+			where := "the voyage's directory in " + h.Dir()
+			if errors.As(err, &ve) && ve.Voyage != "" {
 				if held, oerr := h.Voyage(ctx, ve.Voyage); oerr == nil {
 					where = held.Dir()
 					held.Close()

@@ -64,7 +64,18 @@ func (a *app) dialStore(raw string) (*jetstream.Store, string, error) {
 	hint := "give --store nats://HOST:PORT/HOME (or HELM_STORE, or store in config.toml): the JetStream server, and the home's name on it"
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, "", &usageError{Err: fmt.Errorf("store %q is not a JetStream server's URL (nats://HOST:PORT/HOME)", raw), Hint: hint}
+		shown := fmt.Sprintf("%q", raw)
+		switch {
+		case err != nil && strings.Contains(raw, "@"):
+			shown = "given" // it may hold a password
+		case err == nil && u.User != nil:
+			c := *u
+			if _, ok := c.User.Password(); ok {
+				c.User = url.UserPassword(c.User.Username(), "xxxxx")
+			}
+			shown = fmt.Sprintf("%q", c.String())
+		}
+		return nil, "", &usageError{Err: fmt.Errorf("store %s is not a JetStream server's URL (nats://HOST:PORT/HOME)", shown), Hint: hint}
 	}
 	home := strings.Trim(u.Path, "/")
 	if home == "" {
@@ -269,6 +280,14 @@ func (c *voyageCopyCommand) Run(ctx context.Context, a *app, args []string) erro
 		return usageErrorf(a.cmd, "%s: %s names this home (%s): give another", name, flag, homeName(src))
 	}
 	rep, err := src.Copy(ctx, id, dst)
+	if !c.push && errors.Is(err, helm.ErrNoVoyage) {
+		// Not this home's voyage list: the other one's.
+		there := "--home " + printable(homeName(src))
+		if src.Store() != "" {
+			there = "--store STORE" // its URL may hold a password
+		}
+		return &hinted{Err: err, Hint: fmt.Sprintf("list the voyages there: helm %s voyage list --status all", there)}
+	}
 	if errors.Is(err, helm.ErrDiverged) {
 		return &hinted{Err: err, Hint: fmt.Sprintf("compare the two: helm log --voyage %s here, and helm --store (or --home) OTHER log there; export one (helm voyage export) and remove it where it should not be", id)}
 	}
