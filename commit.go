@@ -201,6 +201,7 @@ type inflightEvent struct {
 func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red *redact.Redactor, idxErr error, decide func(*projection.State, stower) ([]*projection.Event, error)) (first, last uint64, decideErr, err error) {
 	var applyAppended func() error // a shared store's: the views take the unit in once it is appended
 	err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
+		decideErr = nil // a shared store's commit may decide again (remote.commit)
 		if idxErr != nil {
 			decideErr = idxErr
 			return nil, idxErr

@@ -76,7 +76,11 @@ type logTx interface {
 // shared one, on the tail decide read, or not at all (*appendError).
 func (v *Voyage) commitLog(ctx context.Context, decide func(logTx) ([][]byte, error)) error {
 	if v.remote != nil {
-		return v.remote.commit(ctx, decide)
+		return v.remote.commit(ctx, decide, func() uint64 {
+			v.mu.Lock()
+			defer v.mu.Unlock()
+			return v.st.Voyage.Seq
+		})
 	}
 	_, err := v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) { return decide(tx) })
 	return err
@@ -88,7 +92,8 @@ type remote struct {
 	arts  store.Artifacts
 	where string
 
-	mu      sync.Mutex // one commit of this handle at a time, and no fold meanwhile
+	mu      sync.Mutex // one commit of this handle at a time
+	known   uint64     // the last record the store is known to hold (mu)
 	units   atomic.Uint64
 	records atomic.Uint64
 }
@@ -115,22 +120,40 @@ type appendError struct{ err error }
 func (e *appendError) Error() string { return e.err.Error() }
 func (e *appendError) Unwrap() error { return e.err }
 
-// commit decides on the store's tail as it is now, and appends the unit
-// on it.
-func (r *remote) commit(ctx context.Context, decide func(logTx) ([][]byte, error)) error {
+// commit decides on the tail the store was last known to have (seen:
+// the last record the views hold, if later), and appends the unit on it:
+// with one writer, that is the tail, and a commit costs one request; when
+// another writer came first, the store's *ConflictError says where the
+// tail is, for the next attempt to fold up to.
+func (r *remote) commit(ctx context.Context, decide func(logTx) ([][]byte, error), seen func() uint64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	last, err := r.log.Last(ctx)
-	if err != nil {
-		return err
-	}
-	records, err := decide(&remoteTx{ctx: ctx, r: r, last: last})
-	if err != nil || len(records) == 0 {
+	last := max(r.known, seen())
+	var records [][]byte
+	for fresh := false; ; fresh = true {
+		var err error
+		records, err = decide(&remoteTx{ctx: ctx, r: r, last: last})
+		if err == nil && len(records) > 0 {
+			break
+		}
+		// A refusal, or nothing to append, is only as good as the tail
+		// it was decided on: decide again if the store has more.
+		if !fresh {
+			if now, lerr := r.log.Last(ctx); lerr == nil && now > last {
+				r.known, last = now, now
+				continue
+			}
+		}
 		return err
 	}
 	if _, err := r.log.AppendIf(ctx, last, records...); err != nil {
+		var ce *store.ConflictError
+		if errors.As(err, &ce) {
+			r.known = ce.Actual
+		}
 		return &appendError{err}
 	}
+	r.known = last + uint64(len(records))
 	r.units.Add(1)
 	r.records.Add(uint64(len(records)))
 	return nil
@@ -169,8 +192,14 @@ var conflictBudget = 30 * time.Second // a variable for the tests
 // part of a bound that doubles after each conflict up to 64 ms, so that
 // writers that keep meeting on one voyage fall out of step; false if ctx
 // ended.
+//
+// The first conflict of a change costs no pause: it decided on the tail
+// last known, and learnt the store's.
 func conflictPause(ctx context.Context, attempt int) bool {
-	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 6)))
+	if attempt == 0 {
+		return ctx.Err() == nil
+	}
+	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt-1, 6)))
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/store"
 )
 
@@ -43,4 +44,33 @@ func TestACopyTakesOverAVoyageWhoseStartFailed(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, "Copied over an empty start", list[0].Intent)
+}
+
+// A refusal is decided on the store's tail, not on the tail a handle last
+// knew: a bearing taken through a handle that has not seen another
+// home's observation seals it, rather than finding the slate empty; a
+// second bearing then finds it empty, and says so.
+func TestASharedRefusalIsDecidedOnTheStoresTail(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := store.OpenDir(filepath.Join(dir, "shared"), &store.DirOptions{NoSync: true})
+	a, err := helm.OpenStore(filepath.Join(dir, "a"), st, "the test's store", &helm.Options{NoSync: true})
+	require.NoError(t, err)
+	b, err := helm.OpenStore(filepath.Join(dir, "b"), st, "the test's store", &helm.Options{NoSync: true})
+	require.NoError(t, err)
+	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	va, err := a.Start(ctx, "Stale handles", helm.OpenWaters, who)
+	require.NoError(t, err)
+	defer va.Close()
+	vb, err := b.Voyage(ctx, va.ID())
+	require.NoError(t, err)
+	defer vb.Close()
+
+	_, err = va.Observe(ctx, &marks.Context{Description: "seen through a"}, who, nil)
+	require.NoError(t, err)
+	e, err := vb.TakeBearing(ctx, "sealed through b", who, nil)
+	require.NoError(t, err, "b's handle had not seen a's observation: the store had")
+	assert.Equal(t, 1, e.N)
+	_, err = va.TakeBearing(ctx, "nothing left", who, nil)
+	require.ErrorIs(t, err, helm.ErrEmptySlate)
 }

@@ -341,6 +341,70 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 	if !verify {
 		p = l.start(from, tail)
 	}
+	next, sum := p.first, p.prev
+	// unit checks the message at stream holding a unit and gives fn its
+	// records from from on; done when a Scan has read up to the tail.
+	unit := func(stream uint64, hdr nats.Header, data []byte) (done bool, err error) {
+		h, err := parseHeader(hdr)
+		if err != nil {
+			return false, l.damage(stream, next, err.Error())
+		}
+		if h.first != next {
+			return false, l.damage(stream, next, fmt.Sprintf("the message holds records %d to %d where record %d comes next: records are missing, repeated or out of order", h.first, h.last(), next))
+		}
+		records, err := decodeUnit(data)
+		if err != nil {
+			return false, l.damage(stream, next, err.Error())
+		}
+		if uint64(len(records)) != h.count {
+			return false, l.damage(stream, next, fmt.Sprintf("the message holds %d records, its header says %d", len(records), h.count))
+		}
+		before := sum
+		for _, r := range records {
+			sum = segment.ChainNext(sum, r)
+		}
+		if sum != h.chain {
+			return false, l.damage(stream, next, fmt.Sprintf("hash chain broken: the records continue it to %08x, the message says %08x (a record was changed, or a unit dropped or replaced before it)", sum, h.chain))
+		}
+		l.remember(point{first: h.first, stream: stream, prev: before})
+		l.learn(point{first: h.last() + 1, stream: stream, prev: sum})
+		for i, r := range records {
+			if seq := h.first + uint64(i); seq >= from {
+				if err := fn(store.Record{Seq: seq, Data: r}); err != nil {
+					return false, err
+				}
+			}
+		}
+		next = h.last() + 1
+		if !follow && stream >= tail.stream {
+			if verify && (stream != tail.stream || next != tail.first || sum != tail.prev) {
+				return false, l.damage(stream, next-1, fmt.Sprintf("the voyage's last message is %d, ending at record %d with chain %08x, but reading ended at message %d, record %d, chain %08x", tail.stream, tail.first-1, tail.prev, stream, next-1, sum))
+			}
+			return true, nil
+		}
+		return false, nil
+	}
+	if !follow && !verify && tail.first-p.first <= shortScan {
+		// A few records: a request per unit, rather than a consumer
+		// made and deleted (what a writer that lost a race reads).
+		for stream := p.stream; ; {
+			var msg *jetstream.RawStreamMsg
+			err := l.s.retry(ctx, func(ctx context.Context) (err error) {
+				msg, err = l.s.stream.GetMsg(ctx, stream, jetstream.WithGetMsgSubject(l.subject))
+				return err
+			})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("jetstream: read voyage %s, %s, after record %d: %w", l.voyage, l.where(), next-1, hint(err))
+			}
+			if done, err := unit(msg.Sequence, msg.Header, msg.Data); done || err != nil {
+				return err
+			}
+			stream = msg.Sequence + 1
+		}
+	}
 	cons, err := l.s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{l.subject},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
@@ -371,7 +435,6 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 			}()
 		}
 	}()
-	next, sum := p.first, p.prev
 	for {
 		msg, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
@@ -384,46 +447,15 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		if err != nil {
 			return fmt.Errorf("jetstream: read voyage %s, %s, after record %d: %w", l.voyage, l.where(), next-1, err)
 		}
-		stream := meta.Sequence.Stream
-		h, err := parseHeader(msg.Headers())
-		if err != nil {
-			return l.damage(stream, next, err.Error())
-		}
-		if h.first != next {
-			return l.damage(stream, next, fmt.Sprintf("the message holds records %d to %d where record %d comes next: records are missing, repeated or out of order", h.first, h.last(), next))
-		}
-		records, err := decodeUnit(msg.Data())
-		if err != nil {
-			return l.damage(stream, next, err.Error())
-		}
-		if uint64(len(records)) != h.count {
-			return l.damage(stream, next, fmt.Sprintf("the message holds %d records, its header says %d", len(records), h.count))
-		}
-		before := sum
-		for _, r := range records {
-			sum = segment.ChainNext(sum, r)
-		}
-		if sum != h.chain {
-			return l.damage(stream, next, fmt.Sprintf("hash chain broken: the records continue it to %08x, the message says %08x (a record was changed, or a unit dropped or replaced before it)", sum, h.chain))
-		}
-		l.remember(point{first: h.first, stream: stream, prev: before})
-		l.learn(point{first: h.last() + 1, stream: stream, prev: sum})
-		for i, r := range records {
-			if seq := h.first + uint64(i); seq >= from {
-				if err := fn(store.Record{Seq: seq, Data: r}); err != nil {
-					return err
-				}
-			}
-		}
-		next = h.last() + 1
-		if !follow && stream >= tail.stream {
-			if verify && (stream != tail.stream || next != tail.first || sum != tail.prev) {
-				return l.damage(stream, next-1, fmt.Sprintf("the voyage's last message is %d, ending at record %d with chain %08x, but reading ended at message %d, record %d, chain %08x", tail.stream, tail.first-1, tail.prev, stream, next-1, sum))
-			}
-			return nil
+		if done, err := unit(meta.Sequence.Stream, msg.Headers(), msg.Data()); done || err != nil {
+			return err
 		}
 	}
 }
+
+// shortScan is how many records a Scan reads a unit at a time, with a
+// request each, rather than through a consumer of its own.
+const shortScan = 64
 
 // Close makes the log refuse further calls. A Follow in progress goes on
 // until its context ends.
