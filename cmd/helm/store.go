@@ -289,7 +289,7 @@ func (c *voyageCopyCommand) Run(ctx context.Context, a *app, args []string) erro
 		return &hinted{Err: err, Hint: fmt.Sprintf("list the voyages there: helm %s voyage list --status all", there)}
 	}
 	if errors.Is(err, helm.ErrDiverged) {
-		return &hinted{Err: err, Hint: fmt.Sprintf("compare the two: helm log --voyage %s here, and helm --store (or --home) OTHER log there; export one (helm voyage export) and remove it where it should not be", id)}
+		return &hinted{Err: err, Hint: fmt.Sprintf("compare the two: helm log --voyage %s, here and with --store or --home naming the other; both copies stay as they are (a JetStream home keeps every record): go on recording in one of them", short(id))}
 	}
 	if err != nil {
 		return err
