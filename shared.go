@@ -88,6 +88,7 @@ func (v *Voyage) commitLog(ctx context.Context, decide func(logTx) ([][]byte, er
 
 // remote is a voyage's log and large artifacts in a shared store.
 type remote struct {
+	id    string
 	log   store.Log
 	arts  store.Artifacts
 	where string
@@ -149,6 +150,11 @@ func (r *remote) commit(ctx context.Context, decide func(logTx) ([][]byte, error
 	if _, err := r.log.AppendIf(ctx, last, records...); err != nil {
 		var ce *store.ConflictError
 		if errors.As(err, &ce) {
+			if held := seen(); ce.Actual < held {
+				reason := fmt.Sprintf("the store's log ends at record %d, but this handle read up to record %d from it: the store lost records it had acknowledged", ce.Actual, held)
+				return &DamageError{Voyage: r.id, File: r.where, Seq: ce.Actual + 1, Reason: reason,
+					Err: fmt.Errorf("%w: %s: %s", ErrDamaged, r.where, reason)}
+			}
 			r.known = ce.Actual
 		}
 		return &appendError{err}
@@ -214,7 +220,7 @@ func conflictPause(ctx context.Context, attempt int) bool {
 // empty.
 func (h *Home) sharedVoyage(id string, log store.Log) *Voyage {
 	where := fmt.Sprintf("voyage %s in %s", id, h.sharedAt)
-	r := &remote{log: log, arts: h.shared.Artifacts(id), where: where}
+	r := &remote{id: id, log: log, arts: h.shared.Artifacts(id), where: where}
 	v := &Voyage{home: h, id: id, remote: r, rec: r}
 	v.applyRecord = eventsOf(id, where, v.applyEvent)
 	return v

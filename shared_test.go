@@ -74,3 +74,46 @@ func TestASharedRefusalIsDecidedOnTheStoresTail(t *testing.T) {
 	_, err = va.TakeBearing(ctx, "nothing left", who, nil)
 	require.ErrorIs(t, err, helm.ErrEmptySlate)
 }
+
+// lossyStore's logs answer every append as a store that lost records
+// would: their last record is the first.
+type lossyStore struct{ store.Store }
+
+func (s lossyStore) Open(ctx context.Context, id string) (store.Log, error) {
+	l, err := s.Store.Open(ctx, id)
+	return lossyLog{l}, err
+}
+
+type lossyLog struct{ store.Log }
+
+func (l lossyLog) AppendIf(_ context.Context, expect uint64, _ ...[]byte) (uint64, error) {
+	return 0, &store.ConflictError{Expected: expect, Actual: 1}
+}
+
+// A store whose log ends before records a handle read from it lost
+// acknowledged records: a change says so, as damage, at once, rather
+// than deciding again until it gives up on other writers that are not
+// there.
+func TestASharedStoreThatLostRecordsIsDamage(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := store.OpenDir(filepath.Join(dir, "shared"), &store.DirOptions{NoSync: true})
+	good, err := helm.OpenStore(filepath.Join(dir, "a"), st, "the test's store", &helm.Options{NoSync: true})
+	require.NoError(t, err)
+	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	v, err := good.Start(ctx, "Lost records", helm.OpenWaters, who)
+	require.NoError(t, err)
+	_, err = v.Note(ctx, "two", who)
+	require.NoError(t, err)
+	require.NoError(t, v.Close())
+
+	lossy, err := helm.OpenStore(filepath.Join(dir, "b"), lossyStore{st}, "a lossy store", &helm.Options{NoSync: true})
+	require.NoError(t, err)
+	w, err := lossy.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer w.Close()
+	_, err = w.Note(ctx, "three", who)
+	require.ErrorIs(t, err, helm.ErrDamaged)
+	assert.Contains(t, err.Error(), "lost records it had acknowledged")
+	assert.Contains(t, err.Error(), "a lossy store")
+}
