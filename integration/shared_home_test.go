@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -17,26 +16,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/marks"
-	"github.com/helmlog/helm/store/jetstream"
 )
-
-// sharedHome opens a home on the JetStream server at url, through a
-// connection of its own: as a process on another machine would.
-func sharedHome(t *testing.T, url, name string) *helm.Home {
-	t.Helper()
-	st := openStore(t, url, jetstream.Options{Home: name})
-	t.Cleanup(func() { st.Close() })
-	h, err := helm.OpenStore(t.TempDir(), st, "home "+name, nil)
-	require.NoError(t, err)
-	return h
-}
-
-func story(t *testing.T, v *helm.Voyage) string {
-	t.Helper()
-	var b bytes.Buffer
-	require.NoError(t, v.WriteStory(&b))
-	return b.String()
-}
 
 // Two clients of one JetStream home record on one voyage at once, each
 // deciding on the tail it read: every change is recorded once, the
@@ -48,7 +28,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "shared", nil)
 	name := newHome()
-	a, b := sharedHome(t, srv.ClientURL(), name), sharedHome(t, srv.ClientURL(), name)
+	a, b := jsHome(t, srv.ClientURL(), name), jsHome(t, srv.ClientURL(), name)
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
 	va, err := a.Start(ctx, "Two clients", helm.OpenWaters, who)
 	require.NoError(t, err)
@@ -91,7 +71,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 			seen[e.Note.Text] = true
 		}
 	}
-	assert.Equal(t, story(t, va), story(t, vb))
+	assert.Equal(t, storyOf(t, va), storyOf(t, vb))
 
 	list, err := b.List(ctx, helm.ListAll)
 	require.NoError(t, err)
@@ -118,7 +98,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	dv, err := disk.Voyage(ctx, va.ID())
 	require.NoError(t, err)
 	defer dv.Close()
-	assert.Equal(t, story(t, va), story(t, dv))
+	assert.Equal(t, storyOf(t, va), storyOf(t, dv))
 	onDisk, err := dv.Artifact(ctx, arts[0].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, fromA, onDisk)
@@ -135,13 +115,13 @@ func TestSharedHomeSixteenClientsOneVoyage(t *testing.T) {
 	srv := startServer(t, "sixteen", nil)
 	name := newHome()
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	v, err := sharedHome(t, srv.ClientURL(), name).Start(ctx, "Sixteen clients", helm.OpenWaters, who)
+	v, err := jsHome(t, srv.ClientURL(), name).Start(ctx, "Sixteen clients", helm.OpenWaters, who)
 	require.NoError(t, err)
 	defer v.Close()
 	const clients, each = 16, 10
 	var wg sync.WaitGroup
 	for c := range clients {
-		h := sharedHome(t, srv.ClientURL(), name)
+		h := jsHome(t, srv.ClientURL(), name)
 		w, err := h.Voyage(ctx, v.ID())
 		require.NoError(t, err)
 		defer w.Close()
