@@ -135,6 +135,8 @@ func (v *Voyage) prefixOf(ctx context.Context, im *importer) (uint64, error) {
 		a, b, err := copyForm(e), copyForm(want), error(nil)
 		if a == nil || b == nil {
 			err = fmt.Errorf("event %d cannot be encoded", seq)
+		} else if !bytes.Equal(a, b) && e.Type == want.Type {
+			err = fmt.Errorf("%w: event %d differs: the copy in %s and the voyage copied hold two different %s events there", ErrDiverged, seq, v.home.where(), e.Type)
 		} else if !bytes.Equal(a, b) {
 			err = fmt.Errorf("%w: event %d differs: the copy in %s holds a %s event there, the voyage copied a %s event", ErrDiverged, seq, v.home.where(), e.Type, want.Type)
 		}

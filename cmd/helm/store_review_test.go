@@ -37,7 +37,7 @@ func TestVoyagePushPullBetweenHomes(t *testing.T) {
 	h.ok("note", "here")
 	r := h.fails(1, "voyage", "push", id, "--to", other)
 	assert.Contains(t, r.Stderr, "diverged")
-	assert.Contains(t, r.Stderr, "helm log --voyage "+id)
+	assert.Contains(t, r.Stderr, "helm log --voyage "+id[:8])
 	r = h.fails(1, "voyage", "pull", id, "--from", other)
 	assert.Contains(t, r.Stderr, "diverged")
 
