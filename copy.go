@@ -33,8 +33,11 @@ type CopyReport struct {
 // BLAKE3 address; the digest of the whole) before dst records any of it.
 //
 // A voyage dst holds already is brought up to date: when its events are
-// this voyage's first, the records after them are appended, in one unit,
-// on the tail they were checked against. A copy that diverged, or is
+// this voyage's first, the records after them are appended on the tail
+// they were checked against: in one unit on disk; in a shared store, in
+// units it takes, each ending with an event, so that a copy cut off part
+// way is a shorter voyage the next Copy brings up to date. A copy that
+// diverged, or is
 // ahead, is an error matching ErrDiverged and is left as it is; so is
 // a copy to which another writer appended while it was brought up to date.
 func (h *Home) Copy(ctx context.Context, idOrPrefix string, dst *Home) (CopyReport, error) {
