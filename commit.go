@@ -47,7 +47,7 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 	broken := v.broken
 	v.mu.Unlock()
 	if broken != nil {
-		return 0, v.fail(op, fmt.Errorf("this handle's views cannot be trusted (a write failed earlier, so they may be ahead of the disk, or they could not be read): %w", broken),
+		return 0, v.fail(op, fmt.Errorf("this handle's views cannot be trusted (a write failed earlier, so they may be ahead of what is stored, or they could not be read): %w", broken),
 			Hint{HintReopen, "open the voyage again, and read its logbook to see what was recorded"})
 	}
 	red, err := v.home.redactor()

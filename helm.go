@@ -335,7 +335,7 @@ func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.open(id)
+	return h.openVoyage(ctx, id, true)
 }
 
 // StatusFilter selects voyages for List.

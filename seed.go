@@ -65,6 +65,10 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 			return fmt.Errorf("a writer appended to the voyage in %s after record %d", h.where(), last)
 		})
 	})
+	var ve *VoyageError
+	if errors.As(err, &ve) && ve.Op == "start voyage" {
+		ve.Op = op // the voyage's directory, or its key in the store, could not be made
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func lazyViews(r *rand.Rand, v *Voyage) []any {
 // order.
 func requireSameAsReplay(t *testing.T, h *Home, v *Voyage, msg string) {
 	t.Helper()
-	full, err := h.openVoyage(v.ID(), false)
+	full, err := h.openVoyage(context.Background(), v.ID(), false)
 	require.NoError(t, err, msg)
 	defer full.Close()
 	r := rand.New(rand.NewPCG(uint64(len(msg)), v.Info().Seq))

@@ -88,7 +88,7 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 		}
 		return nil, &VoyageError{Op: "verify", Voyage: id, Err: err}
 	}
-	v, err := h.openVoyage(id, false) // the events, not a snapshot, are the truth
+	v, err := h.openVoyage(ctx, id, false) // the events, not a snapshot, are the truth
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -60,17 +60,17 @@ type Voyage struct {
 // its snapshot, when it has one to trust). Opening reads: it writes
 // nothing (see segment.Open).
 func (h *Home) open(id string) (*Voyage, error) {
-	return h.openVoyage(id, true)
+	return h.openVoyage(context.Background(), id, true)
 }
 
 // openVoyage opens the voyage id, from its snapshot if fromSnapshot and it
 // has one to trust, else from its first event.
-func (h *Home) openVoyage(id string, fromSnapshot bool) (*Voyage, error) {
+func (h *Home) openVoyage(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
 	var v *Voyage
 	var err error
 	events := filepath.Join(h.voyagesDir(), id, "events")
 	if h.shared != nil {
-		v, err = h.openShared(context.Background(), id)
+		v, err = h.openShared(ctx, id)
 		events = fmt.Sprintf("voyage %s in %s", id, h.sharedAt)
 	} else {
 		dir := filepath.Join(h.voyagesDir(), id)

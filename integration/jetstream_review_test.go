@@ -437,6 +437,17 @@ func TestJetStreamArtifactsCheckWhatTheyRead(t *testing.T) {
 	require.NoError(t, err)
 	_, err = a.Get(ctx, missing)
 	require.NoError(t, err)
+	// And so are other bytes of the same size.
+	flipped := append([]byte{}, other.Compressed...)
+	flipped[len(flipped)/2] ^= 0x10
+	_, err = obs.PutBytes(ctx, other.Hash, flipped)
+	require.NoError(t, err)
+	_, err = a.Get(ctx, missing)
+	require.ErrorIs(t, err, store.ErrDamaged)
+	_, err = a.Put(ctx, other)
+	require.NoError(t, err)
+	_, err = a.Get(ctx, missing)
+	require.NoError(t, err)
 }
 
 // A Follow goes on through a restart of the server (on its port and

@@ -2,8 +2,10 @@ package jetstream
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -39,13 +41,13 @@ func (a *artifacts) Put(ctx context.Context, e *artifact.Encoded) (artifact.Ref,
 	ctx, cancel := a.s.ctx(ctx)
 	defer cancel()
 	info, err := a.s.obs.GetInfo(ctx, e.Hash)
-	if err == nil && info.Size == uint64(ref.StoredSize) {
-		return ref, nil // content-addressed: the same bytes
+	if err == nil && info.Size == uint64(ref.StoredSize) && info.Digest == jetstream.GetObjectDigestValue(digestOf(e.Compressed)) {
+		return ref, nil // content-addressed, and the same bytes
 	}
 	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 		return artifact.Ref{}, fmt.Errorf("jetstream: voyage %s: store artifact, %s: %w", a.voyage, a.where(e.Hash), hint(err))
 	}
-	// Missing, or there with another size (damaged, or cut short by a
+	// Missing, or there with other bytes (damaged, or cut short by a
 	// writer that failed): put it whole; the object store replaces an
 	// object only once the new one is complete.
 	if _, err := a.s.obs.PutBytes(ctx, e.Hash, e.Compressed); err != nil {
@@ -107,4 +109,12 @@ type storedReader struct{ *io.PipeReader }
 
 func (r *storedReader) Close() error {
 	return r.PipeReader.CloseWithError(errors.New("jetstream: artifact reader closed"))
+}
+
+// digestOf is the SHA-256 of stored bytes, as the object store keeps it
+// in an object's info (its digest of what was put).
+func digestOf(stored []byte) hash.Hash {
+	h := sha256.New()
+	h.Write(stored)
+	return h
 }
