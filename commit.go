@@ -64,7 +64,7 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 	var last uint64 // the sequence number of this commit's last event
 	began := time.Now()
 	for attempt := 0; ; attempt++ {
-		_, last, decideErr, err = v.commitOnce(ctx, reads, red, idxErr, decide)
+		last, decideErr, err = v.commitOnce(ctx, reads, red, idxErr, decide)
 		var ae *appendError
 		if errors.As(err, &ae) {
 			// A shared store did not append the unit, or did not say; the
@@ -196,9 +196,10 @@ type inflightEvent struct {
 }
 
 // commitOnce decides once, on the log's tail, and appends the unit
-// decided: one attempt of commitReading. It returns the sequence numbers
-// of the events appended, and decideErr when the decision failed.
-func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red *redact.Redactor, idxErr error, decide func(*projection.State, stower) ([]*projection.Event, error)) (first, last uint64, decideErr, err error) {
+// decided: one attempt of commitReading. It returns the sequence number
+// of the last event appended, and decideErr when the decision failed.
+func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red *redact.Redactor, idxErr error, decide func(*projection.State, stower) ([]*projection.Event, error)) (last uint64, decideErr, err error) {
+	var first uint64 // the sequence number of the first event appended
 	var applyAppended func() error // a shared store's: the views take the unit in once it is appended
 	err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
 		decideErr = nil // a shared store's commit may decide again (remote.commit)
@@ -374,5 +375,5 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 		v.inflight = slices.DeleteFunc(v.inflight, func(f inflightEvent) bool { return f.seq >= first && f.seq <= last })
 		v.mu.Unlock()
 	}
-	return first, last, decideErr, err
+	return last, decideErr, err
 }

@@ -47,7 +47,7 @@ func (h *Home) Copy(ctx context.Context, idOrPrefix string, dst *Home) (CopyRepo
 	}
 	defer src.Close()
 	rep := CopyReport{Voyage: src.ID()}
-	rep.Created = !dst.holds(ctx, rep.Voyage)
+	rep.Created = !dst.holds(rep.Voyage)
 	pr, pw := io.Pipe()
 	exported := make(chan error, 1)
 	go func() {

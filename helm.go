@@ -263,7 +263,18 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 	if strings.ContainsAny(p, `/\.`) {
 		return "", fmt.Errorf("%w: %q is not a voyage id or prefix", ErrNoVoyage, idOrPrefix)
 	}
-	if _, err := uuid.Parse(p); err == nil && h.shared == nil {
+	if _, err := uuid.Parse(p); err == nil && h.shared != nil {
+		// One voyage's tail, not the store's whole list; a voyage whose
+		// start wrote no event is not there (startedShared).
+		last, err := h.sharedLast(context.Background(), p)
+		switch {
+		case err == nil && last > 0:
+			return p, nil
+		case err == nil || errors.Is(err, store.ErrNotFound):
+			return "", fmt.Errorf("%w: %s in %s", ErrNoVoyage, p, h.sharedAt)
+		}
+		return "", &VoyageError{Op: "find voyage", Voyage: p, Err: err}
+	} else if err == nil {
 		if _, err := os.Stat(filepath.Join(h.voyagesDir(), p)); err == nil {
 			return p, nil
 		}

@@ -66,7 +66,7 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 	}
 	im.red = red
 	held := false
-	if h.holds(ctx, id) {
+	if h.holds(id) {
 		if !update {
 			return nil, 0, &VoyageError{Op: op, Voyage: id,
 				Err:  fmt.Errorf("%w: the home %s holds voyage %s already (imported before, or the voyage the archive was exported from)", ErrInvalid, h.where(), id),

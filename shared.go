@@ -277,21 +277,22 @@ func (h *Home) openShared(ctx context.Context, id string) (*Voyage, error) {
 
 // holds reports whether the home holds voyage id with its events: a
 // shared store may hold one whose start failed before its first event,
-// which a new start (an import) takes over.
-func (h *Home) holds(ctx context.Context, id string) bool {
-	if got, err := h.Resolve(id); err != nil || got != id {
-		return false
-	}
-	if h.shared == nil {
-		return true
-	}
+// which Resolve leaves out (startedShared) and a new start (an import)
+// takes over.
+func (h *Home) holds(id string) bool {
+	got, err := h.Resolve(id)
+	return err == nil && got == id
+}
+
+// sharedLast returns the last record of voyage id in the store: 0 when
+// its start wrote no event.
+func (h *Home) sharedLast(ctx context.Context, id string) (uint64, error) {
 	log, err := h.shared.Open(ctx, id)
 	if err != nil {
-		return true // let opening it say what is wrong
+		return 0, err
 	}
 	defer log.Close()
-	last, err := log.Last(ctx)
-	return err != nil || last > 0
+	return log.Last(ctx)
 }
 
 // startedShared keeps, of ids (voyages of the store), those whose start
@@ -302,20 +303,12 @@ func (h *Home) startedShared(ctx context.Context, ids []string, sums map[string]
 	var out []string
 	for _, id := range ids {
 		if sums[id].Seq == 0 {
-			log, err := h.shared.Open(ctx, id)
-			if errors.Is(err, store.ErrNotFound) {
+			last, err := h.sharedLast(ctx, id)
+			if errors.Is(err, store.ErrNotFound) || err == nil && last == 0 {
 				continue
 			}
 			if err != nil {
 				return nil, &VoyageError{Op: "find voyage", Voyage: id, Err: err}
-			}
-			last, err := log.Last(ctx)
-			log.Close()
-			if err != nil {
-				return nil, &VoyageError{Op: "find voyage", Voyage: id, Err: err}
-			}
-			if last == 0 {
-				continue
 			}
 		}
 		out = append(out, id)
@@ -341,12 +334,7 @@ func (h *Home) sharedIDs(ctx context.Context) ([]string, map[string]store.Summar
 // keeps, when it describes the log's last record, else from its events.
 // A voyage with no events (its start failed) is errNotStarted.
 func (h *Home) sharedSummary(ctx context.Context, id string, sum store.Summary) (VoyageInfo, error) {
-	log, err := h.shared.Open(ctx, id)
-	if err != nil {
-		return VoyageInfo{}, &VoyageError{Op: "list voyages", Voyage: id, Err: err}
-	}
-	last, err := log.Last(ctx)
-	log.Close()
+	last, err := h.sharedLast(ctx, id)
 	if err != nil {
 		return VoyageInfo{}, &VoyageError{Op: "list voyages", Voyage: id, Err: err}
 	}

@@ -45,16 +45,17 @@ func (a *app) openStore(dir string, opts *helm.Options) (*helm.Home, error) {
 	if raw == "" {
 		return helm.Open(dir, opts)
 	}
+	return a.sharedHome(dir, raw, opts)
+}
+
+// sharedHome opens the home of dir whose voyages are in the store at raw
+// (a.close closes the connection).
+func (a *app) sharedHome(dir, raw string, opts *helm.Options) (*helm.Home, error) {
 	st, where, err := a.dialStore(raw)
 	if err != nil {
 		return nil, err
 	}
-	h, err := helm.OpenStore(dir, st, where, opts)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	return h, nil
+	return helm.OpenStore(dir, st, where, opts)
 }
 
 // dialStore connects to the JetStream store at raw: nats://HOST:PORT
@@ -171,11 +172,7 @@ func (a *app) otherHome(raw string) (*helm.Home, error) {
 	if !strings.Contains(raw, "://") {
 		return helm.Open(a.abs(raw), opts)
 	}
-	st, where, err := a.dialStore(raw)
-	if err != nil {
-		return nil, err
-	}
-	return helm.OpenStore(dir, st, where, opts)
+	return a.sharedHome(dir, raw, opts)
 }
 
 // homeName names a home in messages: its store, or its directory.
