@@ -199,7 +199,7 @@ type inflightEvent struct {
 // decided: one attempt of commitReading. It returns the sequence number
 // of the last event appended, and decideErr when the decision failed.
 func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red *redact.Redactor, idxErr error, decide func(*projection.State, stower) ([]*projection.Event, error)) (last uint64, decideErr, err error) {
-	var first uint64 // the sequence number of the first event appended
+	var first uint64               // the sequence number of the first event appended
 	var applyAppended func() error // a shared store's: the views take the unit in once it is appended
 	err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
 		decideErr = nil // a shared store's commit may decide again (remote.commit)
