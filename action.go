@@ -44,6 +44,13 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who Who) (Entry, error) 
 	return v.PerformWith(ctx, a, who, PerformOptions{})
 }
 
+// resolver is an Action whose parameters default to the state of the
+// world (the actions package's Push): PerformWith resolves it before its
+// parameters are checked and recorded.
+type resolver interface {
+	Resolve(ctx context.Context) error
+}
+
 // PerformOptions tune PerformWith.
 type PerformOptions struct {
 	// AllowSecret performs an action whose parameters hold what the
@@ -72,6 +79,14 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 		return Entry{}, v.fail(op, err, Hint{})
 	}
 	why := strings.TrimSpace(opts.Why)
+	if r, ok := a.(resolver); ok {
+		// Parameters that default to the state of the world (a push's
+		// branch and what git resolves it to) are resolved before they
+		// are checked and recorded.
+		if err := r.Resolve(ctx); err != nil {
+			return Entry{}, v.fail(op, err, Hint{})
+		}
+	}
 	params, err := json.Marshal(a)
 	if err != nil {
 		return Entry{}, v.fail(op, fmt.Errorf("%w: encode parameters: %v", ErrInvalid, err), Hint{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
@@ -48,7 +49,7 @@ func (v *Voyage) guard(ctx context.Context, op, kind string, params json.RawMess
 		w.Identity = v.st.Voyage.Identity // the voyage's identity never changes
 		v.mu.Unlock()
 	}
-	verdict := p.Check(PolicyRequest(kind, target, w))
+	verdict := p.CheckAll(PolicyRequests(kind, target, w))
 	sentinel := ErrRefused
 	switch {
 	case verdict.Decision == policy.Allow, verdict.Decision == policy.Confirm && confirmed:
@@ -94,9 +95,31 @@ func (v *Voyage) guardCommand(ctx context.Context, op string, m marks.Mark, who 
 	return v.guard(ctx, op, ObserveCommand, params, ActionTarget{Args: args}, who, "", confirmed)
 }
 
-// PolicyRequest is what the guard checks for an action of kind performed
-// by who on target: the request a policy's Explain takes.
-func PolicyRequest(kind string, target ActionTarget, who Who) policy.Request {
-	return policy.Request{Action: kind, Identity: who.Identity, Role: who.Role, Method: who.Method,
+// PolicyRequests are what the guard checks for an action of kind
+// performed by who on target: one request for each repository it
+// reaches (Repo, then Repos) and each ref it changes (Refs), the
+// requests a policy's CheckAll takes and its Explain takes one by one.
+// A ref's request names its branch (a ref under refs/heads/) or none.
+func PolicyRequests(kind string, target ActionTarget, who Who) []policy.Request {
+	base := policy.Request{Action: kind, Identity: who.Identity, Role: who.Role, Method: who.Method,
 		Repo: target.Repo, Branch: target.Branch, Args: target.Args}
+	repos := append([]string{target.Repo}, target.Repos...)
+	var out []policy.Request
+	for _, repo := range repos {
+		r := base
+		r.Repo = repo
+		if len(target.Refs) == 0 {
+			out = append(out, r)
+			continue
+		}
+		for _, u := range target.Refs {
+			r.Ref, r.Force, r.Delete = u.Ref, u.Force, u.Delete
+			r.Branch, _ = strings.CutPrefix(u.Ref, "refs/heads/")
+			if r.Branch == u.Ref {
+				r.Branch = ""
+			}
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -294,12 +294,15 @@ func TestCreatePullRequestWithoutBranchUsesTheCurrentOne(t *testing.T) {
 	assert.ErrorIs(t, err, actions.ErrInvalid)
 }
 
-func TestPushFailureCarriesGitMessage(t *testing.T) {
+func TestPushGitCannotResolveIsInvalid(t *testing.T) {
 	f := newFixture(t)
+	before := f.git.BareRef(t, "main")
 	a := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "no-such-branch"}))
 	_, err := a.Perform(context.Background())
 	require.Error(t, err)
+	assert.ErrorIs(t, err, actions.ErrInvalid, "nothing was pushed: bad input, not a failed push")
 	assert.Contains(t, err.Error(), "src refspec no-such-branch does not match any")
+	assert.Equal(t, before, f.git.BareRef(t, "main"))
 }
 
 func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
@@ -311,18 +314,18 @@ func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
 	assert.Contains(t, push.DryRun(), "git push --porcelain origin '<current-branch>'")
 
 	require.NoError(t, push.Resolve(ctx))
+	sha := f.git.Git(t, "rev-parse", "HEAD")
 	assert.Equal(t, "fix-widget", push.Branch, "the parameters name the branch")
-	assert.True(t, strings.HasSuffix(push.DryRun(), "git push --porcelain origin fix-widget"), push.DryRun())
+	assert.True(t, strings.HasSuffix(push.DryRun(), "git push --porcelain origin "+sha+":refs/heads/fix-widget"), push.DryRun())
 	data, err := json.Marshal(push)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"branch":"fix-widget"}`, string(data))
+	assert.JSONEq(t, `{"branch":"fix-widget","updates":[{"ref":"refs/heads/fix-widget","new":"`+sha+`","create":true}]}`, string(data))
 
 	// Perform resolves by itself for a caller that did not.
 	f.git.Git(t, "checkout", "-q", "-b", "second")
 	again := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{}))
 	res, err := again.Perform(ctx)
 	require.NoError(t, err)
-	sha := f.git.Git(t, "rev-parse", "HEAD")
 	assert.Equal(t, logbook.ActionResult{Branch: "second", SHA: sha}, res)
 	assert.Equal(t, sha, f.git.BareRef(t, "second"))
 }

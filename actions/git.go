@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/helmlog/helm/logbook"
@@ -56,21 +55,64 @@ func (a *Commit) Perform(ctx context.Context) (logbook.ActionResult, error) {
 // DryRun renders the git command.
 func (a *Commit) DryRun() string { return dryGit(a.Runner, a.args()...) }
 
-// Push pushes a local branch to a remote (`git push REMOTE BRANCH`; the
-// remote defaults to origin, the branch to the one checked out). Result:
-// Branch and the SHA pushed.
+// Push pushes to a remote (`git push REMOTE SPEC`; the remote defaults to
+// origin, SPEC to the branch checked out). Result: Branch (the branch, or
+// ref, updated on the remote) and the SHA pushed to it (none for a
+// deletion).
 //
-// With no Branch, Resolve (or Perform) asks git for the current branch
-// (`git rev-parse --abbrev-ref HEAD`) and fills it in; call Resolve before
-// the action is recorded, so that its parameters name the branch pushed.
-// A detached HEAD has no branch to push: ErrDetachedHead, an ErrInvalid.
+// Branch is what git takes after the remote: a branch (fix-widget,
+// heads/fix-widget, refs/heads/fix-widget), a tag, or any refspec
+// (+SRC:DST, HEAD:main, :main to delete). What it means is git's to say,
+// not helm's: Resolve asks git what the push would do (`git push
+// --dry-run --porcelain`, which reads the remote and changes nothing) and
+// records every ref it would create, update, force or delete, and where
+// it would go, in Updates; guard rules match those (see Target). Perform
+// then pushes exactly that — each destination ref from the commit Resolve
+// saw, forced only where Resolve found it forced — so the push cannot do
+// more than the guard was shown. Force asks for a forced push where a
+// plain one would be refused.
+//
+// With no Branch, Resolve fills in the branch checked out; a detached
+// HEAD has no branch to push: ErrDetachedHead, an ErrInvalid. A push git
+// cannot resolve (no such branch, a remote it cannot reach) is ErrInvalid
+// too: nothing is recorded or run. One the remote would refuse (not a
+// fast-forward) is resolved, refusal noted (RefUpdate.Refused): the guard
+// still judges it, and git's refusal is then recorded as the action's
+// failure.
 type Push struct {
-	Branch string         `json:"branch"`
-	Remote string         `json:"remote,omitempty"`
-	Runner *runner.Runner `json:"-"`
+	Branch string `json:"branch"`
+	Remote string `json:"remote,omitempty"`
+	Force  bool   `json:"force,omitempty"`
+	// Updates are the refs the push changes on the remote, as Resolve
+	// found them: recorded with the intent, and what Perform pushes.
+	Updates []RefUpdate    `json:"updates,omitempty"`
+	Runner  *runner.Runner `json:"-"`
+	// urls are where the push goes, as git said (Resolve); resolved
+	// says Resolve ran on this value.
+	urls     []string
+	resolved bool
 	// created says Perform made the branch on the remote, upToDate that
 	// it found it where it pushed it (for Inverse).
 	created, upToDate bool
+}
+
+// RefUpdate is one ref a push changes on a remote, as git resolved it
+// before the push: the destination ref's full name, the object it will
+// point to (New, empty for a deletion) and what it pointed to (Old, as
+// git abbreviates it; empty for a new ref or a deletion), and whether the
+// update creates the ref, forces it (not a fast-forward), deletes it, or
+// changes nothing (UpToDate). Refused is why the remote would refuse it
+// ("[rejected] (non-fast-forward)"): the push is still put to the guard
+// rules, and, if they allow it, performed and recorded as failed.
+type RefUpdate struct {
+	Ref      string `json:"ref"`
+	Old      string `json:"old,omitempty"`
+	New      string `json:"new,omitempty"`
+	Create   bool   `json:"create,omitempty"`
+	Force    bool   `json:"force,omitempty"`
+	Delete   bool   `json:"delete,omitempty"`
+	UpToDate bool   `json:"up_to_date,omitempty"`
+	Refused  string `json:"refused,omitempty"`
 }
 
 // NewPush returns the push action a describes, performed with r
@@ -86,7 +128,7 @@ func (a *Push) validate() error {
 		return err
 	}
 	if a.Branch != "" {
-		if err := checkRef(a.Kind(), "branch", a.Branch); err != nil {
+		if err := checkRefspec(a.Kind(), a.Branch); err != nil {
 			return err
 		}
 	}
@@ -96,29 +138,106 @@ func (a *Push) validate() error {
 	return nil
 }
 
+// checkRefspec rejects what git would read as an option, and text no
+// refspec holds (white space, control characters); git judges the rest.
+func checkRefspec(kind, s string) error {
+	if strings.HasPrefix(s, "-") || strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+		return invalidf(kind, "branch %q is not a valid name or refspec", s)
+	}
+	return nil
+}
+
 // Kind returns "push".
 func (*Push) Kind() string { return "push" }
 
+func (a *Push) remote() string {
+	if a.Remote == "" {
+		return "origin"
+	}
+	return a.Remote
+}
+
 // Resolve fills in the branch, when none was given, with the one checked
-// out in the runner's working directory. It reads the repository and
-// changes nothing.
+// out in the runner's working directory, and asks git what the push
+// would do (Updates). It reads the repository and the remote, and
+// changes nothing. Once it has succeeded, Resolve does nothing: the push
+// stays the one it found (a Push decoded from recorded parameters is
+// resolved anew).
 func (a *Push) Resolve(ctx context.Context) error {
+	if a.resolved {
+		return nil
+	}
 	if err := a.validate(); err != nil {
 		return err
 	}
-	return resolveBranch(ctx, a.Kind(), a.Runner, &a.Branch)
+	if err := resolveBranch(ctx, a.Kind(), a.Runner, &a.Branch, false); err != nil {
+		return err
+	}
+	args := []string{"push", "--dry-run", "--porcelain"}
+	if a.Force {
+		args = append(args, "--force")
+	}
+	out, err := a.Runner.Git(ctx, append(args, a.remote(), a.Branch)...)
+	report := porcelain(string(out))
+	if err != nil {
+		var ee *runner.ExitError
+		if !errors.As(err, &ee) {
+			return fmt.Errorf("push: find what pushing %s to %s would do: %w", a.Branch, a.remote(), err)
+		}
+		report = porcelain(ee.Stdout)
+		if len(report.refs) == 0 {
+			return invalidf(a.Kind(), "git cannot tell what pushing %s to %s would do, so nothing was pushed: %v", a.Branch, a.remote(), err)
+		}
+	}
+	if len(report.refs) == 0 {
+		return invalidf(a.Kind(), "pushing %s to %s would change no ref on the remote", a.Branch, a.remote())
+	}
+	var updates []RefUpdate
+	for _, r := range report.refs {
+		u := RefUpdate{Ref: r.to, Create: r.flag == '*', Force: r.flag == '+', Delete: r.flag == '-', UpToDate: r.flag == '=', Refused: r.summary}
+		if r.flag != '!' {
+			u.Refused = ""
+		}
+		if !u.Delete {
+			sha, err := revParse(ctx, a.Runner, r.from)
+			if err != nil {
+				return fmt.Errorf("push: %w", err)
+			}
+			u.New = sha
+		}
+		if old, _, ok := strings.Cut(r.summary, ".."); ok && !u.Create && u.Refused == "" {
+			u.Old = old
+		}
+		updates = mergeUpdate(updates, u)
+	}
+	a.Updates, a.urls, a.resolved = updates, report.urls, true
+	return nil
 }
 
-// resolveBranch sets *branch, when empty, to the branch checked out in
-// r's working directory. A branch named as git reads it is named as the
-// branch it updates: HEAD and @ are the branch checked out, and
-// refs/heads/NAME is NAME (guard rules match the branch, and the result
-// reads refs/heads/ of it).
-func resolveBranch(ctx context.Context, kind string, r *runner.Runner, branch *string) error {
+// mergeUpdate adds u to updates, or merges it into the update of the same
+// ref another push URL reported: forced or created where any URL is.
+func mergeUpdate(updates []RefUpdate, u RefUpdate) []RefUpdate {
+	for i := range updates {
+		if e := &updates[i]; e.Ref == u.Ref {
+			e.Force, e.Create, e.Delete = e.Force || u.Force, e.Create || u.Create, e.Delete || u.Delete
+			e.UpToDate = e.UpToDate && u.UpToDate
+			if e.Refused == "" {
+				e.Refused = u.Refused
+			}
+			return updates
+		}
+	}
+	return append(updates, u)
+}
+
+// resolveBranch sets *branch, when empty, HEAD or @, to the branch
+// checked out in r's working directory. With trimRefs, a branch named
+// refs/heads/NAME is named NAME (a pull request's head).
+func resolveBranch(ctx context.Context, kind string, r *runner.Runner, branch *string, trimRefs bool) error {
 	switch *branch {
 	case "", "HEAD", "@":
 	default:
-		if name, ok := strings.CutPrefix(*branch, "refs/heads/"); ok {
+		if name, ok := strings.CutPrefix(*branch, "refs/heads/"); ok && trimRefs {
 			if err := checkRef(kind, "branch", name); err != nil {
 				return err
 			}
@@ -156,88 +275,137 @@ func currentBranch(ctx context.Context, r *runner.Runner) (string, error) {
 	return branch, nil
 }
 
-func (a *Push) args() []string {
-	remote := a.Remote
-	if remote == "" {
-		remote = "origin"
-	}
-	branch := a.Branch
-	if branch == "" {
-		branch = "<current-branch>"
-	}
-	return []string{"push", remote, branch}
-}
-
-// runArgs is what Perform runs: the push, told to report each ref it
-// updates on standard output (--porcelain), so that it says whether the
-// branch was new on the remote.
+// runArgs is what Perform runs once resolved: each update as a refspec
+// pinned to the object Resolve saw (+ where it was forced), told to
+// report each ref on standard output (--porcelain).
 func (a *Push) runArgs() []string {
-	return slices.Insert(a.args(), 1, "--porcelain")
+	args := []string{"push", "--porcelain", a.remote()}
+	for _, u := range a.Updates {
+		switch {
+		case u.Delete:
+			args = append(args, ":"+u.Ref)
+		case u.Force:
+			args = append(args, "+"+u.New+":"+u.Ref)
+		default:
+			args = append(args, u.New+":"+u.Ref)
+		}
+	}
+	return args
 }
 
-// Perform pushes and returns the branch and the commit it points to.
+// Perform pushes what Resolve found (resolving first when it has not)
+// and returns the ref pushed and the commit it now points to. A push
+// that changed any ref on the remote is performed, even if another of
+// its push URLs refused it; one that changed none is an error carrying
+// git's reason.
 func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
 	if err := a.Resolve(ctx); err != nil {
 		return logbook.ActionResult{}, err
 	}
+	res := a.result()
 	out, err := a.Runner.Git(ctx, a.runArgs()...)
+	report := porcelain(string(out))
 	if err != nil {
 		var ee *runner.ExitError
 		if errors.As(err, &ee) {
-			if refused := porcelain(ee.Stdout).refused; refused != "" {
-				return logbook.ActionResult{}, fmt.Errorf("push: %s: %w", refused, err)
-			}
+			report = porcelain(ee.Stdout)
 		}
-		return logbook.ActionResult{}, fmt.Errorf("push: %w", err)
+		if !report.changed() {
+			if report.refused != "" {
+				return logbook.ActionResult{}, fmt.Errorf("push: %s: %w", report.refused, err)
+			}
+			return logbook.ActionResult{}, fmt.Errorf("push: %w", err)
+		}
 	}
-	report := porcelain(string(out))
 	a.created, a.upToDate = report.created, report.upToDate
-	sha, err := revParse(ctx, a.Runner, "refs/heads/"+a.Branch)
-	if err != nil {
-		return logbook.ActionResult{Branch: a.Branch}, fmt.Errorf("push: pushed, but %w", err)
-	}
-	return logbook.ActionResult{Branch: a.Branch, SHA: sha}, nil
+	return res, nil
 }
 
-// DryRun renders the git command. Without a branch (not resolved yet), it
-// shows the lookup of the current branch and the placeholder
-// <current-branch>.
+// result is the push's result: its first update's ref (a branch by its
+// short name) and the object pushed there.
+func (a *Push) result() logbook.ActionResult {
+	if len(a.Updates) == 0 {
+		return logbook.ActionResult{Branch: a.Branch}
+	}
+	u := a.Updates[0]
+	return logbook.ActionResult{Branch: strings.TrimPrefix(u.Ref, "refs/heads/"), SHA: u.New}
+}
+
+// DryRun renders the git command: once resolved, the push pinned to what
+// Resolve found; before, the push as asked.
 func (a *Push) DryRun() string {
-	if a.Branch == "" {
-		return dryGit(a.Runner, "rev-parse", "--abbrev-ref", "HEAD") + "\n" + dryGit(a.Runner, a.runArgs()...)
+	if a.Updates != nil {
+		return dryGit(a.Runner, a.runArgs()...)
 	}
-	return dryGit(a.Runner, a.runArgs()...)
+	args := []string{"push", "--porcelain"}
+	if a.Force {
+		args = append(args, "--force")
+	}
+	branch := a.Branch
+	if branch == "" {
+		return dryGit(a.Runner, "rev-parse", "--abbrev-ref", "HEAD") + "\n" + dryGit(a.Runner, append(args, a.remote(), "<current-branch>")...)
+	}
+	return dryGit(a.Runner, append(args, a.remote(), branch)...)
 }
 
-// pushReport is what `git push --porcelain` reports of the refs pushed,
-// one line each, "FLAG<tab>FROM:TO<tab>SUMMARY": whether one was new on
-// the remote (flag "*"), whether every one was up to date there already
-// (flag "="), and why the remote refused one (flag "!": "[rejected]
-// (non-fast-forward)").
+// pushReport is what `git push --porcelain` reports, one block per URL
+// pushed to: "To URL", then a line per ref, "FLAG<tab>FROM:TO<tab>SUMMARY"
+// (flag " " a fast-forward, "+" forced, "-" deleted, "*" new, "=" up to
+// date, "!" refused), then "Done".
 type pushReport struct {
+	urls []string
+	refs []refLine
+	// created says a ref was new on the remote, upToDate that every one
+	// was up to date there already; refused is why the remote refused
+	// one ("[rejected] (non-fast-forward)").
 	created, upToDate bool
 	refused           string
 }
 
+type refLine struct {
+	flag              byte
+	from, to, summary string
+}
+
+// changed reports that the push changed a ref on the remote.
+func (r pushReport) changed() bool {
+	for _, l := range r.refs {
+		if l.flag != '!' && l.flag != '=' {
+			return true
+		}
+	}
+	return false
+}
+
 func porcelain(out string) pushReport {
 	var r pushReport
-	seen, allSame := false, true
+	allSame := true
 	for line := range strings.Lines(out) {
-		flag, rest, ok := strings.Cut(strings.TrimRight(line, "\r\n"), "\t")
+		line = strings.TrimRight(line, "\r\n")
+		if u, ok := strings.CutPrefix(line, "To "); ok {
+			r.urls = append(r.urls, u)
+			continue
+		}
+		flag, rest, ok := strings.Cut(line, "\t")
 		if !ok || len(flag) != 1 {
 			continue
 		}
-		seen = true
-		allSame = allSame && flag == "="
-		_, summary, _ := strings.Cut(rest, "\t")
-		switch flag {
-		case "*":
+		refs, summary, _ := strings.Cut(rest, "\t")
+		from, to, ok := strings.Cut(refs, ":")
+		if !ok {
+			continue
+		}
+		l := refLine{flag: flag[0], from: from, to: to, summary: strings.TrimSpace(summary)}
+		r.refs = append(r.refs, l)
+		allSame = allSame && l.flag == '='
+		switch l.flag {
+		case '*':
 			r.created = true
-		case "!":
-			r.refused = strings.TrimSpace(summary)
+		case '!':
+			r.refused = l.summary
 		}
 	}
-	r.upToDate = seen && allSame
+	r.upToDate = len(r.refs) > 0 && allSame
 	return r
 }
 

@@ -70,7 +70,7 @@ func (a *CreatePullRequest) Resolve(ctx context.Context) error {
 	if err := a.validate(); err != nil {
 		return err
 	}
-	return resolveBranch(ctx, a.Kind(), a.Runner, &a.Branch)
+	return resolveBranch(ctx, a.Kind(), a.Runner, &a.Branch, true)
 }
 
 func (a *CreatePullRequest) body(base string) map[string]any {

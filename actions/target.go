@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,22 +70,77 @@ func (a *Commit) Target(ctx context.Context) (Target, error) {
 	return Target{Repo: repo, Branch: branch, Args: a.args()[1:]}, nil
 }
 
-// Target names what the push acts on, for guard rules: the remote's
-// repository (none when its URL names no GitHub repository; for origin,
-// the runner's Repository when set), the branch pushed and the arguments
-// REMOTE BRANCH. Like Resolve, it fills in the branch when none was
-// given; a detached HEAD is ErrDetachedHead. It changes nothing in the
-// repository.
+// Target names what the push acts on, for guard rules, as git resolves
+// it (see Resolve, which it calls when the push is not resolved yet):
+// every ref it would change on the remote (Refs, with force and delete
+// as facts; Branch is the first one's branch), every repository its
+// remote names (Repo and Repos: the URL and push URL as configured, as
+// git rewrites them with insteadOf and pushInsteadOf, and where git said
+// it would push), and the arguments REMOTE SPEC as given. It changes
+// nothing in the repository or on the remote.
 func (a *Push) Target(ctx context.Context) (Target, error) {
 	if err := a.Resolve(ctx); err != nil {
 		return Target{}, err
 	}
-	args := a.args()[1:]
-	repo, err := remoteRepo(ctx, a.Runner, args[0])
+	repos, err := remoteRepos(ctx, a.Runner, a.remote(), a.urls)
 	if err != nil {
 		return Target{}, fmt.Errorf("%s: %w", a.Kind(), err)
 	}
-	return Target{Repo: repo, Branch: a.Branch, Args: args}, nil
+	t := Target{Args: []string{a.remote(), a.Branch}}
+	if len(repos) > 0 {
+		t.Repo = repos[0]
+	}
+	if len(repos) > 1 {
+		t.Repos = repos[1:]
+	}
+	for _, u := range a.Updates {
+		t.Refs = append(t.Refs, logbook.RefUpdate{Ref: u.Ref, Force: u.Force, Delete: u.Delete})
+	}
+	if len(a.Updates) > 0 {
+		t.Branch = strings.TrimPrefix(a.Updates[0].Ref, "refs/heads/")
+	}
+	return t, nil
+}
+
+// remoteRepos returns every GitHub repository (OWNER/NAME) a push to
+// remote may reach, without repeats: those its URLs name as configured
+// (remote.NAME.url and pushurl), as git rewrites them (insteadOf,
+// pushInsteadOf: `git remote get-url --all` and `--push --all`), and the
+// URLs git said it pushes to (urls); for origin, the runner's Repository
+// too. A URL that names none (a local path) adds nothing.
+func remoteRepos(ctx context.Context, r *runner.Runner, remote string, urls []string) ([]string, error) {
+	var raw []string
+	for _, args := range [][]string{
+		{"config", "--get-all", "remote." + remote + ".url"},
+		{"config", "--get-all", "remote." + remote + ".pushurl"},
+		{"remote", "get-url", "--all", remote},
+		{"remote", "get-url", "--push", "--all", remote},
+	} {
+		out, err := r.Git(ctx, args...)
+		if err != nil {
+			var ee *runner.ExitError
+			if errors.As(err, &ee) {
+				continue // not set, or not a configured remote (a path or URL given as the remote)
+			}
+			return nil, fmt.Errorf("read the URLs of remote %s: %w", remote, err)
+		}
+		raw = append(raw, strings.Fields(string(out))...)
+	}
+	raw = append(raw, urls...)
+	var repos []string
+	if remote == "origin" && r.Repository != "" {
+		repo, err := r.Repo(ctx)
+		if err != nil {
+			return nil, err
+		}
+		repos = append(repos, repo)
+	}
+	for _, u := range raw {
+		if repo, err := runner.ParseRemoteURL(u); err == nil && !slices.Contains(repos, repo) {
+			repos = append(repos, repo)
+		}
+	}
+	return repos, nil
 }
 
 // Target names what the pull request acts on, for guard rules: the

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -89,7 +90,8 @@ func TestPushTargetResolvesTheBranch(t *testing.T) {
 	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{}))
 	got, err := push.Target(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, actions.Target{Repo: "octo/widgets", Branch: "fix-widget", Args: []string{"origin", "fix-widget"}}, got)
+	assert.Equal(t, actions.Target{Repo: "octo/widgets", Branch: "fix-widget", Args: []string{"origin", "fix-widget"},
+		Refs: []logbook.RefUpdate{{Ref: "refs/heads/fix-widget"}}}, got)
 	assert.Equal(t, "fix-widget", push.Branch, "the branch checked is the branch pushed")
 	assert.Empty(t, f.git.BareRef(t, "fix-widget"), "nothing was pushed")
 
@@ -108,28 +110,39 @@ func TestPushTargetResolvesTheBranch(t *testing.T) {
 func TestPushTargetNamesTheRemotesRepository(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
+	// upstream names octo/upstream, and git rewrites it to a local path:
+	// no network, and the repository is still the one it names.
+	upstream := t.TempDir()
+	f.git.Git(t, "init", "-q", "--bare", upstream)
+	f.git.Git(t, "config", "url."+upstream+".insteadOf", "git@github.com:octo/upstream.git")
 	f.git.Git(t, "remote", "add", "upstream", "git@github.com:octo/upstream.git")
-	f.git.Git(t, "remote", "add", "local", t.TempDir())
+	local := t.TempDir()
+	f.git.Git(t, "init", "-q", "--bare", local)
+	f.git.Git(t, "remote", "add", "local", local)
 	for _, tc := range []struct {
 		remote, repo string
 	}{
 		{"upstream", "octo/upstream"},
-		{"local", ""},   // a path names no GitHub repository
-		{"missing", ""}, // no such remote: the push will say so
+		{"local", ""}, // a path names no GitHub repository
 	} {
 		t.Run(tc.remote, func(t *testing.T) {
 			got, err := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Remote: tc.remote, Branch: "main"})).Target(ctx)
 			require.NoError(t, err)
-			assert.Equal(t, actions.Target{Repo: tc.repo, Branch: "main", Args: []string{tc.remote, "main"}}, got)
+			assert.Equal(t, actions.Target{Repo: tc.repo, Branch: "main", Args: []string{tc.remote, "main"},
+				Refs: []logbook.RefUpdate{{Ref: "refs/heads/main"}}}, got)
 		})
 	}
+	_, err := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Remote: "missing", Branch: "main"})).Target(ctx)
+	assert.ErrorIs(t, err, actions.ErrInvalid, "no such remote: git cannot say what the push would do")
 
-	// The runner's Repository stands for origin, as for GitHub actions.
+	// The runner's Repository is one more repository for origin: rules
+	// see it and the URLs' own.
 	r := *f.r
 	r.Repository = "octo/other"
 	got, err := must[*actions.Push](t)(actions.NewPush(&r, actions.Push{Branch: "main"})).Target(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "octo/other", got.Repo)
+	assert.Equal(t, []string{"octo/widgets"}, got.Repos)
 	got, err = must[*actions.Commit](t)(actions.NewCommit(&r, actions.Commit{Message: "m"})).Target(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "octo/other", got.Repo)
@@ -145,7 +158,7 @@ func TestTargetWithoutAGitHubRepository(t *testing.T) {
 	assert.Equal(t, actions.Target{Branch: "main", Args: []string{"-m", "m"}}, got)
 	got, err = must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{})).Target(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, actions.Target{Branch: "main", Args: []string{"origin", "main"}}, got)
+	assert.Equal(t, actions.Target{Branch: "main", Args: []string{"origin", "main"}, Refs: []logbook.RefUpdate{{Ref: "refs/heads/main"}}}, got)
 
 	_, err = must[*actions.CloseIssue](t)(actions.NewCloseIssue(f.r, actions.CloseIssue{Number: 1})).Target(ctx)
 	require.Error(t, err, "a GitHub action does")
@@ -192,7 +205,7 @@ func TestPushTargetIsTheBranchGitUpdates(t *testing.T) {
 			got, err := push.Target(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, "main", got.Branch)
-			assert.Equal(t, []string{"origin", "main"}, got.Args)
+			assert.Equal(t, []logbook.RefUpdate{{Ref: "refs/heads/main"}}, got.Refs)
 		})
 	}
 	assert.Equal(t, before, f.git.BareRef(t, "main"), "nothing was pushed")

@@ -552,17 +552,27 @@ func (a *DeleteRemoteBranch) Perform(ctx context.Context) (logbook.ActionResult,
 // DryRun renders the git command.
 func (a *DeleteRemoteBranch) DryRun() string { return dryGit(a.Runner, a.args()...) }
 
-// Target names what the deletion acts on, for guard rules: the remote's
-// repository, the branch and the arguments --delete REMOTE BRANCH.
+// Target names what the deletion acts on, for guard rules: every
+// repository the remote names (as a push's Target does), the branch, the
+// ref deleted (a deletion, as a fact rules match) and the arguments
+// --delete REMOTE BRANCH.
 func (a *DeleteRemoteBranch) Target(ctx context.Context) (Target, error) {
 	if err := a.validate(); err != nil {
 		return Target{}, err
 	}
-	repo, err := remoteRepo(ctx, a.Runner, a.remote())
+	repos, err := remoteRepos(ctx, a.Runner, a.remote(), nil)
 	if err != nil {
 		return Target{}, fmt.Errorf("%s: %w", a.Kind(), err)
 	}
-	return Target{Repo: repo, Branch: a.Branch, Args: []string{"--delete", a.remote(), a.Branch}}, nil
+	t := Target{Branch: a.Branch, Args: []string{"--delete", a.remote(), a.Branch},
+		Refs: []logbook.RefUpdate{{Ref: "refs/heads/" + a.Branch, Delete: true}}}
+	if len(repos) > 0 {
+		t.Repo = repos[0]
+	}
+	if len(repos) > 1 {
+		t.Repos = repos[1:]
+	}
+	return t, nil
 }
 
 // ClosePullRequest closes a pull request without merging it. Result:

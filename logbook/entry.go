@@ -90,11 +90,25 @@ type ActionResult struct {
 
 // ActionTarget is what an action acts on, resolved, as guard rules
 // match it: the repository (OWNER/NAME), the branch, and the action's
-// arguments as they are typed on a command line.
+// arguments as they are typed on a command line. An action that reaches
+// more than one repository (a remote with several URLs) names the others
+// in Repos; one that changes refs on a remote (a push) names each in
+// Refs. The guard checks every repository with every ref, and the
+// strictest verdict holds.
 type ActionTarget struct {
 	Repo   string
 	Branch string
 	Args   []string
+	Repos  []string
+	Refs   []RefUpdate
+}
+
+// RefUpdate is a ref an action changes on a remote, as guard rules see
+// it: its full name (refs/heads/main), and whether the update is forced
+// or deletes it.
+type RefUpdate struct {
+	Ref           string
+	Force, Delete bool
 }
 
 // ActionRecord is an operation helm performed in the world.

@@ -30,6 +30,9 @@
 //	repo      the repository, OWNER/NAME
 //	branch    the branch acted on, resolved (the one checked out when none was named)
 //	args      the action's arguments (or the command's words) joined by single spaces
+//	ref       the full name of a ref a push updates on the remote (refs/heads/main, refs/tags/v1)
+//	force     true or false (not a glob): the ref update is a forced one
+//	delete    true or false (not a glob): the ref update deletes the ref
 //
 // Every field but name and decision is a glob matched against the whole
 // value, case-sensitively: * matches any run of characters (slashes and
@@ -45,7 +48,17 @@
 // match neither agent nor human, a malformed glob. Its errors name the
 // file and line (see Error).
 //
-// The guard stops mistakes; it is not a security boundary. A rule matches
-// what the caller reports, and whoever can edit the policy file or run git
-// and gh directly is not stopped by it.
+// A push is checked once for every repository its remote names (the URL
+// and push URL as configured, and as git rewrites them) and every ref it
+// would update, as git resolves them: a rule that matches any one of them
+// decides (deny wins), so `branch = "main"` catches +main, heads/main,
+// HEAD:main and :main alike. The caller resolves those facts (package
+// actions asks git); CheckAll takes the requests and returns the
+// strictest verdict. Stack puts a system policy under a home's: the
+// strictest of the two decides, so the home's cannot loosen it.
+//
+// The guard decides what helm does. It cannot stop what is done behind
+// helm's back (git and gh run directly), nor a policy file edited by
+// whoever can write it: the voyage records the Digest of the policy each
+// of its changes ran under, so a change of rules shows in its story.
 package policy

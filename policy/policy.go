@@ -2,11 +2,14 @@ package policy
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,17 +58,101 @@ type Rule struct {
 	Branch string
 	// Args matches the arguments joined by single spaces.
 	Args string
+	// Ref matches the full name of a ref the action updates on a remote
+	// (refs/heads/main, refs/tags/v1): a push's every destination, as git
+	// resolves it.
+	Ref string
+	// Force and Delete, when set, match a ref update that is (true) or is
+	// not (false) a forced update, or a deletion.
+	Force, Delete *bool
 	// Line is the 1-based line of the rule's [[rule]] header in its
 	// source, or 0 when unknown.
 	Line int
 }
 
-// Policy is an ordered list of rules read from one source.
+// Policy is an ordered list of rules read from one source, or a stack of
+// policies (see Stack).
 type Policy struct {
 	// Source names where the rules come from (a file's path) in messages.
 	Source string
 	// Rules are tried in order; the first that matches decides.
 	Rules []Rule
+	// data is the text Parse read, for Digest.
+	data []byte
+	// layers, on a stack, are the policies it applies, in order.
+	layers []*Policy
+}
+
+// Stack returns the policy that applies each of ps (nil ones left out)
+// and decides as the strictest of them: deny over confirm over allow.
+// A later policy can therefore tighten what an earlier one allows, never
+// loosen what it denies — a system policy stacked under a home's holds
+// whatever the home's says. Its Source lists theirs; its Rules are empty.
+// A stack of one policy is that policy; of none, nil.
+func Stack(ps ...*Policy) *Policy {
+	var layers []*Policy
+	for _, p := range ps {
+		switch {
+		case p == nil:
+		case p.layers != nil:
+			layers = append(layers, p.layers...)
+		default:
+			layers = append(layers, p)
+		}
+	}
+	switch len(layers) {
+	case 0:
+		return nil
+	case 1:
+		return layers[0]
+	}
+	return &Policy{Source: strings.Join(Sources(&Policy{layers: layers}), ", "), layers: layers}
+}
+
+// Sources lists where a policy's rules come from: its Source, or each
+// stacked policy's. A nil policy has none.
+func Sources(p *Policy) []string {
+	if p == nil {
+		return nil
+	}
+	if p.layers == nil {
+		return []string{p.Source}
+	}
+	out := make([]string, len(p.layers))
+	for i, l := range p.layers {
+		out[i] = l.Source
+	}
+	return out
+}
+
+// Digest identifies a policy's rules: "sha256:" and the hex SHA-256 of the
+// file Parse read (what sha256sum prints for it), of a canonical form of
+// the rules for a policy built in code, or, for a stack, of each stacked
+// policy's source and digest in order. A nil policy's digest is "" (no
+// rules). Two policies with one digest decide alike; the voyage records
+// the digest it runs under.
+func (p *Policy) Digest() string {
+	if p == nil {
+		return ""
+	}
+	h := sha256.New()
+	switch {
+	case p.layers != nil:
+		for _, l := range p.layers {
+			fmt.Fprintf(h, "%s\x00%s\n", l.Source, l.Digest())
+		}
+	case p.data != nil:
+		h.Write(p.data)
+	default:
+		for _, r := range p.Rules {
+			fmt.Fprintf(h, "%q %q", r.Name, r.Decision)
+			for _, pat := range r.patterns() {
+				fmt.Fprintf(h, " %q", pat)
+			}
+			h.Write([]byte{'\n'})
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Request is an action or command about to run, as the rules see it.
@@ -81,6 +168,10 @@ type Request struct {
 	// Args are the action's arguments, or the command and its
 	// arguments.
 	Args []string
+	// Ref is the full name of a ref the action updates on a remote, empty
+	// when none; Force and Delete say the update is forced, or a deletion.
+	Ref           string
+	Force, Delete bool
 }
 
 // Actor returns "human" when the request's method is "human", else
@@ -167,6 +258,9 @@ func (p *Policy) Check(r Request) Verdict {
 	if p == nil {
 		return Verdict{Decision: Allow}
 	}
+	if p.layers != nil {
+		return strictest(p.layers, func(l *Policy) Verdict { return l.Check(r) })
+	}
 	fields := requestFields(r)
 	for i := range p.Rules {
 		rule := &p.Rules[i]
@@ -181,8 +275,56 @@ func (p *Policy) Check(r Request) Verdict {
 	return Verdict{Decision: Allow, Source: p.Source}
 }
 
+// CheckAll checks each of rs, the requests one action makes (a push to
+// several URLs, or of several refs), and returns the strictest verdict:
+// the first deny, else the first confirm, else allow. Deny wins: a rule
+// that matches any one of them decides for the action. No request is
+// allowed.
+func (p *Policy) CheckAll(rs []Request) Verdict {
+	if len(rs) == 0 {
+		return Verdict{Decision: Allow, Source: sourceOf(p)}
+	}
+	return strictest(rs, p.Check)
+}
+
+// strictest returns the strictest of check's verdicts over xs (deny, then
+// confirm, then allow), the first of equals.
+func strictest[T any](xs []T, check func(T) Verdict) Verdict {
+	var best Verdict
+	for i, x := range xs {
+		v := check(x)
+		if i == 0 || rank(v.Decision) > rank(best.Decision) {
+			best = v
+		}
+		if best.Decision == Deny {
+			break
+		}
+	}
+	return best
+}
+
+func rank(d Decision) int {
+	switch d {
+	case Allow:
+		return 0
+	case Confirm:
+		return 1
+	}
+	return 2
+}
+
+func sourceOf(p *Policy) string {
+	if p == nil {
+		return ""
+	}
+	return p.Source
+}
+
 // Trace is how one rule fared against a request (see Explain).
 type Trace struct {
+	// Source is the policy the rule is in, when the policy explained is
+	// a stack of several (see Stack).
+	Source string
 	// Rule is the rule tried.
 	Rule *Rule
 	// Matched reports that every field of the rule matched.
@@ -201,7 +343,10 @@ func (t Trace) String() string {
 		return "no rule"
 	}
 	name := fmt.Sprintf("rule %q", t.Rule.Name)
-	if t.Rule.Line > 0 {
+	switch {
+	case t.Source != "":
+		name += " (" + where(t.Source, t.Rule.Line) + ")"
+	case t.Rule.Line > 0:
 		name += fmt.Sprintf(" (line %d)", t.Rule.Line)
 	}
 	if t.Matched {
@@ -213,10 +358,22 @@ func (t Trace) String() string {
 // Explain tries the rules on r in order, as Check does, and says how each
 // fared, ending with the first that matches (the one that decides). When
 // the last trace did not match, no rule did and the request is allowed. A
-// nil policy has no rules.
+// nil policy has no rules. A stack explains each of its policies in
+// turn (each trace names its Source); the strictest of their decisions
+// holds.
 func (p *Policy) Explain(r Request) []Trace {
 	if p == nil {
 		return nil
+	}
+	if p.layers != nil {
+		var traces []Trace
+		for _, l := range p.layers {
+			for _, t := range l.Explain(r) {
+				t.Source = l.Source
+				traces = append(traces, t)
+			}
+		}
+		return traces
 	}
 	fields := requestFields(r)
 	var traces []Trace
@@ -233,17 +390,30 @@ func (p *Policy) Explain(r Request) []Trace {
 
 // fieldNames are the matchers' names in the file, in the order they are
 // tried.
-var fieldNames = [...]string{"action", "identity", "role", "method", "actor", "repo", "branch", "args"}
+var fieldNames = [...]string{"action", "identity", "role", "method", "actor", "repo", "branch", "args", "ref", "force", "delete"}
+
+// boolFields are the fields a [[rule]] gives as true or false.
+var boolFields = []string{"force", "delete"}
 
 // knownFields are every field a [[rule]] may have.
 var knownFields = append([]string{"name", "decision"}, fieldNames[:]...)
 
 func requestFields(r Request) [len(fieldNames)]string {
-	return [...]string{r.Action, r.Identity, r.Role, r.Method, r.Actor(), r.Repo, r.Branch, strings.Join(r.Args, " ")}
+	return [...]string{r.Action, r.Identity, r.Role, r.Method, r.Actor(), r.Repo, r.Branch, strings.Join(r.Args, " "),
+		r.Ref, strconv.FormatBool(r.Force), strconv.FormatBool(r.Delete)}
 }
 
 func (rule *Rule) patterns() [len(fieldNames)]string {
-	return [...]string{rule.Action, rule.Identity, rule.Role, rule.Method, rule.Actor, rule.Repo, rule.Branch, rule.Args}
+	return [...]string{rule.Action, rule.Identity, rule.Role, rule.Method, rule.Actor, rule.Repo, rule.Branch, rule.Args,
+		rule.Ref, boolPattern(rule.Force), boolPattern(rule.Delete)}
+}
+
+// boolPattern is a true/false matcher as a glob: "" matches either.
+func boolPattern(b *bool) string {
+	if b == nil {
+		return ""
+	}
+	return strconv.FormatBool(*b)
 }
 
 // mismatch returns the index of the rule's first matcher that values do
@@ -306,7 +476,7 @@ func Parse(data []byte, source string) (*Policy, error) {
 		}
 		return nil, &Error{Source: source, Err: err}
 	}
-	p := &Policy{Source: source}
+	p := &Policy{Source: source, data: append([]byte{}, data...)}
 	defs := definitions(text)
 	var errs []*Error
 	fail := func(line, rule int, format string, args ...any) {
@@ -408,6 +578,15 @@ func parseRule(t map[string]any, n int, defs []definition, s span, fail func(lin
 			fail(fieldLine(f), n, "unknown field %q in [[rule]] %d (known: %s)", f, n, strings.Join(knownFields, ", "))
 			continue
 		}
+		if slices.Contains(boolFields, f) {
+			b, ok := t[f].(bool)
+			if !ok {
+				fail(fieldLine(f), n, "[[rule]] %d: %s is %s, not true or false", n, f, typeName(t[f]))
+				continue
+			}
+			*rule.flag(f) = &b
+			continue
+		}
 		v, ok := t[f].(string)
 		if !ok {
 			fail(fieldLine(f), n, "[[rule]] %d: %s is %s, not a string", n, f, typeName(t[f]))
@@ -486,7 +665,15 @@ func (rule *Rule) field(name string) *string {
 	case "decision":
 		return (*string)(&rule.Decision)
 	}
-	return [...]*string{&rule.Action, &rule.Identity, &rule.Role, &rule.Method, &rule.Actor, &rule.Repo, &rule.Branch, &rule.Args}[slices.Index(fieldNames[:], name)]
+	return [...]*string{&rule.Action, &rule.Identity, &rule.Role, &rule.Method, &rule.Actor, &rule.Repo, &rule.Branch, &rule.Args, &rule.Ref}[slices.Index(fieldNames[:], name)]
+}
+
+// flag returns the rule's true/false field a [[rule]] key sets.
+func (rule *Rule) flag(name string) **bool {
+	if name == "delete" {
+		return &rule.Delete
+	}
+	return &rule.Force
 }
 
 // problem is what is wrong with one field of a rule.

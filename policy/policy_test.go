@@ -215,7 +215,7 @@ func TestParseRejectsWhatItDoesNotUnderstand(t *testing.T) {
 		want       []string // the error's lines
 	}{
 		{"unknown field names its line", readmeRules + "\n[[rule]]\nname = \"typo\"\nacton = \"push\"\ndecision = \"deny\"\n",
-			[]string{`policy.toml:28: unknown field "acton" in [[rule]] 5 (known: name, decision, action, identity, role, method, actor, repo, branch, args)`}},
+			[]string{`policy.toml:28: unknown field "acton" in [[rule]] 5 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete)`}},
 		{"unknown fields each reported, in order", "[[rule]]\nzeta = 1\ndecision = \"deny\"\nalpha = \"x\"\n",
 			[]string{`policy.toml:2: unknown field "zeta" in [[rule]] 1`, `policy.toml:4: unknown field "alpha" in [[rule]] 1`}},
 		{"a sub-table is an unknown field", "[[rule]]\ndecision = \"deny\"\n[rule.when]\nbranch = \"main\"\n",
@@ -274,7 +274,7 @@ func TestErrorCarriesThePlace(t *testing.T) {
 	var pe *policy.Error
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, policy.Error{Source: "/home/j/.helm/policy.toml", Line: 6, Rule: 2, Err: pe.Err}, *pe)
-	assert.Equal(t, `/home/j/.helm/policy.toml:6: unknown field "acton" in [[rule]] 2 (known: name, decision, action, identity, role, method, actor, repo, branch, args)`, err.Error())
+	assert.Equal(t, `/home/j/.helm/policy.toml:6: unknown field "acton" in [[rule]] 2 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete)`, err.Error())
 }
 
 // TestLinesSurviveTrickyTOML: text inside strings, arrays and inline
@@ -430,4 +430,77 @@ func FuzzParse(f *testing.F) {
 			_ = tr.String()
 		}
 	})
+}
+
+func TestForceAndDeleteAreFacts(t *testing.T) {
+	p := mustParse(t, "[[rule]]\nname = \"no force\"\nforce = true\ndecision = \"deny\"\n\n[[rule]]\nname = \"no deletes of tags\"\nref = \"refs/tags/*\"\ndelete = true\ndecision = \"deny\"\n")
+	for _, tc := range []struct {
+		name string
+		r    policy.Request
+		want policy.Decision
+	}{
+		{"forced", policy.Request{Action: "push", Ref: "refs/heads/main", Force: true}, policy.Deny},
+		{"fast-forward", policy.Request{Action: "push", Ref: "refs/heads/main"}, policy.Allow},
+		{"tag deleted", policy.Request{Action: "push", Ref: "refs/tags/v1", Delete: true}, policy.Deny},
+		{"branch deleted", policy.Request{Action: "push", Ref: "refs/heads/x", Delete: true}, policy.Allow},
+		{"tag created", policy.Request{Action: "push", Ref: "refs/tags/v1"}, policy.Allow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, p.Check(tc.r).Decision)
+		})
+	}
+	_, err := policy.Parse([]byte("[[rule]]\nforce = \"true\"\ndecision = \"deny\"\n"), "p.toml")
+	assert.ErrorContains(t, err, "force is a string, not true or false")
+}
+
+func TestCheckAllDenyWins(t *testing.T) {
+	p := mustParse(t, "[[rule]]\nname = \"prod\"\nrepo = \"octo/prod\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"main\"\nbranch = \"main\"\ndecision = \"confirm\"\n")
+	dev := policy.Request{Action: "push", Repo: "octo/dev", Branch: "x"}
+	prod := policy.Request{Action: "push", Repo: "octo/prod", Branch: "x"}
+	main := policy.Request{Action: "push", Repo: "octo/dev", Branch: "main"}
+	assert.Equal(t, policy.Allow, p.CheckAll([]policy.Request{dev}).Decision)
+	assert.Equal(t, policy.Confirm, p.CheckAll([]policy.Request{dev, main}).Decision)
+	v := p.CheckAll([]policy.Request{dev, main, prod})
+	assert.Equal(t, policy.Deny, v.Decision, "one request a rule denies denies them all")
+	assert.Equal(t, "prod", v.Rule.Name)
+	assert.Equal(t, policy.Allow, p.CheckAll(nil).Decision)
+}
+
+func TestStackCannotBeLoosened(t *testing.T) {
+	sys := mustParse(t, "[[rule]]\nname = \"nobody pushes to main\"\nbranch = \"main\"\ndecision = \"deny\"\n")
+	sys.Source = "/etc/helm/policy.toml"
+	home, err := policy.Parse([]byte("[[rule]]\nname = \"anything\"\ndecision = \"allow\"\n\n"), "home.toml")
+	require.NoError(t, err)
+	tight, err := policy.Parse([]byte("[[rule]]\nname = \"no merges\"\naction = \"merge-pull-request\"\ndecision = \"deny\"\n"), "home.toml")
+	require.NoError(t, err)
+
+	s := policy.Stack(sys, home)
+	v := s.Check(policy.Request{Action: "push", Branch: "main"})
+	assert.Equal(t, policy.Deny, v.Decision, "an allow-all home does not loosen the system's deny")
+	assert.Equal(t, "/etc/helm/policy.toml", v.Source)
+	assert.Equal(t, policy.Deny, policy.Stack(sys, tight).Check(policy.Request{Action: "merge-pull-request"}).Decision, "the home may tighten")
+	assert.Equal(t, []string{"/etc/helm/policy.toml", "home.toml"}, policy.Sources(s))
+	traces := s.Explain(policy.Request{Action: "push", Branch: "main"})
+	require.Len(t, traces, 2)
+	assert.Contains(t, traces[0].String(), "(/etc/helm/policy.toml:1)")
+	assert.Contains(t, traces[1].String(), "(home.toml:1)")
+
+	assert.Nil(t, policy.Stack(nil, nil))
+	assert.Same(t, home, policy.Stack(nil, home))
+}
+
+func TestDigestNamesTheRules(t *testing.T) {
+	text := "[[rule]]\nname = \"a\"\ndecision = \"deny\"\n"
+	a, err := policy.Parse([]byte(text), "a.toml")
+	require.NoError(t, err)
+	b, err := policy.Parse([]byte(text+"\n"), "a.toml")
+	require.NoError(t, err)
+	assert.Equal(t, "sha256:", a.Digest()[:7])
+	assert.Len(t, a.Digest(), 7+64)
+	assert.NotEqual(t, a.Digest(), b.Digest(), "the file's bytes, as sha256sum sees them")
+	assert.Empty(t, (*policy.Policy)(nil).Digest())
+	built := &policy.Policy{Rules: []policy.Rule{{Name: "a", Decision: policy.Deny}}}
+	other := &policy.Policy{Rules: []policy.Rule{{Name: "a", Decision: policy.Allow}}}
+	assert.NotEqual(t, built.Digest(), other.Digest())
+	assert.NotEqual(t, policy.Stack(a, b).Digest(), policy.Stack(b, a).Digest())
 }

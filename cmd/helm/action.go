@@ -40,6 +40,7 @@ type actionFlags struct {
 	message, branch, remote, title, body, base, mergeMethod, repo string
 	reviewers                                                     []string
 	comment                                                       int64
+	force                                                         bool
 }
 
 func bodyFlag(fs *pflag.FlagSet, f *actionFlags) {
@@ -69,21 +70,29 @@ var actionKinds = []*actionKind{
 	},
 	{
 		name: "push", summary: "push a branch (git push origin BRANCH)",
-		args: "[--branch BRANCH] [--remote NAME]", example: "push --branch fix-widget",
-		help: `Push a branch to a remote: git push REMOTE BRANCH. Without --branch, the
-branch checked out in the working directory (git rev-parse --abbrev-ref
-HEAD), resolved before the intent is recorded, so the logbook names the
-branch pushed; a detached HEAD has none, and is refused. Without --remote,
-origin.`,
+		args: "[--branch BRANCH] [--remote NAME] [--force]", example: "push --branch fix-widget",
+		help: `Push a branch to a remote: git push REMOTE BRANCH. BRANCH is what git takes
+there: a branch, a tag, or a refspec (+SRC:DST, HEAD:main, :main deletes
+main). Before the intent is recorded, helm asks git what the push would do
+(git push --dry-run, which changes nothing): every ref it would create,
+update, force or delete, and where it would go (the remote's URL and push
+URL as configured and as rewritten by insteadOf/pushInsteadOf). Guard rules
+match those, not the text typed; the intent records them, and the push then
+does exactly that, each ref pinned to the commit git showed. A push git
+cannot resolve, or that the remote would refuse (not a fast-forward,
+without --force), exits 2 with nothing recorded or pushed. Without
+--branch, the branch checked out in the working directory; a detached HEAD
+has none, and is refused. Without --remote, origin.`,
 		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVar(&f.branch, "branch", "", "the `BRANCH` to push (default the current branch)")
+			fs.StringVar(&f.branch, "branch", "", "the `BRANCH` (or refspec) to push (default the current branch)")
 			fs.StringVar(&f.remote, "remote", "", "the remote to push to, `NAME` (default origin)")
+			fs.BoolVar(&f.force, "force", false, "push even where it is not a fast-forward (guard rules see a forced update)")
 		},
 		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
 			if err := noArgs(a, args); err != nil {
 				return nil, err
 			}
-			return actions.NewPush(r, actions.Push{Branch: f.branch, Remote: f.remote})
+			return actions.NewPush(r, actions.Push{Branch: f.branch, Remote: f.remote, Force: f.force})
 		},
 	},
 	{

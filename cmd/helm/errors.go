@@ -21,6 +21,7 @@ const (
 	exitFailed      = 1   // the operation failed, and nothing was recorded
 	exitUsage       = 2   // bad usage or input
 	exitRecorded    = 3   // recorded, but what was observed or done reported a failure: not to be retried blindly
+	exitRefused     = 4   // refused by a guard rule: the refusal is recorded, nothing was done; retrying will not help
 	exitInterrupted = 130 // a signal (Ctrl-C, SIGTERM) interrupted the command: 128 + SIGINT, as shells report it
 )
 
@@ -109,8 +110,9 @@ var inputErrors = []error{
 // ExitCode maps an error returned by Main.Run to the process's exit status:
 // 0 success, 1 the operation failed and nothing was recorded, 2 bad usage
 // or input, 3 recorded but what was observed or done reported a failure
-// (a failed observation, an action git or gh refused), 130 interrupted by
-// a signal.
+// (a failed observation, an action git or gh refused), 4 refused by a
+// guard rule (the refusal recorded, nothing done), 130 interrupted by a
+// signal.
 func ExitCode(err error) int {
 	if err == nil {
 		return exitOK
@@ -126,6 +128,9 @@ func ExitCode(err error) int {
 	var of *observedFailures
 	if errors.As(err, &of) {
 		return exitRecorded
+	}
+	if errors.Is(err, helm.ErrRefused) || errors.Is(err, helm.ErrNeedsConfirmation) {
+		return exitRefused
 	}
 	var ae *helm.ActionError
 	if errors.As(err, &ae) && !errors.Is(err, actions.ErrInvalid) {

@@ -68,6 +68,9 @@ type Main struct {
 	// serveMCP serves helm mcp's server; nil means on standard input and
 	// output. Tests connect clients to it in memory.
 	serveMCP func(ctx context.Context, s *mcp.Server) error
+	// systemPolicy, when set, is the system policy's path in place of
+	// systemPolicyPath ("" for none). Tests set it.
+	systemPolicy *string
 }
 
 // NewMain returns the Main of the real process.
@@ -111,7 +114,9 @@ voyage; "helm log" tells the story.
 Exit status: 0 done; 1 failed, nothing recorded; 2 bad usage or input;
 3 recorded, but what was observed or done reported a failure (a missing
 file, an HTTP error, a command's non-zero exit or timeout, an action git
-or gh refused): look before retrying; 130 interrupted.`,
+or gh refused): look before retrying; 4 refused by a guard rule (the
+refusal is recorded, nothing was done: retrying will not help); 130
+interrupted.`,
 		Example: `  helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"
   helm observe rust-project .
   helm bearing --reading "Widget module has a null check missing in init()."

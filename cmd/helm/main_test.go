@@ -38,6 +38,9 @@ type harness struct {
 	ExtraEnv []string
 	// Stdin is the next run's standard input.
 	Stdin string
+	// SystemPolicy is the system policy's path ("" for none: a machine's
+	// /etc/helm/policy.toml is not the test's).
+	SystemPolicy string
 
 	mu  sync.Mutex
 	now time.Time
@@ -65,9 +68,10 @@ func (h *harness) at(min int) {
 
 func (h *harness) main() *Main {
 	return &Main{
-		Getenv:   func(k string) string { return h.Env[k] },
-		Dir:      h.Dir,
-		ExtraEnv: h.ExtraEnv,
+		Getenv:       func(k string) string { return h.Env[k] },
+		Dir:          h.Dir,
+		ExtraEnv:     h.ExtraEnv,
+		systemPolicy: &h.SystemPolicy,
 		Options: &helm.Options{
 			NoSync: true,
 			Clock: func() time.Time {

@@ -310,6 +310,7 @@ var exitMeanings = map[int]string{
 	exitFailed:      "exit status 1: the operation failed",
 	exitUsage:       "exit status 2: bad input; change the arguments",
 	exitRecorded:    "exit status 3: recorded, but what was done reported a failure; look before retrying",
+	exitRefused:     "exit status 4: refused by a guard rule; the refusal is recorded and nothing was done: retrying will not help",
 	exitInterrupted: "exit status 130: interrupted",
 }
 

@@ -530,7 +530,7 @@ decision = "confirm"
 
 	text, te := c.fails("merge_pull_request", map[string]any{"voyage": info.ID, "number": pr})
 	assert.Contains(t, text, `denied by rule "agents may not merge"`)
-	assert.Equal(t, exitFailed, te.ExitStatus)
+	assert.Equal(t, exitRefused, te.ExitStatus)
 	text, te = c.fails("commit", map[string]any{"voyage": info.ID, "message": "x"})
 	assert.Contains(t, text, `rule "people confirm commits"`)
 	assert.Equal(t, confirmHint, te.Try)

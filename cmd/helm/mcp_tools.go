@@ -726,8 +726,9 @@ type commitArgs struct {
 
 type pushArgs struct {
 	voyageArg
-	Branch string `json:"branch,omitempty" jsonschema:"the branch to push (default: the branch checked out in helm's working directory)"`
+	Branch string `json:"branch,omitempty" jsonschema:"the branch to push, or a refspec git takes (default: the branch checked out in helm's working directory); guard rules see every ref git resolves it to"`
 	Remote string `json:"remote,omitempty" jsonschema:"the remote to push to (default origin)"`
+	Force  bool   `json:"force,omitempty" jsonschema:"push even where it is not a fast-forward (guard rules see a forced update)"`
 	gitAction
 }
 
@@ -820,7 +821,7 @@ func (s *mcpServer) addActionTools() {
 		return actions.NewCommit(r, actions.Commit{Message: in.Message})
 	})
 	addAction(s, "push", func(r *runner.Runner, in pushArgs) (performer, error) {
-		return actions.NewPush(r, actions.Push{Branch: in.Branch, Remote: in.Remote})
+		return actions.NewPush(r, actions.Push{Branch: in.Branch, Remote: in.Remote, Force: in.Force})
 	})
 	addAction(s, "create-pull-request", func(r *runner.Runner, in createPullRequestArgs) (performer, error) {
 		return actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: in.Branch, Title: in.Title, Body: in.Body, Base: in.Base, Reviewers: splitList(in.Reviewers)})

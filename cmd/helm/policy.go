@@ -12,15 +12,33 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/policy"
 )
 
-// policy reads the guard rules: the file config.toml names, else
-// $HELM_HOME/policy.toml when there is one. A file that does not parse is
-// a usage error naming its line: a typo must not let everything through.
+// systemPolicyPath is the system policy: rules every home's policy is
+// stacked on and cannot loosen (policy.Stack). It is fixed at build time
+// (-ldflags "-X main.systemPolicyPath=..."), never read from the
+// environment or a flag: the recorded agent chooses both. Tests set it.
+var systemPolicyPath = defaultSystemPolicy()
+
+// policy reads the guard rules: the system policy (systemPolicyPath) when
+// there is one, with the home's stacked on it — the file config.toml
+// names, else $HELM_HOME/policy.toml when there is one. A file that does
+// not parse is a usage error naming its line: a typo must not let
+// everything through. A system policy that anyone but root can change is
+// refused: a rule the agent can edit is no system rule.
 func (a *app) policy(home string, cfg *config) (*policy.Policy, error) {
 	if a.pol != nil || a.polRead {
 		return a.pol, nil
+	}
+	sysPath := systemPolicyPath
+	if a.main.systemPolicy != nil {
+		sysPath = *a.main.systemPolicy
+	}
+	sys, err := loadSystemPolicy(sysPath)
+	if err != nil {
+		return nil, err
 	}
 	path, named := cfg.Policy, true
 	if path == "" {
@@ -35,9 +53,29 @@ func (a *app) policy(home string, cfg *config) (*policy.Policy, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &usageError{Err: fmt.Errorf("policy %s (named in %s): %w", path, a.configPath(), err), Hint: "create the file, or remove policy from " + a.configPath()}
 	case err != nil:
-		return nil, &usageError{Err: fmt.Errorf("guard rules: %w", err), Hint: "fix the rule in " + path + `; each [[rule]] has a decision (allow, deny or confirm) and globs among action, identity, role, method, actor, repo, branch and args`}
+		return nil, &usageError{Err: fmt.Errorf("guard rules: %w", err), Hint: "fix the rule in " + path + `; each [[rule]] has a decision (allow, deny or confirm) and globs among action, identity, role, method, actor, repo, branch, args and ref, and force or delete (true or false)`}
 	}
-	a.pol, a.polRead = p, true
+	a.pol, a.polRead = policy.Stack(sys, p), true
+	return a.pol, nil
+}
+
+// loadSystemPolicy reads the system policy at path: nil when there is
+// none (or no path), an error when it cannot be read, does not parse, or
+// could be changed by someone other than root (systemPolicyTrusted).
+func loadSystemPolicy(path string) (*policy.Policy, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if err := systemPolicyTrusted(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	p, err := policy.Load(path)
+	if err != nil {
+		return nil, &hinted{Err: fmt.Errorf("system guard rules: %w", err), Hint: "ask whoever keeps " + path + " (root) to fix it: helm runs no action while the system policy cannot be read"}
+	}
 	return p, nil
 }
 
@@ -53,7 +91,7 @@ recorded in the story as a refused entry naming the rule.`,
 		Example: `  helm policy check merge-pull-request --as bob --role coder --method claude -- 45`,
 	})
 	c.AddCommand(leafCmd(a, &cobra.Command{
-		Use:   "check KIND [--repo OWNER/NAME] [--branch B] [-- ARG...]",
+		Use:   "check KIND [--repo OWNER/NAME] [--branch B] [--remote NAME] [--force] [-- ARG...]",
 		Short: "say which rule would decide an action, and why the others did not",
 		Long: `Say which guard rule would decide an action of KIND (push,
 merge-pull-request, ..., or observe-command for a command mark) performed
@@ -61,7 +99,13 @@ by the resolved identity, role and method (--as, --role, --method) on the
 repository and branch given, with the arguments after -- (as the action
 kind's arguments read: "45 --merge-method merge", or a command's program and
 arguments). Every rule is listed up to the one that decides, each with the
-field that did not match.`,
+field that did not match.
+
+A push without --repo is resolved as helm action push resolves it, in the
+working directory's repository: git says which refs it would create,
+update, force or delete (git push --dry-run, which changes nothing) and
+every repository the remote's URLs name, as configured and as rewritten;
+each is checked, and the strictest decision holds.`,
 		Example: `  helm policy check merge-pull-request --as bob --role agent --method claude -- 45
   helm policy check push --branch main
   helm policy check observe-command -- rm -rf build`,
@@ -69,21 +113,30 @@ field that did not match.`,
 	return c
 }
 
-type policyCheckCommand struct{ repo, branch string }
+type policyCheckCommand struct {
+	repo, branch, remote string
+	force                bool
+}
 
 func (c *policyCheckCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.repo, "repo", "", "the repository acted on, `OWNER/NAME`")
-	fs.StringVar(&c.branch, "branch", "", "the branch acted on, `B`")
+	fs.StringVar(&c.branch, "branch", "", "the branch acted on, `B` (for a push: what helm action push --branch takes)")
+	fs.StringVar(&c.remote, "remote", "", "for a push: the remote, `NAME` (default origin)")
+	fs.BoolVar(&c.force, "force", false, "for a push: a forced push")
 }
 
-// policyCheck is the --json form of policy check.
+// policyCheck is the --json form of policy check. Request is the first
+// of Requests (an action that reaches several repositories or refs makes
+// one request each); Trace explains the request that decided.
 type policyCheck struct {
-	Policy   string          `json:"policy"`
-	Request  policy.Request  `json:"request"`
-	Actor    string          `json:"actor"`
-	Decision policy.Decision `json:"decision"`
-	Rule     string          `json:"rule,omitempty"`
-	Trace    []string        `json:"trace"`
+	Policy   string           `json:"policy"`
+	Digest   string           `json:"digest,omitempty"`
+	Request  policy.Request   `json:"request"`
+	Requests []policy.Request `json:"requests"`
+	Actor    string           `json:"actor"`
+	Decision policy.Decision  `json:"decision"`
+	Rule     string           `json:"rule,omitempty"`
+	Trace    []string         `json:"trace"`
 }
 
 func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -110,13 +163,26 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	req := helm.PolicyRequest(args[0], helm.ActionTarget{Repo: c.repo, Branch: c.branch, Args: args[1:]},
-		helm.Who{Identity: identity, Role: role, Method: method})
-	verdict := p.Check(req)
-	out := policyCheck{Policy: "(none)", Request: req, Actor: req.Actor(), Decision: verdict.Decision, Rule: verdict.RuleName(), Trace: []string{}}
+	who := helm.Who{Identity: identity, Role: role, Method: method}
+	target := helm.ActionTarget{Repo: c.repo, Branch: c.branch, Args: args[1:]}
+	if args[0] == "push" && c.repo == "" {
+		if target, err = c.resolvePush(ctx, a, identity); err != nil {
+			return err
+		}
+	}
+	reqs := helm.PolicyRequests(args[0], target, who)
+	verdict := p.CheckAll(reqs)
+	decider := reqs[0]
+	for _, r := range reqs {
+		if p.Check(r).Decision == verdict.Decision {
+			decider = r
+			break
+		}
+	}
+	out := policyCheck{Policy: "(none)", Digest: p.Digest(), Request: reqs[0], Requests: reqs, Actor: reqs[0].Actor(), Decision: verdict.Decision, Rule: verdict.RuleName(), Trace: []string{}}
 	if p != nil {
 		out.Policy = p.Source
-		for _, t := range p.Explain(req) {
+		for _, t := range p.Explain(decider) {
 			out.Trace = append(out.Trace, t.String())
 		}
 	}
@@ -125,21 +191,52 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Policy: %s\n", printable(out.Policy))
-	fmt.Fprintf(&b, "Action: %s by %s (role %s, method %s, actor %s)", printable(req.Action), printable(identity),
-		printable(orNone(role)), printable(orNone(method)), req.Actor())
-	if req.Repo != "" || req.Branch != "" {
-		fmt.Fprintf(&b, " on %s %s", printable(orNone(req.Repo)), printable(orNone(req.Branch)))
+	for _, req := range reqs {
+		fmt.Fprintf(&b, "Action: %s by %s (role %s, method %s, actor %s)", printable(req.Action), printable(identity),
+			printable(orNone(role)), printable(orNone(method)), req.Actor())
+		if req.Repo != "" || req.Branch != "" {
+			fmt.Fprintf(&b, " on %s %s", printable(orNone(req.Repo)), printable(orNone(req.Branch)))
+		}
+		if req.Ref != "" {
+			fmt.Fprintf(&b, ", ref %s", printable(req.Ref))
+			if req.Force {
+				b.WriteString(" (forced)")
+			}
+			if req.Delete {
+				b.WriteString(" (deleted)")
+			}
+		}
+		if len(req.Args) > 0 {
+			fmt.Fprintf(&b, ", args %q", strings.Join(req.Args, " "))
+		}
+		b.WriteString("\n")
 	}
-	if len(req.Args) > 0 {
-		fmt.Fprintf(&b, ", args %q", strings.Join(req.Args, " "))
-	}
-	b.WriteString("\n")
 	for _, t := range out.Trace {
 		fmt.Fprintf(&b, "  %s\n", printable(t))
 	}
 	fmt.Fprintf(&b, "Decision: %s\n", printable(verdict.String()))
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// resolvePush resolves a push as helm action push would, in the working
+// directory, for the guard rules.
+func (c *policyCheckCommand) resolvePush(ctx context.Context, a *app, identity string) (helm.ActionTarget, error) {
+	r, err := a.runner(identity, "")
+	if err != nil {
+		return helm.ActionTarget{}, err
+	}
+	push, err := actions.NewPush(r, actions.Push{Branch: c.branch, Remote: c.remote, Force: c.force})
+	if err == nil {
+		var t helm.ActionTarget
+		if t, err = push.Target(ctx); err == nil {
+			return t, nil
+		}
+	}
+	if errors.Is(err, actions.ErrInvalid) {
+		return helm.ActionTarget{}, &usageError{Err: err, Hint: "give --repo and --branch to check a push without asking git"}
+	}
+	return helm.ActionTarget{}, err
 }
 
 // voyageIdentity is the resolved voyage's identity when one resolves,

@@ -40,7 +40,7 @@ decision = "confirm"
 
 // TestGuardRules: each README rule denies, allows or asks as documented,
 // through the real git and the GitHub stand-in; a refusal is recorded in
-// the story, exits 1 naming the rule, and touches nothing: the stand-in
+// the story, exits 4 naming the rule, and touches nothing: the stand-in
 // sees no request, the remote is unchanged, the command never runs.
 func TestGuardRules(t *testing.T) {
 	t.Parallel()
@@ -53,12 +53,12 @@ func TestGuardRules(t *testing.T) {
 	// Agents may not merge: nothing reaches GitHub.
 	pr := srv.AddPull("octo/widgets", ghtest.PullRequest{Title: "Fix widget", Head: "main"})
 	srv.ClearRequests()
-	r := h.fails(1, append(agent, "action", "merge-pull-request", itoa(pr))...)
+	r := h.fails(4, append(agent, "action", "merge-pull-request", itoa(pr))...)
 	assert.Contains(t, r.Stderr, `refused by a guard rule: denied by rule "agents may not merge" (`+filepath.Join(h.Home, "policy.toml")+`:2)`)
 	assert.Empty(t, srv.Requests(), "a denied action sends nothing to GitHub")
 
 	// A person's merge needs --yes.
-	r = h.fails(1, "action", "merge-pull-request", itoa(pr))
+	r = h.fails(4, "action", "merge-pull-request", itoa(pr))
 	assert.Contains(t, r.Stderr, `needs confirmation: held for confirmation by rule "people confirm merges"`)
 	assert.Contains(t, r.Stderr, "Try: the same command with --yes")
 	assert.Empty(t, srv.Requests())
@@ -69,10 +69,10 @@ func TestGuardRules(t *testing.T) {
 	g.WriteFile(t, "fix.txt", "fixed\n")
 	g.Git(t, "add", "fix.txt")
 	h.ok("action", "commit", "--message", "Fix")
-	r = h.fails(1, "action", "push", "--branch", "main")
+	r = h.fails(4, "action", "push", "--branch", "main")
 	assert.Contains(t, r.Stderr, `denied by rule "nobody pushes to main"`)
 	assert.Equal(t, before, g.BareRef(t, "main"), "the remote is unchanged")
-	r = h.fails(1, "action", "push") // the branch checked out is main: resolved, then denied
+	r = h.fails(4, "action", "push") // the branch checked out is main: resolved, then denied
 	assert.Contains(t, r.Stderr, `"nobody pushes to main"`)
 	g.Git(t, "switch", "-q", "-c", "fix")
 	h.ok("action", "push")
@@ -80,7 +80,7 @@ func TestGuardRules(t *testing.T) {
 
 	// No rm -rf: the command never runs.
 	marker := filepath.Join(t.TempDir(), "ran")
-	r = h.fails(1, "observe", "command", "--", "sh", "-c", "touch "+marker+"; rm -rf /nonexistent-helm-test")
+	r = h.fails(4, "observe", "command", "--", "sh", "-c", "touch "+marker+"; rm -rf /nonexistent-helm-test")
 	assert.Contains(t, r.Stderr, `denied by rule "no rm -rf"`)
 	assert.NoFileExists(t, marker)
 	h.ok("observe", "command", "--", "sh", "-c", "touch "+marker)

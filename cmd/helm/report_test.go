@@ -54,7 +54,7 @@ func TestReportOfAVoyageWithRealCommits(t *testing.T) {
 	h.ok("action", "create-pull-request", "--branch", "fix-widget", "--title", "Fix widget crash", "--body", "Fixes #"+itoa(issue))
 	pr := issue + 1
 	h.at(8)
-	h.fails(3, "action", "push", "--branch", "no-such-branch")
+	h.fails(3, "action", "push", "--branch", "HEAD~1:fix-widget") // not a fast-forward: git refuses it
 	h.at(9)
 	h.ok("note", "--as", "bob", "--role", "reviewer", "Waiting for CI on PR #"+itoa(pr)+".")
 	h.at(10)

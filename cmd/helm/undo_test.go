@@ -181,7 +181,7 @@ decision = "deny"
 `)
 	h.ok("action", "create-pull-request", "--branch", "feature", "--title", "Again") // 6
 	srv.ClearRequests()
-	r := h.fails(1, "undo", "6")
+	r := h.fails(4, "undo", "6")
 	assert.Contains(t, r.Stderr, `perform close-pull-request on voyage a3b00001-0000-4000-8000-000000000001: refused by a guard rule: denied by rule "pull requests stay open"`)
 	assert.Empty(t, srv.Calls(), "the stand-in sees no request")
 	assert.Equal(t, "open", srv.IssueState(repo, 3))
