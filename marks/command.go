@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -35,11 +36,15 @@ const (
 )
 
 // Command runs a program and records how it ended: exit code, standard
-// output and error (each capped at CommandOutputCap), and duration. The
-// environment is inherited but never recorded. A non-zero exit is an
-// observation all the same; so is a program that cannot start (the
-// sighting's Error says why) or one killed at the timeout (TimedOut, with
-// the timeout in TimeoutMS): the sighting's Failures list them.
+// output and error (each capped at CommandOutputCap), and duration. A
+// non-zero exit is an observation all the same; so is a program that
+// cannot start (the sighting's Error says why) or one killed at the
+// timeout (TimedOut, with the timeout in TimeoutMS): the sighting's
+// Failures list them.
+//
+// The program's environment is the process's without the variables whose
+// names look secret (redact.StripEnv: GH_TOKEN, AWS_SECRET_ACCESS_KEY,
+// MY_API_KEY, ...), save those Env.PassEnv names; it is never recorded.
 type Command struct {
 	// Dir is the working directory, cleaned; empty means Env.Dir. A
 	// relative Dir resolves against Env.Dir.
@@ -160,6 +165,11 @@ func (m *Command) Observe(ctx context.Context, env *Env) (sighting.Sighting, err
 
 	cmd := exec.CommandContext(runCtx, m.Program, m.Args...)
 	cmd.Dir = env.resolve(m.abs(m.Dir))
+	var pass []string
+	if env != nil {
+		pass = env.PassEnv
+	}
+	cmd.Env = redact.StripEnv(os.Environ(), pass)
 	stdout := &capBuffer{limit: CommandOutputCap}
 	stderr := &capBuffer{limit: CommandOutputCap}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

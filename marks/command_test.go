@@ -151,3 +151,49 @@ func TestContextEchoesDescription(t *testing.T) {
 	_, err = marks.NewContext(" \n ")
 	assert.ErrorIs(t, err, marks.ErrInvalid)
 }
+
+// TestCommandLeavesSecretLookingVariablesOut plants credentials in the
+// process's environment, as an agent's host or a CI job does, and has the
+// program print its whole environment: neither their names nor their
+// values reach it, what a build needs does, and a name Env.PassEnv gives
+// is passed. Not parallel: it sets the process's environment.
+func TestCommandLeavesSecretLookingVariablesOut(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+	planted := map[string]string{
+		"GH_TOKEN":              "ghp_plantedGHtoken0123456789abcdefghijk",
+		"GH_ENTERPRISE_TOKEN":   "planted-enterprise-token-value",
+		"AWS_SECRET_ACCESS_KEY": "plantedAWSsecretAccessKey0123456789",
+		"MY_API_KEY":            "planted-my-api-key-value",
+	}
+	for k, v := range planted {
+		t.Setenv(k, v)
+	}
+	t.Setenv("HELM_TEST_PLAIN", "plain-value")
+
+	tests := []struct {
+		name   string
+		pass   []string
+		passed string // the one planted name the program gets
+	}{
+		{name: "by default every secret-looking name is left out"},
+		{name: "a name PassEnv gives is passed", pass: []string{"MY_API_KEY"}, passed: "MY_API_KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCommand(t, &marks.Env{PassEnv: tt.pass}, "", "sh", "-c", "env")
+			require.Equal(t, ptr(0), got.ExitCode, got.Stderr)
+			for k, v := range planted {
+				if k == tt.passed {
+					assert.Contains(t, got.Stdout, k+"="+v)
+					continue
+				}
+				assert.NotContains(t, got.Stdout, k)
+				assert.NotContains(t, got.Stdout, v)
+			}
+			assert.Contains(t, got.Stdout, "PATH="+os.Getenv("PATH"))
+			assert.Contains(t, got.Stdout, "HELM_TEST_PLAIN=plain-value")
+		})
+	}
+}

@@ -42,6 +42,13 @@ type Env struct {
 	HTTPClient *http.Client
 	// CommandTimeout bounds the command mark; zero means its default.
 	CommandTimeout time.Duration
+	// PassEnv names variables of the process's environment that a command
+	// mark's program sees although their names look secret. Without it
+	// the program gets the process's environment less every variable
+	// redact.LooksSecret picks (GH_TOKEN, GH_ENTERPRISE_TOKEN,
+	// AWS_SECRET_ACCESS_KEY, MY_API_KEY, ...): what it could print would be
+	// recorded, and what it could send is not for it.
+	PassEnv []string
 	// Progress, when set, receives a command mark's output (standard
 	// output and error, interleaved) as the program writes it, besides
 	// the sighting capturing it: a terminal shows a long test run as it

@@ -87,7 +87,10 @@ func (a *app) config() (*config, error) {
 	}
 	path := filepath.Join(dir, "config.toml")
 	c := &config{}
-	data, err := os.ReadFile(path)
+	data, err := a.readHomeFile(path, "config.toml", dir)
+	if isUntrusted(err) {
+		return nil, err
+	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, &usageError{Err: fmt.Errorf("read %s: %w", path, err), Hint: "make the file readable, or point --home at another helm home"}
 	}
@@ -123,7 +126,7 @@ func (a *app) config() (*config, error) {
 }
 
 func (a *app) configPath() string {
-	dir, err := a.homeDir()
+	dir, err := a.homePath()
 	if err != nil {
 		return "$HELM_HOME/config.toml"
 	}

@@ -116,7 +116,15 @@ Exit status: 0 done; 1 failed, nothing recorded; 2 bad usage or input;
 file, an HTTP error, a command's non-zero exit or timeout, an action git
 or gh refused): look before retrying; 4 refused by a guard rule (the
 refusal is recorded, nothing was done: retrying will not help); 130
-interrupted.`,
+interrupted.
+
+A home that another user owns or that its group or others can write (its
+directory, config.toml, the guard rules' file, gh-config/ and the
+identities' directories in it) is refused, exit 2, before anything in it
+is read: whoever can change it could send the voyages elsewhere or change
+the rules. HELM_SAFE_HOMES (homes separated as in PATH, or * for all)
+trusts a home shared on purpose, as git's safe.directory does. Windows
+has no such check.`,
 		Example: `  helm voyage new --as john-agent --kind resolve-issue "Resolve #42: fix widget crash"
   helm observe rust-project .
   helm bearing --reading "Widget module has a null check missing in init()."

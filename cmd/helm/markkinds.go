@@ -80,6 +80,7 @@ func (p *markParams) given() []string {
 type observeFlags struct {
 	timeout time.Duration
 	yes     bool
+	passEnv []string // variables the program sees although they look secret
 }
 
 // buildMark builds the mark a command line names, its relative paths
@@ -256,9 +257,10 @@ var markKinds = []*markKind{
 		flags: func(fs *pflag.FlagSet, p *markParams) {
 			fs.StringVar(&p.Dir, "dir", "", "run the program in `DIR` (default the working directory)")
 		},
-		observeArgs: "[--timeout DURATION]",
+		observeArgs: "[--timeout DURATION] [--pass-env NAME]...",
 		observeFlags: func(fs *pflag.FlagSet, o *observeFlags) {
 			fs.DurationVar(&o.timeout, "timeout", marks.DefaultCommandTimeout, "kill the program (and its children) after `DURATION`, such as 30s or 10m")
+			fs.StringArrayVar(&o.passEnv, "pass-env", nil, "let the program see helm's environment variable `NAME` although its name looks secret (repeatable; by default GH_TOKEN, AWS_SECRET_ACCESS_KEY, MY_API_KEY and every name with TOKEN, SECRET, PASSWORD, API_KEY, ... are left out)")
 			fs.BoolVar(&o.yes, "yes", false, "confirm a command that a guard rule lets run only when a person agrees")
 		},
 		build: func(_ context.Context, _ *app, p *markParams) (marks.Mark, error) {

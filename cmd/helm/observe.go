@@ -117,6 +117,11 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if c.kind.observeFlags != nil && c.o.timeout <= 0 {
 		return usageErrorf(a.cmd, "%s: --timeout must be positive, got %s", commandName(a.cmd), c.o.timeout)
 	}
+	for _, n := range c.o.passEnv {
+		if n == "" || strings.ContainsAny(n, "= \t\n") {
+			return usageErrorf(a.cmd, "%s: --pass-env %q is not an environment variable's name", commandName(a.cmd), n)
+		}
+	}
 	v, who, err := a.activeVoyage(ctx, false)
 	if err != nil {
 		return err
@@ -180,7 +185,7 @@ func (a *app) observe(ctx context.Context, v *helm.Voyage, who helm.Who, m marks
 	if err != nil {
 		return helm.Observed{}, err
 	}
-	env := &marks.Env{Dir: a.main.Dir, GitHub: r, CommandTimeout: o.timeout, Progress: progress}
+	env := &marks.Env{Dir: a.main.Dir, GitHub: r, CommandTimeout: o.timeout, Progress: progress, PassEnv: o.passEnv}
 	return v.Observe(ctx, m, who, &helm.ObserveOptions{Env: env, Confirmed: o.yes})
 }
 

@@ -46,6 +46,9 @@ func (a *app) policy(home string, cfg *config) (*policy.Policy, error) {
 	} else if !filepath.IsAbs(path) {
 		path = filepath.Join(home, path) // relative to the home, as config.toml is in it
 	}
+	if err := a.trustFile(path, "the guard rules"); err != nil {
+		return nil, err
+	}
 	p, err := policy.Load(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !named:

@@ -26,7 +26,7 @@ type globals struct {
 }
 
 func (g *globals) define(fs *pflag.FlagSet) {
-	fs.StringVar(&g.home, "home", "", "helm home `DIR` (env HELM_HOME, default ~/.helm)")
+	fs.StringVar(&g.home, "home", "", "helm home `DIR` (env HELM_HOME, default ~/.helm); refused when another user owns it or can write it, unless HELM_SAFE_HOMES lists it")
 	fs.StringVar(&g.store, "store", "", "keep the home's voyages in the JetStream server at `URL`, nats://HOST:PORT[/HOME] (env HELM_STORE, then config.toml; \"\": on this machine's disk, in the home, the default)")
 	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE; default: the one whose worktree you are in, else the only active one)")
 	fs.StringVar(&g.as, "as", "", "act as `IDENTITY` (env HELM_IDENTITY, then the voyage's identity, then config.toml)")
@@ -54,6 +54,11 @@ type app struct {
 	stores                []io.Closer    // shared stores opened, closed at the end
 	identitySrc, identity string
 	roleSrc, methodSrc    string
+	// homeDirPath is the home, once homeDir resolved and judged it
+	// (homeChecked), or homeErr why not.
+	homeDirPath string
+	homeErr     error
+	homeChecked bool
 }
 
 func (a *app) close() {
@@ -82,8 +87,22 @@ func (a *app) reportTornTails(v *helm.Voyage) {
 
 func (a *app) getenv(key string) string { return strings.TrimSpace(a.main.getenv(key)) }
 
-// homeDir resolves the home: --home, then HELM_HOME, then ~/.helm.
+// homeDir resolves the home (homePath) and judges it once: a home that a
+// user other than the one running helm can change is refused before
+// anything in it is read (safehome.go).
 func (a *app) homeDir() (string, error) {
+	if !a.homeChecked {
+		a.homeChecked = true
+		a.homeDirPath, a.homeErr = a.homePath()
+		if a.homeErr == nil {
+			a.homeErr = a.checkHome(a.homeDirPath)
+		}
+	}
+	return a.homeDirPath, a.homeErr
+}
+
+// homePath resolves the home: --home, then HELM_HOME, then ~/.helm.
+func (a *app) homePath() (string, error) {
 	if a.g.home != "" {
 		return a.abs(a.g.home), nil
 	}

@@ -64,8 +64,9 @@ func TestPlantedSecretsAreNeverStored(t *testing.T) {
 	h.ok("observe", "rust-project", ".")
 	h.ok("observe", "go-project", ".")
 	h.ok("observe", "command", "--", "env")
-	h.ok("observe", "command", "--", "printenv", "GH_TOKEN")
-	h.ok("observe", "command", "--", "sh", "-c", "echo $DEPLOY_PASSWORD $AWS_SECRET_ACCESS_KEY")
+	// Passed on purpose, the program prints them: the redactor hides them.
+	h.ok("observe", "command", "--pass-env", "GH_TOKEN", "--", "printenv", "GH_TOKEN")
+	h.ok("observe", "command", "--pass-env", "DEPLOY_PASSWORD", "--pass-env", "AWS_SECRET_ACCESS_KEY", "--", "sh", "-c", "echo $DEPLOY_PASSWORD $AWS_SECRET_ACCESS_KEY")
 	h.ok("observe", "web", web.URL)
 	h.ok("observe", "github-issue", itoa(issue), "--repo", "octo/widgets")
 	h.ok("observe", "context", "the user pasted "+planted["typed token"])
