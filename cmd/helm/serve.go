@@ -66,7 +66,7 @@ func (c *serveCommand) Run(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	loopback := isLoopback(host)
-	srv, err := web.New(home, &web.Options{AnyHost: !loopback, MaxStreams: c.maxStreams})
+	srv, err := web.New(home, &web.Options{AnyHost: !loopback, MaxStreams: c.maxStreams, MoreStreams: "restart helm serve with a larger --max-streams"})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,7 +61,7 @@ func (s *Server) streamsFull() error {
 	return &httpError{
 		status: http.StatusServiceUnavailable,
 		err:    fmt.Errorf("too many live pages: this server follows at most %d event streams at once, and all are in use", cap(s.streams)),
-		hint:   "close other pages (tabs) following a voyage and reload this one, or restart helm serve with a larger --max-streams",
+		hint:   "close other pages (tabs) following a voyage and reload this one, or " + cmp.Or(s.opts.MoreStreams, "serve with a larger MaxStreams"),
 	}
 }
 

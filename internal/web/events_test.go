@@ -193,7 +193,7 @@ func TestStreamsOverTheCapAreRefusedWithAReason(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, status)
 	assert.Contains(t, body, "too many live pages: this server follows at most 2 event streams at once")
 	assert.Contains(t, body, "close other pages (tabs) following a voyage")
-	assert.Contains(t, body, "--max-streams")
+	assert.Contains(t, body, "or serve with a larger MaxStreams")
 	assert.NotEmpty(t, h.Get("Retry-After"))
 	assert.Equal(t, web.CSP, h.Get("Content-Security-Policy"))
 

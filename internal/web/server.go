@@ -62,6 +62,10 @@ type Options struct {
 	// one more is answered 503 with a page that says why and what to do.
 	// 0 means DefaultMaxStreams.
 	MaxStreams int
+	// MoreStreams says how to raise MaxStreams, in the words of what
+	// serves (the helm program names its flag); the page refusing a
+	// stream over the cap shows it. Empty: in the Options' terms.
+	MoreStreams string
 	// KeepAlive is how often an idle event stream sends a comment;
 	// 0 means DefaultKeepAlive.
 	KeepAlive time.Duration
