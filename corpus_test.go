@@ -491,12 +491,12 @@ func corpusV04(w *corpusWriter) {
 		helm.PerformOptions{Why: "widget.go is too long to review"})
 	w.must(err)
 	w.must(sub.Complete(ctx, helm.OutcomeCompleted, "loader.go holds the loader.", corpusAgent))
-	w.must(sub.RemoveWorktree(ctx, true, corpusAgent))
+	w.must(sub.RemoveWorktree(ctx, corpusAgent, helm.RemoveWorktreeOptions{Force: true}))
 	w.must(sub.Close())
 	_, err = lead.Note(ctx, "The loader moved; nothing else to split.", corpusLead)
 	w.must(err)
 	w.must(lead.Complete(ctx, helm.OutcomeCompleted, "Split done.", corpusLead))
-	w.must(lead.RemoveWorktree(ctx, false, corpusLead))
+	w.must(lead.RemoveWorktree(ctx, corpusLead, helm.RemoveWorktreeOptions{}))
 	w.must(lead.Close())
 }
 

@@ -146,33 +146,3 @@ type StartOptions struct {
 	// Prepare. An error stops the start: nothing is recorded.
 	Prepare func(id string) (StartOptions, error)
 }
-
-// RemoveWorktree records that the voyage's working tree was removed
-// (forced: with its uncommitted changes). The voyage may not be active;
-// it must have a working tree not removed yet.
-func (v *Voyage) RemoveWorktree(ctx context.Context, forced bool, who Who) error {
-	const op = "remove worktree"
-	if err := checkWho(who); err != nil {
-		return v.fail(op, err, Hint{})
-	}
-	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
-		vv := &st.Voyage
-		switch {
-		case vv.Worktree == "":
-			return nil, fmt.Errorf("%w: the voyage has no working tree of its own", ErrInvalid)
-		case !vv.WorktreeRemoved.IsZero():
-			return nil, fmt.Errorf("%w: its working tree %s was removed at %s", ErrInvalid, vv.Worktree, stampOf(vv.WorktreeRemoved))
-		case projection.NormalStatus(vv.Status, vv.Outcome) == projection.StatusActive:
-			return nil, fmt.Errorf("%w: the voyage is active: complete it before removing its working tree", ErrInvalid)
-		}
-		w, err := resolveWho(st, who, false)
-		if err != nil {
-			return nil, err
-		}
-		return []*projection.Event{{Type: projection.WorktreeRemoved, Who: w, Removal: &projection.Removal{Path: vv.Worktree, Forced: forced}}}, nil
-	})
-	if err == nil {
-		v.writeSummary()
-	}
-	return err
-}

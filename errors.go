@@ -118,6 +118,10 @@ const (
 	// HintRetry: nothing was recorded, as other writers of a shared
 	// store kept changing the voyage; try again.
 	HintRetry HintKind = "retry"
+	// HintKeepWork: a voyage's working tree holds work that removing it
+	// would lose (WorktreeError lists it); keep it first, or remove the
+	// working tree anyway (RemoveWorktreeOptions.Force).
+	HintKeepWork HintKind = "keep-work"
 )
 
 // Hint says what a caller can do about an error, as data: a Kind to switch

@@ -15,8 +15,9 @@ import (
 
 // The SDK's stdio transport ends the session on the first line that is not
 // a JSON-RPC message (not JSON, nested too deep, longer than its limit, no
-// "jsonrpc":"2.0"): one bad line from a host would end the server and
-// every call in flight. jsonrpcLines stands between the host and the SDK:
+// "jsonrpc":"2.0"), and on a JSON-RPC batch once MCP 2025-06-18 is agreed:
+// one bad line from a host would end the server and every call in
+// flight. jsonrpcLines stands between the host and the SDK:
 // it passes each message on, and answers a line that is none itself, with
 // the JSON-RPC error the specification gives it, and reads on.
 
@@ -93,7 +94,15 @@ func (l *jsonrpcLines) next() ([]byte, error) {
 			}
 			continue
 		}
-		if id, derr := checkMessages(msg); derr != nil {
+		if trimmed := bytes.TrimSpace(msg); trimmed[0] == '[' {
+			l.refuseBatch(trimmed)
+			msg = msg[:0]
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if id, derr := checkMessage(msg); derr != nil {
 			l.refuse(id, jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+derr.Error())
 			msg = msg[:0]
 			if err != nil {
@@ -126,45 +135,95 @@ func (l *jsonrpcLines) readLine(max int) ([]byte, error) {
 	}
 }
 
-// checkMessages checks that msg (JSON) is a JSON-RPC message, or a batch
-// of them, as the SDK decodes them; when it is not, the id it has, if any,
-// for the answer.
-func checkMessages(msg []byte) (any, error) {
-	var batch []json.RawMessage
-	if json.Unmarshal(msg, &batch) == nil {
-		if len(batch) == 0 {
-			return nil, errors.New("an empty batch")
-		}
-		for _, m := range batch {
-			if _, err := jsonrpc.DecodeMessage(m); err != nil {
-				return nil, err
-			}
-		}
-		return nil, nil
-	}
+// checkMessage checks that msg (JSON) is one JSON-RPC message, as the SDK
+// decodes it; when it is not, the id it has, if any, for the answer.
+func checkMessage(msg []byte) (json.RawMessage, error) {
 	if _, err := jsonrpc.DecodeMessage(msg); err != nil {
-		var withID struct {
-			ID any `json:"id"`
-		}
-		json.Unmarshal(msg, &withID)
-		switch withID.ID.(type) {
-		case string, float64:
-			return withID.ID, err
-		}
-		return nil, err
+		return idOf(msg), err
 	}
 	return nil, nil
 }
 
-// refuse answers a message that was none: with its id when it had one.
-func (l *jsonrpcLines) refuse(id any, code int64, what string) {
-	l.logf("helm: mcp: the host sent %s; answered with an error, serving on\n", what)
-	data, err := json.Marshal(map[string]any{
-		"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": "helm mcp: " + what + " (one JSON-RPC 2.0 message a line is expected)"},
-	})
+// idOf is the id of msg, a JSON-RPC message or something like one, when
+// it has one an answer can carry (a string or a number); nil otherwise.
+func idOf(msg []byte) json.RawMessage {
+	var withID struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &withID) != nil || len(withID.ID) == 0 {
+		return nil
+	}
+	var id any
+	if json.Unmarshal(withID.ID, &id) != nil {
+		return nil
+	}
+	switch id.(type) {
+	case string, float64:
+		return withID.ID
+	}
+	return nil
+}
+
+// batchesUnsupported is what a request sent in a batch is answered.
+const batchesUnsupported = "helm mcp: JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send each message on a line of its own"
+
+// refuseBatch answers a JSON-RPC batch (batch, a JSON array) without
+// giving any of it to the SDK, which ends the session on a batch (MCP
+// 2025-06-18 has none; before it the SDK took them, but ended the session
+// on one repeating an id). As the JSON-RPC 2.0 specification answers a
+// batch: an empty one with one Invalid Request error; any other with an
+// array holding an error for each request in it, with its id (so that a
+// host waiting for it hears), and one for each element that is no message;
+// a batch of notifications (and responses) with nothing.
+func (l *jsonrpcLines) refuseBatch(batch []byte) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(batch, &elems); err != nil || len(elems) == 0 {
+		l.refuse(nil, jsonrpc.CodeInvalidRequest, "an empty batch")
+		return
+	}
+	var answers []json.RawMessage
+	for _, e := range elems {
+		m, err := jsonrpc.DecodeMessage(e)
+		var answer []byte
+		switch {
+		case err != nil:
+			answer = errorAnswer(idOf(e), jsonrpc.CodeInvalidRequest, "helm mcp: not a JSON-RPC 2.0 message: "+err.Error())
+		default:
+			if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+				answer = errorAnswer(idOf(e), jsonrpc.CodeInvalidRequest, batchesUnsupported)
+			}
+		}
+		if answer != nil {
+			answers = append(answers, answer)
+		}
+	}
+	what := "a JSON-RPC batch of " + plural(len(elems), "message")
+	if len(answers) == 0 {
+		l.logf("helm: mcp: the host sent %s and no request (MCP has no batches): dropped it, serving on\n", what)
+		return
+	}
+	l.logf("helm: mcp: the host sent %s (MCP has no batches); answered with an error for each request, serving on\n", what)
+	data, err := json.Marshal(answers)
 	if err != nil {
 		return
 	}
 	l.w.Write(append(data, '\n'))
+}
+
+// errorAnswer is a JSON-RPC error response; a nil id is null.
+func errorAnswer(id json.RawMessage, code int64, message string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	data, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": message},
+	})
+	return data
+}
+
+// refuse answers a message that was none: with its id when it had one.
+func (l *jsonrpcLines) refuse(id json.RawMessage, code int64, what string) {
+	l.logf("helm: mcp: the host sent %s; answered with an error, serving on\n", what)
+	l.w.Write(append(errorAnswer(id, code, "helm mcp: "+what+" (one JSON-RPC 2.0 message a line is expected)"), '\n'))
 }

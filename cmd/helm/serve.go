@@ -16,7 +16,7 @@ import (
 
 func newServeCmd(a *app) *cobra.Command {
 	return leafCmd(a, &cobra.Command{
-		Use:   "serve [--addr HOST:PORT]",
+		Use:   "serve [--addr HOST:PORT] [--max-streams N]",
 		Short: "look at the home's voyages in a browser: a read-only local web UI",
 		Long: `Serve a read-only web UI over the home: the voyages (filtered by status,
 identity and kind; damaged ones flagged with their error), each voyage's
@@ -28,13 +28,18 @@ voyages with one lane per identity and the critical-steps figures.
 It binds 127.0.0.1:7878 unless --addr says otherwise, and warns when that
 is not a loopback address: there is no login. Nothing it serves writes;
 stored text is escaped and no script from a voyage can run (its
-Content-Security-Policy allows the server's own script only). Ctrl-C
-stops it.`,
+Content-Security-Policy allows the server's own script only). Each open
+voyage page follows the voyage over one event stream; at most
+--max-streams are followed at once, and a page past them is told so
+(503) and how to free one. Ctrl-C stops it.`,
 		Example: "  helm serve\n  helm serve --addr 127.0.0.1:9000",
 	}, &serveCommand{})
 }
 
-type serveCommand struct{ addr string }
+type serveCommand struct {
+	addr       string
+	maxStreams int
+}
 
 // defaultAddr is where helm serve listens: loopback, so that only this
 // machine's users can read the home.
@@ -42,6 +47,7 @@ const defaultAddr = "127.0.0.1:7878"
 
 func (c *serveCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.addr, "addr", defaultAddr, "listen on `HOST:PORT` (a port of 0 picks a free one)")
+	fs.IntVar(&c.maxStreams, "max-streams", web.DefaultMaxStreams, "follow at most `N` live voyage pages (event streams) at once")
 }
 
 func (c *serveCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -52,12 +58,15 @@ func (c *serveCommand) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return usageErrorf(a.cmd, "serve: --addr %q is not HOST:PORT: %v", c.addr, err)
 	}
+	if c.maxStreams < 1 {
+		return usageErrorf(a.cmd, "serve: --max-streams %d: want 1 or more (the default is %d)", c.maxStreams, web.DefaultMaxStreams)
+	}
 	home, err := a.openHome()
 	if err != nil {
 		return err
 	}
 	loopback := isLoopback(host)
-	srv, err := web.New(home, &web.Options{AnyHost: !loopback})
+	srv, err := web.New(home, &web.Options{AnyHost: !loopback, MaxStreams: c.maxStreams, MoreStreams: "restart helm serve with a larger --max-streams"})
 	if err != nil {
 		return err
 	}

@@ -110,3 +110,38 @@ func TestServeRefusesABadAddress(t *testing.T) {
 	r = h.fails(2, "serve", "extra")
 	assert.Contains(t, r.Stderr, "serve takes no arguments")
 }
+
+// TestServeCapsTheLiveStreams: with --max-streams 1, a second live page
+// is refused (503) with what to do; a cap below 1 is bad usage.
+func TestServeCapsTheLiveStreams(t *testing.T) {
+	h := newHarness(t)
+	id := h.start("Resolve #42: fix widget crash")
+	url, _, stop := startServe(t, h, "--addr", "127.0.0.1:0", "--max-streams", "1")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"voyages/"+id+"/events", nil)
+	require.NoError(t, err)
+	first, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer first.Body.Close()
+	require.Equal(t, http.StatusOK, first.StatusCode)
+	_, err = first.Body.Read(make([]byte, 1)) // the stream is followed
+	require.NoError(t, err)
+
+	resp, err := http.Get(url + "voyages/" + id + "/events")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Contains(t, string(body), "follows at most 1 event streams at once")
+	assert.Contains(t, string(body), "--max-streams")
+
+	cancel()
+	assert.NoError(t, stop())
+
+	for _, n := range []string{"0", "-3"} {
+		r := h.fails(2, "serve", "--addr", "127.0.0.1:0", "--max-streams", n)
+		assert.Contains(t, r.Stderr, "--max-streams "+n+": want 1 or more")
+	}
+}

@@ -93,8 +93,10 @@ HELM_VOYAGE, then the voyage whose worktree the working directory is in
 			Short: "remove the worktree of a voyage that is no longer active",
 			Long: `Remove the git worktree voyage new --worktree made for a voyage that is
 completed, failed, cancelled, blocked or partial; its branch is kept. A
-worktree with uncommitted changes is refused unless --force (they are
-lost). The removal is recorded.`,
+worktree that holds what removing it would lose (changed, untracked or
+ignored files, commits no branch or tag keeps) is refused, exit 1, with
+the list and how to keep them, unless --force (they are lost). The
+removal is recorded, as forced or not.`,
 			Example: "  helm voyage clean a3b",
 		}, &voyageCleanCommand{}),
 		leafCmd(a, &cobra.Command{

@@ -2,8 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -43,11 +44,12 @@ func (*voyageCurrentCommand) Run(ctx context.Context, a *app, args []string) err
 }
 
 // voyageCleanCommand removes the worktree of a voyage that is no longer
-// active.
+// active; without --force, only one that holds nothing removing it would
+// lose (helm.Voyage.RemoveWorktree looks).
 type voyageCleanCommand struct{ force bool }
 
 func (c *voyageCleanCommand) Flags(fs *pflag.FlagSet) {
-	fs.BoolVar(&c.force, "force", false, "remove the worktree although it has uncommitted changes (they are lost)")
+	fs.BoolVar(&c.force, "force", false, "remove the worktree whatever it holds: changed, untracked and ignored files, commits no branch keeps (they are lost)")
 }
 
 func (c *voyageCleanCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -80,27 +82,15 @@ func (c *voyageCleanCommand) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(info.Worktree); err == nil {
-		wt, err := a.runner(who.Identity, "")
-		if err != nil {
-			return err
-		}
-		wt.Dir = info.Worktree
-		dirty, err := wt.Dirty(ctx)
-		if err != nil {
-			return fmt.Errorf("voyage clean: look at the worktree %s: %w", printable(info.Worktree), err)
-		}
-		if dirty && !c.force {
-			return &hinted{Err: fmt.Errorf("voyage clean: the worktree %s of voyage %s has uncommitted changes; nothing was removed", printable(info.Worktree), short(info.ID)),
-				Hint: "commit or stash them there, or helm voyage clean " + short(info.ID) + " --force (they are lost)"}
-		}
-		repo := *wt
-		repo.Dir = info.Dir // the repository the worktree was made from
-		if err := repo.RemoveWorktree(ctx, info.Worktree, c.force || dirty); err != nil {
-			return fmt.Errorf("voyage clean: remove the worktree %s: %w", printable(info.Worktree), err)
-		}
+	git, err := a.runner(who.Identity, "")
+	if err != nil {
+		return err
 	}
-	if err := v.RemoveWorktree(ctx, c.force, who); err != nil {
+	if err := v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{Force: c.force, Git: git}); err != nil {
+		var held *helm.WorktreeError
+		if errors.As(err, &held) {
+			return &hinted{Err: err, Hint: keepWorkHint(info.ID, held)}
+		}
 		return err
 	}
 	if a.g.json {
@@ -108,4 +98,20 @@ func (c *voyageCleanCommand) Run(ctx context.Context, a *app, args []string) err
 	}
 	_, err = fmt.Fprintf(a.stdout, "Removed the worktree %s of voyage %s (branch %s kept)\n", printable(info.Worktree), short(info.ID), printable(info.Branch))
 	return err
+}
+
+// keepWorkHint is the Try line of a worktree clean refused: how to keep
+// what it listed, or force.
+func keepWorkHint(id string, held *helm.WorktreeError) string {
+	var keep []string
+	if held.Unkept > 0 {
+		keep = append(keep, "git -C "+commandLine([]string{held.Path})+" branch NAME "+held.Head[:min(len(held.Head), 12)]+" (keeps the commits)")
+	}
+	if len(held.Modified)+len(held.Untracked) > 0 {
+		keep = append(keep, "commit the files listed")
+	}
+	if len(held.Ignored) > 0 {
+		keep = append(keep, "move the ignored files you need out of it")
+	}
+	return strings.Join(keep, ", ") + "; or helm voyage clean " + short(id) + " --force (loses what is listed)"
 }

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -38,11 +40,40 @@ type part struct {
 	HTML string `json:"html"`
 }
 
-// keepAlive is how often an idle stream sends a comment, so that a
-// client or proxy gone away is noticed and an idle one keeps it open.
-const keepAlive = 15 * time.Second
+// DefaultKeepAlive is how often an idle stream sends a comment, so that
+// a client or proxy gone away is noticed and an idle one keeps it open.
+const DefaultKeepAlive = 15 * time.Second
+
+// DefaultWriteTimeout is how long one write to an event stream may block
+// before its client is taken for gone.
+const DefaultWriteTimeout = 30 * time.Second
+
+// DefaultMaxStreams is how many event streams a Server follows at once
+// unless Options.MaxStreams says otherwise. Each one holds the voyage open
+// and polls its log, so the cap bounds what a page left open in many tabs,
+// or a client opening streams in a loop, can take; 256 is far more than
+// one person's browser opens (a browser keeps at most 6 connections to a
+// host over HTTP/1.1).
+const DefaultMaxStreams = 256
+
+// streamsFull is the error a stream over the cap is refused with.
+func (s *Server) streamsFull() error {
+	return &httpError{
+		status: http.StatusServiceUnavailable,
+		err:    fmt.Errorf("too many live pages: this server follows at most %d event streams at once, and all are in use", cap(s.streams)),
+		hint:   "close other pages (tabs) following a voyage and reload this one, or " + cmp.Or(s.opts.MoreStreams, "serve with a larger MaxStreams"),
+	}
+}
 
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	select {
+	case s.streams <- struct{}{}:
+		defer func() { <-s.streams }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		s.fail(w, r, 0, s.streamsFull())
+		return
+	}
 	v, err := s.openVoyage(r)
 	if err != nil {
 		s.fail(w, r, 0, err)
@@ -57,8 +88,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if from == 0 {
 		from = v.Info().Seq + 1 // what comes next
 	}
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -67,10 +96,27 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return // the headers say what a GET streams
 	}
 
+	// Two goroutines write the response: this one (what Follow sends) and
+	// the keep-alive. The response may be written only until this handler
+	// returns (net/http recycles its buffers then), so the keep-alive is
+	// joined before it returns: the deferred calls below run in reverse,
+	// cancel first, then wait.
+	ctx, cancel := context.WithCancel(r.Context())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
 	var mu sync.Mutex // one writer at a time: the follower and the keep-alive
 	send := func(text string) error {
 		mu.Lock()
 		defer mu.Unlock()
+		if ctx.Err() != nil {
+			return ctx.Err() // the client went away, or the stream is ending
+		}
+		// A client that stops reading but keeps the connection open
+		// would block the write for good, and hold its stream.
+		if err := rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
 		if _, err := fmt.Fprint(w, text); err != nil {
 			return err
 		}
@@ -79,8 +125,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if send(": following voyage "+v.ID()+" from event "+strconv.FormatUint(from, 10)+"\nretry: 2000\n\n") != nil {
 		return
 	}
-	go func() {
-		t := time.NewTicker(keepAlive)
+	wg.Go(func() {
+		t := time.NewTicker(s.keepAlive)
 		defer t.Stop()
 		for {
 			select {
@@ -93,7 +139,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-	}()
+	})
 	err = v.Follow(ctx, from, func(l helm.Line) error {
 		if err := v.Refresh(ctx); err != nil {
 			return err

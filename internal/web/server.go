@@ -21,6 +21,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -57,6 +58,22 @@ type Options struct {
 	// the home through the visitor's browser. Set it when serving on an
 	// address other than loopback.
 	AnyHost bool
+	// MaxStreams caps the event streams (live pages) followed at once;
+	// one more is answered 503 with a page that says why and what to do.
+	// 0 means DefaultMaxStreams.
+	MaxStreams int
+	// MoreStreams says how to raise MaxStreams, in the words of what
+	// serves (the helm program names its flag); the page refusing a
+	// stream over the cap shows it. Empty: in the Options' terms.
+	MoreStreams string
+	// KeepAlive is how often an idle event stream sends a comment;
+	// 0 means DefaultKeepAlive.
+	KeepAlive time.Duration
+	// WriteTimeout is how long one write to an event stream may block
+	// (a client that stopped reading but keeps its connection) before
+	// the stream is ended and its place freed; 0 means
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
 }
 
 // Server serves a home's voyages. It is an http.Handler.
@@ -67,6 +84,11 @@ type Server struct {
 	pages   map[string]*template.Template
 	chroma  []byte // the highlighting's style sheet
 	started time.Time
+	// streams holds a token per event stream under way: at most
+	// cap(streams) at once.
+	streams      chan struct{}
+	keepAlive    time.Duration
+	writeTimeout time.Duration
 }
 
 // New returns a Server for home.
@@ -75,6 +97,18 @@ func New(home *helm.Home, opts *Options) (*Server, error) {
 	if opts != nil {
 		s.opts = *opts
 	}
+	if s.opts.MaxStreams < 0 {
+		return nil, fmt.Errorf("web: MaxStreams is %d: want 0 (the default, %d) or more", s.opts.MaxStreams, DefaultMaxStreams)
+	}
+	if s.opts.KeepAlive < 0 {
+		return nil, fmt.Errorf("web: KeepAlive is %v: want 0 (the default, %v) or more", s.opts.KeepAlive, DefaultKeepAlive)
+	}
+	if s.opts.WriteTimeout < 0 {
+		return nil, fmt.Errorf("web: WriteTimeout is %v: want 0 (the default, %v) or more", s.opts.WriteTimeout, DefaultWriteTimeout)
+	}
+	s.streams = make(chan struct{}, cmp.Or(s.opts.MaxStreams, DefaultMaxStreams))
+	s.keepAlive = cmp.Or(s.opts.KeepAlive, DefaultKeepAlive)
+	s.writeTimeout = cmp.Or(s.opts.WriteTimeout, DefaultWriteTimeout)
 	var err error
 	if s.pages, err = parsePages(); err != nil {
 		return nil, err
@@ -170,10 +204,12 @@ var idPattern = regexp.MustCompile(`^[0-9a-fA-F-]{1,36}$`)
 // hashPattern is an artifact's address: a BLAKE3-256 hash in hex.
 var hashPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// httpError is an error with the status it answers with.
+// httpError is an error with the status it answers with, and what to do
+// about it when the page should say.
 type httpError struct {
 	status int
 	err    error
+	hint   string
 }
 
 func (e *httpError) Error() string { return e.err.Error() }
@@ -184,14 +220,14 @@ func (e *httpError) Unwrap() error { return e.err }
 func (s *Server) voyageID(r *http.Request) (string, error) {
 	raw := r.PathValue("id")
 	if strings.ContainsAny(raw, `/\`) || strings.Contains(raw, "..") || !idPattern.MatchString(raw) {
-		return "", &httpError{http.StatusBadRequest, fmt.Errorf("%q is not a voyage id or a prefix of one", raw)}
+		return "", &httpError{status: http.StatusBadRequest, err: fmt.Errorf("%q is not a voyage id or a prefix of one", raw)}
 	}
 	id, err := s.home.Resolve(raw)
 	switch {
 	case errors.Is(err, helm.ErrNoVoyage):
-		return "", &httpError{http.StatusNotFound, err}
+		return "", &httpError{status: http.StatusNotFound, err: err}
 	case errors.Is(err, helm.ErrAmbiguous):
-		return "", &httpError{http.StatusBadRequest, err}
+		return "", &httpError{status: http.StatusBadRequest, err: err}
 	case err != nil:
 		return "", err
 	}
@@ -202,7 +238,7 @@ func (s *Server) voyageID(r *http.Request) (string, error) {
 func artifactHash(r *http.Request) (string, error) {
 	h := r.PathValue("hash")
 	if !hashPattern.MatchString(h) {
-		return "", &httpError{http.StatusBadRequest, fmt.Errorf("%q is not an artifact hash (64 lowercase hex digits)", h)}
+		return "", &httpError{status: http.StatusBadRequest, err: fmt.Errorf("%q is not an artifact hash (64 lowercase hex digits)", h)}
 	}
 	return h, nil
 }
@@ -216,7 +252,7 @@ func (s *Server) openVoyage(r *http.Request) (*helm.Voyage, error) {
 	}
 	v, err := s.home.Voyage(r.Context(), id)
 	if errors.Is(err, helm.ErrNoVoyage) {
-		return nil, &httpError{http.StatusNotFound, err}
+		return nil, &httpError{status: http.StatusNotFound, err: err}
 	}
 	return v, err
 }
@@ -245,6 +281,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, err er
 	p := errorPage{Status: status, Title: http.StatusText(status), Message: err.Error()}
 	if h := helm.HintOf(err); h.Text != "" {
 		p.Hint = h.Text
+	}
+	if he != nil && he.hint != "" {
+		p.Hint = he.hint
 	}
 	if errors.Is(err, helm.ErrDamaged) {
 		p.Title = "Damaged voyage"
