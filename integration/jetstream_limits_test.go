@@ -390,7 +390,6 @@ func TestSharedListShowsAVoyageThatLostItsFirstUnitsDamaged(t *testing.T) {
 	st, err := js.Stream(ctx, "HELM_"+home)
 	require.NoError(t, err)
 	cfg := st.CachedInfo().Config
-	require.LessOrEqual(t, len(short), 36)
 	cfg.MaxMsgsPerSubject = 2
 	_, err = js.UpdateStream(ctx, cfg)
 	require.NoError(t, err)
@@ -412,9 +411,8 @@ func copyHome(t *testing.T, js njs.JetStream, from, to string) {
 	defer cancel()
 	cfg := logStreamConfig(to)
 	cfg.DenyDelete, cfg.DenyPurge = false, false
-	dst, err := js.CreateStream(ctx, cfg)
+	_, err := js.CreateStream(ctx, cfg)
 	require.NoError(t, err)
-	_ = dst
 	src, err := js.Stream(ctx, "HELM_"+from)
 	require.NoError(t, err)
 	for seq := uint64(1); ; seq++ {
