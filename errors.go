@@ -259,7 +259,8 @@ func (e *DamageError) Is(target error) bool { return target == ErrDamaged }
 
 // damageOf returns err as a *DamageError of voyage id when it reports
 // damage (a *DamageError, a *segment.CorruptionError, an
-// *artifact.DamageError), and nil otherwise.
+// *artifact.DamageError, a shared store's *store.DamageError), and nil
+// otherwise.
 func damageOf(id string, err error) *DamageError {
 	var de *DamageError
 	if errors.As(err, &de) {
@@ -276,6 +277,10 @@ func damageOf(id string, err error) *DamageError {
 	var ae *artifact.DamageError
 	if errors.As(err, &ae) {
 		return &DamageError{Voyage: id, File: ae.File, Offset: ae.Offset, Seq: ae.Record, Artifact: ae.Hash, Reason: ae.Reason, Err: err}
+	}
+	var se *store.DamageError
+	if errors.As(err, &se) {
+		return &DamageError{Voyage: id, File: se.Where, Seq: se.Seq, Reason: se.Reason, Err: err}
 	}
 	return nil
 }

@@ -273,6 +273,9 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 		case err == nil || errors.Is(err, store.ErrNotFound):
 			return "", fmt.Errorf("%w: %s in %s", ErrNoVoyage, p, h.sharedAt)
 		}
+		if d := damageOf(p, err); d != nil {
+			err = d // a voyage the store holds, damaged
+		}
 		return "", &VoyageError{Op: "find voyage", Voyage: p, Err: err}
 	} else if err == nil {
 		if _, err := os.Stat(filepath.Join(h.voyagesDir(), p)); err == nil {

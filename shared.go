@@ -332,11 +332,24 @@ func (h *Home) sharedIDs(ctx context.Context) ([]string, map[string]store.Summar
 
 // sharedSummary returns the voyage view of id from the summary the store
 // keeps, when it describes the log's last record, else from its events.
-// A voyage with no events (its start failed) is errNotStarted.
-func (h *Home) sharedSummary(ctx context.Context, id string, sum store.Summary) (VoyageInfo, error) {
-	last, err := h.sharedLast(ctx, id)
-	if err != nil {
+// A voyage with no events (its start failed) is errNotStarted. A voyage
+// whose log lost records the store had acknowledged is damage, whatever
+// its summary says: the store found it (l.Err), or the summary, read
+// before the tail, describes a record after the log's last.
+func (h *Home) sharedSummary(ctx context.Context, id string, l store.Listing) (VoyageInfo, error) {
+	if l.Err != nil {
+		err := l.Err
+		if d := damageOf(id, err); d != nil {
+			err = d
+		}
 		return VoyageInfo{}, &VoyageError{Op: "list voyages", Voyage: id, Err: err}
+	}
+	sum, last := l.Summary, l.Last
+	if sum.Seq > last {
+		where := fmt.Sprintf("voyage %s in %s", id, h.sharedAt)
+		reason := fmt.Sprintf("the store's summary of the voyage describes record %d, but its log ends at record %d: the store lost records it had acknowledged", sum.Seq, last)
+		return VoyageInfo{}, &DamageError{Voyage: id, File: where, Seq: last + 1, Reason: reason,
+			Err: fmt.Errorf("%w: %s: %s", ErrDamaged, where, reason)}
 	}
 	if last == 0 {
 		return VoyageInfo{}, errNotStarted
@@ -358,14 +371,19 @@ func (h *Home) sharedSummary(ctx context.Context, id string, sum store.Summary) 
 var errNotStarted = fmt.Errorf("%w: its start wrote no event", ErrNoVoyage)
 
 // listShared is List for a shared home: the summaries the store keeps,
-// checked against each log's tail, a few voyages at once.
+// checked against each log's tail as the store lists it (store.List).
 func (h *Home) listShared(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
-	ids, sums, err := h.sharedIDs(ctx)
+	all, err := h.shared.List(ctx)
 	if err != nil {
-		return nil, err
+		return nil, &VoyageError{Op: "list voyages", Err: err}
 	}
+	ids := make([]string, 0, len(all))
+	for id := range all {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
 	read, unreadable, err := readEach(ctx, ids, 16, func(id string) (VoyageInfo, error) {
-		return h.sharedSummary(ctx, id, sums[id])
+		return h.sharedSummary(ctx, id, all[id])
 	})
 	if err != nil {
 		return nil, err

@@ -117,6 +117,31 @@ func (d *Dir) Voyages(ctx context.Context) (map[string]Summary, error) {
 	return out, nil
 }
 
+// List lists the voyage directories with their summaries, then opens
+// each log to read its tail: opening a segment log checks its bounds,
+// watermark and tail, as a home on disk does.
+func (d *Dir) List(ctx context.Context) (map[string]Listing, error) {
+	sums, err := d.Voyages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Listing, len(sums))
+	for id, sum := range sums {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		listing := Listing{Summary: sum}
+		l, err := d.Open(ctx, id)
+		if err == nil {
+			listing.Last, err = l.Last(ctx)
+			l.Close()
+		}
+		listing.Err = err
+		out[id] = listing
+	}
+	return out, nil
+}
+
 // summaryMu serializes the read-compare-write of summaries in a process;
 // processes race benignly (the rename is atomic, and a summary is a
 // cache of the log).

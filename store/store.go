@@ -15,7 +15,9 @@
 //     is appended later (Log.Follow);
 //   - it keeps large artifacts apart, by their BLAKE3 address, and gives
 //     them back checked against it (Artifacts);
-//   - it lists its voyages, with a summary each (Store.Voyages, Summary);
+//   - it lists its voyages, with a summary each (Store.Voyages, Summary),
+//     and with each log's tail, checked as far as the store can without
+//     reading the logs (Store.List, Listing);
 //   - it checks everything it holds (Log.Verify).
 //
 // Records are opaque bytes here; the events they encode are the
@@ -145,6 +147,23 @@ type Summary struct {
 	Data []byte
 }
 
+// Listing is a voyage as Store.List gives it.
+type Listing struct {
+	// Summary is the summary the store keeps of the voyage (the zero
+	// Summary when it has none), read before Last: a summary of a record
+	// after Last describes records the log no longer holds.
+	Summary Summary
+	// Last is the sequence number of the log's last record (0: none).
+	Last uint64
+	// Err, when not nil, is why the voyage's tail could not be listed: a
+	// *DamageError when the store found that the log lost records it had
+	// acknowledged (missing at its front or between others, as far as
+	// the store can tell without reading them; or a log the store holds
+	// and no longer lists), or the error that kept it from reading the
+	// tail.
+	Err error
+}
+
 // Store holds voyages. It is safe for concurrent use.
 type Store interface {
 	// Create makes the log of a new voyage (ErrExists if there is one).
@@ -154,6 +173,12 @@ type Store interface {
 	// Voyages lists the store's voyages with their summaries (a voyage
 	// with none has the zero Summary).
 	Voyages(ctx context.Context) (map[string]Summary, error)
+	// List lists the voyages as Voyages does, each with its log's tail,
+	// and a voyage whose log the store holds but does not list (with a
+	// *DamageError). It reads each summary before the tail, and checks
+	// each log as far as it can without reading its records: a store on
+	// a server sends a request per voyage at most, and a few for all.
+	List(ctx context.Context) (map[string]Listing, error)
 	// PutSummary records s as the voyage's summary, unless the summary
 	// stored already describes a later record.
 	PutSummary(ctx context.Context, voyage string, s Summary) error

@@ -125,7 +125,10 @@ func (a *app) dialHint(err error, creds string) string {
 	var badName x509.HostnameError
 	var badCert *tls.CertificateVerificationError
 	var alert *net.OpError // crypto/tls reports the peer's alerts as a "remote error"
+	var unsafe *jetstream.SettingsError
 	switch {
+	case errors.As(err, &unsafe):
+		return unsafe.Hint()
 	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired),
 		errors.Is(err, nats.ErrAuthRevoked), errors.Is(err, nats.ErrAccountAuthExpired):
 		if creds != "" {

@@ -21,9 +21,92 @@
 // clients cannot both create one voyage.
 //
 // Streams and buckets are created with the replication factor of
-// Options.Replicas (1 by default; 3 for a cluster) when missing, and used
-// as they are when present. Nothing here relies on a server newer than
-// 2.9.
+// Options.Replicas (1 by default; 3 for a cluster) when missing. Nothing
+// here relies on a server newer than 2.9.
+//
+// # The settings helm requires
+//
+// No unit helm acknowledged may be removed, and a stream removes messages
+// by itself when its settings say so, or lets a client remove them. So
+// every Open reads the settings of the home's three streams — HELM_<home>
+// (the units), KV_HELM_<home>_voyages (the bucket) and
+// OBJ_HELM_<home>_artifacts (the object store) — before it creates any
+// that is missing, and refuses the home, creating and writing nothing, if
+// one of them could remove what helm acknowledged. Its *SettingsError
+// names the stream, the setting (as nats stream info --json names it),
+// its value, what helm requires and why; its Hint says how to put it
+// right (nats stream edit HELM_team --max-msgs-per-subject=-1, or, for a
+// setting a stream cannot change, to make the stream again). A stream
+// someone changed after helm made it is refused by the next Open.
+//
+//	setting                    HELM_<home>           the bucket          the object store
+//	storage                    file                  file                file
+//	persist_mode               default               default             default
+//	retention                  limits                limits              limits
+//	max_age                    0                     0                   0
+//	max_msgs, max_bytes        -1, or discard new    -1, or discard new  -1, or discard new
+//	max_msgs_per_subject       -1, or discard new    1 or more           -1, or discard new
+//	                           and discard_new_per_subject               and discard_new_per_subject
+//	no_ack                     false                 false               false
+//	mirror, sources            none                  none                none
+//	subject_transform          none                  none                none
+//	allow_msg_counter          false                 false               false
+//	num_replicas               Options.Replicas or more, on all three
+//	subjects                   helm.<home>.v.* among them
+//	deny_delete                true                  true                any
+//	deny_purge                 true                  any                 any
+//	allow_rollup_hdrs          false                 any                 any
+//	subject_delete_marker_ttl  0                     any                 any
+//	allow_msg_schedules        false                 any                 any
+//	allow_direct               false, if replicated  any                 any
+//
+// Why: memory storage loses everything on a restart, and async
+// persistence acknowledges a message before it is written. Interest and
+// work-queue retention remove a message once it is consumed; an age
+// limit removes it once it is old. A limit of messages or bytes drops the
+// oldest messages under the discard policy old, and only refuses new ones
+// under new, which is safe: a full stream refuses a unit, and helm says
+// so. The limit of messages per subject is different: it drops a
+// subject's oldest message even under discard new, unless
+// discard_new_per_subject makes it refuse the new one. A stream that does
+// not acknowledge (no_ack) cannot tell helm a unit is stored; a mirror
+// takes no writes and holds what its origin holds; a source or a subject
+// transform puts messages where helm does not write or read them; a
+// counter stream keeps counters. A stream of fewer replicas than the
+// home asks for keeps fewer copies than asked. On the units' stream, a
+// client with the credentials must not be able to delete or purge a
+// unit, nor purge with a roll-up header; subject delete markers and
+// message schedules need purges allowed (the server refuses them with
+// deny_purge). A direct get may be answered by a replica behind the
+// leader, which a listing would take for lost units.
+//
+// The bucket keeps one value per key: a voyage's summary replaces the
+// last one, which is a cache, and the key's existence is what helm relies
+// on; deny_delete keeps a client from deleting the message that holds it.
+// The object store replaces an object's chunks with a purge and writes
+// its metadata with a roll-up, so it must allow both: a client with the
+// credentials can remove an artifact there whatever helm asks, and helm
+// finds a missing or damaged artifact when it reads it (verify reads
+// them all). A key deleted from the bucket hides a voyage whose units are
+// still there: List reports it as damage, and so does opening it.
+//
+// Accepted, as they remove nothing: sealed (nothing can be written or
+// removed; helm's writes are refused by the server), allow_msg_ttl (a
+// per-message TTL applies only to a message published with a Nats-TTL
+// header, and helm's units never carry one; a stream cannot drop the
+// setting once it has it), max_msg_size, max_consumers (a limit refuses
+// rather than drops), duplicate_window, compression, placement,
+// republish, metadata, first_seq, discard old without a limit, and the
+// rest of the configuration.
+//
+// Settings cannot tell what happened before they were read: a limit set
+// and lifted again, or a unit deleted before deny_delete was set, leaves
+// a stream that passes. List finds what such changes removed: a voyage
+// whose subject holds fewer messages than its last unit's number
+// (Helm-Unit, format.go) lost units at its front or between others, and
+// a voyage whose summary describes a record after its log's last (the
+// facade checks) lost its tail. Verify, which reads every unit, finds
+// the rest.
 //
 // Durability: a JetStream server acknowledges a message once it is
 // written, not once it is synced, unless it runs with sync_interval:
@@ -31,4 +114,6 @@
 // message is on a quorum of them. On one replica without sync_interval:
 // always, acknowledged writes survive a crash of the server but not a
 // power cut: the Open that creates such a home warns of it (Options.Warn).
+// A client cannot read the server's sync_interval, so helm cannot tell
+// the two apart, and warns of every stream of one replica it creates.
 package jetstream

@@ -17,6 +17,7 @@ package jetstream
 //	Helm-Seq:    the sequence number of the unit's first record (decimal)
 //	Helm-Count:  the number of records (decimal), the payload's count
 //	Helm-Chain:  the hash chain's sum after the unit's last record (8 hex digits)
+//	Helm-Unit:   the unit's number on the subject, from 1 (decimal)
 //
 // The chain is the segment log's (segment.ChainGenesis of the voyage id,
 // then segment.ChainNext over each record), so a voyage has the same chain
@@ -25,6 +26,16 @@ package jetstream
 // Helm-Count records exactly, and that the chain continued over them is
 // Helm-Chain: a message edited, dropped, reordered or published onto the
 // subject by something other than helm breaks one of the three.
+//
+// Helm-Unit numbers a voyage's messages, so that the number of messages
+// the stream holds on the subject, which one request gives for every
+// voyage, says whether units are missing before the last one: a voyage
+// listed whose subject holds fewer messages than its last unit's number
+// lost units, wherever they were. Voyages written before the header
+// existed have it on none of their units, and helm goes on writing them
+// without it (a number counted then could count a loss in); a voyage has
+// it on every unit or on none, and a reader checks that the numbers run
+// from 1 without a gap.
 //
 // The payload carries no checksum of its own: the chain sum covers every
 // record's bytes, and the framing is checked by decoding it exactly (every
@@ -51,13 +62,15 @@ const (
 	hdrSeq   = "Helm-Seq"
 	hdrCount = "Helm-Count"
 	hdrChain = "Helm-Chain"
+	hdrUnit  = "Helm-Unit"
 )
 
 // headerRoom bounds what the headers of a unit's message take on the wire
-// (NATS/1.0 line, helm's three headers, Nats-Msg-Id and the
-// Nats-Expected-Last-Subject-Sequence the publish adds): a unit whose
-// payload does not fit in the server's max_payload less this is refused
-// whole.
+// (NATS/1.0 line, helm's four headers, and the Nats-Msg-Id,
+// Nats-Expected-Stream and Nats-Expected-Last-Subject-Sequence the
+// publish adds: 467 bytes at most, with a home's name of 200): a unit
+// whose payload does not fit in the server's max_payload less this is
+// refused whole.
 const headerRoom = 512
 
 var (
@@ -139,12 +152,16 @@ func decodeUnit(b []byte) ([][]byte, error) {
 type unitHeader struct {
 	first, count uint64
 	chain        uint32
+	unit         uint64 // 0: a unit written before Helm-Unit existed
 }
 
 func (h unitHeader) set(hdr nats.Header) {
 	hdr.Set(hdrSeq, strconv.FormatUint(h.first, 10))
 	hdr.Set(hdrCount, strconv.FormatUint(h.count, 10))
 	hdr.Set(hdrChain, fmt.Sprintf("%08x", h.chain))
+	if h.unit != 0 {
+		hdr.Set(hdrUnit, strconv.FormatUint(h.unit, 10))
+	}
 }
 
 // last returns the sequence number of the unit's last record.
@@ -166,5 +183,10 @@ func parseHeader(hdr nats.Header) (unitHeader, error) {
 		return h, fmt.Errorf("header %s is %q, not a chain sum", hdrChain, c)
 	}
 	h.chain = uint32(sum)
+	if u, ok := hdr[hdrUnit]; ok {
+		if h.unit, err = strconv.ParseUint(hdr.Get(hdrUnit), 10, 64); err != nil || h.unit == 0 || len(u) != 1 {
+			return h, fmt.Errorf("header %s is %q, not a unit's number", hdrUnit, hdr.Get(hdrUnit))
+		}
+	}
 	return h, nil
 }

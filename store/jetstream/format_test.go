@@ -57,12 +57,20 @@ func TestDecodeUnitRefusesDamage(t *testing.T) {
 
 func TestHeaderRoundTripsAndRefusesDamage(t *testing.T) {
 	hdr := nats.Header{}
-	want := unitHeader{first: 7, count: 3, chain: 0x0badf00d}
+	want := unitHeader{first: 7, count: 3, chain: 0x0badf00d, unit: 4}
 	want.set(hdr)
 	got, err := parseHeader(hdr)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	assert.Equal(t, uint64(9), got.last())
+
+	// A unit written before Helm-Unit existed has none: its number is 0.
+	old := nats.Header{}
+	unitHeader{first: 7, count: 3, chain: 0x0badf00d}.set(old)
+	assert.NotContains(t, old, hdrUnit)
+	got, err = parseHeader(old)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(0), got.unit)
 	for _, tc := range []struct{ name, key, value string }{
 		{"no seq", hdrSeq, ""},
 		{"seq zero", hdrSeq, "0"},
@@ -70,6 +78,9 @@ func TestHeaderRoundTripsAndRefusesDamage(t *testing.T) {
 		{"count overflows", hdrCount, "18446744073709551615"},
 		{"short chain", hdrChain, "badf00d"},
 		{"chain not hex", hdrChain, "0badf00g"},
+		{"unit zero", hdrUnit, "0"},
+		{"unit not a number", hdrUnit, "x"},
+		{"unit empty", hdrUnit, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := nats.Header{}

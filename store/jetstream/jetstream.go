@@ -8,6 +8,8 @@ import (
 	"fmt"
 	neturl "net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,7 +26,9 @@ type Options struct {
 	// "default".
 	Home string
 	// Replicas is the replication factor of the streams and buckets Open
-	// creates (0: 1). A cluster of three or more servers takes 3.
+	// creates (0: 1), and the least it accepts of those it finds: a
+	// stream of fewer replicas is refused (*SettingsError). A cluster of
+	// three or more servers takes 3.
 	Replicas int
 	// CredsFile is a NATS credentials file (a user JWT and its NKey seed).
 	CredsFile string
@@ -88,7 +92,10 @@ const (
 // Open connects to the JetStream server at url (nats://host:port, or
 // several, comma-separated, of one cluster; tls://host:port for TLS) and
 // returns the store of opts.Home there, creating its stream and buckets
-// if they are missing.
+// if they are missing. It refuses a home whose stream or buckets could
+// remove a unit helm acknowledged (a *SettingsError, matching
+// ErrUnsafeSettings; see the package's documentation), and then creates
+// nothing.
 func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	var o Options
 	if opts != nil {
@@ -206,6 +213,10 @@ func (s *Store) retry(ctx context.Context, request func(ctx context.Context) err
 	}
 }
 
+// setUp finds or creates the home's stream and buckets. It reads the
+// settings of each that is there before it creates any that is missing,
+// and refuses them all (a *SettingsError) if one could remove what helm
+// acknowledged: an Open that is refused creates nothing.
 func (s *Store) setUp(ctx context.Context, replicas int) error {
 	ctx, cancel := s.ctx(ctx)
 	defer cancel()
@@ -214,64 +225,122 @@ func (s *Store) setUp(ctx context.Context, replicas int) error {
 		return err
 	}
 	s.js = js
+	kvStream, objStream := "KV_"+s.names.voyages, "OBJ_"+s.names.artifacts
+	found := map[string]jetstream.Stream{}
+	for _, name := range []string{s.names.stream, kvStream, objStream} {
+		st, err := js.Stream(ctx, name)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("jetstream: stream %s on %s: %w", name, s.url, hint(err))
+		}
+		found[name] = st
+	}
+	if err := s.checkSettings(replicas, found[s.names.stream], found[kvStream], found[objStream]); err != nil {
+		return err
+	}
+
 	where := fmt.Sprintf("stream %s on %s", s.names.stream, s.url)
-	s.stream, err = js.Stream(ctx, s.names.stream)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
+	s.stream = found[s.names.stream]
+	if s.stream == nil {
 		s.created = true
-		s.stream, err = js.CreateStream(ctx, jetstream.StreamConfig{
-			Name:              s.names.stream,
-			Description:       "helm: the voyages of the home " + s.home + ", one subject each",
-			Subjects:          []string{s.names.subjects},
-			Storage:           jetstream.FileStorage,
-			Replicas:          replicas,
-			Retention:         jetstream.LimitsPolicy,
-			Discard:           jetstream.DiscardNew,
-			MaxMsgs:           -1,
-			MaxBytes:          -1,
-			MaxAge:            0,
-			MaxMsgsPerSubject: -1,
-			Duplicates:        2 * time.Minute,
-			DenyDelete:        true,
-			DenyPurge:         true,
-		})
+		s.stream, err = js.CreateStream(ctx, logConfig(s.home, replicas))
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			s.created = false
 			s.stream, err = js.Stream(ctx, s.names.stream) // another client made it
 		}
+		if err != nil {
+			return fmt.Errorf("jetstream: %s: %w", where, hint(err))
+		}
+		// Whoever made it, it is checked as a stream found would be.
+		if err := s.checkSettings(replicas, s.stream, nil, nil); err != nil {
+			return err
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("jetstream: %s: %w", where, hint(err))
-	}
-	s.kv, err = js.KeyValue(ctx, s.names.voyages)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		s.kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
+	if found[kvStream] == nil {
+		_, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:      s.names.voyages,
 			Description: "helm: the voyages of the home " + s.home + " and their summaries",
 			History:     1,
 			Storage:     jetstream.FileStorage,
 			Replicas:    replicas,
 		})
-		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			s.kv, err = js.KeyValue(ctx, s.names.voyages)
+		if err != nil && !errors.Is(err, jetstream.ErrBucketExists) && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return fmt.Errorf("jetstream: key-value bucket %s on %s: %w", s.names.voyages, s.url, hint(err))
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("jetstream: key-value bucket %s on %s: %w", s.names.voyages, s.url, hint(err))
-	}
-	s.obs, err = js.ObjectStore(ctx, s.names.artifacts)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		s.obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
+	if found[objStream] == nil {
+		_, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
 			Bucket:      s.names.artifacts,
 			Description: "helm: the large artifacts of the home " + s.home + ", by BLAKE3 address",
 			Storage:     jetstream.FileStorage,
 			Replicas:    replicas,
 		})
-		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			s.obs, err = js.ObjectStore(ctx, s.names.artifacts)
+		if err != nil && !errors.Is(err, jetstream.ErrBucketExists) && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return fmt.Errorf("jetstream: object store %s on %s: %w", s.names.artifacts, s.url, hint(err))
 		}
 	}
-	if err != nil {
+	if found[kvStream] == nil || found[objStream] == nil {
+		// Made here or by another client that came first: checked as
+		// the ones found were.
+		var kv, obj jetstream.Stream
+		if kv, err = js.Stream(ctx, kvStream); err == nil {
+			obj, err = js.Stream(ctx, objStream)
+		}
+		if err != nil {
+			return fmt.Errorf("jetstream: the buckets of home %s on %s: %w", s.home, s.url, hint(err))
+		}
+		if err := s.checkSettings(replicas, nil, kv, obj); err != nil {
+			return err
+		}
+	}
+	if s.kv, err = js.KeyValue(ctx, s.names.voyages); err != nil {
+		return fmt.Errorf("jetstream: key-value bucket %s on %s: %w", s.names.voyages, s.url, hint(err))
+	}
+	if s.obs, err = js.ObjectStore(ctx, s.names.artifacts); err != nil {
 		return fmt.Errorf("jetstream: object store %s on %s: %w", s.names.artifacts, s.url, hint(err))
+	}
+	return nil
+}
+
+// logConfig is the configuration of the units' stream of home that Open
+// creates.
+func logConfig(home string, replicas int) jetstream.StreamConfig {
+	n := namesOf(home)
+	return jetstream.StreamConfig{
+		Name:              n.stream,
+		Description:       "helm: the voyages of the home " + home + ", one subject each",
+		Subjects:          []string{n.subjects},
+		Storage:           jetstream.FileStorage,
+		Replicas:          replicas,
+		Retention:         jetstream.LimitsPolicy,
+		Discard:           jetstream.DiscardNew,
+		MaxMsgs:           -1,
+		MaxBytes:          -1,
+		MaxAge:            0,
+		MaxMsgsPerSubject: -1,
+		Duplicates:        2 * time.Minute,
+		DenyDelete:        true,
+		DenyPurge:         true,
+	}
+}
+
+// checkSettings checks the settings of the home's streams (nil: not
+// there) as the server gave them when they were looked up.
+func (s *Store) checkSettings(replicas int, log, kv, obj jetstream.Stream) error {
+	var problems []Problem
+	for _, st := range []struct {
+		stream jetstream.Stream
+		kind   streamKind
+	}{{log, logStream}, {kv, bucketStream}, {obj, objectStream}} {
+		if st.stream == nil {
+			continue
+		}
+		problems = append(problems, check(st.stream.CachedInfo().Config, st.kind, s.names.subjects, replicas)...)
+	}
+	if len(problems) > 0 {
+		return &SettingsError{Home: s.home, Server: s.url, Problems: problems}
 	}
 	return nil
 }
@@ -338,7 +407,12 @@ func (s *Store) Open(ctx context.Context, voyage string) (store.Log, error) {
 	rctx, cancel := s.ctx(ctx)
 	defer cancel()
 	if err := s.retry(rctx, func(ctx context.Context) error { _, err := s.kv.Get(ctx, voyage); return err }); err != nil {
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			// A voyage whose key was deleted still has its units.
+			l := s.newLog(voyage)
+			if tail, terr := l.fetchTail(rctx); terr == nil && tail.stream != 0 {
+				return nil, s.keyGone(voyage, 0)
+			}
 			return nil, fmt.Errorf("%w: %s in bucket %s on %s", store.ErrNotFound, voyage, s.names.voyages, s.url)
 		}
 		return nil, fmt.Errorf("jetstream: open voyage %s in bucket %s on %s: %w", voyage, s.names.voyages, s.url, hint(err))
@@ -371,6 +445,137 @@ func (s *Store) Voyages(ctx context.Context) (map[string]store.Summary, error) {
 			return nil, fmt.Errorf("jetstream: list the voyages of bucket %s on %s: %w", s.names.voyages, s.url, rctx.Err())
 		}
 	}
+}
+
+// List reads the voyages bucket (the summaries), then each voyage's last
+// message (a request each, a few at once), then, in one request, how
+// many messages the stream holds on each voyage's subject. A voyage whose
+// subject holds fewer messages than its last unit's number (Helm-Unit)
+// lost units, at its front or between others: a *DamageError. A voyage
+// written before units were numbered has its first message read instead
+// (a request more), which must hold record 1. A subject that holds
+// messages while the bucket has no key for it is a voyage whose key was
+// deleted or purged: a *DamageError too.
+//
+// The counts are read after the tails, so a unit appended meanwhile makes
+// a count larger, never smaller, than the number read.
+func (s *Store) List(ctx context.Context) (map[string]store.Listing, error) {
+	sums, err := s.Voyages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rctx, cancel := s.ctx(ctx)
+	defer cancel()
+	ids := make([]string, 0, len(sums))
+	for id := range sums {
+		ids = append(ids, id)
+	}
+	tails := make([]point, len(ids))
+	errs := make([]error, len(ids))
+	each(rctx, len(ids), listWorkers, func(i int) {
+		tails[i], errs[i] = s.newLog(ids[i]).fetchTail(rctx)
+	})
+	if err := rctx.Err(); err != nil {
+		return nil, fmt.Errorf("jetstream: list the voyages of %s on %s: %w", s.names.stream, s.url, err)
+	}
+	var counts map[string]uint64
+	err = s.retry(rctx, func(ctx context.Context) error {
+		info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(s.names.subjects))
+		if err == nil {
+			counts = info.State.Subjects
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: count the messages of each voyage of stream %s on %s: %w", s.names.stream, s.url, hint(err))
+	}
+	out := make(map[string]store.Listing, len(ids))
+	for i, id := range ids {
+		l := store.Listing{Summary: sums[id], Last: tails[i].first - 1, Err: errs[i]}
+		if l.Err == nil {
+			l.Err = s.newLog(id).counted(rctx, tails[i], counts[s.names.subject(id)])
+		}
+		if l.Err != nil {
+			l.Last = 0
+		}
+		out[id] = l
+	}
+	for subject, n := range counts {
+		id := strings.TrimPrefix(subject, s.names.prefix)
+		if _, ok := sums[id]; ok || n == 0 {
+			continue
+		}
+		// Made since the bucket was read, or its key is gone.
+		_, err := s.kv.Get(rctx, id)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			out[id] = store.Listing{Err: s.keyGone(id, n)}
+		}
+	}
+	return out, nil
+}
+
+// listWorkers is how many voyages' tails List reads at once.
+const listWorkers = 16
+
+// each calls fn(i) for i from 0 to n-1, workers at once, until ctx ends.
+func each(ctx context.Context, n, workers int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, workers) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// keyGone is the damage of a voyage whose subject holds messages (n, if
+// known) and whose key the voyages bucket no longer has.
+func (s *Store) keyGone(voyage string, n uint64) error {
+	held := "records"
+	if n > 0 {
+		held = fmt.Sprintf("%d units", n)
+	}
+	return &store.DamageError{Voyage: voyage, Where: fmt.Sprintf("bucket %s on %s", s.names.voyages, s.url),
+		Reason: fmt.Sprintf("the voyage's key is gone (deleted or purged), but subject %s of stream %s holds %s of it: the voyage is there, unlisted", s.names.subject(voyage), s.names.stream, held)}
+}
+
+// counted checks the voyage's tail against n, the number of messages the
+// stream holds on its subject: as many as its last unit's number. A
+// voyage whose units have no number has its first message read, which
+// must hold record 1.
+func (l *log) counted(ctx context.Context, tail point, n uint64) error {
+	switch {
+	case tail.stream == 0:
+		return nil // no message, no unit acknowledged
+	case tail.units > 0:
+		if n < tail.units {
+			return l.damage(0, 0, fmt.Sprintf("the voyage's last message is unit %d, but the subject holds %d messages: %d of the units it acknowledged are gone (removed by a limit, a purge or a delete)", tail.units, n, tail.units-n))
+		}
+		return nil
+	}
+	var msg *jetstream.RawStreamMsg
+	err := l.s.retry(ctx, func(ctx context.Context) (err error) {
+		msg, err = l.s.stream.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(l.subject))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("jetstream: the first record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
+	}
+	h, err := parseHeader(msg.Header)
+	if err != nil {
+		return l.damage(msg.Sequence, 1, "the voyage's first message: "+err.Error())
+	}
+	if h.first != 1 {
+		return l.damage(msg.Sequence, 1, fmt.Sprintf("the voyage's first message holds records %d to %d: records 1 to %d, which it acknowledged, are gone (removed by a limit, a purge or a delete)", h.first, h.last(), h.first-1))
+	}
+	return nil
 }
 
 // PutSummary compares and sets the voyage's value in the voyages bucket

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,12 +41,31 @@ type log struct {
 }
 
 // point is a place in a voyage's log: the unit whose first record is
-// first, its message's stream sequence, and the chain sum before it.
-// Past the tail, first is the record after the last, stream the last
-// message's sequence, and prev the chain sum after it.
+// first, its message's stream sequence, the chain sum before it, and the
+// number of units before it. Past the tail, first is the record after
+// the last, stream the last message's sequence, prev the chain sum after
+// it, and units the last unit's number.
+//
+// units is 0 at the voyage's start (first is 1) and in a voyage written
+// before units were numbered (Helm-Unit): there, past the start, units
+// is not known.
 type point struct {
 	first, stream uint64
 	prev          uint32
+	units         uint64
+}
+
+// numbered reports whether the units before p are numbered (or there are
+// none): the next unit then has a number, units+1.
+func (p point) numbered() bool { return p.first == 1 || p.units > 0 }
+
+// next returns the number of the unit after p: 0 for a voyage whose
+// units have none.
+func (p point) next() uint64 {
+	if p.numbered() {
+		return p.units + 1
+	}
+	return 0
 }
 
 // indexEvery is how many records apart the index keeps its points: a scan
@@ -108,7 +128,7 @@ func (l *log) fetchTail(ctx context.Context) (point, error) {
 		// Where the damage is, for a read to go up to it.
 		return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
 	}
-	p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain}
+	p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain, units: h.unit}
 	l.learn(p)
 	return p, nil
 }
@@ -172,8 +192,9 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		for _, r := range records {
 			sum = segment.ChainNext(sum, r)
 		}
+		unit := tail.next()
 		msg := &nats.Msg{Subject: l.subject, Data: payload, Header: nats.Header{}}
-		unitHeader{first: expectLast + 1, count: uint64(len(records)), chain: sum}.set(msg.Header)
+		unitHeader{first: expectLast + 1, count: uint64(len(records)), chain: sum, unit: unit}.set(msg.Header)
 		actx, cancel := context.WithTimeout(ctx, l.s.attempt)
 		ack, err := l.s.js.PublishMsg(actx, msg,
 			jetstream.WithMsgID(id),
@@ -181,7 +202,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			jetstream.WithExpectLastSequencePerSubject(tail.stream))
 		cancel()
 		if err == nil {
-			l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: ack.Sequence, prev: sum})
+			l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: ack.Sequence, prev: sum, units: unit})
 			return expectLast + 1, nil
 		}
 		if isWrongLast(err) && attempt > 0 {
@@ -195,7 +216,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 				return 0, ferr
 			}
 			if ours {
-				l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: seq, prev: sum})
+				l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: seq, prev: sum, units: unit})
 				return expectLast + 1, nil
 			}
 		}
@@ -215,6 +236,9 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 				continue
 			}
 			return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: now.first - 1}
+		}
+		if full(err) {
+			return 0, fmt.Errorf("jetstream: append %d records after record %d of voyage %s, %s: the stream is full: %w; the server refused the unit and nothing was appended (raise the stream's limit: max_msgs, max_bytes or max_msgs_per_subject)", len(records), expectLast, l.voyage, l.where(), err)
 		}
 		if retryable(err) && ctx.Err() == nil {
 			pause(ctx, attempt)
@@ -242,6 +266,14 @@ func (l *log) stored(ctx context.Context, after uint64, id string) (uint64, bool
 		return 0, false, fmt.Errorf("jetstream: whether a retried append of voyage %s is in the log, %s: %w", l.voyage, l.where(), hint(err))
 	}
 	return msg.Sequence, msg.Header.Get(jetstream.MsgIDHeader) == id, nil
+}
+
+// full reports whether err is the server's refusal of a message past a
+// limit of the stream under the discard policy new: a store failure
+// (10077, which passes for a 503) that says which limit.
+func full(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == 10077 && strings.HasPrefix(apiErr.Description, "maximum ") && strings.HasSuffix(apiErr.Description, " exceeded")
 }
 
 // retryable reports whether err is the server's (or the cluster's)
@@ -295,7 +327,7 @@ func (l *log) start(from uint64, tail point) point {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if from >= tail.first && tail.stream != 0 {
-		return point{first: tail.first, stream: tail.stream + 1, prev: tail.prev}
+		return point{first: tail.first, stream: tail.stream + 1, prev: tail.prev, units: tail.units}
 	}
 	i := sort.Search(len(l.index), func(i int) bool { return l.index[i].first > from })
 	if i > 0 {
@@ -341,7 +373,7 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 	if !verify {
 		p = l.start(from, tail)
 	}
-	next, sum := p.first, p.prev
+	next, sum, at := p.first, p.prev, p // at: after the last unit read
 	// unit checks the message at stream holding a unit and gives fn its
 	// records from from on; done when a Scan has read up to the tail.
 	unit := func(stream uint64, hdr nats.Header, data []byte) (done bool, err error) {
@@ -366,8 +398,18 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		if sum != h.chain {
 			return false, l.damage(stream, next, fmt.Sprintf("hash chain broken: the records continue it to %08x, the message says %08x (a record was changed, or a unit dropped or replaced before it)", sum, h.chain))
 		}
-		l.remember(point{first: h.first, stream: stream, prev: before})
-		l.learn(point{first: h.last() + 1, stream: stream, prev: sum})
+		// A voyage's first unit says whether its units are numbered.
+		switch {
+		case h.unit == 0 && at.units > 0:
+			return false, l.damage(stream, next, fmt.Sprintf("the message has no unit number (%s), where unit %d comes next", hdrUnit, at.units+1))
+		case h.unit != 0 && !at.numbered():
+			return false, l.damage(stream, next, fmt.Sprintf("the message is numbered unit %d, where the voyage's units before it have no number", h.unit))
+		case h.unit != 0 && h.unit != at.units+1:
+			return false, l.damage(stream, next, fmt.Sprintf("the message is unit %d where unit %d comes next: units are missing, repeated or out of order", h.unit, at.units+1))
+		}
+		l.remember(point{first: h.first, stream: stream, prev: before, units: at.units})
+		at = point{first: h.last() + 1, stream: stream, prev: sum, units: h.unit}
+		l.learn(at)
 		for i, r := range records {
 			if seq := h.first + uint64(i); seq >= from {
 				if err := fn(store.Record{Seq: seq, Data: r}); err != nil {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -48,6 +49,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Follow", follow},
 		{"LargeArtifacts", largeArtifacts},
 		{"Summaries", summaries},
+		{"ListWithTails", listWithTails},
 		{"Reopen", reopen},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -421,6 +423,30 @@ func summaries(t *testing.T, open func() store.Store) {
 	list, err = s.Voyages(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(7), list["v"].Seq)
+}
+
+// listWithTails: List gives every voyage with its summary and its log's
+// last record, through any client; a voyage whose log is empty has none.
+func listWithTails(t *testing.T, open func() store.Store) {
+	ctx := ctxOf(t)
+	s := client(t, open)
+	v := create(t, s, "v")
+	_, err := v.AppendIf(ctx, 0, []byte("a"), []byte("b"))
+	require.NoError(t, err)
+	_, err = v.AppendIf(ctx, 2, []byte("c"))
+	require.NoError(t, err)
+	require.NoError(t, s.PutSummary(ctx, "v", store.Summary{Seq: 2, Data: []byte(`{"intent":"two"}`)}))
+	create(t, s, "w")
+
+	list, err := client(t, open).List(ctx)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"v", "w"}, slices.Collect(maps.Keys(list)))
+	assert.Equal(t, store.Listing{Summary: store.Summary{Seq: 2, Data: []byte(`{"intent":"two"}`)}, Last: 3}, list["v"])
+	w := list["w"]
+	assert.NoError(t, w.Err)
+	assert.Zero(t, w.Last, "an empty log has no last record")
+	assert.Zero(t, w.Summary.Seq)
+	assert.Empty(t, w.Summary.Data)
 }
 
 func reopen(t *testing.T, open func() store.Store) {
