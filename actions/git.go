@@ -173,7 +173,7 @@ func (a *Push) Resolve(ctx context.Context) error {
 	if err := resolveBranch(ctx, a.Kind(), a.Runner, &a.Branch, false); err != nil {
 		return err
 	}
-	args := []string{"push", "--dry-run", "--porcelain"}
+	args := []string{"push", "--dry-run", "--porcelain", "--no-verify", receivePack}
 	if a.Force {
 		args = append(args, "--force")
 	}
@@ -275,11 +275,18 @@ func currentBranch(ctx context.Context, r *runner.Runner) (string, error) {
 	return branch, nil
 }
 
+// receivePack names the program git runs at the remote's end itself:
+// remote.NAME.receivepack, which the repository's configuration may set
+// to any command (for a local remote, one run here that may open any
+// repository), would let a push go elsewhere than the URL the guard is
+// shown.
+const receivePack = "--receive-pack=git-receive-pack"
+
 // runArgs is what Perform runs once resolved: each update as a refspec
 // pinned to the object Resolve saw (+ where it was forced), told to
 // report each ref on standard output (--porcelain).
 func (a *Push) runArgs() []string {
-	args := []string{"push", "--porcelain", a.remote()}
+	args := []string{"push", "--porcelain", receivePack, a.remote()}
 	for _, u := range a.Updates {
 		switch {
 		case u.Delete:
