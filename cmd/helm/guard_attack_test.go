@@ -147,3 +147,22 @@ func TestPolicyCheckPushTellsTheTruth(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteHelpersCannotCarryThePushElsewhere: a remote helper — the
+// ext:: transport, which the repository's configuration may allow
+// (protocol.ext.allow), or git-remote-NAME for NAME::URL — is a program
+// that can take the push to any repository while its URL names none the
+// rules know. helm pushes over git's own transports only.
+func TestRemoteHelpersCannotCarryThePushElsewhere(t *testing.T) {
+	t.Parallel()
+	h, g := guardRepo(t, false, denyProd)
+	_, prod := prodRemote(t, g)
+	redirect := filepath.Join(t.TempDir(), "redirect")
+	require.NoError(t, os.WriteFile(redirect, []byte("#!/bin/sh\nexec git-receive-pack '"+prod+"'\n"), 0o700))
+	g.Git(t, "config", "protocol.ext.allow", "always")
+	g.Git(t, "remote", "set-url", "--push", "origin", "ext::"+redirect+" %S")
+	before := remoteRefs(t, g, prod)
+	r := h.run("action", "push", "--branch", "feature")
+	assert.Equal(t, before, remoteRefs(t, g, prod), "prod is unchanged\n%s", r)
+	assert.Equal(t, 2, r.Code, "git may not use the helper, so it cannot tell what the push would do\n%s", r)
+}
