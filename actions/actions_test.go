@@ -316,7 +316,7 @@ func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
 	require.NoError(t, push.Resolve(ctx))
 	sha := f.git.Git(t, "rev-parse", "HEAD")
 	assert.Equal(t, "fix-widget", push.Branch, "the parameters name the branch")
-	assert.True(t, strings.HasSuffix(push.DryRun(), "git push --porcelain origin "+sha+":refs/heads/fix-widget"), push.DryRun())
+	assert.True(t, strings.HasSuffix(push.DryRun(), "git push --porcelain --receive-pack=git-receive-pack origin "+sha+":refs/heads/fix-widget"), push.DryRun())
 	data, err := json.Marshal(push)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"branch":"fix-widget","updates":[{"ref":"refs/heads/fix-widget","new":"`+sha+`","create":true}]}`, string(data))

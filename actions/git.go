@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/helmlog/helm/logbook"
@@ -69,7 +70,10 @@ func (a *Commit) DryRun() string { return dryGit(a.Runner, a.args()...) }
 // it would go, in Updates; guard rules match those (see Target). Perform
 // then pushes exactly that — each destination ref from the commit Resolve
 // saw, forced only where Resolve found it forced — so the push cannot do
-// more than the guard was shown. Force asks for a forced push where a
+// more than the guard was shown. Nothing the repository's configuration
+// names may carry it elsewhere: both runs name git-receive-pack and allow
+// git's own transports only (no remote helper, no ext::), and the dry run
+// runs no pre-push hook (Perform's push does). Force asks for a forced push where a
 // plain one would be refused.
 //
 // With no Branch, Resolve fills in the branch checked out; a detached
@@ -173,11 +177,11 @@ func (a *Push) Resolve(ctx context.Context) error {
 	if err := resolveBranch(ctx, a.Kind(), a.Runner, &a.Branch, false); err != nil {
 		return err
 	}
-	args := []string{"push", "--dry-run", "--porcelain"}
+	args := []string{"push", "--dry-run", "--porcelain", "--no-verify", receivePack}
 	if a.Force {
 		args = append(args, "--force")
 	}
-	out, err := a.Runner.Git(ctx, append(args, a.remote(), a.Branch)...)
+	out, err := a.git(ctx, append(args, a.remote(), a.Branch)...)
 	report := porcelain(string(out))
 	if err != nil {
 		var ee *runner.ExitError
@@ -275,11 +279,32 @@ func currentBranch(ctx context.Context, r *runner.Runner) (string, error) {
 	return branch, nil
 }
 
+// receivePack names the program git runs at the remote's end itself:
+// remote.NAME.receivepack, which the repository's configuration may set
+// to any command (for a local remote, one run here that may open any
+// repository), would let a push go elsewhere than the URL the guard is
+// shown.
+const receivePack = "--receive-pack=git-receive-pack"
+
+// pushProtocols are the transports a push may use
+// (GIT_ALLOW_PROTOCOL, which overrides protocol.*.allow in any
+// configuration): a remote helper (ext::COMMAND, NAME::URL runs
+// git-remote-NAME) is a program that may take the push to any
+// repository, whatever URL the guard is shown.
+const pushProtocols = "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh"
+
+// git runs a push with the transports restricted to pushProtocols.
+func (a *Push) git(ctx context.Context, args ...string) ([]byte, error) {
+	r := *a.Runner
+	r.Env = append(slices.Clip(r.Env), pushProtocols)
+	return r.Git(ctx, args...)
+}
+
 // runArgs is what Perform runs once resolved: each update as a refspec
 // pinned to the object Resolve saw (+ where it was forced), told to
 // report each ref on standard output (--porcelain).
 func (a *Push) runArgs() []string {
-	args := []string{"push", "--porcelain", a.remote()}
+	args := []string{"push", "--porcelain", receivePack, a.remote()}
 	for _, u := range a.Updates {
 		switch {
 		case u.Delete:
@@ -303,7 +328,7 @@ func (a *Push) Perform(ctx context.Context) (logbook.ActionResult, error) {
 		return logbook.ActionResult{}, err
 	}
 	res := a.result()
-	out, err := a.Runner.Git(ctx, a.runArgs()...)
+	out, err := a.git(ctx, a.runArgs()...)
 	report := porcelain(string(out))
 	if err != nil {
 		var ee *runner.ExitError

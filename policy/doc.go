@@ -35,7 +35,8 @@
 //	delete    true or false (not a glob): the ref update deletes the ref
 //
 // Every field but name and decision is a glob matched against the whole
-// value, case-sensitively: * matches any run of characters (slashes and
+// value, case-sensitively (repo excepted: GitHub's names are
+// case-insensitive, so octo/prod matches OCTO/Prod): * matches any run of characters (slashes and
 // spaces included), ? one character, [abc] or [a-z] one character of a
 // class and [!a-z] one outside it, and a backslash makes the next
 // character literal (\*). A field left out (or empty) matches anything, so

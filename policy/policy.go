@@ -423,7 +423,13 @@ func (rule *Rule) mismatch(values [len(fieldNames)]string) (field int, ok bool) 
 		if pattern == "" {
 			continue
 		}
-		if checkGlob(pattern) != nil || !matchGlob(pattern, values[i]) {
+		value := values[i]
+		if fieldNames[i] == "repo" {
+			// GitHub's owner and repository names are case-insensitive:
+			// OCTO/Prod is octo/prod.
+			pattern, value = strings.ToLower(pattern), strings.ToLower(value)
+		}
+		if checkGlob(pattern) != nil || !matchGlob(pattern, value) {
 			return i, false
 		}
 	}

@@ -139,7 +139,8 @@ func TestEveryFieldMatchesItsOwnValue(t *testing.T) {
 		{"actor", "*", true},
 		{"repo", "octo/*", true},
 		{"repo", "octo/gadgets", false},
-		{"repo", "OCTO/widgets", false},
+		{"repo", "OCTO/widgets", true}, // GitHub names are case-insensitive
+		{"branch", "Release/*", false},
 		{"branch", "release/*", true},
 		{"branch", "release", false},
 		{"args", "origin release/*", true},

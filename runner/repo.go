@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	pathpkg "path"
 	"regexp"
 	"strings"
 	"sync"
@@ -60,7 +61,10 @@ func ParseRemoteURL(raw string) (string, error) {
 	default:
 		return "", fmt.Errorf("remote URL %q names no GitHub repository", raw)
 	}
-	path = strings.TrimSuffix(strings.Trim(path, "/"), "/")
+	// Dot segments are resolved as the operating system (a local
+	// path) and an HTTP client (curl) resolve them: .../prod.git/. is
+	// prod.git.
+	path = strings.Trim(pathpkg.Clean("/"+path), "/")
 	path = strings.TrimSuffix(path, ".git")
 	parts := strings.Split(path, "/")
 	if len(parts) < 2 {

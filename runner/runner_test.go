@@ -173,6 +173,8 @@ func TestParseRemoteURL(t *testing.T) {
 		{"scp no .git", "git@github.com:helmlog/helm", "helmlog/helm", ""},
 		{"ssh", "ssh://git@github.com/helmlog/helm.git", "helmlog/helm", ""},
 		{"ssh port", "ssh://git@github.com:22/helmlog/helm", "helmlog/helm", ""},
+		{"dot segments resolved", "https://github.com/helmlog/x/../helm.git/.", "helmlog/helm", ""},
+		{"file dot segment", "file:///srv/octo/prod.git/./", "octo/prod", ""},
 		{"local path", "/srv/git/helm.git", "", "names no GitHub repository"},
 		{"one segment", "https://github.com/helm", "", "OWNER/NAME"},
 		{"bad chars", "https://github.com/o/r%20x", "", "OWNER/NAME"},

@@ -23,7 +23,7 @@ func TestActionDryRunRecordsNothing(t *testing.T) {
 		want []string // in the printed commands
 	}{
 		{[]string{"commit", "--message", "Fix it"}, []string{"git commit -m 'Fix it'"}},
-		{[]string{"push", "--branch", "main"}, []string{"git push --porcelain origin ", ":refs/heads/main"}},
+		{[]string{"push", "--branch", "main"}, []string{"git push --porcelain --receive-pack=git-receive-pack origin ", ":refs/heads/main"}},
 		{[]string{"create-pull-request", "--branch", "fix-widget", "--title", "Fix widget crash", "--base", "main", "--reviewer", "dyreby"}, []string{"gh api", "repos/octo/widgets/pulls", "requested_reviewers"}},
 		{[]string{"merge-pull-request", "45", "--merge-method", "squash"}, []string{"repos/octo/widgets/pulls/45/merge"}},
 		{[]string{"comment-pull-request", "45", "--body", "hi"}, []string{"repos/octo/widgets/issues/45/comments"}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 )
 
@@ -168,9 +169,13 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 	}
 	who := helm.Who{Identity: identity, Role: role, Method: method}
 	target := helm.ActionTarget{Repo: c.repo, Branch: c.branch, Args: args[1:]}
-	if args[0] == "push" && c.repo == "" {
-		if target, err = c.resolvePush(ctx, a, identity); err != nil {
-			return err
+	if args[0] == "push" {
+		if c.repo == "" {
+			if target, err = c.resolvePush(ctx, a, identity); err != nil {
+				return err
+			}
+		} else {
+			target = c.pushTarget()
 		}
 	}
 	reqs := helm.PolicyRequests(args[0], target, who)
@@ -224,6 +229,39 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 
 // resolvePush resolves a push as helm action push would, in the working
 // directory, for the guard rules.
+// pushTarget is the push named by --repo, --branch and --force, checked
+// without git: --branch read as the refspec helm action push takes, the
+// ref it names on the remote as git would name it (a branch unless it
+// says refs/...), forced when --force or a + says so (git alone can tell
+// a + that is a fast-forward; the check takes the stricter reading), a
+// deletion when it names no source. Its arguments are REMOTE SPEC, as the
+// guard sees them.
+func (c *policyCheckCommand) pushTarget() helm.ActionTarget {
+	remote := c.remote
+	if remote == "" {
+		remote = "origin"
+	}
+	t := helm.ActionTarget{Repo: c.repo, Branch: c.branch, Args: []string{remote, c.branch}}
+	if c.branch == "" {
+		return t
+	}
+	spec, plus := strings.CutPrefix(c.branch, "+")
+	src, dst, hasDst := strings.Cut(spec, ":")
+	if !hasDst {
+		dst = src
+	}
+	ref := dst
+	switch {
+	case strings.HasPrefix(dst, "refs/"):
+	case strings.HasPrefix(dst, "heads/"), strings.HasPrefix(dst, "tags/"):
+		ref = "refs/" + dst
+	default:
+		ref = "refs/heads/" + dst
+	}
+	t.Refs = []logbook.RefUpdate{{Ref: ref, Force: c.force || plus, Delete: hasDst && src == ""}}
+	return t
+}
+
 func (c *policyCheckCommand) resolvePush(ctx context.Context, a *app, identity string) (helm.ActionTarget, error) {
 	r, err := a.runner(identity, "")
 	if err != nil {
