@@ -414,3 +414,17 @@ func TestActionParamsAreJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"number":45,"comment_id":77,"body":"Done."}`, string(data))
 }
+
+// TestPushOfAnAnnotatedTagPushesTheTagObject: the push is pinned to the
+// object git would push, not to the commit it names.
+func TestPushOfAnAnnotatedTagPushesTheTagObject(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "tag", "-a", "-m", "release", "v1")
+	tag := f.git.Git(t, "rev-parse", "v1")
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "v1"}))
+	_, err := push.Perform(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, tag, f.git.Git(t, "--git-dir", f.git.Bare, "rev-parse", "refs/tags/v1"))
+	assert.Equal(t, "tag", f.git.Git(t, "--git-dir", f.git.Bare, "cat-file", "-t", "refs/tags/v1"))
+}

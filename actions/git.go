@@ -203,11 +203,13 @@ func (a *Push) Resolve(ctx context.Context) error {
 			u.Refused = ""
 		}
 		if !u.Delete {
-			sha, err := revParse(ctx, a.Runner, r.from)
+			// The object itself, not the commit it names: an annotated
+			// tag is pushed as the tag object it is.
+			out, err := a.Runner.Git(ctx, "rev-parse", "--verify", "--end-of-options", r.from)
 			if err != nil {
-				return fmt.Errorf("push: %w", err)
+				return fmt.Errorf("push: cannot read %s: %w", r.from, err)
 			}
-			u.New = sha
+			u.New = strings.TrimSpace(string(out))
 		}
 		if old, _, ok := strings.Cut(r.summary, ".."); ok && !u.Create && u.Refused == "" {
 			u.Old = old
