@@ -288,6 +288,7 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 			decideErr = err
 			return nil, err
 		}
+		events = v.withRules(events)
 		// Number the records as the log will: a blob just before the event
 		// that names it. Encode and check them all before folding any.
 		now := v.home.now()
@@ -376,4 +377,30 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 		v.mu.Unlock()
 	}
 	return last, decideErr, err
+}
+
+// withRules returns events with the guard rules this home runs under
+// recorded before them when they are not those the voyage recorded last:
+// at its start, a policy-adopted event after the start; later, a
+// policy-changed event, an entry of the story, so that a change made
+// under other rules says so. A voyage that never ran under rules records
+// none until it does.
+func (v *Voyage) withRules(events []*projection.Event) []*projection.Event {
+	rules := v.home.rules
+	if len(events) == 0 || rules.Digest == v.st.Voyage.Policy.Digest {
+		return events
+	}
+	at, t := 0, projection.PolicyChanged
+	if events[0].Type == projection.VoyageStarted {
+		at, t = 1, projection.PolicyAdopted
+	}
+	var who logbook.Who
+	for _, e := range events {
+		if e.Who.Identity != "" {
+			who = e.Who
+			break
+		}
+	}
+	e := &projection.Event{Type: t, Who: who, Policy: &logbook.PolicyRecord{Digest: rules.Digest, Sources: slices.Clone(rules.Sources)}}
+	return slices.Insert(events, at, e)
 }

@@ -88,6 +88,7 @@ var corpusScript = []struct {
 	{"v0.2", corpusV02},
 	{"v0.3", corpusV03},
 	{"v0.4", corpusV04},
+	{"v0.6", corpusV06},
 }
 
 // corpusWriter is what the parts of the script share: the home, the
@@ -97,6 +98,9 @@ type corpusWriter struct {
 	ctx  context.Context
 	home string
 	h    *helm.Home
+	// opts are h's options: another Home on the same directory, with
+	// other rules, shares its clock and ids.
+	opts *helm.Options
 	// env observes files: marks name paths relative to its Env.Dir, so
 	// no temporary directory is stored.
 	env *helm.ObserveOptions
@@ -175,7 +179,7 @@ func newCorpusWriter(t *testing.T) *corpusWriter {
 	h, err := helm.Open(home, opts)
 	require.NoError(t, err)
 
-	w := &corpusWriter{t: t, ctx: context.Background(), home: home, h: h,
+	w := &corpusWriter{t: t, ctx: context.Background(), home: home, h: h, opts: opts,
 		env: &helm.ObserveOptions{Env: &marks.Env{Dir: files}}, ghRepo: "octo/widgets"}
 
 	srv := ghtest.NewServer(t)
@@ -498,6 +502,33 @@ func corpusV04(w *corpusWriter) {
 	w.must(lead.Complete(ctx, helm.OutcomeCompleted, "Split done.", corpusLead))
 	w.must(lead.RemoveWorktree(ctx, corpusLead, helm.RemoveWorktreeOptions{}))
 	w.must(lead.Close())
+}
+
+// corpusV06: the guard rules a voyage ran under (v0.6): recorded with
+// its start, and a change of rules mid-voyage (a policy-changed entry),
+// then no rules at all.
+func corpusV06(w *corpusWriter) {
+	ctx := w.ctx
+	v, err := w.h.Start(ctx, "Work while the rules change", helm.OpenWaters, corpusLead)
+	w.must(err)
+	_, err = v.Note(ctx, "Started under the home's rules.", corpusLead)
+	w.must(err)
+	id := v.Info().ID
+	w.must(v.Close())
+
+	tighter, err := policy.Parse([]byte(corpusPolicy+"\n[[rule]]\nname = \"no tags\"\naction = \"push\"\nref = \"refs/tags/*\"\ndecision = \"deny\"\n"), "/etc/helm/policy.toml")
+	w.must(err)
+	for _, pol := range []*policy.Policy{policy.Stack(tighter, w.opts.Policy), nil} {
+		opts := *w.opts
+		opts.Policy = pol // nil: the home's policy.toml, and it has none
+		h, err := helm.Open(w.home, &opts)
+		w.must(err)
+		v, err := h.Voyage(ctx, id)
+		w.must(err)
+		_, err = v.Note(ctx, "Written under other rules.", corpusAgent)
+		w.must(err)
+		w.must(v.Close())
+	}
 }
 
 // corpusPush is a recorded push that touches nothing.

@@ -25,6 +25,9 @@ type Judgement = logbook.Judgement
 const (
 	EntryNote      = logbook.EntryNote
 	EntryJudgement = logbook.EntryJudgement
+	// EntryPolicy records the guard rules the voyage ran under from then
+	// on (Entry.Policy).
+	EntryPolicy = logbook.EntryPolicy
 )
 
 // ActionRefused is the status of an action a guard rule refused before

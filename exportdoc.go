@@ -297,6 +297,8 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
 			b.WriteString("\n")
 			mdQuote(b, j.Text)
 		}
+	case EntryPolicy:
+		b.WriteString(mdInline(logbook.DescribePolicy(e.Policy)) + "\n")
 	}
 }
 
@@ -434,6 +436,7 @@ var entryIcons = map[EntryKind]string{
 	EntryAction:    "⚙",
 	EntryNote:      "✎",
 	EntryJudgement: "⚖",
+	EntryPolicy:    "§",
 }
 
 func (d *storyDoc) htmlPage() htmlPage {
@@ -506,6 +509,8 @@ func (d *storyDoc) htmlEntry(e Entry) htmlEntry {
 	case EntryJudgement:
 		j := e.Judgement
 		h.Dimension, h.Score, h.Evidence, h.Text = line(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence), block(j.Text)
+	case EntryPolicy:
+		h.Text = block(logbook.DescribePolicy(e.Policy))
 	}
 	return h
 }

@@ -24,6 +24,10 @@ import (
 // (OWNER/NAME), branch and arguments, as guard rules match them.
 type ActionTarget = logbook.ActionTarget
 
+// RefUpdate is a ref an action changes on a remote, as guard rules see it
+// (ActionTarget.Refs).
+type RefUpdate = logbook.RefUpdate
+
 // Targeted is an Action that names what it acts on (the actions
 // package's do). An Action that is not is matched by its kind and who
 // performs it alone.

@@ -61,6 +61,10 @@ type Home struct {
 	redErr  error
 
 	sweepOnce sync.Once // the first Start removes what crashed starts left
+
+	// rules names the guard rules (Options.Policy) as voyages record
+	// them: a change is recorded when a voyage's last record differs.
+	rules logbook.PolicyRecord
 }
 
 // Open opens the home at dir. Opening reads: the home and its voyages
@@ -93,6 +97,7 @@ func Open(dir string, opts *Options) (*Home, error) {
 				Hint: Hint{HintPolicy, "fix the rule the error names in " + filepath.Join(dir, PolicyFile)}}
 		}
 	}
+	h.rules = logbook.PolicyRecord{Digest: h.opts.Policy.Digest(), Sources: policy.Sources(h.opts.Policy)}
 	return h, nil
 }
 

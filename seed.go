@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
 )
@@ -24,6 +26,11 @@ import (
 // Artifacts' bytes are not part of a history: events that stow, reduce or
 // jettison an artifact are refused, and the observations' artifacts
 // cannot be read from a seeded voyage.
+//
+// A history that records no guard rules, seeded in a home that has some,
+// ends with the home's rules recorded (a policy-adopted event, no entry):
+// what is done to the seeded voyage is done under them, as in a voyage
+// started in the home, not as a change of rules.
 func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, error) {
 	const op = "seed voyage"
 	if len(events) == 0 || events[0].Type != projection.VoyageStarted || events[0].Voyage == nil {
@@ -41,6 +48,13 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 		return nil, &VoyageError{Op: op, Voyage: id, Err: err}
 	}
 	var st projection.State
+	if h.rules.Digest != "" && !slices.ContainsFunc(events, func(e projection.Event) bool {
+		return e.Type == projection.PolicyAdopted || e.Type == projection.PolicyChanged
+	}) {
+		last := events[len(events)-1]
+		events = append(slices.Clip(events), projection.Event{Type: projection.PolicyAdopted, At: last.At, Who: events[0].Who,
+			Policy: &logbook.PolicyRecord{Digest: h.rules.Digest, Sources: slices.Clone(h.rules.Sources)}})
+	}
 	records := make([][]byte, len(events))
 	for i := range events {
 		switch events[i].Type {

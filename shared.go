@@ -445,6 +445,7 @@ func (h *Home) verifyShared(ctx context.Context, id string) (*VerifyReport, erro
 	defer v.Close()
 	rep.Events.Records = v.Info().Seq
 	rep.Events.LastSeq = rep.Events.Records
+	v.verifyPolicies(ctx, rep)
 	return rep, v.verifyArtifacts(ctx, rep)
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -20,8 +21,42 @@ type VerifyReport struct {
 	Skipped   int       `json:"artifacts_skipped"` // jettisoned or reduced: no bytes to check
 	// Snapshot is what Verify found of the voyage's snapshot (nil: none).
 	Snapshot *SnapshotReport `json:"snapshot,omitempty"`
+	// Policies are the guard rules the voyage recorded, in order: those
+	// it started under (N 0), then each change (policy entries, by
+	// number). Empty when it never ran under rules.
+	Policies []PolicyEntry `json:"policies,omitempty"`
 	// Problems lists the damage found, each where it is and why.
 	Problems []*DamageError `json:"problems,omitempty"`
+}
+
+// PolicyEntry is guard rules a voyage recorded: those it started under
+// (N 0), or a policy entry of its story (its number).
+type PolicyEntry struct {
+	N int `json:"n"`
+	logbook.PolicyRecord
+}
+
+// verifyPolicies lists the voyage's policy entries in rep.
+func (v *Voyage) verifyPolicies(ctx context.Context, rep *VerifyReport) {
+	// The rules it started under come with its start: the first records.
+	errStop := errors.New("stop")
+	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
+		if e.Type == projection.PolicyAdopted && e.Policy != nil {
+			rep.Policies = append(rep.Policies, PolicyEntry{PolicyRecord: *e.Policy})
+		}
+		if e.Type != projection.VoyageStarted {
+			return errStop
+		}
+		return nil
+	}))
+	if err != nil && !errors.Is(err, errStop) {
+		rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
+	}
+	for _, e := range v.st.Entries {
+		if e.Kind == logbook.EntryPolicy && e.Policy != nil {
+			rep.Policies = append(rep.Policies, PolicyEntry{N: e.N, PolicyRecord: *e.Policy})
+		}
+	}
 }
 
 // SnapshotReport is what verifying a voyage's snapshot found: the event
@@ -98,6 +133,7 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 	}
 	defer v.Close()
 	v.verifySnapshot(rep)
+	v.verifyPolicies(ctx, rep)
 	return rep, v.verifyArtifacts(ctx, rep)
 }
 

@@ -90,7 +90,7 @@ func GivenIn(t testing.TB, h *helm.Home, events ...projection.Event) *Scenario {
 		t.Fatalf("helmtest: given: %v", err)
 	}
 	t.Cleanup(func() { v.Close() })
-	return &Scenario{t: t, home: h, v: v, given: len(given)}
+	return &Scenario{t: t, home: h, v: v, given: int(v.Info().Seq)} // what Seed wrote: the history, and the home's rules if it recorded none
 }
 
 // When runs fn on the voyage and keeps what it recorded and the error it

@@ -172,12 +172,24 @@ const (
 	EntryAction    EntryKind = "action"
 	EntryNote      EntryKind = "note"
 	EntryJudgement EntryKind = "judgement"
+	// EntryPolicy records the guard rules the voyage's writers ran under
+	// from then on: the policy the voyage started under, and each change.
+	EntryPolicy EntryKind = "policy"
 )
+
+// PolicyRecord names the guard rules a voyage ran under: the digest of
+// the policy (package policy's Digest: "sha256:" and the hex SHA-256 of
+// the file; empty when there were no rules) and the files it came from,
+// in the order they apply (a system policy, then the home's).
+type PolicyRecord struct {
+	Digest  string   `json:"digest"`
+	Sources []string `json:"sources,omitempty"`
+}
 
 // Entry is one logbook entry. N is its number in the story, given when
 // it was recorded and never changed; Seq is the sequence number of the
-// event that recorded it. Exactly one of Bearing, Action, Note and
-// Judgement is set, the one Kind names.
+// event that recorded it. Exactly one of Bearing, Action, Note,
+// Judgement and Policy is set, the one Kind names.
 type Entry struct {
 	N         int           `json:"n"`
 	Seq       uint64        `json:"seq"`
@@ -188,4 +200,5 @@ type Entry struct {
 	Action    *ActionRecord `json:"action,omitempty"`
 	Note      *Note         `json:"note,omitempty"`
 	Judgement *Judgement    `json:"judgement,omitempty"`
+	Policy    *PolicyRecord `json:"policy,omitempty"`
 }

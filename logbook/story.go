@@ -94,7 +94,7 @@ func resumed(l []Change) bool {
 var readingIndent = strings.Repeat(" ", len("  Reading: "))
 
 // Title returns an entry's kind as its heading names it: "Bearing",
-// "Action", "Note" or "Judgement".
+// "Action", "Note", "Judgement" or "Policy".
 func Title(k EntryKind) string {
 	switch k {
 	case EntryBearing:
@@ -105,6 +105,8 @@ func Title(k EntryKind) string {
 		return "Note"
 	case EntryJudgement:
 		return "Judgement"
+	case EntryPolicy:
+		return "Policy"
 	}
 	return string(k)
 }
@@ -149,7 +151,23 @@ func writeEntry(b *strings.Builder, e Entry, owner string) {
 		if j.Text != "" {
 			fmt.Fprintf(b, "  %s\n", safetext.Block(j.Text, "  "))
 		}
+	case EntryPolicy:
+		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribePolicy(e.Policy)))
 	}
+}
+
+// DescribePolicy says which guard rules a policy entry records:
+// "guard rules sha256:3f2a9c1b… from /etc/helm/policy.toml,
+// /home/ann/.helm/policy.toml", or "no guard rules" when there were none.
+func DescribePolicy(p *PolicyRecord) string {
+	if p == nil || p.Digest == "" {
+		return "no guard rules"
+	}
+	s := "guard rules " + p.Digest
+	if len(p.Sources) > 0 {
+		s += " from " + strings.Join(p.Sources, ", ")
+	}
+	return s
 }
 
 // JoinNumbers lists entry numbers as "1, 4, 7".

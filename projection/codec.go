@@ -62,6 +62,8 @@ package projection
 //	note-added v1           opt{str text} uvarint n
 //	judged v1               opt{varint score, str dimension,
 //	                            list varint evidence, str text} uvarint n
+//	policy-adopted v1       opt{str digest, list str sources}
+//	policy-changed v1       opt{str digest, list str sources} uvarint n
 //
 //	action       str id, str kind, raw params, str status, opt result,
 //	             str error, time done_at
@@ -141,6 +143,8 @@ var typeCodes = [...]Type{
 	16: Judged,
 	17: ActionRefused,
 	18: WorktreeRemoved,
+	19: PolicyAdopted,
+	20: PolicyChanged,
 }
 
 // codeOf is the inverse of typeCodes.
@@ -180,6 +184,8 @@ func payloadName(t Type) string {
 		return "note"
 	case Judged:
 		return "judgement"
+	case PolicyAdopted, PolicyChanged:
+		return "policy"
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		return "artifact"
 	case Observed:
@@ -210,6 +216,7 @@ func checkPayloads(e *Event) error {
 		{"removal", e.Removal != nil},
 		{"note", e.Note != nil},
 		{"judgement", e.Judgement != nil},
+		{"policy", e.Policy != nil},
 		{"artifact", e.Artifact != nil},
 		{"observation", e.Obs != nil},
 		{"key", e.Key != ""},
@@ -313,6 +320,10 @@ func Encode(e *Event) ([]byte, error) {
 	case Judged:
 		if j := e.Judgement; w.opt(j != nil) {
 			w.judgement(j)
+		}
+	case PolicyAdopted, PolicyChanged:
+		if p := e.Policy; w.opt(p != nil) {
+			w.policy(p)
 		}
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		if a := e.Artifact; w.opt(a != nil) {
@@ -500,6 +511,28 @@ func (w *encoder) bearing(b *logbook.Bearing) {
 }
 
 // judgement writes what decoder.judgement reads.
+// policy writes str digest, list str sources.
+func (w *encoder) policy(p *logbook.PolicyRecord) {
+	w.str(p.Digest)
+	if w.list(p.Sources == nil, len(p.Sources)) {
+		for _, s := range p.Sources {
+			w.str(s)
+		}
+	}
+}
+
+// policy reads what encoder.policy writes.
+func (d *decoder) policy() logbook.PolicyRecord {
+	p := logbook.PolicyRecord{Digest: d.string("policy digest")}
+	if n, isNil := d.list("policy sources", minString); !isNil {
+		p.Sources = make([]string, n)
+		for i := range p.Sources {
+			p.Sources[i] = d.string("policy source")
+		}
+	}
+	return p
+}
+
 func (w *encoder) judgement(j *logbook.Judgement) {
 	w.varint(int64(j.Score))
 	w.str(j.Dimension)
@@ -835,6 +868,16 @@ func (d *decoder) payload(t Type, v int) *Event {
 			e.Note = &logbook.Note{Text: d.string("note text")}
 		}
 		e.N = d.entryNumber()
+		return e
+	case PolicyAdopted, PolicyChanged:
+		e := &Event{}
+		if d.opt("policy") {
+			p := d.policy()
+			e.Policy = &p
+		}
+		if t == PolicyChanged {
+			e.N = d.entryNumber()
+		}
 		return e
 	case Judged:
 		e := &Event{}

@@ -33,6 +33,14 @@ const (
 	Judged             Type = "judged"
 	ActionRefused      Type = "action-refused"
 	WorktreeRemoved    Type = "worktree-removed"
+	// PolicyAdopted records the guard rules a voyage starts under, with
+	// its start (not an entry: the story's numbers do not depend on
+	// whether the home has rules).
+	PolicyAdopted Type = "policy-adopted"
+	// PolicyChanged records the guard rules a voyage's writers run under
+	// from then on, when they differ from the last recorded: an entry of
+	// the story.
+	PolicyChanged Type = "policy-changed"
 )
 
 // currentVersion is the schema version each event type is written with.
@@ -58,6 +66,8 @@ var currentVersion = map[Type]int{
 	Judged:             1,
 	ActionRefused:      1,
 	WorktreeRemoved:    1,
+	PolicyAdopted:      1,
+	PolicyChanged:      1,
 }
 
 // Event is one change to a voyage. Exactly one payload field is set, the
@@ -94,13 +104,14 @@ type Event struct {
 	Action    *logbook.ActionRecord `json:"action,omitempty"`
 	Note      *logbook.Note         `json:"note,omitempty"`
 	Judgement *logbook.Judgement    `json:"judgement,omitempty"`
+	Policy    *logbook.PolicyRecord `json:"policy,omitempty"`
 }
 
 // IsEntry reports whether events of type t record a story entry (and
 // so carry its number).
 func IsEntry(t Type) bool {
 	switch t {
-	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged:
+	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged, PolicyChanged:
 		return true
 	}
 	return false

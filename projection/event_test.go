@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +83,8 @@ func sampleEvents() []*Event {
 		{Type: VoyageResumed, V: 1, At: at, Who: who, Resumption: &Resumption{Reason: "reviewed"}},
 		{Type: WorktreeRemoved, V: 1, At: at, Who: who, Removal: &Removal{Path: "/src/widgets-a3b00001"}},
 		{Type: Judged, V: 1, N: 5, At: at, Who: logbook.Who{Identity: "judge", Role: "reviewer", Method: "human"}, Judgement: &logbook.Judgement{Score: 7, Dimension: "correctness", Evidence: []int{1, 2}, Text: "sound"}},
+		{Type: PolicyAdopted, V: 1, At: at, Who: who, Policy: &logbook.PolicyRecord{Digest: "sha256:" + strings.Repeat("cd", 32), Sources: []string{"/home/j/.helm/policy.toml"}}},
+		{Type: PolicyChanged, V: 1, N: 6, At: at, Who: who, Policy: &logbook.PolicyRecord{Digest: "sha256:" + strings.Repeat("ab", 32), Sources: []string{"/etc/helm/policy.toml", "/home/j/.helm/policy.toml"}}},
 	}
 }
 

@@ -35,7 +35,7 @@ import (
 //	            repo dir base branch worktree status outcome summary)
 //	            time(completed_at worktree_removed) list of transition
 //	            list of str(crew)
-//	            uvarint(seq) time(last_at)
+//	            uvarint(seq) time(last_at) policy
 //	transition := str(status) time(at) who str(reason)
 //	slate    := list of str(key) observation (ordered by key)
 //	counts   := uvarint(entries bearings actions outcome_unknown notes
@@ -48,7 +48,8 @@ import (
 //	entry    := uvarint(n seq) str(kind) time(at) who opt(bearing)
 //	            opt(action str(why rule) uvarint(undoes undone_by)
 //	            inverse) opt(str(note text))
-//	            opt(judgement)
+//	            opt(judgement) opt(policy)
+//	policy   := str(digest) list of str(source)
 //	artifact := str(hash) varint(size stored_size offset) uvarint(blob)
 //	            str(derived_from method reason status reduced_to)
 //
@@ -65,8 +66,9 @@ import (
 // it captures. Version 1 was one block, checked as a whole by its reader;
 // version 2 had no lifecycle, crew, notes, judgements or refused actions;
 // version 3 no worktree removal; version 4 no undo (entries undone, and
-// how to undo them).
-const SnapshotVersion = 5
+// how to undo them); version 5 no policy (the voyage's, and policy
+// entries).
+const SnapshotVersion = 6
 
 // snapshotFormat is a snapshot's first byte.
 const snapshotFormat = 0x53 // 'S'
@@ -256,6 +258,7 @@ func (s *State) EncodeSnapshot() ([]byte, error) {
 	}
 	h.uvarint(v.Seq)
 	h.time(v.LastAt)
+	h.policy(&v.Policy)
 	h.list(false, len(s.Slate))
 	for _, k := range slices.Sorted(maps.Keys(s.Slate)) {
 		o := s.Slate[k]
@@ -391,6 +394,9 @@ func (w *encoder) entry(e *logbook.Entry) {
 	if j := e.Judgement; w.opt(j != nil) {
 		w.judgement(j)
 	}
+	if p := e.Policy; w.opt(p != nil) {
+		w.policy(p)
+	}
 }
 
 func (w *encoder) artifact(a *Artifact) {
@@ -517,6 +523,7 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 	}
 	v.Seq = d.uvarint("voyage seq")
 	v.LastAt = d.time("voyage last_at")
+	v.Policy = d.policy()
 
 	n, _ := d.list("slate", 1+minObservation)
 	for range n {
@@ -921,6 +928,10 @@ func (d *decoder) entry(e *logbook.Entry) {
 	}
 	if d.opt("entry judgement") {
 		e.Judgement = d.judgement()
+	}
+	if d.opt("entry policy") {
+		p := d.policy()
+		e.Policy = &p
 	}
 }
 

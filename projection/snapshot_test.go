@@ -350,7 +350,7 @@ func TestDamagedSnapshotIsRefused(t *testing.T) {
 func TestOldSnapshotVersionIsRefused(t *testing.T) {
 	v1 := []byte{snapshotFormat, 1, 1, 'v'}
 	_, err := OpenSnapshot(bytes.NewReader(v1), int64(len(v1)))
-	assert.ErrorContains(t, err, "version 1, this helm reads 5")
+	assert.ErrorContains(t, err, "version 1, this helm reads 6")
 }
 
 func FuzzDecodeSnapshot(f *testing.F) {

@@ -78,6 +78,9 @@ type VoyageView struct {
 	Lifecycle []Transition `json:"lifecycle,omitempty"`
 	// Crew lists, sorted, every identity that recorded an event.
 	Crew []string `json:"crew,omitempty"`
+	// Policy is the guard rules recorded last (a policy-adopted event):
+	// what the voyage's writers ran under; zero when none was recorded.
+	Policy logbook.PolicyRecord `json:"policy,omitzero"`
 	// Seq is the sequence number of the last event folded in, and
 	// LastAt its time.
 	Seq    uint64    `json:"seq"`
@@ -274,6 +277,25 @@ func (s *State) apply(seq uint64, e *Event) error {
 		n := *e.Note
 		en.Note = &n
 		s.counts.notes++
+	case PolicyAdopted:
+		if e.Policy == nil {
+			return errMissing("policy")
+		}
+		p := *e.Policy
+		p.Sources = slices.Clone(p.Sources)
+		s.Voyage.Policy = p
+	case PolicyChanged:
+		if e.Policy == nil {
+			return errMissing("policy")
+		}
+		en, err := s.entry(seq, e, logbook.EntryPolicy)
+		if err != nil {
+			return err
+		}
+		p := *e.Policy
+		p.Sources = slices.Clone(p.Sources)
+		en.Policy = &p
+		s.Voyage.Policy = p
 	case Judged:
 		if e.Judgement == nil {
 			return errMissing("judgement")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -381,4 +383,68 @@ func TestSystemPolicyHoldsOverTheHome(t *testing.T) {
 		r = h.fails(1, "action", "push", "--branch", "feature")
 		assert.Contains(t, r.Stderr, "is owned by uid 4242, not root")
 	}
+}
+
+// TestPolicyChangesAreRecorded: the agent can rewrite its home's
+// policy.toml, or take it away, between two commands; the voyage records
+// the rules each change ran under, and a change of rules is an entry of
+// the story that log and verify show.
+func TestPolicyChangesAreRecorded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	require.NoError(t, os.MkdirAll(h.Home, 0o700))
+	pol := filepath.Join(h.Home, "policy.toml")
+	require.NoError(t, os.WriteFile(pol, []byte(denyMain), 0o600))
+	digest := func(text string) string {
+		sum := sha256.Sum256([]byte(text))
+		return "sha256:" + hex.EncodeToString(sum[:])
+	}
+	h.start("rules change")
+	h.ok("note", "first")
+	require.NoError(t, os.WriteFile(pol, []byte(denyTags), 0o600))
+	h.ok("note", "second")
+	h.ok("note", "third") // the same rules: nothing new recorded
+	require.NoError(t, os.Remove(pol))
+	h.ok("note", "fourth")
+
+	// The rules it started under are recorded with its start, not as an
+	// entry: a home's rules do not renumber its stories.
+	story := h.ok("log")
+	assert.Contains(t, story, "── Note 1 ── ")
+	assert.Contains(t, story, "── Policy 2 ── ")
+	assert.Contains(t, story, "  guard rules "+digest(denyTags)+" from "+pol+"\n")
+	assert.Contains(t, story, "── Note 4 ── ")
+	assert.Contains(t, story, "── Policy 5 ── ")
+	assert.Contains(t, story, "  no guard rules\n")
+	assert.Contains(t, story, "── Note 6 ── ")
+	assert.NotContains(t, story, "Policy 7")
+
+	out := h.ok("voyage", "verify")
+	assert.Contains(t, out, "  policy:    started under "+digest(denyMain)+" ("+pol+")\n")
+	assert.Contains(t, out, "  policy:    entry 2 changed to "+digest(denyTags)+" ("+pol+")\n")
+	assert.Contains(t, out, "  policy:    entry 5 changed to no guard rules\n")
+	var rep struct {
+		Policies []struct {
+			N       int      `json:"n"`
+			Digest  string   `json:"digest"`
+			Sources []string `json:"sources"`
+		} `json:"policies"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "verify", "--json")), &rep))
+	require.Len(t, rep.Policies, 3)
+	assert.Equal(t, 0, rep.Policies[0].N)
+	assert.Equal(t, digest(denyMain), rep.Policies[0].Digest)
+	assert.Equal(t, 2, rep.Policies[1].N)
+	assert.Equal(t, digest(denyTags), rep.Policies[1].Digest)
+	assert.Equal(t, []string{pol}, rep.Policies[1].Sources)
+	assert.Empty(t, rep.Policies[2].Digest)
+
+	// With a system policy, both files are named, the system's first.
+	sys := filepath.Join(t.TempDir(), "policy.toml")
+	require.NoError(t, os.WriteFile(sys, []byte(denyForce), 0o644))
+	h.SystemPolicy = sys
+	h.ok("note", "fifth")
+	assert.Contains(t, h.ok("log"), "── Policy 7 ── ")
+	assert.Contains(t, h.ok("log"), "  guard rules sha256:")
+	assert.Contains(t, h.ok("log"), " from "+sys+"\n")
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 )
 
@@ -258,7 +257,7 @@ func (c *policyCheckCommand) pushTarget() helm.ActionTarget {
 	default:
 		ref = "refs/heads/" + dst
 	}
-	t.Refs = []logbook.RefUpdate{{Ref: ref, Force: c.force || plus, Delete: hasDst && src == ""}}
+	t.Refs = []helm.RefUpdate{{Ref: ref, Force: c.force || plus, Delete: hasDst && src == ""}}
 	return t
 }
 

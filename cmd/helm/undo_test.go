@@ -179,16 +179,17 @@ name = "pull requests stay open"
 action = "close-pull-request"
 decision = "deny"
 `)
-	h.ok("action", "create-pull-request", "--branch", "feature", "--title", "Again") // 6
+	h.ok("action", "create-pull-request", "--branch", "feature", "--title", "Again") // 7, after the policy entry 6
 	srv.ClearRequests()
-	r := h.fails(4, "undo", "6")
+	r := h.fails(4, "undo", "7")
 	assert.Contains(t, r.Stderr, `perform close-pull-request on voyage a3b00001-0000-4000-8000-000000000001: refused by a guard rule: denied by rule "pull requests stay open"`)
 	assert.Empty(t, srv.Calls(), "the stand-in sees no request")
 	assert.Equal(t, "open", srv.IssueState(repo, 3))
 	story := h.ok("log")
-	assert.Contains(t, story, "── Action 6 ── 2026-02-26T17:00:00Z\n  created PR #3\n")
-	assert.Contains(t, story, "── Action 7 ── 2026-02-26T17:00:00Z\n  close-pull-request denied by rule")
-	assert.True(t, strings.Contains(h.ok("undo", "6", "--dry-run"), "repos/octo/widgets/pulls/3"), "still undoable")
+	assert.Contains(t, story, "── Policy 6 ── 2026-02-26T17:00:00Z\n  guard rules sha256:", "the rules changed mid-voyage")
+	assert.Contains(t, story, "── Action 7 ── 2026-02-26T17:00:00Z\n  created PR #3\n")
+	assert.Contains(t, story, "── Action 8 ── 2026-02-26T17:00:00Z\n  close-pull-request denied by rule")
+	assert.True(t, strings.Contains(h.ok("undo", "7", "--dry-run"), "repos/octo/widgets/pulls/3"), "still undoable")
 }
 
 // An undo whose parameters a redaction rule added since finds secret is

@@ -568,6 +568,9 @@ type verifyJSON struct {
 	// Snapshot is the voyage's snapshot, if it has one: the event it was
 	// taken at, and why opening ignores it, if it does.
 	Snapshot *helm.SnapshotReport `json:"snapshot,omitempty"`
+	// Policies are the guard rules the voyage recorded: the first it ran
+	// under, then each change, by entry number.
+	Policies []helm.PolicyEntry `json:"policies,omitempty"`
 }
 
 func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -586,6 +589,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 	out.fill(rep.Events)
 	out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
 	out.Snapshot = rep.Snapshot
+	out.Policies = rep.Policies
 	for _, p := range rep.Problems {
 		out.Problems = append(out.Problems, verifyProblem{DamageError: p, Message: p.Error()})
 	}
@@ -615,6 +619,17 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 			fmt.Fprintf(&b, "  snapshot:  ignored by opening, which folds every event instead (not damage): %s\n", s.Ignored)
 		} else if s != nil {
 			fmt.Fprintf(&b, "  snapshot:  at event %d\n", s.Seq)
+		}
+		for _, p := range out.Policies {
+			desc := "no guard rules"
+			if p.Digest != "" {
+				desc = p.Digest + " (" + strings.Join(p.Sources, ", ") + ")"
+			}
+			if p.N == 0 {
+				fmt.Fprintf(&b, "  policy:    started under %s\n", printable(desc))
+			} else {
+				fmt.Fprintf(&b, "  policy:    entry %d changed to %s\n", p.N, printable(desc))
+			}
 		}
 		if out.OpenedWithoutLoad {
 			b.WriteString("  artifacts: not checked (the events could not be loaded)\n")

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/helmlog/helm"
@@ -208,6 +209,11 @@ func (s *Server) entryItem(ctx context.Context, v *helm.Voyage, e helm.Entry, b 
 		j := *e.Judgement
 		j.Evidence = slices.Clone(j.Evidence)
 		it.Icon, it.Title, it.Judgement = "⚖", "Judgement "+itoa(e.N), &j
+	case helm.EntryPolicy:
+		it.Icon, it.Title, it.Note = "§", "Policy "+itoa(e.N), "no guard rules"
+		if p := e.Policy; p != nil && p.Digest != "" {
+			it.Note = "guard rules " + p.Digest + " from " + strings.Join(p.Sources, ", ")
+		}
 	default:
 		it.Icon, it.Title = "•", string(e.Kind)+" "+itoa(e.N)
 	}

@@ -94,6 +94,14 @@ func Seed(ctx context.Context, dir string) (*Seeded, error) {
 		return uuid.MustParse(fmt.Sprintf("%08x-0000-4000-8000-%012d", 0x5e7e0000+n*0x1111, n))
 	}
 	home := filepath.Join(dir, "home")
+	// The rules are the home's own too, so that another handle on it
+	// (helm.Open(home, nil)) works under the same rules.
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(home, helm.PolicyFile), []byte(rules), 0o600); err != nil {
+		return nil, err
+	}
 	h, err := helm.Open(home, opts)
 	if err != nil {
 		return nil, err
