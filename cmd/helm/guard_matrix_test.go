@@ -448,3 +448,24 @@ func TestPolicyChangesAreRecorded(t *testing.T) {
 	assert.Contains(t, h.ok("log"), "  guard rules sha256:")
 	assert.Contains(t, h.ok("log"), " from "+sys+"\n")
 }
+
+// TestPolicyCheckSeesWherePushesGo: policy check resolves a push as the
+// action would, so a pushurl that goes to octo/prod is named (it said
+// repo "" when it read the fetch URL alone).
+func TestPolicyCheckSeesWherePushesGo(t *testing.T) {
+	t.Parallel()
+	h, g := guardRepo(t, false, denyProd)
+	url, _ := prodRemote(t, g)
+	g.Git(t, "remote", "set-url", "--push", "origin", url)
+	out := h.ok("policy", "check", "push", "--branch", "feature")
+	assert.Contains(t, out, " on octo/prod feature, ref refs/heads/feature")
+	assert.Contains(t, out, `Decision: denied by rule "nothing goes to prod"`)
+	var check policyCheck
+	require.NoError(t, json.Unmarshal([]byte(h.ok("policy", "check", "push", "--branch", "feature", "--json")), &check))
+	assert.Equal(t, "deny", string(check.Decision))
+	var repos []string
+	for _, r := range check.Requests {
+		repos = append(repos, r.Repo)
+	}
+	assert.Contains(t, repos, "octo/prod")
+}
