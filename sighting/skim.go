@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -31,6 +32,10 @@ type SkimOptions struct {
 	// error matching ErrTooLarge: its JSON can still be streamed as it
 	// is stored.
 	MaxDoc int
+	// Members names the members whose string values may be left in the
+	// stored JSON (the texts a reader streams); nil: any member's. Other
+	// strings stay in Doc, bounded by MaxDoc.
+	Members []string
 }
 
 // ErrTooLarge is matched by the error of skimming a sighting whose JSON
@@ -77,7 +82,7 @@ func Skim(open func() (io.ReadCloser, error), opts SkimOptions) (*Skimmed, error
 	defer rc.Close()
 	var nonce [8]byte
 	rand.Read(nonce[:])
-	sk := &skimmer{r: rc, buf: make([]byte, 64<<10), long: opts.Long, maxDoc: opts.MaxDoc, prefix: "\x00helm-long-" + hex.EncodeToString(nonce[:]) + "-",
+	sk := &skimmer{r: rc, members: opts.Members, buf: make([]byte, 64<<10), long: opts.Long, maxDoc: opts.MaxDoc, prefix: "\x00helm-long-" + hex.EncodeToString(nonce[:]) + "-",
 		strs: map[string]longString{}}
 	if err := sk.run(); err != nil {
 		return nil, err
@@ -181,6 +186,16 @@ type skimmer struct {
 	nest      []byte // '{' and '[' of the objects and arrays open
 	expectKey bool   // a string here is a member's name
 	key       string // the name of the member being read
+	members   []string
+}
+
+// mayLeave reports whether the string being read, long, may be left in
+// the stored JSON.
+func (s *skimmer) mayLeave() bool {
+	if s.expectKey || len(s.nest) == 1 && s.key == "kind" {
+		return false // names are never left, nor the kind (Unmarshal reads it)
+	}
+	return s.members == nil || slices.Contains(s.members, s.key)
 }
 
 // fill reads more of the JSON into buf; false at its end (err set).
@@ -326,8 +341,7 @@ func (s *skimmer) readString(at int64) error {
 		}
 		if !long {
 			s.str = append(s.str, part...)
-			// Names are never long, nor the kind (Unmarshal reads it).
-			long = len(s.str) > s.long && !s.expectKey && !(len(s.nest) == 1 && s.key == "kind")
+			long = len(s.str) > s.long && s.mayLeave()
 		}
 		if end < 0 {
 			s.i = s.n

@@ -134,3 +134,15 @@ func TestSkimReturnsTheStoredFormsError(t *testing.T) {
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 func jsonMarshal(v any) ([]byte, error)      { return json.Marshal(v) }
+
+func TestSkimLeavesOnlyTheMembersNamed(t *testing.T) {
+	s := &sighting.Command{Stdout: strings.Repeat("o", 100), Stderr: strings.Repeat("e", 100), Dir: strings.Repeat("d", 100)}
+	data, err := sighting.Marshal(s)
+	require.NoError(t, err)
+	sk, err := sighting.Skim(opener(data, false), sighting.SkimOptions{Long: 10, Members: []string{"stdout"}})
+	require.NoError(t, err)
+	got := sk.Sighting.(*sighting.Command)
+	assert.True(t, sk.IsLong(got.Stdout))
+	assert.Equal(t, s.Stderr, got.Stderr)
+	assert.Equal(t, s.Dir, got.Dir)
+}
