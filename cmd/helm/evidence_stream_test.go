@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -103,4 +105,32 @@ func TestPageWriterPagesAsTheWholeText(t *testing.T) {
 	assert.Equal(t, "[helm: bytes 10 to 30 shown, more follow; again at 30 for the rest]", note)
 	_, _, err = newPageWriter(100, 5).page(nil, 100, 5, next)
 	assert.ErrorContains(t, err, "offset 100 is outside the text (0 bytes)")
+}
+
+// TestDamagedSightingIsNotShown: a sighting whose stored bytes are
+// damaged is read to its end and checked before any of it is shown, by
+// every form that shows it.
+func TestDamagedSightingIsNotShown(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.start("show me")
+	// Many distinct lines compress too little to be kept in the event
+	// log: the sighting goes to the pack file, damaged below.
+	var b strings.Builder
+	for i := range 20000 {
+		b.WriteString("line " + itoa(i*7919%100003) + "\n")
+	}
+	h.writeFile("a.txt", b.String())
+	h.ok("observe", "file-contents", "--read", "a.txt")
+	pack := filepath.Join(h.Home, "voyages", id, "artifacts.pack")
+	data, err := os.ReadFile(pack)
+	require.NoError(t, err)
+	data[len(data)-3] ^= 0xff
+	require.NoError(t, os.WriteFile(pack, data, 0o600))
+	for _, args := range [][]string{{"sighting", "show", "file-contents"}, {"sighting", "show", "file-contents", "--json"}} {
+		r := h.fails(1, args...)
+		assert.Empty(t, r.Stdout, "%v: nothing shown", args)
+		assert.Contains(t, r.Stderr, "damaged", "%v", args)
+		assert.Contains(t, r.Stderr, id, "%v: the voyage named", args)
+	}
 }
