@@ -47,7 +47,22 @@ func (v *Voyage) OpenArtifact(ctx context.Context, hash string) (io.ReadCloser, 
 	if err != nil {
 		return nil, v.fail(op, err, Hint{})
 	}
-	return r, nil
+	return &artifactReader{ReadCloser: r, fail: func(err error) error { return v.fail(op, err, Hint{}) }}, nil
+}
+
+// artifactReader fails as Artifact does: damage found as the bytes go by
+// names the voyage, as a *VoyageError.
+type artifactReader struct {
+	io.ReadCloser
+	fail func(error) error
+}
+
+func (r *artifactReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = r.fail(err)
+	}
+	return n, err
 }
 
 // stowed finds the artifact hash names, which must be stowed, and the

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -125,22 +126,105 @@ var (
 		return e
 	})
 	zdec = sync.OnceValue(func() *zstd.Decoder {
-		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)))
+		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithDecoderMaxMemory(maxWhole), zstd.WithDecodeAllCapLimit(true))
 		return d
 	})
 )
 
-// maxPrealloc bounds the buffer allocated up front for a decompressed
-// artifact, whatever size its event claims.
+// Decompressing bytes that may be hostile (an imported archive's, a home
+// another process writes to) costs what the bytes say, unless bounded: a
+// frame of a few hundred bytes can declare a window of 512 MiB, or
+// expand to gigabytes. So every decompression is bounded twice: by the
+// window (maxWindow), and by the size the artifact's event declares (an
+// artifact that decompresses to more is damaged, found as soon as it
+// does).
+
+// maxWindow is the largest zstd window an artifact is decompressed with,
+// streamed: the largest helm's encoders write (8 MiB at zstd's default
+// level, 4 MiB at the fastest; a single-segment frame, of at most that
+// many bytes, declares its size as its window). A stream holds its window
+// in memory, so a frame asking for more, which helm did not write, is
+// refused rather than decompressed.
+const maxWindow = 8 << 20
+
+// maxWhole is the most the shared decoder (Load, ReadBlob, Expand)
+// expands into memory at once; an artifact declared larger is expanded
+// through a stream instead (expandLarge), bounded by its declared size.
+const maxWhole = 64 << 20
+
+// newStreamDecoder returns a decoder of an artifact's stored bytes read
+// from r, as a stream whose window is at most maxWindow.
+func newStreamDecoder(r io.Reader) (*zstd.Decoder, error) {
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(maxWindow), zstd.WithDecoderMaxMemory(maxWindow))
+}
+
+// zstdReason says why decompressing failed, naming the limit when a bound
+// was met.
+func zstdReason(err error, ref Ref) string {
+	switch {
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return fmt.Sprintf("zstd: %v: its frame asks for a window or size beyond helm's limit of %d bytes (%d declared); helm writes no such frame", err, int64(maxWindow), ref.Size)
+	}
+	return "zstd: " + err.Error()
+}
+
+// tooLarge is the reason an artifact that decompresses to more than its
+// declared size is refused.
+func tooLarge(ref Ref) string {
+	return fmt.Sprintf("it decompresses to more than the %d bytes its event declares (the limit)", ref.Size)
+}
+
+// maxPrealloc is the buffer allocated up front for a large artifact
+// expanded whole (expandLarge), which grows to its declared size.
 const maxPrealloc = 64 << 20
 
 // expand decompresses an artifact's stored bytes and checks them against
-// its address; damaged builds the error naming the place.
+// its address; damaged builds the error naming the place. It holds no
+// more than the ref.Size bytes its event declares: a byte more is
+// refused as soon as it is decompressed.
 func expand(ref Ref, stored []byte, damaged func(reason string) error) ([]byte, error) {
-	data, err := zdec().DecodeAll(stored, make([]byte, 0, min(max(ref.Size, 0), maxPrealloc)))
-	if err != nil {
-		return nil, damaged("zstd: " + err.Error())
+	if ref.Size < 0 {
+		return nil, damaged(fmt.Sprintf("its event declares %d bytes", ref.Size))
 	}
+	if ref.Size > maxWhole {
+		return expandLarge(ref, stored, damaged)
+	}
+	// The decoder writes no more than the buffer holds: one byte more
+	// than declared shows that there are too many.
+	data, err := zdec().DecodeAll(stored, make([]byte, 0, ref.Size+1))
+	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		return nil, damaged(tooLarge(ref))
+	}
+	if err != nil {
+		return nil, damaged(zstdReason(err, ref))
+	}
+	if int64(len(data)) > ref.Size {
+		return nil, damaged(tooLarge(ref))
+	}
+	if got := Hash(data); got != ref.Hash {
+		return nil, damaged("BLAKE3 of the content is " + got)
+	}
+	return data, nil
+}
+
+// expandLarge is expand for an artifact declared larger than maxWhole:
+// streamed into a buffer that grows as the bytes come, to ref.Size at
+// most.
+func expandLarge(ref Ref, stored []byte, damaged func(reason string) error) ([]byte, error) {
+	dec, err := newStreamDecoder(bytes.NewReader(stored))
+	if err != nil {
+		return nil, err
+	}
+	defer dec.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, maxPrealloc))
+	if _, err := io.Copy(buf, io.LimitReader(dec, ref.Size+1)); err != nil {
+		return nil, damaged(zstdReason(err, ref))
+	}
+	if int64(buf.Len()) > ref.Size {
+		return nil, damaged(tooLarge(ref))
+	}
+	data := buf.Bytes()
 	if got := Hash(data); got != ref.Hash {
 		return nil, damaged("BLAKE3 of the content is " + got)
 	}

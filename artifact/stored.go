@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/zeebo/blake3"
 )
 
@@ -30,7 +29,7 @@ func CopyStored(w io.Writer, ref Ref, r io.Reader) error {
 	in := &countingReader{r: io.LimitReader(r, ref.StoredSize)}
 	tw := &teeWriter{w: w}
 	tee := io.TeeReader(in, tw)
-	dec, err := zstd.NewReader(tee, zstd.WithDecoderConcurrency(1))
+	dec, err := newStreamDecoder(tee)
 	if err != nil {
 		return err
 	}
@@ -44,7 +43,7 @@ func CopyStored(w io.Writer, ref Ref, r io.Reader) error {
 		if in.err != nil && !errors.Is(in.err, io.EOF) {
 			return in.err // reading failed: not the bytes' fault
 		}
-		return fmt.Errorf("%w: artifact %s: zstd: %v", ErrDamaged, ref.Hash, err)
+		return fmt.Errorf("%w: artifact %s: %s", ErrDamaged, ref.Hash, zstdReason(err, ref))
 	}
 	// What the decoder left unread (bytes after the zstd frame) is part of
 	// the stored form all the same.
@@ -63,8 +62,10 @@ func CopyStored(w io.Writer, ref Ref, r io.Reader) error {
 		return fmt.Errorf("%w: artifact %s: more than the %d stored bytes its event says", ErrDamaged, ref.Hash, ref.StoredSize)
 	}
 	switch {
+	case n > ref.Size:
+		return fmt.Errorf("%w: artifact %s: %s", ErrDamaged, ref.Hash, tooLarge(ref))
 	case n != ref.Size:
-		return fmt.Errorf("%w: artifact %s: decompresses to %d bytes or more, its event says %d", ErrDamaged, ref.Hash, n, ref.Size)
+		return fmt.Errorf("%w: artifact %s: decompresses to %d bytes, its event says %d", ErrDamaged, ref.Hash, n, ref.Size)
 	}
 	if got := hex.EncodeToString(sum.Sum(nil)); got != ref.Hash {
 		return fmt.Errorf("%w: artifact %s: BLAKE3 of the content is %s", ErrDamaged, ref.Hash, got)

@@ -311,7 +311,7 @@ func (p *Pack) Open(ref Ref) (io.ReadCloser, error) {
 	}
 	body := &crcReader{r: io.NewSectionReader(rf, ref.Offset+frameHead, ref.StoredSize),
 		crc: crc32.Update(crc32.Checksum(head[0:4], castagnoli), castagnoli, head[8:])}
-	dec, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1))
+	dec, err := newStreamDecoder(body)
 	if err != nil {
 		return nil, err
 	}
@@ -366,6 +366,11 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 	v.sum.Write(p[:n])
 	v.n += int64(n)
 	switch {
+	case v.n > v.ref.Size:
+		// Found as soon as it happens: a frame that expands beyond what
+		// its event declares is never read to its end.
+		v.err = v.damaged(tooLarge(v.ref))
+		return n, v.err
 	case errors.Is(err, io.EOF):
 		v.err = v.check()
 		if v.err == nil {
@@ -373,7 +378,7 @@ func (v *verifyingReader) Read(p []byte) (int, error) {
 		}
 		return n, v.err
 	case err != nil:
-		v.err = v.damaged("zstd: " + err.Error())
+		v.err = v.damaged(zstdReason(err, v.ref))
 		return n, v.err
 	}
 	return n, err
@@ -401,16 +406,18 @@ func (v *verifyingReader) Close() error {
 	return nil
 }
 
-// checkWhole is the largest frame Check reads whole: its checksum is then
-// checked before it is decompressed, which names the damage best.
+// checkWhole is the largest artifact Check reads whole, compressed and
+// decompressed: its checksum is then checked before it is decompressed,
+// which names the damage best.
 const checkWhole = 8 << 20
 
 // Check reads the artifact ref names and checks it against its frame's
 // checksum and its address, without keeping its bytes: a large one is
 // streamed (Open), so that checking an artifact of any size costs a few
-// buffers. Damage is a *DamageError.
+// buffers. Large is by either size: a frame of a few hundred kilobytes
+// may hold a gigabyte. Damage is a *DamageError.
 func (p *Pack) Check(ref Ref) error {
-	if ref.StoredSize <= checkWhole {
+	if ref.StoredSize <= checkWhole && ref.Size <= checkWhole {
 		_, err := p.Load(ref)
 		return err
 	}

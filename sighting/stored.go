@@ -100,12 +100,14 @@ func skipPast(r io.ByteReader, pat string) error {
 }
 
 // unescaper reads the inside of a JSON string, decoded, up to its closing
-// quote; then it reads the rest of the stream, and ends with its error.
+// quote; then it reads the rest of the stream, and ends with its error,
+// unless stop is set: then it ends there.
 type unescaper struct {
 	br   *bufio.Reader
 	rc   io.ReadCloser
 	err  error
 	pend []byte // a decoded rune that did not fit the last Read
+	stop bool
 }
 
 func (u *unescaper) Read(p []byte) (int, error) {
@@ -134,6 +136,10 @@ func (u *unescaper) Read(p []byte) (int, error) {
 		}
 		switch c {
 		case '"':
+			if u.stop {
+				u.err = io.EOF
+				continue
+			}
 			// The text's end: read the rest, so the stored form checks
 			// itself, and end as it ends.
 			if _, err := io.Copy(io.Discard, u.br); err != nil {

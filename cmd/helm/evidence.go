@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/utf8x"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -50,55 +53,94 @@ func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	info, data, err := findSighting(ctx, v, args[0])
+	info, err := findSighting(v, args[0])
 	if err != nil {
 		return err
 	}
-	if a.g.json && data == nil {
+	if a.g.json && info.Status != helm.ArtifactStowed {
 		return writeJSON(a.stdout, info)
 	}
 	if a.g.json {
-		_, err := fmt.Fprintf(a.stdout, "%s\n", data)
+		if err := copySighting(ctx, a.stdout, v, info.Hash); err != nil {
+			return err
+		}
+		_, err := io.WriteString(a.stdout, "\n")
 		return err
 	}
-	text, err := sightingText(v, info, data)
-	if err != nil {
-		return err
-	}
-	_, err = io.WriteString(a.stdout, text)
-	return err
+	return writeSightingText(ctx, a.stdout, v, info)
 }
 
-// findSighting finds the sighting key names (a mark key, as slate list
-// gives it, or an artifact hash, or a prefix of either) and reads its
-// bytes, checked against their address: none when it was jettisoned or
-// reduced.
-func findSighting(ctx context.Context, v *helm.Voyage, key string) (helm.ArtifactInfo, []byte, error) {
+// findSighting finds the sighting key names: a mark key, as slate list
+// gives it, or an artifact hash, or a prefix of either.
+func findSighting(v *helm.Voyage, key string) (helm.ArtifactInfo, error) {
 	hash := key
 	if h, ok := keyToArtifact(v, key); ok {
 		hash = h
 	}
-	info, err := findArtifactInfo(v, hash)
-	if err != nil || info.Status != helm.ArtifactStowed {
-		return info, nil, err
-	}
-	data, err := v.Artifact(ctx, info.Hash)
-	return info, data, err
+	return findArtifactInfo(v, hash)
 }
 
-// sightingText renders a sighting found by findSighting for people.
-func sightingText(v *helm.Voyage, info helm.ArtifactInfo, data []byte) (string, error) {
-	if data == nil {
-		return fmt.Sprintf("%s (artifact %s)\n", goneText(info), short(info.Hash)), nil
+// A sighting is read as a stream, whatever its size: its bytes are read
+// to their end and checked against their address first, then decoded
+// with its long texts left in the store (sighting.Skim), which are
+// streamed to the output a buffer at a time. Reading a sighting of a
+// gigabyte costs a few buffers, as writing it does.
+
+// streamedMembers name the texts of a sighting that are streamed when
+// long: a file's, a program's output, a description, GitHub's bodies,
+// diffs and patches. The rest (paths, names, errors) are decoded.
+var streamedMembers = []string{"text", "stdout", "stderr", "description", "body", "diff", "patch"}
+
+// skimSighting reads the sighting stored under hash, checked against its
+// address, and decodes it with its long texts left in the store. The
+// caller closes it.
+func skimSighting(ctx context.Context, v *helm.Voyage, hash string) (*sighting.Skimmed, error) {
+	sk, err := sighting.Skim(func() (io.ReadCloser, error) { return v.OpenArtifact(ctx, hash) }, sighting.SkimOptions{Members: streamedMembers})
+	switch {
+	case err == nil:
+		return sk, nil
+	case errors.As(err, new(*helm.VoyageError)):
+		return nil, err
+	case errors.Is(err, sighting.ErrTooLarge):
+		return nil, &hinted{Err: fmt.Errorf("artifact %s of voyage %s: %w", hash, v.ID(), err),
+			Hint: "helm sighting show " + short(hash) + " --json, which streams it as stored", Tool: "call sighting_show with format json, a page at a time"}
 	}
-	s, err := sighting.Unmarshal(data)
+	return nil, fmt.Errorf("artifact %s of voyage %s: %w", hash, v.ID(), err)
+}
+
+// copySighting writes the JSON stored under hash to w as it is stored,
+// once it has been read to its end and checked against its address.
+func copySighting(ctx context.Context, w io.Writer, v *helm.Voyage, hash string) error {
+	for _, out := range []io.Writer{io.Discard, w} {
+		r, err := v.OpenArtifact(ctx, hash)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(out, r)
+		r.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSightingText writes the sighting info names for people: decoded,
+// or what became of its bytes.
+func writeSightingText(ctx context.Context, w io.Writer, v *helm.Voyage, info helm.ArtifactInfo) error {
+	if info.Status != helm.ArtifactStowed {
+		_, err := fmt.Fprintf(w, "%s (artifact %s)\n", goneText(info), short(info.Hash))
+		return err
+	}
+	sk, err := skimSighting(ctx, v, info.Hash)
 	if err != nil {
-		return "", fmt.Errorf("artifact %s of voyage %s: %w", info.Hash, v.ID(), err)
+		return err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Sighting %s of %s (artifact %s, %s)\n", s.Kind(), printable(orDash(observationLabels(v)[info.Hash])), short(info.Hash), size(info.Size))
-	renderSighting(&b, s, data, "  ")
-	return b.String(), nil
+	defer sk.Close()
+	if _, err := fmt.Fprintf(w, "Sighting %s of %s (artifact %s, %s)\n", sk.Sighting.Kind(), printable(orDash(observationLabels(v)[info.Hash])), short(info.Hash), size(info.Size)); err != nil {
+		return err
+	}
+	return renderSighting(w, sk, "  ")
 }
 
 // goneText describes an artifact whose bytes are not read any more.
@@ -206,18 +248,56 @@ func findArtifactInfo(v *helm.Voyage, hash string) (helm.ArtifactInfo, error) {
 	return helm.ArtifactInfo{}, &usageError{Err: fmt.Errorf("%w: %q matches %d artifacts (%s); give more of the hash", helm.ErrAmbiguous, hash, len(match), strings.Join(names, ", ")), Hint: "helm artifact list", Tool: "call artifact_list"}
 }
 
-// renderSighting writes s for a person to read, each line indented.
-func renderSighting(b *strings.Builder, s sighting.Sighting, data []byte, indent string) {
-	line := func(format string, args ...any) { fmt.Fprintf(b, indent+format+"\n", args...) }
+// renderSighting writes a skimmed sighting for a person to read, each
+// line indented; its long texts are streamed from the store.
+func renderSighting(w io.Writer, sk *sighting.Skimmed, indent string) error {
+	r := &sightingRenderer{w: w, sk: sk}
+	r.sighting(indent)
+	return r.err
+}
+
+// sightingRenderer writes a sighting, keeping the first error.
+type sightingRenderer struct {
+	w   io.Writer
+	sk  *sighting.Skimmed
+	err error
+}
+
+func (r *sightingRenderer) printf(format string, args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.w, format, args...)
+	}
+}
+
+// lines writes text t (a string of the sighting, or a long one's
+// stand-in) a line at a time, each after prefix, made printable: as
+// strings.Split(strings.TrimSuffix(t, "\n"), "\n") would give them.
+func (r *sightingRenderer) lines(prefix, t string) {
+	if r.err != nil {
+		return
+	}
+	src, err := r.sk.Text(t)
+	if err != nil {
+		r.err = err
+		return
+	}
+	lw := &lineWriter{w: r.w, prefix: prefix}
+	if _, err := io.Copy(lw, src); err != nil {
+		r.err = err
+		return
+	}
+	r.err = lw.close()
+}
+
+func (r *sightingRenderer) sighting(indent string) {
+	line := func(format string, args ...any) { r.printf(indent+format+"\n", args...) }
 	text := func(label, t string) {
 		if t == "" {
 			line("%s: (empty)", label)
 			return
 		}
 		line("%s:", label)
-		for _, l := range strings.Split(strings.TrimSuffix(t, "\n"), "\n") {
-			line("  │ %s", printable(l))
-		}
+		r.lines(indent+"  │ ", t)
 	}
 	files := func(contents []sighting.FileContents) {
 		for _, f := range contents {
@@ -256,7 +336,7 @@ func renderSighting(b *strings.Builder, s sighting.Sighting, data []byte, indent
 			}
 		}
 	}
-	switch s := s.(type) {
+	switch s := r.sk.Sighting.(type) {
 	case *sighting.Context:
 		text("Description", s.Description)
 	case *sighting.Files:
@@ -282,26 +362,26 @@ func renderSighting(b *strings.Builder, s sighting.Sighting, data []byte, indent
 		text("stdout", s.Stdout)
 		text("stderr", s.Stderr)
 	default:
-		renderJSON(b, data, indent)
+		r.json(indent)
 	}
-	for _, f := range sighting.Failures(s) {
+	for _, f := range sighting.Failures(r.sk.Sighting) {
 		line("failed: %s", printable(f.String()))
 	}
 }
 
-// renderJSON writes a sighting's fields one a line, nested ones indented,
+// json writes a sighting's fields one a line, nested ones indented,
 // long texts as blocks: the form for web and GitHub answers.
-func renderJSON(b *strings.Builder, data []byte, indent string) {
+func (r *sightingRenderer) json(indent string) {
 	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		fmt.Fprintf(b, "%s%s\n", indent, printable(string(data)))
+	if err := json.Unmarshal(r.sk.Doc, &m); err != nil {
+		r.printf("%s%s\n", indent, printable(string(r.sk.Doc)))
 		return
 	}
 	delete(m, "kind")
-	renderValue(b, m, indent)
+	r.value(m, indent)
 }
 
-func renderValue(b *strings.Builder, v any, indent string) {
+func (r *sightingRenderer) value(v any, indent string) {
 	switch v := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(v))
@@ -312,32 +392,101 @@ func renderValue(b *strings.Builder, v any, indent string) {
 		for _, k := range keys {
 			switch x := v[k].(type) {
 			case map[string]any, []any:
-				fmt.Fprintf(b, "%s%s:\n", indent, printable(k))
-				renderValue(b, x, indent+"  ")
+				r.printf("%s%s:\n", indent, printable(k))
+				r.value(x, indent+"  ")
 			case string:
-				if strings.Contains(x, "\n") {
-					fmt.Fprintf(b, "%s%s:\n", indent, printable(k))
-					for _, l := range strings.Split(strings.TrimSuffix(x, "\n"), "\n") {
-						fmt.Fprintf(b, "%s  │ %s\n", indent, printable(l))
-					}
-				} else {
-					fmt.Fprintf(b, "%s%s: %s\n", indent, printable(k), printable(x))
+				switch {
+				case r.sk.HasNewline(x):
+					r.printf("%s%s:\n", indent, printable(k))
+					r.lines(indent+"  │ ", x)
+				case r.sk.IsLong(x): // one line, streamed
+					r.lines(indent+printable(k)+": ", x)
+				default:
+					r.printf("%s%s: %s\n", indent, printable(k), printable(x))
 				}
 			default:
-				fmt.Fprintf(b, "%s%s: %v\n", indent, printable(k), x)
+				r.printf("%s%s: %v\n", indent, printable(k), x)
 			}
 		}
 	case []any:
 		for i, x := range v {
-			switch x.(type) {
+			switch x := x.(type) {
 			case map[string]any, []any:
-				fmt.Fprintf(b, "%s- [%d]\n", indent, i)
-				renderValue(b, x, indent+"  ")
+				r.printf("%s- [%d]\n", indent, i)
+				r.value(x, indent+"  ")
+			case string:
+				if r.sk.IsLong(x) {
+					r.lines(indent+"- ", x) // printable: one line, escaped
+					continue
+				}
+				r.printf("%s- %s\n", indent, printable(x))
 			default:
-				fmt.Fprintf(b, "%s- %s\n", indent, printable(fmt.Sprint(x)))
+				r.printf("%s- %s\n", indent, printable(fmt.Sprint(x)))
 			}
 		}
 	}
+}
+
+// lineWriter writes text a line at a time, each after prefix and made
+// printable, as it comes: a line of any length costs a buffer. A line
+// feed at the text's very end ends its last line and opens no other.
+type lineWriter struct {
+	w      io.Writer
+	prefix string
+	open   bool   // a line has been begun
+	carry  []byte // the start of a rune split across writes
+	out    []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(l.carry) > 0 {
+		p = append(l.carry, p...)
+		l.carry = nil
+	}
+	if k := utf8x.CompleteRunes(p); k < len(p) {
+		l.carry = append([]byte(nil), p[k:]...)
+		p = p[:k]
+	}
+	l.out = l.out[:0]
+	for len(p) > 0 {
+		if !l.open {
+			l.out = append(l.out, l.prefix...)
+			l.open = true
+		}
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.out = append(l.out, printable(string(p))...)
+			break
+		}
+		l.out = append(append(l.out, printable(string(p[:i]))...), '\n')
+		l.open = false
+		p = p[i+1:]
+	}
+	if _, err := l.w.Write(l.out); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// close ends the last line, if it is open (a rune left incomplete at the
+// text's end is written as it is, made printable).
+func (l *lineWriter) close() error {
+	l.out = l.out[:0]
+	if len(l.carry) > 0 {
+		if !l.open {
+			l.out = append(l.out, l.prefix...)
+			l.open = true
+		}
+		l.out = append(l.out, printable(string(l.carry))...)
+		l.carry = nil
+	}
+	if l.open {
+		l.out = append(l.out, '\n')
+		l.open = false
+	}
+	_, err := l.w.Write(l.out)
+	return err
 }
 
 func newArtifactCmd(a *app) *cobra.Command {

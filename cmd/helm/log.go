@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/sighting"
 )
 
 func newLogCmd(a *app) *cobra.Command {
@@ -88,7 +87,8 @@ func writeLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, w
 // writeStoryWithEvidence writes the story with each bearing's sightings
 // rendered under its entry (evidence), only the entries of identity who
 // when it is set. The story's entries are its blocks after the header,
-// one per logbook entry, in order.
+// one per logbook entry, in order. The sightings are streamed (as
+// sighting show streams them), each as it comes.
 func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
 	var story strings.Builder
 	if err := v.WriteStory(&story); err != nil {
@@ -99,51 +99,52 @@ func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, ev
 	if len(blocks) != len(entries)+1 {
 		return fmt.Errorf("voyage %s: the story has %d entries, the logbook %d", v.ID(), len(blocks)-1, len(entries))
 	}
-	var b strings.Builder
-	b.WriteString(blocks[0] + "\n")
+	if _, err := io.WriteString(w, blocks[0]+"\n"); err != nil {
+		return err
+	}
 	shown := 0
 	for i, e := range entries {
 		if who != "" && e.Who.Identity != who {
 			continue
 		}
 		shown++
-		b.WriteString("\n" + blocks[i+1] + "\n")
+		if _, err := io.WriteString(w, "\n"+blocks[i+1]+"\n"); err != nil {
+			return err
+		}
 		if e.Bearing == nil || !evidence {
 			continue
 		}
 		for _, o := range e.Bearing.Observations {
-			fmt.Fprintf(&b, "  Evidence of %s (artifact %s):\n", printable(o.Label), short(o.Artifact))
-			if err := renderEvidence(ctx, &b, v, o.Artifact, "    "); err != nil {
+			if _, err := fmt.Fprintf(w, "  Evidence of %s (artifact %s):\n", printable(o.Label), short(o.Artifact)); err != nil {
+				return err
+			}
+			if err := renderEvidence(ctx, w, v, o.Artifact, "    "); err != nil {
 				return err
 			}
 		}
 	}
 	if who != "" && shown == 0 {
-		fmt.Fprintf(&b, "\n(no entries by %s)\n", printable(who))
+		_, err := fmt.Fprintf(w, "\n(no entries by %s)\n", printable(who))
+		return err
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return nil
 }
 
 // renderEvidence writes the sighting stored under hash, or what became of
 // it.
-func renderEvidence(ctx context.Context, b *strings.Builder, v *helm.Voyage, hash, indent string) error {
+func renderEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, hash, indent string) error {
 	info, err := findArtifactInfo(v, hash)
 	if err != nil {
 		return err
 	}
 	if info.Status != helm.ArtifactStowed {
-		fmt.Fprintf(b, "%s%s\n", indent, goneText(info))
-		return nil
+		_, err := fmt.Fprintf(w, "%s%s\n", indent, goneText(info))
+		return err
 	}
-	data, err := v.Artifact(ctx, hash)
+	sk, err := skimSighting(ctx, v, hash)
 	if err != nil {
 		return err
 	}
-	s, err := sighting.Unmarshal(data)
-	if err != nil {
-		return fmt.Errorf("artifact %s of voyage %s: %w", hash, v.ID(), err)
-	}
-	renderSighting(b, s, data, indent)
-	return nil
+	defer sk.Close()
+	return renderSighting(w, sk, indent)
 }

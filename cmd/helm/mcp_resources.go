@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,14 +83,16 @@ func (s *mcpServer) resource(ctx context.Context, uri string) (*mcp.ReadResource
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}
-	var text, mime, base string
+	// Only the page is kept: the story or the sighting is written into
+	// it, and no further than its end.
+	pw := newPageWriter(offset, pageSize)
+	var mime, base string
 	switch {
 	case len(parts) == 2 && parts[1] == "story":
-		var b bytes.Buffer
-		if err := v.WriteStory(&b); err != nil {
+		if err := v.WriteStory(pw); err != nil && !errors.Is(err, errPageFull) {
 			return nil, resourceError(uri, err)
 		}
-		text, mime, base = b.String(), "text/plain", storyURI(v.ID())
+		mime, base = "text/plain", storyURI(v.ID())
 	case len(parts) == 3 && parts[1] == "sightings":
 		info, err := findArtifactInfo(v, parts[2])
 		if err != nil {
@@ -100,16 +101,15 @@ func (s *mcpServer) resource(ctx context.Context, uri string) (*mcp.ReadResource
 		if info.Status != helm.ArtifactStowed {
 			return nil, resourceError(uri, fmt.Errorf("%w: artifact %s of voyage %s is %s", helm.ErrNoArtifact, short(info.Hash), short(v.ID()), goneText(info)))
 		}
-		data, err := v.Artifact(ctx, info.Hash)
-		if err != nil {
+		if err := copySighting(ctx, pw, v, info.Hash); err != nil && !errors.Is(err, errPageFull) {
 			return nil, resourceError(uri, err)
 		}
-		text, mime, base = string(data), "application/json", sightingURI(v.ID(), info.Hash)
+		mime, base = "application/json", sightingURI(v.ID(), info.Hash)
 	default:
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	nextURI := ""
-	body, note, err := page(text, offset, pageSize, func(next int) string {
+	body, note, err := pw.page(nil, offset, pageSize, func(next int) string {
 		nextURI = base + "?offset=" + strconv.Itoa(next)
 		return "read " + nextURI
 	})

@@ -553,6 +553,21 @@ func textPage(text string, p pageArgs, tool string) (toolOut, error) {
 	return toolOut{text: body}, nil
 }
 
+// writtenPage is textPage for a text written to pw, whose writing ended
+// with err.
+func writtenPage(pw *pageWriter, err error, p pageArgs, tool string) (toolOut, error) {
+	body, note, err := pw.page(err, p.Offset, p.Limit, func(next int) string {
+		return fmt.Sprintf("call %s again with offset %d", tool, next)
+	})
+	if err != nil {
+		return toolOut{}, err
+	}
+	if note != "" {
+		body += "\n" + note + "\n"
+	}
+	return toolOut{text: body}, nil
+}
+
 func (s *mcpServer) addReadTools() {
 	formats := []schemaEdit{enum("format", "text", "json"), byDefault("format", "text")}
 	addTool(s, &mcp.Tool{Name: "log", Annotations: reads,
@@ -570,11 +585,8 @@ func (s *mcpServer) addReadTools() {
 			if in.Format == "json" {
 				return toolOut{data: logOf(v, in.Who)}, nil
 			}
-			var b bytes.Buffer
-			if err := writeLog(ctx, &b, v, in.Evidence, in.Who); err != nil {
-				return toolOut{}, err
-			}
-			return textPage(b.String(), in.pageArgs, "log")
+			pw := newPageWriter(in.Offset, in.Limit)
+			return writtenPage(pw, writeLog(ctx, pw, v, in.Evidence, in.Who), in.pageArgs, "log")
 		}, append(formats, pageEdits...)...)
 
 	addTool(s, &mcp.Tool{Name: "sighting_show", Annotations: reads,
@@ -584,17 +596,19 @@ func (s *mcpServer) addReadTools() {
 			if err != nil {
 				return toolOut{}, err
 			}
-			info, data, err := findSighting(ctx, v, in.Sighting)
+			info, err := findSighting(v, in.Sighting)
 			if err != nil {
 				return toolOut{}, err
 			}
-			text := string(data)
-			if in.Format != "json" || data == nil {
-				if text, err = sightingText(v, info, data); err != nil {
-					return toolOut{}, err
-				}
+			// Only the page is kept: the sighting is streamed into it,
+			// and no further than its end.
+			pw := newPageWriter(in.Offset, in.Limit)
+			if in.Format == "json" && info.Status == helm.ArtifactStowed {
+				err = copySighting(ctx, pw, v, info.Hash)
+			} else {
+				err = writeSightingText(ctx, pw, v, info)
 			}
-			return textPage(text, in.pageArgs, "sighting_show")
+			return writtenPage(pw, err, in.pageArgs, "sighting_show")
 		}, append(formats, pageEdits...)...)
 
 	addTool(s, &mcp.Tool{Name: "artifact_list", Annotations: reads,
