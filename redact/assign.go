@@ -2,6 +2,7 @@ package redact
 
 import (
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -70,14 +71,78 @@ func assignmentsAt(s string, hits []hit) []finding {
 			continue
 		}
 		j = e
-		name := h.start // the match begins where the name does
-		for name > 0 && nameByte(s[name-1]) {
-			name--
+		name := nameStart(s, h.start)
+		if notSecretName(s[name:last]) || codeOrPlaceholder(s[v:e]) || name > 0 && strings.IndexByte("?&#", s[name-1]) >= 0 {
+			// A URL's query parameter is url-query-secret's, whose value
+			// ends at the next &.
+			last = e // as the expression, the match read and let go
+			continue
 		}
 		found = append(found, finding{match: [2]int{name, j}, hide: [2]int{v, j}})
 		last = j
 	}
 	return found
+}
+
+// notSecretName reports whether a name holding a secret word names
+// something about a secret rather than the secret: it ends in a word such
+// as Name, File, Path, URL, ID or Type (secretName: my-app-tls,
+// TOKEN_FILE=/run/token).
+func notSecretName(name string) bool {
+	lower := strings.ToLower(name)
+	for _, w := range notSecretSuffixes {
+		if !strings.HasSuffix(lower, w) || len(name) == len(w) {
+			continue
+		}
+		at := len(name) - len(w)
+		if c := name[at-1]; c == '_' || c == '-' || c == '.' || 'A' <= name[at] && name[at] <= 'Z' && 'a' <= c && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+var notSecretSuffixes = []string{"name", "names", "file", "files", "path", "dir", "url", "uri", "id", "ids", "type", "types", "length", "len", "size", "count", "ref", "endpoint", "header", "field", "prefix", "env", "var", "kind", "mode", "format", "ttl", "timeout", "expiry", "expires", "expiration", "version", "policy", "scope", "scopes"}
+
+// codeOrPlaceholder reports whether a value is code or a reference to a
+// secret kept elsewhere, not a secret: a call or index (os.Getenv(,
+// env[), a dotted name without digits (cfg.Token, process.env.API_TOKEN),
+// or a variable ($TOKEN, ${API_TOKEN}, %(token)s, {{ .Values.token }}).
+func codeOrPlaceholder(v string) bool {
+	if v == "" {
+		return false
+	}
+	if placeholder(v) {
+		return true
+	}
+	if c := v[len(v)-1]; c == '(' || c == '[' {
+		return true
+	}
+	if i := strings.IndexByte(v, '('); i > 0 && strings.HasSuffix(strings.TrimRight(v, ";,"), ")") && dotted(v[:i]) {
+		return true // f(x), pkg.F(x)
+	}
+	return strings.Contains(v, ".") && dotted(v) && !strings.ContainsAny(v, "0123456789")
+}
+
+// placeholder reports whether v stands for a value given elsewhere:
+// $TOKEN, ${TOKEN}, %(token)s, {{ .Values.token }}, <token>.
+func placeholder(v string) bool {
+	return v != "" && strings.IndexByte("$%{<", v[0]) >= 0
+}
+
+// dotted reports whether v is identifiers joined by dots.
+func dotted(v string) bool {
+	for _, part := range strings.Split(v, ".") {
+		if part == "" || !(part[0] == '_' || 'a' <= part[0] && part[0] <= 'z' || 'A' <= part[0] && part[0] <= 'Z') {
+			return false
+		}
+		for i := range len(part) {
+			if c := part[i]; !isAlnum(c) && c != '_' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // assignedValue returns the value that starts at i, past blanks and a

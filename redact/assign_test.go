@@ -17,6 +17,14 @@ var assignRegexp = regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:token|secret|passwo
 func regexpAssignments(s string) [][2]int {
 	var spans [][2]int
 	for _, loc := range assignRegexp.FindAllStringSubmatchIndex(s, -1) {
+		// The name is what precedes the quote, blanks and operator.
+		name, end := loc[0], loc[0]
+		for end < loc[1] && nameByte(s[end]) {
+			end++
+		}
+		if notSecretName(s[name:end]) || codeOrPlaceholder(s[loc[2]:loc[3]]) || name > 0 && strings.IndexByte("?&#", s[name-1]) >= 0 {
+			continue
+		}
 		spans = append(spans, [2]int{loc[2], loc[3]})
 	}
 	return spans
@@ -39,6 +47,9 @@ func TestAssignmentsAgreeWithTheRegexp(t *testing.T) {
 		`'secret_key' => 'sk_abcdefghijkl'`,
 		"API_TOKEN ?= abcdefgh12",
 		"token == abcdefgh token==abcdefgh",
+		"https://x/cb?access_token=abcdefgh&token_type=bearer#id_token=12345678",
+		"secretName: my-app-tls\nTOKEN_FILE=/run/secrets/token\nsecret_key: abcdefgh123",
+		"token := r.Header.Get(\"X-Token\")\npassword = os.environ.get(\"PW\")\ntoken = cfg.Token\nAPI_TOKEN=${API_TOKEN}",
 	} {
 		var hides [][2]int
 		for _, f := range assignments(s) {

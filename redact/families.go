@@ -143,38 +143,40 @@ var families = []family{
 func familyRules() []rule {
 	rules := make([]rule, 0, len(families))
 	for _, f := range families {
-		quoted := make([]string, len(f.prefixes))
-		for i, p := range f.prefixes {
-			quoted[i] = regexp.QuoteMeta(p)
-		}
-		pre := strings.Join(quoted, "|")
-		if f.fold {
-			pre = "(?i:" + pre + ")"
-		}
-		re := regexp.MustCompile(`^(?:` + pre + `)` + f.body)
+		// The prefix is compared as written (or in any case), then the
+		// body's expression runs from its end: one expression per row,
+		// without an alternation of prefixes, is one-pass (no
+		// backtracking) more often.
+		body := regexp.MustCompile(`^(?:` + f.body + `)`)
 		minBody := minLen(f.body)
-		lits := prefixLiterals(f.prefixes, f.body)
-		alone := f.alone
+		lits, prefix := prefixLiterals(f.prefixes, f.body)
+		fold, alone := f.fold, f.alone
 		rules = append(rules, rule{name: f.name, literals: lits, find: func(s string, hits []hit) []finding {
 			var found []finding
 			last := -1
 			for _, h := range hits {
-				p := h.start
-				if p < last || alone && p > 0 && isAlnum(s[p-1]) {
+				p, pre := h.start, prefix[h.lit]
+				if p < last || alone && p > 0 && isAlnum(s[p-1]) || !fold && !strings.HasPrefix(s[p:], pre) {
 					continue
 				}
-				// The prefix, then at least as many token characters as the
-				// shortest body: most hits of a short prefix end there.
-				q := p + len(lits[h.lit])
-				if !tokenRun(s, q, minBody-(len(lits[h.lit])-prefixLen(f.prefixes, lits[h.lit]))) {
+				// Then at least as many token characters as the shortest
+				// body: most hits of a short prefix end there.
+				q := p + len(pre)
+				if !tokenRun(s, q, minBody) {
 					continue
 				}
-				loc := re.FindStringIndex(s[p:min(len(s), p+familyReach)])
+				// The expression reads the token's bytes only: its
+				// state grows with the text it is given.
+				end := q
+				for end < len(s) && end-p < familyReach && tokenByte[s[end]] {
+					end++
+				}
+				loc := body.FindStringIndex(s[q:end])
 				if loc == nil {
 					continue
 				}
-				found = append(found, finding{match: [2]int{p, p + loc[1]}, hide: [2]int{p, p + loc[1]}})
-				last = p + loc[1]
+				found = append(found, finding{match: [2]int{p, q + loc[1]}, hide: [2]int{p, q + loc[1]}})
+				last = q + loc[1]
 			}
 			return found
 		}})
@@ -186,35 +188,23 @@ func familyRules() []rule {
 // this many bytes from the prefix.
 const familyReach = 1024
 
-// prefixLiterals returns the literals that find a family's prefixes: the
-// prefixes, lower-cased, and a prefix shorter than three bytes followed by
-// each byte that may begin the body (SK: sk0...skf).
-func prefixLiterals(prefixes []string, body string) []string {
-	var lits []string
+// prefixLiterals returns the literals that find a family's prefixes,
+// and the prefix each stands for: the prefixes, lower-cased, and a
+// prefix shorter than three bytes followed by each byte that may begin
+// the body (SK: sk0...skf).
+func prefixLiterals(prefixes []string, body string) (lits, prefix []string) {
 	for _, p := range prefixes {
-		p = strings.ToLower(p)
 		if len(p) >= 3 {
-			lits = append(lits, p)
+			lits, prefix = append(lits, strings.ToLower(p)), append(prefix, p)
 			continue
 		}
 		for _, c := range firstBytes(body) {
-			if l := p + string(lowerASCII[c]); !slices.Contains(lits, l) {
-				lits = append(lits, l)
+			if l := strings.ToLower(p) + string(lowerASCII[c]); !slices.Contains(lits, l) {
+				lits, prefix = append(lits, l), append(prefix, p)
 			}
 		}
 	}
-	return lits
-}
-
-// prefixLen returns the length of the prefix a literal stands for: the
-// literal's, or one less for a short prefix extended by a byte of the body.
-func prefixLen(prefixes []string, lit string) int {
-	for _, p := range prefixes {
-		if strings.EqualFold(p, lit) {
-			return len(lit)
-		}
-	}
-	return len(lit) - 1
+	return lits, prefix
 }
 
 // firstBytes returns the ASCII bytes a match of expr may begin with.

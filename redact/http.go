@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -19,7 +20,7 @@ import (
 // the end of the line or a backslash (an escaped line end).
 func headerValue(s string, nameStart, i int) (start, end int, ok bool) {
 	quote := byte(0)
-	if nameStart > 0 && (s[nameStart-1] == '"' || s[nameStart-1] == '\'') {
+	if nameStart > 0 && isQuote(s[nameStart-1]) {
 		quote = s[nameStart-1]
 	}
 	if i < len(s) && s[i] == quote && quote != 0 {
@@ -36,7 +37,7 @@ func headerValue(s string, nameStart, i int) (start, end int, ok bool) {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
 	}
-	if quote == 0 && i < len(s) && (s[i] == '"' || s[i] == '\'') {
+	if quote == 0 && i < len(s) && isQuote(s[i]) {
 		quote = s[i]
 		i++
 	}
@@ -49,6 +50,8 @@ func headerValue(s string, nameStart, i int) (start, end int, ok bool) {
 	}
 	return i, j, j > i
 }
+
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
 
 // headerName returns where the header name holding the literal at p
 // starts (Proxy-Authorization, Set-Cookie).
@@ -86,6 +89,9 @@ func authorizationFind(s string, hits []hit) []finding {
 				continue
 			}
 			c = v
+		}
+		if placeholder(s[c:end]) {
+			continue // Bearer ${token}, Bearer <token>
 		}
 		found = append(found, finding{match: [2]int{name, end}, hide: [2]int{c, end}})
 	}
@@ -144,50 +150,53 @@ var (
 	querySuffixes = []string{"token", "secret", "signature", "password", "passwd", "pwd", "apikey", "api_key", "api-key", "credential", "assertion", "verifier", "sessionid", "session_id"}
 )
 
-// queryLiterals returns the literals finding the parameters: NAME= for
-// each name and suffix of three bytes or more, NAME= with its separator
-// for the shorter ones.
+// queryLiterals returns the literals finding the parameters: the names,
+// the suffixes and assignWords.
 func queryLiterals() []string {
 	var lits []string
-	for _, n := range append(append([]string(nil), queryNames...), querySuffixes...) {
-		if len(n)+1 >= 3 {
-			lits = append(lits, n+"=")
-			continue
-		}
-		for _, sep := range "?&;#" {
-			lits = append(lits, string(sep)+n+"=")
+	for _, n := range slices.Concat(queryNames, querySuffixes, assignWords) {
+		if !slices.Contains(lits, n) {
+			lits = append(lits, n)
 		}
 	}
 	return lits
 }
 
 // queryFind hides the value of a secret parameter in a URL query or
-// fragment (?code=…, &access_token=…, #id_token=…).
+// fragment (?code=…, &access_token=…, #id_token=…): one named in
+// queryNames, or whose name ends in querySuffixes or holds a word of
+// assignWords.
 func queryFind(s string, hits []hit) []finding {
 	var found []finding
 	for _, h := range hits {
-		eq := h.start + strings.IndexByte(s[h.start:], '=')
-		p := eq
+		p := h.start
 		for p > 0 && (isAlnum(s[p-1]) || s[p-1] == '_' || s[p-1] == '-' || s[p-1] == '.') {
 			p--
 		}
-		if p == 0 || !strings.ContainsRune("?&;#", rune(s[p-1])) || p == eq {
+		if p == 0 || strings.IndexByte("?&;#", s[p-1]) < 0 {
+			continue
+		}
+		eq := h.start
+		for eq < len(s) && (isAlnum(s[eq]) || s[eq] == '_' || s[eq] == '-' || s[eq] == '.') {
+			eq++
+		}
+		if eq == len(s) || s[eq] != '=' {
 			continue
 		}
 		name := strings.ToLower(s[p:eq])
-		ok := false
-		for _, n := range queryNames {
-			ok = ok || name == n
-		}
+		ok := slices.Contains(queryNames, name)
 		for _, n := range querySuffixes {
 			ok = ok || strings.HasSuffix(name, n)
+		}
+		for _, w := range assignWords {
+			ok = ok || strings.Contains(name, w) && !notSecretName(s[p:eq])
 		}
 		if !ok {
 			continue
 		}
 		v := eq + 1
 		e := v
-		for e < len(s) && !strings.ContainsRune("&#\"'<>`\\ \t\r\n", rune(s[e])) {
+		for e < len(s) && strings.IndexByte("&#\"'<>`\\ \t\r\n", s[e]) < 0 {
 			e++
 		}
 		if e > v {
@@ -431,13 +440,18 @@ func kubernetesFind(s string, hits []hit) []finding {
 		if p > 0 && (isAlnum(s[p-1]) || s[p-1] == '_') && !hasSuffixFold(s[:p], "string") {
 			continue
 		}
-		if !secretKind.MatchString(s[max(0, p-kubernetesReach):min(len(s), p+kubernetesReach)]) {
+		from := max(0, p-kubernetesReach)
+		kind := secretKind.FindStringIndex(s[from:min(len(s), p+kubernetesReach)])
+		if kind == nil {
 			continue
 		}
+		// What made it a Secret is in the match: a stream cut between the
+		// kind and the data would lose it.
+		kind[0], kind[1] = kind[0]+from, kind[1]+from
 		indent := p - lineStart(s, p)
 		hide := func(v, ve int) {
 			if v < ve && strings.Trim(s[v:ve], `"'`) != "" {
-				found = append(found, finding{match: [2]int{p, ve}, hide: [2]int{v, ve}})
+				found = append(found, finding{match: [2]int{min(p, kind[0]), max(ve, kind[1])}, hide: [2]int{v, ve}})
 			}
 		}
 		// An entry on the data: line itself, after a blank (as scanners

@@ -190,8 +190,8 @@ func keyedValue(s string, i int, try func(start, end int, quoted bool) bool) {
 			j++
 		}
 		op := operatorLen(s[j:])
-		if op == 0 {
-			return
+		if op == 0 || op == 1 && s[j] == ':' && j >= 3 && s[j-3:j] == " h1" {
+			return // not a go.sum line's hash: module/auth v1.2.3 h1:…=
 		}
 		opStart := j
 		j += op
@@ -218,12 +218,37 @@ func keyedValue(s string, i int, try func(start, end int, quoted bool) bool) {
 }
 
 // operatorLen returns the length of the assignment operator s starts
-// with, or 0.
+// with (=> :::= ::= := ?= || = > : or a comma), or 0.
 func operatorLen(s string) int {
-	for _, op := range []string{"=>", ":::=", "::=", ":=", "?=", "||", "=", ">", ":", ","} {
-		if strings.HasPrefix(s, op) {
-			return len(op)
+	if s == "" {
+		return 0
+	}
+	next := func(c byte) bool { return len(s) > 1 && s[1] == c }
+	switch s[0] {
+	case '=':
+		if next('>') {
+			return 2
 		}
+		return 1
+	case ':':
+		n := 1
+		for n < 3 && n < len(s) && s[n] == ':' {
+			n++
+		}
+		if n < len(s) && s[n] == '=' {
+			return n + 1
+		}
+		return 1
+	case '?':
+		if next('=') {
+			return 2
+		}
+	case '|':
+		if next('|') {
+			return 2
+		}
+	case '>', ',':
+		return 1
 	}
 	return 0
 }

@@ -306,6 +306,7 @@ func (r *Redactor) JSON(doc []byte) ([]byte, int) {
 	var out bytes.Buffer
 	n, last := 0, 0
 	var key string // the member name before a ':' (object values)
+	flag := -1     // where the last string ended, when it was a secret flag (["--password", "X"])
 	for i := 0; i < len(doc); {
 		c := doc[i]
 		if c != '"' {
@@ -332,6 +333,14 @@ func (r *Redactor) JSON(doc []byte) ([]byte, int) {
 		if k == 0 && key != "" && LooksSecret(key) && utf8.RuneCountInString(text) >= MinValue && !strings.HasPrefix(text, "[REDACTED:") {
 			red, k = Marker("secret-field:"+key), 1
 		}
+		if k == 0 && flag >= 0 && nextInList(doc[flag:i]) && text != "" && text[0] != '-' && !strings.HasPrefix(text, "[REDACTED:") {
+			// An argument list's secret flag, then its value.
+			red, k = Marker("secret-flag"), 1
+		}
+		flag = -1
+		if secretFlag(text) && inList(doc[:i]) {
+			flag = end
+		}
 		key = ""
 		if k > 0 {
 			enc, _ := marshalString(red)
@@ -347,6 +356,20 @@ func (r *Redactor) JSON(doc []byte) ([]byte, int) {
 	}
 	out.Write(doc[last:])
 	return out.Bytes(), n
+}
+
+// inList reports whether the JSON value that follows before is an array
+// element: the last byte before it is [ or a comma.
+func inList(before []byte) bool {
+	t := bytes.TrimRight(before, " \t\r\n")
+	return len(t) > 0 && (t[len(t)-1] == '[' || t[len(t)-1] == ',')
+}
+
+// nextInList reports whether between holds only a comma between blanks:
+// two strings that follow each other in a JSON array.
+func nextInList(between []byte) bool {
+	t := bytes.TrimSpace(between)
+	return len(t) == 1 && t[0] == ','
 }
 
 // unquote decodes the JSON string token tok (quotes included), as

@@ -141,6 +141,7 @@ func cutBefore(found []span, at int) int {
 type scratch struct {
 	hits, sorted []hit
 	counts, next []int
+	order        []int32
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -222,9 +223,21 @@ func (r *Redactor) spans(s string) []span {
 	if len(found) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(found, func(a, b span) int { return a.start - b.start })
-	merged := found[:0]
-	for _, f := range found {
+	// In order of start (and rank): by index, spans being large.
+	order := sc.order[:0]
+	for i := range found {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if d := found[a].start - found[b].start; d != 0 {
+			return d
+		}
+		return found[a].prio - found[b].prio
+	})
+	sc.order = order
+	merged := make([]span, 0, len(found))
+	for _, i := range order {
+		f := found[i]
 		if k := len(merged) - 1; k >= 0 && f.start < merged[k].end {
 			m := &merged[k]
 			m.end, m.from, m.to = max(m.end, f.end), min(m.from, f.from), max(m.to, f.to)
