@@ -254,18 +254,26 @@ func flagFind(s string, hits []hit) []finding {
 		if p < last || !secretFlag(s[p:e]) || p > 0 && !strings.ContainsRune(" \t\n\r\"'([,=", rune(s[p-1])) {
 			continue
 		}
+		// Then = and the value, or blanks (a comma too, in a list) and
+		// the next argument: --password X, "--password" "X",
+		// ["--password", "X"].
 		v := e
-		switch {
-		case v < len(s) && s[v] == '=':
+		if v < len(s) && s[v] == '=' {
 			v++
-		case v < len(s) && (s[v] == ' ' || s[v] == '\t'):
+		} else {
+			if v < len(s) && p > 0 && s[p-1] == s[v] && isQuote(s[v]) {
+				v++ // the flag's closing quote
+			}
+			b := v
+			if v < len(s) && s[v] == ',' {
+				v++
+			}
 			for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
 				v++
 			}
-		case strings.HasPrefix(s[v:], `", "`) || strings.HasPrefix(s[v:], `","`):
-			v += strings.IndexByte(s[v+1:], '"') + 1
-		default:
-			continue
+			if v == b {
+				continue
+			}
 		}
 		start, end := shellWord(s, v)
 		if end <= start || s[start] == '-' {

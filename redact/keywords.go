@@ -186,7 +186,10 @@ func keyedValue(s string, i int, try func(start, end int, quoted bool) bool) {
 		for j < len(s) && j-i < keyedGap && (nameByte(s[j]) || s[j] == ' ' || s[j] == '\t') {
 			j++
 		}
-		for k := 0; k < 3 && j < len(s) && (isSpace(s[j]) || s[j] == '"' || s[j] == '\''); k++ {
+		for k := 0; k < 3 && j < len(s) && (isSpace(s[j]) || s[j] == '"' || s[j] == '\'' || escapedQuote(s, j)); k++ {
+			if escapedQuote(s, j) {
+				j++
+			}
 			j++
 		}
 		op := operatorLen(s[j:])
@@ -196,7 +199,10 @@ func keyedValue(s string, i int, try func(start, end int, quoted bool) bool) {
 		opStart := j
 		j += op
 		v, quoted := j, false
-		for k := 0; k < 8 && v < len(s) && (s[v] == '`' || s[v] == '\'' || s[v] == '"' || s[v] == '=' || isSpace(s[v])); k++ {
+		for k := 0; k < 8 && v < len(s) && (s[v] == '`' || s[v] == '\'' || s[v] == '"' || s[v] == '=' || isSpace(s[v]) || escapedQuote(s, v)); k++ {
+			if escapedQuote(s, v) {
+				v++
+			}
 			quoted = s[v] == '`' || s[v] == '\'' || s[v] == '"'
 			v++
 		}
@@ -251,6 +257,12 @@ func operatorLen(s string) int {
 		return 1
 	}
 	return 0
+}
+
+// escapedQuote reports whether s holds a quote escaped with a backslash
+// at i (\" in a string quoted again: Go's %q, JSON inside JSON).
+func escapedQuote(s string, i int) bool {
+	return s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'')
 }
 
 func keyedEnd(c byte) bool {
