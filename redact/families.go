@@ -52,7 +52,7 @@ var families = []family{
 	{name: "gitlab-session-cookie", prefixes: []string{"_gitlab_session="}, body: alnum + `{32,}`},
 	{name: "airtable-token", prefixes: []string{"pat"}, body: alnum + `{14}\.` + hexLow + `{64}`, alone: true},
 	{name: "bitbucket-app-password", prefixes: []string{"ATBB"}, body: `[A-Za-z0-9_=.-]{28,}`},
-	{name: "npm-token", prefixes: []string{"npm_"}, fold: true, body: alnum + `{36}`},
+	{name: "npm-token", prefixes: []string{"npm_"}, fold: true, body: alnum + `{30,}`},
 	{name: "pypi-token", prefixes: []string{"pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"}, body: tok + `{50,}`},
 	{name: "rubygems-token", prefixes: []string{"rubygems_"}, body: hexLow + `{48}`},
 	{name: "clojars-token", prefixes: []string{"CLOJARS_"}, fold: true, body: alnum + `{60}`},
@@ -68,7 +68,7 @@ var families = []family{
 	{name: "aws-access-key-id", prefixes: []string{"A3T"}, body: upDig + `{17}`, alone: true},
 	{name: "aws-bedrock-key", prefixes: []string{"ABSK"}, body: b64 + `{100,}={0,2}`},
 	{name: "aws-bedrock-key", prefixes: []string{"bedrock-api-key-"}, body: `[A-Za-z0-9+/=%_-]{20,}`},
-	{name: "gcp-api-key", prefixes: []string{"AIza"}, body: tok + `{35}`},
+	{name: "gcp-api-key", prefixes: []string{"AIza"}, body: tok + `{30,}`},
 	{name: "alibaba-access-key-id", prefixes: []string{"LTAI"}, body: alnum + `{20}`},
 	{name: "digitalocean-token", prefixes: []string{"doo_v1_", "dop_v1_", "dor_v1_"}, fold: true, body: hexAny + `{64}`},
 	{name: "cloudflare-origin-ca-key", prefixes: []string{"v1.0-"}, body: hexLow + `{24}-` + hexLow + `{146}`},
@@ -98,8 +98,8 @@ var families = []family{
 	{name: "age-secret-key", prefixes: []string{"AGE-SECRET-KEY-1"}, body: upDig + `{58}`},
 
 	// AI providers.
-	{name: "anthropic-api-key", prefixes: []string{"sk-ant-"}, body: `[a-z]{3,8}[0-9]{2}-` + tok + `{20,}`},
-	{name: "openai-api-key", prefixes: []string{"sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"}, body: tok + `{40,}`},
+	{name: "anthropic-api-key", prefixes: []string{"sk-ant-"}, body: tok + `{16,}`},
+	{name: "openai-api-key", prefixes: []string{"sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"}, body: tok + `{20,}`},
 	{name: "openai-api-key", prefixes: []string{"sk-"}, body: `(?:` + tok + `{20,}T3BlbkFJ` + tok + `{20,}|` + alnum + `{48}|` + hexLow + `{32})`, alone: true},
 	{name: "perplexity-api-key", prefixes: []string{"pplx-"}, body: alnum + `{48}`},
 	{name: "huggingface-token", prefixes: []string{"hf_"}, body: `[A-Za-z]{34}`, alone: true},
