@@ -58,11 +58,6 @@ var exclusions = map[string]struct {
 	// The rule's expression has a branch that is any 40 hex digits: every
 	// git commit id, in a text that says "sourcegraph" anywhere.
 	"sourcegraph-access-token": {"a bare 40-hex string is a git commit id as often as a token", regexp.MustCompile(`^[a-fA-F0-9]{40}$`).MatchString},
-	// An empty string or a template reference is not a secret to hide.
-	"kubernetes-secret-yaml": {"an empty value or a {{ template }} holds no secret", func(secret string) bool {
-		v := strings.TrimSpace(secret[strings.IndexByte(secret, ':')+1:])
-		return v == `""` || v == `''` || strings.HasPrefix(v, "{{")
-	}},
 }
 
 func TestRedactHidesWhatGitleaksFinds(t *testing.T) {
@@ -90,6 +85,7 @@ func TestRedactHidesWhatGitleaksFinds(t *testing.T) {
 	var withSample, covered int
 	var pathOnly, noSample []string
 	var leaks []string
+	excused := map[string]int{}
 	for _, r := range rules {
 		if r.Regex == nil {
 			pathOnly = append(pathOnly, r.RuleID) // a file name rule: no text to hide
@@ -131,6 +127,7 @@ func TestRedactHidesWhatGitleaksFinds(t *testing.T) {
 					continue
 				}
 				if x, ok := exclusions[f.RuleID]; ok && x.skips(f.Secret) {
+					excused[f.RuleID]++
 					continue
 				}
 				leaked = true
@@ -158,7 +155,7 @@ func TestRedactHidesWhatGitleaksFinds(t *testing.T) {
 	t.Logf("file-name rules, no text: %v", pathOnly)
 	t.Logf("no sample found: %v", noSample)
 	for id, x := range exclusions {
-		t.Logf("left to gitleaks in %s: %s", id, x.why)
+		t.Logf("left to gitleaks in %s (%d findings): %s", id, excused[id], x.why)
 	}
 	assert.Empty(t, noSample, "every rule with an expression yields a sample")
 	assert.Equal(t, withSample, covered)
