@@ -298,8 +298,10 @@ func (ru *rule) findings(s string, hits []hit) []finding {
 // JSON returns the JSON document doc with secrets hidden inside its
 // strings, and how many: each string value is redacted as text, and the
 // string value of a member whose name looks secret is hidden whole
-// (marked secret-field:NAME) when it has MinValue characters or more.
-// Object keys, numbers and the layout are kept, so the document decodes
+// (marked secret-field:NAME) when it has MinValue characters or more, as
+// is an array's string that follows a secret flag (["--password", "X"]: a
+// command's arguments, marked secret-flag). Object keys, numbers and the
+// layout are kept, so the document decodes
 // into the same types. Bytes that are not a JSON document are redacted
 // as text.
 func (r *Redactor) JSON(doc []byte) ([]byte, int) {
