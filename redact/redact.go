@@ -1,28 +1,34 @@
 // Package redact removes secrets from text before helm stores it: the
 // values of the process's secret-looking environment variables, tokens
-// the caller names (the identities' gh logins), well-known token shapes
-// (GitHub, AWS, Slack, Stripe, JWT, PEM private keys, credentials in
-// URLs) and the value of any NAME=VALUE, NAME: VALUE or "NAME": "VALUE"
-// whose NAME looks secret. Each secret becomes a marker naming the rule
-// that found it, never the value: [REDACTED:github-token],
+// the caller names (the identities' gh logins), the token families
+// providers issue in a shape of their own (families.go: GitHub, GitLab,
+// AWS, GCP, Anthropic, OpenAI, npm, Slack, Stripe... a row each), JWTs,
+// PEM private keys, credentials in URLs, the families known by the name
+// they are assigned to (keywords.go: twitter_consumer_secret = "…"), the
+// value of any NAME=VALUE, NAME: VALUE or "NAME": "VALUE" whose NAME
+// looks secret, and secrets known by where they stand (http.go: HTTP
+// Authorization and Cookie headers in free text, --password flags, OAuth
+// codes and tokens in URL queries). Each secret becomes a marker naming
+// the rule that found it, never the value: [REDACTED:github-token],
 // [REDACTED:env:GH_TOKEN].
 //
-// The rules are helm's own. A literal prefilter (the token prefixes, the
-// values to hide, the secret-looking words) finds candidates, and the
-// regular expressions run only on text that holds one, so text without
-// any costs a few substring searches.
+// The rules are helm's own; a differential test in the integration
+// module measures them against a maintained scanner's. A literal
+// prefilter (literals.go: the token prefixes, the secret-looking words,
+// a few hundred in all) finds candidates in one pass, and the rules run
+// only where one stands, so text without any costs a table lookup every
+// few bytes.
 package redact
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // MinValue is the shortest value hidden because of the name it is
@@ -71,14 +77,28 @@ type Options struct {
 
 type rule struct {
 	name     string
-	re       *regexp.Regexp
-	literals []string // every match holds one of these (nil: the rule runs on the whole text)
-	// find, when set, stands for re and literals: it returns the spans
-	// to hide, in order.
-	find func(s string) []finding
-	// after is how far past a literal a match may end (default
-	// defaultReach); matches start at most defaultReach before one.
-	after int
+	literals []string // lower-case, found in any case; nil: the rule runs on every text
+	// re, when set, runs on the windows around the literals' hits (from
+	// before bytes before a hit to after bytes past it, defaultReach when
+	// 0), or on the whole text for a rule without literals. When it has a
+	// group, the first group's text is hidden; else the whole match.
+	re            *regexp.Regexp
+	before, after int
+	// find, when set instead, returns what the rule finds from the hits
+	// of its literals, in order of start.
+	find func(s string, hits []hit) []finding
+}
+
+// hit is a literal found in the text: where it starts, and which of its
+// rule's literals it is.
+type hit struct{ start, lit int }
+
+// finding is what a rule found: the text it matched, the part of it to
+// hide (all of it, or an expression's first group), and the marker's
+// name when it is not the rule's (a keyed family's).
+type finding struct {
+	match, hide [2]int
+	name        string
 }
 
 // defaultReach bounds how far from its literal a match may reach: the
@@ -92,32 +112,62 @@ type value struct{ name, text string }
 type Redactor struct {
 	values []value // longest first, so a value inside another is not half hidden
 	rules  []rule
-	lits   *anchorSet // the rules' literals, by rule index
+	lits   *litSet // every rule's literals
+	// owner says, by literal in lits, which rule's literal it is (the
+	// rule's index and the literal's index in it).
+	owner []hit
 }
 
-// The token shapes match wherever they stand, not only between word
-// boundaries: a token glued to a word or an underscore (MY_TOKEN_ghp_…,
-// "aghp_…") is as secret as one standing alone, and hiding a little too
-// much is cheaper than storing a token.
-var builtin = []rule{
-	{name: "private-key", re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)`), literals: []string{"PRIVATE KEY"}, after: 1 << 16},
-	{name: "github-token", re: regexp.MustCompile(`(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`), literals: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{name: "aws-access-key-id", re: regexp.MustCompile(`(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[0-9A-Z]{16}`), literals: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA"}},
-	{name: "slack-token", re: regexp.MustCompile(`xox[abposr]-[A-Za-z0-9-]{10,}`), literals: []string{"xox"}},
-	{name: "stripe-key", re: regexp.MustCompile(`[rs]k_(?:live|test)_[0-9A-Za-z]{10,}`), literals: []string{"k_live_", "k_test_"}},
-	{name: "jwt", re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{8,}`), literals: []string{"eyJ"}},
-	// scheme://user:password@ keeps the scheme and user.
-	{name: "url-credentials", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:([^/@\s"'<>]+)@`), literals: []string{"://"}},
-	// NAME=VALUE, NAME: VALUE, "NAME": "VALUE" with a secret-looking NAME
-	// (what the env rule does for variables, for any text: .env files,
-	// YAML, JSON, command lines), found by assignments in one pass.
-	{name: "secret-assignment", find: assignments},
+// builtin returns helm's rules, most specific first: where two findings
+// overlap, the earlier rule names the marker.
+func builtin() []rule {
+	rules := familyRules()
+	rules = append(rules,
+		// The block, from BEGIN to its END line (or the end of a window
+		// 64 KiB long, for a block cut short).
+		rule{name: "private-key", re: regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:KEY(?: BLOCK)?-----|\z)`), literals: []string{"private key"}, before: 128, after: 1 << 16},
+		// Three dot-separated parts, the first two base64url JSON
+		// ("ey..."), the signature possibly empty (alg none).
+		rule{name: "jwt", re: regexp.MustCompile(`ey[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9/\\_-]{15,}\.(?:[A-Za-z0-9/\\_-]*={0,2})?`), literals: []string{".ey"}, before: 4096, after: 16384},
+		// A JWT in base64 ("eyJ" encoded again): its first line (a
+		// wrapped one goes on below, where the rest of the text may too).
+		rule{name: "jwt", re: regexp.MustCompile(`\bZXlK[A-Za-z0-9+/_\\-]{6,}={0,2}`), literals: []string{"zxlk"}, before: 1, after: 1 << 12},
+		// scheme://user:password@ keeps the scheme and user.
+		rule{name: "url-credentials", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:([^/@\s"'<>]+)@`), literals: []string{"://"}},
+		rule{name: "azure-client-secret", re: regexp.MustCompile(`[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}`), literals: digitLiterals("", false, "q~"), before: 4, after: 40},
+		rule{name: "maxmind-license-key", re: regexp.MustCompile(`[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk`), literals: []string{"_mmk"}, before: 40, after: 4},
+		rule{name: "teams-webhook", re: regexp.MustCompile(`\.webhook\.office\.com/webhookb2/([A-Za-z0-9@/_-]{20,})`), literals: []string{".webhook.office.com/"}, before: 1, after: 600},
+		// The dots in any byte, as scanners write the host.
+		rule{name: "slack-webhook", re: regexp.MustCompile(`hooks.slack.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})`), literals: []string{"slack"}, before: 6, after: 600},
+		rule{name: "vault-token", find: vaultLegacyFind, literals: alnumLiterals("s.")},
+		rule{name: "facebook-token", find: facebookFind, literals: append(digitLiterals("", true, "|"), digitLiterals("", true, "%")...)},
+		rule{name: "authorization", find: authorizationFind, literals: []string{"authorization"}},
+		rule{name: "cookie", find: cookieFind, literals: []string{"cookie"}},
+		rule{name: "curl-credentials", find: curlFind, literals: []string{"curl"}},
+		rule{name: "secret-flag", find: flagFind, literals: flagLiterals},
+		rule{name: "url-query-secret", find: queryFind, literals: queryLiterals()},
+		rule{name: "config-secret", find: nugetFind, literals: []string{"<add key="}},
+		rule{name: "kubernetes-secret", find: kubernetesFind, literals: []string{"data:"}},
+	)
+	families, generic := keyedRules()
+	rules = append(rules, families,
+		// NAME=VALUE, NAME: VALUE, "NAME": "VALUE" with a secret-looking
+		// NAME (what the env rule does for variables, for any text: .env
+		// files, YAML, JSON, command lines), found by assignmentsAt in
+		// one pass.
+		rule{name: "secret-assignment", find: assignmentsAt, literals: assignWords},
+		generic)
+	return rules
 }
+
+// builtinRules are built once: the family table compiles a few hundred
+// expressions.
+var builtinRules = sync.OnceValue(builtin)
 
 // New returns a Redactor with the built-in rules and what opts adds. A
 // pattern that does not compile is an error naming it.
 func New(opts Options) (*Redactor, error) {
-	r := &Redactor{rules: append([]rule(nil), builtin...)}
+	r := &Redactor{rules: append([]rule(nil), builtinRules()...)}
 	extra := map[string]bool{}
 	for _, n := range opts.ExtraEnv {
 		extra[n] = true
@@ -155,26 +205,28 @@ func New(opts Options) (*Redactor, error) {
 		}
 		r.rules = append(r.rules, rule{name: p.Name, re: re})
 	}
-	var lits []string
-	var ids []int
-	for i, ru := range r.rules {
-		for _, l := range ru.literals {
-			lits, ids = append(lits, l), append(ids, i)
-		}
+	if len(opts.Patterns) == 0 {
+		r.lits, r.owner = builtinLits()
+	} else {
+		r.lits, r.owner = literalsOf(r.rules)
 	}
-	r.lits = newAnchorSet(lits, ids)
 	return r, nil
 }
 
-// candidates reports, by rule, whether the rule may match in s: it has no
-// literals, or s holds one of them.
-func (r *Redactor) candidates(s string) []bool {
-	is := make([]bool, len(r.rules))
-	for i, ru := range r.rules {
-		is[i] = ru.literals == nil || ru.find != nil
+// builtinLits is the literal set of the built-in rules, built once (the
+// caller's patterns have no literals: they run on every text).
+var builtinLits = sync.OnceValues(func() (*litSet, []hit) { return literalsOf(builtinRules()) })
+
+func literalsOf(rules []rule) (*litSet, []hit) {
+	var lits []string
+	var owner []hit
+	for i, ru := range rules {
+		for j, l := range ru.literals {
+			lits = append(lits, l)
+			owner = append(owner, hit{start: i, lit: j})
+		}
 	}
-	r.lits.each(s, len(s), func(id, _ int) { is[id] = true })
-	return is
+	return newLitSet(lits), owner
 }
 
 // Marker is what stands in for a secret found by rule name.
@@ -186,101 +238,49 @@ func (r *Redactor) String(s string) (string, int) {
 	if r == nil || s == "" {
 		return s, 0
 	}
-	n := 0
-	for _, v := range r.values {
-		if strings.Contains(s, v.text) {
-			c := strings.Count(s, v.text)
-			s = strings.ReplaceAll(s, v.text, Marker(v.name))
-			n += c
-		}
-	}
-	candidate := r.candidates(s) // on the text before any is hidden: a marker adds no literal
-	for i, ru := range r.rules {
-		if !candidate[i] {
-			continue
-		}
-		var k int
-		s, k = ru.apply(s)
-		n += k
-	}
-	return s, n
-}
-
-// apply replaces the rule's matches in s: the first group when the
-// expression has one, else the whole match. A match that is a marker
-// already is left alone.
-func (ru rule) apply(s string) (string, int) {
-	var b strings.Builder
-	last, n := 0, 0
-	for _, sp := range ru.matches(s) {
-		start, end := sp[0], sp[1]
-		if start < last || strings.HasPrefix(s[start:end], "[REDACTED:") {
-			continue
-		}
-		b.WriteString(s[last:start])
-		b.WriteString(Marker(ru.name))
-		last = end
-		n++
-	}
-	if n == 0 {
+	found := r.spans(s)
+	if len(found) == 0 {
 		return s, 0
 	}
-	b.WriteString(s[last:])
-	return b.String(), n
-}
-
-// finding is what a rule found: the text it matched, and the part of it
-// to hide (all of it, or an expression's first group).
-type finding struct {
-	match, hide [2]int
-}
-
-// matches returns the spans to hide, in order.
-func (ru rule) matches(s string) [][2]int {
-	found := ru.findings(s)
-	spans := make([][2]int, len(found))
-	for i, f := range found {
-		spans[i] = f.hide
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, f := range found {
+		b.WriteString(s[last:f.start])
+		b.WriteString(Marker(f.name))
+		last = f.end
 	}
-	return spans
+	b.WriteString(s[last:])
+	return b.String(), len(found)
 }
 
-// findings returns what the rule finds in s, in order: the expression
-// runs on the windows around the literals (merged where they overlap), or
-// on the whole text for a rule without literals.
-func (ru rule) findings(s string) []finding {
+// findings returns what the rule finds in s from the hits of its
+// literals: its find's, or its expression's on the windows around the
+// hits (merged where they overlap), or on the whole text for a rule
+// without literals.
+func (ru *rule) findings(s string, hits []hit) []finding {
 	if ru.find != nil {
-		return ru.find(s)
+		return ru.find(s, hits)
 	}
 	var wins [][2]int
 	if ru.literals == nil {
 		wins = [][2]int{{0, len(s)}}
 	} else {
-		after := ru.after
+		before, after := ru.before, ru.after
+		if before == 0 {
+			before = defaultReach
+		}
 		if after == 0 {
 			after = defaultReach
 		}
-		for _, l := range ru.literals {
-			for from := 0; ; {
-				i := strings.Index(s[from:], l)
-				if i < 0 {
-					break
-				}
-				i += from
-				wins = append(wins, [2]int{max(0, i-defaultReach), min(len(s), i+len(l)+after)})
-				from = i + len(l)
-			}
-		}
-		sort.Slice(wins, func(i, j int) bool { return wins[i][0] < wins[j][0] })
-		merged := wins[:0]
-		for _, w := range wins {
-			if k := len(merged) - 1; k >= 0 && w[0] <= merged[k][1] {
-				merged[k][1] = max(merged[k][1], w[1])
+		for _, h := range hits {
+			w := [2]int{max(0, h.start-before), min(len(s), h.start+len(ru.literals[h.lit])+after)}
+			if k := len(wins) - 1; k >= 0 && w[0] <= wins[k][1] {
+				wins[k][1] = max(wins[k][1], w[1])
 				continue
 			}
-			merged = append(merged, w)
+			wins = append(wins, w)
 		}
-		wins = merged
 	}
 	var found []finding
 	for _, w := range wins {
@@ -295,134 +295,13 @@ func (ru rule) findings(s string) []finding {
 	return found
 }
 
-// assignWords are the lower-case words that make a name in NAME=VALUE
-// look secret to the secret-assignment rule.
-var assignWords = []string{"token", "secret", "password", "passwd", "api_key", "api-key", "apikey", "private_key", "private-key", "privatekey", "credential"}
-
-// assignSet finds assignWords (their ids are their indexes).
-var assignSet = newAnchorSet(assignWords, func() []int {
-	ids := make([]int, len(assignWords))
-	for i := range ids {
-		ids[i] = i
-	}
-	return ids
-}())
-
-// appendLower appends s to dst with ASCII upper-case letters lowered,
-// eight bytes at a time.
-func appendLower(dst []byte, s string) []byte {
-	n := len(dst)
-	dst = append(dst, s...)
-	b := dst[n:]
-	const ones = 0x0101010101010101
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		h := w & (0x7f * ones)
-		// The high bit of each byte of upper is set where the byte is
-		// ASCII and in 'A'..'Z': at least 'A', not past 'Z'.
-		upper := ((h + (0x80-'A')*ones) ^ (h + (0x80-'Z'-1)*ones)) &^ w & (0x80 * ones)
-		binary.LittleEndian.PutUint64(b[i:], w|upper>>2)
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return dst
-}
-
-// lowerChunk is how much text assignments lowers at a time, so that a
-// huge sighting costs a bounded buffer, not a second copy of itself.
-const lowerChunk = 64 << 10
-
-// assignments returns the spans of the values in NAME=VALUE, NAME: VALUE
-// and "NAME": "VALUE" whose NAME (letters, digits, _ . -) holds one of
-// assignWords in any case, and whose VALUE (up to a space, quote, comma
-// or semicolon) has MinValue characters or more. It finds the words with
-// substring searches on a lower-cased copy, a chunk at a time, and reads
-// forward from each: linear in the text, where the equivalent regular
-// expression, with an unbounded name before the word, backtracked over
-// every identifier of source that mentions tokens.
-func assignments(s string) []finding {
-	var hits [][2]int // the words found: start, end
-	buf := make([]byte, 0, min(len(s), lowerChunk+16))
-	for off := 0; off < len(s); off += lowerChunk {
-		// Lower the chunk and a little of the next, so a word that
-		// straddles the border is found (once: its start is in this chunk).
-		end := min(len(s), off+lowerChunk+len("private_key"))
-		buf = appendLower(buf[:0], s[off:end])
-		lowered := unsafe.String(unsafe.SliceData(buf), len(buf)) // buf does not change while it is searched
-		assignSet.each(lowered, lowerChunk, func(id, start int) {
-			hits = append(hits, [2]int{off + start, off + start + len(assignWords[id])})
-		})
-	}
-	if len(hits) == 0 {
-		return nil
-	}
-	sort.Slice(hits, func(i, j int) bool { return hits[i][0] < hits[j][0] })
-	var found []finding
-	last := 0
-	for _, h := range hits {
-		if h[0] < last {
-			continue
-		}
-		j := h[1]
-		for j < len(s) && nameByte(s[j]) {
-			j++
-		}
-		// Every later word inside this name ends at the same place, with
-		// the same outcome: a failed name is not read again for each of
-		// its words (tokentokentoken... stays linear).
-		last = j
-		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
-			j++
-		}
-		j = skipSpace(s, j)
-		if j == len(s) || (s[j] != ':' && s[j] != '=') {
-			continue
-		}
-		j = skipSpace(s, j+1)
-		if j < len(s) && (s[j] == '"' || s[j] == '\'') {
-			j++
-		}
-		v := j
-		for j < len(s) && !valueEnd(s[j]) {
-			j++
-		}
-		if utf8.RuneCountInString(s[v:j]) < MinValue {
-			continue
-		}
-		name := h[0] // the match begins where the name does
-		for name > 0 && nameByte(s[name-1]) {
-			name--
-		}
-		found = append(found, finding{match: [2]int{name, j}, hide: [2]int{v, j}})
-		last = j
-	}
-	return found
-}
-
-func nameByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
-
-func valueEnd(c byte) bool { return isSpace(c) || c == '"' || c == '\'' || c == ',' || c == ';' }
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && isSpace(s[i]) {
-		i++
-	}
-	return i
-}
-
 // JSON returns the JSON document doc with secrets hidden inside its
 // strings, and how many: each string value is redacted as text, and the
 // string value of a member whose name looks secret is hidden whole
-// (marked secret-field:NAME) when it has MinValue characters or more.
-// Object keys, numbers and the layout are kept, so the document decodes
+// (marked secret-field:NAME) when it has MinValue characters or more, as
+// is an array's string that follows a secret flag (["--password", "X"]: a
+// command's arguments, marked secret-flag). Object keys, numbers and the
+// layout are kept, so the document decodes
 // into the same types. Bytes that are not a JSON document are redacted
 // as text.
 func (r *Redactor) JSON(doc []byte) ([]byte, int) {
@@ -436,6 +315,7 @@ func (r *Redactor) JSON(doc []byte) ([]byte, int) {
 	var out bytes.Buffer
 	n, last := 0, 0
 	var key string // the member name before a ':' (object values)
+	flag := -1     // where the last string ended, when it was a secret flag (["--password", "X"])
 	for i := 0; i < len(doc); {
 		c := doc[i]
 		if c != '"' {
@@ -462,6 +342,14 @@ func (r *Redactor) JSON(doc []byte) ([]byte, int) {
 		if k == 0 && key != "" && LooksSecret(key) && utf8.RuneCountInString(text) >= MinValue && !strings.HasPrefix(text, "[REDACTED:") {
 			red, k = Marker("secret-field:"+key), 1
 		}
+		if k == 0 && flag >= 0 && nextInList(doc[flag:i]) && text != "" && text[0] != '-' && !strings.HasPrefix(text, "[REDACTED:") {
+			// An argument list's secret flag, then its value.
+			red, k = Marker("secret-flag"), 1
+		}
+		flag = -1
+		if secretFlag(text) && inList(doc[:i]) {
+			flag = end
+		}
 		key = ""
 		if k > 0 {
 			enc, _ := marshalString(red)
@@ -477,6 +365,20 @@ func (r *Redactor) JSON(doc []byte) ([]byte, int) {
 	}
 	out.Write(doc[last:])
 	return out.Bytes(), n
+}
+
+// inList reports whether the JSON value that follows before is an array
+// element: the last byte before it is [ or a comma.
+func inList(before []byte) bool {
+	t := bytes.TrimRight(before, " \t\r\n")
+	return len(t) > 0 && (t[len(t)-1] == '[' || t[len(t)-1] == ',')
+}
+
+// nextInList reports whether between holds only a comma between blanks:
+// two strings that follow each other in a JSON array.
+func nextInList(between []byte) bool {
+	t := bytes.TrimSpace(between)
+	return len(t) == 1 && t[0] == ','
 }
 
 // unquote decodes the JSON string token tok (quotes included), as

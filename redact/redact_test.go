@@ -106,6 +106,13 @@ func FuzzRedact(f *testing.F) {
 	f.Add(pemBlock)
 	f.Add("https://alice:pa55w0rd@example.com/")
 	f.Add(`{"api_key": "0123456789abcdef"}`)
+	f.Add("Authorization: Bearer " + bearer + "\r\nCookie: a=" + cookieValue + "; b=2")
+	f.Add("Set-Cookie: sid=" + cookieValue + "; Path=/\nmysql --password hunter2 --token=x")
+	f.Add("GET /cb?code=4/0AX&access_token=ya29#id_token=x HTTP/1.1")
+	f.Add(`TWITTER_CONSUMER_SECRET: "` + strings.Repeat("aB3dE", 10) + `" heroku_key = 01234567-89ab-cdef-0123-456789abcdef`)
+	f.Add("curl -u a:b -H 'X-Key: 9f86d081' https://x\nkind: Secret\ndata:\n  pw: |\n    cGFzcw==\n")
+	f.Add(anthropicKey + " " + openaiKey + " " + npmToken + " " + gitlabToken + " " + gcpKey + " " + slackToken)
+	f.Add(`<add key="Password" value="x" /> s.Ab3dEf6hIj9kLm2nOp5qRs8t 123456789012345|abcdefghijklmnopqrstuvwxyz0`)
 	r, err := redact.New(redact.Options{Environ: []string{"GH_TOKEN=s3cr3t-env-value"}})
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, s string) {
@@ -137,7 +144,14 @@ func BenchmarkRedact(b *testing.B) {
 	// Source that talks about tokens and secrets on every line: the
 	// secret-assignment rule's words are everywhere, its values nowhere.
 	code := strings.Repeat("\ttoken, err := s.tokens.Next(ctx) // the SecretStore's token\n\tif password == nil { return errNoPassword }\n", 1<<13)
-	for _, bc := range []struct{ name, text string }{{"clean", clean}, {"with-secret", dirty}, {"secret-words", code}} {
+	// Secrets of the families on every line: headers, flags, query
+	// parameters, provider tokens and keyed assignments.
+	families := strings.Repeat("Authorization: Bearer "+bearer+"\nCookie: session="+cookieValue+"\n"+
+		"mysql --password hunter2 -h db\nGET /cb?code=4/0AX4XfWh5q&state=x\n"+
+		anthropicKey+"\n"+npmToken+"\n"+gitlabToken+"\n"+gcpKey+"\n"+slackToken+"\n"+
+		`TWITTER_CONSUMER_SECRET: "`+strings.Repeat("aB3dE", 10)+"\"\n"+
+		"stripeClientKey: Zx81kQ0pLm3vB7nR2tY9\n", 1<<11) // ~1 MiB
+	for _, bc := range []struct{ name, text string }{{"clean", clean}, {"with-secret", dirty}, {"secret-words", code}, {"families", families}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.text)))
 			for b.Loop() {

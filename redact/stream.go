@@ -4,6 +4,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -98,10 +99,12 @@ func (x *Writer) emit(final bool) error {
 
 // span is a finding: s[start:end] is a secret, in the text a rule
 // matched, s[from:to] (the name of a NAME=VALUE, the
-// user of a URL's credentials...).
+// user of a URL's credentials...), marked with name.
 type span struct {
 	start, end int
 	from, to   int
+	name       string
+	prio       int // the value's or rule's rank: the lower names a merged span
 }
 
 // cutBefore returns where to cut the text at or before at so that no
@@ -134,43 +137,113 @@ func cutBefore(found []span, at int) int {
 	return cut
 }
 
+// scratch holds the buffers spans reuses between calls.
+type scratch struct {
+	hits, sorted []hit
+	counts, next []int
+	order        []int32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
 // spans returns every finding of every value and rule in s, in order of
-// what they hide, overlapping findings merged into one (only where a
-// chunk may end is read from them). A finding that is a marker already is
-// left out.
+// what they hide, overlapping findings merged into one, named by the
+// value or the earliest rule among them. A finding that is a marker
+// already is left out.
 func (r *Redactor) spans(s string) []span {
 	if r == nil {
 		return nil
 	}
 	var found []span
-	for _, v := range r.values {
+	for i, v := range r.values {
 		for from := 0; ; {
-			i := strings.Index(s[from:], v.text)
-			if i < 0 {
+			j := strings.Index(s[from:], v.text)
+			if j < 0 {
 				break
 			}
-			i += from
-			found = append(found, span{start: i, end: i + len(v.text), from: i, to: i + len(v.text)})
-			from = i + len(v.text)
+			j += from
+			found = append(found, span{start: j, end: j + len(v.text), from: j, to: j + len(v.text), name: v.name, prio: i})
+			from = j + len(v.text)
 		}
 	}
-	candidate := r.candidates(s)
-	for i, ru := range r.rules {
-		if !candidate[i] {
-			continue
-		}
-		for _, f := range ru.findings(s) {
-			if f.hide[0] < f.hide[1] && !strings.HasPrefix(s[f.hide[0]:f.hide[1]], "[REDACTED:") {
-				found = append(found, span{start: f.hide[0], end: f.hide[1], from: f.match[0], to: f.match[1]})
+	// The hits of every literal, by rule (a counting sort: literals are
+	// numbered rule by rule), each rule's in order of start.
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	sc.hits = sc.hits[:0]
+	r.lits.each(s, func(lit, start int) { sc.hits = append(sc.hits, hit{start: start, lit: lit}) })
+	add := func(i int, fs []finding) {
+		for _, f := range fs {
+			if f.hide[0] >= f.hide[1] || strings.HasPrefix(s[f.hide[0]:f.hide[1]], "[REDACTED:") {
+				continue
 			}
+			name := f.name
+			if name == "" {
+				name = r.rules[i].name
+			}
+			found = append(found, span{start: f.hide[0], end: f.hide[1], from: f.match[0], to: f.match[1], name: name, prio: len(r.values) + i})
 		}
 	}
-	slices.SortStableFunc(found, func(a, b span) int { return a.start - b.start })
-	merged := found[:0]
-	for _, f := range found {
+	if len(sc.hits) > 0 {
+		counts := sc.counts[:0]
+		counts = append(counts, make([]int, len(r.rules)+1)...)
+		for _, h := range sc.hits {
+			counts[r.owner[h.lit].start+1]++
+		}
+		for i := 1; i < len(counts); i++ {
+			counts[i] += counts[i-1]
+		}
+		sorted := append(sc.sorted[:0], make([]hit, len(sc.hits))...)
+		next := append(sc.next[:0], counts...)
+		for _, h := range sc.hits {
+			o := r.owner[h.lit]
+			sorted[next[o.start]] = hit{start: h.start, lit: o.lit}
+			next[o.start]++
+		}
+		for i := range r.rules {
+			group := sorted[counts[i]:counts[i+1]]
+			if len(group) == 0 {
+				continue
+			}
+			// Nearly in order already (by anchor): insertion sort.
+			for a := 1; a < len(group); a++ {
+				for b := a; b > 0 && group[b].start < group[b-1].start; b-- {
+					group[b], group[b-1] = group[b-1], group[b]
+				}
+			}
+			add(i, r.rules[i].findings(s, group))
+		}
+		sc.counts, sc.sorted, sc.next = counts, sorted, next
+	}
+	for i := range r.rules {
+		if r.rules[i].literals == nil {
+			add(i, r.rules[i].findings(s, nil))
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	// In order of start (and rank): by index, spans being large.
+	order := sc.order[:0]
+	for i := range found {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if d := found[a].start - found[b].start; d != 0 {
+			return d
+		}
+		return found[a].prio - found[b].prio
+	})
+	sc.order = order
+	merged := make([]span, 0, len(found))
+	for _, i := range order {
+		f := found[i]
 		if k := len(merged) - 1; k >= 0 && f.start < merged[k].end {
 			m := &merged[k]
 			m.end, m.from, m.to = max(m.end, f.end), min(m.from, f.from), max(m.to, f.to)
+			if f.prio < m.prio {
+				m.name, m.prio = f.name, f.prio
+			}
 			continue
 		}
 		merged = append(merged, f)

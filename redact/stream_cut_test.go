@@ -37,16 +37,34 @@ func TestWriterHidesAGroupWhateverTheCut(t *testing.T) {
 		{"DB_PASSWORD=correct-horse-battery", "correct-horse-battery"},
 		{"https://alice:pa55w0rdpa55w0rd@example.com", "pa55w0rdpa55w0rd"},
 		{"TICKET-12345678901", "12345678901"},
+		// The rules whose context (a header's name, a flag, a keyword, a
+		// command, a kind: Secret) stands before the secret.
+		{"Authorization: Bearer 8f14e45fceea167a5a36", "8f14e45fceea167a5a36"},
+		{"Cookie: session=s%3Aj9Rk2LmQ7vXz", "s%3Aj9Rk2LmQ7vXz"},
+		{"mysql --password hunter2pass", "hunter2pass"},
+		{"https://x/cb?code=4/0AX4XfWh5qabc", "4/0AX4XfWh5qabc"},
+		{"twitter_key = Ab3dEf6hIj9kLm2nOp5qRs8tU", "Ab3dEf6hIj9kLm2nOp5qRs8tU"},
+		{"stripeClientKey: Zx81kQ0pLm3vB7nR2tY9", "Zx81kQ0pLm3vB7nR2tY9"},
+		{"curl -u admin:Pa55w0rd1", "admin:Pa55w0rd1"},
+		{"kind: Secret\ndata:\n  pw: cGFzc3dvcmQxMjM0", "cGFzc3dvcmQxMjM0"},
+		{"xoxb-123456789012-1234567890123-AbCdEfGh", "1234567890123-AbCdEfGh"},
 	}
 	for _, c := range cases {
 		for k := 1; k < len(c.secret); k++ {
+			// The cut at each border between a word and what is not (a
+			// name and its operator, an operator and the value...), in
+			// the middle and next to the ends: 1 MiB of text a cut takes
+			// the race detector's while.
+			if k > 1 && k < len(c.secret)-1 && k != len(c.secret)/2 && isWordByte(c.secret[k-1]) == isWordByte(c.secret[k]) {
+				continue
+			}
 			// total length L >= 1 MiB + reach; cut = L - reach; the
 			// secret starts at cut-k.
 			L := 1<<20 + reach + 4096
 			cut := L - reach
 			pre := strings.Repeat("a", cut-k-1) + " "
 			text := pre + c.secret + " " + strings.Repeat("b", L-len(pre)-len(c.secret)-1)
-			if s, _ := r.String(text); strings.Contains(s, c.leak) {
+			if s, _ := r.String(text); k == 1 && strings.Contains(s, c.leak) {
 				t.Fatalf("String leaks too?")
 			}
 			got, _ := oneWrite(t, r, text)
@@ -55,4 +73,8 @@ func TestWriterHidesAGroupWhateverTheCut(t *testing.T) {
 			}
 		}
 	}
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }

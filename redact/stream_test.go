@@ -34,8 +34,10 @@ func TestWriterHidesWhatStringHidesWhereverTheChunksFall(t *testing.T) {
 		Environ:  []string{"GH_TOKEN=s3cr3t-env-value"},
 		Patterns: []redact.Pattern{{Name: "ticket", Regexp: `TICKET-(\d{6,})`}},
 	})
-	secrets := []string{ghToken, awsKey, jwt, pemBlock, "s3cr3t-env-value", "https://alice:pa55w0rd@example.com", "DB_PASSWORD=correct-horse-battery", "TICKET-1234567"}
-	leaks := []string{ghToken, awsKey, jwt, "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo", "s3cr3t-env-value", "pa55w0rd", "correct-horse-battery", "1234567"}
+	secrets := []string{ghToken, awsKey, jwt, pemBlock, "s3cr3t-env-value", "https://alice:pa55w0rd@example.com", "DB_PASSWORD=correct-horse-battery", "TICKET-1234567",
+		"Authorization: Bearer " + bearer, "Set-Cookie: sid=" + cookieValue + "; Path=/", anthropicKey, npmToken, "psql --password=hunter2 -U app", "GET /cb?code=4/0AX4XfWh5q&state=x", `TWITTER_SECRET: "` + strings.Repeat("aB3dE", 10) + `"`}
+	leaks := []string{ghToken, awsKey, jwt, "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo", "s3cr3t-env-value", "pa55w0rd", "correct-horse-battery", "1234567",
+		bearer, cookieValue, anthropicKey, npmToken, "hunter2", "4/0AX4XfWh5q", strings.Repeat("aB3dE", 10)}
 	line := "ordinary source text, a line of it; nothing to hide here at all.\n"
 	for seed := range uint64(4) {
 		rnd := rand.New(rand.NewPCG(seed, 3))
