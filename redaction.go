@@ -23,8 +23,10 @@ import (
 // in the environment is stored as a marker naming the rule that found
 // it, never as its value.
 
-// Redaction says what a home hides besides redact's built-in rules (token
-// shapes, private keys, credentials in URLs, secret-looking assignments),
+// Redaction says what a home hides besides redact's built-in rules (the
+// token families providers issue, private keys, credentials in URLs,
+// secret-looking assignments, HTTP authorization and cookie headers,
+// password flags: see package redact),
 // the values of the process's secret-looking environment variables and
 // the tokens in the identities' gh configurations under the home.
 type Redaction struct {
