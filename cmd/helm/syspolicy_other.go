@@ -5,17 +5,7 @@ package main
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 )
-
-// defaultSystemPolicy is %ProgramData%\helm\policy.toml on Windows.
-func defaultSystemPolicy() string {
-	dir := os.Getenv("ProgramData")
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, "helm", "policy.toml")
-}
 
 // systemPolicyTrusted reports a missing policy as fs.ErrNotExist. File
 // modes say nothing of who may write a file on Windows: its ACL is
