@@ -458,8 +458,10 @@ func (a *archiveReader) readArtifact(im *importer, pack packWriter) error {
 	stored := base64.NewDecoder(base64.StdEncoding, data)
 	ref := artifactRef(&c.ref)
 	if c.ref.Blob != 0 {
-		if c.ref.StoredSize >= segment.DefaultMaxRecordSize {
-			return a.invalid("artifact %s: %d stored bytes cannot be a record of the event log", head.Hash, c.ref.StoredSize)
+		// Blobs are held until the log is written: helm stores none
+		// larger than InlineMax, so an archive may hold none either.
+		if c.ref.StoredSize > artifact.InlineMax {
+			return a.invalid("artifact %s: %d stored bytes in a blob record, where helm stores at most %d", head.Hash, c.ref.StoredSize, artifact.InlineMax)
 		}
 		var buf bytes.Buffer
 		err = artifact.CopyStored(&buf, ref, stored)

@@ -199,7 +199,12 @@ func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) erro
 			}
 			return &hinted{Err: err, Hint: fmt.Sprintf("helm --home OTHER-HOME voyage import %s, or remove %s first", args[0], where)}
 		}
-		return err
+		// The library names the archive's line; the file is the caller's.
+		name := "standard input"
+		if args[0] != "-" {
+			name = printable(args[0])
+		}
+		return fmt.Errorf("archive %s: %w", name, err)
 	}
 	a.voyages = append(a.voyages, v)
 	if a.g.json {
