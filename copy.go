@@ -88,12 +88,8 @@ func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) 
 		im.after = after
 		err = ar.readArtifacts(ctx, im, v.packWriter(ctx))
 	}
-	var records [][]byte
 	if err == nil {
-		records, err = im.records()
-	}
-	if err == nil {
-		err = v.appendImported(ctx, records, after, im.seen, func(last uint64) error {
+		err = im.appendTo(ctx, v, after, func(last uint64) error {
 			return fmt.Errorf("%w: the copy in %s does not end at record %d now: a writer appended to it meanwhile; copy again to see whether it diverged", ErrDiverged, h.where(), last)
 		})
 	}
@@ -176,15 +172,16 @@ func copyForm(e *projection.Event) []byte {
 	return b
 }
 
-// appendImported appends records after record after, which the log must
-// end at (else moved says so, given the record it expected to end at);
-// events names the records that are events (the others are blobs): as
-// one unit in a home on disk; in a shared store, in units it takes
-// (storeUnit), each ending with an event, so that a copy left part way
-// (the store refused or lost a later unit) is a voyage that ends where one
-// of its events does, which copying again brings up to date.
+// appendImported appends records, the records after record after, which
+// the log must end at (else moved says so, given the record it expected
+// to end at); events names the records that are events by sequence
+// number (the others are blobs): as one unit in a home on disk; in a
+// shared store, in units it takes (storeUnit), each ending with an event,
+// so that a copy left part way (the store refused or lost a later unit)
+// is a voyage that ends where one of its events does, which copying again
+// brings up to date.
 func (v *Voyage) appendImported(ctx context.Context, records [][]byte, after uint64, events map[uint64]bool, moved func(last uint64) error) error {
-	units := [][][]byte{records[after:]}
+	units := [][][]byte{records}
 	if v.remote != nil {
 		units = unitsOf(records, after, events)
 	}
@@ -214,18 +211,18 @@ const (
 	perRecord = 16
 )
 
-// unitsOf splits the records after record after into units of at most
-// storeUnit bytes, each ending with an event (events names them by
+// unitsOf splits records, the records after record after, into units of
+// at most storeUnit bytes, each ending with an event (events names them by
 // sequence number): an event is not parted from the blob records before
 // it. An event larger than a unit, with its blobs, is a unit of its own,
 // which the store may refuse.
 func unitsOf(records [][]byte, after uint64, events map[uint64]bool) [][][]byte {
 	var units [][][]byte
-	start, end := int(after), int(after) // the unit being made, up to its last event
-	size, pending := 0, 0                // its bytes; those of the records after its last event
-	for i := int(after); i < len(records); i++ {
+	start, end := 0, 0    // the unit being made, up to its last event
+	size, pending := 0, 0 // its bytes; those of the records after its last event
+	for i := range records {
 		pending += len(records[i]) + perRecord
-		if !events[uint64(i)+1] {
+		if !events[after+uint64(i)+1] {
 			continue
 		}
 		if size > 0 && size+pending > storeUnit {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/google/uuid"
@@ -59,6 +60,7 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 	if err != nil {
 		return nil, 0, &VoyageError{Op: op, Voyage: ar.id, Err: err}
 	}
+	defer im.close()
 	id := im.hdr.VoyageID
 	red, err := h.redactor()
 	if err != nil {
@@ -84,11 +86,7 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 		if err := ar.readArtifacts(ctx, im, v.packWriter(ctx)); err != nil {
 			return &VoyageError{Op: op, Voyage: id, Err: err}
 		}
-		records, err := im.records()
-		if err != nil {
-			return &VoyageError{Op: op, Voyage: id, Err: err}
-		}
-		err = v.appendImported(ctx, records, 0, im.seen, func(last uint64) error {
+		err := im.appendTo(ctx, v, 0, func(last uint64) error {
 			if last == 0 {
 				return errors.New("the new voyage's log is not empty")
 			}
@@ -116,9 +114,13 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 }
 
 // maxArchiveLine bounds a line of an archive other than an artifact's
-// (whose data is streamed): an event's JSON may be larger than its stored
-// form, which the log bounds at segment.DefaultMaxRecordSize.
-const maxArchiveLine = 2 * segment.DefaultMaxRecordSize
+// (whose data is streamed), and with it what reading one costs (a few
+// times the line): the log bounds an event's stored form at
+// segment.DefaultMaxRecordSize, and its JSON is about as long, a little
+// more for the field names. An event whose text is so full of characters
+// JSON escapes that its line is longer cannot be imported; no event of
+// that size is one a person or an agent writes.
+const maxArchiveLine = segment.DefaultMaxRecordSize + 1<<20
 
 // archiveReader reads an archive a line at a time, hashing every byte it
 // consumes before the trailer.
@@ -160,27 +162,39 @@ func (a *archiveReader) fault(err error, what string) error {
 // its newline.
 func (a *archiveReader) readLine(max int, hash bool) ([]byte, error) {
 	a.line++
-	var line []byte
+	// A long line is gathered in chunks and joined once, at its end: its
+	// memory is the line and the chunks, not a slice grown over and over
+	// (and the garbage each growth leaves).
+	var chunks [][]byte
+	n := 0
 	for {
 		chunk, err := a.br.ReadSlice('\n')
-		if len(line)+len(chunk) > max+1 {
+		if n+len(chunk) > max+1 {
 			return nil, a.invalid("the line is longer than %d bytes", max)
 		}
 		if hash {
 			a.consumed(chunk)
 		}
-		line = append(line, chunk...)
+		n += len(chunk)
 		switch {
 		case err == nil:
-			return line[:len(line)-1], nil
+			return joinLine(chunks, chunk)[:n-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF) && len(line) > 0:
-			return line, nil
+			chunks = append(chunks, bytes.Clone(chunk)) // ReadSlice's buffer is reused
+		case errors.Is(err, io.EOF) && n > 0:
+			return joinLine(chunks, chunk), nil
 		default:
 			return nil, a.fault(err, "before this line")
 		}
 	}
+}
+
+// joinLine returns the chunks and last as one new slice.
+func joinLine(chunks [][]byte, last []byte) []byte {
+	if len(chunks) == 0 {
+		return bytes.Clone(last)
+	}
+	return bytes.Join(append(chunks, last), nil)
 }
 
 // importer is what an archive's events make of a voyage, before anything
@@ -196,10 +210,12 @@ type importer struct {
 	// has (indexes into cs.list), and want those not read yet, by hash.
 	live []int
 	want map[string]int
-	// blobs are the blob records to write, by sequence number;
-	// offsets the pack frames written, by the offset the archive's
-	// events give them.
-	blobs   map[uint64][]byte
+	// blobs are where the blob records to write are in spill, by
+	// sequence number: they wait there, not in memory, until the archive
+	// is read to its trailer and the log is written. offsets are the pack
+	// frames written, by the offset the archive's events give them.
+	blobs   map[uint64]spilled
+	spill   *os.File
 	offsets map[int64]int64
 	// reclaim lists, in the order they were stored, the copies in the
 	// pack whose bytes the archive leaves out (jettisoned), yet to be
@@ -339,8 +355,44 @@ func (a *archiveReader) readEvents(ctx context.Context, im *importer) error {
 			im.reclaim = append(im.reclaim, i)
 		}
 	}
-	im.blobs, im.offsets = map[uint64][]byte{}, map[int64]int64{}
+	im.blobs, im.offsets = map[uint64]spilled{}, map[int64]int64{}
 	return nil
+}
+
+// spilled is a blob record's place in the importer's spill file.
+type spilled struct {
+	off int64
+	n   int
+}
+
+// spillBlob writes a blob record to the spill file (a temporary file,
+// removed by close), to be read back when the log is written.
+func (im *importer) spillBlob(seq uint64, rec []byte) error {
+	if im.spill == nil {
+		f, err := os.CreateTemp("", "helm-import-*")
+		if err != nil {
+			return fmt.Errorf("hold the archive's blob records: %w", err)
+		}
+		im.spill = f
+	}
+	off, err := im.spill.Seek(0, io.SeekEnd)
+	if err == nil {
+		_, err = im.spill.Write(rec)
+	}
+	if err != nil {
+		return fmt.Errorf("hold the archive's blob records in %s: %w", im.spill.Name(), err)
+	}
+	im.blobs[seq] = spilled{off, len(rec)}
+	return nil
+}
+
+// close removes the spill file, if there is one.
+func (im *importer) close() {
+	if im.spill != nil {
+		im.spill.Close()
+		os.Remove(im.spill.Name())
+		im.spill = nil
+	}
 }
 
 // importEvent returns the stored form of e, redacted, once it folds into
@@ -466,7 +518,7 @@ func (a *archiveReader) readArtifact(im *importer, pack packWriter) error {
 		var buf bytes.Buffer
 		err = artifact.CopyStored(&buf, ref, stored)
 		if err == nil {
-			im.blobs[c.ref.Blob] = artifact.BlobRecord(&artifact.Encoded{Hash: ref.Hash, Size: ref.Size, Compressed: buf.Bytes()})
+			err = im.spillBlob(c.ref.Blob, artifact.BlobRecord(&artifact.Encoded{Hash: ref.Hash, Size: ref.Size, Compressed: buf.Bytes()}))
 		}
 	} else if err = im.reclaimUpTo(pack, c.seq); err == nil && c.seq <= im.after {
 		err = artifact.CopyStored(io.Discard, ref, stored) // held already: checked only
@@ -615,40 +667,62 @@ func (a *archiveReader) readTrailer() error {
 	return nil
 }
 
-// records returns the voyage's log as the archive's events number it:
-// every event, redacted, its pack offset the one its bytes were written
-// at, and before each copy stored in the log its blob record (or, for one
-// the archive leaves out, an empty one).
-func (im *importer) records() ([][]byte, error) {
+// importBatch is about how many bytes of records appendTo appends at a
+// time: the log is written in batches, each ending with an event, so that
+// an archive's records are never all in memory at once.
+const importBatch = 8 << 20
+
+// appendTo appends the archive's records after record after to v's log,
+// in batches of about importBatch bytes (moved as appendImported takes
+// it): its events in their stored form, their artifacts' copies where this
+// home stored them, the blob records read back from the spill file. Call
+// it once the archive was read to its trailer, so that nothing of an
+// archive that turns out damaged is written. It closes the spill file.
+func (im *importer) appendTo(ctx context.Context, v *Voyage, after uint64, moved func(last uint64) error) error {
+	defer im.close()
 	byBlob := map[uint64]bool{}
 	for _, c := range im.cs.list {
 		if c.ref.Blob != 0 {
 			byBlob[c.ref.Blob] = true
 		}
 	}
-	var out [][]byte
+	var batch [][]byte
+	size, base := 0, after // the batch's bytes; the record it follows
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := v.appendImported(ctx, batch, base, im.seen, moved)
+		base += uint64(len(batch))
+		batch, size = batch[:0], 0
+		return err
+	}
 	seq := uint64(0)
 	for _, e := range im.events {
 		for seq+1 < e.Seq {
 			seq++
 			if !byBlob[seq] {
-				return nil, fmt.Errorf("%w: record %d is neither an event nor a blob", ErrInvalid, seq)
+				return fmt.Errorf("%w: record %d is neither an event nor a blob", ErrInvalid, seq)
 			}
-			blob := im.blobs[seq]
-			if blob == nil {
-				// A jettisoned artifact's: an empty blob record keeps its
-				// place, as a reclaimed one would.
-				blob = artifact.BlobRecord(&artifact.Encoded{Compressed: []byte{}})
+			if seq <= after {
+				continue
 			}
-			out = append(out, blob)
+			blob, err := im.blob(seq)
+			if err != nil {
+				return err
+			}
+			batch, size = append(batch, blob), size+len(blob)
 		}
 		seq = e.Seq
+		if seq <= after {
+			continue
+		}
 		stored := *e
 		stored.Seq = 0
 		if a := e.Artifact; a != nil && a.Blob == 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
 			off, ok := im.offsets[a.Offset]
 			if !ok {
-				return nil, fmt.Errorf("%w: event %d names the pack frame at offset %d, which no artifact stored", ErrInvalid, e.Seq, a.Offset)
+				return fmt.Errorf("%w: event %d names the pack frame at offset %d, which no artifact stored", ErrInvalid, e.Seq, a.Offset)
 			}
 			ref := *a
 			ref.Offset = off
@@ -659,9 +733,29 @@ func (im *importer) records() ([][]byte, error) {
 			err = fmt.Errorf("a %s event of %d bytes exceeds the log's record limit of %d bytes", e.Type, len(rec), segment.DefaultMaxRecordSize)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: event %d: %v", ErrInvalid, e.Seq, err)
+			return fmt.Errorf("%w: event %d: %v", ErrInvalid, e.Seq, err)
 		}
-		out = append(out, rec)
+		batch, size = append(batch, rec), size+len(rec)
+		if size >= importBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 	}
-	return out, nil
+	return flush()
+}
+
+// blob returns the blob record seq, read back from the spill file; a
+// jettisoned artifact's, which the archive leaves out, is an empty blob
+// record that keeps its place, as a reclaimed one would.
+func (im *importer) blob(seq uint64) ([]byte, error) {
+	at, ok := im.blobs[seq]
+	if !ok {
+		return artifact.BlobRecord(&artifact.Encoded{Compressed: []byte{}}), nil
+	}
+	rec := make([]byte, at.n)
+	if _, err := im.spill.ReadAt(rec, at.off); err != nil {
+		return nil, fmt.Errorf("read the archive's blob record %d back from %s: %w", seq, im.spill.Name(), err)
+	}
+	return rec, nil
 }

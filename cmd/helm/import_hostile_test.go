@@ -35,6 +35,7 @@ import (
 // importCeilingMB is the peak RSS an import of any archive may reach.
 const importCeilingMB = 128
 
+
 // TestImportingAHostileArchiveStaysBounded imports each hostile archive
 // in a process of its own, into an empty home, and requires exit 2, the
 // archive's name and the reason on stderr, the home unchanged and a peak
@@ -116,7 +117,7 @@ func TestImportingAHostileArchiveStaysBounded(t *testing.T) {
 		{"a note event of 120 MB", func(a *archive) {
 			i := a.eventLine(t, `"type":"note-added"`)
 			a.lines[i] = bytes.Replace(a.lines[i], []byte(`"text":"a note"`), []byte(`"text":"`+strings.Repeat("a", 120<<20)+`"`), 1)
-		}, "record limit"},
+		}, "the line is longer than"},
 		{"a blob artifact of a megabyte and a half", func(a *archive) {
 			for range 100 {
 				a.addBlobArtifact(t, 3<<19)
