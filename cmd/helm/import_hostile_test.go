@@ -35,7 +35,6 @@ import (
 // importCeilingMB is the peak RSS an import of any archive may reach.
 const importCeilingMB = 128
 
-
 // TestImportingAHostileArchiveStaysBounded imports each hostile archive
 // in a process of its own, into an empty home, and requires exit 2, the
 // archive's name and the reason on stderr, the home unchanged and a peak
