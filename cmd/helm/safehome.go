@@ -206,6 +206,11 @@ func judge(path, what, dir string, info fs.FileInfo) error {
 		e.badOwner = true
 	case info.Mode().Perm()&0o022 == 0:
 		return nil
+	case info.Mode().Perm()&0o002 == 0 && groupPrivateTo(info, owner):
+		// Writable by its group, which is the owner's alone (a user
+		// private group, umask 002's setting): as OpenSSH's
+		// StrictModes, no one else can change it.
+		return nil
 	}
 	if l, err := os.Lstat(path); err == nil && l.Mode()&fs.ModeSymlink != 0 {
 		e.Target, _ = filepath.EvalSymlinks(path)

@@ -9,3 +9,5 @@ import "io/fs"
 const modesMatter = false
 
 func ownerOf(fs.FileInfo) (int, bool) { return 0, false }
+
+func groupPrivateTo(fs.FileInfo, int) bool { return false }

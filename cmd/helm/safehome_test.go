@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -155,8 +156,13 @@ func TestUntrustedHomeIsRefused(t *testing.T) {
 			},
 		},
 		{
-			name:  "writable by the group",
-			spoil: func(t *testing.T, path string) { addMode(t, path, 0o020) },
+			// A group another user may be in (a gid no user has as its
+			// own): chgrp needs root.
+			name: "writable by the group", root: true,
+			spoil: func(t *testing.T, path string) {
+				require.NoError(t, os.Chown(path, -1, otherUID))
+				addMode(t, path, 0o020)
+			},
 			want: func(path string) []string {
 				return []string{"is writable by its group (mode ", "Try: chmod go-w " + path}
 			},
@@ -302,7 +308,7 @@ func TestHomeNotThereYetIsMadeTheUsers(t *testing.T) {
 	h := newHarness(t)
 	parent := filepath.Join(filepath.Dir(h.Home), "shared-tmp")
 	require.NoError(t, os.Mkdir(parent, 0o700))
-	require.NoError(t, os.Chmod(parent, 0o1777))
+	require.NoError(t, os.Chmod(parent, 0o777|fs.ModeSticky))
 	h.Home = filepath.Join(parent, "helm-home")
 	h.Env["HELM_HOME"] = h.Home
 	h.start("a new home")
@@ -310,4 +316,61 @@ func TestHomeNotThereYetIsMadeTheUsers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, fs.FileMode(0o700), info.Mode().Perm())
 	assert.Contains(t, h.ok("voyage", "list"), "a new home", "the home is used")
+}
+
+// TestGroupWritableByTheOwnersOwnGroupIsTrusted: with umask 002 (Debian
+// and Ubuntu give each user a group of their own and that umask), a
+// config.toml a person writes is 0664; its group is theirs alone, so no
+// one else can change it, and helm uses it, as OpenSSH's StrictModes does.
+func TestGroupWritableByTheOwnersOwnGroupIsTrusted(t *testing.T) {
+	t.Parallel()
+	if !groupIsPrivate(t, os.Getegid(), os.Geteuid()) {
+		t.Skip("this user's primary group is not theirs alone here")
+	}
+	h := newHarness(t)
+	require.NoError(t, os.MkdirAll(h.Home, 0o700))
+	cfg := filepath.Join(h.Home, "config.toml")
+	require.NoError(t, os.WriteFile(cfg, []byte("identity = \"ann\"\n"), 0o600))
+	require.NoError(t, os.Chown(cfg, -1, os.Getegid()))
+	require.NoError(t, os.Chmod(cfg, 0o664))
+	require.NoError(t, os.Chmod(h.Home, 0o770))
+	h.ok("voyage", "list")
+}
+
+// groupIsPrivate says, reading /etc/passwd and /etc/group as the test's
+// own account of it, whether gid is uid's alone.
+func groupIsPrivate(t *testing.T, gid, uid int) bool {
+	t.Helper()
+	passwd, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		return false
+	}
+	name := ""
+	for _, line := range strings.Split(string(passwd), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) < 4 {
+			continue
+		}
+		if f[2] == fmt.Sprint(uid) {
+			name = f[0]
+		} else if f[3] == fmt.Sprint(gid) {
+			return false
+		}
+	}
+	group, err := os.ReadFile("/etc/group")
+	if err != nil || name == "" {
+		return false
+	}
+	for _, line := range strings.Split(string(group), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 4 && f[2] == fmt.Sprint(gid) {
+			for _, m := range strings.Split(f[3], ",") {
+				if m != "" && m != name {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
