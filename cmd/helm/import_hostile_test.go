@@ -9,14 +9,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -158,48 +156,18 @@ func TestImportingAHostileArchiveStaysBounded(t *testing.T) {
 	}
 }
 
-// cleanPeakRSS runs bin with args through a small process of its own
-// (this test binary, TestPeakRSSHelper) and returns its exit status,
-// its stderr and its own peak RSS in MiB. Run by this process directly,
-// the child's ru_maxrss would be at least this process's: Go starts a
-// child with vfork (CLONE_VM), and Linux records the peak RSS of the
-// memory a process execs away from, here the parent's, as its own.
+// cleanPeakRSS runs bin with args under the peak-RSS helper
+// (underPeakRSS) and returns its exit status, what it wrote to standard
+// error, and its peak RSS in MiB.
 func cleanPeakRSS(t *testing.T, dir string, env []string, bin string, args ...string) (int, *strings.Builder, float64) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPeakRSSHelper$")
-	cmd.Env = append(append([]string(nil), env...), "HELM_PEAK_RSS_RUN="+strings.Join(append([]string{bin}, args...), "\n"))
+	cmd, peak := underPeakRSS(t, env, bin, args...)
 	cmd.Dir = dir
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if _, ok := err.(*exec.ExitError); !ok {
-		require.NoError(t, err)
-	}
-	var code int
-	var kib int64
-	_, serr := fmt.Sscanf(stdout.String()[strings.LastIndex(stdout.String(), "peak_rss_helper"):], "peak_rss_helper %d %d", &code, &kib)
-	require.NoError(t, serr, "the helper printed %q", stdout.String())
-	return code, &stderr, float64(kib) / 1024
-}
-
-// TestPeakRSSHelper is cleanPeakRSS's process: with HELM_PEAK_RSS_RUN
-// set, it runs that command line and prints its exit status and peak
-// RSS (KiB); run as a test, it is skipped.
-func TestPeakRSSHelper(t *testing.T) {
-	line := os.Getenv("HELM_PEAK_RSS_RUN")
-	if line == "" {
-		t.Skip("cleanPeakRSS's child process")
-	}
-	argv := strings.Split(line, "\n")
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
-	err := cmd.Run()
-	if _, ok := err.(*exec.ExitError); !ok {
-		require.NoError(t, err)
-	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	require.True(t, ok)
-	fmt.Printf("peak_rss_helper %d %d\n", cmd.ProcessState.ExitCode(), ru.Maxrss)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Run(), "%s", stderr.String())
+	code, mib := peak()
+	return code, &stderr, mib
 }
 
 func errLine(s string) string {

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -109,13 +108,13 @@ func TestReadingALargeSightingStaysBounded(t *testing.T) {
 		{"export_md", []string{"voyage", "export", "--format", "md"}},
 		{"export_html", []string{"voyage", "export", "--format", "html"}},
 	} {
-		report(c.name, peakRSSOf(t, exec.Command(bin, c.args...), env, dir))
+		report(c.name, peakRSSOf(t, env, dir, bin, c.args...))
 	}
 	// The archive, imported into another home, reads back as bounded.
 	other2 := filepath.Join(dir, "home2")
 	require.NoError(t, os.MkdirAll(other2, 0o700))
 	importEnv := append(append([]string(nil), env[:len(env)-1]...), "HELM_HOME="+other2)
-	report("import", peakRSSOf(t, exec.Command(bin, "voyage", "import", archive), importEnv, dir))
+	report("import", peakRSSOf(t, importEnv, dir, bin, "voyage", "import", archive))
 
 	for _, c := range []struct {
 		name string
@@ -160,44 +159,41 @@ func writeSource(t *testing.T, path string, size int64) {
 	require.NoError(t, f.Close())
 }
 
-// peakRSSOf runs cmd, its output discarded, and returns its peak RSS in
-// MiB.
-func peakRSSOf(t *testing.T, cmd *exec.Cmd, env []string, dir string) float64 {
+// peakRSSOf runs bin with args, its output discarded, and returns its
+// peak RSS in MiB (measured by underPeakRSS's helper).
+func peakRSSOf(t *testing.T, env []string, dir, bin string, args ...string) float64 {
 	t.Helper()
-	cmd.Env, cmd.Dir, cmd.Stdout = env, dir, io.Discard
+	cmd, peak := underPeakRSS(t, env, bin, args...)
+	cmd.Dir, cmd.Stdout = dir, io.Discard
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Run(), "%s: %s", cmd, stderr.String())
-	return maxRSS(t, cmd)
-}
-
-func maxRSS(t *testing.T, cmd *exec.Cmd) float64 {
-	t.Helper()
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	require.True(t, ok, "no resource usage for %s", cmd)
-	return float64(ru.Maxrss) / 1024 // KiB on Linux
+	code, mib := peak()
+	require.Zero(t, code, "%s %v: %s", bin, args, stderr.String())
+	return mib
 }
 
 // mcpPeakRSS runs helm mcp, calls it once through the SDK's client, and
 // returns the server's peak RSS in MiB.
 func mcpPeakRSS(t *testing.T, bin string, env []string, dir string, call func(*mcp.ClientSession)) float64 {
 	t.Helper()
-	cmd := exec.Command(bin, "mcp")
-	cmd.Env, cmd.Dir = env, dir
+	cmd, peak := underPeakRSS(t, env, bin, "mcp")
+	cmd.Dir = dir
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "helm-reads", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)
 	call(cs)
 	require.NoError(t, cs.Close())
 	require.NotNil(t, cmd.ProcessState, "helm mcp has exited")
-	return maxRSS(t, cmd)
+	_, mib := peak()
+	return mib
 }
 
 // servePeakRSS runs helm serve on a free port, gets each path from it
 // (reading every byte), stops it, and returns its peak RSS in MiB.
 func servePeakRSS(t *testing.T, bin string, env []string, dir string, paths ...string) float64 {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
-	cmd.Env, cmd.Dir = env, dir
+	cmd, peak := underPeakRSS(t, env, bin, "serve", "--addr", "127.0.0.1:0")
+	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -217,5 +213,6 @@ func servePeakRSS(t *testing.T, bin string, env []string, dir string, paths ...s
 	}
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	_ = cmd.Wait() // interrupted: its status says so
-	return maxRSS(t, cmd)
+	_, mib := peak()
+	return mib
 }
