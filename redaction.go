@@ -116,6 +116,22 @@ func redactSighting(r *redact.Redactor, data []byte) ([]byte, int) {
 
 var rawMessage = reflect.TypeFor[json.RawMessage]()
 
+// isAddress reports whether s is a content address: 64 lower-case hex
+// digits, a BLAKE3 hash as helm writes them. A field tagged
+// redact:"address" holding one is left as it is; holding anything else,
+// it is redacted as text.
+func isAddress(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // redactEvent hides the secrets in every text of e, in place, and
 // returns how many it hid.
 func redactEvent(r *redact.Redactor, e *projection.Event) int {
@@ -132,9 +148,11 @@ func redactValue(r *redact.Redactor, v reflect.Value) int {
 	case reflect.Struct:
 		n := 0
 		for i := range v.NumField() {
-			if f := v.Field(i); f.CanSet() {
-				n += redactValue(r, f)
+			f := v.Field(i)
+			if !f.CanSet() || v.Type().Field(i).Tag.Get("redact") == "address" && isAddress(f.String()) {
+				continue // a content address helm computed: no text, and a rule must not change it
 			}
+			n += redactValue(r, f)
 		}
 		return n
 	case reflect.String:

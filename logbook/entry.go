@@ -50,7 +50,7 @@ type ObservationRecord struct {
 	Key        string          `json:"key"`
 	Mark       json.RawMessage `json:"mark"`
 	Label      string          `json:"label"`
-	Artifact   string          `json:"artifact"`
+	Artifact   string          `json:"artifact" redact:"address"`
 	ObservedAt time.Time       `json:"observed_at"`
 	// ObservedBy is who made the observation; a bearing may seal
 	// observations that other identities gathered on a shared slate.

@@ -174,14 +174,14 @@ type Completion struct {
 // same batch as their event (Blob is its sequence number); large ones in
 // the voyage's pack file at Offset (Blob is 0).
 type ArtifactRef struct {
-	Hash       string `json:"hash"`
+	Hash       string `json:"hash" redact:"address"`
 	Size       int64  `json:"size"`        // uncompressed bytes
 	StoredSize int64  `json:"stored_size"` // compressed bytes
 	Offset     int64  `json:"offset"`      // frame offset in the pack file, when Blob is 0
 	Blob       uint64 `json:"blob,omitempty"`
 	// DerivedFrom and Method are set on ArtifactReduced: the artifact
 	// this one summarises, and how the summary was made.
-	DerivedFrom string `json:"derived_from,omitempty"`
+	DerivedFrom string `json:"derived_from,omitempty" redact:"address"`
 	Method      string `json:"method,omitempty"`
 	// Reason is why an artifact was jettisoned (ArtifactJettisoned v2).
 	Reason string `json:"reason,omitempty"`

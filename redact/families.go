@@ -21,7 +21,10 @@ import (
 // A token matches wherever it stands, glued to a word or an underscore
 // (MY_TOKEN_ghp_…), except the families whose prefix is short or common
 // (alone: not right after a letter or digit), so that "disk-…" is not
-// read as an sk- key.
+// read as an sk- key; those must also end where their body does (a letter
+// or digit right after one makes it part of a longer string). A family
+// whose prefixes are hex digits alone stands alone: content addresses and
+// commit ids are hex.
 type family struct {
 	name     string
 	prefixes []string // as tokens start; found in any case, then compared as written unless fold
@@ -150,7 +153,7 @@ func familyRules() []rule {
 		body := regexp.MustCompile(`^(?:` + f.body + `)`)
 		minBody := minLen(f.body)
 		lits, prefix := prefixLiterals(f.prefixes, f.body)
-		fold, alone := f.fold, f.alone
+		fold, alone := f.fold, f.alone || hexOnly(f.prefixes)
 		rules = append(rules, rule{name: f.name, literals: lits, find: func(s string, hits []hit) []finding {
 			var found []finding
 			last := -1
@@ -172,7 +175,11 @@ func familyRules() []rule {
 					end++
 				}
 				loc := body.FindStringIndex(s[q:end])
-				if loc == nil {
+				// A token of a family that stands alone ends where its
+				// shape does: one that runs on into more letters or
+				// digits is another string (a BLAKE3 address that starts
+				// 4b1d is no ClickHouse key).
+				if loc == nil || alone && q+loc[1] < len(s) && isAlnum(s[q+loc[1]]) {
 					continue
 				}
 				found = append(found, finding{match: [2]int{p, q + loc[1]}, hide: [2]int{p, q + loc[1]}})
@@ -182,6 +189,16 @@ func familyRules() []rule {
 		}})
 	}
 	return rules
+}
+
+// hexOnly reports whether every prefix is made of hex digits alone.
+func hexOnly(prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.Trim(strings.ToLower(p), "0123456789abcdef") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // familyReach bounds a family token's length: the expression runs on

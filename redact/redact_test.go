@@ -160,3 +160,20 @@ func BenchmarkRedact(b *testing.B) {
 		})
 	}
 }
+
+// TestTokensEndWhereTheirShapeDoes: a content address or a commit id
+// that happens to begin like a token (4b1d is ClickHouse's prefix) is not
+// one; the token alone, or followed by a quote or a space, is.
+func TestTokensEndWhereTheirShapeDoes(t *testing.T) {
+	r, err := redact.New(redact.Options{})
+	require.NoError(t, err)
+	for _, s := range []string{
+		"4b1d846e75fe8c3bb710e159f031db3818cc2c3ae2bf25fe160dae50f2752f17",
+		"artifact 4b1dc549628200a86af701f4d33d58807b97c252d5ef66d7ea37429c04a23bba stored",
+	} {
+		out, n := r.String(s)
+		assert.Zero(t, n, "%s -> %s", s, out)
+	}
+	out, n := r.String(`key = "4b1dAbCdEfGhIjKlMnOpQrStUvWxYz0123456789ab"`)
+	assert.Equal(t, 1, n, out)
+}
