@@ -92,12 +92,12 @@ var mdEscaped = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
 func TestSecretCorpusFamiliesAreNeverStored(t *testing.T) {
 	t.Parallel()
 	samples := familyCorpus(t)
-	var lines, argv, reads []string
+	var lines, reads []string
 	for i, s := range samples {
 		lines = append(lines, s.text, familyCanary(i))
-		argv = append(argv, s.text, familyCanary(i))
 	}
 	text := strings.Join(lines, "\n") + "\n"
+	argv := lines // each line one argument, printed one a line
 
 	h, _, g := newGitHubHarness(t)
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
