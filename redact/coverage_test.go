@@ -65,6 +65,11 @@ func TestTheIssuesShapesAreHidden(t *testing.T) {
 		{name: "php array", in: `'secret_key' => 'sk_0123456789abcdefABCDEFghijk'`, want: `'secret_key' => '[REDACTED:secret-assignment]'`},
 		{name: "curl user", in: "curl -u admin:Pa55w0rd https://example.com", want: "curl -u [REDACTED:curl-credentials] https://example.com"},
 		{name: "curl key header", in: `curl -s -H 'X-Key: 9f86d081884c7d65' https://example.com`, want: `curl -s -H 'X-Key: [REDACTED:curl-credentials]' https://example.com`},
+		{name: "curl key header glued with =", in: `curl --header="KEY:6qLbr1a.3yt"`, want: `curl --header="KEY:[REDACTED:curl-credentials]"`},
+		// The command in a quoted string: a JSON value, or an argument as a
+		// command mark's key quotes it.
+		{name: "curl key header in a JSON string", in: `{"run": "curl -H \"X-Key: 9f86d081884c7d65\" https://example.com"}`, want: `{"run": "curl -H \"X-Key: [REDACTED:curl-credentials]\" https://example.com"}`},
+		{name: "curl key header in a quoted argument", in: `command:"/w" "sh" "-c" "curl --header=\"KEY:6qLbr1a.3yt\""`, want: `command:"/w" "sh" "-c" "curl --header=\"KEY:[REDACTED:curl-credentials]\""`},
 		{name: "kubernetes secret", in: "apiVersion: v1\nkind: Secret\ndata:\n  password: cGFzc3dvcmQ=\n  user: YWRtaW4=\nmetadata:\n  name: db", want: "apiVersion: v1\nkind: Secret\ndata:\n  password: [REDACTED:kubernetes-secret]\n  user: [REDACTED:kubernetes-secret]\nmetadata:\n  name: db"},
 		{name: "nuget password", in: `<add key="ClearTextPassword" value="hunter2" />`, want: `<add key="ClearTextPassword" value="[REDACTED:config-secret]" />`},
 		{name: "vault legacy", in: "VAULT=s.Ab3dEf6hIj9kLm2nOp5qRs8t", leaks: []string{"s.Ab3dEf6hIj9kLm2nOp5qRs8t"}},

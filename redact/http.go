@@ -358,24 +358,34 @@ func curlFind(s string, hits []hit) []finding {
 				}
 				continue
 			}
-			if v >= end || s[v] != '"' && s[v] != '\'' {
+			// The header is quoted; its quotes are escaped (\") when the
+			// command is itself in a quoted string: a JSON value, or an
+			// argument as helm quotes it in a command mark's key.
+			var quote string
+			switch {
+			case v < end && (s[v] == '"' || s[v] == '\''):
+				quote = s[v : v+1]
+			case v+1 < end && s[v] == '\\' && (s[v+1] == '"' || s[v+1] == '\''):
+				quote = s[v : v+2]
+			default:
 				continue
 			}
-			q := strings.IndexByte(s[v+1:end], s[v])
+			body := v + len(quote)
+			q := strings.Index(s[body:end], quote)
 			if q < 0 {
 				continue
 			}
-			header := s[v+1 : v+1+q]
+			header := s[body : body+q]
 			colon := strings.IndexByte(header, ':')
 			if colon < 0 || !curlKeyHeader.MatchString(header[:colon]) {
 				continue
 			}
-			hs := v + 1 + colon + 1
-			for hs < v+1+q && (s[hs] == ' ' || s[hs] == '\t') {
+			hs := body + colon + 1
+			for hs < body+q && (s[hs] == ' ' || s[hs] == '\t') {
 				hs++
 			}
-			if hs < v+1+q {
-				found = append(found, finding{match: [2]int{p, v + 2 + q}, hide: [2]int{hs, v + 1 + q}})
+			if hs < body+q {
+				found = append(found, finding{match: [2]int{p, body + q + len(quote)}, hide: [2]int{hs, body + q}})
 			}
 		}
 	}
