@@ -277,25 +277,20 @@ func (s *State) apply(seq uint64, e *Event) error {
 		n := *e.Note
 		en.Note = &n
 		s.counts.notes++
-	case PolicyAdopted:
+	case PolicyAdopted, PolicyChanged:
 		if e.Policy == nil {
 			return errMissing("policy")
 		}
 		p := *e.Policy
 		p.Sources = slices.Clone(p.Sources)
 		s.Voyage.Policy = p
-	case PolicyChanged:
-		if e.Policy == nil {
-			return errMissing("policy")
+		if e.Type == PolicyChanged { // a change is an entry of the story
+			en, err := s.entry(seq, e, logbook.EntryPolicy)
+			if err != nil {
+				return err
+			}
+			en.Policy = &p
 		}
-		en, err := s.entry(seq, e, logbook.EntryPolicy)
-		if err != nil {
-			return err
-		}
-		p := *e.Policy
-		p.Sources = slices.Clone(p.Sources)
-		en.Policy = &p
-		s.Voyage.Policy = p
 	case Judged:
 		if e.Judgement == nil {
 			return errMissing("judgement")

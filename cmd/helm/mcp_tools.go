@@ -541,9 +541,16 @@ type reportArgs struct {
 // textPage gives back a page of text, with the note saying how to read
 // on; tool names the call that reads on.
 func textPage(text string, p pageArgs, tool string) (toolOut, error) {
-	body, note, err := page(text, p.Offset, p.Limit, func(next int) string {
-		return fmt.Sprintf("call %s again with offset %d", tool, next)
-	})
+	return pageOut(page(text, p.Offset, p.Limit, readOn(tool)))
+}
+
+// readOn says how to read on from next: call tool again.
+func readOn(tool string) func(next int) string {
+	return func(next int) string { return fmt.Sprintf("call %s again with offset %d", tool, next) }
+}
+
+// pageOut is a page's body with its note, as a tool gives it back.
+func pageOut(body, note string, err error) (toolOut, error) {
 	if err != nil {
 		return toolOut{}, err
 	}
@@ -556,16 +563,7 @@ func textPage(text string, p pageArgs, tool string) (toolOut, error) {
 // writtenPage is textPage for a text written to pw, whose writing ended
 // with err.
 func writtenPage(pw *pageWriter, err error, p pageArgs, tool string) (toolOut, error) {
-	body, note, err := pw.page(err, p.Offset, p.Limit, func(next int) string {
-		return fmt.Sprintf("call %s again with offset %d", tool, next)
-	})
-	if err != nil {
-		return toolOut{}, err
-	}
-	if note != "" {
-		body += "\n" + note + "\n"
-	}
-	return toolOut{text: body}, nil
+	return pageOut(pw.page(err, p.Offset, p.Limit, readOn(tool)))
 }
 
 func (s *mcpServer) addReadTools() {
