@@ -36,26 +36,17 @@ type PolicyEntry struct {
 	logbook.PolicyRecord
 }
 
-// verifyPolicies lists the voyage's policy entries in rep.
+// verifyPolicies lists in rep the guard rules the voyage recorded, in
+// the order it recorded them: Verify reads every record anyway.
 func (v *Voyage) verifyPolicies(ctx context.Context, rep *VerifyReport) {
-	// The rules it started under come with its start: the first records.
-	errStop := errors.New("stop")
 	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
-		if e.Type == projection.PolicyAdopted && e.Policy != nil {
-			rep.Policies = append(rep.Policies, PolicyEntry{PolicyRecord: *e.Policy})
-		}
-		if e.Type != projection.VoyageStarted {
-			return errStop
+		if (e.Type == projection.PolicyAdopted || e.Type == projection.PolicyChanged) && e.Policy != nil {
+			rep.Policies = append(rep.Policies, PolicyEntry{N: e.N, PolicyRecord: *e.Policy})
 		}
 		return nil
 	}))
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil {
 		rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
-	}
-	for _, e := range v.st.Entries {
-		if e.Kind == logbook.EntryPolicy && e.Policy != nil {
-			rep.Policies = append(rep.Policies, PolicyEntry{N: e.N, PolicyRecord: *e.Policy})
-		}
 	}
 }
 
