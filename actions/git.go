@@ -68,13 +68,13 @@ func (a *Commit) DryRun() string { return dryGit(a.Runner, a.args()...) }
 // --dry-run --porcelain`, which reads the remote and changes nothing) and
 // records every ref it would create, update, force or delete, and where
 // it would go, in Updates; guard rules match those (see Target). Perform
-// then pushes exactly that — each destination ref from the commit Resolve
+// then pushes exactly that — each destination ref from the object Resolve
 // saw, forced only where Resolve found it forced — so the push cannot do
 // more than the guard was shown. Nothing the repository's configuration
 // names may carry it elsewhere: both runs name git-receive-pack and allow
 // git's own transports only (no remote helper, no ext::), and the dry run
-// runs no pre-push hook (Perform's push does). Force asks for a forced push where a
-// plain one would be refused.
+// runs no pre-push hook (Perform's push does). Force asks for a forced
+// push where a plain one would be refused.
 //
 // With no Branch, Resolve fills in the branch checked out; a detached
 // HEAD has no branch to push: ErrDetachedHead, an ErrInvalid. A push git
