@@ -145,6 +145,8 @@ func unsafeSettings() []unsafeSetting {
 			change: func(c *njs.StreamConfig, _ string) {
 				c.DenyPurge, c.AllowRollup, c.AllowMsgSchedules, c.Discard = false, true, true, njs.DiscardOld
 			}},
+		{name: "message TTLs", stream: "log", setting: "allow_msg_ttl",
+			change: func(c *njs.StreamConfig, _ string) { c.AllowMsgTTL = true }},
 		{name: "fewer replicas than asked", stream: "log", setting: "num_replicas", replicas: 3},
 
 		{name: "a TTL on the voyages bucket", stream: "bucket", setting: "max_age",
@@ -288,8 +290,8 @@ func TestJetStreamRefusesAStreamChangedAfterHelmMadeIt(t *testing.T) {
 
 // Settings that remove nothing are accepted: a per-subject limit that
 // refuses a voyage's next unit rather than drop its first, a sealed
-// stream (read, never written), per-message TTLs that helm's units never
-// ask for. A limit that refuses keeps every acknowledged unit.
+// stream (read, never written). A limit that refuses keeps every
+// acknowledged unit.
 func TestJetStreamOpensAStreamWhoseSettingsRemoveNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -298,7 +300,7 @@ func TestJetStreamOpensAStreamWhoseSettingsRemoveNothing(t *testing.T) {
 
 	home := newHome()
 	cfg := logStreamConfig(home)
-	cfg.MaxMsgsPerSubject, cfg.DiscardNewPerSubject, cfg.MaxMsgs, cfg.AllowMsgTTL = 2, true, 1000, true
+	cfg.MaxMsgsPerSubject, cfg.DiscardNewPerSubject, cfg.MaxMsgs = 2, true, 1000
 	_, err := js.CreateStream(ctx, cfg)
 	require.NoError(t, err)
 	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})

@@ -58,6 +58,7 @@
 //	allow_rollup_hdrs          false                 any                 any
 //	subject_delete_marker_ttl  0                     any                 any
 //	allow_msg_schedules        false                 any                 any
+//	allow_msg_ttl              false                 any                 any
 //	allow_direct               false, if replicated  any                 any
 //
 // Why: memory storage loses everything on a restart, and async
@@ -77,7 +78,12 @@
 // client with the credentials must not be able to delete or purge a
 // unit, nor purge with a roll-up header; subject delete markers and
 // message schedules need purges allowed (the server refuses them with
-// deny_purge). A direct get may be answered by a replica behind the
+// deny_purge). A message published with a Nats-TTL header, which
+// allow_msg_ttl lets any client do, is removed when it expires, whatever
+// deny_delete says: helm's units never carry one, but a unit-shaped
+// message that does is read as the voyage's next unit, helm appends
+// after it, and once it goes the units after it cannot be read (or,
+// at the tail, it goes without a trace). A direct get may be answered by a replica behind the
 // leader, which a listing would take for lost units.
 //
 // The bucket keeps one value per key: a voyage's summary replaces the
@@ -91,10 +97,7 @@
 // still there: List reports it as damage, and so does opening it.
 //
 // Accepted, as they remove nothing: sealed (nothing can be written or
-// removed; helm's writes are refused by the server), allow_msg_ttl (a
-// per-message TTL applies only to a message published with a Nats-TTL
-// header, and helm's units never carry one; a stream cannot drop the
-// setting once it has it), max_msg_size, max_consumers (a limit refuses
+// removed; helm's writes are refused by the server), max_msg_size, max_consumers (a limit refuses
 // rather than drops), duplicate_window, compression, placement,
 // republish, metadata, first_seq, discard old without a limit, and the
 // rest of the configuration.

@@ -232,6 +232,9 @@ func check(cfg jetstream.StreamConfig, kind streamKind, subjects string, replica
 		if cfg.AllowDirect && cfg.Replicas > 1 {
 			bad("allow_direct", true, "helm requires false on a replicated stream: a direct get may be answered by a replica behind the leader, and a listing would take its lag for lost units", "--no-allow-direct")
 		}
+		if cfg.AllowMsgTTL {
+			bad("allow_msg_ttl", true, "helm requires false: a message published with a Nats-TTL header is removed by the server when it expires, deny_delete or not; helm's units never carry one, but a unit-shaped message that does is read as the voyage's next unit, and helm's units after it become unreadable once it goes", "")
+		}
 		if cfg.AllowMsgSchedules {
 			bad("allow_msg_schedules", true, "helm requires false: it needs roll-ups and purges allowed", "")
 		}

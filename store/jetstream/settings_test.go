@@ -93,12 +93,13 @@ func TestCheckRefusesEverySettingThatCouldRemoveAUnit(t *testing.T) {
 		{"roll-ups", logStream, func(c *jetstream.StreamConfig) { c.DenyPurge, c.AllowRollup = false, true }, 1, []string{"deny_purge", "allow_rollup_hdrs"}},
 		{"subject delete markers", logStream, func(c *jetstream.StreamConfig) {
 			c.DenyPurge, c.AllowRollup, c.AllowMsgTTL, c.SubjectDeleteMarkerTTL = false, true, true, time.Minute
-		}, 1, []string{"deny_purge", "allow_rollup_hdrs", "subject_delete_marker_ttl"}},
+		}, 1, []string{"deny_purge", "allow_rollup_hdrs", "subject_delete_marker_ttl", "allow_msg_ttl"}},
 		{"message schedules", logStream, func(c *jetstream.StreamConfig) { c.DenyPurge, c.AllowRollup, c.AllowMsgSchedules = false, true, true }, 1, []string{"deny_purge", "allow_rollup_hdrs", "allow_msg_schedules"}},
 		{"direct gets on a replicated stream", logStream, func(c *jetstream.StreamConfig) { c.AllowDirect, c.Replicas = true, 3 }, 1, []string{"allow_direct"}},
 		{"direct gets on one replica", logStream, func(c *jetstream.StreamConfig) { c.AllowDirect = true }, 1, nil},
 		{"sealed", logStream, func(c *jetstream.StreamConfig) { c.Sealed = true }, 1, nil},
-		{"per-message TTLs allowed", logStream, func(c *jetstream.StreamConfig) { c.AllowMsgTTL = true }, 1, nil},
+		{"per-message TTLs allowed", logStream, func(c *jetstream.StreamConfig) { c.AllowMsgTTL = true }, 1, []string{"allow_msg_ttl"}},
+		{"per-message TTLs allowed on the bucket", bucketStream, func(c *jetstream.StreamConfig) { c.AllowMsgTTL = true }, 1, nil},
 		{"limits that refuse", logStream, func(c *jetstream.StreamConfig) { c.MaxMsgSize, c.MaxConsumers = 1024, 2 }, 1, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
