@@ -132,7 +132,9 @@ func resourceError(uri string, err error) error {
 		msg += " (Try: " + printable(h) + ")"
 	}
 	if errors.Is(err, helm.ErrNoVoyage) || errors.Is(err, helm.ErrNoArtifact) {
-		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + msg, Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, uri))}
+		// Invalid params, as MCP's SEP-2164 says a resource not found is
+		// (the SDK's CodeResourceNotFound, deprecated, is the same).
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + msg, Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, uri))}
 	}
 	return errors.New(msg)
 }
