@@ -212,14 +212,7 @@ const hexDigits = "0123456789abcdef"
 
 func (e *escaper) Write(p []byte) (int, error) {
 	n := len(p)
-	if len(e.carry) > 0 {
-		p = append(e.carry, p...)
-		e.carry = nil
-	}
-	if k := utf8x.CompleteRunes(p); k < len(p) {
-		e.carry = append([]byte(nil), p[k:]...)
-		p = p[:k]
-	}
+	p, e.carry = utf8x.Whole(e.carry, p)
 	e.out = appendEscaped(e.out[:0], p)
 	if _, err := e.w.Write(e.out); err != nil {
 		return 0, err

@@ -440,14 +440,7 @@ type lineWriter struct {
 
 func (l *lineWriter) Write(p []byte) (int, error) {
 	n := len(p)
-	if len(l.carry) > 0 {
-		p = append(l.carry, p...)
-		l.carry = nil
-	}
-	if k := utf8x.CompleteRunes(p); k < len(p) {
-		l.carry = append([]byte(nil), p[k:]...)
-		p = p[:k]
-	}
+	p, l.carry = utf8x.Whole(l.carry, p)
 	l.out = l.out[:0]
 	for len(p) > 0 {
 		if !l.open {

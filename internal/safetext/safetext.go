@@ -83,16 +83,9 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // Write escapes p and writes it, except for an incomplete UTF-8 sequence
 // at its end. It reports len(p) written unless w failed.
 func (t *Writer) Write(p []byte) (int, error) {
-	data := p
-	if len(t.pending) > 0 {
-		data = append(t.pending, p...)
-		t.pending = nil
-	}
-	n := utf8x.CompleteRunes(data)
-	if n < len(data) {
-		t.pending = append([]byte(nil), data[n:]...)
-	}
-	if _, err := io.WriteString(t.w, escape(string(data[:n]), "", true, true)); err != nil {
+	var data []byte
+	data, t.pending = utf8x.Whole(t.pending, p)
+	if _, err := io.WriteString(t.w, escape(string(data), "", true, true)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

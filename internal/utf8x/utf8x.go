@@ -19,3 +19,17 @@ func CompleteRunes(data []byte) int {
 	}
 	return len(data)
 }
+
+// Whole joins carry, the start of a rune an earlier chunk cut off, to p
+// and returns the complete runes, and the bytes to carry into the next
+// chunk (a copy of its own: p may be the caller's, and reused).
+func Whole(carry, p []byte) (whole, rest []byte) {
+	if len(carry) > 0 {
+		p = append(carry, p...)
+	}
+	k := CompleteRunes(p)
+	if k < len(p) {
+		rest = append([]byte(nil), p[k:]...)
+	}
+	return p[:k], rest
+}

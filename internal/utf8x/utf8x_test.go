@@ -22,3 +22,13 @@ func TestCompleteRunes(t *testing.T) {
 		assert.Equal(t, tc.want, CompleteRunes([]byte(tc.in)), "%q", tc.in)
 	}
 }
+
+func TestWholeCarriesACutRuneIntoTheNextChunk(t *testing.T) {
+	euro := []byte("€") // three bytes
+	whole, rest := Whole(nil, append([]byte("a"), euro[:2]...))
+	assert.Equal(t, "a", string(whole))
+	assert.Equal(t, euro[:2], rest)
+	whole, rest = Whole(rest, append(euro[2:], 'b'))
+	assert.Equal(t, "€b", string(whole))
+	assert.Nil(t, rest)
+}
