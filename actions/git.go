@@ -190,11 +190,11 @@ func (a *Push) Resolve(ctx context.Context) error {
 		}
 		report = porcelain(ee.Stdout)
 		if len(report.refs) == 0 {
-			return invalidf(a.Kind(), "git cannot tell what pushing %s to %s would do, so nothing was pushed: %v", a.Branch, a.remote(), err)
+			return invalidf(a.Kind(), "git cannot tell what pushing %s to %s would do, so nothing was pushed (check that the branch exists and the remote answers: git push --dry-run %s %s): %v", a.Branch, a.remote(), a.remote(), a.Branch, err)
 		}
 	}
 	if len(report.refs) == 0 {
-		return invalidf(a.Kind(), "pushing %s to %s would change no ref on the remote", a.Branch, a.remote())
+		return invalidf(a.Kind(), "pushing %s to %s would change no ref on the remote: name a branch, or a refspec with a destination", a.Branch, a.remote())
 	}
 	var updates []RefUpdate
 	for _, r := range report.refs {
