@@ -45,10 +45,7 @@ func TestImportingAHostileArchiveStaysBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and writes archives of hundreds of megabytes")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "helm")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	dir, bin := t.TempDir(), buildBinary(t).path
 	home := filepath.Join(dir, "home")
 	require.NoError(t, os.MkdirAll(home, 0o700))
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "HELM_HOME=" + home,
@@ -71,7 +68,7 @@ func TestImportingAHostileArchiveStaysBounded(t *testing.T) {
 	env = append(env, "HELM_VOYAGE="+id)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "small.txt"), []byte("hello\n"), 0o600))
 	noise := make([]byte, 100_000)
-	_, err = rand.Read(noise)
+	_, err := rand.Read(noise)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.txt"), []byte(base64.StdEncoding.EncodeToString(noise)), 0o600))
 	run("observe", "file-contents", "--read", "small.txt")

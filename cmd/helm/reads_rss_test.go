@@ -51,9 +51,7 @@ func TestReadingALargeSightingStaysBounded(t *testing.T) {
 	dir := t.TempDir()
 	bin, other := os.Getenv("HELM_READS_BIN"), true
 	if bin == "" {
-		bin, other = filepath.Join(dir, "helm"), false
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		require.NoError(t, err, "go build: %s", out)
+		bin, other = buildBinary(t).path, false
 	}
 	home := filepath.Join(dir, "home")
 	require.NoError(t, os.MkdirAll(home, 0o700))
