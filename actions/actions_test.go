@@ -428,3 +428,20 @@ func TestPushOfAnAnnotatedTagPushesTheTagObject(t *testing.T) {
 	assert.Equal(t, tag, f.git.Git(t, "--git-dir", f.git.Bare, "rev-parse", "refs/tags/v1"))
 	assert.Equal(t, "tag", f.git.Git(t, "--git-dir", f.git.Bare, "cat-file", "-t", "refs/tags/v1"))
 }
+
+// TestPushPushesWhatTheGuardWasShown: once resolved, a push is pinned to
+// the object git showed; commits the agent makes before it runs (between
+// the guard's check and the push) do not go with it.
+func TestPushPushesWhatTheGuardWasShown(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.git.Git(t, "commit", "-q", "--allow-empty", "-m", "shown to the guard")
+	shown := f.git.Git(t, "rev-parse", "HEAD")
+	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "main"}))
+	require.NoError(t, push.Resolve(ctx))
+	f.git.Git(t, "commit", "-q", "--allow-empty", "-m", "slipped in after the check")
+	res, err := push.Perform(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, shown, res.SHA)
+	assert.Equal(t, shown, f.git.BareRef(t, "main"), "the remote has what the guard saw, not the later commit")
+}
