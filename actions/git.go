@@ -190,7 +190,7 @@ func (a *Push) Resolve(ctx context.Context) error {
 		}
 		report = porcelain(ee.Stdout)
 		if len(report.refs) == 0 {
-			return invalidf(a.Kind(), "git cannot tell what pushing %s to %s would do, so nothing was pushed (check that the branch exists and the remote answers: git push --dry-run %s %s): %v", a.Branch, a.remote(), a.remote(), a.Branch, err)
+			return invalidf(a.Kind(), "git cannot tell what pushing %s to %s would do, so nothing was pushed (check that the branch exists and that the remote %s answers): %v", a.Branch, a.remote(), a.remote(), err)
 		}
 	}
 	if len(report.refs) == 0 {
