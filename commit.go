@@ -70,7 +70,7 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 			// A shared store did not append the unit, or did not say; the
 			// views have not taken it in, and the next change folds what
 			// the store holds.
-			if errors.Is(err, store.ErrConflict) && time.Since(began) < conflictBudget && conflictPause(ctx, attempt) {
+			if errors.Is(err, store.ErrConflict) && time.Since(began) < v.home.opts.conflictBudget && conflictPause(ctx, attempt) {
 				continue // another writer came first: decide again on its events
 			}
 			switch {

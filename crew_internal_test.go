@@ -25,11 +25,10 @@ func (a failing) Perform(context.Context) (ActionResult, error) {
 // taken between a failed action and the entries after it numbers them as
 // they were recorded, and numbers the next entry after them.
 func TestEntryNumbersThroughSnapshot(t *testing.T) {
-	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
-	snapshotEvery = 2
+	t.Parallel()
 	ctx := context.Background()
 	who := logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
-	h, err := Open(t.TempDir(), nil)
+	h, err := Open(t.TempDir(), &Options{snapshotEvery: 2})
 	require.NoError(t, err)
 	v, err := h.Start(ctx, "numbers", OpenWaters, who)
 	require.NoError(t, err)

@@ -47,8 +47,7 @@ func (f slowFile) WriteAt(b []byte, off int64) (int, error) {
 // the fold applies them again, and the commit's own read-back of what it
 // just recorded (entryAt) finds it.
 func TestAFoldOutsideTheLockKeepsACommitInFlight(t *testing.T) {
-	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
-	snapshotEvery = 3
+	t.Parallel()
 	ctx := context.Background()
 	h, id := snapshottedVoyage(t)
 	dir := filepath.Join(h.voyagesDir(), id)

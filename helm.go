@@ -45,7 +45,22 @@ type Options struct {
 	// is checked against before it is recorded or run. nil means the
 	// home's own, PolicyFile in its directory, when there is one.
 	Policy *policy.Policy
+
+	// Settings no user needs, which tests change (zero: the default).
+	// snapshotEvery is how many events past a voyage's last snapshot make
+	// a closing writer write a new one (snapshot.go).
+	snapshotEvery uint64
+	// conflictBudget bounds how long a change goes on deciding again
+	// because other writers of a shared store keep coming first
+	// (commit.go).
+	conflictBudget time.Duration
 }
+
+// Defaults of the Options tests change.
+const (
+	defaultSnapshotEvery  = 4096
+	defaultConflictBudget = 30 * time.Second
+)
 
 // Home is a directory of voyages.
 type Home struct {
@@ -80,6 +95,12 @@ func Open(dir string, opts *Options) (*Home, error) {
 	}
 	if h.opts.NewID == nil {
 		h.opts.NewID = uuid.New
+	}
+	if h.opts.snapshotEvery == 0 {
+		h.opts.snapshotEvery = defaultSnapshotEvery
+	}
+	if h.opts.conflictBudget == 0 {
+		h.opts.conflictBudget = defaultConflictBudget
 	}
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, &VoyageError{Op: "open home " + dir, Err: fmt.Errorf("%w: not a directory", ErrInvalid)}

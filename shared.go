@@ -190,10 +190,6 @@ func (t *remoteTx) Scan(from uint64, fn func(segment.Record) error) error {
 	return err
 }
 
-// conflictBudget bounds how long a change goes on deciding again because
-// other writers of a shared store keep coming first.
-var conflictBudget = 30 * time.Second // a variable for the tests
-
 // conflictPause waits a little before a change decides again, a random
 // part of a bound that doubles after each conflict up to 64 ms, so that
 // writers that keep meeting on one voyage fall out of step; false if ctx

@@ -2,11 +2,7 @@ package helm
 
 import "time"
 
-// SetConflictBudget sets how long a change on a shared store goes on
-// deciding again, for a test of one that gives up; it returns what
-// restores it.
-func SetConflictBudget(d time.Duration) func() {
-	old := conflictBudget
-	conflictBudget = d
-	return func() { conflictBudget = old }
-}
+// OptionsWithConflictBudget returns Options under which a change on a
+// shared store goes on deciding again for d at most, for a test of one
+// that gives up.
+func OptionsWithConflictBudget(d time.Duration) *Options { return &Options{conflictBudget: d} }

@@ -431,7 +431,7 @@ func (l *hookLog) AppendIf(ctx context.Context, expect uint64, records ...[]byte
 // racedVoyage starts a voyage in a store under a new root and returns a
 // handle on it through a hookStore, and a handle on it through another
 // connection, the other writer.
-func racedVoyage(t *testing.T) (*hookStore, *helm.Voyage, *helm.Voyage) {
+func racedVoyage(t *testing.T, opts *helm.Options) (*hookStore, *helm.Voyage, *helm.Voyage) {
 	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
@@ -440,7 +440,7 @@ func racedVoyage(t *testing.T) (*hookStore, *helm.Voyage, *helm.Voyage) {
 	require.NoError(t, err)
 	t.Cleanup(func() { o.Close() })
 	hs := &hookStore{Store: store.OpenDir(root, &store.DirOptions{NoSync: true})}
-	h, err := helm.OpenStore(t.TempDir(), hs, "hooked "+root, nil)
+	h, err := helm.OpenStore(t.TempDir(), hs, "hooked "+root, opts)
 	require.NoError(t, err)
 	v, err := h.Voyage(ctx, o.ID())
 	require.NoError(t, err)
@@ -455,7 +455,7 @@ func TestSharedActionRunsOnceThroughConflicts(t *testing.T) {
 	for _, at := range []int{1, 2} { // the intent's append, the outcome's
 		t.Run(fmt.Sprint("conflict at append ", at), func(t *testing.T) {
 			ctx := context.Background()
-			hs, v, o := racedVoyage(t)
+			hs, v, o := racedVoyage(t, nil)
 			hs.before = func(n int) {
 				if n == at {
 					_, err := o.Note(ctx, "came first", who)
@@ -489,7 +489,7 @@ func TestSharedActionRunsOnceThroughConflicts(t *testing.T) {
 // refused before its action is run.
 func TestSharedUndoRacedByAnotherUndo(t *testing.T) {
 	ctx := context.Background()
-	hs, v, o := racedVoyage(t)
+	hs, v, o := racedVoyage(t, nil)
 	_, err := v.Perform(ctx, &openThing{Number: 7}, who)
 	require.NoError(t, err)
 	require.NoError(t, o.Refresh(ctx))
@@ -513,7 +513,7 @@ func TestSharedUndoRacedByAnotherUndo(t *testing.T) {
 // on the empty slate: nothing is sealed twice.
 func TestSharedBearingRacedByAnotherBearing(t *testing.T) {
 	ctx := context.Background()
-	hs, v, o := racedVoyage(t)
+	hs, v, o := racedVoyage(t, nil)
 	_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, o.Refresh(ctx))
@@ -534,7 +534,7 @@ func TestSharedBearingRacedByAnotherBearing(t *testing.T) {
 // again and named where the store holds it.
 func TestSharedLargeObservationThroughAConflict(t *testing.T) {
 	ctx := context.Background()
-	hs, v, o := racedVoyage(t)
+	hs, v, o := racedVoyage(t, nil)
 	hs.before = func(n int) {
 		if n == 1 {
 			_, err := o.Observe(ctx, &note{Topic: "theirs", Text: incompressible(100<<10) + "o"}, who, nil)
@@ -556,7 +556,7 @@ func TestSharedLargeObservationThroughAConflict(t *testing.T) {
 // Jettisoning an artifact another writer jettisoned meanwhile says so.
 func TestSharedJettisonRaced(t *testing.T) {
 	ctx := context.Background()
-	hs, v, o := racedVoyage(t)
+	hs, v, o := racedVoyage(t, nil)
 	obs, err := v.Observe(ctx, &note{Topic: "a", Text: incompressible(100 << 10)}, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, o.Refresh(ctx))
@@ -673,7 +673,7 @@ func TestSharedListWithAStaleSummary(t *testing.T) {
 // its voyages open) fails, but leaves the handle usable: its views are
 // folded anew from the store.
 func TestSharedCancelledAppendLeavesTheHandleUsable(t *testing.T) {
-	hs, v, o := racedVoyage(t)
+	hs, v, o := racedVoyage(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	hs.before = func(n int) {
 		if n == 1 {
@@ -694,9 +694,9 @@ func TestSharedCancelledAppendLeavesTheHandleUsable(t *testing.T) {
 // nothing was recorded and to run it again, and the handle goes on. An
 // action whose intent gives up is not run.
 func TestSharedConflictsExhausted(t *testing.T) {
-	defer helm.SetConflictBudget(200 * time.Millisecond)()
+	t.Parallel()
 	ctx := context.Background()
-	hs, v, o := racedVoyage(t)
+	hs, v, o := racedVoyage(t, helm.OptionsWithConflictBudget(200*time.Millisecond))
 	hs.before = func(int) {
 		_, err := o.Note(ctx, "first again", who)
 		require.NoError(t, err)
@@ -783,7 +783,7 @@ func TestCopyUpdateShowsInTheListing(t *testing.T) {
 // run.
 func TestSharedActionRefusedWhenAnotherWriterCompletedFirst(t *testing.T) {
 	ctx := context.Background()
-	hs, v, o := racedVoyage(t)
+	hs, v, o := racedVoyage(t, nil)
 	hs.before = func(n int) {
 		if n == 1 {
 			require.NoError(t, o.Complete(ctx, helm.OutcomeCompleted, "done elsewhere", who))

@@ -24,7 +24,7 @@ import (
 // where it was, with the same chain values: segment.Log.ScanAfter) —
 // otherwise, or when it does not check out, the voyage is folded from its
 // first event, as if there were none. Writers write it (Close, once
-// snapshotEvery events have been folded since the last one), without
+// Options.snapshotEvery events have been folded since the last one), without
 // fsync: a snapshot lost or torn by a crash is ignored.
 //
 // Opening reads the mark and the head of the views (projection.OpenSnapshot)
@@ -43,10 +43,6 @@ const (
 	snapshotName  = "snapshot"
 	snapshotMagic = "HELMSNP2"
 )
-
-// snapshotEvery is how many events past the last snapshot make a closing
-// writer write a new one.
-var snapshotEvery uint64 = 4096
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -224,12 +220,12 @@ func (v *Voyage) foldNew(scan scanFunc) error {
 }
 
 // writeSnapshot writes the voyage's snapshot, at Close, when this Voyage
-// changed it and snapshotEvery events were folded since the last one; it
+// changed it and Options.snapshotEvery events were folded since the last one; it
 // closes the snapshot the views were opened from.
 // Failing to write a cache is not an error for the caller.
 func (v *Voyage) writeSnapshot() {
 	v.mu.Lock()
-	due := v.wrote && v.broken == nil && v.st.Voyage.Seq >= v.snapSeq+snapshotEvery
+	due := v.wrote && v.broken == nil && v.st.Voyage.Seq >= v.snapSeq+v.home.opts.snapshotEvery
 	var snap []byte
 	var seq uint64
 	var err error

@@ -84,13 +84,12 @@ func requireSameAsReplay(t *testing.T, h *Home, v *Voyage, msg string) {
 // taken every few events, every open from a snapshot shows what folding
 // every event shows.
 func TestOpenFromSnapshotIsTheReplay(t *testing.T) {
-	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
-	snapshotEvery = 5
+	t.Parallel()
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(21, 22))
 	fromSnapshot := 0
 	for round := range 4 {
-		opts := &Options{NoSync: true}
+		opts := &Options{NoSync: true, snapshotEvery: 5}
 		if round%2 == 1 {
 			opts.SegmentSize = 8 << 10 // marks in sealed segments too
 		}
@@ -167,10 +166,9 @@ func rewriteSnapshot(t *testing.T, dir string, change func(m *segment.Mark, view
 // the voyage opens from its first event, and Verify says why. One that
 // checks out but lies is trusted by opening, and Verify calls it damage.
 func TestSnapshotsThatDoNotCheckOutAreIgnored(t *testing.T) {
-	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
-	snapshotEvery = 3
+	t.Parallel()
 	ctx := context.Background()
-	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 3})
 	require.NoError(t, err)
 	v, err := h.Start(ctx, "snapshots", OpenWaters, indexWho)
 	require.NoError(t, err)
@@ -263,12 +261,12 @@ func flipAt(t *testing.T, dir string, off int64) {
 }
 
 // snapshottedVoyage writes a voyage of six observations and three
-// bearings whose snapshot (snapshotEvery set to 3 by the caller) is at its
+// bearings whose snapshot (taken every 3 events) is at its
 // last event.
 func snapshottedVoyage(t *testing.T) (*Home, string) {
 	t.Helper()
 	ctx := context.Background()
-	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 3})
 	require.NoError(t, err)
 	v, err := h.Start(ctx, "late damage", OpenWaters, indexWho)
 	require.NoError(t, err)
@@ -288,8 +286,7 @@ func snapshottedVoyage(t *testing.T) (*Home, string) {
 // the views are folded from the first event, whether a view, a refresh or
 // a change read it; nothing is lost and no error reaches the caller.
 func TestSnapshotDamageFoundLateFoldsEveryEvent(t *testing.T) {
-	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
-	snapshotEvery = 3
+	t.Parallel()
 	ctx := context.Background()
 	voyage := snapshottedVoyage
 	for _, tt := range []struct {
@@ -344,10 +341,9 @@ func TestSnapshotDamageFoundLateFoldsEveryEvent(t *testing.T) {
 // A snapshot of the first form (one checksum over the whole file) is
 // ignored: the voyage opens by folding every event, and Verify says so.
 func TestSnapshotOfTheFirstFormIsIgnored(t *testing.T) {
-	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
-	snapshotEvery = 3
+	t.Parallel()
 	ctx := context.Background()
-	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 3})
 	require.NoError(t, err)
 	v, err := h.Start(ctx, "old snapshot", OpenWaters, indexWho)
 	require.NoError(t, err)
@@ -377,10 +373,9 @@ func TestSnapshotOfTheFirstFormIsIgnored(t *testing.T) {
 // read neither the snapshot's entries nor its failed actions: the
 // bearing is numbered after them and handed back as recorded.
 func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
-	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
-	snapshotEvery = 3
+	t.Parallel()
 	ctx := context.Background()
-	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 3})
 	require.NoError(t, err)
 	v, err := h.Start(ctx, "tail", OpenWaters, indexWho)
 	require.NoError(t, err)
@@ -392,7 +387,7 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	}
 	require.NoError(t, v.Close())
 
-	snapshotEvery = 1000 // the snapshot stays where it is
+	h.opts.snapshotEvery = 1000 // the snapshot stays where it is
 	v, err = h.Voyage(ctx, id)
 	require.NoError(t, err)
 	observeNote(t, v, "after the snapshot")
@@ -439,10 +434,9 @@ func stowedEvents(t *testing.T, v *Voyage) int {
 // streamed, looked up once it is written. One jettisoned since is
 // stowed anew. The views are the replay's all along.
 func TestRepeatedSightingOnASnapshotIsStoredOnce(t *testing.T) {
-	defer func(old uint64) { snapshotEvery = old }(snapshotEvery)
-	snapshotEvery = 1 // every writer's Close writes one
+	t.Parallel()
 	ctx := context.Background()
-	h, err := Open(t.TempDir(), &Options{NoSync: true})
+	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 1})
 	require.NoError(t, err)
 	v, err := h.Start(ctx, "repeats", OpenWaters, indexWho)
 	require.NoError(t, err)
