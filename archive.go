@@ -267,7 +267,7 @@ func (v *Voyage) exportArtifacts(ctx context.Context, out io.Writer, cs *copies,
 	writePacked := func(before uint64) error {
 		for len(packed) > 0 && packed[0].seq < before {
 			c := packed[0]
-			r, err := v.openStored(ctx, artifactRef(&c.ref))
+			r, err := v.rec.openStored(ctx, artifactRef(&c.ref))
 			if err == nil {
 				err = writeArtifactLine(out, &c.ref, r)
 				r.Close()

@@ -89,11 +89,11 @@ func (v *Voyage) stowed(ctx context.Context, hash string) (projection.Artifact, 
 	return a, op, nil
 }
 
-// open is load as a stream: a pack frame is decompressed as it is read,
-// a blob record (small) is read whole.
+// open is load as a stream: a copy the journal holds is decompressed as
+// it is read, a blob record (small) is read whole.
 func (v *Voyage) open(ctx context.Context, ref *projection.ArtifactRef) (io.ReadCloser, error) {
-	if ref.Blob == 0 && v.remote == nil {
-		return v.pack.Open(artifactRef(ref))
+	if ref.Blob == 0 {
+		return v.rec.open(ctx, artifactRef(ref))
 	}
 	data, err := v.load(ctx, ref)
 	if err != nil {
@@ -102,14 +102,16 @@ func (v *Voyage) open(ctx context.Context, ref *projection.ArtifactRef) (io.Read
 	return io.NopCloser(bytes.NewReader(data)), nil
 }
 
-// load reads an artifact's bytes from its blob record or the pack file,
+// load reads an artifact's bytes from its blob record or the journal,
 // and checks them against its address.
 func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte, error) {
 	if ref.Blob == 0 {
-		if v.remote != nil {
-			return v.remote.arts.Get(ctx, artifactRef(ref))
+		r, err := v.rec.open(ctx, artifactRef(ref))
+		if err != nil {
+			return nil, err
 		}
-		return v.pack.Load(artifactRef(ref))
+		defer r.Close()
+		return io.ReadAll(r)
 	}
 	var blob []byte
 	err := v.rec.Scan(ctx, ref.Blob, func(r segment.Record) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +28,11 @@ import (
 // made durable, before the batch is.
 type stower func(a *artifact.Encoded) (*projection.Event, error)
 
+// decideFunc decides a change on the views, which hold every event
+// appended so far: it returns the events to append (none: nothing to
+// record), or why the change is refused.
+type decideFunc func(*projection.State, stower) ([]*projection.Event, error)
+
 // commit runs decide under the log's lock, after folding in every event
 // appended so far, and appends the events it returns — with the blob
 // records of the small artifacts they stow — as one atomic batch. It
@@ -34,7 +40,7 @@ type stower func(a *artifact.Encoded) (*projection.Event, error)
 // an artifact up by its full hash (Voyage.artifact) and stow one, but
 // reads neither the logbook nor the whole artifact index (see
 // commitReading).
-func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.State, stower) ([]*projection.Event, error)) (uint64, error) {
+func (v *Voyage) commit(ctx context.Context, op string, decide decideFunc) (uint64, error) {
 	return v.commitReading(ctx, op, 0, decide)
 }
 
@@ -42,7 +48,7 @@ func (v *Voyage) commit(ctx context.Context, op string, decide func(*projection.
 // views that reads names: those a voyage opened from its snapshot has not
 // read yet are read first, and so are those its events need
 // (projection.State.Needs). The other sections stay unread.
-func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.Sections, decide func(*projection.State, stower) ([]*projection.Event, error)) (uint64, error) {
+func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.Sections, decide decideFunc) (uint64, error) {
 	v.mu.Lock()
 	broken := v.broken
 	v.mu.Unlock()
@@ -54,60 +60,71 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 	if err != nil {
 		return 0, v.fail(op, err, Hint{})
 	}
-	// Before the first change of this handle, the home index learns,
-	// durably, that the voyage may change: outside the log's lock, so its
-	// fdatasync holds no other writer up. A failure is reported once the
-	// log took its lock, so that a home that cannot be written says so
-	// about the log first.
-	idxErr := v.openIndex()
-	var decideErr error
-	var last uint64 // the sequence number of this commit's last event
+	// Before the first change of this handle, the journal gets ready
+	// (the home index learns, durably, that the voyage may change):
+	// outside the log's lock, so its fdatasync holds no other writer up.
+	// A failure is reported once the log took its lock, so that a home
+	// that cannot be written says so about the log first.
+	beginErr := v.rec.begin(ctx)
 	began := time.Now()
 	for attempt := 0; ; attempt++ {
-		last, decideErr, err = v.commitOnce(ctx, reads, red, idxErr, decide)
-		var ae *appendError
-		if errors.As(err, &ae) {
-			// A shared store did not append the unit, or did not say; the
-			// views have not taken it in, and the next change folds what
-			// the store holds.
-			if errors.Is(err, store.ErrConflict) && time.Since(began) < v.home.opts.conflictBudget && conflictPause(ctx, attempt) {
-				continue // another writer came first: decide again on its events
-			}
-			switch {
-			case errors.Is(err, store.ErrConflict):
-				return 0, v.fail(op, fmt.Errorf("%w (nothing was recorded: other writers changed the voyage %d times in %v while this change was decided)", err, attempt+1, time.Since(began).Round(time.Second)),
-					Hint{HintRetry, "run the command again"})
-			case errors.Is(err, store.ErrTooLarge):
-				return 0, v.fail(op, fmt.Errorf("%w: %w (nothing was recorded)", ErrInvalid, err), Hint{})
-			}
-			return 0, v.fail(op, fmt.Errorf("%w; the store did not confirm the write, so the change may or may not be recorded", err),
-				Hint{HintReopen, "read the voyage's logbook to see whether the change was recorded before retrying"})
-		}
-		break
-	}
-	if err != nil {
-		if decideErr == nil && errors.Is(err, segment.ErrPoisoned) {
-			// The write or its fdatasync failed after the views took the
-			// change in.
+		last, decideErr, err := v.commitOnce(ctx, reads, red, beginErr, decide)
+		if err == nil {
 			v.mu.Lock()
-			if v.broken == nil {
-				v.broken = err
-			}
+			v.wrote = true
 			v.mu.Unlock()
-			return 0, v.fail(op, fmt.Errorf("%w; the disk reported a failure, so the change may or may not be recorded", err),
-				Hint{HintReopen, "open the voyage again, and read its logbook to see whether the change was recorded before retrying"})
+			return last, nil
 		}
-		if decideErr == nil && !errors.Is(err, segment.ErrCorrupt) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			// The log failed before anything was written (its directory,
-			// lock or watermark could not be made, or opened).
-			return 0, v.fail(op, fmt.Errorf("%w (nothing was recorded)", err), Hint{})
+		if !v.decideAgain(ctx, err, attempt, began) {
+			return 0, v.commitFailed(op, err, decideErr, attempt, began)
 		}
-		return 0, v.fail(op, err, Hint{})
 	}
-	v.mu.Lock()
-	v.wrote = true
-	v.mu.Unlock()
-	return last, nil
+}
+
+// decideAgain reports whether a change whose unit a shared store refused,
+// another writer having come first, decides again on that writer's
+// events: for a while (Options.conflictBudget), pausing a little more at
+// each attempt (conflictPause).
+func (v *Voyage) decideAgain(ctx context.Context, err error, attempt int, began time.Time) bool {
+	return errors.Is(err, store.ErrConflict) && errors.As(err, new(*appendError)) &&
+		time.Since(began) < v.home.opts.conflictBudget && conflictPause(ctx, attempt)
+}
+
+// commitFailed is the error of a change that recorded nothing, or may
+// have: err is what the commit failed with, decideErr the decision's own
+// refusal or failure, if that was it.
+func (v *Voyage) commitFailed(op string, err, decideErr error, attempt int, began time.Time) error {
+	if errors.As(err, new(*appendError)) {
+		// A shared store did not append the unit, or did not say; the
+		// views have not taken it in, and the next change folds what
+		// the store holds.
+		switch {
+		case errors.Is(err, store.ErrConflict):
+			return v.fail(op, fmt.Errorf("%w (nothing was recorded: other writers changed the voyage %d times in %v while this change was decided)", err, attempt+1, time.Since(began).Round(time.Second)),
+				Hint{HintRetry, "run the command again"})
+		case errors.Is(err, store.ErrTooLarge):
+			return v.fail(op, fmt.Errorf("%w: %w (nothing was recorded)", ErrInvalid, err), Hint{})
+		}
+		return v.fail(op, fmt.Errorf("%w; the store did not confirm the write, so the change may or may not be recorded", err),
+			Hint{HintReopen, "read the voyage's logbook to see whether the change was recorded before retrying"})
+	}
+	switch {
+	case decideErr == nil && errors.Is(err, segment.ErrPoisoned):
+		// The write or its fdatasync failed after the views took the
+		// change in.
+		v.mu.Lock()
+		if v.broken == nil {
+			v.broken = err
+		}
+		v.mu.Unlock()
+		return v.fail(op, fmt.Errorf("%w; the disk reported a failure, so the change may or may not be recorded", err),
+			Hint{HintReopen, "open the voyage again, and read its logbook to see whether the change was recorded before retrying"})
+	case decideErr != nil || errors.Is(err, segment.ErrCorrupt) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return v.fail(op, err, Hint{})
+	}
+	// The log failed before anything was written (its directory, lock or
+	// watermark could not be made, or opened).
+	return v.fail(op, fmt.Errorf("%w (nothing was recorded)", err), Hint{})
 }
 
 // fail returns err as the *VoyageError of op on this voyage, with hint
@@ -198,14 +215,12 @@ type inflightEvent struct {
 // commitOnce decides once, on the log's tail, and appends the unit
 // decided: one attempt of commitReading. It returns the sequence number
 // of the last event appended, and decideErr when the decision failed.
-func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red *redact.Redactor, idxErr error, decide func(*projection.State, stower) ([]*projection.Event, error)) (last uint64, decideErr, err error) {
-	var first uint64               // the sequence number of the first event appended
-	var applyAppended func() error // a shared store's: the views take the unit in once it is appended
-	err = v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
-		decideErr = nil // a shared store's commit may decide again (remote.commit)
-		if idxErr != nil {
-			decideErr = idxErr
-			return nil, idxErr
+func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red *redact.Redactor, beginErr error, decide decideFunc) (last uint64, decideErr, err error) {
+	var u unit
+	err = v.rec.commit(ctx, func(tx logTx) ([][]byte, error) {
+		decideErr = beginErr // a shared store's commit may decide again (sharedJournal.commit)
+		if beginErr != nil {
+			return nil, beginErr
 		}
 		v.mu.Lock()
 		defer v.mu.Unlock()
@@ -215,168 +230,179 @@ func (v *Voyage) commitOnce(ctx context.Context, reads projection.Sections, red 
 		if err := v.loadSections(reads, tx.Scan); err != nil {
 			return nil, err
 		}
-		blobs := map[*projection.Event][]byte{} // stowed event -> its blob record (nil: in the pack)
-		var holdsErr error                      // the index could not be read: the decide fails
-		holds := func(hash string) bool {
-			held, err := v.artifact(hash, tx.Scan) // a block of the snapshot's index, at most
-			if err != nil {
-				holdsErr = err
-				return false
-			}
-			if held != nil && held.Status == projection.Stowed {
-				return true // stored once per voyage; a jettisoned one is stowed again
-			}
-			for e := range blobs {
-				if e.Artifact.Hash == hash {
-					return true
-				}
-			}
+		u, decideErr = v.decideUnit(ctx, tx, red, decide)
+		return u.records, decideErr
+	}, func() error {
+		if err := v.applyUnit(&u); err != nil {
+			decideErr = err
+			return err
+		}
+		return nil
+	})
+	v.landed(&u)
+	return u.last(), decideErr, err
+}
+
+// unit is what one decision appends: its records, numbered from the
+// tail it was decided on, and its events with their sequence numbers.
+type unit struct {
+	records [][]byte
+	events  []*projection.Event
+	seqs    []uint64
+}
+
+// last returns the sequence number of the unit's last event (0: none).
+func (u *unit) last() uint64 {
+	if len(u.seqs) == 0 {
+		return 0
+	}
+	return u.seqs[len(u.seqs)-1]
+}
+
+// decideUnit runs decide on the views, which hold every event up to the
+// tail tx reads, and makes the unit of the events it returns: with the
+// blob records of the artifacts they stow, and the guard rules recorded
+// before them when those changed (withRules). The caller holds v.mu.
+func (v *Voyage) decideUnit(ctx context.Context, tx logTx, red *redact.Redactor, decide decideFunc) (unit, error) {
+	blobs := map[*projection.Event][]byte{} // stowed event -> its blob record (nil: in the journal)
+	events, err := decide(&v.st, v.stower(ctx, tx.Scan, blobs))
+	if err != nil {
+		return unit{}, err
+	}
+	u, err := v.number(tx.Last(), red, v.withRules(events), blobs)
+	if err != nil {
+		return unit{}, err
+	}
+	// The views take the events in once the unit is bound to be appended
+	// (applyUnit): the sections they need are read first, as the views
+	// stand before any of them (a superset of what each needs when its
+	// turn comes).
+	var need projection.Sections
+	for _, e := range u.events {
+		need |= v.st.Needs(e)
+	}
+	if err := v.loadSections(need, tx.Scan); err != nil {
+		return unit{}, err
+	}
+	return u, nil
+}
+
+// stower returns the stower of one decision, which notes in blobs each
+// stow event it returns, with its blob record (nil: the journal holds the
+// bytes). The caller holds v.mu.
+func (v *Voyage) stower(ctx context.Context, scan scanFunc, blobs map[*projection.Event][]byte) stower {
+	var heldErr error // the index could not be read: the decide fails
+	held := func(hash string) bool {
+		a, err := v.artifact(hash, scan) // a block of the snapshot's index, at most
+		if err != nil {
+			heldErr = err
 			return false
 		}
-		stow := func(a *artifact.Encoded) (*projection.Event, error) {
-			if a.Streamed() && v.remote != nil {
-				// A shared store takes an artifact whole (store.Artifacts).
-				if err := a.Settle(); err != nil {
-					return nil, err
-				}
+		if a != nil && a.Status == projection.Stowed {
+			return true // stored once per voyage; a jettisoned one is stowed again
+		}
+		for e := range blobs {
+			if e.Artifact.Hash == hash {
+				return true
 			}
-			if a.Streamed() {
-				// Its address is known once it is written.
-				r, stored, err := v.pack.StowStream(a, holds)
-				if err == nil {
-					err = holdsErr
-				}
-				if err != nil || !stored {
-					return nil, err
-				}
-				ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: r.Hash, Size: r.Size, StoredSize: r.StoredSize, Offset: r.Offset}}
-				blobs[ev] = nil
+		}
+		return false
+	}
+	return func(a *artifact.Encoded) (*projection.Event, error) {
+		if err := v.rec.settle(a); err != nil {
+			return nil, err
+		}
+		if !a.Streamed() { // a streamed one's address is known once it is stored
+			if held(a.Hash) || heldErr != nil {
+				return nil, heldErr
+			}
+			if a.Inline() { // compresses it, if it was held when it was prepared
+				ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}}
+				blobs[ev] = artifact.BlobRecord(a)
 				return ev, nil
 			}
-			if holds(a.Hash) || holdsErr != nil {
-				return nil, holdsErr
-			}
-			inline := a.Inline() // compresses it, if it was held when it was prepared
-			ref := &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}
-			var blob []byte
-			if inline {
-				blob = artifact.BlobRecord(a)
-			} else if v.remote != nil {
-				// The event records the reference the store returns
-				// (store.Artifacts.Put): a store that finds an artifact by
-				// where it put it (store.Dir's pack) needs its offset; one
-				// that finds it by its address alone returns none, and
-				// the copy is named by its event (sharedOffset, below).
-				r, err := v.remote.arts.Put(ctx, a)
-				if err != nil {
-					return nil, err
-				}
-				ref.Offset = r.Offset
-			} else {
-				r, err := v.pack.Stow(a)
-				if err != nil {
-					return nil, err
-				}
-				ref.Offset = r.Offset
-			}
-			ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: ref}
-			blobs[ev] = blob
-			return ev, nil
 		}
-		events, err := decide(&v.st, stow)
-		if err != nil {
-			decideErr = err
+		r, stored, err := v.rec.stow(ctx, a, held)
+		if err == nil {
+			err = heldErr
+		}
+		if err != nil || !stored {
 			return nil, err
 		}
-		events = v.withRules(events)
-		// Number the records as the log will: a blob just before the event
-		// that names it. Encode and check them all before folding any.
-		now := v.home.now()
-		seq := tx.Last()
-		n := v.st.Counts().Entries // the story's entries so far: numbered in order, for good
-		records := make([][]byte, 0, len(events)+len(blobs))
-		seqs := make([]uint64, len(events))
-		for i, e := range events {
-			blob, stowed := blobs[e]
-			if blob != nil {
-				seq++
-				records = append(records, blob)
-				e.Artifact.Blob = seq
-			} else if stowed && v.remote != nil && e.Artifact.Offset == 0 {
-				e.Artifact.Offset = sharedOffset(seq + 1)
-			}
-			e.At = now
-			if projection.IsEntry(e.Type) {
-				n++
-				e.N = n
-			}
-			redactEvent(red, e) // nothing is stored that a rule finds secret
-			rec, err := projection.Encode(e)
-			if err == nil && len(rec) > segment.DefaultMaxRecordSize {
-				err = fmt.Errorf("%w: a %s event of %d bytes exceeds the log's record limit of %d bytes", ErrInvalid, e.Type, len(rec), segment.DefaultMaxRecordSize)
-			}
-			if err != nil {
-				decideErr = err
-				return nil, err
-			}
+		ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: r.Hash, Size: r.Size, StoredSize: r.StoredSize, Offset: r.Offset}}
+		blobs[ev] = nil
+		return ev, nil
+	}
+}
+
+// number numbers the unit's records as the log will, after record last:
+// a blob record just before the event that names it; and encodes them,
+// every text redacted, each checked before any is folded. Entries are
+// numbered after the story's, for good. The caller holds v.mu.
+func (v *Voyage) number(last uint64, red *redact.Redactor, events []*projection.Event, blobs map[*projection.Event][]byte) (unit, error) {
+	now := v.home.now()
+	seq, n := last, v.st.Counts().Entries
+	u := unit{records: make([][]byte, 0, len(events)+len(blobs)), events: events, seqs: make([]uint64, len(events))}
+	for i, e := range events {
+		blob, stowed := blobs[e]
+		switch {
+		case blob != nil:
 			seq++
-			seqs[i] = seq
-			records = append(records, rec)
+			u.records = append(u.records, blob)
+			e.Artifact.Blob = seq
+		case stowed && e.Artifact.Offset == 0:
+			e.Artifact.Offset = sharedOffset(seq + 1) // the journal gave no place: the event names the copy
 		}
-		// Fold our own events now, so the next decide of this group sees
-		// them; if the write fails, v.broken keeps these views from being
-		// used again. (A shared store may refuse the unit, another writer
-		// having come first: there the views take its events in once it
-		// is appended.) The sections they need are read first, as the
-		// views stand before any of them (a superset of what each needs
-		// when its turn comes).
-		var need projection.Sections
-		for _, e := range events {
-			need |= v.st.Needs(e)
+		e.At = now
+		if projection.IsEntry(e.Type) {
+			n++
+			e.N = n
 		}
-		if err := v.loadSections(need, tx.Scan); err != nil {
-			decideErr = err
-			return nil, err
+		redactEvent(red, e) // nothing is stored that a rule finds secret
+		rec, err := projection.Encode(e)
+		if err == nil && len(rec) > segment.DefaultMaxRecordSize {
+			err = fmt.Errorf("%w: a %s event of %d bytes exceeds the log's record limit of %d bytes", ErrInvalid, e.Type, len(rec), segment.DefaultMaxRecordSize)
 		}
-		if len(events) > 0 {
-			first, last = seqs[0], seq
+		if err != nil {
+			return unit{}, err
 		}
-		if v.remote != nil {
-			applyAppended = func() error {
-				for i, e := range events {
-					if seqs[i] <= v.st.Voyage.Seq {
-						continue // folded from the store already, by a later change or a refresh
-					}
-					if err := v.st.Apply(seqs[i], e); err != nil {
-						v.broken = err
-						return err
-					}
-				}
-				return nil
-			}
-			return records, nil
-		}
-		for i, e := range events {
-			if err := v.st.Apply(seqs[i], e); err != nil {
-				decideErr = err
-				v.broken = err
-				return nil, err
-			}
-			v.inflight = append(v.inflight, inflightEvent{seq: seqs[i], e: e})
-		}
-		return records, nil
-	})
-	if err == nil && applyAppended != nil {
-		v.mu.Lock()
-		err = applyAppended()
-		v.mu.Unlock()
+		seq++
+		u.seqs[i] = seq
+		u.records = append(u.records, rec)
 	}
-	if first != 0 && v.remote == nil {
-		v.mu.Lock()
-		v.inflight = slices.DeleteFunc(v.inflight, func(f inflightEvent) bool { return f.seq >= first && f.seq <= last })
-		v.mu.Unlock()
+	return u, nil
+}
+
+// applyUnit folds the unit's events into the views, so the next decision
+// sees them; should its write fail, v.broken keeps these views from
+// being used again. An event the views hold already (folded from a
+// shared store by a later change or a refresh) is passed by. Until the
+// unit has landed, the events are in flight (v.inflight).
+func (v *Voyage) applyUnit(u *unit) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i, e := range u.events {
+		if u.seqs[i] <= v.st.Voyage.Seq {
+			continue
+		}
+		if err := v.st.Apply(u.seqs[i], e); err != nil {
+			v.broken = err
+			return err
+		}
+		v.inflight = append(v.inflight, inflightEvent{seq: u.seqs[i], e: e})
 	}
-	return last, decideErr, err
+	return nil
+}
+
+// landed ends the flight of the unit's events: appended, or not.
+func (v *Voyage) landed(u *unit) {
+	if len(u.seqs) == 0 {
+		return
+	}
+	first, last := u.seqs[0], u.last()
+	v.mu.Lock()
+	v.inflight = slices.DeleteFunc(v.inflight, func(f inflightEvent) bool { return f.seq >= first && f.seq <= last })
+	v.mu.Unlock()
 }
 
 // withRules returns events with the guard rules this home runs under
@@ -403,4 +429,26 @@ func (v *Voyage) withRules(events []*projection.Event) []*projection.Event {
 	}
 	e := &projection.Event{Type: t, Who: who, Policy: &logbook.PolicyRecord{Digest: rules.Digest, Sources: slices.Clone(rules.Sources)}}
 	return slices.Insert(events, at, e)
+}
+
+// conflictPause waits a little before a change decides again, a random
+// part of a bound that doubles after each conflict up to 64 ms, so that
+// writers that keep meeting on one voyage fall out of step; false if ctx
+// ended.
+//
+// The first conflict of a change costs no pause: it decided on the tail
+// last known, and learnt the store's.
+func conflictPause(ctx context.Context, attempt int) bool {
+	if attempt == 0 {
+		return ctx.Err() == nil
+	}
+	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt-1, 6)))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -38,14 +38,15 @@ type CompactReport struct {
 //
 // Compact is a writer: other changes wait for it, and lose nothing. A
 // crash leaves every file as it was or as compacted, both whole; compact
-// again to finish. A voyage with damage is refused, untouched.
-func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) {
+// again to finish. A voyage with damage is refused, untouched; so is one
+// of a shared store, which keeps every record (ErrInvalid).
+func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) { return v.rec.compact(ctx) }
+
+// compact is Compact on disk.
+func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
+	v := j.v
 	op := "compact"
 	rep := CompactReport{Voyage: v.id}
-	if v.remote != nil {
-		return rep, v.fail(op, fmt.Errorf("%w: the voyage is in %s, which keeps every record and artifact: compaction reclaims the bytes of jettisoned artifacts on this machine's disk only", ErrInvalid, v.home.sharedAt),
-			Hint{HintOtherHome, "pull the voyage into a home on disk and compact it there"})
-	}
 	if err := v.refresh(ctx); err != nil {
 		return rep, v.fail(op, err, Hint{})
 	}
@@ -73,7 +74,7 @@ func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) {
 	dropBlob := map[uint64]bool{}
 	var dropPack []artifact.Ref
 	seenPack := map[int64]bool{}
-	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
+	err := j.Scan(ctx, 1, eventsOf(v.id, j.Dir(), func(seq uint64, e *projection.Event) error {
 		if seq > asOf {
 			return errFound
 		}
@@ -94,7 +95,7 @@ func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) {
 		return rep, v.fail(op, err, Hint{})
 	}
 	if len(dropBlob) > 0 {
-		r, err := v.log.Reclaim(ctx, func(r segment.Record) bool {
+		r, err := j.log.Reclaim(ctx, func(r segment.Record) bool {
 			return r.Seq <= asOf && dropBlob[r.Seq] && artifact.IsBlob(r.Data)
 		})
 		rep.LogRecords, rep.LogBytes, rep.Kept = r.Records, r.Bytes, r.Skipped
@@ -102,7 +103,7 @@ func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) {
 			return rep, v.fail(op, err, Hint{})
 		}
 	}
-	frames, n, err := v.reclaimPack(ctx, dropPack)
+	frames, n, err := j.reclaimPack(ctx, dropPack)
 	rep.PackBytes = n
 	rep.Artifacts = rep.LogRecords + frames
 	if err != nil {
@@ -113,13 +114,13 @@ func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) {
 
 // reclaimPack punches the pack frames refs name, under the log's writer
 // lock, which serialises the pack's writers.
-func (v *Voyage) reclaimPack(ctx context.Context, refs []artifact.Ref) (frames int, n int64, err error) {
+func (j *diskJournal) reclaimPack(ctx context.Context, refs []artifact.Ref) (frames int, n int64, err error) {
 	if len(refs) == 0 {
 		return 0, 0, nil
 	}
-	_, err = v.log.Commit(ctx, func(*segment.Tx) ([][]byte, error) {
+	_, err = j.log.Commit(ctx, func(*segment.Tx) ([][]byte, error) {
 		var err error
-		frames, n, err = v.pack.Reclaim(refs)
+		frames, n, err = j.pack.Reclaim(refs)
 		return nil, err
 	})
 	return frames, n, err

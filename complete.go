@@ -41,7 +41,7 @@ func (v *Voyage) Complete(ctx context.Context, outcome Outcome, summary string, 
 		}}}, nil
 	})
 	if err == nil {
-		v.writeSummary()
+		v.rec.summarize(ctx)
 	}
 	return err
 }

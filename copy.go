@@ -47,7 +47,7 @@ func (h *Home) Copy(ctx context.Context, idOrPrefix string, dst *Home) (CopyRepo
 	}
 	defer src.Close()
 	rep := CopyReport{Voyage: src.ID()}
-	rep.Created = !dst.holds(rep.Voyage)
+	rep.Created = !dst.holds(ctx, rep.Voyage)
 	pr, pw := io.Pipe()
 	exported := make(chan error, 1)
 	go func() {
@@ -76,7 +76,7 @@ var errCopied = errors.New("the copy needs no more of the archive")
 // records it appended.
 func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) (*Voyage, uint64, error) {
 	const op = "copy voyage"
-	v, err := h.open(im.hdr.VoyageID)
+	v, err := h.open(ctx, im.hdr.VoyageID)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -86,7 +86,7 @@ func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) 
 	}
 	if err == nil {
 		im.after = after
-		err = ar.readArtifacts(ctx, im, v.packWriter(ctx))
+		err = ar.readArtifacts(ctx, im, copyStower{ctx, v.rec})
 	}
 	if err == nil {
 		err = im.appendTo(ctx, v, after, func(last uint64) error {
@@ -176,24 +176,22 @@ func copyForm(e *projection.Event) []byte {
 // the log must end at (else moved says so, given the record it expected
 // to end at); events names the records that are events by sequence
 // number (the others are blobs): as one unit in a home on disk; in a
-// shared store, in units it takes (storeUnit), each ending with an event,
+// shared store, in units it takes (journal.maxUnit), each ending with an event,
 // so that a copy left part way (the store refused or lost a later unit)
 // is a voyage that ends where one of its events does, which copying again
 // brings up to date.
 func (v *Voyage) appendImported(ctx context.Context, records [][]byte, after uint64, events map[uint64]bool, moved func(last uint64) error) error {
-	units := [][][]byte{records}
-	if v.remote != nil {
-		units = unitsOf(records, after, events)
-	}
-	for _, unit := range units {
-		err := v.commitLog(ctx, func(tx logTx) ([][]byte, error) {
+	for _, unit := range unitsOf(records, after, events, v.rec.maxUnit()) {
+		err := v.rec.commit(ctx, func(tx logTx) ([][]byte, error) {
 			if tx.Last() != after {
 				return nil, moved(after)
 			}
 			return unit, nil
-		})
+		}, func() error { return nil })
 		if err != nil {
-			if after != 0 && v.remote != nil && !errors.Is(err, ErrDiverged) {
+			if after != 0 && v.rec.maxUnit() != 0 && !errors.Is(err, ErrDiverged) {
+				// A journal that takes records in bounded units keeps those
+				// it took: the copy is a shorter voyage.
 				err = fmt.Errorf("%w (the copy in %s holds the voyage up to record %d: copy again to bring it up to date)", err, v.home.where(), after)
 			}
 			return err
@@ -203,20 +201,15 @@ func (v *Voyage) appendImported(ctx context.Context, records [][]byte, after uin
 	return nil
 }
 
-// storeUnit bounds the units appendImported appends to a shared store:
-// every store takes units of 900 KiB of records (store.Log.AppendIf),
-// less what a store adds to each record (counted as perRecord bytes).
-const (
-	storeUnit = 900 << 10
-	perRecord = 16
-)
-
 // unitsOf splits records, the records after record after, into units of
-// at most storeUnit bytes, each ending with an event (events names them by
-// sequence number): an event is not parted from the blob records before
-// it. An event larger than a unit, with its blobs, is a unit of its own,
-// which the store may refuse.
-func unitsOf(records [][]byte, after uint64, events map[uint64]bool) [][][]byte {
+// at most max bytes (0: one unit), each ending with an event (events names
+// them by sequence number): an event is not parted from the blob records
+// before it. An event larger than a unit, with its blobs, is a unit of its
+// own, which the store may refuse.
+func unitsOf(records [][]byte, after uint64, events map[uint64]bool, max int) [][][]byte {
+	if max == 0 {
+		return [][][]byte{records}
+	}
 	var units [][][]byte
 	start, end := 0, 0    // the unit being made, up to its last event
 	size, pending := 0, 0 // its bytes; those of the records after its last event
@@ -225,7 +218,7 @@ func unitsOf(records [][]byte, after uint64, events map[uint64]bool) [][][]byte 
 		if !events[after+uint64(i)+1] {
 			continue
 		}
-		if size > 0 && size+pending > storeUnit {
+		if size > 0 && size+pending > max {
 			units = append(units, records[start:end])
 			start, size = end, 0
 		}

@@ -57,7 +57,7 @@ func (v *Voyage) Resume(ctx context.Context, reason string, who Who) error {
 		return []*projection.Event{{Type: projection.VoyageResumed, Who: w, Resumption: &projection.Resumption{Reason: strings.TrimSpace(reason)}}}, nil
 	})
 	if err == nil {
-		v.writeSummary()
+		v.rec.summarize(ctx)
 	}
 	return err
 }

@@ -93,7 +93,7 @@ func (u usage) data() int64 { return u.log + u.pack }
 func voyageUsage(t *testing.T, v *Voyage) usage {
 	t.Helper()
 	var u usage
-	mark := v.log.Mark()
+	mark := v.segmentLog().Mark()
 	err := filepath.WalkDir(v.dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -60,10 +60,10 @@ func TestAFoldOutsideTheLockKeepsACommitInFlight(t *testing.T) {
 	v.mu.Unlock()
 	// The same log, through a file system whose writes can be slowed.
 	var armed atomic.Bool
-	require.NoError(t, v.log.Close())
-	v.log, err = segment.Open(filepath.Join(dir, "events"), &segment.Options{NoSync: true, Identity: id, NoRetain: true, FS: slowFS{armed: &armed}})
+	j := v.rec.(*diskJournal)
+	require.NoError(t, j.log.Close())
+	j.log, err = segment.Open(filepath.Join(dir, "events"), &segment.Options{NoSync: true, Identity: id, NoRetain: true, FS: slowFS{armed: &armed}})
 	require.NoError(t, err)
-	v.rec = v.log
 
 	observeNote(t, v, "on the slate")
 	start, _ := snapshotBody(t, dir)

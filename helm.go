@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,12 +15,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
-	"github.com/helmlog/helm/store"
 )
 
 // Options tune a Home. The zero value is what production uses.
@@ -66,16 +63,14 @@ const (
 type Home struct {
 	dir  string
 	opts Options
-	// shared holds the voyages of a shared home (OpenStore, shared.go),
-	// sharedAt names it; nil for a home whose voyages are under dir.
-	shared   store.Store
-	sharedAt string
+	// back keeps the voyages: under dir (disk.go), or in a shared store
+	// (OpenStore, shared.go), which storeName names.
+	back      backend
+	storeName string
 
 	redOnce sync.Once
 	red     *redact.Redactor
 	redErr  error
-
-	sweepOnce sync.Once // the first Start removes what crashed starts left
 
 	// rules names the guard rules (Options.Policy) as voyages record
 	// them: a change is recorded when a voyage's last record differs.
@@ -119,6 +114,7 @@ func Open(dir string, opts *Options) (*Home, error) {
 		}
 	}
 	h.rules = logbook.PolicyRecord{Digest: h.opts.Policy.Digest(), Sources: policy.Sources(h.opts.Policy)}
+	h.back = &disk{h: h}
 	return h, nil
 }
 
@@ -127,8 +123,6 @@ const PolicyFile = "policy.toml"
 
 // Dir returns the home's directory.
 func (h *Home) Dir() string { return h.dir }
-
-func (h *Home) voyagesDir() string { return filepath.Join(h.dir, "voyages") }
 
 func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
 
@@ -148,7 +142,7 @@ func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who,
 		return nil, &VoyageError{Op: op, Err: err}
 	}
 	if opts.Parent != "" {
-		parent, err := h.Resolve(opts.Parent)
+		parent, err := h.Resolve(ctx, opts.Parent)
 		if err != nil {
 			return nil, &VoyageError{Op: op, Err: fmt.Errorf("parent voyage: %w", err)}
 		}
@@ -183,7 +177,7 @@ func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who,
 		}
 		opts = prepared
 	}
-	if err := h.create(ctx, id, func(v *Voyage) error {
+	if err := h.back.create(ctx, id, func(v *Voyage) error {
 		_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 			if st.Voyage.Seq != 0 {
 				return nil, fmt.Errorf("voyage %s already has events", id)
@@ -198,90 +192,13 @@ func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who,
 	}); err != nil {
 		return nil, err
 	}
-	return h.open(id)
-}
-
-// newPrefix names the directory a voyage is built in before it appears
-// under its id: a crash while starting leaves such a directory, which
-// listing ignores and a later Start removes.
-const newPrefix = ".new-"
-
-// create makes the voyage id: its first events are written by first into
-// a directory of its own, which is then renamed into place, so that a
-// voyage directory always holds its start and a failed start leaves
-// nothing behind.
-func (h *Home) create(ctx context.Context, id string, first func(*Voyage) error) error {
-	if h.shared != nil {
-		return h.createShared(ctx, id, first)
-	}
-	vdir := h.voyagesDir()
-	mkdir := func(dir string, perm os.FileMode) error { return durable.MkdirAll(durable.OSFS{}, dir, perm) }
-	if h.opts.NoSync {
-		mkdir = os.MkdirAll
-	}
-	if err := mkdir(vdir, 0o700); err != nil {
-		return fmt.Errorf("start voyage: create %s: %w", vdir, err)
-	}
-	h.sweepOnce.Do(h.removeAbandonedStarts)
-	tmp := filepath.Join(vdir, newPrefix+id)
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return fmt.Errorf("start voyage: create %s: %w", tmp, err)
-	}
-	v, err := h.openDir(tmp, id, false)
-	if err == nil {
-		err = first(v)
-		if cerr := v.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err == nil && !h.opts.NoSync {
-		err = durable.SyncDir(durable.OSFS{}, tmp)
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(vdir, id))
-	}
-	if err == nil && !h.opts.NoSync {
-		err = durable.SyncDir(durable.OSFS{}, vdir)
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
-		var ve *VoyageError
-		if errors.As(err, &ve) {
-			return err
-		}
-		return &VoyageError{Op: "start voyage", Voyage: id, Err: err}
-	}
-	return nil
-}
-
-// abandonedAfter is how old a directory of a start must be before a later
-// Start takes it for one that crashed and removes it.
-const abandonedAfter = 10 * time.Minute
-
-// removeAbandonedStarts removes what crashed starts left (best effort).
-// It reads the voyages directory unsorted, once per Home: reading a home
-// of many voyages on every Start made starting O(voyages).
-func (h *Home) removeAbandonedStarts() {
-	d, err := os.Open(h.voyagesDir())
-	if err != nil {
-		return
-	}
-	entries, _ := d.ReadDir(-1)
-	d.Close()
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), newPrefix) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > abandonedAfter {
-			os.RemoveAll(filepath.Join(h.voyagesDir(), e.Name()))
-		}
-	}
+	return h.open(ctx, id)
 }
 
 // Resolve turns a full voyage id or an unambiguous prefix of one into the
 // full id. A prefix matching several voyages is an *AmbiguousError listing
 // them.
-func (h *Home) Resolve(idOrPrefix string) (string, error) {
+func (h *Home) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 	p := strings.ToLower(strings.TrimSpace(idOrPrefix))
 	if p == "" {
 		return "", fmt.Errorf("%w: empty voyage id", ErrNoVoyage)
@@ -289,40 +206,19 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 	if strings.ContainsAny(p, `/\.`) {
 		return "", fmt.Errorf("%w: %q is not a voyage id or prefix", ErrNoVoyage, idOrPrefix)
 	}
-	if _, err := uuid.Parse(p); err == nil && h.shared != nil {
-		// One voyage's tail, not the store's whole list; a voyage whose
-		// start wrote no event is not there (startedShared).
-		last, err := h.sharedLast(context.Background(), p)
+	if _, err := uuid.Parse(p); err == nil {
+		ok, err := h.back.started(ctx, p)
 		switch {
-		case err == nil && last > 0:
-			return p, nil
-		case err == nil || errors.Is(err, store.ErrNotFound):
-			return "", fmt.Errorf("%w: %s in %s", ErrNoVoyage, p, h.sharedAt)
+		case err != nil:
+			return "", err
+		case !ok:
+			return "", fmt.Errorf("%w: %s in %s", ErrNoVoyage, p, h.where())
 		}
-		if d := damageOf(p, err); d != nil {
-			err = d // a voyage the store holds, damaged
-		}
-		return "", &VoyageError{Op: "find voyage", Voyage: p, Err: err}
-	} else if err == nil {
-		if _, err := os.Stat(filepath.Join(h.voyagesDir(), p)); err == nil {
-			return p, nil
-		}
-		return "", fmt.Errorf("%w: %s in %s", ErrNoVoyage, p, h.voyagesDir())
+		return p, nil
 	}
-	ids, sums, err := h.idsSummaries()
+	found, err := h.back.ids(ctx, p)
 	if err != nil {
 		return "", err
-	}
-	var found []string
-	for _, id := range ids {
-		if strings.HasPrefix(id, p) {
-			found = append(found, id)
-		}
-	}
-	if h.shared != nil {
-		if found, err = h.startedShared(context.Background(), found, sums); err != nil {
-			return "", err
-		}
 	}
 	switch len(found) {
 	case 0:
@@ -333,49 +229,30 @@ func (h *Home) Resolve(idOrPrefix string) (string, error) {
 	return "", &AmbiguousError{Prefix: p, Candidates: found}
 }
 
-// idsSummaries is ids, with the summaries a shared store keeps (nil for
-// a home on disk).
-func (h *Home) idsSummaries() ([]string, map[string]store.Summary, error) {
-	if h.shared != nil {
-		return h.sharedIDs(context.Background())
-	}
-	ids, err := h.ids()
-	return ids, nil, err
+// holds reports whether the home holds voyage id with its events: a
+// shared store may hold one whose start failed before its first event,
+// which Resolve leaves out and a new start (an import) takes over.
+func (h *Home) holds(ctx context.Context, id string) bool {
+	got, err := h.Resolve(ctx, id)
+	return err == nil && got == id
 }
 
-// ids lists the voyage ids in the home, sorted.
-func (h *Home) ids() ([]string, error) {
-	if h.shared != nil {
-		ids, _, err := h.sharedIDs(context.Background())
-		return ids, err
-	}
-	entries, err := os.ReadDir(h.voyagesDir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // no voyage started yet
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list voyages in %s: %w", h.voyagesDir(), err)
-	}
-	ids := make([]string, 0, len(entries))
-	for _, e := range entries {
-		if e.IsDir() {
-			if _, err := uuid.Parse(e.Name()); err == nil {
-				ids = append(ids, e.Name())
-			}
-		}
-	}
-	return ids, nil
+// open opens the voyage id, folding its events into fresh views (after
+// its snapshot, when it has one to trust). Opening reads: it writes
+// nothing (see segment.Open).
+func (h *Home) open(ctx context.Context, id string) (*Voyage, error) {
+	return h.back.open(ctx, id, true)
 }
 
 // Voyage opens the voyage with this id or unambiguous id prefix, folding
 // its events into fresh views. Opening reads: it writes nothing. The
 // caller closes it.
 func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
-	id, err := h.Resolve(idOrPrefix)
+	id, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		return nil, err
 	}
-	return h.openVoyage(ctx, id, true)
+	return h.open(ctx, id)
 }
 
 // StatusFilter selects voyages for List.
@@ -446,37 +323,7 @@ func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 	if filter != "" && !slices.Contains(StatusFilters(), filter) {
 		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: status %q is not one of %v", ErrInvalid, filter, StatusFilters())}
 	}
-	if h.shared != nil {
-		return h.listShared(ctx, filter)
-	}
-	ids, err := h.ids()
-	if err != nil {
-		return nil, err
-	}
-	// The home index vouches for the voyages whose writers all closed
-	// them. Each of the others costs a few small reads (its summary, its
-	// directory, its log's tail); they are independent, so a few run at
-	// once.
-	indexed := h.indexedViews()
-	var rest []string
-	for _, id := range ids {
-		if _, ok := indexed[id]; !ok {
-			rest = append(rest, id)
-		}
-	}
-	read, unreadable, err := readEach(ctx, rest, 4*runtime.GOMAXPROCS(0), func(id string) (VoyageInfo, error) {
-		return h.summary(ctx, id)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]VoyageInfo, 0, len(ids))
-	for _, info := range indexed {
-		if filter.matches(info.Status) {
-			out = append(out, info)
-		}
-	}
-	return listed(out, read, unreadable, filter)
+	return h.back.list(ctx, filter)
 }
 
 // listed is List's answer: out with the voyages of read that filter
@@ -496,12 +343,7 @@ func listed(out []VoyageInfo, read []*VoyageInfo, unreadable *ListError, filter 
 }
 
 // where names where the home keeps its voyages, in messages.
-func (h *Home) where() string {
-	if h.shared != nil {
-		return h.sharedAt
-	}
-	return h.voyagesDir()
-}
+func (h *Home) where() string { return h.back.where() }
 
 // Redact returns text with what helm would hide before storing it
 // replaced by markers, and how many: the same redactor every change to a

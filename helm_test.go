@@ -225,10 +225,10 @@ func TestResolveVoyagePrefix(t *testing.T) {
 		ids = append(ids, v.ID())
 		v.Close()
 	}
-	got, err := h.Resolve(ids[1])
+	got, err := h.Resolve(ctx, ids[1])
 	require.NoError(t, err)
 	assert.Equal(t, ids[1], got)
-	got, err = h.Resolve(strings.ToUpper(ids[1]))
+	got, err = h.Resolve(ctx, strings.ToUpper(ids[1]))
 	require.NoError(t, err, "ids are case-insensitive")
 	assert.Equal(t, ids[1], got)
 	v, err := h.Start(ctx, "voyage 3", helm.OpenWaters, who)
@@ -236,18 +236,18 @@ func TestResolveVoyagePrefix(t *testing.T) {
 	v.Close()
 	other := "b" + v.ID()[1:]
 	require.NoError(t, os.Rename(v.Dir(), filepath.Join(h.Dir(), "voyages", other)))
-	got, err = h.Resolve("b")
+	got, err = h.Resolve(ctx, "b")
 	require.NoError(t, err, "a unique prefix resolves")
 	assert.Equal(t, other, got)
 
-	_, err = h.Resolve("a3b")
+	_, err = h.Resolve(ctx, "a3b")
 	var amb *helm.AmbiguousError
 	require.ErrorAs(t, err, &amb)
 	assert.ErrorIs(t, err, helm.ErrAmbiguous)
 	assert.Equal(t, ids, amb.Candidates)
-	_, err = h.Resolve("ffff")
+	_, err = h.Resolve(ctx, "ffff")
 	assert.ErrorIs(t, err, helm.ErrNoVoyage)
-	_, err = h.Resolve("../x")
+	_, err = h.Resolve(ctx, "../x")
 	assert.ErrorIs(t, err, helm.ErrNoVoyage)
 }
 

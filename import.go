@@ -68,7 +68,7 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 	}
 	im.red = red
 	held := false
-	if h.holds(id) {
+	if h.holds(ctx, id) {
 		if !update {
 			return nil, 0, &VoyageError{Op: op, Voyage: id,
 				Err:  fmt.Errorf("%w: the home %s holds voyage %s already (imported before, or the voyage the archive was exported from)", ErrInvalid, h.where(), id),
@@ -82,8 +82,8 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 	if held {
 		return h.updateFrom(ctx, ar, im)
 	}
-	err = h.create(ctx, id, func(v *Voyage) error {
-		if err := ar.readArtifacts(ctx, im, v.packWriter(ctx)); err != nil {
+	err = h.back.create(ctx, id, func(v *Voyage) error {
+		if err := ar.readArtifacts(ctx, im, copyStower{ctx, v.rec}); err != nil {
 			return &VoyageError{Op: op, Voyage: id, Err: err}
 		}
 		err := im.appendTo(ctx, v, 0, func(last uint64) error {
@@ -106,7 +106,7 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 		}
 		return nil, 0, &VoyageError{Op: op, Voyage: id, Err: err}
 	}
-	v, err := h.open(id)
+	v, err := h.open(ctx, id)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -416,37 +416,28 @@ func importEvent(red *redact.Redactor, e *projection.Event, st *projection.State
 	return copied, nil
 }
 
-// readArtifacts reads the archive's artifacts, checking each as it is
-// stored — small ones kept for their blob records, large ones written to
-// pack — then its trailer.
-// packWriter stores the copies of an archive's artifacts, each with the
-// sequence number of the event that stored it: in a voyage's pack, or in
-// a shared store (remoteStower).
-type packWriter interface {
-	StowStored(seq uint64, ref artifact.Ref, r io.Reader) (artifact.Ref, error)
-	StowReclaimed(seq uint64, ref artifact.Ref) (artifact.Ref, error)
+// copyStower stores the copies of an archive's artifacts in a voyage's
+// journal, each with the sequence number of the event that stored it:
+// a copy the journal gives no place for is named by it (sharedOffset).
+type copyStower struct {
+	ctx context.Context
+	rec journal
 }
 
-// diskStower stores an archive's copies in a voyage's pack.
-type diskStower struct{ p *artifact.Pack }
-
-func (d diskStower) StowStored(_ uint64, ref artifact.Ref, r io.Reader) (artifact.Ref, error) {
-	return d.p.StowStored(ref, r)
-}
-
-func (d diskStower) StowReclaimed(_ uint64, ref artifact.Ref) (artifact.Ref, error) {
-	return d.p.StowReclaimed(ref)
-}
-
-// packWriter returns where an import stores the voyage's copies.
-func (v *Voyage) packWriter(ctx context.Context) packWriter {
-	if v.remote != nil {
-		return remoteStower{ctx: ctx, r: v.remote}
+// stow stores a copy's stored bytes, read from r; r nil keeps the place
+// of a copy whose bytes the archive leaves out (jettisoned).
+func (c copyStower) stow(seq uint64, ref artifact.Ref, r io.Reader) (artifact.Ref, error) {
+	got, err := c.rec.stowStored(c.ctx, ref, r)
+	if err == nil && got.Offset == 0 {
+		got.Offset = sharedOffset(seq)
 	}
-	return diskStower{v.pack}
+	return got, err
 }
 
-func (a *archiveReader) readArtifacts(ctx context.Context, im *importer, pack packWriter) error {
+// readArtifacts reads the archive's artifacts, checking each as it is
+// stored — small ones kept for their blob records, large ones stored in
+// the voyage's journal — then its trailer.
+func (a *archiveReader) readArtifacts(ctx context.Context, im *importer, pack copyStower) error {
 	for range im.hdr.Artifacts {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -466,13 +457,13 @@ func (a *archiveReader) readArtifacts(ctx context.Context, im *importer, pack pa
 
 // reclaimUpTo writes the reclaimed frames of the jettisoned copies in the
 // pack stored before seq.
-func (im *importer) reclaimUpTo(pack packWriter, seq uint64) error {
+func (im *importer) reclaimUpTo(pack copyStower, seq uint64) error {
 	for len(im.reclaim) > 0 && im.cs.list[im.reclaim[0]].seq < seq {
 		c := &im.cs.list[im.reclaim[0]]
 		r := artifactRef(&c.ref)
 		if c.seq > im.after {
 			var err error
-			if r, err = pack.StowReclaimed(c.seq, r); err != nil {
+			if r, err = pack.stow(c.seq, r, nil); err != nil {
 				return err
 			}
 		} else {
@@ -485,7 +476,7 @@ func (im *importer) reclaimUpTo(pack packWriter, seq uint64) error {
 }
 
 // readArtifact reads one artifact line and stores its bytes.
-func (a *archiveReader) readArtifact(im *importer, pack packWriter) error {
+func (a *archiveReader) readArtifact(im *importer, pack copyStower) error {
 	a.line++
 	head, err := a.readArtifactHead()
 	if err != nil {
@@ -525,7 +516,7 @@ func (a *archiveReader) readArtifact(im *importer, pack packWriter) error {
 		im.offsets[c.ref.Offset] = im.held[c.seq]
 	} else if err == nil {
 		var r artifact.Ref
-		r, err = pack.StowStored(c.seq, ref, stored)
+		r, err = pack.stow(c.seq, ref, stored)
 		im.offsets[c.ref.Offset] = r.Offset
 	}
 	if err != nil {

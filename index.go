@@ -23,26 +23,27 @@ import (
 // became. A voyage whose writers have not all closed — one at work, or one
 // that crashed — is read from its own files, as every voyage was before.
 
-// openIndex records in the home index, once per Voyage, that this handle
-// is about to change the voyage. When that cannot be recorded the index is
+// begin records in the home index, once per Voyage, that this handle is
+// about to change the voyage. When that cannot be recorded the index is
 // removed, so that no reader trusts what it said of this voyage; only
 // when that fails too is the change refused.
-func (v *Voyage) openIndex() error {
-	v.idxMu.Lock()
-	defer v.idxMu.Unlock()
-	if v.idx != nil || v.idxOff || v.remote != nil {
-		return nil // a shared store lists its voyages itself
-	}
-	w, err := homeindex.Open(v.home.dir, v.id, v.home.opts.NoSync, v.home.indexViews)
-	if err == nil {
-		v.idx = w
+func (j *diskJournal) begin(ctx context.Context) error {
+	j.idxMu.Lock()
+	defer j.idxMu.Unlock()
+	if j.idx != nil || j.idxOff {
 		return nil
 	}
-	path := filepath.Join(v.home.dir, homeindex.Name)
-	if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-		return fmt.Errorf("%w; and removing %s, so that listing reads this voyage itself, failed too: %v (nothing was recorded; check that the home %s can be written)", err, path, rerr, v.home.dir)
+	h := j.d.h
+	w, err := homeindex.Open(h.dir, j.v.id, h.opts.NoSync, j.d.indexViews(ctx))
+	if err == nil {
+		j.idx = w
+		return nil
 	}
-	v.idxOff = true
+	path := filepath.Join(h.dir, homeindex.Name)
+	if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		return fmt.Errorf("%w; and removing %s, so that listing reads this voyage itself, failed too: %v (nothing was recorded; check that the home %s can be written)", err, path, rerr, h.dir)
+	}
+	j.idxOff = true
 	return nil
 }
 
@@ -57,19 +58,20 @@ type indexClose struct {
 
 // viewForIndex brings the views up to date with what others appended and
 // encodes them, for closeIndex (before the log is closed).
-func (v *Voyage) viewForIndex() *indexClose {
-	v.idxMu.Lock()
-	w := v.idx
-	v.idx = nil
-	v.idxMu.Unlock()
+func (j *diskJournal) viewForIndex(ctx context.Context) *indexClose {
+	j.idxMu.Lock()
+	w := j.idx
+	j.idx = nil
+	j.idxMu.Unlock()
 	if w == nil {
 		return nil
 	}
+	v := j.v
 	c := &indexClose{w: w}
 	v.mu.Lock()
 	broken := v.broken
 	v.mu.Unlock()
-	if broken == nil && v.refresh(context.Background()) == nil {
+	if broken == nil && v.refresh(ctx) == nil {
 		v.mu.Lock()
 		c.view, c.seq = encodeView(v.st.Voyage), v.st.Voyage.Seq
 		v.mu.Unlock()
@@ -80,49 +82,51 @@ func (v *Voyage) viewForIndex() *indexClose {
 // closeIndex records in the home index what the voyage is now, with the
 // stamps of its log's files once the log is closed (closing trims the
 // active segment).
-func (v *Voyage) closeIndex(c *indexClose) {
+func (j *diskJournal) closeIndex(ctx context.Context, c *indexClose) {
 	if c == nil {
 		return
 	}
 	if c.view != nil {
-		if fp, ok := fingerprint(v.log.Dir()); ok {
+		if fp, ok := fingerprint(j.log.Dir()); ok {
 			c.view = appendFingerprint(c.view, fp)
 		} else {
 			c.view = nil
 		}
 	}
-	if c.w.Close(v.id, c.seq, c.view) == nil {
-		homeindex.MaybeCompact(v.home.dir, v.home.opts.NoSync, v.home.indexViews)
+	if c.w.Close(j.v.id, c.seq, c.view) == nil {
+		homeindex.MaybeCompact(j.d.h.dir, j.d.h.opts.NoSync, j.d.indexViews(ctx))
 	}
 }
 
-// indexViews reads every voyage of the home as it is, for a rebuild of a
-// damaged index (no writer is at work meanwhile).
-func (h *Home) indexViews() (map[string]homeindex.View, error) {
-	ids, err := h.ids()
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]homeindex.View, len(ids))
-	for _, id := range ids {
-		info, err := h.summary(context.Background(), id)
+// indexViews returns what reads every voyage of the home as it is, for a
+// rebuild of a damaged index (no writer is at work meanwhile).
+func (d *disk) indexViews(ctx context.Context) homeindex.Rebuild {
+	return func() (map[string]homeindex.View, error) {
+		ids, err := d.ids(ctx, "")
 		if err != nil {
-			continue // damaged: listing reads it, and says so
+			return nil, err
 		}
-		view := info.view()
-		fp, ok := fingerprint(filepath.Join(h.voyagesDir(), id, "events"))
-		if !ok {
-			continue
+		out := make(map[string]homeindex.View, len(ids))
+		for _, id := range ids {
+			info, err := d.summary(ctx, id)
+			if err != nil {
+				continue // damaged: listing reads it, and says so
+			}
+			view := info.view()
+			fp, ok := fingerprint(filepath.Join(d.voyagesDir(), id, "events"))
+			if !ok {
+				continue
+			}
+			out[id] = homeindex.View{Seq: info.Seq, Data: appendFingerprint(encodeView(view), fp)}
 		}
-		out[id] = homeindex.View{Seq: info.Seq, Data: appendFingerprint(encodeView(view), fp)}
+		return out, nil
 	}
-	return out, nil
 }
 
 // indexedViews returns the voyages the home index vouches for; nil when
 // there is no index or it is damaged (every voyage is then read itself).
-func (h *Home) indexedViews() map[string]VoyageInfo {
-	views, err := homeindex.Read(filepath.Join(h.dir, homeindex.Name))
+func (d *disk) indexedViews() map[string]VoyageInfo {
+	views, err := homeindex.Read(filepath.Join(d.h.dir, homeindex.Name))
 	if err != nil {
 		return nil
 	}
@@ -145,7 +149,7 @@ func (h *Home) indexedViews() map[string]VoyageInfo {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(all); i = int(next.Add(1) - 1) {
 				a := &all[i]
-				a.ok = a.fp.holds(filepath.Join(h.voyagesDir(), a.info.ID, "events"))
+				a.ok = a.fp.holds(filepath.Join(d.voyagesDir(), a.info.ID, "events"))
 			}
 		})
 	}

@@ -109,12 +109,12 @@ func (h *Home) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	}
 	m := newMatcher(q)
 
-	ids, err := h.ids()
+	ids, err := h.back.ids(ctx, "")
 	if err != nil {
 		return nil, err
 	}
 	read, unreadable, err := readEach(ctx, ids, runtime.GOMAXPROCS(0), func(id string) ([]Hit, error) {
-		return h.searchVoyage(id, m)
+		return h.searchVoyage(ctx, id, m)
 	})
 	if err != nil {
 		return nil, err
@@ -135,8 +135,8 @@ func (h *Home) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 }
 
 // searchVoyage returns the hits of m in voyage id.
-func (h *Home) searchVoyage(id string, m *matcher) ([]Hit, error) {
-	v, err := h.open(id)
+func (h *Home) searchVoyage(ctx context.Context, id string, m *matcher) ([]Hit, error) {
+	v, err := h.open(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 	if _, err := uuid.Parse(id); err != nil || id != uuid.MustParse(id).String() {
 		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: voyage id %q is not a lower-case UUID", ErrInvalid, id)}
 	}
-	if got, err := h.Resolve(id); err == nil && got == id {
+	if h.holds(ctx, id) {
 		return nil, &VoyageError{Op: op, Voyage: id, Err: fmt.Errorf("%w: the home holds voyage %s already", ErrInvalid, id)}
 	}
 	red, err := h.redactor()
@@ -71,7 +71,7 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 	for i := range records {
 		all[uint64(i+1)] = true
 	}
-	err = h.create(ctx, id, func(v *Voyage) error {
+	err = h.back.create(ctx, id, func(v *Voyage) error {
 		return v.appendImported(ctx, records, 0, all, func(last uint64) error {
 			if last == 0 {
 				return errors.New("the new voyage's log is not empty")
@@ -86,7 +86,7 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 	if err != nil {
 		return nil, err
 	}
-	return h.open(id)
+	return h.open(ctx, id)
 }
 
 // seedRecord returns the stored form of e, redacted, once it folds into

@@ -30,7 +30,7 @@ func TestSeed(t *testing.T) {
 		_, err := h.Seed(ctx, events)
 		assert.ErrorIs(t, err, helm.ErrInvalid, name)
 	}
-	_, err = h.Resolve(id)
+	_, err = h.Resolve(ctx, id)
 	assert.ErrorIs(t, err, helm.ErrNoVoyage, "a refused history writes nothing")
 
 	v, err := h.Seed(ctx, []projection.Event{start, note})

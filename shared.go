@@ -1,13 +1,14 @@
 package helm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,16 +21,17 @@ import (
 // A shared home: its voyages are in a store that a crew shares across
 // machines (a NATS JetStream server, package store/jetstream), through the
 // seam of package store; its directory on this machine keeps only what is
-// this machine's (the guard rules, the identities' GitHub logins). Every
-// verb works as on a home on disk, with these differences:
+// this machine's (the guard rules, the identities' GitHub logins). The
+// backend shared and its journal (backend.go) implement every verb as on
+// a home on disk, with these differences:
 //
 //   - a change decides on the views as the store's tail stands, and
 //     appends its unit only on that tail (store.Log.AppendIf); the views
 //     take its events in once it is appended: when another writer came
 //     between, the change folds what it appended and decides again;
 //   - a large artifact is kept by its address (store.Artifacts), and the
-//     Offset its event records is the one the store returned (store.Dir's
-//     pack frame), or, from a store that returns none, a name for the copy
+//     Offset its event records is the one the store returned, or, from a
+//     store that returns none (JetStream's), a name for the copy
 //     made from the sequence number of that event (sharedOffset), which
 //     tells its stored copies apart as a pack's frame offsets do;
 //   - opening folds the voyage from its first event (there is no snapshot
@@ -45,50 +47,28 @@ func OpenStore(dir string, st store.Store, where string, opts *Options) (*Home, 
 	if err != nil {
 		return nil, err
 	}
-	h.shared, h.sharedAt = st, where
+	h.back, h.storeName = &shared{h: h, st: st, name: where}, where
 	return h, nil
 }
 
-// Store names the store that holds the home's voyages ("" for a home
-// whose voyages are on this machine's disk, in Dir).
-func (h *Home) Store() string { return h.sharedAt }
+// StoreName returns the name of the store that holds the home's voyages,
+// as OpenStore was given it (its URL); "" for a home whose voyages are on
+// this machine's disk, in Dir.
+func (h *Home) StoreName() string { return h.storeName }
 
-// recordLog is what a Voyage reads its log through: the segment log of a
-// home on disk, or a shared store's log.
-type recordLog interface {
-	Scan(ctx context.Context, from uint64, fn func(segment.Record) error) error
-	Follow(ctx context.Context, from uint64, fn func(segment.Record) error) error
-	// Dir names the log in messages: its directory, or its place in the
-	// store.
-	Dir() string
-	Close() error
+// shared is the backend of a home whose voyages are in a store.
+type shared struct {
+	h    *Home
+	st   store.Store
+	name string
 }
 
-// logTx is what a commit's decide reads the log through: the tail it
-// decides on, and the records up to it.
-type logTx interface {
-	Last() uint64
-	Scan(from uint64, fn func(segment.Record) error) error
-}
+func (s *shared) where() string { return s.name }
 
-// commitLog appends the records decide returns as one unit: for a home on
-// disk under the log's lock, in a group of concurrent commits; for a
-// shared one, on the tail decide read, or not at all (*appendError).
-func (v *Voyage) commitLog(ctx context.Context, decide func(logTx) ([][]byte, error)) error {
-	if v.remote != nil {
-		return v.remote.commit(ctx, decide, func() uint64 {
-			v.mu.Lock()
-			defer v.mu.Unlock()
-			return v.st.Voyage.Seq
-		})
-	}
-	_, err := v.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) { return decide(tx) })
-	return err
-}
-
-// remote is a voyage's log and large artifacts in a shared store.
-type remote struct {
-	id    string
+// sharedJournal is a voyage's log and large artifacts in a shared store.
+type sharedJournal struct {
+	v     *Voyage
+	s     *shared
 	log   store.Log
 	arts  store.Artifacts
 	where string
@@ -99,86 +79,84 @@ type remote struct {
 	records atomic.Uint64
 }
 
-func (r *remote) Scan(ctx context.Context, from uint64, fn func(segment.Record) error) error {
-	return r.log.Scan(ctx, from, recordsOf(fn))
+func (j *sharedJournal) Scan(ctx context.Context, from uint64, fn func(segment.Record) error) error {
+	return j.log.Scan(ctx, from, recordsOf(fn))
 }
 
-func (r *remote) Follow(ctx context.Context, from uint64, fn func(segment.Record) error) error {
-	return r.log.Follow(ctx, from, recordsOf(fn))
+func (j *sharedJournal) Follow(ctx context.Context, from uint64, fn func(segment.Record) error) error {
+	return j.log.Follow(ctx, from, recordsOf(fn))
 }
 
-func (r *remote) Dir() string  { return r.where }
-func (r *remote) Close() error { return r.log.Close() }
+func (j *sharedJournal) Dir() string { return j.where }
 
 func recordsOf(fn func(segment.Record) error) func(store.Record) error {
 	return func(rec store.Record) error { return fn(segment.Record{Seq: rec.Seq, Data: rec.Data}) }
 }
 
-// appendError is a shared store's refusal or failure of a unit that was
-// decided: the views have not taken its events in.
-type appendError struct{ err error }
+// begin: a shared store lists its voyages itself.
+func (j *sharedJournal) begin(context.Context) error { return nil }
 
-func (e *appendError) Error() string { return e.err.Error() }
-func (e *appendError) Unwrap() error { return e.err }
-
-// commit decides on the tail the store was last known to have (seen:
-// the last record the views hold, if later), and appends the unit on it:
-// with one writer, that is the tail, and a commit costs one request; when
+// commit decides on the tail the store was last known to have (or the
+// last record the views hold, if later), and appends the unit on it: with
+// one writer, that is the tail, and a commit costs one request; when
 // another writer came first, the store's *ConflictError says where the
 // tail is, for the next attempt to fold up to.
-func (r *remote) commit(ctx context.Context, decide func(logTx) ([][]byte, error), seen func() uint64) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	last := max(r.known, seen())
+func (j *sharedJournal) commit(ctx context.Context, decide func(logTx) ([][]byte, error), applied func() error) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	last := max(j.known, j.v.seq())
 	var records [][]byte
 	for fresh := false; ; fresh = true {
 		var err error
-		records, err = decide(&remoteTx{ctx: ctx, r: r, last: last})
+		records, err = decide(&sharedTx{ctx: ctx, j: j, last: last})
 		if err == nil && len(records) > 0 {
 			break
 		}
 		// A refusal, or nothing to append, is only as good as the tail
 		// it was decided on: decide again if the store has more.
 		if !fresh {
-			if now, lerr := r.log.Last(ctx); lerr == nil && now > last {
-				r.known, last = now, now
+			if now, lerr := j.log.Last(ctx); lerr == nil && now > last {
+				j.known, last = now, now
 				continue
 			}
 		}
+		if err == nil {
+			err = applied()
+		}
 		return err
 	}
-	if _, err := r.log.AppendIf(ctx, last, records...); err != nil {
+	if _, err := j.log.AppendIf(ctx, last, records...); err != nil {
 		var ce *store.ConflictError
 		if errors.As(err, &ce) {
-			if held := seen(); ce.Actual < held {
+			if held := j.v.seq(); ce.Actual < held {
 				reason := fmt.Sprintf("the store's log ends at record %d, but this handle read up to record %d from it: the store lost records it had acknowledged", ce.Actual, held)
-				return &DamageError{Voyage: r.id, File: r.where, Seq: ce.Actual + 1, Reason: reason,
-					Err: fmt.Errorf("%w: %s: %s", ErrDamaged, r.where, reason)}
+				return &DamageError{Voyage: j.v.id, File: j.where, Seq: ce.Actual + 1, Reason: reason,
+					Err: fmt.Errorf("%w: %s: %s", ErrDamaged, j.where, reason)}
 			}
-			r.known = ce.Actual
+			j.known = ce.Actual
 		}
 		return &appendError{err}
 	}
-	r.known = last + uint64(len(records))
-	r.units.Add(1)
-	r.records.Add(uint64(len(records)))
-	return nil
+	j.known = last + uint64(len(records))
+	j.units.Add(1)
+	j.records.Add(uint64(len(records)))
+	return applied()
 }
 
-// remoteTx reads the records up to the tail a commit decides on.
-type remoteTx struct {
+// sharedTx reads the records up to the tail a commit decides on.
+type sharedTx struct {
 	ctx  context.Context
-	r    *remote
+	j    *sharedJournal
 	last uint64
 }
 
-func (t *remoteTx) Last() uint64 { return t.last }
+func (t *sharedTx) Last() uint64 { return t.last }
 
-func (t *remoteTx) Scan(from uint64, fn func(segment.Record) error) error {
+func (t *sharedTx) Scan(from uint64, fn func(segment.Record) error) error {
 	if from > t.last {
 		return nil
 	}
-	err := t.r.Scan(t.ctx, from, func(rec segment.Record) error {
+	err := t.j.Scan(t.ctx, from, func(rec segment.Record) error {
 		if rec.Seq > t.last {
 			return errFound
 		}
@@ -190,48 +168,147 @@ func (t *remoteTx) Scan(from uint64, fn func(segment.Record) error) error {
 	return err
 }
 
-// conflictPause waits a little before a change decides again, a random
-// part of a bound that doubles after each conflict up to 64 ms, so that
-// writers that keep meeting on one voyage fall out of step; false if ctx
-// ended.
-//
-// The first conflict of a change costs no pause: it decided on the tail
-// last known, and learnt the store's.
-func conflictPause(ctx context.Context, attempt int) bool {
-	if attempt == 0 {
-		return ctx.Err() == nil
+// storeUnit bounds the units appendImported appends to a shared store:
+// every store takes units of 900 KiB of records (store.Log.AppendIf),
+// less what a store adds to each record (counted as perRecord bytes).
+const (
+	storeUnit = 900 << 10
+	perRecord = 16
+)
+
+func (j *sharedJournal) maxUnit() int { return storeUnit }
+
+// settle reads a streamed artifact into memory: a shared store takes an
+// artifact whole (store.Artifacts).
+func (j *sharedJournal) settle(a *artifact.Encoded) error { return a.Settle() }
+
+// stow puts the artifact in the store; the event records the reference
+// the store returns (store.Artifacts.Put): a store that finds an artifact
+// by where it put it needs its offset; one that finds it by its address
+// alone returns none, and the copy is named by its event (sharedOffset).
+// The artifact is settled (settle), and the voyage does not hold it.
+func (j *sharedJournal) stow(ctx context.Context, a *artifact.Encoded, _ func(string) bool) (artifact.Ref, bool, error) {
+	a.Compress()
+	r, err := j.arts.Put(ctx, a)
+	if err != nil {
+		return artifact.Ref{}, false, err
 	}
-	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt-1, 6)))
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
+	return artifact.Ref{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed)), Offset: r.Offset}, true, nil
+}
+
+// stowStored reads a copy's stored bytes whole, checks them against its
+// address and puts them in the store; a reclaimed copy has no bytes in
+// it.
+func (j *sharedJournal) stowStored(ctx context.Context, ref artifact.Ref, src io.Reader) (artifact.Ref, error) {
+	ref.Offset = 0 // where the store puts it, if it says: else named by its event
+	if src == nil {
+		return ref, nil
+	}
+	stored, err := io.ReadAll(src)
+	if err != nil {
+		return artifact.Ref{}, err
+	}
+	if _, err := artifact.Expand(ref, stored, j.where); err != nil {
+		return artifact.Ref{}, err
+	}
+	r, err := j.arts.Put(ctx, &artifact.Encoded{Hash: ref.Hash, Size: ref.Size, Compressed: stored})
+	if err != nil {
+		return artifact.Ref{}, err
+	}
+	ref.Offset = r.Offset
+	return ref, nil
+}
+
+func (j *sharedJournal) open(ctx context.Context, ref artifact.Ref) (io.ReadCloser, error) {
+	data, err := j.arts.Get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(data)), nil
+}
+
+func (j *sharedJournal) openStored(ctx context.Context, ref artifact.Ref) (io.ReadCloser, error) {
+	return j.arts.Open(ctx, ref)
+}
+
+func (j *sharedJournal) check(ctx context.Context, ref artifact.Ref) *DamageError {
+	if _, err := j.arts.Get(ctx, ref); err != nil {
+		return problem(j.v.id, j.where, err)
+	}
+	return nil
+}
+
+// compact is refused: a shared store keeps every record and artifact.
+func (j *sharedJournal) compact(context.Context) (CompactReport, error) {
+	return CompactReport{Voyage: j.v.id}, j.v.fail("compact", fmt.Errorf("%w: the voyage is in %s, which keeps every record and artifact: compaction reclaims the bytes of jettisoned artifacts on this machine's disk only", ErrInvalid, j.s.name),
+		Hint{HintOtherHome, "pull the voyage into a home on disk and compact it there"})
+}
+
+// verify: the store checked every record (verifyLog); the voyage was
+// folded from them.
+func (j *sharedJournal) verify(_ context.Context, rep *VerifyReport) {
+	rep.Events.Records = j.v.Info().Seq
+	rep.Events.LastSeq = rep.Events.Records
+}
+
+// status: a shared store's appends are whole or absent (no torn tail, no
+// cut); each unit is one request the store makes durable.
+func (j *sharedJournal) status() LogStatus {
+	n := j.units.Load()
+	return LogStatus{Writes: WriteStats{Units: n, Records: j.records.Load(), Syncs: n}}
+}
+
+// summarize gives the store the voyage's summary. Failing to is not an
+// error for the caller: listing reads the events of a voyage whose
+// summary is stale.
+func (j *sharedJournal) summarize(ctx context.Context) {
+	v := j.v
+	v.mu.Lock()
+	info := v.st.Voyage
+	v.mu.Unlock()
+	data, err := json.Marshal(summaryFile{Version: summaryVersion, Voyage: info})
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, summaryTimeout)
+	defer cancel()
+	if j.s.st.PutSummary(ctx, v.id, store.Summary{Seq: info.Seq, Data: data}) == nil {
+		v.mu.Lock()
+		v.summarySeq = info.Seq
+		v.mu.Unlock()
 	}
 }
 
-// sharedVoyage returns the Voyage of id whose log is log, its views
-// empty.
-func (h *Home) sharedVoyage(id string, log store.Log) *Voyage {
-	where := fmt.Sprintf("voyage %s in %s", id, h.sharedAt)
-	r := &remote{id: id, log: log, arts: h.shared.Artifacts(id), where: where}
-	v := &Voyage{home: h, id: id, remote: r, rec: r}
+// summaryTimeout bounds how long giving the store a voyage's summary may
+// take: a cache, which the next writer's close or a listing makes good.
+const summaryTimeout = 10 * time.Second
+
+func (j *sharedJournal) close(ctx context.Context) error {
+	if j.v.summaryDue() {
+		j.summarize(ctx)
+	}
+	return j.log.Close()
+}
+
+// voyage returns the Voyage of id whose log is log, its views empty.
+func (s *shared) voyage(id string, log store.Log) *Voyage {
+	where := fmt.Sprintf("voyage %s in %s", id, s.name)
+	v := &Voyage{home: s.h, id: id}
+	v.rec = &sharedJournal{v: v, s: s, log: log, arts: s.st.Artifacts(id), where: where}
 	v.applyRecord = eventsOf(id, where, v.applyEvent)
 	return v
 }
 
-// createShared makes voyage id in the store and writes its first events
-// with first. A start that fails after the store made the voyage leaves
-// a voyage with no events, which listing leaves out.
-func (h *Home) createShared(ctx context.Context, id string, first func(*Voyage) error) error {
-	log, err := h.shared.Create(ctx, id)
+// create makes voyage id in the store and writes its first events with
+// first. A start that fails after the store made the voyage leaves a
+// voyage with no events, which listing leaves out.
+func (s *shared) create(ctx context.Context, id string, first func(*Voyage) error) error {
+	log, err := s.st.Create(ctx, id)
 	if errors.Is(err, store.ErrExists) {
 		// A start that failed before its first event left the voyage
 		// empty: this one takes it over, and its AppendIf on the empty
 		// tail lets one writer in, whoever else tries.
-		if l, oerr := h.shared.Open(ctx, id); oerr == nil {
+		if l, oerr := s.st.Open(ctx, id); oerr == nil {
 			if last, lerr := l.Last(ctx); lerr == nil && last == 0 {
 				log, err = l, nil
 			} else {
@@ -242,7 +319,7 @@ func (h *Home) createShared(ctx context.Context, id string, first func(*Voyage) 
 	if err != nil {
 		return &VoyageError{Op: "start voyage", Voyage: id, Err: err}
 	}
-	v := h.sharedVoyage(id, log)
+	v := s.voyage(id, log)
 	err = first(v)
 	if cerr := v.Close(); err == nil {
 		err = cerr
@@ -254,16 +331,33 @@ func (h *Home) createShared(ctx context.Context, id string, first func(*Voyage) 
 	return err
 }
 
-// openShared opens voyage id of the store, folding its events.
-func (h *Home) openShared(ctx context.Context, id string) (*Voyage, error) {
-	log, err := h.shared.Open(ctx, id)
+// open folds the voyage from its first event: there is no snapshot to
+// start from.
+func (s *shared) open(ctx context.Context, id string, _ bool) (*Voyage, error) {
+	v, err := s.fold(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if v.st.Voyage.Seq == 0 {
+		// Not damage: the store made the voyage, and the start (an
+		// import, a push) stopped before its first unit was appended.
+		// Listing leaves it out, and a push of that voyage takes it over.
+		v.Close()
+		return nil, fmt.Errorf("%w: %s in %s: its start wrote no event (a start, import or push stopped part way: push the voyage again)", ErrNoVoyage, id, s.name)
+	}
+	return v, nil
+}
+
+// fold opens voyage id of the store, folding its events.
+func (s *shared) fold(ctx context.Context, id string) (*Voyage, error) {
+	log, err := s.st.Open(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s in %s", ErrNoVoyage, id, h.sharedAt)
+		return nil, fmt.Errorf("%w: %s in %s", ErrNoVoyage, id, s.name)
 	}
 	if err != nil {
 		return nil, &VoyageError{Op: "open", Voyage: id, Err: err}
 	}
-	v := h.sharedVoyage(id, log)
+	v := s.voyage(id, log)
 	if err := log.Scan(ctx, 1, recordsOf(v.applyRecord)); err != nil {
 		log.Close()
 		return nil, v.fail("open", err, Hint{})
@@ -271,19 +365,26 @@ func (h *Home) openShared(ctx context.Context, id string) (*Voyage, error) {
 	return v, nil
 }
 
-// holds reports whether the home holds voyage id with its events: a
-// shared store may hold one whose start failed before its first event,
-// which Resolve leaves out (startedShared) and a new start (an import)
-// takes over.
-func (h *Home) holds(id string) bool {
-	got, err := h.Resolve(id)
-	return err == nil && got == id
+// started asks the voyage's tail, not the store's whole list; a voyage
+// whose start wrote no event is not there.
+func (s *shared) started(ctx context.Context, id string) (bool, error) {
+	last, err := s.last(ctx, id)
+	switch {
+	case err == nil:
+		return last > 0, nil
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	}
+	if d := damageOf(id, err); d != nil {
+		err = d // a voyage the store holds, damaged
+	}
+	return false, &VoyageError{Op: "find voyage", Voyage: id, Err: err}
 }
 
-// sharedLast returns the last record of voyage id in the store: 0 when
-// its start wrote no event.
-func (h *Home) sharedLast(ctx context.Context, id string) (uint64, error) {
-	log, err := h.shared.Open(ctx, id)
+// last returns the last record of voyage id in the store: 0 when its
+// start wrote no event.
+func (s *shared) last(ctx context.Context, id string) (uint64, error) {
+	log, err := s.st.Open(ctx, id)
 	if err != nil {
 		return 0, err
 	}
@@ -291,15 +392,22 @@ func (h *Home) sharedLast(ctx context.Context, id string) (uint64, error) {
 	return log.Last(ctx)
 }
 
-// startedShared keeps, of ids (voyages of the store), those whose start
-// was recorded: a voyage with no events is not there for Resolve, as
-// listing leaves it out. One with a summary was started; only the
+// ids keeps, of the voyages of the store whose id begins with prefix,
+// those whose start was recorded: a voyage with no events is not there,
+// as listing leaves it out. One with a summary was started; only the
 // others' logs are asked.
-func (h *Home) startedShared(ctx context.Context, ids []string, sums map[string]store.Summary) ([]string, error) {
+func (s *shared) ids(ctx context.Context, prefix string) ([]string, error) {
+	all, err := s.st.Voyages(ctx)
+	if err != nil {
+		return nil, &VoyageError{Op: "list voyages", Err: err}
+	}
 	var out []string
-	for _, id := range ids {
-		if sums[id].Seq == 0 {
-			last, err := h.sharedLast(ctx, id)
+	for id, sum := range all {
+		if !strings.HasPrefix(id, prefix) {
+			continue
+		}
+		if sum.Seq == 0 {
+			last, err := s.last(ctx, id)
 			if errors.Is(err, store.ErrNotFound) || err == nil && last == 0 {
 				continue
 			}
@@ -309,30 +417,17 @@ func (h *Home) startedShared(ctx context.Context, ids []string, sums map[string]
 		}
 		out = append(out, id)
 	}
+	slices.Sort(out)
 	return out, nil
 }
 
-// sharedIDs lists the voyages of the store, sorted.
-func (h *Home) sharedIDs(ctx context.Context) ([]string, map[string]store.Summary, error) {
-	all, err := h.shared.Voyages(ctx)
-	if err != nil {
-		return nil, nil, &VoyageError{Op: "list voyages", Err: err}
-	}
-	ids := make([]string, 0, len(all))
-	for id := range all {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids, all, nil
-}
-
-// sharedSummary returns the voyage view of id from the summary the store
+// summary returns the voyage view of id from the summary the store
 // keeps, when it describes the log's last record, else from its events.
 // A voyage with no events (its start failed) is errNotStarted. A voyage
 // whose log lost records the store had acknowledged is damage, whatever
 // its summary says: the store found it (l.Err), or the summary, read
 // before the tail, describes a record after the log's last.
-func (h *Home) sharedSummary(ctx context.Context, id string, l store.Listing) (VoyageInfo, error) {
+func (s *shared) summary(ctx context.Context, id string, l store.Listing) (VoyageInfo, error) {
 	if l.Err != nil {
 		err := l.Err
 		if d := damageOf(id, err); d != nil {
@@ -342,7 +437,7 @@ func (h *Home) sharedSummary(ctx context.Context, id string, l store.Listing) (V
 	}
 	sum, last := l.Summary, l.Last
 	if sum.Seq > last {
-		where := fmt.Sprintf("voyage %s in %s", id, h.sharedAt)
+		where := fmt.Sprintf("voyage %s in %s", id, s.name)
 		reason := fmt.Sprintf("the store's summary of the voyage describes record %d, but its log ends at record %d: the store lost records it had acknowledged", sum.Seq, last)
 		return VoyageInfo{}, &DamageError{Voyage: id, File: where, Seq: last + 1, Reason: reason,
 			Err: fmt.Errorf("%w: %s: %s", ErrDamaged, where, reason)}
@@ -350,11 +445,11 @@ func (h *Home) sharedSummary(ctx context.Context, id string, l store.Listing) (V
 	if last == 0 {
 		return VoyageInfo{}, errNotStarted
 	}
-	var s summaryFile
-	if sum.Seq == last && json.Unmarshal(sum.Data, &s) == nil && s.Version == summaryVersion && s.Voyage.ID == id && s.Voyage.Seq == last {
-		return voyageInfo(s.Voyage), nil
+	var f summaryFile
+	if sum.Seq == last && json.Unmarshal(sum.Data, &f) == nil && f.Version == summaryVersion && f.Voyage.ID == id && f.Voyage.Seq == last {
+		return voyageInfo(f.Voyage), nil
 	}
-	v, err := h.openShared(ctx, id)
+	v, err := s.fold(ctx, id)
 	if err != nil {
 		return VoyageInfo{}, err
 	}
@@ -366,10 +461,10 @@ func (h *Home) sharedSummary(ctx context.Context, id string, l store.Listing) (V
 // leaves it out, as a home on disk leaves out a start that crashed.
 var errNotStarted = fmt.Errorf("%w: its start wrote no event", ErrNoVoyage)
 
-// listShared is List for a shared home: the summaries the store keeps,
-// checked against each log's tail as the store lists it (store.List).
-func (h *Home) listShared(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
-	all, err := h.shared.List(ctx)
+// list reads the summaries the store keeps, checked against each log's
+// tail as the store lists it (store.List).
+func (s *shared) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
+	all, err := s.st.List(ctx)
 	if err != nil {
 		return nil, &VoyageError{Op: "list voyages", Err: err}
 	}
@@ -379,7 +474,7 @@ func (h *Home) listShared(ctx context.Context, filter StatusFilter) ([]VoyageInf
 	}
 	slices.Sort(ids)
 	read, unreadable, err := readEach(ctx, ids, 16, func(id string) (VoyageInfo, error) {
-		return h.sharedSummary(ctx, id, all[id])
+		return s.summary(ctx, id, all[id])
 	})
 	if err != nil {
 		return nil, err
@@ -387,114 +482,21 @@ func (h *Home) listShared(ctx context.Context, filter StatusFilter) ([]VoyageInf
 	return listed(nil, read, unreadable, filter)
 }
 
-// putSharedSummary gives the store the voyage's summary, at Close after
-// a change. Failing to is not an error for the caller: listing reads the
-// events of a voyage whose summary is stale.
-func (v *Voyage) putSharedSummary() {
-	v.mu.Lock()
-	info := v.st.Voyage
-	v.mu.Unlock()
-	data, err := json.Marshal(summaryFile{Version: summaryVersion, Voyage: info})
+// verifyLog has the store check every record and its place in the chain.
+func (s *shared) verifyLog(ctx context.Context, id string, rep *VerifyReport) (string, bool, error) {
+	rep.Events = LogReport{Store: s.name}
+	log, err := s.st.Open(ctx, id)
 	if err != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), summaryTimeout)
-	defer cancel()
-	if v.home.shared.PutSummary(ctx, v.id, store.Summary{Seq: info.Seq, Data: data}) == nil {
-		v.mu.Lock()
-		v.summarySeq = info.Seq
-		v.mu.Unlock()
-	}
-}
-
-// summaryTimeout bounds how long closing a voyage waits for its store to
-// take its summary: a cache, which the next writer's close or a listing
-// makes good.
-const summaryTimeout = 10 * time.Second
-
-// verifyShared is Verify for a voyage of a shared store: the store checks
-// every record and its place in the chain, then the events are folded
-// and every stowed artifact is read back and checked against its address.
-func (h *Home) verifyShared(ctx context.Context, id string) (*VerifyReport, error) {
-	rep := &VerifyReport{Voyage: id, Events: LogReport{Store: h.sharedAt}}
-	log, err := h.shared.Open(ctx, id)
-	if err != nil {
-		return nil, &VoyageError{Op: "verify", Voyage: id, Err: err}
+		return s.name, false, &VoyageError{Op: "verify", Voyage: id, Err: err}
 	}
 	err = log.Verify(ctx)
 	log.Close()
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, err
+			return s.name, false, err
 		}
-		rep.Problems = append(rep.Problems, problem(id, h.sharedAt, err))
-		return rep, nil
+		rep.Problems = append(rep.Problems, problem(id, s.name, err))
+		return s.name, false, nil
 	}
-	v, err := h.openShared(ctx, id)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		rep.Problems = append(rep.Problems, problem(id, h.sharedAt, err))
-		return rep, nil
-	}
-	defer v.Close()
-	rep.Events.Records = v.Info().Seq
-	rep.Events.LastSeq = rep.Events.Records
-	v.verifyPolicies(ctx, rep)
-	return rep, v.verifyArtifacts(ctx, rep)
-}
-
-// remoteStower stores an archive's artifacts in a shared store (Import).
-type remoteStower struct {
-	ctx context.Context
-	r   *remote
-}
-
-// StowStored reads a copy's stored bytes whole, checks them against its
-// address and puts them in the store.
-func (s remoteStower) StowStored(seq uint64, ref artifact.Ref, src io.Reader) (artifact.Ref, error) {
-	stored, err := io.ReadAll(src)
-	if err != nil {
-		return artifact.Ref{}, err
-	}
-	if _, err := artifact.Expand(ref, stored, s.r.where); err != nil {
-		return artifact.Ref{}, err
-	}
-	r, err := s.r.arts.Put(s.ctx, &artifact.Encoded{Hash: ref.Hash, Size: ref.Size, Compressed: stored})
-	if err != nil {
-		return artifact.Ref{}, err
-	}
-	ref.Offset = r.Offset // where the store put it, if it says (store.Dir)
-	if ref.Offset == 0 {
-		ref.Offset = sharedOffset(seq)
-	}
-	return ref, nil
-}
-
-// StowReclaimed keeps a jettisoned copy's place: a shared store holds no
-// bytes for it.
-func (s remoteStower) StowReclaimed(seq uint64, ref artifact.Ref) (artifact.Ref, error) {
-	ref.Offset = sharedOffset(seq)
-	return ref, nil
-}
-
-// sharedOffset is the Offset a shared store's large artifact records: a
-// name for the copy, from the sequence number of the event that stored it,
-// that no pack's frame offset is (2^62 and above), so that a voyage
-// imported into a shared store and stowing more there never names two
-// copies alike.
-func sharedOffset(seq uint64) int64 { return int64(1<<62 | seq) }
-
-// openStored opens the stored (compressed) bytes of a copy that is not
-// in a blob record: in the pack, or in a shared store.
-func (v *Voyage) openStored(ctx context.Context, ref artifact.Ref) (io.ReadCloser, error) {
-	if v.remote != nil {
-		return v.remote.arts.Open(ctx, ref)
-	}
-	r, err := v.pack.OpenStored(ref)
-	if err != nil {
-		return nil, err
-	}
-	return io.NopCloser(r), nil
+	return s.name, true, nil
 }

@@ -262,7 +262,7 @@ func TestCopyPrefixSameAheadDiverged(t *testing.T) {
 	require.NoError(t, c.Close())
 	_, err = disk.Copy(ctx, v.ID(), shared)
 	require.ErrorIs(t, err, helm.ErrDiverged)
-	assert.Contains(t, err.Error(), shared.Store())
+	assert.Contains(t, err.Error(), shared.StoreName())
 
 	// Diverged: both took a note the other has not.
 	_, err = v.Note(ctx, "only on disk", who)
@@ -356,7 +356,7 @@ func TestCopyRoundTripWithJettisonedAndReducedArtifacts(t *testing.T) {
 	defer c.Close()
 	_, err = c.Compact(ctx)
 	require.ErrorIs(t, err, helm.ErrInvalid)
-	assert.Contains(t, err.Error(), shared.Store())
+	assert.Contains(t, err.Error(), shared.StoreName())
 	assert.Equal(t, helm.HintOtherHome, helm.HintOf(err).Kind)
 }
 
@@ -383,7 +383,7 @@ func TestCopyOverAVoyageWhoseStartFailed(t *testing.T) {
 	list, err := shared.List(ctx, "")
 	require.NoError(t, err)
 	assert.Empty(t, list)
-	_, err = shared.Resolve(v.ID()[:8])
+	_, err = shared.Resolve(ctx, v.ID()[:8])
 	assert.ErrorIs(t, err, helm.ErrNoVoyage, "a voyage listing leaves out is not found by its prefix")
 	_, err = shared.Voyage(ctx, v.ID())
 	assert.ErrorIs(t, err, helm.ErrNoVoyage)

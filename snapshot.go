@@ -105,16 +105,17 @@ func readSnapshot(f *os.File) (*snapshotFile, error) {
 	return s, nil
 }
 
-// openFromSnapshot opens the voyage from its snapshot and the events after
-// it, or returns false (nothing open) when there is no snapshot to trust.
-func (h *Home) openFromSnapshot(v *Voyage, opts *segment.Options) bool {
+// openFromSnapshot opens the voyage's log and folds into v's views its
+// snapshot and the events after it, or returns false (nothing open) when
+// there is no snapshot to trust.
+func openFromSnapshot(ctx context.Context, v *Voyage, opts *segment.Options) (*segment.Log, bool) {
 	snap, err := openSnapshot(v.dir)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	if snap.st.Voyage.ID != v.id {
 		snap.f.Close()
-		return false
+		return nil, false
 	}
 	v.st, v.snapFile = *snap.st, snap.f
 	// Most often the mark is in the last segment: the open reads from it.
@@ -123,7 +124,7 @@ func (h *Home) openFromSnapshot(v *Voyage, opts *segment.Options) bool {
 	if errors.Is(err, segment.ErrMarkElsewhere) { // found before any record was read
 		log, err = segment.Open(events, opts)
 		if err == nil {
-			if err = log.ScanAfter(context.Background(), snap.mark, v.applyRecord); err != nil {
+			if err = log.ScanAfter(ctx, snap.mark, v.applyRecord); err != nil {
 				log.Close()
 			}
 		}
@@ -134,11 +135,11 @@ func (h *Home) openFromSnapshot(v *Voyage, opts *segment.Options) bool {
 		// the events after the mark: start anew.
 		v.st = projection.State{}
 		v.closeSnapshot()
-		return false
+		return nil, false
 	}
-	v.log, v.rec, v.snapSeq = log, log, snap.mark.Last
+	v.snapSeq = snap.mark.Last
 	v.closeSnapshot() // if the tail needed every section
-	return true
+	return log, true
 }
 
 // closeSnapshot closes the snapshot file once the views hold all of it,
@@ -220,10 +221,11 @@ func (v *Voyage) foldNew(scan scanFunc) error {
 }
 
 // writeSnapshot writes the voyage's snapshot, at Close, when this Voyage
-// changed it and Options.snapshotEvery events were folded since the last one; it
-// closes the snapshot the views were opened from.
-// Failing to write a cache is not an error for the caller.
-func (v *Voyage) writeSnapshot() {
+// changed it and Options.snapshotEvery events were folded since the last
+// one; it closes the snapshot the views were opened from. Failing to
+// write a cache is not an error for the caller.
+func (j *diskJournal) writeSnapshot() {
+	v := j.v
 	v.mu.Lock()
 	due := v.wrote && v.broken == nil && v.st.Voyage.Seq >= v.snapSeq+v.home.opts.snapshotEvery
 	var snap []byte
@@ -244,7 +246,7 @@ func (v *Voyage) writeSnapshot() {
 	if !due || err != nil {
 		return
 	}
-	mark := v.log.Mark()
+	mark := j.log.Mark()
 	if mark.Last != seq {
 		return // the log is ahead of these views: a later writer writes it
 	}
@@ -269,7 +271,8 @@ func (v *Voyage) writeSnapshot() {
 // views v folded from every event: it reports why opening would ignore
 // it, and as damage a snapshot opening would trust whose views, with the
 // events after it folded in, are not v's.
-func (v *Voyage) verifySnapshot(rep *VerifyReport) {
+func (j *diskJournal) verifySnapshot(ctx context.Context, rep *VerifyReport) {
+	v := j.v
 	path := filepath.Join(v.dir, snapshotName)
 	snap, err := openSnapshot(v.dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -292,14 +295,14 @@ func (v *Voyage) verifySnapshot(rep *VerifyReport) {
 		rep.Snapshot.Ignored = "it is voyage " + st.Voyage.ID + "'s"
 		return
 	}
-	apply := eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error { return st.Apply(seq, e) })
-	if err := v.log.ScanAfter(context.Background(), mark, apply); err != nil {
+	apply := eventsOf(v.id, j.Dir(), func(seq uint64, e *projection.Event) error { return st.Apply(seq, e) })
+	if err := j.log.ScanAfter(ctx, mark, apply); err != nil {
 		rep.Snapshot.Ignored = "the log does not go on from it: " + err.Error()
 		return
 	}
 	v.mu.Lock()
-	v.loadView(projection.AllSections)
-	same := reflect.DeepEqual(st, &v.st)
+	err = v.loadSections(projection.AllSections, v.logScan(ctx))
+	same := err == nil && reflect.DeepEqual(st, &v.st)
 	v.mu.Unlock()
 	if !same {
 		rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: path,

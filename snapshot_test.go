@@ -63,7 +63,7 @@ func lazyViews(r *rand.Rand, v *Voyage) []any {
 // order.
 func requireSameAsReplay(t *testing.T, h *Home, v *Voyage, msg string) {
 	t.Helper()
-	full, err := h.openVoyage(context.Background(), v.ID(), false)
+	full, err := h.back.open(context.Background(), v.ID(), false)
 	require.NoError(t, err, msg)
 	defer full.Close()
 	r := rand.New(rand.NewPCG(uint64(len(msg)), v.Info().Seq))
@@ -419,7 +419,7 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 func stowedEvents(t *testing.T, v *Voyage) int {
 	t.Helper()
 	n := 0
-	require.NoError(t, v.log.Scan(context.Background(), 1, eventsOf(v.id, v.log.Dir(), func(_ uint64, e *projection.Event) error {
+	require.NoError(t, v.segmentLog().Scan(context.Background(), 1, eventsOf(v.id, v.rec.Dir(), func(_ uint64, e *projection.Event) error {
 		if e.Type == projection.ArtifactStowed {
 			n++
 		}

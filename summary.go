@@ -37,15 +37,12 @@ type summaryFile struct {
 	Log     segment.Mark          `json:"log"`
 }
 
-// writeSummary rewrites the voyage's summary. Failing to write a cache is
+// summarize rewrites the voyage's summary. Failing to write a cache is
 // not an error for the caller: the next List rebuilds it.
-func (v *Voyage) writeSummary() {
-	if v.remote != nil {
-		v.putSharedSummary()
-		return
-	}
+func (j *diskJournal) summarize(context.Context) {
+	v := j.v
 	v.mu.Lock()
-	info, mark := v.st.Voyage, v.log.Mark()
+	info, mark := v.st.Voyage, j.log.Mark()
 	v.mu.Unlock()
 	if mark.Last != info.Seq {
 		return // the log is ahead of these views: let the next open write it
@@ -84,7 +81,8 @@ func writeCache(dir, name string, data []byte) bool {
 
 // summaryStale reports whether the summary on disk does not describe the
 // views as they are; a fresh one is remembered so Close need not rewrite it.
-func (v *Voyage) summaryStale() bool {
+func (j *diskJournal) summaryStale() bool {
+	v := j.v
 	s, err := readSummary(v.dir)
 	if err != nil {
 		return true
@@ -93,7 +91,7 @@ func (v *Voyage) summaryStale() bool {
 	if s.Voyage.Seq != info.Seq {
 		return true
 	}
-	if changed, err := segment.Changed(v.log.Dir(), s.Log); err != nil || changed {
+	if changed, err := segment.Changed(j.log.Dir(), s.Log); err != nil || changed {
 		return true
 	}
 	v.mu.Lock()
@@ -131,14 +129,14 @@ func readSummary(dir string) (*summaryFile, error) {
 // summary returns the voyage view of id from its summary, or from the
 // events when the summary is missing, stale or not this voyage's. A read
 // writes no cache: the next change to the voyage rewrites its summary.
-func (h *Home) summary(ctx context.Context, id string) (VoyageInfo, error) {
-	dir := filepath.Join(h.voyagesDir(), id)
+func (d *disk) summary(ctx context.Context, id string) (VoyageInfo, error) {
+	dir := filepath.Join(d.voyagesDir(), id)
 	if s, err := readSummary(dir); err == nil && s.Voyage.ID == id {
 		if changed, err := segment.Changed(filepath.Join(dir, "events"), s.Log); err == nil && !changed {
 			return voyageInfo(s.Voyage), nil
 		}
 	}
-	v, err := h.Voyage(ctx, id)
+	v, err := d.open(ctx, id, true)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return VoyageInfo{}, fmt.Errorf("%w: %s", ErrNoVoyage, id)

@@ -125,7 +125,7 @@ func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants 
 	}
 	want := map[string]bool{}
 	for _, p := range ids {
-		id, err := h.Resolve(p)
+		id, err := h.Resolve(ctx, p)
 		if err != nil {
 			return nil, &VoyageError{Op: "transcript", Err: err}
 		}

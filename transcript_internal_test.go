@@ -19,7 +19,7 @@ import (
 func appendRaw(t *testing.T, v *Voyage, events ...*projection.Event) []uint64 {
 	t.Helper()
 	var seqs []uint64
-	_, err := v.log.Commit(context.Background(), func(tx *segment.Tx) ([][]byte, error) {
+	_, err := v.segmentLog().Commit(context.Background(), func(tx *segment.Tx) ([][]byte, error) {
 		var recs [][]byte
 		seq := tx.Last()
 		for _, e := range events {

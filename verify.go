@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/logbook"
@@ -91,39 +89,28 @@ type LogReport struct {
 // Damage is reported in the report; the error is for a check that could
 // not run (an unknown voyage, a file that could not be read).
 func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, error) {
-	id, err := h.Resolve(idOrPrefix)
+	id, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		return nil, err
 	}
-	if h.shared != nil {
-		return h.verifyShared(ctx, id)
-	}
 	rep := &VerifyReport{Voyage: id}
-	eventsDir := filepath.Join(h.voyagesDir(), id, "events")
-	if _, err := os.Stat(eventsDir); err != nil {
-		rep.Problems = append(rep.Problems, &DamageError{Voyage: id, File: eventsDir, Reason: "the voyage's event log is gone", Err: err})
-		return rep, nil
-	}
-	srep, err := segment.Verify(ctx, eventsDir, &segment.Options{Identity: id})
-	rep.Events = LogReport{Segments: srep.Segments, Records: srep.Records, Reclaimed: srep.Reclaimed, Bytes: srep.Bytes,
-		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn)}
+	logName, ok, err := h.back.verifyLog(ctx, id, rep)
 	if err != nil {
-		if d := damageOf(id, err); d != nil {
-			rep.Problems = append(rep.Problems, d)
-			return rep, nil // the artifact index is built from the events
-		}
-		return nil, &VoyageError{Op: "verify", Voyage: id, Err: err}
+		return nil, err
 	}
-	v, err := h.openVoyage(ctx, id, false) // the events, not a snapshot, are the truth
+	if !ok {
+		return rep, nil // the artifact index is built from the events
+	}
+	v, err := h.back.open(ctx, id, false) // the events, not a snapshot, are the truth
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		rep.Problems = append(rep.Problems, problem(id, eventsDir, err))
+		rep.Problems = append(rep.Problems, problem(id, logName, err))
 		return rep, nil
 	}
 	defer v.Close()
-	v.verifySnapshot(rep)
+	v.rec.verify(ctx, rep)
 	v.verifyPolicies(ctx, rep)
 	return rep, v.verifyArtifacts(ctx, rep)
 }
@@ -149,15 +136,10 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 			rep.Skipped++
 		case a.Blob != 0:
 			blobs[a.Blob] = a
-		case v.remote != nil:
-			rep.Artifacts++
-			if _, err := v.remote.arts.Get(ctx, refOf(a)); err != nil {
-				rep.Problems = append(rep.Problems, problem(v.id, v.remote.where, err))
-			}
 		default:
 			rep.Artifacts++
-			if err := v.pack.Check(refOf(a)); err != nil {
-				rep.Problems = append(rep.Problems, problem(v.id, v.pack.Path(), err))
+			if d := v.rec.check(ctx, refOf(a)); d != nil {
+				rep.Problems = append(rep.Problems, d)
 			}
 		}
 	}

@@ -10,9 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
-	"github.com/helmlog/helm/artifact"
-	"github.com/helmlog/helm/internal/homeindex"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -26,12 +25,10 @@ import (
 type Voyage struct {
 	home *Home
 	id   string
-	dir  string
-	log  *segment.Log   // nil in a shared home
-	pack *artifact.Pack // nil in a shared home
-	// rec reads the log: log, or remote in a shared home (shared.go).
-	rec    recordLog
-	remote *remote
+	dir  string // the voyage's directory; "" in a shared store
+	// rec is where the voyage's records and artifacts' bytes are kept: a
+	// journal of the home's backend (backend.go).
+	rec journal
 	// applyRecord folds one record of the log into st (events.go).
 	applyRecord func(segment.Record) error
 
@@ -44,81 +41,27 @@ type Voyage struct {
 	// again, so the views do not fall behind a change being recorded.
 	inflight   []inflightEvent
 	wrote      bool   // this Voyage appended events: it may write caches
-	summarySeq uint64 // the Seq the summary file was last written at
+	summarySeq uint64 // the Seq the summary was last written at
 
 	snapSeq  uint64         // the seq of the voyage's snapshot as this Voyage read or wrote it (snapshot.go)
 	snapFile *os.File       // the snapshot the views were opened from, while sections of it are pending (v.mu)
 	sorted   []ArtifactInfo // the artifact index by hash, as of sortedAt (v.mu)
 	sortedAt uint64
-
-	idxMu  sync.Mutex
-	idx    *homeindex.Writer // this handle's session in the home index (index.go)
-	idxOff bool              // the index could not be written: it was removed
 }
 
-// open opens the voyage id, folding its events into fresh views (after
-// its snapshot, when it has one to trust). Opening reads: it writes
-// nothing (see segment.Open).
-func (h *Home) open(id string) (*Voyage, error) {
-	return h.openVoyage(context.Background(), id, true)
+// seq returns the sequence number of the last event the views hold.
+func (v *Voyage) seq() uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.st.Voyage.Seq
 }
 
-// openVoyage opens the voyage id, from its snapshot if fromSnapshot and it
-// has one to trust, else from its first event.
-func (h *Home) openVoyage(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
-	var v *Voyage
-	var err error
-	events := filepath.Join(h.voyagesDir(), id, "events")
-	if h.shared != nil {
-		v, err = h.openShared(ctx, id)
-		events = fmt.Sprintf("voyage %s in %s", id, h.sharedAt)
-	} else {
-		dir := filepath.Join(h.voyagesDir(), id)
-		if _, err := os.Stat(dir); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
-		}
-		v, err = h.openDir(dir, id, fromSnapshot)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if v.st.Voyage.Seq == 0 && h.shared != nil {
-		// Not damage: the store made the voyage, and the start (an
-		// import, a push) stopped before its first unit was appended.
-		// Listing leaves it out, and a push of that voyage takes it over.
-		v.Close()
-		return nil, fmt.Errorf("%w: %s in %s: its start wrote no event (a start, import or push stopped part way: push the voyage again)", ErrNoVoyage, id, h.sharedAt)
-	}
-	if v.st.Voyage.Seq == 0 {
-		v.Close()
-		return nil, &VoyageError{Op: "open", Voyage: id,
-			Err: &DamageError{Voyage: id, File: events, Reason: "the event log holds no events, not even the voyage's start",
-				Err: fmt.Errorf("%s holds no events, not even the voyage's start: it was emptied or removed", events)},
-			Hint: Hint{HintRestore, "restore the voyage's directory from a backup, or remove it"}}
-	}
-	return v, nil
-}
-
-// openDir opens the voyage id whose directory is dir.
-func (h *Home) openDir(dir, id string, fromSnapshot bool) (*Voyage, error) {
-	v := &Voyage{home: h, id: id, dir: dir, pack: artifact.NewPack(dir, &artifact.PackOptions{NoSync: h.opts.NoSync})}
-	events := filepath.Join(dir, "events")
-	v.applyRecord = eventsOf(id, events, v.applyEvent)
-	opts := &segment.Options{
-		SegmentSize: h.opts.SegmentSize, NoSync: h.opts.NoSync, Identity: id,
-		NoRetain: true, // projection.Decode shares nothing with the record
-	}
-	if fromSnapshot && h.openFromSnapshot(v, opts) {
-		return v, nil
-	}
-	// Opening the log folds its events into fresh views as it reads them:
-	// the check of the log and the replay are one pass.
-	log, err := segment.OpenScan(events, opts, v.applyRecord)
-	if err != nil {
-		return nil, v.fail("open", err, Hint{})
-	}
-	v.log, v.rec = log, log
-	return v, nil
+// summaryDue reports whether this handle changed the voyage since its
+// listing summary was last written (only writers write caches).
+func (v *Voyage) summaryDue() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.wrote && v.broken == nil && v.st.Voyage.Seq != 0 && v.st.Voyage.Seq != v.summarySeq
 }
 
 // applyEvent folds the event at seq into the views. The caller holds v.mu
@@ -141,16 +84,7 @@ func (v *Voyage) Dir() string { return v.dir }
 // Cuts reports the torn tails that this voyage's first change cut off
 // the end of its log (a crashed writer's unacknowledged final write); the
 // cut bytes are saved beside the segment.
-func (v *Voyage) Cuts() []Cut {
-	var out []Cut
-	if v.log == nil {
-		return nil // a shared store's appends are whole or absent
-	}
-	for _, c := range v.log.Cuts() {
-		out = append(out, *cutOf(&c))
-	}
-	return out
-}
+func (v *Voyage) Cuts() []Cut { return v.rec.status().Cuts }
 
 // WriteStats counts what a Voyage handle's commits wrote since it was
 // opened: concurrent writers on one handle share commit units and
@@ -161,50 +95,37 @@ type WriteStats struct {
 	Syncs   uint64 // fdatasyncs that made them durable
 }
 
-// WriteStats returns what this handle's commits wrote.
-func (v *Voyage) WriteStats() WriteStats {
-	if v.remote != nil {
-		n := v.remote.units.Load()
-		return WriteStats{Units: n, Records: v.remote.records.Load(), Syncs: n}
-	}
-	s := v.log.Stats()
-	return WriteStats{Units: s.Units, Records: s.Records, Syncs: s.Syncs}
+// LogStatus is what a Voyage handle knows of its log beyond the events.
+type LogStatus struct {
+	// Torn is a torn final write found when the voyage was opened, which
+	// its next change will cut (nil if none).
+	Torn *Cut
+	// Cuts are the torn tails that this handle's first change cut off the
+	// end of the log (a crashed writer's unacknowledged final write); the
+	// cut bytes are saved beside the segment.
+	Cuts []Cut
+	// Writes counts what this handle's commits wrote.
+	Writes WriteStats
 }
+
+// WriteStats returns what this handle's commits wrote.
+func (v *Voyage) WriteStats() WriteStats { return v.rec.status().Writes }
 
 // Torn reports a torn final write found when the voyage was opened, which
 // its next change will cut (nil if none).
-func (v *Voyage) Torn() *Cut {
-	if v.log == nil {
-		return nil
-	}
-	return cutOf(v.log.Torn())
-}
+func (v *Voyage) Torn() *Cut { return v.rec.status().Torn }
 
-// Close brings the voyage's listing summary up to date, if this Voyage
+// closeTimeout bounds the caches Close writes (the listing summary, the
+// snapshot, the home index): the one context the library makes itself,
+// as Close takes none. A cache it could not write is rebuilt later.
+const closeTimeout = 10 * time.Second
+
+// Close brings the caches a writer keeps up to date, if this Voyage
 // changed the voyage (only writers write caches), and releases its files.
 func (v *Voyage) Close() error {
-	v.mu.Lock()
-	stale := v.wrote && v.broken == nil && v.st.Voyage.Seq != 0 && v.st.Voyage.Seq != v.summarySeq
-	v.mu.Unlock()
-	if v.remote != nil {
-		if stale {
-			v.putSharedSummary()
-		}
-		return v.remote.Close()
-	}
-	if stale && v.summaryStale() {
-		v.writeSummary()
-	}
-	// The index's view first: it folds what others appended, which may
-	// need a section still in the snapshot read, closed by writeSnapshot.
-	idx := v.viewForIndex()
-	v.writeSnapshot() // and closes the snapshot read
-	err := v.log.Close()
-	if perr := v.pack.Close(); err == nil {
-		err = perr
-	}
-	v.closeIndex(idx)
-	return err
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	return v.rec.close(ctx)
 }
 
 // Refresh folds in the events other processes appended since the views

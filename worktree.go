@@ -151,7 +151,7 @@ func (v *Voyage) RemoveWorktree(ctx context.Context, who Who, opts RemoveWorktre
 		return []*projection.Event{{Type: projection.WorktreeRemoved, Who: w, Removal: &projection.Removal{Path: st.Voyage.Worktree, Forced: opts.Force}}}, nil
 	})
 	if err == nil {
-		v.writeSummary()
+		v.rec.summarize(ctx)
 	}
 	return err
 }

@@ -186,7 +186,7 @@ func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		if helm.HintOf(err).Kind == helm.HintOtherHome {
 			var ve *helm.VoyageError
-			if h.Store() != "" {
+			if h.StoreName() != "" {
 				// A store's voyage is not removed; a copy is brought up to date.
 				return &hinted{Err: err, Hint: "push the voyage from the home it was exported from (helm voyage push VOYAGE --to STORE): that brings the store's copy up to date; or import it into another home"}
 			}

@@ -130,7 +130,7 @@ func newMCPServer(ctx context.Context, a *app) (*mcpServer, error) {
 	}
 	s := &mcpServer{a: a, home: h, open: map[string]*helm.Voyage{}}
 	voyageIdentity := ""
-	if id, _, err := a.namedVoyage(h); err != nil {
+	if id, _, err := a.namedVoyage(ctx, h); err != nil {
 		return nil, err
 	} else if id != "" {
 		v, err := s.openVoyage(ctx, id)
@@ -367,7 +367,7 @@ func toolHint(err error) string {
 
 // voyageID resolves the voyage a call names (arg: an id or a prefix), or
 // the one the server is pinned to.
-func (s *mcpServer) voyageID(arg string) (string, error) {
+func (s *mcpServer) voyageID(ctx context.Context, arg string) (string, error) {
 	if arg == "" {
 		if s.pinned != "" {
 			return s.pinned, nil
@@ -377,7 +377,7 @@ func (s *mcpServer) voyageID(arg string) (string, error) {
 			Tool: "give voyage: the id voyage_start returned, or one voyage_list lists",
 		}
 	}
-	id, err := resolveVoyage(s.home, "voyage", arg)
+	id, err := resolveVoyage(ctx, s.home, "voyage", arg)
 	if err != nil {
 		return "", err
 	}
@@ -393,7 +393,7 @@ func (s *mcpServer) voyageID(arg string) (string, error) {
 // voyage opens the voyage a call names, with what other processes
 // recorded since it was last read folded in.
 func (s *mcpServer) voyage(ctx context.Context, arg string) (*helm.Voyage, error) {
-	id, err := s.voyageID(arg)
+	id, err := s.voyageID(ctx, arg)
 	if err != nil {
 		return nil, err
 	}

@@ -650,7 +650,7 @@ func (s *mcpServer) addReadTools() {
 				return toolOut{}, &usageError{Err: fmt.Errorf("%w: voyages and all both given", helm.ErrInvalid), Tool: "give voyages, or all, not both"}
 			case in.All:
 			case len(ids) == 0:
-				id, err := s.voyageID("")
+				id, err := s.voyageID(ctx, "")
 				if err != nil {
 					return toolOut{}, &usageError{Err: err, Tool: "give voyages, or all"}
 				}

@@ -115,12 +115,12 @@ func (a *app) openVoyageArg(ctx context.Context, arg string) (*helm.Voyage, erro
 	if err != nil {
 		return nil, err
 	}
-	id, err := resolveVoyage(h, "VOYAGE", arg)
+	id, err := resolveVoyage(ctx, h, "VOYAGE", arg)
 	if err != nil {
 		return nil, err
 	}
 	if a.g.voyage != "" {
-		flag, err := resolveVoyage(h, "--voyage", a.g.voyage)
+		flag, err := resolveVoyage(ctx, h, "--voyage", a.g.voyage)
 		if err != nil {
 			return nil, err
 		}

@@ -206,7 +206,7 @@ func (a *app) chooseVoyage(ctx context.Context, filter helm.StatusFilter, what s
 	if err != nil {
 		return "", "", err
 	}
-	if id, why, err := a.namedVoyage(h); id != "" || err != nil {
+	if id, why, err := a.namedVoyage(ctx, h); id != "" || err != nil {
 		return id, why, err
 	}
 	active, err := h.List(ctx, filter)
@@ -225,12 +225,12 @@ func (a *app) chooseVoyage(ctx context.Context, filter helm.StatusFilter, what s
 
 // namedVoyage resolves the voyage --voyage, else HELM_VOYAGE names (a
 // full id or an unambiguous prefix); "" when neither names one.
-func (a *app) namedVoyage(h *helm.Home) (id, why string, err error) {
+func (a *app) namedVoyage(ctx context.Context, h *helm.Home) (id, why string, err error) {
 	for _, src := range []struct{ name, val string }{{"--voyage", a.g.voyage}, {"HELM_VOYAGE", a.getenv("HELM_VOYAGE")}} {
 		if src.val == "" {
 			continue
 		}
-		id, err := resolveVoyage(h, src.name, src.val)
+		id, err := resolveVoyage(ctx, h, src.name, src.val)
 		return id, "given by " + src.name, err
 	}
 	return "", "", nil
@@ -238,8 +238,8 @@ func (a *app) namedVoyage(h *helm.Home) (id, why string, err error) {
 
 // resolveVoyage resolves val, a voyage's id or an unambiguous prefix of
 // it, that what (--voyage, a tool's voyage) gave.
-func resolveVoyage(h *helm.Home, what, val string) (string, error) {
-	id, err := h.Resolve(val)
+func resolveVoyage(ctx context.Context, h *helm.Home, what, val string) (string, error) {
+	id, err := h.Resolve(ctx, val)
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w", what, val, err)
 	}

@@ -180,7 +180,7 @@ func (a *app) otherHome(raw string) (*helm.Home, error) {
 
 // homeName names a home in messages: its store, or its directory.
 func homeName(h *helm.Home) string {
-	if s := h.Store(); s != "" {
+	if s := h.StoreName(); s != "" {
 		return s
 	}
 	return h.Dir()
@@ -283,7 +283,7 @@ func (c *voyageCopyCommand) Run(ctx context.Context, a *app, args []string) erro
 	if !c.push && errors.Is(err, helm.ErrNoVoyage) {
 		// Not this home's voyage list: the other one's.
 		there := "--home " + printable(homeName(src))
-		if src.Store() != "" {
+		if src.StoreName() != "" {
 			there = "--store STORE" // its URL may hold a password
 		}
 		return &hinted{Err: err, Hint: fmt.Sprintf("list the voyages there: helm %s voyage list --status all", there)}

@@ -222,7 +222,7 @@ func (s *Server) voyageID(r *http.Request) (string, error) {
 	if strings.ContainsAny(raw, `/\`) || strings.Contains(raw, "..") || !idPattern.MatchString(raw) {
 		return "", &httpError{status: http.StatusBadRequest, err: fmt.Errorf("%q is not a voyage id or a prefix of one", raw)}
 	}
-	id, err := s.home.Resolve(raw)
+	id, err := s.home.Resolve(r.Context(), raw)
 	switch {
 	case errors.Is(err, helm.ErrNoVoyage):
 		return "", &httpError{status: http.StatusNotFound, err: err}

@@ -1,0 +1,351 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/internal/durable"
+	"github.com/helmlog/helm/internal/homeindex"
+	"github.com/helmlog/helm/segment"
+)
+
+// A home on disk: each voyage in a directory of its own under
+// DIR/voyages, named by its id, holding its event log (events/, package
+// segment), the pack of its large artifacts (artifacts.pack, package
+// artifact) and the caches its writers keep (snapshot, summary.json); the
+// home index (internal/homeindex) in DIR lets listing read one file.
+
+// disk is the backend of a home on disk.
+type disk struct {
+	h *Home
+	// sweepOnce: the first start removes what crashed starts left.
+	sweepOnce sync.Once
+}
+
+func (d *disk) voyagesDir() string { return filepath.Join(d.h.dir, "voyages") }
+
+func (d *disk) where() string { return d.voyagesDir() }
+
+// newPrefix names the directory a voyage is built in before it appears
+// under its id: a crash while starting leaves such a directory, which
+// listing ignores and a later Start removes.
+const newPrefix = ".new-"
+
+// create makes the voyage id: its first events are written by first into
+// a directory of its own, which is then renamed into place, so that a
+// voyage directory always holds its start and a failed start leaves
+// nothing behind.
+func (d *disk) create(ctx context.Context, id string, first func(*Voyage) error) error {
+	vdir := d.voyagesDir()
+	mkdir := func(dir string, perm os.FileMode) error { return durable.MkdirAll(durable.OSFS{}, dir, perm) }
+	if d.h.opts.NoSync {
+		mkdir = os.MkdirAll
+	}
+	if err := mkdir(vdir, 0o700); err != nil {
+		return fmt.Errorf("start voyage: create %s: %w", vdir, err)
+	}
+	d.sweepOnce.Do(d.removeAbandonedStarts)
+	tmp := filepath.Join(vdir, newPrefix+id)
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return fmt.Errorf("start voyage: create %s: %w", tmp, err)
+	}
+	v, err := d.openDir(ctx, tmp, id, false)
+	if err == nil {
+		err = first(v)
+		if cerr := v.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil && !d.h.opts.NoSync {
+		err = durable.SyncDir(durable.OSFS{}, tmp)
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(vdir, id))
+	}
+	if err == nil && !d.h.opts.NoSync {
+		err = durable.SyncDir(durable.OSFS{}, vdir)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		var ve *VoyageError
+		if errors.As(err, &ve) {
+			return err
+		}
+		return &VoyageError{Op: "start voyage", Voyage: id, Err: err}
+	}
+	return nil
+}
+
+// abandonedAfter is how old a directory of a start must be before a later
+// Start takes it for one that crashed and removes it.
+const abandonedAfter = 10 * time.Minute
+
+// removeAbandonedStarts removes what crashed starts left (best effort).
+// It reads the voyages directory unsorted, once per Home: reading a home
+// of many voyages on every Start made starting O(voyages).
+func (d *disk) removeAbandonedStarts() {
+	f, err := os.Open(d.voyagesDir())
+	if err != nil {
+		return
+	}
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), newPrefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > abandonedAfter {
+			os.RemoveAll(filepath.Join(d.voyagesDir(), e.Name()))
+		}
+	}
+}
+
+func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
+	dir := filepath.Join(d.voyagesDir(), id)
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
+	}
+	v, err := d.openDir(ctx, dir, id, fromSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	if v.st.Voyage.Seq == 0 {
+		v.Close()
+		events := filepath.Join(dir, "events")
+		return nil, &VoyageError{Op: "open", Voyage: id,
+			Err: &DamageError{Voyage: id, File: events, Reason: "the event log holds no events, not even the voyage's start",
+				Err: fmt.Errorf("%s holds no events, not even the voyage's start: it was emptied or removed", events)},
+			Hint: Hint{HintRestore, "restore the voyage's directory from a backup, or remove it"}}
+	}
+	return v, nil
+}
+
+// openDir opens the voyage id whose directory is dir.
+func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (*Voyage, error) {
+	v := &Voyage{home: d.h, id: id, dir: dir}
+	j := &diskJournal{v: v, d: d, pack: artifact.NewPack(dir, &artifact.PackOptions{NoSync: d.h.opts.NoSync})}
+	v.rec = j
+	events := filepath.Join(dir, "events")
+	v.applyRecord = eventsOf(id, events, v.applyEvent)
+	opts := &segment.Options{
+		SegmentSize: d.h.opts.SegmentSize, NoSync: d.h.opts.NoSync, Identity: id,
+		NoRetain: true, // projection.Decode shares nothing with the record
+	}
+	if fromSnapshot {
+		if log, ok := openFromSnapshot(ctx, v, opts); ok {
+			j.log = log
+			return v, nil
+		}
+	}
+	// Opening the log folds its events into fresh views as it reads them:
+	// the check of the log and the replay are one pass.
+	log, err := segment.OpenScan(events, opts, v.applyRecord)
+	if err != nil {
+		return nil, v.fail("open", err, Hint{})
+	}
+	j.log = log
+	return v, nil
+}
+
+func (d *disk) started(_ context.Context, id string) (bool, error) {
+	_, err := os.Stat(filepath.Join(d.voyagesDir(), id))
+	return err == nil, nil
+}
+
+func (d *disk) ids(_ context.Context, prefix string) ([]string, error) {
+	entries, err := os.ReadDir(d.voyagesDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // no voyage started yet
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list voyages in %s: %w", d.voyagesDir(), err)
+	}
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if _, err := uuid.Parse(e.Name()); err == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}
+
+// list reads the home index, which vouches for the voyages whose writers
+// all closed them. Each of the others costs a few small reads (its
+// summary, its directory, its log's tail); they are independent, so a few
+// run at once.
+func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
+	ids, err := d.ids(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	indexed := d.indexedViews()
+	var rest []string
+	for _, id := range ids {
+		if _, ok := indexed[id]; !ok {
+			rest = append(rest, id)
+		}
+	}
+	read, unreadable, err := readEach(ctx, rest, 4*runtime.GOMAXPROCS(0), func(id string) (VoyageInfo, error) {
+		return d.summary(ctx, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]VoyageInfo, 0, len(ids))
+	for _, info := range indexed {
+		if filter.matches(info.Status) {
+			out = append(out, info)
+		}
+	}
+	return listed(out, read, unreadable, filter)
+}
+
+// verifyLog checks the log's files where they are: it works on a voyage
+// too damaged to open.
+func (d *disk) verifyLog(ctx context.Context, id string, rep *VerifyReport) (string, bool, error) {
+	eventsDir := filepath.Join(d.voyagesDir(), id, "events")
+	if _, err := os.Stat(eventsDir); err != nil {
+		rep.Problems = append(rep.Problems, &DamageError{Voyage: id, File: eventsDir, Reason: "the voyage's event log is gone", Err: err})
+		return eventsDir, false, nil
+	}
+	srep, err := segment.Verify(ctx, eventsDir, &segment.Options{Identity: id})
+	rep.Events = LogReport{Segments: srep.Segments, Records: srep.Records, Reclaimed: srep.Reclaimed, Bytes: srep.Bytes,
+		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn)}
+	if err != nil {
+		if d := damageOf(id, err); d != nil {
+			rep.Problems = append(rep.Problems, d)
+			return eventsDir, false, nil // the artifact index is built from the events
+		}
+		return eventsDir, false, &VoyageError{Op: "verify", Voyage: id, Err: err}
+	}
+	return eventsDir, true, nil
+}
+
+// diskJournal is a voyage of a home on disk: its segment log and its
+// artifact pack.
+type diskJournal struct {
+	v    *Voyage
+	d    *disk
+	log  *segment.Log
+	pack *artifact.Pack
+
+	idxMu  sync.Mutex
+	idx    *homeindex.Writer // this handle's session in the home index (index.go)
+	idxOff bool              // the index could not be written: it was removed
+}
+
+func (j *diskJournal) Scan(ctx context.Context, from uint64, fn func(segment.Record) error) error {
+	return j.log.Scan(ctx, from, fn)
+}
+
+func (j *diskJournal) Follow(ctx context.Context, from uint64, fn func(segment.Record) error) error {
+	return j.log.Follow(ctx, from, fn)
+}
+
+func (j *diskJournal) Dir() string { return j.log.Dir() }
+
+// commit appends under the log's lock, in a group of concurrent commits
+// (segment.Log.Commit): the views take each commit's events in before
+// the next one decides.
+func (j *diskJournal) commit(ctx context.Context, decide func(logTx) ([][]byte, error), applied func() error) error {
+	_, err := j.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+		records, err := decide(tx)
+		if err == nil {
+			err = applied()
+		}
+		if err != nil {
+			return nil, err
+		}
+		return records, nil
+	})
+	return err
+}
+
+func (j *diskJournal) maxUnit() int { return 0 }
+
+// settle leaves a streamed artifact streamed: the pack takes it as it is
+// written (artifact.Pack.StowStream).
+func (j *diskJournal) settle(*artifact.Encoded) error { return nil }
+
+// stow writes the artifact to the pack, and makes it durable, before the
+// unit naming it is appended: a crash between the two leaves a frame no
+// event names, which costs bytes, never a story.
+func (j *diskJournal) stow(_ context.Context, a *artifact.Encoded, held func(string) bool) (artifact.Ref, bool, error) {
+	if a.Streamed() {
+		return j.pack.StowStream(a, held) // its address is known once it is written
+	}
+	r, err := j.pack.Stow(a)
+	return r, err == nil, err
+}
+
+func (j *diskJournal) stowStored(_ context.Context, ref artifact.Ref, r io.Reader) (artifact.Ref, error) {
+	if r == nil {
+		return j.pack.StowReclaimed(ref)
+	}
+	return j.pack.StowStored(ref, r)
+}
+
+func (j *diskJournal) open(_ context.Context, ref artifact.Ref) (io.ReadCloser, error) {
+	return j.pack.Open(ref)
+}
+
+func (j *diskJournal) openStored(_ context.Context, ref artifact.Ref) (io.ReadCloser, error) {
+	r, err := j.pack.OpenStored(ref)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(r), nil
+}
+
+func (j *diskJournal) check(_ context.Context, ref artifact.Ref) *DamageError {
+	if err := j.pack.Check(ref); err != nil {
+		return problem(j.v.id, j.pack.Path(), err)
+	}
+	return nil
+}
+
+func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) { j.verifySnapshot(ctx, rep) }
+
+func (j *diskJournal) status() LogStatus {
+	s := j.log.Stats()
+	st := LogStatus{Torn: cutOf(j.log.Torn()), Writes: WriteStats{Units: s.Units, Records: s.Records, Syncs: s.Syncs}}
+	for _, c := range j.log.Cuts() {
+		st.Cuts = append(st.Cuts, *cutOf(&c))
+	}
+	return st
+}
+
+// close brings the voyage's listing summary up to date, if this handle
+// changed the voyage (only writers write caches), records what the voyage
+// became in the home index, writes its snapshot when one is due, and
+// releases its files.
+func (j *diskJournal) close(ctx context.Context) error {
+	if j.v.summaryDue() && j.summaryStale() {
+		j.summarize(ctx)
+	}
+	// The index's view first: it folds what others appended, which may
+	// need a section still in the snapshot read, closed by writeSnapshot.
+	idx := j.viewForIndex(ctx)
+	j.writeSnapshot() // and closes the snapshot read
+	err := j.log.Close()
+	if perr := j.pack.Close(); err == nil {
+		err = perr
+	}
+	j.closeIndex(ctx, idx)
+	return err
+}
