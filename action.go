@@ -35,23 +35,14 @@ type ActionError struct {
 func (e *ActionError) Error() string { return e.Err.Error() }
 func (e *ActionError) Unwrap() error { return e.Err }
 
-// Perform records the intent to perform a (durably, before the world is
-// touched), performs it, and records the outcome. A crash in between
-// leaves the entry with status ActionOutcomeUnknown. A failed action
-// returns an *ActionError once its failure is recorded in its entry.
-// who needs a role and a method.
-func (v *Voyage) Perform(ctx context.Context, a Action, who Who) (Entry, error) {
-	return v.PerformWith(ctx, a, who, PerformOptions{})
-}
-
 // resolver is an Action whose parameters default to the state of the
-// world (the actions package's Push): PerformWith resolves it before its
+// world (the actions package's Push): Perform resolves it before its
 // parameters are checked and recorded.
 type resolver interface {
 	Resolve(ctx context.Context) error
 }
 
-// PerformOptions tune PerformWith.
+// PerformOptions tune Perform.
 type PerformOptions struct {
 	// AllowSecret performs an action whose parameters hold what the
 	// redactor finds secret (a token in a commit message or a pull
@@ -72,8 +63,15 @@ type PerformOptions struct {
 	Undoes int
 }
 
-// PerformWith is Perform with options.
-func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts PerformOptions) (Entry, error) {
+// Perform records the intent to perform a (durably, before the world is
+// touched), performs it, and records the outcome. A crash in between
+// leaves the entry with status ActionOutcomeUnknown. A failed action
+// returns an *ActionError once its failure is recorded in its entry.
+// who needs a role and a method; opts may be nil.
+func (v *Voyage) Perform(ctx context.Context, a Action, who Who, opts *PerformOptions) (Entry, error) {
+	if opts == nil {
+		opts = &PerformOptions{}
+	}
 	op := "perform " + a.Kind()
 	if err := errors.Join(checkWho(who), checkText("why", opts.Why)); err != nil {
 		return Entry{}, v.fail(op, err, Hint{})
@@ -102,7 +100,7 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	if opts.Undoes != 0 {
 		// Checked again with the intent; here, so that an undo that could
 		// not be made is not put to the guard rules either.
-		if _, err := v.undoableNow(ctx, opts.Undoes); err != nil {
+		if _, err := v.Undoable(ctx, opts.Undoes); err != nil {
 			return Entry{}, err
 		}
 	}
@@ -179,5 +177,5 @@ func (v *Voyage) PerformWith(ctx context.Context, a Action, who Who, opts Perfor
 	if perr != nil {
 		return Entry{}, v.fail(op, &ActionError{Kind: a.Kind(), Err: perr}, Hint{})
 	}
-	return v.entryAt(intent)
+	return v.entryAt(ctx, intent)
 }

@@ -46,8 +46,8 @@ func (a *exportAction) Perform(ctx context.Context) (logbook.ActionResult, error
 func richVoyage(t *testing.T, h *helm.Home) *helm.Voyage {
 	t.Helper()
 	ctx := context.Background()
-	v, err := h.StartWith(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who,
-		helm.StartOptions{Repo: "octo/widgets", Base: "1a2b3c4d5e6f", Branch: "main"})
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, &helm.StartOptions{Repo: "octo/widgets", Base: "1a2b3c4d5e6f", Branch: "main"})
+
 	require.NoError(t, err)
 	t.Cleanup(func() { v.Close() })
 	rng := rand.New(rand.NewPCG(4, 2))
@@ -65,11 +65,11 @@ func richVoyage(t *testing.T, h *helm.Home) *helm.Voyage {
 	bob := helm.Who{Identity: "bob", Role: "reviewer", Method: "human"}
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "cfg is a reference: it cannot be null", Reading: "init() panics when apply() fails."}, bob)
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &exportAction{kind: "commit", result: logbook.ActionResult{SHA: "abc1234def5678"}}, who)
+	_, err = v.Perform(ctx, &exportAction{kind: "commit", result: logbook.ActionResult{SHA: "abc1234def5678"}}, who, nil)
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &exportAction{kind: "push", fail: errors.New("remote rejected: protected branch")}, who)
+	_, err = v.Perform(ctx, &exportAction{kind: "push", fail: errors.New("remote rejected: protected branch")}, who, nil)
 	require.Error(t, err)
-	_, err = v.Perform(ctx, &exportAction{kind: "create-pull-request", result: logbook.ActionResult{Number: 45, URL: "https://github.com/octo/widgets/pull/45"}}, who)
+	_, err = v.Perform(ctx, &exportAction{kind: "create-pull-request", result: logbook.ActionResult{Number: 45, URL: "https://github.com/octo/widgets/pull/45"}}, who, nil)
 	require.NoError(t, err)
 	_, err = v.Note(ctx, "Waiting for CI on PR #45.", bob)
 	require.NoError(t, err)
@@ -110,16 +110,16 @@ func viewsOf(t *testing.T, v *helm.Voyage) readerViews {
 	t.Helper()
 	ctx := context.Background()
 	var story strings.Builder
-	require.NoError(t, v.WriteStory(&story))
-	rv := readerViews{Info: v.Info(), Slate: v.Slate(), Logbook: v.Logbook(), FailedActions: v.FailedActions(),
+	require.NoError(t, v.WriteStory(ctx, &story))
+	rv := readerViews{Info: v.Info(), Slate: v.Slate(), Logbook: entriesOf(t, v), FailedActions: failedOf(t, v),
 		Story: story.String(), Bytes: map[string]string{}}
-	for _, a := range v.Artifacts() {
+	for _, a := range artifactsOf(t, v) {
 		a.Offset, a.Blob = 0, 0
 		rv.Artifacts = append(rv.Artifacts, a)
 		if a.Status != helm.ArtifactStowed {
 			continue
 		}
-		data, err := v.Artifact(ctx, a.Hash)
+		data, err := readArtifact(ctx, v, a.Hash)
 		require.NoError(t, err)
 		sum := sha256.Sum256(data)
 		rv.Bytes[a.Hash] = hex.EncodeToString(sum[:])
@@ -208,7 +208,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	}
 	assert.Contains(t, events.String(), `"type":"artifact-jettisoned"`)
 	stowed := 0
-	for _, a := range v.Artifacts() {
+	for _, a := range artifactsOf(t, v) {
 		if a.Status != helm.ArtifactJettisoned {
 			stowed++
 		}
@@ -241,8 +241,8 @@ func TestArchiveRoundTrip(t *testing.T) {
 		assert.True(t, rep.OK(), "%+v", rep.Problems)
 	}
 	// The large artifact went to the pack again, the small ones to the log.
-	for _, a := range imported.Artifacts() {
-		orig, err := v.ArtifactInfo(a.Hash)
+	for _, a := range artifactsOf(t, imported) {
+		orig, err := v.ArtifactInfo(ctx, a.Hash)
 		require.NoError(t, err)
 		assert.Equal(t, orig.Blob == 0, a.Blob == 0, "artifact %s stays where it was", a.Hash)
 	}
@@ -319,7 +319,7 @@ func TestImportRefusesATamperedArchive(t *testing.T) {
 	}
 	other, err := helm.Open(t.TempDir(), &helm.Options{NoSync: true})
 	require.NoError(t, err)
-	_, err = other.Start(ctx, "already here", helm.OpenWaters, who)
+	_, err = other.Start(ctx, "already here", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	before := treeSum(t, other.Dir())
 	for _, f := range flips {
@@ -370,7 +370,7 @@ func TestImportOfCorpusVoyages(t *testing.T) {
 		t.Run(filepath.Base(home), func(t *testing.T) {
 			h, err := helm.Open(copyHome(t, home), &helm.Options{NoSync: true})
 			require.NoError(t, err)
-			list, err := h.List(ctx, helm.ListAll)
+			list, err := h.List(ctx, nil)
 			require.NoError(t, err)
 			require.NotEmpty(t, list)
 			sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
@@ -413,7 +413,7 @@ func TestArchiveOfADamagedArtifactFails(t *testing.T) {
 	h, err := helm.Open(t.TempDir(), quickOptions())
 	require.NoError(t, err)
 	v := richVoyage(t, h)
-	pack := filepath.Join(v.Dir(), artifact.PackName)
+	pack := filepath.Join(v.Storage().Dir, artifact.PackName)
 	data, err := os.ReadFile(pack)
 	require.NoError(t, err)
 	data[len(data)/2] ^= 0x10
@@ -457,7 +457,7 @@ func FuzzImport(f *testing.F) {
 	ctx := context.Background()
 	src, err := helm.Open(f.TempDir(), quickOptions())
 	require.NoError(f, err)
-	v, err := src.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	v, err := src.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	require.NoError(f, err)
 	_, err = v.Observe(ctx, &note{Topic: "widget.rs", Text: "fn init() {}"}, who, nil)
 	require.NoError(f, err)
@@ -466,7 +466,7 @@ func FuzzImport(f *testing.F) {
 	require.NoError(f, v.Jettison(ctx, gone.Record.Artifact, "a customer's", who))
 	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
 	require.NoError(f, err)
-	_, err = v.Perform(ctx, &exportAction{kind: "commit", result: logbook.ActionResult{SHA: "abc1234"}}, who)
+	_, err = v.Perform(ctx, &exportAction{kind: "commit", result: logbook.ActionResult{SHA: "abc1234"}}, who, nil)
 	require.NoError(f, err)
 	var small bytes.Buffer
 	require.NoError(f, v.ExportArchive(ctx, &small))

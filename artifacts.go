@@ -17,27 +17,14 @@ import (
 // Artifacts: the sightings' bytes, read back and checked against their
 // address, jettisoned, or reduced to a summary.
 
-// Artifact returns the sighting JSON stored under hash (a full BLAKE3 hex
-// hash or an unambiguous prefix of at least 4 digits), after checking it
-// against its address.
-func (v *Voyage) Artifact(ctx context.Context, hash string) ([]byte, error) {
-	a, op, err := v.stowed(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	data, err := v.load(ctx, &a.ArtifactRef)
-	if err != nil {
-		return nil, v.fail(op, err, Hint{})
-	}
-	return data, nil
-}
-
-// OpenArtifact is Artifact for an artifact of any size: it returns a
-// reader of the sighting JSON stored under hash, decompressed as it is
-// read, so that a sighting of gigabytes costs a few buffers. The bytes
-// are checked against their address as they go by: a reader of damaged
-// bytes returns an error wrapping ErrDamaged at their end, where an
-// intact one returns io.EOF, so read to the end before trusting them.
+// OpenArtifact returns a reader of the sighting JSON stored under hash (a
+// full BLAKE3 hex hash or an unambiguous prefix of at least 4 digits),
+// decompressed as it is read, so that a sighting of gigabytes costs a few
+// buffers. The bytes are checked against their address as they go by: a
+// reader of damaged bytes returns an error wrapping ErrDamaged at their
+// end, where an intact one returns io.EOF, so read to the end before
+// trusting them (io.ReadAll; sighting.Read decodes them). The caller
+// closes it.
 func (v *Voyage) OpenArtifact(ctx context.Context, hash string) (io.ReadCloser, error) {
 	a, op, err := v.stowed(ctx, hash)
 	if err != nil {
@@ -50,8 +37,8 @@ func (v *Voyage) OpenArtifact(ctx context.Context, hash string) (io.ReadCloser, 
 	return &artifactReader{ReadCloser: r, fail: func(err error) error { return v.fail(op, err, Hint{}) }}, nil
 }
 
-// artifactReader fails as Artifact does: damage found as the bytes go by
-// names the voyage, as a *VoyageError.
+// artifactReader fails as OpenArtifact does: damage found as the bytes go
+// by names the voyage, as a *VoyageError.
 type artifactReader struct {
 	io.ReadCloser
 	fail func(error) error
@@ -89,29 +76,12 @@ func (v *Voyage) stowed(ctx context.Context, hash string) (projection.Artifact, 
 	return a, op, nil
 }
 
-// open is load as a stream: a copy the journal holds is decompressed as
-// it is read, a blob record (small) is read whole.
+// open returns a reader of an artifact's bytes, checked against its
+// address: a copy the journal holds is decompressed as it is read, a blob
+// record (small) is read whole and checked first.
 func (v *Voyage) open(ctx context.Context, ref *projection.ArtifactRef) (io.ReadCloser, error) {
 	if ref.Blob == 0 {
 		return v.rec.open(ctx, artifactRef(ref))
-	}
-	data, err := v.load(ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	return io.NopCloser(bytes.NewReader(data)), nil
-}
-
-// load reads an artifact's bytes from its blob record or the journal,
-// and checks them against its address.
-func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte, error) {
-	if ref.Blob == 0 {
-		r, err := v.rec.open(ctx, artifactRef(ref))
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		return io.ReadAll(r)
 	}
 	var blob []byte
 	err := v.rec.Scan(ctx, ref.Blob, func(r segment.Record) error {
@@ -121,7 +91,11 @@ func (v *Voyage) load(ctx context.Context, ref *projection.ArtifactRef) ([]byte,
 	if err != nil && !errors.Is(err, errFound) {
 		return nil, err
 	}
-	return artifact.ReadBlob(artifactRef(ref), blob, v.rec.Dir())
+	data, err := artifact.ReadBlob(artifactRef(ref), blob, v.rec.Dir())
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(data)), nil
 }
 
 // artifactRef is where the artifact an event names is stored.
@@ -152,15 +126,6 @@ func (v *Voyage) artifact(hash string, scan scanFunc) (*projection.Artifact, err
 
 // errFound ends a scan that found what it was looking for.
 var errFound = errors.New("found")
-
-// Sighting returns the decoded sighting stored under hash (see Artifact).
-func (v *Voyage) Sighting(ctx context.Context, hash string) (sighting.Sighting, error) {
-	data, err := v.Artifact(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	return sighting.Unmarshal(data)
-}
 
 // hashDigits is how long an artifact's hash is in hex (BLAKE3-256): a
 // hash that long is the prefix of no other.
@@ -264,7 +229,7 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who Who) 
 	if method == "" {
 		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), Hint{})
 	}
-	enc := v.prepare(data)
+	enc := v.prepare(ctx, data)
 	// The whole index is read first: hash may be a prefix.
 	_, err = v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, stow stower) ([]*projection.Event, error) {
 		a, err := v.findArtifact(hash, v.logScan(ctx)) // never scans: the index is read

@@ -117,7 +117,7 @@ type journal interface {
 	verify(ctx context.Context, rep *VerifyReport)
 	// status reports what the journal knows of its log beyond the
 	// events: a torn tail, the cuts made, the writes.
-	status() LogStatus
+	status() StorageInfo
 	// close writes the caches a writer keeps, if this handle changed the
 	// voyage, and releases the journal.
 	close(ctx context.Context) error

@@ -86,7 +86,7 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who Who, opts 
 	if err != nil {
 		return Entry{}, err
 	}
-	return v.entryAt(seq)
+	return v.entryAt(ctx, seq)
 }
 
 // Challenge is a correction of a bearing's reading.
@@ -135,5 +135,5 @@ func (v *Voyage) Challenge(ctx context.Context, n int, c Challenge, who Who) (En
 	if err != nil {
 		return Entry{}, err
 	}
-	return v.entryAt(bseq)
+	return v.entryAt(ctx, bseq)
 }

@@ -19,7 +19,7 @@ func buildVoyage(b *testing.B, n int) (*helm.Home, string) {
 	ctx := context.Background()
 	h, err := helm.Open(b.TempDir(), &helm.Options{NoSync: true})
 	require.NoError(b, err)
-	v, err := h.Start(ctx, "bench", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "bench", helm.OpenWaters, who, nil)
 	require.NoError(b, err)
 	defer v.Close()
 	var wg sync.WaitGroup
@@ -68,7 +68,7 @@ func BenchmarkList10k(b *testing.B) {
 	h, err := helm.Open(b.TempDir(), &helm.Options{NoSync: true})
 	require.NoError(b, err)
 	for i := range 10_000 {
-		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who)
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who, nil)
 		require.NoError(b, err)
 		_, err = v.Observe(ctx, &note{Topic: "t", Text: "x"}, who, nil)
 		require.NoError(b, err)
@@ -76,7 +76,7 @@ func BenchmarkList10k(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		list, err := h.List(ctx, helm.ListAll)
+		list, err := h.List(ctx, nil)
 		require.NoError(b, err)
 		require.Len(b, list, 10_000)
 	}
@@ -90,7 +90,7 @@ func BenchmarkRecordConcurrent16(b *testing.B) {
 	ctx := context.Background()
 	h, err := helm.Open(b.TempDir(), nil)
 	require.NoError(b, err)
-	v, err := h.Start(ctx, "bench", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "bench", helm.OpenWaters, who, nil)
 	require.NoError(b, err)
 	defer v.Close()
 	text := strings.Repeat("func (l *Log) Commit(ctx context.Context) error { return nil }\n", 32)
@@ -126,7 +126,7 @@ func BenchmarkRecordConcurrent16(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	st := v.WriteStats()
+	st := v.Storage().Writes
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 	b.ReportMetric(float64(st.Records)/float64(st.Syncs), "records/sync")
 }

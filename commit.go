@@ -167,22 +167,9 @@ func resolveWho(st *projection.State, who Who, entry bool) (Who, error) {
 	return who, nil
 }
 
-// CheckActive returns an error matching ErrVoyageCompleted when the
-// voyage, as last read, is ended for good, and one matching
-// ErrVoyagePaused when it is blocked or partial: a caller about to touch
-// the world for it (run a command, call an API) asks first. The verbs
-// check again, under the log's lock, against the real tail.
-func (v *Voyage) CheckActive() error {
-	v.mu.Lock()
-	err := checkActive(&v.st)
-	v.mu.Unlock()
-	if err != nil {
-		return v.fail("check that the voyage takes changes", err, Hint{})
-	}
-	return nil
-}
-
-// checkActive refuses a change to a voyage that is not active.
+// checkActive refuses a change to a voyage that is not active: one ended
+// for good with an error matching ErrVoyageCompleted, one blocked or
+// partial with one matching ErrVoyagePaused.
 func checkActive(st *projection.State) error {
 	v := &st.Voyage
 	switch status := projection.NormalStatus(v.Status, v.Outcome); {

@@ -92,7 +92,7 @@ func TestCompactCrashStress(t *testing.T) {
 	dir := t.TempDir()
 	h, err := helm.Open(dir, nil)
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "compaction under fire", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "compaction under fire", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	id := v.ID()
 	require.NoError(t, v.Close())
@@ -135,7 +135,7 @@ func TestCompactCrashStress(t *testing.T) {
 		v, err := h.Voyage(ctx, id)
 		require.NoError(t, err, "round %d", round)
 		status := map[string]helm.ArtifactStatus{}
-		for _, a := range v.Artifacts() {
+		for _, a := range artifactsOf(t, v) {
 			status[a.Hash] = a.Status
 		}
 		for hash := range stowed {
@@ -146,7 +146,7 @@ func TestCompactCrashStress(t *testing.T) {
 				continue
 			}
 			if st == helm.ArtifactStowed {
-				_, err := v.Artifact(ctx, hash)
+				_, err := readArtifact(ctx, v, hash)
 				require.NoError(t, err, "round %d: artifact %s unreadable", round, hash)
 			}
 		}

@@ -47,14 +47,14 @@ func TestCompactReclaimsJettisonedBytesAndKeepsTheStory(t *testing.T) {
 	require.NoError(t, err)
 	keep := small[0]
 	var jettisonedStored int64
-	for _, a := range v.Artifacts() {
+	for _, a := range artifactsOf(t, v) {
 		if a.Hash != keep {
 			jettisonedStored += a.StoredSize
 			require.NoError(t, v.Jettison(ctx, a.Hash, "no longer needed", who))
 		}
 	}
 	var before bytes.Buffer
-	require.NoError(t, v.WriteStory(&before))
+	require.NoError(t, v.WriteStory(ctx, &before))
 	id := v.ID()
 	require.NoError(t, v.Close())
 	dir := filepath.Join(h.Dir(), "voyages", id)
@@ -69,9 +69,9 @@ func TestCompactReclaimsJettisonedBytesAndKeepsTheStory(t *testing.T) {
 	assert.Positive(t, rep.LogBytes)
 	assert.Positive(t, rep.PackBytes)
 	var after bytes.Buffer
-	require.NoError(t, v.WriteStory(&after))
+	require.NoError(t, v.WriteStory(ctx, &after))
 	assert.Equal(t, before.String(), after.String(), "the story reads the same")
-	data, err := v.Artifact(ctx, keep)
+	data, err := readArtifact(ctx, v, keep)
 	require.NoError(t, err, "a stowed artifact is never touched")
 	assert.Contains(t, string(data), "text")
 	_, err = v.Observe(ctx, &note{Topic: "later", Text: "after the compaction"}, who, nil)

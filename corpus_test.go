@@ -260,7 +260,7 @@ func (w *corpusWriter) save(out string) {
 	t, ctx := w.t, w.ctx
 	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
 	require.NoError(t, os.CopyFS(out, os.DirFS(w.home)))
-	list, err := w.h.List(ctx, helm.ListAll)
+	list, err := w.h.List(ctx, nil)
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(out, "exports"), 0o755))
 	for _, info := range list {
@@ -282,7 +282,7 @@ func (w *corpusWriter) save(out string) {
 // with a slate left open.
 func corpusV0(w *corpusWriter) {
 	ctx, h, env := w.ctx, w.h, w.env
-	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	w.must(err)
 	w.observe(v, w.mark(marks.NewFileContents("small.txt", "big.txt")), who, env)
 	w.observe(v, w.mark(marks.NewContext("the widget crashes at start")), who, nil)
@@ -290,12 +290,12 @@ func corpusV0(w *corpusWriter) {
 	w.must(err)
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "look again", Reading: "Init() dereferences a nil config.", Source: helm.SourceUser}, who)
 	w.must(err)
-	_, err = v.Perform(ctx, &corpusAction{Message: "Fix null check"}, who)
+	_, err = v.Perform(ctx, &corpusAction{Message: "Fix null check"}, who, nil)
 	w.must(err)
 	w.must(v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who))
 	w.must(v.Close())
 
-	v, err = h.Start(ctx, "Explore the widget module", helm.OpenWaters, who)
+	v, err = h.Start(ctx, "Explore the widget module", helm.OpenWaters, who, nil)
 	w.must(err)
 	for i := range 40 {
 		w.observe(v, w.mark(marks.NewContext(fmt.Sprintf("observation %d: %s", i, strings.Repeat("widget ", i%7+1)))), who, nil)
@@ -313,7 +313,7 @@ func corpusV0(w *corpusWriter) {
 // records in the chain, a hole in the pack.
 func corpusV010(w *corpusWriter) {
 	ctx, env := w.ctx, w.env
-	v, err := w.h.Start(ctx, "Prune the evidence", helm.OpenWaters, who)
+	v, err := w.h.Start(ctx, "Prune the evidence", helm.OpenWaters, who, nil)
 	w.must(err)
 	w.observe(v, w.mark(marks.NewContext("the token is ghp_0123456789abcdefghijABCDEFGHIJ012345")), who, nil)
 	m5 := w.mark(marks.NewFileContents("small.txt"))
@@ -335,7 +335,7 @@ func corpusV010(w *corpusWriter) {
 // blocked.
 func corpusV02(w *corpusWriter) {
 	ctx := w.ctx
-	v, err := w.h.Start(ctx, "Land the widget fix", helm.ResolveIssue, who)
+	v, err := w.h.Start(ctx, "Land the widget fix", helm.ResolveIssue, who, nil)
 	w.must(err)
 	for i, step := range []string{"bearing", "fail", "bearing", "act", "bearing"} {
 		switch step {
@@ -344,7 +344,7 @@ func corpusV02(w *corpusWriter) {
 			_, err = v.TakeBearing(ctx, fmt.Sprintf("reading after step %d", i+1), who, nil)
 			w.must(err)
 		case "fail", "act":
-			_, err = v.Perform(ctx, &corpusAction{Message: "step " + step, Fail: step == "fail"}, who)
+			_, err = v.Perform(ctx, &corpusAction{Message: "step " + step, Fail: step == "fail"}, who, nil)
 			if step == "fail" {
 				require.Error(w.t, err)
 			} else {
@@ -374,8 +374,8 @@ var (
 // loopback.
 func corpusV03(w *corpusWriter) {
 	ctx, t, remote := w.ctx, w.t, w.remote
-	lead, err := w.h.StartWith(ctx, "Resolve octo/widgets#1: the widget crashes at start", helm.ResolveIssue, corpusLead,
-		helm.StartOptions{Repo: w.ghRepo, Dir: "/src/widgets", Base: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", Branch: "main"})
+	lead, err := w.h.Start(ctx, "Resolve octo/widgets#1: the widget crashes at start", helm.ResolveIssue, corpusLead, &helm.StartOptions{Repo: w.ghRepo, Dir: "/src/widgets", Base: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", Branch: "main"})
+
 	w.must(err)
 	w.observe(lead, w.mark(marks.NewGitHubIssue(w.ghRepo, 1, "summary", "comments")), corpusLead, remote)
 	w.observe(lead, w.mark(marks.NewGitHubRepo(w.ghRepo)), corpusLead, remote)
@@ -389,17 +389,17 @@ func corpusV03(w *corpusWriter) {
 
 	// The guard: a push to main and a command with rm -rf refused, a
 	// merge refused until a person confirms it.
-	_, err = lead.Perform(ctx, &corpusPush{Branch: "main"}, corpusAgent)
+	_, err = lead.Perform(ctx, &corpusPush{Branch: "main"}, corpusAgent, nil)
 	require.ErrorIs(t, err, helm.ErrRefused)
 	_, err = lead.Observe(ctx, w.mark(marks.NewCommand("widgets", "sh", "-c", "rm -rf build")), corpusAgent, w.env)
 	require.ErrorIs(t, err, helm.ErrRefused)
 	merge := &corpusMerge{Number: 2}
-	_, err = lead.PerformWith(ctx, merge, corpusAgent, helm.PerformOptions{Why: "the review approved it"})
+	_, err = lead.Perform(ctx, merge, corpusAgent, &helm.PerformOptions{Why: "the review approved it"})
 	require.ErrorIs(t, err, helm.ErrNeedsConfirmation)
 
 	// Sub-voyage 1: blocked, resumed, completed, judged.
-	fix, err := w.h.StartWith(ctx, "Fix the widget crash", helm.ResolveIssue, corpusAgent,
-		helm.StartOptions{Parent: lead.Info().ID, Repo: w.ghRepo, Base: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", Branch: "fix-widget"})
+	fix, err := w.h.Start(ctx, "Fix the widget crash", helm.ResolveIssue, corpusAgent, &helm.StartOptions{Parent: lead.Info().ID, Repo: w.ghRepo, Base: "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c", Branch: "fix-widget"})
+
 	w.must(err)
 	project := w.observe(fix, w.mark(marks.NewGoProject("widgets")), corpusAgent, w.env)
 	// big.txt takes the sighting to the pack; widget.go's stays inline.
@@ -414,15 +414,15 @@ func corpusV03(w *corpusWriter) {
 	_, err = fix.Challenge(ctx, 1, helm.Challenge{Feedback: "the check returns an error now; say so",
 		Reading: "Init() dereferences a nil config; pull request #2 returns errNoConfig instead."}, corpusLead)
 	w.must(err)
-	_, err = fix.PerformWith(ctx, &corpusAction{Message: "Check the config for nil in Init"}, corpusAgent,
-		helm.PerformOptions{Why: "the bearing found the nil dereference"})
+	_, err = fix.Perform(ctx, &corpusAction{Message: "Check the config for nil in Init"}, corpusAgent, &helm.PerformOptions{Why: "the bearing found the nil dereference"})
+
 	w.must(err)
-	_, err = fix.Perform(ctx, &corpusPush{Branch: "fix-widget", Fail: true}, corpusAgent)
+	_, err = fix.Perform(ctx, &corpusPush{Branch: "fix-widget", Fail: true}, corpusAgent, nil)
 	var aerr *helm.ActionError
 	require.ErrorAs(t, err, &aerr)
 	w.must(fix.Complete(ctx, helm.OutcomeBlocked, "The push was rejected; waiting for the lead.", corpusAgent))
 	w.must(fix.Resume(ctx, "the lead rebased the branch", corpusLead))
-	_, err = fix.Perform(ctx, &corpusPush{Branch: "fix-widget"}, corpusAgent)
+	_, err = fix.Perform(ctx, &corpusPush{Branch: "fix-widget"}, corpusAgent, nil)
 	w.must(err)
 	// Evidence: the large sighting reduced to a summary, the project's
 	// jettisoned; the others stay.
@@ -437,12 +437,12 @@ func corpusV03(w *corpusWriter) {
 	w.must(fix.Close())
 
 	// The lead merges, confirmed, and leaves a tree on the slate: active.
-	_, err = lead.PerformWith(ctx, merge, corpusLead, helm.PerformOptions{Why: "maya agreed", Confirmed: true})
+	_, err = lead.Perform(ctx, merge, corpusLead, &helm.PerformOptions{Why: "maya agreed", Confirmed: true})
 	w.must(err)
 
 	// Sub-voyage 2: partial.
-	port, err := w.h.StartWith(ctx, "Port the nil check to the Rust bindings", helm.OpenWaters, corpusAgent,
-		helm.StartOptions{Parent: lead.Info().ID})
+	port, err := w.h.Start(ctx, "Port the nil check to the Rust bindings", helm.OpenWaters, corpusAgent, &helm.StartOptions{Parent: lead.Info().ID})
+
 	w.must(err)
 	w.observe(port, w.mark(marks.NewRustProject("bindings")), corpusAgent, w.env)
 	_, err = port.Record(ctx, w.command("bindings", "sh", "-c", "echo 'error[E0425]: cannot find value `config`' >&2; exit 101"), corpusAgent)
@@ -456,18 +456,18 @@ func corpusV03(w *corpusWriter) {
 	w.must(lead.Close())
 
 	// Failed.
-	v, err := w.h.Start(ctx, "Backport the fix to v1", helm.ResolveIssue, who)
+	v, err := w.h.Start(ctx, "Backport the fix to v1", helm.ResolveIssue, who, nil)
 	w.must(err)
 	w.observe(v, w.mark(marks.NewContext("v1 has no Config type")), who, nil)
 	_, err = v.TakeBearing(ctx, "The fix does not apply to v1.", who, nil)
 	w.must(err)
-	_, err = v.Perform(ctx, &corpusAction{Message: "Backport the nil check", Fail: true}, who)
+	_, err = v.Perform(ctx, &corpusAction{Message: "Backport the nil check", Fail: true}, who, nil)
 	require.ErrorAs(t, err, &aerr)
 	w.must(v.Complete(ctx, helm.OutcomeFailed, "v1 cannot take the fix.", who))
 	w.must(v.Close())
 
 	// Cancelled.
-	v, err = w.h.Start(ctx, "Rewrite the widgets in Rust", helm.OpenWaters, who)
+	v, err = w.h.Start(ctx, "Rewrite the widgets in Rust", helm.OpenWaters, who, nil)
 	w.must(err)
 	w.observe(v, w.mark(marks.NewWeb("http://docs.widgets.test/rust")), who, remote) // 404
 	_, err = v.Note(ctx, "No one asked for it.", who)
@@ -482,17 +482,17 @@ func corpusV03(w *corpusWriter) {
 // (forced); the lead's, clean, removed after it completes.
 func corpusV04(w *corpusWriter) {
 	ctx := w.ctx
-	lead, err := w.h.StartWith(ctx, "Split the widget config loader", helm.ResolveIssue, corpusLead,
-		helm.StartOptions{Repo: w.ghRepo, Dir: "/src/widgets", Base: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d", Branch: "helm/lead",
-			Worktree: "/src/widgets-lead"})
+	lead, err := w.h.Start(ctx, "Split the widget config loader", helm.ResolveIssue, corpusLead, &helm.StartOptions{Repo: w.ghRepo, Dir: "/src/widgets", Base: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d", Branch: "helm/lead",
+		Worktree: "/src/widgets-lead"})
+
 	w.must(err)
-	sub, err := w.h.StartWith(ctx, "Move the loader to its own file", helm.ResolveIssue, corpusAgent,
-		helm.StartOptions{Parent: lead.Info().ID, Repo: w.ghRepo, Dir: "/src/widgets", Base: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
-			Branch: "helm/loader", Worktree: "/src/widgets-loader"})
+	sub, err := w.h.Start(ctx, "Move the loader to its own file", helm.ResolveIssue, corpusAgent, &helm.StartOptions{Parent: lead.Info().ID, Repo: w.ghRepo, Dir: "/src/widgets", Base: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
+		Branch: "helm/loader", Worktree: "/src/widgets-loader"})
+
 	w.must(err)
 	w.observe(sub, w.mark(marks.NewContext("the loader is 400 lines of widget.go")), corpusAgent, nil)
-	_, err = sub.PerformWith(ctx, &corpusAction{Message: "Move the loader to loader.go"}, corpusAgent,
-		helm.PerformOptions{Why: "widget.go is too long to review"})
+	_, err = sub.Perform(ctx, &corpusAction{Message: "Move the loader to loader.go"}, corpusAgent, &helm.PerformOptions{Why: "widget.go is too long to review"})
+
 	w.must(err)
 	w.must(sub.Complete(ctx, helm.OutcomeCompleted, "loader.go holds the loader.", corpusAgent))
 	w.must(sub.RemoveWorktree(ctx, corpusAgent, helm.RemoveWorktreeOptions{Force: true}))
@@ -509,7 +509,7 @@ func corpusV04(w *corpusWriter) {
 // then no rules at all.
 func corpusV06(w *corpusWriter) {
 	ctx := w.ctx
-	v, err := w.h.Start(ctx, "Work while the rules change", helm.OpenWaters, corpusLead)
+	v, err := w.h.Start(ctx, "Work while the rules change", helm.OpenWaters, corpusLead, nil)
 	w.must(err)
 	_, err = v.Note(ctx, "Started under the home's rules.", corpusLead)
 	w.must(err)
@@ -572,21 +572,21 @@ type corpusView struct {
 func corpusViews(t *testing.T, h *helm.Home) map[string]corpusView {
 	t.Helper()
 	ctx := context.Background()
-	list, err := h.List(ctx, helm.ListAll)
+	list, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	out := map[string]corpusView{}
 	for _, info := range list {
 		v, err := h.Voyage(ctx, info.ID)
 		require.NoError(t, err)
 		var story strings.Builder
-		require.NoError(t, v.WriteStory(&story))
+		require.NoError(t, v.WriteStory(ctx, &story))
 		cv := corpusView{Info: v.Info(), Story: story.String(), Slate: v.Slate(), Artifacts: map[string]string{}}
-		for _, a := range v.Artifacts() {
+		for _, a := range artifactsOf(t, v) {
 			if a.Status != helm.ArtifactStowed {
 				cv.Artifacts[a.Hash] = string(a.Status)
 				continue
 			}
-			data, err := v.Artifact(ctx, a.Hash)
+			data, err := readArtifact(ctx, v, a.Hash)
 			require.NoError(t, err)
 			sum := sha256.Sum256(data)
 			cv.Artifacts[a.Hash] = hex.EncodeToString(sum[:])
@@ -673,9 +673,9 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 				v, err := h.Voyage(ctx, id)
 				require.NoError(t, err)
 				// Actions recorded before undo recorded no inverse.
-				for _, e := range v.Logbook() {
+				for _, e := range entriesOf(t, v) {
 					if e.Action != nil && e.Action.Status == helm.ActionPerformed {
-						_, err := v.Undoable(e.N)
+						_, err := v.Undoable(ctx, e.N)
 						assert.ErrorIs(t, err, helm.ErrNotUndoable)
 						assert.ErrorContains(t, err, "records no way to take it back (it was recorded by a helm before undo")
 					}
@@ -702,7 +702,7 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 				v, err = h.Voyage(ctx, id)
 				require.NoError(t, err)
 				n := len(want[id].Slate)
-				entries := v.Logbook()
+				entries := entriesOf(t, v)
 				require.NotEmpty(t, entries)
 				last := entries[len(entries)-1]
 				require.NotNil(t, last.Bearing)

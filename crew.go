@@ -86,7 +86,7 @@ func (v *Voyage) Note(ctx context.Context, text string, who Who) (Entry, error) 
 	if err != nil {
 		return Entry{}, err
 	}
-	return v.entryAt(seq)
+	return v.entryAt(ctx, seq)
 }
 
 // Judge records an evaluation of the voyage by who, an identity that
@@ -128,7 +128,7 @@ func (v *Voyage) Judge(ctx context.Context, j Judgement, who Who) (Entry, error)
 	if err != nil {
 		return Entry{}, err
 	}
-	return v.entryAt(seq)
+	return v.entryAt(ctx, seq)
 }
 
 // StartOptions are the optional parts of a voyage's start.

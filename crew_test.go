@@ -45,7 +45,7 @@ func TestLifecycle(t *testing.T) {
 			checks := map[string]error{}
 			_, checks["observe"] = v.Observe(ctx, &note{Topic: "b", Text: "b"}, who, nil)
 			_, checks["note"] = v.Note(ctx, "a note", who)
-			_, checks["perform"] = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who)
+			_, checks["perform"] = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who, nil)
 			checks["erase"] = v.Erase(ctx, "test-note:a", who)
 			_, checks["bearing"] = v.TakeBearing(ctx, "r", who, nil)
 			checks["wipe"] = v.Wipe(ctx, who)
@@ -107,7 +107,7 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	home := t.TempDir()
 	h, err := helm.Open(home, nil)
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "Wait for a review", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "Wait for a review", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	id := v.ID()
 	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for review", who))
@@ -132,10 +132,10 @@ func TestResumeAcrossProcesses(t *testing.T) {
 		[]helm.Status{info.Lifecycle[0].Status, info.Lifecycle[1].Status, info.Lifecycle[2].Status})
 	assert.Equal(t, "reviewer", info.Lifecycle[2].Who.Identity)
 	assert.Equal(t, "review is done", info.Lifecycle[2].Reason)
-	entries := v.Logbook()
+	entries := entriesOf(t, v)
 	require.Len(t, entries, 1)
 	assert.Equal(t, "continuing after the review", entries[0].Note.Text)
-	list, err := h.List(ctx, helm.ListOpen)
+	list, err := h.List(ctx, &helm.ListOptions{Status: helm.ListOpen})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, helm.StatusActive, list[0].Status)
@@ -185,16 +185,16 @@ func TestEntryNumbersAreStable(t *testing.T) {
 		record(v.TakeBearing(ctx, fmt.Sprint("reading ", i), who, nil))
 	}
 	bearing(1)
-	record(v.Perform(ctx, &fakeAction{fail: errors.New("rejected")}, who))
+	record(v.Perform(ctx, &fakeAction{fail: errors.New("rejected")}, who, nil))
 	bearing(3)
 	record(v.Note(ctx, "trying again", who))
-	record(v.Perform(ctx, &fakeAction{fail: errors.New("rejected again")}, who))
-	record(v.Perform(ctx, &fakeAction{Message: "ok"}, who))
+	record(v.Perform(ctx, &fakeAction{fail: errors.New("rejected again")}, who, nil))
+	record(v.Perform(ctx, &fakeAction{Message: "ok"}, who, nil))
 	bearing(7)
 
 	check := func(v *helm.Voyage) {
 		t.Helper()
-		entries := v.Logbook()
+		entries := entriesOf(t, v)
 		require.Len(t, entries, 7)
 		for i, e := range entries {
 			assert.Equal(t, i+1, e.N)
@@ -205,7 +205,7 @@ func TestEntryNumbersAreStable(t *testing.T) {
 		assert.Equal(t, helm.ActionFailed, entries[1].Action.Status)
 		assert.Equal(t, "rejected", entries[1].Action.Error)
 		assert.Equal(t, helm.ActionFailed, entries[4].Action.Status)
-		assert.Empty(t, v.FailedActions(), "failed actions stay in the story")
+		assert.Empty(t, failedOf(t, v), "failed actions stay in the story")
 	}
 	check(v)
 	// Challenge 3 and 7: the bearings shown with those numbers.
@@ -247,14 +247,14 @@ func TestNoteAndWhy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, helm.EntryNote, e.Kind)
 	assert.Equal(t, 1, e.N)
-	e, err = v.PerformWith(ctx, &fakeAction{Message: "m"}, who, helm.PerformOptions{Why: "CI is green"})
+	e, err = v.Perform(ctx, &fakeAction{Message: "m"}, who, &helm.PerformOptions{Why: "CI is green"})
 	require.NoError(t, err)
 	assert.Equal(t, "CI is green", e.Action.Why)
 	bob := logbook.Who{Identity: "bob", Role: "reviewer", Method: "claude"}
 	_, err = v.Note(ctx, "Looks right to me.", bob)
 	require.NoError(t, err)
 	var story bytes.Buffer
-	require.NoError(t, v.WriteStory(&story))
+	require.NoError(t, v.WriteStory(ctx, &story))
 	assert.Contains(t, story.String(), "── Note 1 ── ")
 	assert.Contains(t, story.String(), "  Waiting for CI.\n  It is slow today.\n")
 	assert.Contains(t, story.String(), "  Why: CI is green\n")
@@ -295,15 +295,15 @@ func TestJudge(t *testing.T) {
 func TestStartWithParentAndRepository(t *testing.T) {
 	ctx := context.Background()
 	h, parent := newVoyage(t, nil)
-	sub, err := h.StartWith(ctx, "Write the tests", helm.OpenWaters, logbook.Who{Identity: "bob", Role: "tester", Method: "m"},
-		helm.StartOptions{Parent: parent.ID()[:8], Repo: "octo/widgets", Dir: "/src/widgets", Base: "abc123", Branch: "main"})
+	sub, err := h.Start(ctx, "Write the tests", helm.OpenWaters, logbook.Who{Identity: "bob", Role: "tester", Method: "m"}, &helm.StartOptions{Parent: parent.ID()[:8], Repo: "octo/widgets", Dir: "/src/widgets", Base: "abc123", Branch: "main"})
+
 	require.NoError(t, err)
 	defer sub.Close()
 	info := sub.Info()
 	assert.Equal(t, parent.ID(), info.Parent, "a prefix is resolved")
 	assert.Equal(t, "octo/widgets", info.Repo)
 	assert.Equal(t, "abc123", info.Base)
-	_, err = h.StartWith(ctx, "x", helm.OpenWaters, who, helm.StartOptions{Parent: "ffff"})
+	_, err = h.Start(ctx, "x", helm.OpenWaters, who, &helm.StartOptions{Parent: "ffff"})
 	assert.ErrorIs(t, err, helm.ErrNoVoyage)
 }
 
@@ -315,7 +315,7 @@ func TestListByStatusAndIdle(t *testing.T) {
 	require.NoError(t, err)
 	ids := map[helm.Status]string{}
 	for _, st := range []helm.Status{helm.StatusActive, helm.StatusBlocked, helm.StatusPartial, helm.StatusCompleted, helm.StatusFailed, helm.StatusCancelled} {
-		v, err := h.Start(ctx, string(st), helm.OpenWaters, who)
+		v, err := h.Start(ctx, string(st), helm.OpenWaters, who, nil)
 		require.NoError(t, err)
 		if st != helm.StatusActive {
 			require.NoError(t, v.Complete(ctx, helm.Outcome(st), "ended", who))
@@ -323,7 +323,7 @@ func TestListByStatusAndIdle(t *testing.T) {
 		ids[st] = v.ID()
 		require.NoError(t, v.Close())
 	}
-	fresh, err := h.Start(ctx, "fresh", helm.OpenWaters, who)
+	fresh, err := h.Start(ctx, "fresh", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, fresh.Close())
 	names := func(list []helm.VoyageInfo) []string {
@@ -343,19 +343,19 @@ func TestListByStatusAndIdle(t *testing.T) {
 		{helm.ListActive, []string{"active", "fresh"}},
 		{helm.ListAll, []string{"active", "blocked", "partial", "completed", "failed", "cancelled", "fresh"}},
 	} {
-		list, err := h.List(ctx, tt.filter)
+		list, err := h.List(ctx, &helm.ListOptions{Status: tt.filter})
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, names(list), tt.filter)
 	}
-	_, err = h.List(ctx, "done")
+	_, err = h.List(ctx, &helm.ListOptions{Status: "done"})
 	assert.ErrorIs(t, err, helm.ErrInvalid)
 
 	// The deterministic clock moves a minute a reading: "active" was last
 	// touched well before "fresh".
-	list, err := h.ListWith(ctx, helm.ListOptions{IdleFor: 5 * time.Minute})
+	list, err := h.List(ctx, &helm.ListOptions{IdleFor: 5 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"active"}, names(list))
-	_, err = h.ListWith(ctx, helm.ListOptions{Status: helm.ListClosed, IdleFor: time.Minute})
+	_, err = h.List(ctx, &helm.ListOptions{Status: helm.ListClosed, IdleFor: time.Minute})
 	assert.ErrorIs(t, err, helm.ErrInvalid)
 }
 
@@ -389,14 +389,14 @@ decision = "confirm"
 	agent := logbook.Who{Identity: "bot", Role: "coder", Method: "claude"}
 
 	ran := false
-	_, err = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, agent)
+	_, err = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, agent, nil)
 	require.ErrorIs(t, err, helm.ErrRefused)
 	assert.Contains(t, err.Error(), `denied by rule "agents may not commit" (policy.toml:2)`)
 	assert.Equal(t, helm.HintPolicy, helm.HintOf(err).Kind)
-	_, err = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who)
+	_, err = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who, nil)
 	require.ErrorIs(t, err, helm.ErrNeedsConfirmation)
 	assert.False(t, ran, "a refused action is not performed")
-	e, err := v.PerformWith(ctx, &fakeAction{during: func() { ran = true }}, who, helm.PerformOptions{Confirmed: true, Why: "a person agreed"})
+	e, err := v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who, &helm.PerformOptions{Confirmed: true, Why: "a person agreed"})
 	require.NoError(t, err)
 	assert.True(t, ran)
 	assert.Equal(t, 3, e.N)
@@ -408,7 +408,7 @@ decision = "confirm"
 	require.ErrorIs(t, err, helm.ErrRefused)
 	assert.NoFileExists(t, filepath.Join(dir, "ran"), "the command never ran")
 
-	entries := v.Logbook()
+	entries := entriesOf(t, v)
 	require.Len(t, entries, 4)
 	for i, want := range []helm.ActionStatus{helm.ActionRefused, helm.ActionRefused, helm.ActionPerformed, helm.ActionRefused} {
 		assert.Equal(t, want, entries[i].Action.Status, "entry %d", i+1)
@@ -448,12 +448,12 @@ func TestLogbookNotesAndJudgementsAreCopies(t *testing.T) {
 	judge := logbook.Who{Identity: "carol", Role: "judge", Method: "human"}
 	_, err = v.Judge(ctx, helm.Judgement{Score: 7, Dimension: "care", Evidence: []int{1}, Text: "fine"}, judge)
 	require.NoError(t, err)
-	p := v.Logbook()
+	p := entriesOf(t, v)
 	require.Len(t, p, 2)
 	p[0].Note.Text = "changed"
 	p[1].Judgement.Text = "changed"
 	p[1].Judgement.Evidence[0] = 99
-	again := v.Logbook()
+	again := entriesOf(t, v)
 	assert.Equal(t, "waiting for review", again[0].Note.Text)
 	assert.Equal(t, "fine", again[1].Judgement.Text)
 	assert.Equal(t, []int{1}, again[1].Judgement.Evidence)
@@ -468,10 +468,10 @@ func TestHomePolicyBindsTheLibrary(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, helm.PolicyFile), []byte("[[rule]]\nname = \"no commits\"\naction = \"commit\"\ndecision = \"deny\"\n"), 0o600))
 	h, err := helm.Open(dir, fixedOptions())
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "x", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "x", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
-	_, err = v.Perform(ctx, &fakeAction{}, who)
+	_, err = v.Perform(ctx, &fakeAction{}, who, nil)
 	require.ErrorIs(t, err, helm.ErrRefused)
 	assert.Contains(t, err.Error(), `"no commits"`)
 
@@ -488,19 +488,21 @@ func TestWorktreeOfAVoyage(t *testing.T) {
 	ctx := context.Background()
 	h, err := helm.Open(t.TempDir(), fixedOptions())
 	require.NoError(t, err)
-	_, err = h.StartWith(ctx, "x", helm.OpenWaters, who, helm.StartOptions{Prepare: func(id string) (helm.StartOptions, error) {
+	_, err = h.Start(ctx, "x", helm.OpenWaters, who, &helm.StartOptions{Prepare: func(id string) (helm.StartOptions, error) {
 		return helm.StartOptions{}, errors.New("git worktree add failed")
 	}})
+
 	require.ErrorContains(t, err, "git worktree add failed")
-	list, err := h.List(ctx, helm.ListAll)
+	list, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, list, "a failed Prepare records nothing")
 
 	var named string
-	v, err := h.StartWith(ctx, "x", helm.OpenWaters, who, helm.StartOptions{Repo: "o/r", Prepare: func(id string) (helm.StartOptions, error) {
+	v, err := h.Start(ctx, "x", helm.OpenWaters, who, &helm.StartOptions{Repo: "o/r", Prepare: func(id string) (helm.StartOptions, error) {
 		named = "/src/r-" + id[:8]
 		return helm.StartOptions{Repo: "o/r", Worktree: named, Branch: "helm/" + id[:8]}, nil
 	}})
+
 	require.NoError(t, err)
 	defer v.Close()
 	assert.Equal(t, named, v.Info().Worktree)

@@ -321,9 +321,9 @@ func (j *diskJournal) check(_ context.Context, ref artifact.Ref) *DamageError {
 
 func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) { j.verifySnapshot(ctx, rep) }
 
-func (j *diskJournal) status() LogStatus {
+func (j *diskJournal) status() StorageInfo {
 	s := j.log.Stats()
-	st := LogStatus{Torn: cutOf(j.log.Torn()), Writes: WriteStats{Units: s.Units, Records: s.Records, Syncs: s.Syncs}}
+	st := StorageInfo{Torn: cutOf(j.log.Torn()), Writes: WriteStats{Units: s.Units, Records: s.Records, Syncs: s.Syncs}}
 	for _, c := range j.log.Cuts() {
 		st.Cuts = append(st.Cuts, *cutOf(&c))
 	}

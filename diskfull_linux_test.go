@@ -152,7 +152,7 @@ func fillDiskWithVoyage(t *testing.T, every int) {
 	require.NoError(t, err)
 	free0 := statfsFree(t, mnt)
 	who := logbook.Who{Identity: "fill-agent", Role: "coder", Method: "human"}
-	v, err := h.Start(ctx, "fill the disk", OpenWaters, who)
+	v, err := h.Start(ctx, "fill the disk", OpenWaters, who, nil)
 	require.NoError(t, err)
 	id := v.ID()
 	reopen := func() {
@@ -236,7 +236,7 @@ func fillDiskWithVoyage(t *testing.T, every int) {
 			have[o.Key] = true
 		}
 		var got []string
-		for _, e := range v.Logbook() {
+		for _, e := range entriesOf(t, v) {
 			if e.Bearing != nil {
 				got = append(got, e.Bearing.Reading.Text)
 				for _, o := range e.Bearing.Observations {

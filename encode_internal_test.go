@@ -21,7 +21,7 @@ func TestRepeatedSightingIsNotCompressed(t *testing.T) {
 	h, err := Open(t.TempDir(), nil)
 	require.NoError(t, err)
 	who := logbook.Who{Identity: "enc-agent", Role: "coder", Method: "human"}
-	v, err := h.Start(ctx, "compress once", OpenWaters, who)
+	v, err := h.Start(ctx, "compress once", OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 
@@ -32,10 +32,10 @@ func TestRepeatedSightingIsNotCompressed(t *testing.T) {
 	data, err := sighting.Marshal(first.Observation.Sighting)
 	require.NoError(t, err)
 
-	held := v.prepare(data)
+	held := v.prepare(ctx, data)
 	assert.Equal(t, first.Record.Artifact, held.Hash)
 	assert.Nil(t, held.Compressed, "the voyage holds these bytes: no compression")
-	fresh := v.prepare([]byte(`{"kind":"context","text":"something new"}`))
+	fresh := v.prepare(ctx, []byte(`{"kind":"context","text":"something new"}`))
 	assert.NotNil(t, fresh.Compressed, "new bytes are compressed before the lock")
 
 	// Prepared while held, jettisoned before its commit.
@@ -54,7 +54,7 @@ func TestRepeatedSightingIsNotCompressed(t *testing.T) {
 		return append(events, &projection.Event{Type: projection.Observed, Who: who, Obs: &rec}), nil
 	})
 	require.NoError(t, err)
-	got, err := v.Artifact(ctx, held.Hash)
+	got, err := readArtifact(ctx, v, held.Hash)
 	require.NoError(t, err, "stowed again, compressed under the lock")
 	assert.Equal(t, data, got)
 }

@@ -1,7 +1,12 @@
 package helm
 
 import (
+	"context"
+	"io"
 	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm/segment"
 )
@@ -14,3 +19,37 @@ func (h *Home) indexedViews() map[string]VoyageInfo { return h.back.(*disk).inde
 
 // segmentLog returns the segment log of a voyage of a home on disk.
 func (v *Voyage) segmentLog() *segment.Log { return v.rec.(*diskJournal).log }
+
+// entriesOf returns the story's entries, failing t on an error.
+func entriesOf(t testing.TB, v *Voyage) []Entry {
+	t.Helper()
+	out, err := collect(v.Entries(context.Background(), nil))
+	require.NoError(t, err)
+	return out
+}
+
+// failedOf returns the failed actions outside the story.
+func failedOf(t testing.TB, v *Voyage) []Entry {
+	t.Helper()
+	out, err := collect(v.Entries(context.Background(), &EntriesOptions{OutsideStory: true}))
+	require.NoError(t, err)
+	return out
+}
+
+// artifactsOf returns the artifact index, failing t on an error.
+func artifactsOf(t testing.TB, v *Voyage) []ArtifactInfo {
+	t.Helper()
+	out, err := collect(v.Artifacts(context.Background(), nil))
+	require.NoError(t, err)
+	return out
+}
+
+// readArtifact reads the sighting JSON stored under hash to its end.
+func readArtifact(ctx context.Context, v *Voyage, hash string) ([]byte, error) {
+	r, err := v.OpenArtifact(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}

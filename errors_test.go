@@ -23,7 +23,7 @@ func TestErrorsCarryHintsAsData(t *testing.T) {
 	_, noBearing := v.Challenge(ctx, 3, helm.Challenge{Feedback: "f", Reading: "r"}, who)
 	notOnSlate := v.Erase(ctx, "test-note:nothing", who)
 	_, noVoyage := h.Voyage(ctx, "ffffffff")
-	_, noArtifact := v.Artifact(ctx, "abcdef")
+	_, noArtifact := readArtifact(ctx, v, "abcdef")
 	_, missingWho := v.TakeBearing(ctx, "r", helm.Who{Identity: "x"}, nil)
 	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
 	_, completed := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)

@@ -18,13 +18,13 @@ func ExampleVoyage_Report() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, helm.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.StartWith(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who,
-		helm.StartOptions{Repo: "octo/widgets", Dir: "/src/widgets", Base: "1a2b3c4d5e6f", Branch: "main"})
+	v, _ := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, &helm.StartOptions{Repo: "octo/widgets", Dir: "/src/widgets", Base: "1a2b3c4d5e6f", Branch: "main"})
+
 	defer v.Close()
 
 	v.Observe(ctx, &note{Topic: "widget.rs", Text: "fn init() { ... }"}, who, nil)
 	v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
-	v.Perform(ctx, &fakeAction{Message: "Fix null check in widget init"}, who)
+	v.Perform(ctx, &fakeAction{Message: "Fix null check in widget init"}, who, nil)
 	v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who)
 
 	r, err := v.Report(ctx, helm.ReportOptions{
@@ -85,10 +85,10 @@ func ExampleHome_Search() {
 	john := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	bob := helm.Who{Identity: "bob", Role: "reviewer", Method: "human"}
 
-	fix, _ := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, john)
+	fix, _ := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, john, nil)
 	fix.Note(ctx, "Opened PR #45; waiting for CI.", john)
 	fix.Close()
-	review, _ := h.Start(ctx, "Review the widget fix", helm.OpenWaters, bob)
+	review, _ := h.Start(ctx, "Review the widget fix", helm.OpenWaters, bob, nil)
 	review.Note(ctx, "PR #45 looks right; merging after CI.", bob)
 	review.Note(ctx, "PR #450 is another matter.", bob)
 	review.Close()

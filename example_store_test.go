@@ -26,7 +26,7 @@ func ExampleOpenStore() {
 	ana, _ := helm.OpenStore(filepath.Join(dir, "ana"), st, "the crew's store", nil)
 	bob, _ := helm.OpenStore(filepath.Join(dir, "bob"), st, "the crew's store", nil)
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	v, err := ana.Start(ctx, "Fix #7", helm.OpenWaters, who)
+	v, err := ana.Start(ctx, "Fix #7", helm.OpenWaters, who, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -38,7 +38,10 @@ func ExampleOpenStore() {
 	w.Note(ctx, "from bob's machine", helm.Who{Identity: "bob", Role: "reviewer", Method: "human"})
 
 	v.Refresh(ctx)
-	for _, e := range v.Logbook() {
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			panic(err)
+		}
 		fmt.Println(e.N, e.Who.Identity, e.Note.Text)
 	}
 	// Output:
@@ -55,7 +58,7 @@ func ExampleHome_Copy() {
 	here, _ := helm.Open(filepath.Join(dir, "here"), nil)
 	there, _ := helm.Open(filepath.Join(dir, "there"), nil)
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	v, _ := here.Start(ctx, "Fix #7", helm.OpenWaters, who)
+	v, _ := here.Start(ctx, "Fix #7", helm.OpenWaters, who, nil)
 	defer v.Close()
 
 	rep, _ := here.Copy(ctx, v.ID(), there)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/sighting"
 )
 
 // A voyage from start to finish: observe, take a bearing, perform an
@@ -28,7 +29,7 @@ func Example() {
 		panic(err)
 	}
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -40,13 +41,13 @@ func Example() {
 	if _, err := v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil); err != nil {
 		panic(err)
 	}
-	if _, err := v.Perform(ctx, &fakeAction{Message: "Fix null check in widget init"}, who); err != nil {
+	if _, err := v.Perform(ctx, &fakeAction{Message: "Fix null check in widget init"}, who, nil); err != nil {
 		panic(err)
 	}
 	if err := v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
 		panic(err)
 	}
-	v.WriteStory(os.Stdout)
+	v.WriteStory(ctx, os.Stdout)
 	// Output:
 	// Voyage: Resolve #42: fix widget crash
 	// Identity: john-agent
@@ -70,36 +71,43 @@ func ExampleVoyage_Observe() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
 	who := helm.Who{Identity: "john-agent"}
-	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
 	defer v.Close()
 
 	v.Observe(ctx, &note{Topic: "README", Text: "old"}, who, nil)
 	v.Observe(ctx, &note{Topic: "README", Text: "new"}, who, nil)
 	for _, o := range v.Slate() {
-		s, _ := v.Sighting(ctx, o.Artifact)
+		r, _ := v.OpenArtifact(ctx, o.Artifact)
+		s, _ := sighting.Read(r) // to its end: the bytes are checked there
+		r.Close()
 		fmt.Println(o.Label, "→", s.(*noteSighting).Text)
 	}
 	// Output:
 	// Note @ README → new
 }
 
-// A long story is read a page at a time: a page costs what it holds.
-func ExampleVoyage_LogbookPage() {
+// A long story is read from any entry on, and a caller that stops early
+// pays for what it read. An error (a damaged log) is yielded, never a
+// story cut short.
+func ExampleVoyage_Entries() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.Start(ctx, "Read the story in pages", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "Read the story in pages", helm.OpenWaters, who, nil)
 	defer v.Close()
 
 	for i := range 5 {
 		v.Observe(ctx, &note{Topic: fmt.Sprint("file ", i), Text: fmt.Sprint("contents ", i)}, who, nil)
 		v.TakeBearing(ctx, fmt.Sprint("reading ", i), who, nil)
 	}
-	fmt.Println(v.LogbookLen(), "entries")
-	for i, e := range v.LogbookPage(4, 10) {
-		fmt.Println(4+i, e.Bearing.Reading.Text)
+	fmt.Println(v.LogbookCounts().Entries, "entries")
+	for e, err := range v.Entries(ctx, &helm.EntriesOptions{From: 4}) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(e.N, e.Bearing.Reading.Text)
 	}
 	// Output:
 	// 5 entries
@@ -115,7 +123,7 @@ func ExampleVoyage_LogbookCounts() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.Start(ctx, "Count the story", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "Count the story", helm.OpenWaters, who, nil)
 	defer v.Close()
 
 	for i := range 3 {
@@ -135,7 +143,7 @@ func ExampleVoyage_Challenge() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
 	agent := helm.Who{Identity: "john-agent", Role: "coder", Method: "sonnet"}
-	v, _ := h.Start(ctx, "Review", helm.OpenWaters, agent)
+	v, _ := h.Start(ctx, "Review", helm.OpenWaters, agent, nil)
 	defer v.Close()
 	v.Observe(ctx, &note{Topic: "diff", Text: "+ if w == nil { return }"}, agent, nil)
 	v.TakeBearing(ctx, "Looks fine.", agent, nil)
@@ -160,7 +168,7 @@ func ExampleReplay() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.Start(ctx, "Recorded", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "Recorded", helm.OpenWaters, who, nil)
 	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 	v.TakeBearing(ctx, "Seen.", who, nil)
 	var export strings.Builder
@@ -185,7 +193,7 @@ func ExampleOpen() {
 	if err != nil {
 		panic(err)
 	}
-	v, err := h.Start(ctx, "Look around", helm.OpenWaters, helm.Who{Identity: "john-agent"})
+	v, err := h.Start(ctx, "Look around", helm.OpenWaters, helm.Who{Identity: "john-agent"}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -206,23 +214,23 @@ func ExampleHome_List() {
 	h, _ := helm.Open(dir, fixedOptions())
 	who := helm.Who{Identity: "john-agent"}
 	for _, intent := range []string{"Fix #41", "Fix #42"} {
-		v, _ := h.Start(ctx, intent, helm.ResolveIssue, who)
+		v, _ := h.Start(ctx, intent, helm.ResolveIssue, who, nil)
 		if intent == "Fix #41" {
 			v.Complete(ctx, helm.OutcomeCancelled, "A duplicate of #42.", who)
 		}
 		v.Close()
 	}
 
-	all, err := h.List(ctx, helm.ListAll)
+	all, err := h.List(ctx, nil)
 	if err != nil {
 		panic(err)
 	}
 	for _, info := range all {
 		fmt.Printf("%s: %s (final: %t)\n", info.Intent, info.Status, info.Status.Final())
 	}
-	active, _ := h.List(ctx, helm.ListActive)
+	active, _ := h.List(ctx, &helm.ListOptions{Status: helm.ListActive})
 	fmt.Println(len(active), "active:", active[0].Intent)
-	closed, _ := h.List(ctx, helm.ListClosed)
+	closed, _ := h.List(ctx, &helm.ListOptions{Status: helm.ListClosed})
 	fmt.Println(len(closed), "closed:", closed[0].Intent)
 	// Output:
 	// Fix #41: cancelled (final: true)
@@ -241,21 +249,25 @@ func ExampleVoyage_Perform() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.Start(ctx, "Ship it", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "Ship it", helm.OpenWaters, who, nil)
 	defer v.Close()
 
-	e, err := v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who)
+	e, err := v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who, nil)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(e.N, e.Action.Kind, e.Action.Status, e.Action.Result.SHA)
 	fmt.Println(string(e.Action.Params))
 
-	_, err = v.Perform(ctx, &fakeAction{Message: "Again", fail: errors.New("nothing to commit")}, who)
+	_, err = v.Perform(ctx, &fakeAction{Message: "Again", fail: errors.New("nothing to commit")}, who, nil)
 	var ae *helm.ActionError
 	fmt.Println(errors.As(err, &ae), ae.Err)
-	entries := v.Logbook()
-	fmt.Println(len(entries), "in the story; entry", entries[1].N, "is", entries[1].Action.Status)
+	for e, err := range v.Entries(ctx, &helm.EntriesOptions{From: 2}) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(v.LogbookCounts().Entries, "in the story; entry", e.N, "is", e.Action.Status)
+	}
 	// Output:
 	// 1 commit performed abc1234def5678
 	// {"message":"Fix null check"}
@@ -271,7 +283,7 @@ func ExampleVoyage_Complete() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.Start(ctx, "Fix #42", helm.ResolveIssue, who)
+	v, _ := h.Start(ctx, "Fix #42", helm.ResolveIssue, who, nil)
 	defer v.Close()
 
 	if err := v.Complete(ctx, helm.OutcomeBlocked, "Waiting on upstream.", who); err != nil {
@@ -307,7 +319,7 @@ func ExampleHome_Verify() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
 	who := helm.Who{Identity: "john-agent"}
-	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
 	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 	v.Observe(ctx, &note{Topic: "b", Text: "b"}, who, nil)
 	v.Close()
@@ -332,7 +344,7 @@ func ExampleHintOf() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
 	defer v.Close()
 
 	_, err := v.TakeBearing(ctx, "Nothing seen yet.", who, nil)
@@ -352,7 +364,7 @@ func ExampleObserved_Failures() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
 	who := helm.Who{Identity: "john-agent"}
-	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
 	defer v.Close()
 
 	m, _ := marks.NewFileContents("no-such-file.txt")

@@ -42,8 +42,18 @@ func (v *Voyage) storyDoc(ctx context.Context, op string) (*storyDoc, error) {
 	if err := v.refresh(ctx); err != nil {
 		return nil, v.fail(op, err, Hint{})
 	}
-	d := &storyDoc{Info: v.Info(), Entries: v.Logbook(), Legacy: v.FailedActions(), Slate: v.Slate(), Artifacts: map[string]ArtifactInfo{}}
-	for _, a := range v.Artifacts() {
+	d := &storyDoc{Info: v.Info(), Slate: v.Slate(), Artifacts: map[string]ArtifactInfo{}}
+	var err error
+	if d.Entries, err = collect(v.Entries(ctx, nil)); err != nil {
+		return nil, err
+	}
+	if d.Legacy, err = collect(v.Entries(ctx, &EntriesOptions{OutsideStory: true})); err != nil {
+		return nil, err
+	}
+	for a, err := range v.Artifacts(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
 		d.Artifacts[a.Hash] = a
 	}
 	return d, nil

@@ -28,7 +28,7 @@ func designExample(t *testing.T) *helm.Voyage {
 	opts.NoSync = true
 	h, err := helm.Open(t.TempDir(), opts)
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { v.Close() })
 	m, err := marks.NewRustProject(".")
@@ -45,7 +45,7 @@ func designExample(t *testing.T) *helm.Voyage {
 		{kind: "push", result: logbook.ActionResult{Branch: "fix-widget", SHA: "abc1234f00d"}},
 		{kind: "create-pull-request", result: logbook.ActionResult{Number: 45, URL: "https://github.com/octo/widgets/pull/45"}},
 	} {
-		_, err := v.Perform(ctx, a, who)
+		_, err := v.Perform(ctx, a, who, nil)
 		require.NoError(t, err)
 	}
 	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init. PR #45 merged.", who))
@@ -122,7 +122,8 @@ func TestExportsKeepHostileTextText(t *testing.T) {
 	_, err = v.Note(ctx, "[click](javascript:alert(3)) & <b>bold</b>", who)
 	require.NoError(t, err)
 	_, err = v.Perform(ctx, &exportAction{kind: "create-pull-request", Message: "</td><script>alert(4)</script>",
-		result: logbook.ActionResult{Number: 7, URL: "javascript:alert(5)"}}, who)
+		result: logbook.ActionResult{Number: 7, URL: "javascript:alert(5)"}}, who, nil)
+
 	require.NoError(t, err)
 
 	var page bytes.Buffer

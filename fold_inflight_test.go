@@ -88,11 +88,11 @@ func TestAFoldOutsideTheLockKeepsACommitInFlight(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	v.Logbook() // reads the damaged block: folds every event, outside the lock
+	entriesOf(t, v) // reads the damaged block: folds every event, outside the lock
 	err = <-done
 	armed.Store(false)
 	require.NoError(t, v.Refresh(ctx))
-	lb := v.Logbook()
+	lb := entriesOf(t, v)
 	require.Equal(t, "in flight", lb[len(lb)-1].Bearing.Reading.Text, "the bearing is in the log")
 	require.NoError(t, err, "the bearing was recorded; its entry must be handed back, not an error")
 }

@@ -127,14 +127,13 @@ func (h *Home) Dir() string { return h.dir }
 func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
 
 // Start starts a voyage and returns it open. who.Identity is required: it
-// becomes the voyage's identity, the default for every later entry.
-func (h *Home) Start(ctx context.Context, intent string, kind Kind, who Who) (*Voyage, error) {
-	return h.StartWith(ctx, intent, kind, who, StartOptions{})
-}
-
-// StartWith is Start with options: the voyage's parent, and the git
-// repository it starts in.
-func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who, opts StartOptions) (*Voyage, error) {
+// becomes the voyage's identity, the default for every later entry. opts
+// (nil: none) names the voyage's parent and the git repository it starts
+// in.
+func (h *Home) Start(ctx context.Context, intent string, kind Kind, who Who, opts *StartOptions) (*Voyage, error) {
+	if opts == nil {
+		opts = &StartOptions{}
+	}
 	const op = "start voyage"
 	if err := errors.Join(checkText("intent", intent), checkWho(who), checkText("repository", opts.Repo),
 		checkText("directory", opts.Dir), checkText("base commit", opts.Base), checkText("branch", opts.Branch),
@@ -175,7 +174,7 @@ func (h *Home) StartWith(ctx context.Context, intent string, kind Kind, who Who,
 			checkText("base commit", prepared.Base), checkText("branch", prepared.Branch), checkText("worktree", prepared.Worktree)); err != nil {
 			return nil, &VoyageError{Op: op, Voyage: id, Err: err}
 		}
-		opts = prepared
+		opts = &prepared
 	}
 	if err := h.back.create(ctx, id, func(v *Voyage) error {
 		_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
@@ -290,9 +289,9 @@ func (f StatusFilter) matches(st Status) bool {
 	return string(f) == string(st)
 }
 
-// ListOptions narrow ListWith.
+// ListOptions narrow List.
 type ListOptions struct {
-	// Status selects by status; empty means all.
+	// Status selects by status (StatusFilters); empty means all.
 	Status StatusFilter
 	// IdleFor, when positive, selects the active voyages whose last
 	// event is older than that (by the home's clock): those nobody has
@@ -300,30 +299,29 @@ type ListOptions struct {
 	IdleFor time.Duration
 }
 
-// ListWith is List with more ways to select the voyages.
-func (h *Home) ListWith(ctx context.Context, opts ListOptions) ([]VoyageInfo, error) {
-	if opts.IdleFor <= 0 {
-		return h.List(ctx, opts.Status)
+// List returns the voyages opts selects (nil: all of them), oldest
+// first. It reads each voyage's cached summary, not its events, so its
+// cost does not grow with the size of voyages; a stale or missing summary
+// is rebuilt from the events. A voyage that cannot be read (a damaged
+// log) does not hide the others: List returns every voyage it could read
+// together with a *ListError naming the ones it could not.
+func (h *Home) List(ctx context.Context, opts *ListOptions) ([]VoyageInfo, error) {
+	var o ListOptions
+	if opts != nil {
+		o = *opts
 	}
-	if opts.Status != "" && !opts.Status.matches(StatusActive) {
-		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: idle voyages are active ones; status %q selects none", ErrInvalid, opts.Status)}
+	if o.Status != "" && !slices.Contains(StatusFilters(), o.Status) {
+		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: status %q is not one of %v", ErrInvalid, o.Status, StatusFilters())}
 	}
-	list, err := h.List(ctx, ListActive)
-	cut := h.now().Add(-opts.IdleFor)
+	if o.IdleFor <= 0 {
+		return h.back.list(ctx, o.Status)
+	}
+	if o.Status != "" && !o.Status.matches(StatusActive) {
+		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: idle voyages are active ones; status %q selects none", ErrInvalid, o.Status)}
+	}
+	list, err := h.back.list(ctx, ListActive)
+	cut := h.now().Add(-o.IdleFor)
 	return slices.DeleteFunc(list, func(i VoyageInfo) bool { return !i.LastAt.Before(cut) }), err
-}
-
-// List returns the voyages whose status matches filter (empty means all),
-// oldest first. It reads each voyage's cached summary, not its events, so
-// its cost does not grow with the size of voyages; a stale or missing
-// summary is rebuilt from the events. A voyage that cannot be read (a
-// damaged log) does not hide the others: List returns every voyage it
-// could read together with a *ListError naming the ones it could not.
-func (h *Home) List(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
-	if filter != "" && !slices.Contains(StatusFilters(), filter) {
-		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: status %q is not one of %v", ErrInvalid, filter, StatusFilters())}
-	}
-	return h.back.list(ctx, filter)
 }
 
 // listed is List's answer: out with the voyages of read that filter

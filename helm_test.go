@@ -64,7 +64,7 @@ func newVoyage(t *testing.T, opts *helm.Options) (*helm.Home, *helm.Voyage) {
 	t.Helper()
 	h, err := helm.Open(t.TempDir(), opts)
 	require.NoError(t, err)
-	v, err := h.Start(context.Background(), "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	v, err := h.Start(context.Background(), "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { v.Close() })
 	return h, v
@@ -100,7 +100,7 @@ func TestSlateIsASetKeyedByMark(t *testing.T) {
 
 	slate := v.Slate()
 	require.Len(t, slate, 2)
-	s, err := v.Sighting(ctx, slate[0].Artifact)
+	s, err := readSighting(ctx, v, slate[0].Artifact)
 	require.NoError(t, err)
 	assert.Equal(t, "two", s.(*noteSighting).Text)
 
@@ -133,7 +133,7 @@ func TestBearingWipesSlateAtomically(t *testing.T) {
 	require.NoError(t, err)
 	defer v2.Close()
 	assert.Empty(t, v2.Slate())
-	assert.Equal(t, v.Logbook(), v2.Logbook())
+	assert.Equal(t, entriesOf(t, v), entriesOf(t, v2))
 
 	_, err = v.TakeBearing(ctx, "Nothing seen.", who, nil)
 	assert.ErrorIs(t, err, helm.ErrEmptySlate)
@@ -151,7 +151,7 @@ func TestBearingSealsObservationsMadeElsewhere(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, e.Bearing.Observations, 1)
 	assert.Equal(t, "Note @ x", e.Bearing.Observations[0].Label)
-	s, err := v.Sighting(ctx, e.Bearing.Observations[0].Artifact)
+	s, err := readSighting(ctx, v, e.Bearing.Observations[0].Artifact)
 	require.NoError(t, err)
 	assert.Equal(t, "seen elsewhere", s.(*noteSighting).Text)
 }
@@ -203,9 +203,9 @@ func TestPerformRecordsIntentBeforeTouchingTheWorld(t *testing.T) {
 		other, err := h.Voyage(ctx, v.ID())
 		require.NoError(t, err)
 		defer other.Close()
-		seen = other.Logbook()
+		seen = entriesOf(t, other)
 	}}
-	e, err := v.Perform(ctx, a, who)
+	e, err := v.Perform(ctx, a, who, nil)
 	require.NoError(t, err)
 	require.Len(t, seen, 1)
 	assert.Equal(t, logbook.ActionOutcomeUnknown, seen[0].Action.Status)
@@ -220,7 +220,7 @@ func TestResolveVoyagePrefix(t *testing.T) {
 	require.NoError(t, err)
 	var ids []string
 	for i := 0; i < 2; i++ {
-		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who)
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who, nil)
 		require.NoError(t, err)
 		ids = append(ids, v.ID())
 		v.Close()
@@ -231,11 +231,11 @@ func TestResolveVoyagePrefix(t *testing.T) {
 	got, err = h.Resolve(ctx, strings.ToUpper(ids[1]))
 	require.NoError(t, err, "ids are case-insensitive")
 	assert.Equal(t, ids[1], got)
-	v, err := h.Start(ctx, "voyage 3", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "voyage 3", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	v.Close()
 	other := "b" + v.ID()[1:]
-	require.NoError(t, os.Rename(v.Dir(), filepath.Join(h.Dir(), "voyages", other)))
+	require.NoError(t, os.Rename(v.Storage().Dir, filepath.Join(h.Dir(), "voyages", other)))
 	got, err = h.Resolve(ctx, "b")
 	require.NoError(t, err, "a unique prefix resolves")
 	assert.Equal(t, other, got)
@@ -269,16 +269,16 @@ func TestSmallArtifactsLiveInTheLogOnce(t *testing.T) {
 		_, err := v.Observe(ctx, &note{Topic: topic, Text: "same bytes"}, who, nil)
 		require.NoError(t, err)
 	}
-	arts := v.Artifacts()
+	arts := artifactsOf(t, v)
 	require.Len(t, arts, 1, "identical sightings share one artifact")
 	assert.NotZero(t, arts[0].Blob, "a small sighting is a blob record in the log")
-	assert.NoFileExists(t, filepath.Join(v.Dir(), "artifacts.pack"))
+	assert.NoFileExists(t, filepath.Join(v.Storage().Dir, "artifacts.pack"))
 	v.Close()
 
 	v2, err := h.Voyage(ctx, v.ID())
 	require.NoError(t, err)
 	defer v2.Close()
-	s, err := v2.Sighting(ctx, arts[0].Hash)
+	s, err := readSighting(ctx, v2, arts[0].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, "same bytes", s.(*noteSighting).Text)
 	rep, err := h.Verify(ctx, v2.ID())
@@ -295,7 +295,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 		_, err := v.Observe(ctx, &note{Topic: topic, Text: big}, who, nil)
 		require.NoError(t, err)
 	}
-	arts := v.Artifacts()
+	arts := artifactsOf(t, v)
 	require.Len(t, arts, 1, "identical sightings share one artifact")
 	rep, err := h.Verify(ctx, v.ID())
 	require.NoError(t, err)
@@ -303,7 +303,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	assert.Equal(t, 1, rep.Artifacts)
 
 	// Flip a byte of the stored artifact: reading it and verify both say so.
-	path := filepath.Join(v.Dir(), "artifacts.pack")
+	path := filepath.Join(v.Storage().Dir, "artifacts.pack")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	data[len(data)-3] ^= 0x40
@@ -312,13 +312,13 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	v2, err := h.Voyage(ctx, v.ID())
 	require.NoError(t, err, "opening reads no artifact bodies, so damage there does not stop it")
 	defer v2.Close()
-	_, err = v2.Artifact(ctx, arts[0].Hash)
+	_, err = readArtifact(ctx, v2, arts[0].Hash)
 	assert.ErrorIs(t, err, helm.ErrArtifactDamaged)
 	assert.Contains(t, err.Error(), "offset")
 	assert.ErrorIs(t, err, helm.ErrDamaged)
 	var de *helm.DamageError
 	require.ErrorAs(t, err, &de)
-	assert.Equal(t, filepath.Join(v.Dir(), "artifacts.pack"), de.File)
+	assert.Equal(t, filepath.Join(v.Storage().Dir, "artifacts.pack"), de.File)
 	assert.Equal(t, arts[0].Hash, de.Artifact)
 	assert.Equal(t, helm.HintVerify, helm.HintOf(err).Kind)
 	rep, err = h.Verify(ctx, v2.ID())
@@ -329,14 +329,14 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	assert.ErrorIs(t, rep.Problems[0], helm.ErrArtifactDamaged)
 
 	require.NoError(t, v2.Jettison(ctx, arts[0].Hash[:8], "stale", who))
-	_, err = v2.Artifact(ctx, arts[0].Hash)
+	_, err = readArtifact(ctx, v2, arts[0].Hash)
 	assert.ErrorIs(t, err, helm.ErrArtifactGone)
 
 	// Observing the same bytes again stows them anew: the new evidence is
 	// readable.
 	_, err = v2.Observe(ctx, &note{Topic: "c", Text: big}, who, nil)
 	require.NoError(t, err)
-	s, err := v2.Sighting(ctx, arts[0].Hash)
+	s, err := readSighting(ctx, v2, arts[0].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, big, s.(*noteSighting).Text)
 }
@@ -349,11 +349,11 @@ func TestOpenReadsNoArtifactBodies(t *testing.T) {
 	_, err = v.TakeBearing(ctx, "r", who, nil)
 	require.NoError(t, err)
 	v.Close()
-	require.NoError(t, os.Remove(filepath.Join(v.Dir(), "artifacts.pack")))
+	require.NoError(t, os.Remove(filepath.Join(v.Storage().Dir, "artifacts.pack")))
 	v2, err := h.Voyage(ctx, v.ID())
 	require.NoError(t, err)
 	defer v2.Close()
-	assert.Len(t, v2.Logbook(), 1, "the story needs no sighting")
+	assert.Len(t, entriesOf(t, v2), 1, "the story needs no sighting")
 }
 
 func TestReduceStowsSummary(t *testing.T) {
@@ -365,11 +365,11 @@ func TestReduceStowsSummary(t *testing.T) {
 	hash := v.Slate()[0].Artifact
 	derived, err := v.Reduce(ctx, hash, helm.Reduction{Summary: &noteSighting{Text: "short"}, Method: "human"}, who)
 	require.NoError(t, err)
-	_, err = v.Artifact(ctx, hash)
+	_, err = readArtifact(ctx, v, hash)
 	assert.ErrorIs(t, err, helm.ErrArtifactGone)
 	assert.Equal(t, helm.HintReadSummary, helm.HintOf(err).Kind)
 	assert.Contains(t, helm.HintOf(err).Text, derived)
-	arts := v.Artifacts()
+	arts := artifactsOf(t, v)
 	require.Len(t, arts, 2)
 	for _, a := range arts {
 		if a.Hash == derived {
@@ -381,8 +381,8 @@ func TestReduceStowsSummary(t *testing.T) {
 			assert.Equal(t, derived, a.ReducedTo)
 		}
 	}
-	assert.NoFileExists(t, filepath.Join(v.Dir(), "artifacts.pack"))
-	s, err := v.Sighting(ctx, derived)
+	assert.NoFileExists(t, filepath.Join(v.Storage().Dir, "artifacts.pack"))
+	s, err := readSighting(ctx, v, derived)
 	require.NoError(t, err)
 	assert.Equal(t, "short", s.(*noteSighting).Text)
 }
@@ -390,13 +390,13 @@ func TestReduceStowsSummary(t *testing.T) {
 // script runs the same voyage as DESIGN.md's example.
 func script(t *testing.T, h *helm.Home) *helm.Voyage {
 	ctx := context.Background()
-	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	_, err = v.Observe(ctx, &note{Topic: ".", Text: "a rust project"}, who, nil)
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who)
+	_, err = v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who))
 	return v
@@ -424,9 +424,9 @@ func TestReplayIsByteIdentical(t *testing.T) {
 		require.NoError(t, err)
 		v := script(t, h)
 		var b strings.Builder
-		require.NoError(t, v.WriteStory(&b))
+		require.NoError(t, v.WriteStory(context.Background(), &b))
 		story = append(story, b.String())
-		runs = append(runs, read(v.Dir()))
+		runs = append(runs, read(v.Storage().Dir))
 		v.Close()
 	}
 	require.NotEmpty(t, runs[0])
@@ -448,7 +448,7 @@ func TestReplayEventsGivesTheSameViews(t *testing.T) {
 	views, err := helm.Replay(events)
 	require.NoError(t, err)
 	assert.Equal(t, helm.Views{
-		Info: v.Info(), Slate: v.Slate(), Logbook: v.Logbook(), FailedActions: v.FailedActions(), Artifacts: v.Artifacts(),
+		Info: v.Info(), Slate: v.Slate(), Logbook: entriesOf(t, v), FailedActions: failedOf(t, v), Artifacts: artifactsOf(t, v),
 	}, *views)
 }
 
@@ -468,7 +468,7 @@ func TestListReadsSummaries(t *testing.T) {
 	require.NoError(t, err)
 	var ids []string
 	for i := 0; i < 3; i++ {
-		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who)
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who, nil)
 		require.NoError(t, err)
 		ids = append(ids, v.ID())
 		if i == 1 {
@@ -476,10 +476,10 @@ func TestListReadsSummaries(t *testing.T) {
 		}
 		v.Close()
 	}
-	all, err := h.List(ctx, helm.ListAll)
+	all, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, all, 3)
-	active, err := h.List(ctx, helm.ListActive)
+	active, err := h.List(ctx, &helm.ListOptions{Status: helm.ListActive})
 	require.NoError(t, err)
 	assert.Len(t, active, 2)
 
@@ -487,7 +487,7 @@ func TestListReadsSummaries(t *testing.T) {
 	// summary write) is noticed and rebuilt from the events.
 	v, err := h.Voyage(ctx, ids[0])
 	require.NoError(t, err)
-	summary := filepath.Join(v.Dir(), "summary.json")
+	summary := filepath.Join(v.Storage().Dir, "summary.json")
 	stale, err := os.ReadFile(summary)
 	require.NoError(t, err)
 	require.NoError(t, v.Complete(ctx, helm.OutcomeFailed, "", who))
@@ -496,7 +496,7 @@ func TestListReadsSummaries(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(summary, stale, 0o600))
 	require.NoError(t, removeIndex(h)) // the index would vouch for it: read the summary
-	completed, err := h.List(ctx, helm.ListClosed)
+	completed, err := h.List(ctx, &helm.ListOptions{Status: helm.ListClosed})
 	require.NoError(t, err)
 	assert.Len(t, completed, 2)
 
@@ -516,7 +516,7 @@ func TestListReadsSummaries(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(summary, data, 0o600))
 		require.NoError(t, removeIndex(h)) // the index would vouch for it: read the summary
-		all, err := h.List(ctx, helm.ListAll)
+		all, err := h.List(ctx, nil)
 		require.NoError(t, err)
 		forgedSeen := false
 		for _, info := range all {
@@ -527,7 +527,7 @@ func TestListReadsSummaries(t *testing.T) {
 		assert.Equal(t, version == 3, forgedSeen, "version %v", version)
 	}
 
-	_, err = h.List(ctx, "bogus")
+	_, err = h.List(ctx, &helm.ListOptions{Status: "bogus"})
 	assert.ErrorIs(t, err, helm.ErrInvalid)
 }
 
@@ -561,12 +561,12 @@ func TestConcurrentGoroutinesLoseNothing(t *testing.T) {
 	require.NoError(t, err)
 	defer v2.Close()
 	sealed := len(v2.Slate())
-	for _, e := range v2.Logbook() {
+	for _, e := range entriesOf(t, v2) {
 		sealed += len(e.Bearing.Observations)
 	}
 	assert.Equal(t, workers*rounds, sealed, "every observation is on the slate or in exactly one bearing")
-	assert.Equal(t, int(bearings.Load()), len(v2.Logbook()))
-	assert.Len(t, v2.Artifacts(), workers*rounds)
+	assert.Equal(t, int(bearings.Load()), len(entriesOf(t, v2)))
+	assert.Len(t, artifactsOf(t, v2), workers*rounds)
 }
 
 func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
@@ -584,7 +584,7 @@ func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
 
 	// Flip a byte in the middle of the event log: opening refuses, and
 	// verify says where.
-	segs, err := filepath.Glob(filepath.Join(v.Dir(), "events", "*.seg"))
+	segs, err := filepath.Glob(filepath.Join(v.Storage().Dir, "events", "*.seg"))
 	require.NoError(t, err)
 	require.Len(t, segs, 1)
 	flipInData(t, segs[0], 3)
@@ -619,9 +619,9 @@ func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {
 	require.NoError(t, err)
 	var dirs []string
 	for i := 0; i < 3; i++ {
-		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who)
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), helm.OpenWaters, who, nil)
 		require.NoError(t, err)
-		dirs = append(dirs, v.Dir())
+		dirs = append(dirs, v.Storage().Dir)
 		v.Close()
 	}
 	// Damage the second voyage's log and drop its summary, so List must
@@ -631,7 +631,7 @@ func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {
 	flipInData(t, segs[0], 2)
 	require.NoError(t, os.Remove(filepath.Join(dirs[1], "summary.json")))
 
-	list, err := h.List(ctx, helm.ListAll)
+	list, err := h.List(ctx, nil)
 	var le *helm.ListError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, []string{filepath.Base(dirs[1])}, le.Voyages)
@@ -671,12 +671,12 @@ func TestStartRemovesWhatCrashedStartsLeft(t *testing.T) {
 
 	h, err := helm.Open(home, fixedOptions())
 	require.NoError(t, err)
-	list, err := h.List(ctx, helm.ListAll)
+	list, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, list, "listing ignores starts in progress")
 	assert.DirExists(t, old, "opening and listing read only")
 
-	v, err := h.Start(ctx, "after a crash", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "after a crash", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	v.Close()
 	assert.NoDirExists(t, old, "a start older than ten minutes was abandoned")

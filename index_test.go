@@ -28,7 +28,7 @@ func listWithoutIndex(t *testing.T, h *Home) []VoyageInfo {
 	os.Remove(filepath.Join(dir, homeindex.Name))
 	copyHome, err := Open(dir, nil)
 	require.NoError(t, err)
-	list, err := copyHome.List(context.Background(), ListAll)
+	list, err := copyHome.List(context.Background(), nil)
 	require.NoError(t, err)
 	return list
 }
@@ -50,7 +50,7 @@ func TestListFromTheIndexIsListFromTheVoyages(t *testing.T) {
 	require.NoError(t, err)
 	var ids []string
 	for i := range 4 {
-		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), OpenWaters, indexWho)
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), OpenWaters, indexWho, nil)
 		require.NoError(t, err)
 		observeNote(t, v, fmt.Sprint("note ", i))
 		if i == 1 {
@@ -67,7 +67,7 @@ func TestListFromTheIndexIsListFromTheVoyages(t *testing.T) {
 	require.NoError(t, err)
 	observeNote(t, open, "while the list runs")
 	assert.NotContains(t, h.indexedViews(), ids[2], "a writer at work")
-	list, err := h.List(ctx, ListAll)
+	list, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Equal(t, listWithoutIndex(t, h), list)
 	for _, info := range list {
@@ -84,7 +84,7 @@ func TestListFromTheIndexIsListFromTheVoyages(t *testing.T) {
 	require.NoError(t, os.Chtimes(wm, later, later))
 	assert.NotContains(t, h.indexedViews(), ids[3])
 
-	list, err = h.List(ctx, ListAll)
+	list, err = h.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Equal(t, listWithoutIndex(t, h), list)
 	assert.Len(t, list, 4)
@@ -97,12 +97,12 @@ func TestDamagedIndexIsIgnoredAndRebuilt(t *testing.T) {
 	h, err := Open(t.TempDir(), nil)
 	require.NoError(t, err)
 	for i := range 3 {
-		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), OpenWaters, indexWho)
+		v, err := h.Start(ctx, fmt.Sprint("voyage ", i), OpenWaters, indexWho, nil)
 		require.NoError(t, err)
 		observeNote(t, v, "a note")
 		require.NoError(t, v.Close())
 	}
-	want, err := h.List(ctx, ListAll)
+	want, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	path := filepath.Join(h.dir, homeindex.Name)
 	data, err := os.ReadFile(path)
@@ -113,7 +113,7 @@ func TestDamagedIndexIsIgnoredAndRebuilt(t *testing.T) {
 	flipped[len(flipped)/2] ^= 0x40
 	require.NoError(t, os.WriteFile(path, flipped, 0o600))
 	assert.Nil(t, h.indexedViews())
-	got, err := h.List(ctx, ListAll)
+	got, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 
@@ -121,11 +121,11 @@ func TestDamagedIndexIsIgnoredAndRebuilt(t *testing.T) {
 	// the index from the voyages before it records itself.
 	require.NoError(t, os.WriteFile(path, data[:len(data)-5], 0o600))
 	assert.Nil(t, h.indexedViews())
-	v, err := h.Start(ctx, "after the tear", OpenWaters, indexWho)
+	v, err := h.Start(ctx, "after the tear", OpenWaters, indexWho, nil)
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 	assert.Len(t, h.indexedViews(), 4, "rebuilt, and the new voyage recorded")
-	got, err = h.List(ctx, ListAll)
+	got, err = h.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Equal(t, listWithoutIndex(t, h), got)
 }
@@ -142,7 +142,7 @@ func TestHelperProcessIndexWriter(t *testing.T) {
 	h, err := Open(home, nil)
 	require.NoError(t, err)
 	for i := 0; ; i++ {
-		v, err := h.Start(ctx, fmt.Sprint("killed writer ", i), OpenWaters, indexWho)
+		v, err := h.Start(ctx, fmt.Sprint("killed writer ", i), OpenWaters, indexWho, nil)
 		require.NoError(t, err)
 		for j := range 3 {
 			observeNote(t, v, fmt.Sprint("note ", i, j))
@@ -168,7 +168,7 @@ func TestIndexAfterKill9(t *testing.T) {
 		time.Sleep(time.Duration(30+17*k) * time.Millisecond)
 		require.NoError(t, cmd.Process.Kill())
 		cmd.Wait()
-		got, err := h.List(context.Background(), ListAll)
+		got, err := h.List(context.Background(), nil)
 		require.NoError(t, err, "kill %d", k)
 		assert.Equal(t, listWithoutIndex(t, h), got, "kill %d", k)
 	}

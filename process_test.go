@@ -52,7 +52,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	dir := t.TempDir()
 	h, err := helm.Open(dir, nil)
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "shared voyage", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "shared voyage", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 
@@ -79,7 +79,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	for _, o := range v2.Slate() {
 		seen[o.Key]++
 	}
-	for _, e := range v2.Logbook() {
+	for _, e := range entriesOf(t, v2) {
 		for _, o := range e.Bearing.Observations {
 			seen[o.Key]++
 		}

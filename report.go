@@ -195,10 +195,18 @@ func (v *Voyage) Report(ctx context.Context, opts ReportOptions) (*Report, error
 	if err := v.Refresh(ctx); err != nil {
 		return nil, err
 	}
-	info, entries, legacy := v.Info(), v.Logbook(), v.FailedActions()
+	entries, err := collect(v.Entries(ctx, nil))
+	if err != nil {
+		return nil, err
+	}
+	legacy, err := collect(v.Entries(ctx, &EntriesOptions{OutsideStory: true}))
+	if err != nil {
+		return nil, err
+	}
+	info := v.Info()
 	r := buildReport(info, entries, legacy)
 
-	all, err := v.home.List(ctx, ListAll)
+	all, err := v.home.List(ctx, nil)
 	var unreadable *ListError
 	if err != nil && !errors.As(err, &unreadable) {
 		return nil, v.fail("report", fmt.Errorf("list the home's voyages for sub-voyages: %w", err), Hint{})

@@ -36,7 +36,7 @@ func (a *worldAction) Perform(context.Context) (helm.ActionResult, error) {
 // recorded in the logbook.
 func perform(t *testing.T, v *helm.Voyage, a helm.Action, w helm.Who, why string) helm.Entry {
 	t.Helper()
-	e, err := v.PerformWith(context.Background(), a, w, helm.PerformOptions{Why: why})
+	e, err := v.Perform(context.Background(), a, w, &helm.PerformOptions{Why: why})
 	var ae *helm.ActionError
 	if err != nil && !errors.As(err, &ae) {
 		require.NoError(t, err)
@@ -60,8 +60,8 @@ func reportVoyage(t *testing.T) (*helm.Home, *helm.Voyage) {
 	ctx := context.Background()
 	h, err := helm.Open(t.TempDir(), fixedOptions())
 	require.NoError(t, err)
-	v, err := h.StartWith(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who,
-		helm.StartOptions{Repo: "octo/widgets", Dir: "/src/widgets", Base: base, Branch: "main"})
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, &helm.StartOptions{Repo: "octo/widgets", Dir: "/src/widgets", Base: base, Branch: "main"})
+
 	require.NoError(t, err)
 	t.Cleanup(func() { v.Close() })
 
@@ -84,10 +84,10 @@ func reportVoyage(t *testing.T) (*helm.Home, *helm.Voyage) {
 	_, err = v.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix holds."}, carol) // 7
 	require.NoError(t, err)
 
-	sub, err := h.StartWith(ctx, "Write the regression test", helm.OpenWaters, bob, helm.StartOptions{Parent: v.ID()})
+	sub, err := h.Start(ctx, "Write the regression test", helm.OpenWaters, bob, &helm.StartOptions{Parent: v.ID()})
 	require.NoError(t, err)
 	require.NoError(t, sub.Close())
-	other, err := h.Start(ctx, "Unrelated", helm.OpenWaters, who)
+	other, err := h.Start(ctx, "Unrelated", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, other.Close())
 	return h, v
@@ -202,7 +202,7 @@ func TestReportSaysWhyItListsNoFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := helm.Open(t.TempDir(), nil)
 			require.NoError(t, err)
-			v, err := h.StartWith(ctx, "files", helm.OpenWaters, who, helm.StartOptions{Base: tt.base})
+			v, err := h.Start(ctx, "files", helm.OpenWaters, who, &helm.StartOptions{Base: tt.base})
 			require.NoError(t, err)
 			defer v.Close()
 			// A failed commit and a performed comment name no commit.
@@ -299,12 +299,12 @@ func TestReportDiffFollowsUndoneCommits(t *testing.T) {
 	ctx := context.Background()
 	h, err := helm.Open(t.TempDir(), fixedOptions())
 	require.NoError(t, err)
-	v, err := h.StartWith(ctx, "Fix widget", helm.OpenWaters, who, helm.StartOptions{Dir: "/src/widgets", Base: base, Branch: "main"})
+	v, err := h.Start(ctx, "Fix widget", helm.OpenWaters, who, &helm.StartOptions{Dir: "/src/widgets", Base: base, Branch: "main"})
 	require.NoError(t, err)
 	defer v.Close()
 	undo := func(n int, a *worldAction) {
 		t.Helper()
-		_, err := v.PerformWith(ctx, a, who, helm.PerformOptions{Undoes: n})
+		_, err := v.Perform(ctx, a, who, &helm.PerformOptions{Undoes: n})
 		require.NoError(t, err)
 	}
 	headOf := func() string {

@@ -140,8 +140,12 @@ func (h *Home) searchVoyage(ctx context.Context, id string, m *matcher) ([]Hit, 
 	if err != nil {
 		return nil, err
 	}
-	info, entries := v.Info(), v.Logbook()
-	if err := v.Close(); err != nil {
+	info := v.Info()
+	entries, err := collect(v.Entries(ctx, nil))
+	if cerr := v.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	hit := func(n int, seq uint64, at time.Time, who Who, kind EntryKind, text string) Hit {

@@ -30,7 +30,7 @@ func searchHome(t *testing.T) (h *helm.Home, a, b string) {
 		require.NoError(t, err)
 	}
 
-	va, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	va, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer va.Close()
 	issue, err := marks.NewGitHubIssue("octo/widgets", 42)
@@ -53,7 +53,7 @@ func searchHome(t *testing.T) (h *helm.Home, a, b string) {
 	_, err = va.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{3}, Text: "The fix for #42 holds."}, carol) // A6
 	require.NoError(t, err)
 
-	vb, err := h.Start(ctx, "Tidy the README", helm.OpenWaters, bob)
+	vb, err := h.Start(ctx, "Tidy the README", helm.OpenWaters, bob, nil)
 	require.NoError(t, err)
 	defer vb.Close()
 	record(vb, &note{Topic: "README", Text: "..."}, &noteSighting{Text: "..."}, bob)
@@ -196,7 +196,7 @@ func TestSearchFindsUndosByNumber(t *testing.T) {
 		{"close-pull-request", 45}, {"delete-review-comment", 45}, {"remove-review-request", 45},
 		{"reopen-issue", 42}, {"delete-comment", 42}, {"delete-comment", 45},
 	} {
-		_, err := v.Perform(ctx, a, who)
+		_, err := v.Perform(ctx, a, who, nil)
 		require.Error(t, err)
 	}
 	for q, want := range map[helm.SearchQuery][]int{

@@ -36,7 +36,7 @@ func TestSeed(t *testing.T) {
 	v, err := h.Seed(ctx, []projection.Event{start, note})
 	require.NoError(t, err)
 	defer v.Close()
-	entries := v.Logbook()
+	entries := entriesOf(t, v)
 	require.Len(t, entries, 1)
 	assert.Equal(t, "token [REDACTED:github-token]", entries[0].Note.Text, "a history is redacted as any text")
 	assert.Contains(t, note.Note.Text, "ghp_", "the caller's events are left as they were")

@@ -253,9 +253,9 @@ func (j *sharedJournal) verify(_ context.Context, rep *VerifyReport) {
 
 // status: a shared store's appends are whole or absent (no torn tail, no
 // cut); each unit is one request the store makes durable.
-func (j *sharedJournal) status() LogStatus {
+func (j *sharedJournal) status() StorageInfo {
 	n := j.units.Load()
-	return LogStatus{Writes: WriteStats{Units: n, Records: j.records.Load(), Syncs: n}}
+	return StorageInfo{Writes: WriteStats{Units: n, Records: j.records.Load(), Syncs: n}}
 }
 
 // summarize gives the store the voyage's summary. Failing to is not an

@@ -37,13 +37,13 @@ func TestSharedListShowsAVoyageWhoseSummaryOutrunsItsLogDamaged(t *testing.T) {
 			h, err := helm.OpenStore(filepath.Join(dir, "local"), st, "the test's store", &helm.Options{NoSync: true})
 			require.NoError(t, err)
 			who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-			v, err := h.Start(ctx, "Its summary says more", helm.OpenWaters, who)
+			v, err := h.Start(ctx, "Its summary says more", helm.OpenWaters, who, nil)
 			require.NoError(t, err)
 			_, err = v.Note(ctx, "one", who)
 			require.NoError(t, err)
 			last := v.Info().Seq
 			require.NoError(t, v.Close())
-			other, err := h.Start(ctx, "Healthy", helm.OpenWaters, who)
+			other, err := h.Start(ctx, "Healthy", helm.OpenWaters, who, nil)
 			require.NoError(t, err)
 			require.NoError(t, other.Close())
 
@@ -54,7 +54,7 @@ func TestSharedListShowsAVoyageWhoseSummaryOutrunsItsLogDamaged(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, l.Close())
 			}
-			list, err := h.List(ctx, helm.ListAll)
+			list, err := h.List(ctx, nil)
 			require.NoError(t, err, "before the summary lies")
 			require.NotEmpty(t, list)
 
@@ -62,7 +62,7 @@ func TestSharedListShowsAVoyageWhoseSummaryOutrunsItsLogDamaged(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, st.PutSummary(ctx, id, store.Summary{Seq: tc.seq(last), Data: sums[v.ID()].Data}))
 
-			list, err = h.List(ctx, helm.ListAll)
+			list, err = h.List(ctx, nil)
 			var le *helm.ListError
 			require.ErrorAs(t, err, &le)
 			assert.Equal(t, []string{id}, le.Voyages)

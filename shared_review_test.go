@@ -37,7 +37,7 @@ func sharedHome(t *testing.T, root string, opts *helm.Options) *helm.Home {
 func story(t *testing.T, v *helm.Voyage) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, v.WriteStory(&b))
+	require.NoError(t, v.WriteStory(context.Background(), &b))
 	return b.String()
 }
 
@@ -53,13 +53,13 @@ func verifyOK(t *testing.T, h *helm.Home, id string) {
 func TestSharedLargeArtifactReadsBack(t *testing.T) {
 	ctx := context.Background()
 	h := sharedHome(t, t.TempDir(), nil)
-	v, err := h.Start(ctx, "big", helm.ResolveIssue, who)
+	v, err := h.Start(ctx, "big", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	big := incompressible(200 << 10)
 	obs, err := v.Observe(ctx, &note{Topic: "a", Text: big}, who, nil)
 	require.NoError(t, err)
-	s, err := v.Sighting(ctx, obs.Record.Artifact)
+	s, err := readSighting(ctx, v, obs.Record.Artifact)
 	require.NoError(t, err)
 	assert.Equal(t, big, s.(*noteSighting).Text)
 	verifyOK(t, h, v.ID())
@@ -70,13 +70,13 @@ func TestSharedLargeArtifactReadsBack(t *testing.T) {
 func TestSharedCompleteAndResume(t *testing.T) {
 	ctx := context.Background()
 	h := sharedHome(t, t.TempDir(), nil)
-	v, err := h.Start(ctx, "lifecycle", helm.ResolveIssue, who)
+	v, err := h.Start(ctx, "lifecycle", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting on review", who))
 	require.NoError(t, v.Resume(ctx, "review came", who))
 	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
-	list, err := h.List(ctx, "")
+	list, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, helm.StatusCompleted, list[0].Status)
@@ -91,7 +91,7 @@ func TestSharedConcurrentWritersOnTwoHomes(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	hA, hB := sharedHome(t, root, nil), sharedHome(t, root, nil)
-	v0, err := hA.Start(ctx, "crowded", helm.ResolveIssue, who)
+	v0, err := hA.Start(ctx, "crowded", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	id := v0.ID()
 	require.NoError(t, v0.Close())
@@ -138,7 +138,7 @@ func TestSharedConcurrentWritersOnTwoHomes(t *testing.T) {
 	fresh, err := hB.Voyage(ctx, id)
 	require.NoError(t, err)
 	defer fresh.Close()
-	entries := fresh.Logbook()
+	entries := entriesOf(t, fresh)
 	seen := map[string]int{}
 	sealed := len(fresh.Slate())
 	nBearings := 0
@@ -183,7 +183,7 @@ func TestCopyUpdateOfAReductionToAHeldSummary(t *testing.T) {
 			if dir == "shared to disk" {
 				src, dst = shared, disk
 			}
-			v, err := src.Start(ctx, "reduce to a held summary", helm.ResolveIssue, who)
+			v, err := src.Start(ctx, "reduce to a held summary", helm.ResolveIssue, who, nil)
 			require.NoError(t, err)
 			defer v.Close()
 			x, err := v.Observe(ctx, &note{Topic: "x", Text: incompressible(150<<10) + "x"}, who, nil)
@@ -207,7 +207,7 @@ func TestCopyUpdateOfAReductionToAHeldSummary(t *testing.T) {
 			c, err := dst.Voyage(ctx, v.ID())
 			require.NoError(t, err)
 			defer c.Close()
-			s, err := c.Sighting(ctx, derived)
+			s, err := readSighting(ctx, c, derived)
 			require.NoError(t, err)
 			assert.Equal(t, bText, s.(*noteSighting).Text)
 			verifyOK(t, dst, v.ID())
@@ -223,7 +223,7 @@ func TestCopyPrefixSameAheadDiverged(t *testing.T) {
 	disk, err := helm.Open(t.TempDir(), nil)
 	require.NoError(t, err)
 	shared := sharedHome(t, t.TempDir(), nil)
-	v, err := disk.Start(ctx, "copied", helm.ResolveIssue, who)
+	v, err := disk.Start(ctx, "copied", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	_, err = v.Note(ctx, "one", who)
@@ -285,7 +285,7 @@ func TestCopyRoundTripWithJettisonedAndReducedArtifacts(t *testing.T) {
 	back, err := helm.Open(t.TempDir(), nil)
 	require.NoError(t, err)
 
-	v, err := disk.Start(ctx, "round trip", helm.ResolveIssue, who)
+	v, err := disk.Start(ctx, "round trip", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	var hashes []string
@@ -324,10 +324,10 @@ func TestCopyRoundTripWithJettisonedAndReducedArtifacts(t *testing.T) {
 		c, err := h.Voyage(ctx, v.ID())
 		require.NoError(t, err)
 		assert.Equal(t, want, story(t, c))
-		assert.Len(t, c.Artifacts(), len(v.Artifacts()))
-		for _, a := range v.Artifacts() {
-			want, werr := v.Artifact(ctx, a.Hash)
-			got, gerr := c.Artifact(ctx, a.Hash)
+		assert.Len(t, artifactsOf(t, c), len(artifactsOf(t, v)))
+		for _, a := range artifactsOf(t, v) {
+			want, werr := readArtifact(ctx, v, a.Hash)
+			got, gerr := readArtifact(ctx, c, a.Hash)
 			assert.Equal(t, werr == nil, gerr == nil, "artifact %s: %v / %v", a.Hash, werr, gerr)
 			assert.Equal(t, want, got)
 		}
@@ -371,7 +371,7 @@ func TestCopyOverAVoyageWhoseStartFailed(t *testing.T) {
 	require.NoError(t, err)
 	root := t.TempDir()
 	shared := sharedHome(t, root, nil)
-	v, err := disk.Start(ctx, "pushed twice", helm.ResolveIssue, who)
+	v, err := disk.Start(ctx, "pushed twice", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 
@@ -380,7 +380,7 @@ func TestCopyOverAVoyageWhoseStartFailed(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
 
-	list, err := shared.List(ctx, "")
+	list, err := shared.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, list)
 	_, err = shared.Resolve(ctx, v.ID()[:8])
@@ -436,7 +436,7 @@ func racedVoyage(t *testing.T, opts *helm.Options) (*hookStore, *helm.Voyage, *h
 	ctx := context.Background()
 	root := t.TempDir()
 	other := sharedHome(t, root, nil)
-	o, err := other.Start(ctx, "raced", helm.ResolveIssue, who)
+	o, err := other.Start(ctx, "raced", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { o.Close() })
 	hs := &hookStore{Store: store.OpenDir(root, &store.DirOptions{NoSync: true})}
@@ -463,13 +463,13 @@ func TestSharedActionRunsOnceThroughConflicts(t *testing.T) {
 				}
 			}
 			ran := 0
-			e, err := v.Perform(ctx, &openThing{Number: 7, ran: &ran}, who)
+			e, err := v.Perform(ctx, &openThing{Number: 7, ran: &ran}, who, nil)
 			require.NoError(t, err)
 			assert.Equal(t, 1, ran, "the action ran once")
 			require.NotNil(t, e.Action)
 			assert.Equal(t, helm.ActionPerformed, e.Action.Status)
 			require.NoError(t, o.Refresh(ctx))
-			entries := o.Logbook()
+			entries := entriesOf(t, o)
 			require.Len(t, entries, 2)
 			actions := 0
 			for i, en := range entries {
@@ -490,23 +490,23 @@ func TestSharedActionRunsOnceThroughConflicts(t *testing.T) {
 func TestSharedUndoRacedByAnotherUndo(t *testing.T) {
 	ctx := context.Background()
 	hs, v, o := racedVoyage(t, nil)
-	_, err := v.Perform(ctx, &openThing{Number: 7}, who)
+	_, err := v.Perform(ctx, &openThing{Number: 7}, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, o.Refresh(ctx))
 	otherRan := 0
 	hs.before = func(n int) {
 		if n == 3 { // v's undo intent
-			_, err := o.PerformWith(ctx, &closeThing{Number: 7, ran: &otherRan}, who, helm.PerformOptions{Undoes: 1})
+			_, err := o.Perform(ctx, &closeThing{Number: 7, ran: &otherRan}, who, &helm.PerformOptions{Undoes: 1})
 			require.NoError(t, err)
 		}
 	}
 	ran := 0
-	_, err = v.PerformWith(ctx, &closeThing{Number: 7, ran: &ran}, who, helm.PerformOptions{Undoes: 1})
+	_, err = v.Perform(ctx, &closeThing{Number: 7, ran: &ran}, who, &helm.PerformOptions{Undoes: 1})
 	require.ErrorIs(t, err, helm.ErrNotUndoable)
 	assert.Equal(t, 0, ran, "the refused undo ran nothing")
 	assert.Equal(t, 1, otherRan)
 	require.NoError(t, v.Refresh(ctx))
-	assert.Len(t, v.Logbook(), 2)
+	assert.Len(t, entriesOf(t, v), 2)
 }
 
 // A bearing whose slate another writer sealed meanwhile is decided again
@@ -526,8 +526,8 @@ func TestSharedBearingRacedByAnotherBearing(t *testing.T) {
 	_, err = v.TakeBearing(ctx, "mine", who, nil)
 	require.ErrorIs(t, err, helm.ErrEmptySlate)
 	require.NoError(t, v.Refresh(ctx))
-	require.Len(t, v.Logbook(), 1)
-	assert.Len(t, v.Logbook()[0].Bearing.Observations, 1)
+	require.Len(t, entriesOf(t, v), 1)
+	assert.Len(t, entriesOf(t, v)[0].Bearing.Observations, 1)
 }
 
 // A large artifact whose first append lost to another writer is stored
@@ -546,7 +546,7 @@ func TestSharedLargeObservationThroughAConflict(t *testing.T) {
 	require.NoError(t, err)
 	for _, r := range []*helm.Voyage{v, o} {
 		require.NoError(t, r.Refresh(ctx))
-		s, err := r.Sighting(ctx, obs.Record.Artifact)
+		s, err := readSighting(ctx, r, obs.Record.Artifact)
 		require.NoError(t, err)
 		assert.Equal(t, big, s.(*noteSighting).Text)
 	}
@@ -567,7 +567,7 @@ func TestSharedJettisonRaced(t *testing.T) {
 	}
 	err = v.Jettison(ctx, obs.Record.Artifact, "mine", who)
 	require.ErrorIs(t, err, helm.ErrArtifactGone)
-	_, err = v.Artifact(ctx, obs.Record.Artifact)
+	_, err = readArtifact(ctx, v, obs.Record.Artifact)
 	assert.ErrorIs(t, err, helm.ErrArtifactGone)
 }
 
@@ -580,7 +580,7 @@ func TestSharedStreamedFileObservation(t *testing.T) {
 	for _, size := range []int{5 << 10, 300 << 10} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			h := sharedHome(t, t.TempDir(), nil)
-			v, err := h.Start(ctx, "streamed", helm.ResolveIssue, who)
+			v, err := h.Start(ctx, "streamed", helm.ResolveIssue, who, nil)
 			require.NoError(t, err)
 			defer v.Close()
 			dir := t.TempDir()
@@ -589,7 +589,7 @@ func TestSharedStreamedFileObservation(t *testing.T) {
 			require.NoError(t, err)
 			o, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir, StreamAbove: 1 << 10}})
 			require.NoError(t, err)
-			stored, err := v.Sighting(ctx, o.Record.Artifact)
+			stored, err := readSighting(ctx, v, o.Record.Artifact)
 			require.NoError(t, err)
 			assert.Equal(t, uint64(len(text)), stored.(*sighting.Files).Contents[0].Content.SizeBytes)
 			src := o.Observation.Sighting.(*sighting.Files).Contents[0].Content
@@ -611,7 +611,7 @@ func TestSharedFollowSeesAnotherHomesWrites(t *testing.T) {
 	defer cancel()
 	root := t.TempDir()
 	hA, hB := sharedHome(t, root, nil), sharedHome(t, root, nil)
-	v, err := hA.Start(ctx, "followed", helm.ResolveIssue, who)
+	v, err := hA.Start(ctx, "followed", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	w, err := hB.Voyage(ctx, v.ID())
@@ -648,7 +648,7 @@ func TestSharedListWithAStaleSummary(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	hA, hB := sharedHome(t, root, nil), sharedHome(t, root, nil)
-	v, err := hA.Start(ctx, "listed", helm.ResolveIssue, who)
+	v, err := hA.Start(ctx, "listed", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 	w, err := hB.Voyage(ctx, v.ID())
@@ -660,7 +660,7 @@ func TestSharedListWithAStaleSummary(t *testing.T) {
 	_, err = w.Note(ctx, "going on", who)
 	require.NoError(t, err)
 	for _, h := range []*helm.Home{hA, hB} {
-		list, err := h.List(ctx, "")
+		list, err := h.List(ctx, nil)
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 		assert.Equal(t, w.Info(), list[0])
@@ -707,7 +707,7 @@ func TestSharedConflictsExhausted(t *testing.T) {
 	assert.Contains(t, err.Error(), "nothing was recorded")
 	assert.Contains(t, err.Error(), v.ID())
 	ran := 0
-	_, err = v.Perform(ctx, &openThing{Number: 1, ran: &ran}, who)
+	_, err = v.Perform(ctx, &openThing{Number: 1, ran: &ran}, who, nil)
 	require.ErrorIs(t, err, store.ErrConflict)
 	assert.Zero(t, ran, "an action whose intent was not recorded is not run")
 	hs.before = nil
@@ -723,7 +723,7 @@ func TestSharedDamagedArtifact(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	h := sharedHome(t, root, nil)
-	v, err := h.Start(ctx, "damaged", helm.ResolveIssue, who)
+	v, err := h.Start(ctx, "damaged", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	o, err := v.Observe(ctx, &note{Topic: "a", Text: incompressible(100 << 10)}, who, nil)
@@ -734,7 +734,7 @@ func TestSharedDamagedArtifact(t *testing.T) {
 	data[len(data)-3] ^= 0x40
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 
-	_, err = v.Artifact(ctx, o.Record.Artifact)
+	_, err = readArtifact(ctx, v, o.Record.Artifact)
 	require.ErrorIs(t, err, helm.ErrDamaged)
 	assert.Equal(t, helm.HintVerify, helm.HintOf(err).Kind)
 	assert.Contains(t, err.Error(), v.ID())
@@ -754,13 +754,13 @@ func TestCopyUpdateShowsInTheListing(t *testing.T) {
 	disk, err := helm.Open(t.TempDir(), nil)
 	require.NoError(t, err)
 	shared := sharedHome(t, t.TempDir(), nil)
-	v, err := src.Start(ctx, "listed copy", helm.ResolveIssue, who)
+	v, err := src.Start(ctx, "listed copy", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	for _, dst := range []*helm.Home{disk, shared} {
 		_, err = src.Copy(ctx, v.ID(), dst)
 		require.NoError(t, err)
-		list, err := dst.List(ctx, helm.ListAll)
+		list, err := dst.List(ctx, nil)
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 	}
@@ -768,11 +768,11 @@ func TestCopyUpdateShowsInTheListing(t *testing.T) {
 	for _, dst := range []*helm.Home{disk, shared} {
 		_, err = src.Copy(ctx, v.ID(), dst)
 		require.NoError(t, err)
-		list, err := dst.List(ctx, helm.ListAll)
+		list, err := dst.List(ctx, nil)
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 		assert.Equal(t, v.Info(), list[0], "%s", dst.Dir())
-		active, err := dst.List(ctx, helm.ListActive)
+		active, err := dst.List(ctx, &helm.ListOptions{Status: helm.ListActive})
 		require.NoError(t, err)
 		assert.Empty(t, active)
 	}
@@ -790,8 +790,8 @@ func TestSharedActionRefusedWhenAnotherWriterCompletedFirst(t *testing.T) {
 		}
 	}
 	ran := 0
-	_, err := v.Perform(ctx, &openThing{Number: 3, ran: &ran}, who)
+	_, err := v.Perform(ctx, &openThing{Number: 3, ran: &ran}, who, nil)
 	require.ErrorIs(t, err, helm.ErrVoyageCompleted)
 	assert.Zero(t, ran)
-	assert.Empty(t, v.Logbook())
+	assert.Empty(t, entriesOf(t, v))
 }

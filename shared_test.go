@@ -25,14 +25,14 @@ func TestACopyTakesOverAVoyageWhoseStartFailed(t *testing.T) {
 	disk, err := helm.Open(filepath.Join(dir, "disk"), &helm.Options{NoSync: true})
 	require.NoError(t, err)
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	v, err := disk.Start(ctx, "Copied over an empty start", helm.OpenWaters, who)
+	v, err := disk.Start(ctx, "Copied over an empty start", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 
 	empty, err := st.Create(ctx, v.ID()) // the failed start
 	require.NoError(t, err)
 	empty.Close()
-	list, err := shared.List(ctx, helm.ListAll)
+	list, err := shared.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, list)
 
@@ -40,7 +40,7 @@ func TestACopyTakesOverAVoyageWhoseStartFailed(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.Created)
 	assert.Equal(t, uint64(1), rep.Records)
-	list, err = shared.List(ctx, helm.ListAll)
+	list, err = shared.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, "Copied over an empty start", list[0].Intent)
@@ -59,7 +59,7 @@ func TestASharedRefusalIsDecidedOnTheStoresTail(t *testing.T) {
 	b, err := helm.OpenStore(filepath.Join(dir, "b"), st, "the test's store", &helm.Options{NoSync: true})
 	require.NoError(t, err)
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	va, err := a.Start(ctx, "Stale handles", helm.OpenWaters, who)
+	va, err := a.Start(ctx, "Stale handles", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer va.Close()
 	vb, err := b.Voyage(ctx, va.ID())
@@ -101,7 +101,7 @@ func TestASharedStoreThatLostRecordsIsDamage(t *testing.T) {
 	good, err := helm.OpenStore(filepath.Join(dir, "a"), st, "the test's store", &helm.Options{NoSync: true})
 	require.NoError(t, err)
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	v, err := good.Start(ctx, "Lost records", helm.OpenWaters, who)
+	v, err := good.Start(ctx, "Lost records", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	_, err = v.Note(ctx, "two", who)
 	require.NoError(t, err)

@@ -147,7 +147,7 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 		out.Artifact = artifactInfo(a)
 	}
 	if enc.stream != nil {
-		out.Observation.Sighting = enc.stream.stored(v.storedOpener(out.Artifact))
+		out.Observation.Sighting = enc.stream.stored(v.storedOpener(ctx, out.Artifact))
 	}
 	return out, nil
 }
@@ -188,17 +188,17 @@ func (v *Voyage) encodeObservation(ctx context.Context, r *redact.Redactor, obs 
 		}
 		obs.Sighting, sight = s, red
 	}
-	return &encodedObservation{obs: obs, mark: mark, art: v.prepare(sight)}, nil
+	return &encodedObservation{obs: obs, mark: mark, art: v.prepare(ctx, sight)}, nil
 }
 
 // prepare hashes an artifact's bytes and compresses them, outside the
 // log's lock, unless the voyage as last read holds them: a repeated
 // sighting costs a hash, not a compression. Should the voyage have
 // jettisoned it since, the stower compresses it under the lock.
-func (v *Voyage) prepare(data []byte) *artifact.Encoded {
+func (v *Voyage) prepare(ctx context.Context, data []byte) *artifact.Encoded {
 	e := artifact.Prepare(data)
 	v.mu.Lock()
-	held, err := v.artifact(e.Hash, v.logScan(context.Background()))
+	held, err := v.artifact(e.Hash, v.logScan(ctx))
 	v.mu.Unlock()
 	if err != nil || held == nil || held.Status != projection.Stowed { // the stower looks again
 		e.Compress()

@@ -174,13 +174,17 @@ func (v *Voyage) loadSections(which projection.Sections, scan scanFunc) error {
 	return nil
 }
 
-// loadView is loadSections for a view, which reports no error: a log that cannot
-// be folded again breaks the handle for changes (as a failed write does),
-// and the views show what they hold.
-func (v *Voyage) loadView(which projection.Sections) {
-	if err := v.loadSections(which, v.logScan(context.Background())); err != nil && v.broken == nil {
+// loadView is loadSections for a view, outside the log's lock. A log that
+// cannot be folded again leaves the views part way and breaks the handle
+// for changes (as a failed write does): the error is returned, for the
+// view to say so rather than show what the views hold. The caller holds
+// v.mu.
+func (v *Voyage) loadView(ctx context.Context, which projection.Sections) error {
+	err := v.loadSections(which, v.logScan(ctx))
+	if err != nil && v.broken == nil {
 		v.broken = fmt.Errorf("a section of the snapshot did not check out, and folding the log instead failed: %w", err)
 	}
+	return err
 }
 
 // fold folds the views anew from the first event, without the snapshot:

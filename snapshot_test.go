@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,28 +21,29 @@ import (
 )
 
 // views is what a Voyage shows, for comparing two opens of one voyage.
-func views(v *Voyage) []any {
-	return []any{v.Info(), v.Slate(), v.Logbook(), v.FailedActions(), v.Artifacts()}
+func views(t *testing.T, v *Voyage) []any {
+	return []any{v.Info(), v.Slate(), entriesOf(t, v), failedOf(t, v), artifactsOf(t, v)}
 }
 
 // lazyViews reads what a Voyage shows in an order shuffled by r, first
 // what the head of a snapshot answers (counts, pages of the artifact
 // index), so that a voyage opened from one reads its sections in any
 // order; it returns them in views' order.
-func lazyViews(r *rand.Rand, v *Voyage) []any {
+func lazyViews(t *testing.T, r *rand.Rand, v *Voyage) []any {
 	out := make([]any, 8)
 	var pages []ArtifactInfo
 	reads := []func(){
 		func() { out[0] = v.Info() },
 		func() { out[1] = v.Slate() },
-		func() { out[2] = v.Logbook() },
-		func() { out[3] = v.FailedActions() },
-		func() { out[4] = v.Artifacts() },
+		func() { out[2] = entriesOf(t, v) },
+		func() { out[3] = failedOf(t, v) },
+		func() { out[4] = artifactsOf(t, v) },
 		func() { out[5] = v.LogbookCounts() },
-		func() { out[6] = v.LogbookLen() },
+		func() { out[6] = v.LogbookCounts().Entries },
 		func() {
 			for after := ""; ; {
-				p := v.ArtifactsAfter(after, 1+r.IntN(3))
+				p, err := v.artifactsAfter(context.Background(), after, 1+r.IntN(3))
+				require.NoError(t, err)
 				if len(p) == 0 {
 					break
 				}
@@ -67,14 +69,14 @@ func requireSameAsReplay(t *testing.T, h *Home, v *Voyage, msg string) {
 	require.NoError(t, err, msg)
 	defer full.Close()
 	r := rand.New(rand.NewPCG(uint64(len(msg)), v.Info().Seq))
-	want := lazyViews(r, full)
+	want := lazyViews(t, r, full)
 	if arts := want[4].([]ArtifactInfo); len(arts) == 0 {
 		want[7] = []ArtifactInfo(nil)
 	}
-	assert.Equal(t, want, lazyViews(r, v), msg)
+	assert.Equal(t, want, lazyViews(t, r, v), msg)
 	v.mu.Lock()
 	full.mu.Lock()
-	v.loadView(projection.AllSections)
+	require.NoError(t, v.loadView(context.Background(), projection.AllSections))
 	assert.Equal(t, full.st, v.st, msg)
 	full.mu.Unlock()
 	v.mu.Unlock()
@@ -95,7 +97,7 @@ func TestOpenFromSnapshotIsTheReplay(t *testing.T) {
 		}
 		h, err := Open(t.TempDir(), opts)
 		require.NoError(t, err)
-		v, err := h.Start(ctx, fmt.Sprint("random voyage ", round), OpenWaters, indexWho)
+		v, err := h.Start(ctx, fmt.Sprint("random voyage ", round), OpenWaters, indexWho, nil)
 		require.NoError(t, err)
 		id := v.ID()
 		for step := range 30 {
@@ -111,7 +113,7 @@ func TestOpenFromSnapshotIsTheReplay(t *testing.T) {
 						require.ErrorIs(t, err, ErrEmptySlate)
 					}
 				case k < 8:
-					if n := v.LogbookLen(); n > 0 {
+					if n := v.LogbookCounts().Entries; n > 0 {
 						_, err := v.Challenge(ctx, 1+r.IntN(n), Challenge{Feedback: "no", Reading: fmt.Sprint("better ", step)}, indexWho)
 						require.NoError(t, err)
 					}
@@ -120,7 +122,7 @@ func TestOpenFromSnapshotIsTheReplay(t *testing.T) {
 						require.NoError(t, v.Erase(ctx, s[r.IntN(len(s))].Key, indexWho))
 					}
 				default:
-					if a := v.Artifacts(); len(a) > 0 && a[0].Status == ArtifactStowed {
+					if a := artifactsOf(t, v); len(a) > 0 && a[0].Status == ArtifactStowed {
 						require.NoError(t, v.Jettison(ctx, a[0].Hash, "stale", indexWho))
 					}
 				}
@@ -170,7 +172,7 @@ func TestSnapshotsThatDoNotCheckOutAreIgnored(t *testing.T) {
 	ctx := context.Background()
 	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 3})
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "snapshots", OpenWaters, indexWho)
+	v, err := h.Start(ctx, "snapshots", OpenWaters, indexWho, nil)
 	require.NoError(t, err)
 	id := v.ID()
 	for i := range 6 {
@@ -268,7 +270,7 @@ func snapshottedVoyage(t *testing.T) (*Home, string) {
 	ctx := context.Background()
 	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 3})
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "late damage", OpenWaters, indexWho)
+	v, err := h.Start(ctx, "late damage", OpenWaters, indexWho, nil)
 	require.NoError(t, err)
 	for i := range 6 {
 		observeNote(t, v, fmt.Sprint("note ", i))
@@ -294,12 +296,15 @@ func TestSnapshotDamageFoundLateFoldsEveryEvent(t *testing.T) {
 		entries bool // the flip is in the first entries' block, else in the last artifacts'
 		use     func(v *Voyage)
 	}{
-		{"an entry, read by a view", true, func(v *Voyage) { v.Logbook() }},
+		{"an entry, read by a view", true, func(v *Voyage) { entriesOf(t, v) }},
 		{"an entry, read by a challenge", true, func(v *Voyage) {
 			_, err := v.Challenge(ctx, 1, Challenge{Feedback: "no", Reading: "better"}, indexWho)
 			require.NoError(t, err)
 		}},
-		{"an artifact, read by a page of the index", false, func(v *Voyage) { v.ArtifactsAfter("", 2) }},
+		{"an artifact, read by a page of the index", false, func(v *Voyage) {
+			_, err := v.artifactsAfter(ctx, "", 2)
+			require.NoError(t, err)
+		}},
 		{"an artifact, read by an observation", false, func(v *Voyage) { observeNote(t, v, "another") }},
 		{"an artifact, looked up by a repeated observation", false, func(v *Voyage) { observeNote(t, v, "note 5") }},
 		{"an artifact, looked up by the stower once streamed", false, func(v *Voyage) {
@@ -345,7 +350,7 @@ func TestSnapshotOfTheFirstFormIsIgnored(t *testing.T) {
 	ctx := context.Background()
 	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 3})
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "old snapshot", OpenWaters, indexWho)
+	v, err := h.Start(ctx, "old snapshot", OpenWaters, indexWho, nil)
 	require.NoError(t, err)
 	id := v.ID()
 	for i := range 4 {
@@ -377,7 +382,7 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	ctx := context.Background()
 	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 3})
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "tail", OpenWaters, indexWho)
+	v, err := h.Start(ctx, "tail", OpenWaters, indexWho, nil)
 	require.NoError(t, err)
 	id := v.ID()
 	for i := range 6 {
@@ -395,7 +400,7 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 7, e.N)
 	assert.Equal(t, "a reading after the snapshot", e.Bearing.Reading.Text)
-	assert.Equal(t, 7, v.LogbookLen())
+	assert.Equal(t, 7, v.LogbookCounts().Entries)
 	v.mu.Lock()
 	assert.Equal(t, projection.AllSections, v.st.Pending(), "observing looked its artifact up, reading nothing else")
 	v.mu.Unlock()
@@ -438,7 +443,7 @@ func TestRepeatedSightingOnASnapshotIsStoredOnce(t *testing.T) {
 	ctx := context.Background()
 	h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 1})
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "repeats", OpenWaters, indexWho)
+	v, err := h.Start(ctx, "repeats", OpenWaters, indexWho, nil)
 	require.NoError(t, err)
 	id := v.ID()
 	dir := t.TempDir()
@@ -506,10 +511,101 @@ func TestRepeatedSightingOnASnapshotIsStoredOnce(t *testing.T) {
 	}
 	assert.Equal(t, stowed+2, stowedEvents(t, v), "the two jettisoned are stowed again, once each")
 	for _, h := range []string{note, streamed} {
-		a, err := v.ArtifactInfo(h)
+		a, err := v.ArtifactInfo(ctx, h)
 		require.NoError(t, err)
 		assert.Equal(t, ArtifactStowed, a.Status)
 	}
 	requireSameAsReplay(t, h, v, "jettisoned, then observed again")
 	require.NoError(t, v.Close())
+}
+
+// A view that finds a section of the snapshot damaged folds every event
+// instead; when that fails too (the log is damaged where opening, which
+// read the snapshot and the tail, did not look), the view says so, naming
+// the voyage and the segment, and yields nothing: never a story or an
+// index cut short. The handle then takes no change.
+func TestAViewWhoseRefoldFailsReturnsTheDamage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name    string
+		entries bool // the flip is in the first entries' block, else in the last artifacts'
+		read    func(v *Voyage) (int, error)
+	}{
+		{"the story", true, func(v *Voyage) (int, error) { return count(v.Entries(ctx, nil)) }},
+		{"a page of the story", true, func(v *Voyage) (int, error) { return count(v.Entries(ctx, &EntriesOptions{From: 2})) }},
+		{"the artifact index", false, func(v *Voyage) (int, error) { return count(v.Artifacts(ctx, nil)) }},
+		{"the undoable entry", true, func(v *Voyage) (int, error) {
+			_, err := v.Undoable(ctx, 1)
+			return 0, err
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h, id := snapshottedVoyage(t)
+			dir := filepath.Join(h.voyagesDir(), id)
+			v, err := h.Voyage(ctx, id)
+			require.NoError(t, err)
+			defer v.Close()
+			v.mu.Lock()
+			require.Equal(t, projection.AllSections, v.st.Pending(), "opened from the snapshot's head")
+			v.mu.Unlock()
+
+			start, end := snapshotBody(t, dir)
+			if tt.entries {
+				flipAt(t, dir, start)
+			} else {
+				flipAt(t, dir, end-2)
+			}
+			seg := flipFirstRecord(t, filepath.Join(dir, "events"))
+
+			n, err := tt.read(v)
+			require.Error(t, err)
+			assert.Zero(t, n, "nothing is yielded before the error")
+			assert.ErrorIs(t, err, ErrDamaged)
+			var de *DamageError
+			require.ErrorAs(t, err, &de)
+			assert.Equal(t, id, de.Voyage)
+			assert.Equal(t, seg, de.File, "the damaged segment is named")
+			assert.Contains(t, err.Error(), id)
+			assert.Contains(t, err.Error(), filepath.Dir(seg))
+			assert.Contains(t, err.Error(), filepath.Base(seg))
+
+			_, err = v.Note(ctx, "after", indexWho)
+			require.Error(t, err, "the handle takes no change")
+			assert.Equal(t, HintReopen, HintOf(err).Kind)
+		})
+	}
+}
+
+// count counts what seq yields up to its first error.
+func count[T any](seq iter.Seq2[T, error]) (int, error) {
+	n := 0
+	for _, err := range seq {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// flipFirstRecord flips a bit of the first record's data in the log dir,
+// in place, and returns the path of its segment.
+func flipFirstRecord(t *testing.T, dir string) string {
+	t.Helper()
+	segs, err := filepath.Glob(filepath.Join(dir, "*.seg"))
+	require.NoError(t, err)
+	require.NotEmpty(t, segs)
+	f, err := os.OpenFile(segs[0], os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	const at = 72 + 24 + 4 // the file's header, the frame's, into the data
+	b := []byte{0}
+	_, err = f.ReadAt(b, at)
+	require.NoError(t, err)
+	b[0] ^= 0x10
+	_, err = f.WriteAt(b, at)
+	require.NoError(t, err)
+	return segs[0]
 }

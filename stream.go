@@ -147,8 +147,10 @@ func (h *holdLast) close(redactions int) error {
 // storedOpener returns a function opening the stored artifact a names,
 // for a streamed sighting's texts to be read back from. It goes to where
 // the bytes are, taking none of the voyage's locks: the sighting may be
-// recorded again, its texts read under them.
-func (v *Voyage) storedOpener(a ArtifactInfo) func() (io.ReadCloser, error) {
+// recorded again, its texts read under them. The sighting outlives the
+// call that recorded it, and so does ctx's values, not its end.
+func (v *Voyage) storedOpener(ctx context.Context, a ArtifactInfo) func() (io.ReadCloser, error) {
 	ref := projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: a.StoredSize, Offset: a.Offset, Blob: a.Blob}
-	return func() (io.ReadCloser, error) { return v.open(context.Background(), &ref) }
+	ctx = context.WithoutCancel(ctx)
+	return func() (io.ReadCloser, error) { return v.open(ctx, &ref) }
 }

@@ -40,7 +40,7 @@ func TestAStreamedAssignmentAcrossAChunkBorderIsHidden(t *testing.T) {
 	require.NoError(t, err)
 	o, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir}})
 	require.NoError(t, err)
-	data, err := v.Artifact(ctx, o.Record.Artifact)
+	data, err := readArtifact(ctx, v, o.Record.Artifact)
 	require.NoError(t, err)
 	assert.False(t, strings.Contains(string(data), "correct-horse-battery-staple"), "the secret is in the store")
 }
@@ -86,9 +86,9 @@ func TestStreamedAndWholeGiveTheSameAddress(t *testing.T) {
 	_, v2 := newVoyage(t, nil)
 	whole, err := v2.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir, StreamAbove: -1}})
 	require.NoError(t, err)
-	a, err := v1.Artifact(ctx, streamed.Record.Artifact)
+	a, err := readArtifact(ctx, v1, streamed.Record.Artifact)
 	require.NoError(t, err)
-	b, err := v2.Artifact(ctx, whole.Record.Artifact)
+	b, err := readArtifact(ctx, v2, whole.Record.Artifact)
 	require.NoError(t, err)
 	n := min(len(a), len(b), 200)
 	t.Logf("streamed: %q\nwhole:    %q", a[:n], b[:n])
@@ -112,8 +112,8 @@ func TestStreamedRedactionsAreCountedAsWhole(t *testing.T) {
 	_, v2 := newVoyage(t, opts)
 	whole, err := v2.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir, StreamAbove: -1}})
 	require.NoError(t, err)
-	a, _ := v1.Artifact(ctx, streamed.Record.Artifact)
-	b, _ := v2.Artifact(ctx, whole.Record.Artifact)
+	a, _ := readArtifact(ctx, v1, streamed.Record.Artifact)
+	b, _ := readArtifact(ctx, v2, whole.Record.Artifact)
 	t.Logf("streamed head %q tail %q", a[:120], a[len(a)-40:])
 	t.Logf("whole    head %q tail %q", b[:120], b[len(b)-40:])
 	assert.Equal(t, whole.Record.Artifact, streamed.Record.Artifact)
@@ -238,9 +238,9 @@ func TestACancelledObservationOfALargeFileStoresNothing(t *testing.T) {
 		Content: sighting.FileContent{Type: sighting.ContentText, Source: cancelling{text: filler(8 << 20), cancel: cancel}}}}}
 	_, err = v.Record(ctx, helm.Observation{Mark: m, Sighting: s}, who)
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Empty(t, v.Artifacts())
+	assert.Empty(t, artifactsOf(t, v))
 	assert.Empty(t, v.Slate())
-	info, err := os.Stat(filepath.Join(v.Dir(), "artifacts.pack"))
+	info, err := os.Stat(filepath.Join(v.Storage().Dir, "artifacts.pack"))
 	if err == nil {
 		assert.Equal(t, int64(8), info.Size(), "nothing after the pack's header")
 	}

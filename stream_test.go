@@ -58,14 +58,14 @@ func TestLargeFilesAreStoredAsStreams(t *testing.T) {
 	require.NoError(t, err)
 	wholeText := whole.(*sighting.Files).Contents[0].Content.Text
 	require.Equal(t, text, wholeText)
-	stored, err := v.Sighting(ctx, o.Record.Artifact)
+	stored, err := readSighting(ctx, v, o.Record.Artifact)
 	require.NoError(t, err)
 	got := stored.(*sighting.Files)
 	assert.NotContains(t, got.Contents[0].Content.Text, "ghp_0123456789")
 	assert.Equal(t, strings.Replace(text, "ghp_0123456789abcdefghijABCDEFGHIJ012345", "[REDACTED:github-token]", 1), got.Contents[0].Content.Text)
 	assert.Equal(t, uint64(len(text)), got.Contents[0].Content.SizeBytes)
 	assert.Equal(t, sighting.TextContent("package small\n"), got.Contents[1].Content)
-	data, err := v.Artifact(ctx, o.Record.Artifact)
+	data, err := readArtifact(ctx, v, o.Record.Artifact)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `,"redactions":1}`)
 
@@ -94,7 +94,7 @@ func TestLargeFilesAreStoredAsStreams(t *testing.T) {
 	assert.True(t, bytes.Equal(data, streamed))
 
 	// The same file again is held: the pack does not grow.
-	pack := filepath.Join(v.Dir(), "artifacts.pack")
+	pack := filepath.Join(v.Storage().Dir, "artifacts.pack")
 	before, err := os.Stat(pack)
 	require.NoError(t, err)
 	o2, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir}})
@@ -103,7 +103,7 @@ func TestLargeFilesAreStoredAsStreams(t *testing.T) {
 	after, err := os.Stat(pack)
 	require.NoError(t, err)
 	assert.Equal(t, before.Size(), after.Size())
-	assert.Len(t, v.Artifacts(), 1)
+	assert.Len(t, artifactsOf(t, v), 1)
 
 	rep, err := h.Verify(ctx, v.ID())
 	require.NoError(t, err)
@@ -125,11 +125,11 @@ func TestALargeFileThatIsNotTextIsStoredAsWhatItIs(t *testing.T) {
 	require.NoError(t, err)
 	want := sighting.BinaryContent(uint64(len(text) + 3))
 	assert.Equal(t, want, o.Observation.Sighting.(*sighting.Files).Contents[0].Content)
-	s, err := v.Sighting(ctx, o.Record.Artifact)
+	s, err := readSighting(ctx, v, o.Record.Artifact)
 	require.NoError(t, err)
 	assert.Equal(t, want, s.(*sighting.Files).Contents[0].Content)
 	assert.Zero(t, o.Artifact.Blob, "a streamed sighting goes to the pack, even a small one")
-	info, err := os.Stat(filepath.Join(v.Dir(), "artifacts.pack"))
+	info, err := os.Stat(filepath.Join(v.Storage().Dir, "artifacts.pack"))
 	require.NoError(t, err)
 	assert.Equal(t, 8+40+o.Artifact.StoredSize, info.Size(), "nothing of the attempt is left in the pack")
 }
@@ -201,7 +201,7 @@ func BenchmarkObserveLargeFile(b *testing.B) {
 	require.NoError(b, err)
 	b.SetBytes(64 << 20)
 	for i := 0; b.Loop(); i++ {
-		v, err := h.Start(context.Background(), fmt.Sprint("large ", i), helm.ResolveIssue, who)
+		v, err := h.Start(context.Background(), fmt.Sprint("large ", i), helm.ResolveIssue, who, nil)
 		require.NoError(b, err)
 		_, err = v.Observe(context.Background(), m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir}})
 		require.NoError(b, err)

@@ -111,7 +111,7 @@ func (h *Home) Transcript(ctx context.Context, ids []string, opts TranscriptOpti
 // them; it is not found among the descendants, whose parent it cannot
 // tell.
 func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants bool) ([]VoyageInfo, error) {
-	all, err := h.List(ctx, ListAll)
+	all, err := h.List(ctx, nil)
 	var unreadable *ListError
 	if err != nil && (len(ids) == 0 || !errors.As(err, &unreadable)) {
 		return nil, err

@@ -48,7 +48,7 @@ func TestTranscriptLegacyNumbersAsTheStoryShows(t *testing.T) {
 	who := logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
 	h, err := Open(t.TempDir(), &Options{NoSync: true})
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "legacy", OpenWaters, who)
+	v, err := h.Start(ctx, "legacy", OpenWaters, who, nil)
 	require.NoError(t, err)
 	id := v.ID()
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -72,7 +72,7 @@ func TestTranscriptLegacyNumbersAsTheStoryShows(t *testing.T) {
 
 	v, err = h.Voyage(ctx, id)
 	require.NoError(t, err)
-	story := v.Logbook()
+	story := entriesOf(t, v)
 	require.NoError(t, v.Close())
 	require.Len(t, story, 3)
 	require.Equal(t, bearing2, story[1].Seq)

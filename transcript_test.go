@@ -58,7 +58,7 @@ func crewScenario(t *testing.T) (*helm.Home, string) {
 	}
 	start := func(agent, intent string, who logbook.Who) func() error {
 		return func() error {
-			v, err := h.StartWith(ctx, intent, helm.OpenWaters, who, helm.StartOptions{Parent: main})
+			v, err := h.Start(ctx, intent, helm.OpenWaters, who, &helm.StartOptions{Parent: main})
 			if main == "" {
 				main = v.ID()
 			}
@@ -84,7 +84,7 @@ func crewScenario(t *testing.T) (*helm.Home, string) {
 		{"carol", observe("carol", "the crash in CI", carol)},
 		{"carol", bearing("carol", "The test must start the widget with no config.", carol)},
 		{"bob", func() error {
-			_, err := voyages["bob"].PerformWith(ctx, &fakeAction{Message: "Check config in init()"}, bob, helm.PerformOptions{Why: "the nil check is the fix"})
+			_, err := voyages["bob"].Perform(ctx, &fakeAction{Message: "Check config in init()"}, bob, &helm.PerformOptions{Why: "the nil check is the fix"})
 			return err
 		}},
 		{"carol", func() error {
@@ -96,7 +96,7 @@ func crewScenario(t *testing.T) (*helm.Home, string) {
 		{"ann", observe("ann", "both parts done", ann)},
 		{"ann", bearing("ann", "Fix and test are in: ready to merge.", ann)},
 		{"ann", func() error {
-			_, err := voyages["ann"].Perform(ctx, &fakeAction{fail: errors.New("merge conflict")}, ann)
+			_, err := voyages["ann"].Perform(ctx, &fakeAction{fail: errors.New("merge conflict")}, ann, nil)
 			var ae *helm.ActionError
 			if errors.As(err, &ae) {
 				return nil // recorded as a failed action
@@ -288,7 +288,7 @@ func TestTranscriptOfNamedVoyagesIsNotStoppedByAnotherDamagedOne(t *testing.T) {
 	h, v := newVoyage(t, fixedOptions())
 	_, err := v.Note(ctx, "still readable", who)
 	require.NoError(t, err)
-	other, err := h.Start(ctx, "to be damaged", helm.OpenWaters, who)
+	other, err := h.Start(ctx, "to be damaged", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	_, err = other.Note(ctx, "soon unreadable", who)
 	require.NoError(t, err)

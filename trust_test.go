@@ -44,13 +44,13 @@ func TestVoyageHoldingAnotherVoyagesLogIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	a := script(t, h)
 	require.NoError(t, a.Close())
-	b, err := h.Start(ctx, "another voyage", helm.OpenWaters, who)
+	b, err := h.Start(ctx, "another voyage", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, b.Close())
 
-	aEvents := filepath.Join(a.Dir(), "events")
+	aEvents := filepath.Join(a.Storage().Dir, "events")
 	require.NoError(t, os.RemoveAll(aEvents))
-	require.NoError(t, os.CopyFS(aEvents, os.DirFS(filepath.Join(b.Dir(), "events"))))
+	require.NoError(t, os.CopyFS(aEvents, os.DirFS(filepath.Join(b.Storage().Dir, "events"))))
 	before := readHome(t, h.Dir())
 
 	_, err = h.Voyage(ctx, a.ID())
@@ -58,7 +58,7 @@ func TestVoyageHoldingAnotherVoyagesLogIsRefused(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	assert.Contains(t, ce.Reason, "another log")
 
-	list, err := h.List(ctx, helm.ListAll)
+	list, err := h.List(ctx, nil)
 	var le *helm.ListError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, []string{a.ID()}, le.Voyages)
@@ -94,7 +94,7 @@ func TestReadingWritesNothing(t *testing.T) {
 	absent := filepath.Join(t.TempDir(), "no-home")
 	h, err := helm.Open(absent, nil)
 	require.NoError(t, err)
-	list, err := h.List(ctx, helm.ListAll)
+	list, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, list)
 	_, err = os.Stat(absent)
@@ -109,16 +109,16 @@ func TestReadingWritesNothing(t *testing.T) {
 	before := readHome(t, home)
 	h, err = helm.Open(home, nil)
 	require.NoError(t, err)
-	list, err = h.List(ctx, helm.ListAll)
+	list, err = h.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 	for _, info := range list {
 		v, err := h.Voyage(ctx, info.ID)
 		require.NoError(t, err)
-		_ = v.Logbook()
+		_ = entriesOf(t, v)
 		_ = v.Slate()
-		for _, art := range v.Artifacts() {
-			_, err := v.Artifact(ctx, art.Hash)
+		for _, art := range artifactsOf(t, v) {
+			_, err := readArtifact(ctx, v, art.Hash)
 			require.NoError(t, err)
 		}
 		err = v.Export(ctx, io.Discard)
@@ -152,14 +152,14 @@ func TestFailedStartLeavesNoDirectory(t *testing.T) {
 	dir := t.TempDir()
 	h, err := helm.Open(dir, opts)
 	require.NoError(t, err)
-	v, err := h.Start(ctx, "first", helm.OpenWaters, who)
+	v, err := h.Start(ctx, "first", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 	// The next id is taken already (a directory in its place): the start
 	// fails after writing its events, and must leave nothing behind.
 	next := "a3b0fc12-0000-4000-8000-000000000002"
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "voyages", next, "x"), 0o700))
-	_, err = h.Start(ctx, "second", helm.OpenWaters, who)
+	_, err = h.Start(ctx, "second", helm.OpenWaters, who, nil)
 	require.Error(t, err)
 	entries, err := os.ReadDir(filepath.Join(dir, "voyages"))
 	require.NoError(t, err)

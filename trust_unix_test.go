@@ -26,12 +26,12 @@ func TestFIFOsInAVoyageNeverHangReads(t *testing.T) {
 			require.NoError(t, err)
 			v := script(t, h)
 			require.NoError(t, v.Close())
-			p := filepath.Join(v.Dir(), name)
+			p := filepath.Join(v.Storage().Dir, name)
 			require.NoError(t, os.Remove(p))
 			require.NoError(t, syscall.Mkfifo(p, 0o600))
 			done := make(chan error, 1)
 			go func() {
-				_, err := h.List(ctx, helm.ListAll)
+				_, err := h.List(ctx, nil)
 				if err == nil {
 					var v *helm.Voyage
 					if v, err = h.Voyage(ctx, "a3b0fc12"); err == nil {

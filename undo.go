@@ -37,18 +37,17 @@ type Invertible interface {
 // being undone. Perform the undo with PerformOptions.Undoes set to n.
 // It first folds in what others recorded since the views were brought
 // up to date, as a change does: the entry may be theirs.
-func (v *Voyage) Undoable(n int) (Inverse, error) {
-	return v.undoableNow(context.Background(), n)
-}
-
-func (v *Voyage) undoableNow(ctx context.Context, n int) (Inverse, error) {
+func (v *Voyage) Undoable(ctx context.Context, n int) (Inverse, error) {
 	op := fmt.Sprintf("undo entry %d", n)
 	if err := v.refresh(ctx); err != nil {
 		return Inverse{}, v.fail(op, err, Hint{})
 	}
 	v.mu.Lock()
-	v.loadView(projection.SectionEntries)
-	a, err := undoable(v.st.Entries, n)
+	err := v.loadView(ctx, projection.SectionEntries)
+	var a *ActionRecord
+	if err == nil {
+		a, err = undoable(v.st.Entries, n)
+	}
 	var inv Inverse
 	if err == nil {
 		inv = *a.Inverse

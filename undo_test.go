@@ -74,7 +74,7 @@ func (a *closeThing) Perform(context.Context) (logbook.ActionResult, error) {
 // undoOf builds the undo of entry n from its recorded inverse.
 func undoOf(t *testing.T, v *helm.Voyage, n int) *closeThing {
 	t.Helper()
-	inv, err := v.Undoable(n)
+	inv, err := v.Undoable(context.Background(), n)
 	require.NoError(t, err)
 	require.Equal(t, "close-issue", inv.Kind)
 	var c closeThing
@@ -85,21 +85,21 @@ func undoOf(t *testing.T, v *helm.Voyage, n int) *closeThing {
 func TestUndoIsAnActionLinkedToTheEntryItTakesBack(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, fixedOptions())
-	e, err := v.Perform(ctx, &openThing{Number: 7}, who)
+	e, err := v.Perform(ctx, &openThing{Number: 7}, who, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, e.N)
 	assert.Equal(t, &helm.Inverse{Kind: "close-issue", Params: json.RawMessage(`{"number":7}`)}, e.Action.Inverse)
 
-	u, err := v.PerformWith(ctx, undoOf(t, v, 1), who, helm.PerformOptions{Undoes: 1, Why: "opened by mistake"})
+	u, err := v.Perform(ctx, undoOf(t, v, 1), who, &helm.PerformOptions{Undoes: 1, Why: "opened by mistake"})
 	require.NoError(t, err)
 	assert.Equal(t, 2, u.N)
 	assert.Equal(t, 1, u.Action.Undoes)
 	assert.Contains(t, u.Action.Inverse.None, "an undo is not undone")
-	entries := v.Logbook()
+	entries := entriesOf(t, v)
 	assert.Equal(t, 2, entries[0].Action.UndoneBy)
 
 	var story strings.Builder
-	require.NoError(t, v.WriteStory(&story))
+	require.NoError(t, v.WriteStory(ctx, &story))
 	assert.Contains(t, story.String(), "  created issue #7 (undone by 2)\n")
 	assert.Contains(t, story.String(), "  closed issue #7 (undoes 1)\n  Why: opened by mistake\n")
 
@@ -120,23 +120,23 @@ func TestUndoIsAnActionLinkedToTheEntryItTakesBack(t *testing.T) {
 	again, err := h.Voyage(ctx, v.ID())
 	require.NoError(t, err)
 	defer again.Close()
-	assert.Equal(t, entries, again.Logbook())
+	assert.Equal(t, entries, entriesOf(t, again))
 
 	// Neither can be undone now; nothing more is recorded.
 	for n, want := range map[int]string{
 		1: "entry 1 (create-issue) was undone already, by entry 2",
 		2: "entry 2 (close-issue) is the undo of entry 1, and an undo is not undone: perform that action again instead",
 	} {
-		_, err := again.Undoable(n)
+		_, err := again.Undoable(ctx, n)
 		assert.ErrorIs(t, err, helm.ErrNotUndoable)
 		assert.ErrorContains(t, err, want)
 		assert.Equal(t, helm.HintReadLogbook, helm.HintOf(err).Kind)
 		ran := 0
-		_, err = again.PerformWith(ctx, &closeThing{Number: 7, ran: &ran}, who, helm.PerformOptions{Undoes: n})
+		_, err = again.Perform(ctx, &closeThing{Number: 7, ran: &ran}, who, &helm.PerformOptions{Undoes: n})
 		assert.ErrorIs(t, err, helm.ErrNotUndoable)
 		assert.Zero(t, ran, "nothing was run")
 	}
-	assert.Equal(t, 2, again.LogbookLen())
+	assert.Equal(t, 2, again.LogbookCounts().Entries)
 }
 
 func TestUndoableSaysWhyAnEntryCannotBeUndone(t *testing.T) {
@@ -146,18 +146,18 @@ func TestUndoableSaysWhyAnEntryCannotBeUndone(t *testing.T) {
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "r", who, nil)
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &openThing{Number: 1, none: "a merged pull request cannot be unmerged"}, who) // 2
+	_, err = v.Perform(ctx, &openThing{Number: 1, none: "a merged pull request cannot be unmerged"}, who, nil) // 2
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &fakeAction{}, who) // 3: declares no inverse
+	_, err = v.Perform(ctx, &fakeAction{}, who, nil) // 3: declares no inverse
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &fakeAction{fail: errors.New("rejected")}, who) // 4
+	_, err = v.Perform(ctx, &fakeAction{fail: errors.New("rejected")}, who, nil) // 4
 	var aerr *helm.ActionError
 	require.ErrorAs(t, err, &aerr)
-	_, err = v.Perform(ctx, &openThing{Number: 2, invErr: errors.New("no origin remote")}, who) // 5
+	_, err = v.Perform(ctx, &openThing{Number: 2, invErr: errors.New("no origin remote")}, who, nil) // 5
 	require.NoError(t, err)
 	_, err = v.Note(ctx, "n", who) // 6
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &partly{}, who) // 7
+	_, err = v.Perform(ctx, &partly{}, who, nil) // 7
 	require.ErrorAs(t, err, &aerr)
 
 	for n, want := range map[int]string{
@@ -171,7 +171,7 @@ func TestUndoableSaysWhyAnEntryCannotBeUndone(t *testing.T) {
 		5: "entry 5 (create-issue) has no inverse: helm could not tell how to take it back: no origin remote",
 		6: "entry 6 is a note, not an action",
 	} {
-		_, err := v.Undoable(n)
+		_, err := v.Undoable(ctx, n)
 		assert.ErrorIs(t, err, helm.ErrNotUndoable, "entry %d", n)
 		assert.ErrorContains(t, err, want, "entry %d", n)
 	}
@@ -182,18 +182,18 @@ func TestUndoableSaysWhyAnEntryCannotBeUndone(t *testing.T) {
 func TestFailedUndoCanBeTriedAgain(t *testing.T) {
 	ctx := context.Background()
 	_, v := newVoyage(t, fixedOptions())
-	_, err := v.Perform(ctx, &openThing{Number: 7}, who)
+	_, err := v.Perform(ctx, &openThing{Number: 7}, who, nil)
 	require.NoError(t, err)
 	c := undoOf(t, v, 1)
 	c.fail = errors.New("HTTP 502")
-	_, err = v.PerformWith(ctx, c, who, helm.PerformOptions{Undoes: 1})
+	_, err = v.Perform(ctx, c, who, &helm.PerformOptions{Undoes: 1})
 	var aerr *helm.ActionError
 	require.ErrorAs(t, err, &aerr)
-	assert.Zero(t, v.Logbook()[0].Action.UndoneBy)
-	e, err := v.PerformWith(ctx, undoOf(t, v, 1), who, helm.PerformOptions{Undoes: 1})
+	assert.Zero(t, entriesOf(t, v)[0].Action.UndoneBy)
+	e, err := v.Perform(ctx, undoOf(t, v, 1), who, &helm.PerformOptions{Undoes: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 3, e.N)
-	assert.Equal(t, 3, v.Logbook()[0].Action.UndoneBy)
+	assert.Equal(t, 3, entriesOf(t, v)[0].Action.UndoneBy)
 }
 
 // An undo goes through the guard rules as the action it performs: a
@@ -213,21 +213,21 @@ decision = "deny"
 	opts.Policy = p
 	_, v := newVoyage(t, opts)
 	agent := logbook.Who{Identity: "bot", Role: "coder", Method: "claude"}
-	_, err = v.Perform(ctx, &openThing{Number: 7}, agent)
+	_, err = v.Perform(ctx, &openThing{Number: 7}, agent, nil)
 	require.NoError(t, err)
 	ran := 0
 	c := undoOf(t, v, 1)
 	c.ran = &ran
-	_, err = v.PerformWith(ctx, c, agent, helm.PerformOptions{Undoes: 1})
+	_, err = v.Perform(ctx, c, agent, &helm.PerformOptions{Undoes: 1})
 	require.ErrorIs(t, err, helm.ErrRefused)
 	assert.Zero(t, ran)
-	entries := v.Logbook()
+	entries := entriesOf(t, v)
 	require.Len(t, entries, 2)
 	assert.Equal(t, helm.ActionRefused, entries[1].Action.Status)
 	assert.Zero(t, entries[0].Action.UndoneBy)
-	_, err = v.Undoable(1)
+	_, err = v.Undoable(ctx, 1)
 	assert.NoError(t, err, "still undoable, by someone the rules allow")
-	_, err = v.PerformWith(ctx, c, who, helm.PerformOptions{Undoes: 1})
+	_, err = v.Perform(ctx, c, who, &helm.PerformOptions{Undoes: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 1, ran)
 }
@@ -237,7 +237,7 @@ decision = "deny"
 func TestConcurrentUndosOfOneEntry(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
-	_, err := v.Perform(ctx, &openThing{Number: 7}, who)
+	_, err := v.Perform(ctx, &openThing{Number: 7}, who, nil)
 	require.NoError(t, err)
 	const n = 4
 	var ran [n]int
@@ -254,7 +254,7 @@ func TestConcurrentUndosOfOneEntry(t *testing.T) {
 	for i, w := range handles {
 		wg.Go(func() {
 			defer w.Close()
-			_, errs[i] = w.PerformWith(ctx, undos[i], who, helm.PerformOptions{Undoes: 1})
+			_, errs[i] = w.Perform(ctx, undos[i], who, &helm.PerformOptions{Undoes: 1})
 		})
 	}
 	wg.Wait()
@@ -272,8 +272,8 @@ func TestConcurrentUndosOfOneEntry(t *testing.T) {
 	again, err := h.Voyage(ctx, v.ID())
 	require.NoError(t, err)
 	defer again.Close()
-	assert.Equal(t, 2, again.LogbookLen())
-	assert.Equal(t, 2, again.Logbook()[0].Action.UndoneBy)
+	assert.Equal(t, 2, again.LogbookCounts().Entries)
+	assert.Equal(t, 2, entriesOf(t, again)[0].Action.UndoneBy)
 }
 
 // An action that declares its inverse records it with its outcome; the
@@ -286,13 +286,13 @@ func ExampleVoyage_Undoable() {
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.Start(ctx, "File the follow-up", helm.OpenWaters, who)
+	v, _ := h.Start(ctx, "File the follow-up", helm.OpenWaters, who, nil)
 	defer v.Close()
 
-	if _, err := v.Perform(ctx, &openThing{Number: 7}, who); err != nil {
+	if _, err := v.Perform(ctx, &openThing{Number: 7}, who, nil); err != nil {
 		panic(err)
 	}
-	inv, err := v.Undoable(1)
+	inv, err := v.Undoable(ctx, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -301,13 +301,19 @@ func ExampleVoyage_Undoable() {
 	if err := json.Unmarshal(inv.Params, &undo); err != nil {
 		panic(err)
 	}
-	e, err := v.PerformWith(ctx, &undo, who, helm.PerformOptions{Undoes: 1, Why: "filed twice"})
+	e, err := v.Perform(ctx, &undo, who, &helm.PerformOptions{Undoes: 1, Why: "filed twice"})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(e.N, helm.DescribeAction(e.Action))
-	fmt.Println(helm.DescribeAction(v.Logbook()[0].Action))
-	_, err = v.Undoable(1)
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(helm.DescribeAction(e.Action))
+		break
+	}
+	_, err = v.Undoable(ctx, 1)
 	fmt.Println(errors.Is(err, helm.ErrNotUndoable))
 	// Output:
 	// close-issue {"number":7}
@@ -325,20 +331,20 @@ func TestUndoOnAHandleOpenedBeforeTheAction(t *testing.T) {
 	h, v := newVoyage(t, nil)
 	w, err := h.Voyage(ctx, v.ID())
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &openThing{Number: 7}, who)
+	_, err = v.Perform(ctx, &openThing{Number: 7}, who, nil)
 	require.NoError(t, err)
-	_, err = w.Undoable(1)
+	_, err = w.Undoable(ctx, 1)
 	assert.NoError(t, err)
 	require.NoError(t, w.Close())
 	w, err = h.Voyage(ctx, v.ID())
 	require.NoError(t, err)
 	defer w.Close()
-	_, err = v.Perform(ctx, &openThing{Number: 8}, who)
+	_, err = v.Perform(ctx, &openThing{Number: 8}, who, nil)
 	require.NoError(t, err)
-	e, err := w.PerformWith(ctx, &closeThing{Number: 8}, who, helm.PerformOptions{Undoes: 2})
+	e, err := w.Perform(ctx, &closeThing{Number: 8}, who, &helm.PerformOptions{Undoes: 2})
 	require.NoError(t, err)
 	assert.Equal(t, 3, e.N)
-	assert.Equal(t, 3, w.Logbook()[1].Action.UndoneBy)
+	assert.Equal(t, 3, entriesOf(t, w)[1].Action.UndoneBy)
 }
 
 // crashing is an undo whose process dies while it runs: its intent is
@@ -353,16 +359,16 @@ func (*crashing) Perform(context.Context) (logbook.ActionResult, error) { panic(
 func TestUndoWithUnknownOutcome(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
-	_, err := v.Perform(ctx, &openThing{Number: 7}, who)
+	_, err := v.Perform(ctx, &openThing{Number: 7}, who, nil)
 	require.NoError(t, err)
 	func() {
 		defer func() { require.NotNil(t, recover()) }()
-		v.PerformWith(ctx, &crashing{}, who, helm.PerformOptions{Undoes: 1})
+		v.Perform(ctx, &crashing{}, who, &helm.PerformOptions{Undoes: 1})
 	}()
 	again, err := h.Voyage(ctx, v.ID())
 	require.NoError(t, err)
 	defer again.Close()
-	entries := again.Logbook()
+	entries := entriesOf(t, again)
 	require.Len(t, entries, 2)
 	assert.Equal(t, helm.ActionOutcomeUnknown, entries[1].Action.Status)
 	assert.Zero(t, entries[0].Action.UndoneBy)
@@ -370,10 +376,10 @@ func TestUndoWithUnknownOutcome(t *testing.T) {
 		1: "entry 2, an undo of entry 1 (create-issue), has no recorded outcome: it is running, or it stopped before its outcome was recorded, and then helm cannot tell whether it took entry 1 back; if it stays so, check the world, and take it back by hand if it was not",
 		2: "entry 2 (close-issue) has no recorded outcome, so helm cannot tell what it left; check the world and take it back by hand",
 	} {
-		_, err := again.Undoable(n)
+		_, err := again.Undoable(ctx, n)
 		assert.ErrorIs(t, err, helm.ErrNotUndoable)
 		assert.ErrorContains(t, err, want)
-		_, err = again.PerformWith(ctx, &closeThing{Number: 7}, who, helm.PerformOptions{Undoes: n})
+		_, err = again.Perform(ctx, &closeThing{Number: 7}, who, &helm.PerformOptions{Undoes: n})
 		assert.ErrorIs(t, err, helm.ErrNotUndoable, "still refused, however often it is asked")
 	}
 }

@@ -28,15 +28,15 @@ func TestVerbsRefuseInvalidUTF8(t *testing.T) {
 		want string
 	}{
 		{"start intent", func(h *helm.Home, _ *helm.Voyage) error {
-			_, err := h.Start(ctx, "  Fix caf\xe9 crash", helm.OpenWaters, who)
+			_, err := h.Start(ctx, "  Fix caf\xe9 crash", helm.OpenWaters, who, nil)
 			return err
 		}, "intent is not valid UTF-8: byte 0xe9 at offset 9"},
 		{"start identity", func(h *helm.Home, _ *helm.Voyage) error {
-			_, err := h.Start(ctx, "x", helm.OpenWaters, logbook.Who{Identity: "j\xffhn"})
+			_, err := h.Start(ctx, "x", helm.OpenWaters, logbook.Who{Identity: "j\xffhn"}, nil)
 			return err
 		}, "identity is not valid UTF-8: byte 0xff at offset 1"},
 		{"start role", func(h *helm.Home, _ *helm.Voyage) error {
-			_, err := h.Start(ctx, "x", helm.OpenWaters, badRole)
+			_, err := h.Start(ctx, "x", helm.OpenWaters, badRole, nil)
 			return err
 		}, "role is not valid UTF-8: byte 0xe9 at offset 3"},
 		{"reading", func(_ *helm.Home, v *helm.Voyage) error {
@@ -67,7 +67,7 @@ func TestVerbsRefuseInvalidUTF8(t *testing.T) {
 		}, "role is not valid UTF-8"},
 		{"wipe role", func(_ *helm.Home, v *helm.Voyage) error { return v.Wipe(ctx, badRole) }, "role is not valid UTF-8"},
 		{"perform role", func(_ *helm.Home, v *helm.Voyage) error {
-			_, err := v.Perform(ctx, &fakeAction{Message: "m"}, badRole)
+			_, err := v.Perform(ctx, &fakeAction{Message: "m"}, badRole, nil)
 			return err
 		}, "role is not valid UTF-8"},
 	}
@@ -88,7 +88,7 @@ func TestVerbsRefuseInvalidUTF8(t *testing.T) {
 
 			require.NoError(t, v.Refresh(ctx))
 			assert.Equal(t, before, v.Info().Seq, "nothing was recorded")
-			list, err := h.List(ctx, helm.ListAll)
+			list, err := h.List(ctx, nil)
 			require.NoError(t, err)
 			assert.Len(t, list, 1, "no voyage was started")
 		})
@@ -170,7 +170,7 @@ func FuzzRecordObservation(f *testing.F) {
 	f.Add([]byte(`{"mark":{"kind":"context","description":"fine"},"sighting":{"kind":"context","description":"fine"},"observed_at":"2026-02-26T17:00:00Z"}`))
 	home, err := helm.Open(f.TempDir(), &helm.Options{NoSync: true})
 	require.NoError(f, err)
-	v, err := home.Start(context.Background(), "fuzz", helm.OpenWaters, who)
+	v, err := home.Start(context.Background(), "fuzz", helm.OpenWaters, who, nil)
 	require.NoError(f, err)
 	f.Cleanup(func() { v.Close() })
 	f.Fuzz(func(t *testing.T, data []byte) {

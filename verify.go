@@ -127,9 +127,16 @@ func problem(id, file string, err error) *DamageError {
 // one, those in blob records in one pass over the log.
 func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 	blobs := map[uint64]ArtifactInfo{}
-	for _, a := range v.Artifacts() {
-		if err := ctx.Err(); err != nil {
+	for a, err := range v.Artifacts(ctx, nil) {
+		if err == nil {
+			err = ctx.Err()
+		}
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
+		}
+		if err != nil {
+			rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
+			break
 		}
 		switch {
 		case a.Status != ArtifactStowed:

@@ -22,114 +22,138 @@ func longVoyage(t testing.TB, v *helm.Voyage, n int) {
 	}
 }
 
-func TestLogbookPagesAndEntriesAreTheLogbook(t *testing.T) {
-	_, v := newVoyage(t, &helm.Options{NoSync: true})
-	longVoyage(t, v, 600)
-	all := v.Logbook()
-	require.Len(t, all, 600)
-	assert.Equal(t, 600, v.LogbookLen())
-
-	tests := []struct {
-		first, n int
-		want     []helm.Entry
-	}{
-		{1, 10, all[:10]},
-		{591, 20, all[590:]},
-		{600, 1, all[599:]},
-		{601, 5, []helm.Entry{}},
-		{0, 3, all[:3]}, // before the first: from the first
-		{5, 0, []helm.Entry{}},
-		{5, -1, []helm.Entry{}},
+// page reads up to n of the entries opts selects.
+func page(t testing.TB, v *helm.Voyage, opts *helm.EntriesOptions, n int) []helm.Entry {
+	t.Helper()
+	out := []helm.Entry{}
+	if n <= 0 {
+		return out
 	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.first, "+", tt.n), func(t *testing.T) {
-			assert.Equal(t, tt.want, v.LogbookPage(tt.first, tt.n))
-		})
-	}
-
-	var got []helm.Entry
-	for e := range v.Entries() {
-		got = append(got, e)
-	}
-	assert.Equal(t, all, got, "Entries yields the logbook, page after page")
-	n := 0
-	for range v.Entries() {
-		if n++; n == 300 {
+	for e, err := range v.Entries(context.Background(), opts) {
+		require.NoError(t, err)
+		if out = append(out, e); len(out) == n {
 			break
 		}
 	}
-	assert.Equal(t, 300, n, "a caller may stop early")
-
-	// A page is a copy: changing it changes no view.
-	p := v.LogbookPage(1, 1)
-	p[0].Bearing.Reading.Text = "changed"
-	assert.NotEqual(t, "changed", v.LogbookPage(1, 1)[0].Bearing.Reading.Text)
+	return out
 }
 
-func TestArtifactPagesAreTheIndex(t *testing.T) {
+func TestEntriesFromAnyNumberAreTheLogbook(t *testing.T) {
+	t.Parallel()
 	_, v := newVoyage(t, &helm.Options{NoSync: true})
-	longVoyage(t, v, 120)
-	all := v.Artifacts()
-	require.Len(t, all, 120)
+	longVoyage(t, v, 600)
+	all := entriesOf(t, v)
+	require.Len(t, all, 600)
+	assert.Equal(t, 600, v.LogbookCounts().Entries)
+
+	tests := []struct {
+		name     string
+		first, n int
+		want     []helm.Entry
+	}{
+		{"the first page", 1, 10, all[:10]},
+		{"the last page, cut short", 591, 20, all[590:]},
+		{"the last entry", 600, 1, all[599:]},
+		{"after the last", 601, 5, []helm.Entry{}},
+		{"before the first: from the first", 0, 3, all[:3]},
+		{"across a page of the copy", 250, 10, all[249:259]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, page(t, v, &helm.EntriesOptions{From: tt.first}, tt.n))
+		})
+	}
+	assert.Equal(t, all, page(t, v, nil, 1000), "nil options: every entry, page after page")
+	assert.Len(t, page(t, v, nil, 300), 300, "a caller may stop early")
+
+	// An entry yielded is a copy: changing it changes no view.
+	p := page(t, v, nil, 1)
+	p[0].Bearing.Reading.Text = "changed"
+	assert.NotEqual(t, "changed", page(t, v, nil, 1)[0].Bearing.Reading.Text)
+}
+
+func TestArtifactsAfterAHashAreTheIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, v := newVoyage(t, &helm.Options{NoSync: true})
+	longVoyage(t, v, 600) // more than a page of the copy
+	all := artifactsOf(t, v)
+	require.Len(t, all, 600)
+	after := func(hash string, n int) []helm.ArtifactInfo {
+		var out []helm.ArtifactInfo
+		for a, err := range v.Artifacts(ctx, &helm.ArtifactsOptions{After: hash}) {
+			require.NoError(t, err)
+			if out = append(out, a); len(out) == n {
+				break
+			}
+		}
+		return out
+	}
 	var got []helm.ArtifactInfo
-	for after := ""; ; {
-		p := v.ArtifactsAfter(after, 50)
+	for from := ""; ; {
+		p := after(from, 50)
 		got = append(got, p...)
 		if len(p) < 50 {
 			break
 		}
-		after = p[len(p)-1].Hash
+		from = p[len(p)-1].Hash
 	}
 	assert.Equal(t, all, got)
-	assert.Empty(t, v.ArtifactsAfter(all[len(all)-1].Hash, 10))
-	assert.Equal(t, all[0:2], v.ArtifactsAfter(all[0].Hash[:10], 2), "after a prefix: from the first hash that sorts past it")
+	assert.Empty(t, after(all[len(all)-1].Hash, 10))
+	assert.Equal(t, all[0:2], after(all[0].Hash[:10], 2), "after a prefix: from the first hash that sorts past it")
 
-	a, err := v.ArtifactInfo(all[7].Hash)
+	a, err := v.ArtifactInfo(ctx, all[7].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, all[7], a)
-	_, err = v.ArtifactInfo("ffffffffffff")
+	_, err = v.ArtifactInfo(ctx, "ffffffffffff")
 	assert.ErrorIs(t, err, helm.ErrNoArtifact)
 
 	// The sorted index follows changes.
 	_, err = v.Observe(context.Background(), &note{Topic: "new", Text: "a new sighting"}, who, nil)
 	require.NoError(t, err)
-	assert.Len(t, v.Artifacts(), 121)
+	assert.Len(t, artifactsOf(t, v), 601)
 }
 
-// BenchmarkLogbookPage reads 20 entries of a 20k-entry story, against
-// Logbook (the whole story copied): the cost of a page does not grow
-// with the voyage.
-func BenchmarkLogbookPage(b *testing.B) {
+// BenchmarkEntriesPage reads 20 entries of a 20k-entry story, against
+// the whole story: the cost of a page does not grow with the voyage.
+func BenchmarkEntriesPage(b *testing.B) {
 	h, err := helm.Open(b.TempDir(), &helm.Options{NoSync: true})
 	require.NoError(b, err)
-	v, err := h.Start(context.Background(), "long", helm.OpenWaters, who)
+	v, err := h.Start(context.Background(), "long", helm.OpenWaters, who, nil)
 	require.NoError(b, err)
 	defer v.Close()
 	longVoyage(b, v, 20_000)
 	b.Run("page", func(b *testing.B) {
 		for b.Loop() {
-			if len(v.LogbookPage(10_000, 20)) != 20 {
+			if len(page(b, v, &helm.EntriesOptions{From: 10_000}, 20)) != 20 {
 				b.Fatal("short page")
 			}
 		}
 	})
 	b.Run("logbook", func(b *testing.B) {
 		for b.Loop() {
-			if len(v.Logbook()) != 20_000 {
+			if len(entriesOf(b, v)) != 20_000 {
 				b.Fatal("short logbook")
 			}
 		}
 	})
 	b.Run("artifacts_page", func(b *testing.B) {
 		for b.Loop() {
-			if len(v.ArtifactsAfter("8", 20)) != 20 {
+			n := 0
+			for _, err := range v.Artifacts(context.Background(), &helm.ArtifactsOptions{After: "8"}) {
+				require.NoError(b, err)
+				if n++; n == 20 {
+					break
+				}
+			}
+			if n != 20 {
 				b.Fatal("short page")
 			}
 		}
 	})
 	b.Run("artifacts", func(b *testing.B) {
 		for b.Loop() {
-			if len(v.Artifacts()) != 20_000 {
+			if len(artifactsOf(b, v)) != 20_000 {
 				b.Fatal("short index")
 			}
 		}

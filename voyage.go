@@ -77,43 +77,38 @@ func (v *Voyage) applyEvent(seq uint64, e *projection.Event) error {
 // ID returns the voyage's id.
 func (v *Voyage) ID() string { return v.id }
 
-// Dir returns the voyage's directory ("" for a voyage of a shared store:
-// see OpenStore).
-func (v *Voyage) Dir() string { return v.dir }
+// Storage describes how the voyage is stored, beyond its events: where,
+// and what this handle found and wrote there. It reads nothing.
+func (v *Voyage) Storage() StorageInfo {
+	st := v.rec.status()
+	st.Dir = v.dir
+	return st
+}
 
-// Cuts reports the torn tails that this voyage's first change cut off
-// the end of its log (a crashed writer's unacknowledged final write); the
-// cut bytes are saved beside the segment.
-func (v *Voyage) Cuts() []Cut { return v.rec.status().Cuts }
+// StorageInfo is what a Voyage handle knows of how its voyage is stored.
+type StorageInfo struct {
+	// Dir is the voyage's directory ("" for a voyage of a shared store:
+	// see OpenStore).
+	Dir string
+	// Torn is a torn final write found when the voyage was opened, which
+	// its next change will cut (nil if none).
+	Torn *Cut
+	// Cuts are the torn tails that this handle's first change cut off the
+	// end of the log (a crashed writer's unacknowledged final writes); the
+	// cut bytes are saved beside the segment.
+	Cuts []Cut
+	// Writes counts what this handle's commits wrote since it was opened.
+	Writes WriteStats
+}
 
-// WriteStats counts what a Voyage handle's commits wrote since it was
-// opened: concurrent writers on one handle share commit units and
-// fdatasyncs, and Records/Syncs says how well they were grouped.
+// WriteStats counts what a Voyage handle's commits wrote: concurrent
+// writers on one handle share commit units and fdatasyncs, and
+// Records/Syncs says how well they were grouped.
 type WriteStats struct {
 	Units   uint64 // commit units appended (one per group of commits)
 	Records uint64 // log records in them (events, and small sightings' blobs)
 	Syncs   uint64 // fdatasyncs that made them durable
 }
-
-// LogStatus is what a Voyage handle knows of its log beyond the events.
-type LogStatus struct {
-	// Torn is a torn final write found when the voyage was opened, which
-	// its next change will cut (nil if none).
-	Torn *Cut
-	// Cuts are the torn tails that this handle's first change cut off the
-	// end of the log (a crashed writer's unacknowledged final write); the
-	// cut bytes are saved beside the segment.
-	Cuts []Cut
-	// Writes counts what this handle's commits wrote.
-	Writes WriteStats
-}
-
-// WriteStats returns what this handle's commits wrote.
-func (v *Voyage) WriteStats() WriteStats { return v.rec.status().Writes }
-
-// Torn reports a torn final write found when the voyage was opened, which
-// its next change will cut (nil if none).
-func (v *Voyage) Torn() *Cut { return v.rec.status().Torn }
 
 // closeTimeout bounds the caches Close writes (the listing summary, the
 // snapshot, the home index): the one context the library makes itself,
@@ -163,29 +158,10 @@ func (v *Voyage) Slate() []ObservationRecord {
 	return v.st.SlateList()
 }
 
-// Logbook returns the story's entries in order, entry i numbered i+1.
-// A failed action keeps its entry (status ActionFailed), as does a
-// refused one (ActionRefused) and an intended action with no outcome
-// (ActionOutcomeUnknown).
-func (v *Voyage) Logbook() []Entry {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.loadView(projection.SectionEntries)
-	return cloneEntries(v.st.Entries)
-}
-
-// LogbookLen returns how many entries the story holds.
-func (v *Voyage) LogbookLen() int {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.st.Counts().Entries
-}
-
 // LogbookCounts counts the story's entries: all of them, and of each
-// kind (LogbookCounts). It costs the
-// same however long the voyage: the counts are kept as events fold, and
-// a snapshot holds them, so a voyage opened from one need not read its
-// entries.
+// kind (LogbookCounts). It costs the same however long the voyage, and
+// reads nothing: the counts are kept as events fold, and a snapshot holds
+// them, so a voyage opened from one need not read its entries.
 func (v *Voyage) LogbookCounts() LogbookCounts {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -209,35 +185,51 @@ type LogbookCounts struct {
 	Judgements     int `json:"judgements"`
 }
 
-// LogbookPage returns the story's entries numbered first to first+n-1
-// (the numbers WriteStory shows, from 1), fewer at the story's end: its
-// cost is that of the entries it returns, however long the voyage.
-func (v *Voyage) LogbookPage(first, n int) []Entry {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.loadView(projection.SectionEntries)
-	return cloneEntries(page(v.st.Entries, first-1, n))
-}
-
-// page returns s[from:from+n], clipped to s.
-func page[T any](s []T, from, n int) []T {
-	from = min(max(from, 0), len(s))
-	return s[from : from+min(max(n, 0), len(s)-from)]
+// EntriesOptions choose the entries Entries yields.
+type EntriesOptions struct {
+	// From is the number of the first entry yielded (the number the
+	// story shows; 0 and 1 mean the first).
+	From int
+	// OutsideStory yields, instead of the story's entries, the actions
+	// that failed before entry numbers were stored in events: helm then
+	// took them out of the story, and the story keeps the numbers it
+	// showed. From counts them from 1. An action that fails now keeps its
+	// entry in the story, with status ActionFailed.
+	OutsideStory bool
 }
 
 // entryPage is how many entries Entries copies at a time.
 const entryPage = 256
 
-// Entries yields the story's entries in order, as Logbook returns them,
-// copying a page of entries at a time instead of the whole story: a
-// caller that stops early pays for what it read. Entries appended while
-// it runs are yielded too.
-func (v *Voyage) Entries() iter.Seq[Entry] {
-	return func(yield func(Entry) bool) {
-		for from := 1; ; from += entryPage {
-			p := v.LogbookPage(from, entryPage)
+// Entries yields the story's entries in order, entry i numbered i+1. A
+// failed action keeps its entry (status ActionFailed), as does a refused
+// one (ActionRefused) and an intended action with no outcome
+// (ActionOutcomeUnknown). opts may be nil.
+//
+// It copies a page of entries at a time: a caller that stops early pays
+// for what it read, however long the voyage. Entries appended while it
+// runs are yielded too. Reading the entries may read the snapshot the
+// voyage was opened from, or, if that does not check out, every event:
+// should that fail, Entries yields the error (naming the voyage and the
+// file) and stops; it never yields a story cut short without one.
+func (v *Voyage) Entries(ctx context.Context, opts *EntriesOptions) iter.Seq2[Entry, error] {
+	var o EntriesOptions
+	if opts != nil {
+		o = *opts
+	}
+	section := projection.SectionEntries
+	if o.OutsideStory {
+		section = projection.SectionFailed
+	}
+	return func(yield func(Entry, error) bool) {
+		for from := max(o.From, 1); ; from += entryPage {
+			p, err := v.entries(ctx, section, from-1, entryPage)
+			if err != nil {
+				yield(Entry{}, err)
+				return
+			}
 			for _, e := range p {
-				if !yield(e) {
+				if !yield(e, nil) {
 					return
 				}
 			}
@@ -248,32 +240,83 @@ func (v *Voyage) Entries() iter.Seq[Entry] {
 	}
 }
 
-// FailedActions returns the actions that failed before entry numbers
-// were stored in events: helm then took them out of the story, and the
-// story keeps the numbers it showed. An action that fails now keeps its
-// entry in the story (Logbook).
-func (v *Voyage) FailedActions() []Entry {
+// entries returns a copy of n entries of a section's list (the story, or
+// the failed actions outside it) from index from on.
+func (v *Voyage) entries(ctx context.Context, section projection.Sections, from, n int) ([]Entry, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.loadView(projection.SectionFailed)
-	return cloneEntries(v.st.FailedActions)
+	if err := v.loadView(ctx, section); err != nil {
+		return nil, v.fail("read the logbook", err, Hint{})
+	}
+	list := v.st.Entries
+	if section == projection.SectionFailed {
+		list = v.st.FailedActions
+	}
+	return cloneEntries(page(list, from, n)), nil
 }
 
-// Artifacts returns the artifact index, ordered by hash.
-func (v *Voyage) Artifacts() []ArtifactInfo {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.loadView(projection.SectionArtifacts)
-	return slices.Clone(v.sortedArtifacts())
+// collect gathers what seq yields, up to its first error.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for x, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
-// ArtifactsAfter returns up to n artifacts of the index, ordered by hash,
-// those whose hash sorts after the hash after ("" for the first): a page
-// costs what it returns once the index is sorted, which happens once per
-// change of the voyage. While the index is still in the snapshot the
-// voyage was opened from, a page is read from the part of it that holds
-// the page, and the index is not loaded.
-func (v *Voyage) ArtifactsAfter(after string, n int) []ArtifactInfo {
+// page returns s[from:from+n], clipped to s.
+func page[T any](s []T, from, n int) []T {
+	from = min(max(from, 0), len(s))
+	return s[from : from+min(max(n, 0), len(s)-from)]
+}
+
+// ArtifactsOptions choose the artifacts Artifacts yields.
+type ArtifactsOptions struct {
+	// After yields those whose hash sorts after it, for a page that
+	// follows one ending there ("": from the first).
+	After string
+}
+
+// artifactPage is how many artifacts Artifacts copies at a time.
+const artifactPage = 256
+
+// Artifacts yields the artifact index, ordered by hash; opts may be nil.
+// It copies a page at a time: once the index is sorted, which happens
+// once per change of the voyage, a page costs what it holds. While the
+// index is still in the snapshot the voyage was opened from, a page is
+// read from the part of it that holds the page, and the index is not
+// loaded. Should reading it fail, Artifacts yields the error and stops.
+func (v *Voyage) Artifacts(ctx context.Context, opts *ArtifactsOptions) iter.Seq2[ArtifactInfo, error] {
+	var after string
+	if opts != nil {
+		after = opts.After
+	}
+	return func(yield func(ArtifactInfo, error) bool) {
+		for {
+			p, err := v.artifactsAfter(ctx, after, artifactPage)
+			if err != nil {
+				yield(ArtifactInfo{}, err)
+				return
+			}
+			for _, a := range p {
+				if !yield(a, nil) {
+					return
+				}
+			}
+			if len(p) < artifactPage {
+				return
+			}
+			after = p[len(p)-1].Hash
+		}
+	}
+}
+
+// artifactsAfter returns up to n artifacts of the index, ordered by hash,
+// those whose hash sorts after the hash after.
+func (v *Voyage) artifactsAfter(ctx context.Context, after string, n int) ([]ArtifactInfo, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if page, served, err := v.st.ArtifactsAfter(after, n); served && err == nil {
@@ -281,22 +324,25 @@ func (v *Voyage) ArtifactsAfter(after string, n int) []ArtifactInfo {
 		for i := range page {
 			out[i] = artifactInfo(&page[i])
 		}
-		return out
+		return out, nil
 	}
-	v.loadView(projection.SectionArtifacts)
+	if err := v.loadView(ctx, projection.SectionArtifacts); err != nil {
+		return nil, v.fail("read the artifact index", err, Hint{})
+	}
 	all := v.sortedArtifacts()
 	i, found := slices.BinarySearchFunc(all, after, func(a ArtifactInfo, h string) int { return strings.Compare(a.Hash, h) })
 	if found {
 		i++
 	}
-	return slices.Clone(page(all, i, n))
+	return slices.Clone(page(all, i, n)), nil
 }
 
 // ArtifactInfo returns the index entry of the artifact hash names (a full
-// hash, found at once, or an unambiguous prefix of at least 4 digits).
-func (v *Voyage) ArtifactInfo(hash string) (ArtifactInfo, error) {
+// hash, found at once, or an unambiguous prefix of at least 4 digits),
+// whatever its status: one jettisoned or reduced is there too.
+func (v *Voyage) ArtifactInfo(ctx context.Context, hash string) (ArtifactInfo, error) {
 	v.mu.Lock()
-	a, err := v.findArtifact(hash, v.logScan(context.Background()))
+	a, err := v.findArtifact(hash, v.logScan(ctx))
 	v.mu.Unlock()
 	if err != nil {
 		return ArtifactInfo{}, v.fail("find artifact "+hash, err, Hint{})
@@ -326,11 +372,14 @@ func artifactList(st *projection.State) []ArtifactInfo {
 // WriteStory renders the logbook as the story a person reads: the voyage,
 // then each bearing (its marks and reading) and each action, in order.
 // Stored text is escaped so that it cannot drive a terminal.
-func (v *Voyage) WriteStory(w io.Writer) error {
+func (v *Voyage) WriteStory(ctx context.Context, w io.Writer) error {
 	v.mu.Lock()
-	v.loadView(projection.SectionEntries)
+	err := v.loadView(ctx, projection.SectionEntries)
 	info, entries := v.st.Voyage, cloneEntries(v.st.Entries)
 	v.mu.Unlock()
+	if err != nil {
+		return v.fail("write the story", err, Hint{})
+	}
 	return logbook.WriteStory(w, storyHeader(info), entries)
 }
 
@@ -378,12 +427,14 @@ func cloneEntries(in []Entry) []Entry {
 }
 
 // entryAt returns a copy of the entry recorded by the event at seq.
-func (v *Voyage) entryAt(seq uint64) (Entry, error) {
+func (v *Voyage) entryAt(ctx context.Context, seq uint64) (Entry, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	e, ok := v.st.EntryBySeq(seq) // one recorded since the snapshot, most often
 	if !ok && v.st.Pending()&projection.SectionEntries != 0 {
-		v.loadView(projection.SectionEntries)
+		if err := v.loadView(ctx, projection.SectionEntries); err != nil {
+			return Entry{}, v.fail("read the entry just recorded", fmt.Errorf("it is recorded, but the logbook could not be read back: %w", err), Hint{})
+		}
 		e, ok = v.st.EntryBySeq(seq)
 	}
 	if !ok {

@@ -44,7 +44,7 @@ func worktreeVoyage(t *testing.T) (*helm.Voyage, string) {
 	git(t, repo, "worktree", "add", "-q", "-b", "helm/wt", wt)
 	h, err := helm.Open(filepath.Join(root, "home"), fixedOptions())
 	require.NoError(t, err)
-	v, err := h.StartWith(ctx, "work in a worktree", helm.OpenWaters, who, helm.StartOptions{Dir: repo, Worktree: wt, Branch: "helm/wt", Base: git(t, repo, "rev-parse", "HEAD")})
+	v, err := h.Start(ctx, "work in a worktree", helm.OpenWaters, who, &helm.StartOptions{Dir: repo, Worktree: wt, Branch: "helm/wt", Base: git(t, repo, "rev-parse", "HEAD")})
 	require.NoError(t, err)
 	t.Cleanup(func() { v.Close() })
 	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))

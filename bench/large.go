@@ -50,7 +50,7 @@ func benchLarge(ctx context.Context, cfg config, dir string, r *report) error {
 		if err != nil {
 			return err
 		}
-		v, err := home.Start(ctx, fmt.Sprintf("bench large %d", i), helm.OpenWaters, who)
+		v, err := home.Start(ctx, fmt.Sprintf("bench large %d", i), helm.OpenWaters, who, nil)
 		if err != nil {
 			return err
 		}

@@ -124,7 +124,7 @@ func runBench(ctx context.Context, cfg config, dir string, run map[string]bool, 
 // holds at least events events. It is setup, not measured: the home may be
 // opened with NoSync; the bytes are the same.
 func buildVoyage(ctx context.Context, home *helm.Home, events uint64, goroutines int) (string, uint64, error) {
-	v, err := home.Start(ctx, "bench replay", helm.OpenWaters, who)
+	v, err := home.Start(ctx, "bench replay", helm.OpenWaters, who, nil)
 	if err != nil {
 		return "", 0, err
 	}
@@ -411,7 +411,7 @@ func timeCLIObserve(ctx context.Context, home, id string, reps int) ([]float64, 
 // i-th with sighting(i), in a new voyage of home; it returns the voyage id
 // and the bytes of sighting JSON recorded.
 func buildSightingVoyage(ctx context.Context, home *helm.Home, count int, sightingAt func(int) *benchSighting) (string, int64, error) {
-	v, err := home.Start(ctx, "bench open", helm.OpenWaters, who)
+	v, err := home.Start(ctx, "bench open", helm.OpenWaters, who, nil)
 	if err != nil {
 		return "", 0, err
 	}
@@ -528,7 +528,20 @@ func sameStory(ctx context.Context, home *helm.Home, a, b string) error {
 			return 0, 0, err
 		}
 		defer v.Close()
-		return len(v.Logbook()), len(v.Artifacts()), nil
+		entries, artifacts := 0, 0
+		for _, err := range v.Entries(ctx, nil) {
+			if err != nil {
+				return 0, 0, err
+			}
+			entries++
+		}
+		for _, err := range v.Artifacts(ctx, nil) {
+			if err != nil {
+				return 0, 0, err
+			}
+			artifacts++
+		}
+		return entries, artifacts, nil
 	}
 	ea, aa, err := count(a)
 	if err != nil {
@@ -559,7 +572,7 @@ func benchList(ctx context.Context, cfg config, dir string, r *report) error {
 		go func() {
 			defer wg.Done()
 			for next.Add(1) <= int64(cfg.ListVoyages) {
-				v, err := setup.Start(ctx, "bench list", helm.OpenWaters, who)
+				v, err := setup.Start(ctx, "bench list", helm.OpenWaters, who, nil)
 				if err == nil {
 					err = v.Close()
 				}
@@ -580,7 +593,7 @@ func benchList(ctx context.Context, cfg config, dir string, r *report) error {
 	}
 	timeList := func() (float64, error) {
 		start := time.Now()
-		got, err := home.List(ctx, helm.ListAll)
+		got, err := home.List(ctx, nil)
 		d := time.Since(start)
 		if err != nil {
 			return 0, err

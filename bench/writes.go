@@ -226,7 +226,7 @@ func benchSingle(ctx context.Context, cfg config, dir string, r *report) error {
 		if err != nil {
 			return err
 		}
-		hv, err := home.Start(ctx, "bench single writer", helm.OpenWaters, who)
+		hv, err := home.Start(ctx, "bench single writer", helm.OpenWaters, who, nil)
 		if err != nil {
 			return err
 		}
@@ -282,7 +282,7 @@ func benchSingle(ctx context.Context, cfg config, dir string, r *report) error {
 		if err := hv.Close(); err != nil {
 			return err
 		}
-		hmBytes = append(hmBytes, float64(dirBytes(hv.Dir())))
+		hmBytes = append(hmBytes, float64(dirBytes(hv.Storage().Dir)))
 
 		// Two files synced per operation, serially and in parallel
 		// (interleaved with each other).
@@ -382,7 +382,7 @@ func benchConcurrent(ctx context.Context, cfg config, dir string, r *report) err
 			sv.close()
 			return err
 		}
-		hv, err := home.Start(ctx, "bench concurrent writers", helm.OpenWaters, who)
+		hv, err := home.Start(ctx, "bench concurrent writers", helm.OpenWaters, who, nil)
 		if err != nil {
 			sv.close()
 			return err
@@ -399,7 +399,7 @@ func benchConcurrent(ctx context.Context, cfg config, dir string, r *report) err
 			slices.Reverse(sides)
 		}
 		rates, err := interleave(sides, cfg.ConcOps, max(1, cfg.Chunk/4))
-		if st := hv.WriteStats(); st.Syncs > 0 {
+		if st := hv.Storage().Writes; st.Syncs > 0 {
 			group = append(group, float64(st.Records)/float64(st.Syncs))
 		}
 		sv.close()

@@ -15,7 +15,7 @@ import (
 func ExampleHome() {
 	t := &testing.T{} // in a test: the test's t
 	h := helmtest.Home(t)
-	v, _ := h.Start(context.Background(), "Fix #42", helm.OpenWaters, helm.Who{Identity: "ann"})
+	v, _ := h.Start(context.Background(), "Fix #42", helm.OpenWaters, helm.Who{Identity: "ann"}, nil)
 	fmt.Println(v.ID(), v.Info().Created)
 }
 
@@ -39,7 +39,7 @@ func ExampleGiven() {
 func ExampleRecord() {
 	t := &testing.T{} // in a test: the test's t
 	r := helmtest.Record(t, "fix-42", func(h *helm.Home) (*helm.Voyage, error) {
-		return h.Start(context.Background(), "Fix #42", helm.OpenWaters, helm.Who{Identity: "ann"})
+		return h.Start(context.Background(), "Fix #42", helm.OpenWaters, helm.Who{Identity: "ann"}, nil)
 	})
 	fmt.Println(r.Views.Info.Intent, len(r.Actions()))
 }

@@ -81,7 +81,7 @@ func TestGivenWhenThen(t *testing.T) {
 			Then(helmtest.Noted("notes are not actions", bot))
 		helmtest.GivenIn(t, h, projection.Event{Type: projection.VoyageStarted, Who: ann,
 			Voyage: &projection.VoyageInfo{ID: "7e570000-0000-4000-8000-0000000000b2", Intent: "x", Kind: "open-waters"}}).
-			When(func(v *helm.Voyage) error { _, err := v.Perform(ctx, &commit{}, bot); return err }).
+			When(func(v *helm.Voyage) error { _, err := v.Perform(ctx, &commit{}, bot, nil); return err }).
 			ThenError(helm.ErrRefused).
 			ThenEvents(projection.Event{Type: projection.ActionRefused, N: 1, Who: bot, Action: &logbook.ActionRecord{
 				Kind: "commit", Params: []byte(`{"message":""}`), Rule: `"no agents" (policy.toml:1)`, Error: `denied by rule "no agents" (policy.toml:1)`}})
@@ -102,7 +102,7 @@ func (*commit) Perform(context.Context) (helm.ActionResult, error) {
 // challenge, an action, a note.
 func script(h *helm.Home) (*helm.Voyage, error) {
 	ctx := context.Background()
-	v, err := h.Start(ctx, "Fix #42", helm.ResolveIssue, ann)
+	v, err := h.Start(ctx, "Fix #42", helm.ResolveIssue, ann, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func script(h *helm.Home) (*helm.Voyage, error) {
 	if _, err := v.Challenge(ctx, 1, helm.Challenge{Feedback: "why nil?", Reading: "Close leaves it nil."}, ann); err != nil {
 		return nil, err
 	}
-	if _, err := v.Perform(ctx, &commit{Message: "Fix"}, ann); err != nil {
+	if _, err := v.Perform(ctx, &commit{Message: "Fix"}, ann, nil); err != nil {
 		return nil, err
 	}
 	_, err = v.Note(ctx, "done", ann)
@@ -194,10 +194,10 @@ func TestDivergenceReport(t *testing.T) {
 	// A recording of a voyage directory reads the same.
 	good, err := helm.NewRecording(events)
 	require.NoError(t, err)
-	good.Path = v.Dir() + ".jsonl" // WriteFiles writes .jsonl; put the views where the directory's go
+	good.Path = v.Storage().Dir + ".jsonl" // WriteFiles writes .jsonl; put the views where the directory's go
 	require.NoError(t, good.WriteFiles())
-	require.NoError(t, os.Rename(helm.ViewsPath(good.Path), helm.ViewsPath(v.Dir())))
-	fromDir, err := helm.ReadRecording(ctx, v.Dir())
+	require.NoError(t, os.Rename(helm.ViewsPath(good.Path), helm.ViewsPath(v.Storage().Dir)))
+	fromDir, err := helm.ReadRecording(ctx, v.Storage().Dir)
 	require.NoError(t, err)
 	assert.Nil(t, fromDir.Check())
 }

@@ -256,7 +256,7 @@ func measureNotes(t *testing.T, open func() *helm.Home, writers int, dur time.Du
 	defer cancel()
 	who := helm.Who{Identity: "bench", Role: "coder", Method: "human"}
 	first := open()
-	v, err := first.Start(ctx, "throughput", helm.OpenWaters, who)
+	v, err := first.Start(ctx, "throughput", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	handles := []*helm.Voyage{v}

@@ -342,7 +342,7 @@ func start(t *testing.T, h *helm.Home, intent string, notes int) string {
 	t.Helper()
 	ctx := context.Background()
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	v, err := h.Start(ctx, intent, helm.OpenWaters, who)
+	v, err := h.Start(ctx, intent, helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	for i := range notes {
 		_, err := v.Note(ctx, fmt.Sprintf("note %d", i+1), who)
@@ -356,7 +356,7 @@ func start(t *testing.T, h *helm.Home, intent string, notes int) string {
 // reason), never as read, and lists the others.
 func damagedIn(t *testing.T, h *helm.Home, id, want string, healthy ...string) {
 	t.Helper()
-	list, err := h.List(context.Background(), helm.ListAll)
+	list, err := h.List(context.Background(), nil)
 	var le *helm.ListError
 	require.ErrorAs(t, err, &le, "List says a voyage could not be read")
 	require.Equal(t, []string{id}, le.Voyages)
@@ -384,7 +384,7 @@ func TestSharedListShowsAVoyageThatLostItsFirstUnitsDamaged(t *testing.T) {
 	h := jsHome(t, srv.ClientURL(), home)
 	long := start(t, h, "A long voyage", 5)
 	short := start(t, h, "A short one", 0)
-	list, err := h.List(ctx, helm.ListAll)
+	list, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 

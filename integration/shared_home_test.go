@@ -30,7 +30,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	name := newHome()
 	a, b := jsHome(t, srv.ClientURL(), name), jsHome(t, srv.ClientURL(), name)
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	va, err := a.Start(ctx, "Two clients", helm.OpenWaters, who)
+	va, err := a.Start(ctx, "Two clients", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer va.Close()
 
@@ -61,7 +61,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, va.Refresh(ctx))
 	require.NoError(t, vb.Refresh(ctx))
-	entries := va.Logbook()
+	entries := entriesOf(t, va)
 	require.Len(t, entries, 1+4*each)
 	seen := map[string]bool{}
 	for i, e := range entries {
@@ -73,7 +73,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	}
 	assert.Equal(t, storyOf(t, va), storyOf(t, vb))
 
-	list, err := b.List(ctx, helm.ListAll)
+	list, err := b.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, va.Info().Seq, list[0].Seq)
@@ -81,11 +81,11 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	assert.Equal(t, 1, rep.Artifacts)
-	arts := vb.Artifacts()
+	arts := artifactsOf(t, vb)
 	require.Len(t, arts, 1)
-	fromA, err := va.Artifact(ctx, arts[0].Hash)
+	fromA, err := readArtifact(ctx, va, arts[0].Hash)
 	require.NoError(t, err)
-	fromB, err := vb.Artifact(ctx, arts[0].Hash)
+	fromB, err := readArtifact(ctx, vb, arts[0].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, fromA, fromB)
 	assert.Contains(t, string(fromB), hex.EncodeToString(big[:64]))
@@ -99,7 +99,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	require.NoError(t, err)
 	defer dv.Close()
 	assert.Equal(t, storyOf(t, va), storyOf(t, dv))
-	onDisk, err := dv.Artifact(ctx, arts[0].Hash)
+	onDisk, err := readArtifact(ctx, dv, arts[0].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, fromA, onDisk)
 	drep, err := disk.Verify(ctx, va.ID())
@@ -115,7 +115,7 @@ func TestSharedHomeSixteenClientsOneVoyage(t *testing.T) {
 	srv := startServer(t, "sixteen", nil)
 	name := newHome()
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
-	v, err := jsHome(t, srv.ClientURL(), name).Start(ctx, "Sixteen clients", helm.OpenWaters, who)
+	v, err := jsHome(t, srv.ClientURL(), name).Start(ctx, "Sixteen clients", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	const clients, each = 16, 10
@@ -134,7 +134,7 @@ func TestSharedHomeSixteenClientsOneVoyage(t *testing.T) {
 	}
 	wg.Wait()
 	require.NoError(t, v.Refresh(ctx))
-	entries := v.Logbook()
+	entries := entriesOf(t, v)
 	require.Len(t, entries, clients*each)
 	for i, e := range entries {
 		assert.Equal(t, i+1, e.N)

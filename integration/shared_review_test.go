@@ -76,7 +76,7 @@ func jsHome(t *testing.T, url, home string) *helm.Home {
 func storyOf(t *testing.T, v *helm.Voyage) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, v.WriteStory(&b))
+	require.NoError(t, v.WriteStory(context.Background(), &b))
 	return b.String()
 }
 
@@ -97,7 +97,7 @@ func TestSharedPushOfAVoyageLargerThanAUnit(t *testing.T) {
 	shared := jsHome(t, srv.ClientURL(), home)
 	disk, err := helm.Open(t.TempDir(), nil)
 	require.NoError(t, err)
-	v, err := disk.Start(ctx, "a long voyage", helm.ResolveIssue, reviewWho)
+	v, err := disk.Start(ctx, "a long voyage", helm.ResolveIssue, reviewWho, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	for i := range 70 { // small artifacts (blob records in the log) of up to 28 KiB stored
@@ -146,7 +146,7 @@ func TestSharedJetStreamConcurrentWriters(t *testing.T) {
 	srv := startServer(t, "writers", nil)
 	home := newHome()
 	hA, hB := jsHome(t, srv.ClientURL(), home), jsHome(t, srv.ClientURL(), home)
-	v0, err := hA.Start(ctx, "crowded", helm.ResolveIssue, reviewWho)
+	v0, err := hA.Start(ctx, "crowded", helm.ResolveIssue, reviewWho, nil)
 	require.NoError(t, err)
 	id := v0.ID()
 	require.NoError(t, v0.Close())
@@ -187,7 +187,7 @@ func TestSharedJetStreamConcurrentWriters(t *testing.T) {
 	defer fresh.Close()
 	seen := map[string]int{}
 	sealed := len(fresh.Slate())
-	for i, e := range fresh.Logbook() {
+	for i, e := range entriesOf(t, fresh) {
 		assert.Equal(t, i+1, e.N)
 		if e.Note != nil {
 			seen[e.Note.Text]++
@@ -221,7 +221,7 @@ func TestSharedJetStreamCopiesToDiskAndBack(t *testing.T) {
 	disk, err := helm.Open(t.TempDir(), nil)
 	require.NoError(t, err)
 
-	v, err := shared.Start(ctx, "carried", helm.ResolveIssue, reviewWho)
+	v, err := shared.Start(ctx, "carried", helm.ResolveIssue, reviewWho, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	x, err := v.Observe(ctx, &reviewNote{Topic: "x", Text: hexText(1, 200<<10)}, reviewWho, nil)
@@ -232,7 +232,7 @@ func TestSharedJetStreamCopiesToDiskAndBack(t *testing.T) {
 	require.NoError(t, err)
 	a, err := v.Observe(ctx, &reviewNote{Topic: "a", Text: hexText(3, 220<<10)}, reviewWho, nil)
 	require.NoError(t, err)
-	got, err := v.Sighting(ctx, b.Record.Artifact)
+	got, err := readSighting(ctx, v, b.Record.Artifact)
 	require.NoError(t, err)
 	assert.Equal(t, bText, got.(*reviewSighting).Text)
 	verified(t, shared, v.ID())
@@ -254,11 +254,11 @@ func TestSharedJetStreamCopiesToDiskAndBack(t *testing.T) {
 		c, err := h.Voyage(ctx, v.ID())
 		require.NoError(t, err)
 		assert.Equal(t, want, storyOf(t, c))
-		s, err := c.Sighting(ctx, derived)
+		s, err := readSighting(ctx, c, derived)
 		if assert.NoError(t, err) {
 			assert.Equal(t, bText, s.(*reviewSighting).Text)
 		}
-		_, err = c.Artifact(ctx, a.Record.Artifact)
+		_, err = readArtifact(ctx, c, a.Record.Artifact)
 		assert.ErrorIs(t, err, helm.ErrArtifactGone)
 		c.Close()
 	}
@@ -270,7 +270,7 @@ func TestSharedJetStreamRefusesAChangeLargerThanAUnitSayingWhy(t *testing.T) {
 	ctx := context.Background()
 	srv := startServer(t, "too-large", nil)
 	shared := jsHome(t, srv.ClientURL(), newHome())
-	v, err := shared.Start(ctx, "big bearing", helm.ResolveIssue, reviewWho)
+	v, err := shared.Start(ctx, "big bearing", helm.ResolveIssue, reviewWho, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	var extra []helm.Observation
@@ -296,7 +296,7 @@ func TestSharedSeedOfAHistoryLargerThanAUnit(t *testing.T) {
 	shared := jsHome(t, srv.ClientURL(), newHome())
 	disk, err := helm.Open(t.TempDir(), nil)
 	require.NoError(t, err)
-	v, err := disk.Start(ctx, "a long history", helm.ResolveIssue, reviewWho)
+	v, err := disk.Start(ctx, "a long history", helm.ResolveIssue, reviewWho, nil)
 	require.NoError(t, err)
 	defer v.Close()
 	for i := range 300 {
@@ -355,7 +355,7 @@ func TestSharedJetStreamCancelledAppendLeavesTheHandleUsable(t *testing.T) {
 	cs := &cancelStore{Store: plain}
 	h, err := helm.OpenStore(t.TempDir(), cs, "home "+home, nil)
 	require.NoError(t, err)
-	v0, err := h.Start(bg, "cancelled", helm.ResolveIssue, reviewWho)
+	v0, err := h.Start(bg, "cancelled", helm.ResolveIssue, reviewWho, nil)
 	require.NoError(t, err)
 	require.NoError(t, v0.Close())
 	v, err := h.Voyage(bg, v0.ID())

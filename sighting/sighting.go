@@ -5,6 +5,7 @@ package sighting
 
 import (
 	"bytes"
+	"io"
 
 	"github.com/helmlog/helm/internal/tagged"
 )
@@ -46,3 +47,15 @@ func Marshal(s Sighting) ([]byte, error) {
 // Unmarshal decodes a sighting written by Marshal. An unknown kind is an
 // error that names it and lists the known ones.
 func Unmarshal(data []byte) (Sighting, error) { return registry.Unmarshal(data) }
+
+// Read reads a sighting's JSON from r to its end and decodes it. r may be
+// a voyage's artifact (helm's Voyage.OpenArtifact), whose bytes are
+// checked against their address when their end is read: an error reading
+// them is returned as it is.
+func Read(r io.Reader) (Sighting, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return Unmarshal(data)
+}

@@ -305,7 +305,7 @@ func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who he
 		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
 		return err
 	}
-	e, err := v.PerformWith(ctx, act, who, helm.PerformOptions{AllowSecret: p.allowSecret, Why: p.why, Confirmed: p.yes, Undoes: undoes})
+	e, err := v.Perform(ctx, act, who, &helm.PerformOptions{AllowSecret: p.allowSecret, Why: p.why, Confirmed: p.yes, Undoes: undoes})
 	if errors.Is(err, helm.ErrSecret) {
 		// The line is the user's, the secret in it shown as its marker.
 		args := make([]string, len(a.args))

@@ -128,7 +128,7 @@ func (a *app) completableVoyage(ctx context.Context) (*helm.Voyage, helm.Who, er
 	if err != nil {
 		return nil, helm.Who{}, err
 	}
-	if err := v.CheckActive(); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
+	if err := takesChanges(v); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
 		return nil, helm.Who{}, err
 	}
 	who, err := a.who(v, false)

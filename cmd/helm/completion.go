@@ -60,7 +60,7 @@ func (a *app) completeFlags(root *cobra.Command) {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		list, _ := h.List(c.Context(), "all")
+		list, _ := h.List(c.Context(), nil)
 		var out []cobra.Completion
 		for _, v := range list {
 			if strings.HasPrefix(v.ID, prefix) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sort"
 	"strings"
 
@@ -53,7 +54,7 @@ func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	info, err := findSighting(v, args[0])
+	info, err := findSighting(ctx, v, args[0])
 	if err != nil {
 		return err
 	}
@@ -72,12 +73,16 @@ func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) erro
 
 // findSighting finds the sighting key names: a mark key, as slate list
 // gives it, or an artifact hash, or a prefix of either.
-func findSighting(v *helm.Voyage, key string) (helm.ArtifactInfo, error) {
+func findSighting(ctx context.Context, v *helm.Voyage, key string) (helm.ArtifactInfo, error) {
 	hash := key
-	if h, ok := keyToArtifact(v, key); ok {
+	h, ok, err := keyToArtifact(ctx, v, key)
+	if err != nil {
+		return helm.ArtifactInfo{}, err
+	}
+	if ok {
 		hash = h
 	}
-	return findArtifactInfo(v, hash)
+	return findArtifactInfo(ctx, v, hash)
 }
 
 // A sighting is read as a stream, whatever its size: its bytes are read
@@ -137,7 +142,11 @@ func writeSightingText(ctx context.Context, w io.Writer, v *helm.Voyage, info he
 		return err
 	}
 	defer sk.Close()
-	if _, err := fmt.Fprintf(w, "Sighting %s of %s (artifact %s, %s)\n", sk.Sighting.Kind(), printable(orDash(observationLabels(v)[info.Hash])), short(info.Hash), size(info.Size)); err != nil {
+	labels, err := observationLabels(ctx, v)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "Sighting %s of %s (artifact %s, %s)\n", sk.Sighting.Kind(), printable(orDash(labels[info.Hash])), short(info.Hash), size(info.Size)); err != nil {
 		return err
 	}
 	return renderSighting(w, sk, "  ")
@@ -163,7 +172,7 @@ func orDash(s string) string {
 
 // observationLabels maps each artifact hash to the label of an
 // observation that recorded it (the slate's first, then the logbook's).
-func observationLabels(v *helm.Voyage) map[string]string {
+func observationLabels(ctx context.Context, v *helm.Voyage) (map[string]string, error) {
 	out := map[string]string{}
 	add := func(o helm.ObservationRecord) {
 		if _, ok := out[o.Artifact]; !ok {
@@ -173,59 +182,73 @@ func observationLabels(v *helm.Voyage) map[string]string {
 	for _, o := range v.Slate() {
 		add(o)
 	}
-	for e := range v.Entries() {
-		if e.Bearing != nil {
-			for _, o := range e.Bearing.Observations {
-				add(o)
-			}
-		}
+	if err := eachObservation(ctx, v, add); err != nil {
+		return nil, err
 	}
-	for _, a := range v.Artifacts() {
+	for a, err := range v.Artifacts(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
 		if a.DerivedFrom != "" {
 			out[a.Hash] = "summary of " + short(a.DerivedFrom) + " (" + a.Method + ")"
 		}
 	}
-	return out
+	return out, nil
+}
+
+// eachObservation calls fn with each observation the logbook's bearings
+// sealed, in order.
+func eachObservation(ctx context.Context, v *helm.Voyage, fn func(helm.ObservationRecord)) error {
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		if e.Bearing != nil {
+			for _, o := range e.Bearing.Observations {
+				fn(o)
+			}
+		}
+	}
+	return nil
 }
 
 // keyToArtifact finds the artifact of the observation whose mark key is
 // key, or starts with it (unambiguously), on the slate or in the logbook.
-func keyToArtifact(v *helm.Voyage, key string) (string, bool) {
+func keyToArtifact(ctx context.Context, v *helm.Voyage, key string) (string, bool, error) {
 	found := map[string]string{} // key -> artifact; the newest observation wins
 	look := func(o helm.ObservationRecord) {
 		if strings.HasPrefix(o.Key, key) {
 			found[o.Key] = o.Artifact
 		}
 	}
-	for e := range v.Entries() {
-		if e.Bearing != nil {
-			for _, o := range e.Bearing.Observations {
-				look(o)
-			}
-		}
+	if err := eachObservation(ctx, v, look); err != nil {
+		return "", false, err
 	}
 	for _, o := range v.Slate() {
 		look(o)
 	}
 	if h, ok := found[key]; ok {
-		return h, true
+		return h, true, nil
 	}
 	if len(found) == 1 {
 		for _, h := range found {
-			return h, true
+			return h, true, nil
 		}
 	}
-	return "", false
+	return "", false, nil
 }
 
 // findArtifactInfo finds the artifact hash names (a prefix of at least 4
 // hex digits will do).
-func findArtifactInfo(v *helm.Voyage, hash string) (helm.ArtifactInfo, error) {
-	if a, err := v.ArtifactInfo(hash); err == nil && a.Hash == hash {
+func findArtifactInfo(ctx context.Context, v *helm.Voyage, hash string) (helm.ArtifactInfo, error) {
+	if a, err := v.ArtifactInfo(ctx, hash); err == nil && a.Hash == hash {
 		return a, nil // a full hash: found at once
 	}
 	var match []helm.ArtifactInfo
-	for _, a := range v.Artifacts() {
+	for a, err := range v.Artifacts(ctx, nil) {
+		if err != nil {
+			return helm.ArtifactInfo{}, err
+		}
 		if a.Hash == hash {
 			return a, nil
 		}
@@ -532,7 +555,14 @@ func (*artifactListCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	rows := artifactRows(v, v.Artifacts())
+	infos, err := collect(v.Artifacts(ctx, nil))
+	if err != nil {
+		return err
+	}
+	rows, err := artifactRows(ctx, v, infos)
+	if err != nil {
+		return err
+	}
 	if a.g.json {
 		return writeJSON(a.stdout, rows)
 	}
@@ -557,9 +587,15 @@ func (*artifactListCommand) Run(ctx context.Context, a *app, args []string) erro
 }
 
 // artifactRows describes infos, artifacts of v, as artifact list does.
-func artifactRows(v *helm.Voyage, infos []helm.ArtifactInfo) []artifactRow {
-	labels := observationLabels(v)
-	kinds := observationKinds(v)
+func artifactRows(ctx context.Context, v *helm.Voyage, infos []helm.ArtifactInfo) ([]artifactRow, error) {
+	labels, err := observationLabels(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	kinds, err := observationKinds(ctx, v)
+	if err != nil {
+		return nil, err
+	}
 	rows := []artifactRow{}
 	for _, info := range infos {
 		where := "pack"
@@ -568,12 +604,24 @@ func artifactRows(v *helm.Voyage, infos []helm.ArtifactInfo) []artifactRow {
 		}
 		rows = append(rows, artifactRow{ArtifactInfo: info, Kind: kinds[info.Hash], Mark: labels[info.Hash], Where: where})
 	}
-	return rows
+	return rows, nil
+}
+
+// collect gathers what seq yields, up to its first error.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for x, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // observationKinds maps each artifact hash to the kind of the mark that
 // recorded it.
-func observationKinds(v *helm.Voyage) map[string]string {
+func observationKinds(ctx context.Context, v *helm.Voyage) (map[string]string, error) {
 	out := map[string]string{}
 	add := func(o helm.ObservationRecord) {
 		var m struct {
@@ -583,22 +631,21 @@ func observationKinds(v *helm.Voyage) map[string]string {
 			out[o.Artifact] = m.Kind
 		}
 	}
-	for e := range v.Entries() {
-		if e.Bearing != nil {
-			for _, o := range e.Bearing.Observations {
-				add(o)
-			}
-		}
+	if err := eachObservation(ctx, v, add); err != nil {
+		return nil, err
 	}
 	for _, o := range v.Slate() {
 		add(o)
 	}
-	for _, a := range v.Artifacts() {
+	for a, err := range v.Artifacts(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
 		if a.DerivedFrom != "" {
 			out[a.Hash] = "summary"
 		}
 	}
-	return out
+	return out, nil
 }
 
 type artifactJettisonCommand struct{ reason string }
@@ -618,7 +665,7 @@ func (c *artifactJettisonCommand) Run(ctx context.Context, a *app, args []string
 	if err != nil {
 		return err
 	}
-	info, err := findArtifactInfo(v, args[0])
+	info, err := findArtifactInfo(ctx, v, args[0])
 	if err != nil {
 		return err
 	}
@@ -647,7 +694,7 @@ func (c *artifactReduceCommand) Run(ctx context.Context, a *app, args []string) 
 	if err != nil {
 		return err
 	}
-	info, err := findArtifactInfo(v, args[0])
+	info, err := findArtifactInfo(ctx, v, args[0])
 	if err != nil {
 		return err
 	}

@@ -193,7 +193,7 @@ func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) erro
 			where := "the voyage's directory in " + h.Dir()
 			if errors.As(err, &ve) && ve.Voyage != "" {
 				if held, oerr := h.Voyage(ctx, ve.Voyage); oerr == nil {
-					where = held.Dir()
+					where = held.Storage().Dir
 					held.Close()
 				}
 			}

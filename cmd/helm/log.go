@@ -57,29 +57,37 @@ func (c *logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 		}
 	}
 	if a.g.json {
-		return writeJSON(a.stdout, logOf(v, c.who))
+		l, err := logOf(ctx, v, c.who)
+		if err != nil {
+			return err
+		}
+		return writeJSON(a.stdout, l)
 	}
 	return writeLog(ctx, a.stdout, v, c.evidence, c.who)
 }
 
 // logOf is the --json form of v's log: the entries of identity who, all
 // when who is empty.
-func logOf(v *helm.Voyage, who string) logJSON {
-	out := logJSON{Voyage: v.Info(), Entries: v.Logbook()}
+func logOf(ctx context.Context, v *helm.Voyage, who string) (logJSON, error) {
+	entries, err := collect(v.Entries(ctx, nil))
+	if err != nil {
+		return logJSON{}, err
+	}
+	out := logJSON{Voyage: v.Info(), Entries: entries}
 	if who != "" {
 		out.Entries = slices.DeleteFunc(out.Entries, func(e helm.Entry) bool { return e.Who.Identity != who })
 	}
 	if out.Entries == nil {
 		out.Entries = []helm.Entry{}
 	}
-	return out
+	return out, nil
 }
 
 // writeLog writes v's story: whole, or with each bearing's evidence, or
 // only the entries of identity who.
 func writeLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
 	if !evidence && who == "" {
-		return v.WriteStory(w)
+		return v.WriteStory(ctx, w)
 	}
 	return writeStoryWithEvidence(ctx, w, v, evidence, who)
 }
@@ -91,10 +99,13 @@ func writeLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, w
 // sighting show streams them), each as it comes.
 func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
 	var story strings.Builder
-	if err := v.WriteStory(&story); err != nil {
+	if err := v.WriteStory(ctx, &story); err != nil {
 		return err
 	}
-	entries := v.Logbook()
+	entries, err := collect(v.Entries(ctx, nil))
+	if err != nil {
+		return err
+	}
 	blocks := strings.Split(strings.TrimSuffix(story.String(), "\n"), "\n\n")
 	if len(blocks) != len(entries)+1 {
 		return fmt.Errorf("voyage %s: the story has %d entries, the logbook %d", v.ID(), len(blocks)-1, len(entries))
@@ -133,7 +144,7 @@ func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, ev
 // renderEvidence writes the sighting stored under hash, or what became of
 // it.
 func renderEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, hash, indent string) error {
-	info, err := findArtifactInfo(v, hash)
+	info, err := findArtifactInfo(ctx, v, hash)
 	if err != nil {
 		return err
 	}

@@ -407,7 +407,7 @@ func (s *mcpServer) activeVoyage(ctx context.Context, arg string) (*helm.Voyage,
 	if err != nil {
 		return nil, err
 	}
-	return v, v.CheckActive()
+	return v, takesChanges(v)
 }
 
 // openVoyage returns voyage id, opened once and kept open (closed with

@@ -89,12 +89,12 @@ func (s *mcpServer) resource(ctx context.Context, uri string) (*mcp.ReadResource
 	var mime, base string
 	switch {
 	case len(parts) == 2 && parts[1] == "story":
-		if err := v.WriteStory(pw); err != nil && !errors.Is(err, errPageFull) {
+		if err := v.WriteStory(ctx, pw); err != nil && !errors.Is(err, errPageFull) {
 			return nil, resourceError(uri, err)
 		}
 		mime, base = "text/plain", storyURI(v.ID())
 	case len(parts) == 3 && parts[1] == "sightings":
-		info, err := findArtifactInfo(v, parts[2])
+		info, err := findArtifactInfo(ctx, v, parts[2])
 		if err != nil {
 			return nil, resourceError(uri, err)
 		}

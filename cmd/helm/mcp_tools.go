@@ -150,7 +150,8 @@ func (s *mcpServer) addVoyageTools() {
 				return toolOut{}, err
 			}
 			ws, wsErr := r.Workspace(ctx)
-			v, err := s.home.StartWith(ctx, in.Intent, helm.Kind(in.Kind), s.who, startIn(in.Parent, ws, wsErr))
+			opts := startIn(in.Parent, ws, wsErr)
+			v, err := s.home.Start(ctx, in.Intent, helm.Kind(in.Kind), s.who, &opts)
 			if err != nil {
 				return toolOut{}, err
 			}
@@ -174,7 +175,7 @@ func (s *mcpServer) addVoyageTools() {
 					return toolOut{}, &usageError{Err: fmt.Errorf("%w: stale lists active voyages; status %s selects none of them", helm.ErrInvalid, in.Status), Tool: "leave status out with stale"}
 				}
 			}
-			list, err := s.home.ListWith(ctx, helm.ListOptions{Status: helm.StatusFilter(in.Status), IdleFor: stale})
+			list, err := s.home.List(ctx, &helm.ListOptions{Status: helm.StatusFilter(in.Status), IdleFor: stale})
 			var unreadable *helm.ListError
 			if err != nil && !errors.As(err, &unreadable) {
 				return toolOut{}, err
@@ -199,13 +200,21 @@ func (s *mcpServer) addVoyageTools() {
 			if err != nil {
 				return toolOut{}, err
 			}
+			totals, err := artifactTotalsOf(ctx, v)
+			if err != nil {
+				return toolOut{}, err
+			}
+			failed, err := collect(v.Entries(ctx, &helm.EntriesOptions{OutsideStory: true}))
+			if err != nil {
+				return toolOut{}, err
+			}
 			out := struct {
 				Voyage        helm.VoyageInfo          `json:"voyage"`
 				Logbook       logbookCounts            `json:"logbook"`
 				Slate         []helm.ObservationRecord `json:"slate"`
 				Artifacts     artifactTotals           `json:"artifacts"`
 				FailedActions []helm.Entry             `json:"failed_actions,omitempty"`
-			}{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), Artifacts: artifactTotalsOf(v), FailedActions: v.FailedActions()}
+			}{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), Artifacts: totals, FailedActions: failed}
 			if out.Slate == nil {
 				out.Slate = []helm.ObservationRecord{}
 			}
@@ -232,7 +241,7 @@ func (s *mcpServer) addVoyageTools() {
 			if err != nil {
 				return toolOut{}, err
 			}
-			if err := v.CheckActive(); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
+			if err := takesChanges(v); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
 				return toolOut{}, err
 			}
 			if err := v.Complete(ctx, helm.Outcome(in.Outcome), in.Summary, s.who); err != nil {
@@ -581,7 +590,11 @@ func (s *mcpServer) addReadTools() {
 				}
 			}
 			if in.Format == "json" {
-				return toolOut{data: logOf(v, in.Who)}, nil
+				l, err := logOf(ctx, v, in.Who)
+				if err != nil {
+					return toolOut{}, err
+				}
+				return toolOut{data: l}, nil
 			}
 			pw := newPageWriter(in.Offset, in.Limit)
 			return writtenPage(pw, writeLog(ctx, pw, v, in.Evidence, in.Who), in.pageArgs, "log")
@@ -594,7 +607,7 @@ func (s *mcpServer) addReadTools() {
 			if err != nil {
 				return toolOut{}, err
 			}
-			info, err := findSighting(v, in.Sighting)
+			info, err := findSighting(ctx, v, in.Sighting)
 			if err != nil {
 				return toolOut{}, err
 			}
@@ -617,12 +630,24 @@ func (s *mcpServer) addReadTools() {
 				return toolOut{}, err
 			}
 			limit := cmp.Or(in.Limit, 100)
-			infos := v.ArtifactsAfter(in.After, limit)
+			var infos []helm.ArtifactInfo
+			for a, err := range v.Artifacts(ctx, &helm.ArtifactsOptions{After: in.After}) {
+				if err != nil {
+					return toolOut{}, err
+				}
+				if infos = append(infos, a); len(infos) == limit {
+					break
+				}
+			}
+			rows, err := artifactRows(ctx, v, infos)
+			if err != nil {
+				return toolOut{}, err
+			}
 			out := struct {
 				Voyage    string        `json:"voyage"`
 				Artifacts []artifactRow `json:"artifacts"`
 				Next      string        `json:"next,omitempty"`
-			}{Voyage: v.ID(), Artifacts: artifactRows(v, infos)}
+			}{Voyage: v.ID(), Artifacts: rows}
 			if len(infos) == limit {
 				out.Next = infos[len(infos)-1].Hash
 			}
@@ -910,7 +935,7 @@ func (s *mcpServer) addUndoTool() {
 			if err != nil {
 				return toolOut{}, err
 			}
-			inv, err := v.Undoable(in.N)
+			inv, err := v.Undoable(ctx, in.N)
 			if err != nil {
 				return toolOut{}, err
 			}
@@ -933,7 +958,7 @@ func (s *mcpServer) performOn(ctx context.Context, v *helm.Voyage, act performer
 		d := actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()}
 		return toolOut{text: fmt.Sprintf("Dry run for voyage %s: nothing is run or recorded. Would run:\n%s", short(v.ID()), block(strings.TrimRight(d.DryRun, "\n"), "")), data: d}, nil
 	}
-	e, err := v.PerformWith(ctx, act, s.who, helm.PerformOptions{AllowSecret: opts.AllowSecret, Why: opts.Why, Undoes: undoes})
+	e, err := v.Perform(ctx, act, s.who, &helm.PerformOptions{AllowSecret: opts.AllowSecret, Why: opts.Why, Undoes: undoes})
 	if errors.Is(err, helm.ErrSecret) {
 		return toolOut{}, &hinted{Err: err, Tool: "take the secret out, or give allow_secret true to perform it as it is (the log records it redacted)"}
 	}

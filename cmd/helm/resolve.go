@@ -75,11 +75,12 @@ func (a *app) close() {
 // writer left half-written: cut by this command's change, or found by a
 // read and left for the next change to cut.
 func (a *app) reportTornTails(v *helm.Voyage) {
-	for _, c := range v.Cuts() {
+	st := v.Storage()
+	for _, c := range st.Cuts {
 		fmt.Fprintf(a.stderr, "helm: voyage %s: cut a torn final write from its log (%d bytes at offset %d of %s): a crashed process's write that was never acknowledged; the bytes are saved in %s\n",
 			v.ID(), c.Bytes, c.Offset, c.File, c.SavedTo)
 	}
-	if c := v.Torn(); c != nil && len(v.Cuts()) == 0 {
+	if c := st.Torn; c != nil && len(st.Cuts) == 0 {
 		fmt.Fprintf(a.stderr, "helm: voyage %s: its log ends in a torn write (%d bytes at offset %d of %s) that a crashed process left and never acknowledged; the next change to the voyage cuts it and saves the bytes beside the segment\n",
 			v.ID(), c.Bytes, c.Offset, c.File)
 	}
@@ -209,7 +210,7 @@ func (a *app) chooseVoyage(ctx context.Context, filter helm.StatusFilter, what s
 	if id, why, err := a.namedVoyage(ctx, h); id != "" || err != nil {
 		return id, why, err
 	}
-	active, err := h.List(ctx, filter)
+	active, err := h.List(ctx, &helm.ListOptions{Status: filter})
 	if err != nil {
 		return "", "", err
 	}
@@ -291,7 +292,7 @@ func (a *app) onlyVoyage(ctx context.Context, h *helm.Home, active []helm.Voyage
 		hint := `helm voyage new "INTENT" to start one, or --voyage ID for another (helm voyage list --status all)`
 		if what != "active" {
 			hint = "--voyage ID for another (helm voyage list --status all)"
-		} else if open, err := h.List(ctx, helm.ListOpen); err == nil && len(open) > 0 {
+		} else if open, err := h.List(ctx, &helm.ListOptions{Status: helm.ListOpen}); err == nil && len(open) > 0 {
 			// Paused voyages: one of them may be the one meant.
 			p := open[0]
 			hint = fmt.Sprintf("voyage %s (%s) is %s: helm --voyage %s voyage resume, to go on with it; or %s", short(p.ID), printable(p.Intent), p.Status, short(p.ID), hint)
@@ -322,7 +323,7 @@ func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, helm.
 	if err != nil {
 		return nil, helm.Who{}, err
 	}
-	if err := v.CheckActive(); err != nil {
+	if err := takesChanges(v); err != nil {
 		return nil, helm.Who{}, err
 	}
 	who, err := a.who(v, entry)
@@ -330,6 +331,24 @@ func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, helm.
 		return nil, helm.Who{}, err
 	}
 	return v, who, nil
+}
+
+// takesChanges refuses a voyage that is not active, as the verbs do (an
+// error matching helm.ErrVoyageCompleted, or helm.ErrVoyagePaused when it
+// may be resumed), before anything in the world is touched for it; the
+// verbs check again against the voyage's tail.
+func takesChanges(v *helm.Voyage) error {
+	info := v.Info()
+	var err error
+	switch {
+	case info.Status == helm.StatusActive:
+		return nil
+	case info.Status.Resumable():
+		err = fmt.Errorf("%w: it is %s (since %s): resume it first", helm.ErrVoyagePaused, info.Status, stamp(info.CompletedAt))
+	default:
+		err = fmt.Errorf("%w (%s at %s)", helm.ErrVoyageCompleted, info.Status, stamp(info.CompletedAt))
+	}
+	return &helm.VoyageError{Op: "check that the voyage takes changes", Voyage: info.ID, Err: err}
 }
 
 // resolveIdentity: --as, then HELM_IDENTITY, then the voyage's identity

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -104,17 +105,20 @@ func TestPlantedSecretsAreNeverStored(t *testing.T) {
 	// Every artifact, decompressed, and every event.
 	home, err := helm.Open(h.Home, nil)
 	require.NoError(t, err)
-	list, err := home.List(context.Background(), helm.ListAll)
+	list, err := home.List(context.Background(), nil)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	v, err := home.Voyage(context.Background(), list[0].ID)
 	require.NoError(t, err)
 	defer v.Close()
 	var all strings.Builder
-	for _, a := range v.Artifacts() {
-		data, err := v.Artifact(context.Background(), a.Hash)
+	for a, err := range v.Artifacts(context.Background(), nil) {
 		require.NoError(t, err)
-		all.Write(data)
+		r, err := v.OpenArtifact(context.Background(), a.Hash)
+		require.NoError(t, err)
+		_, err = io.Copy(&all, r)
+		require.NoError(t, err)
+		require.NoError(t, r.Close())
 	}
 	require.NoError(t, v.Export(context.Background(), &all))
 	for what, secret := range planted {

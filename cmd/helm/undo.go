@@ -57,7 +57,7 @@ func (c *undoCommand) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	inv, err := v.Undoable(n)
+	inv, err := v.Undoable(ctx, n)
 	if err != nil {
 		return err
 	}

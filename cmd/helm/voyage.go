@@ -216,7 +216,7 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	} else if c.branch != "" {
 		return usageErrorf(a.cmd, "voyage new: --branch names the branch of a worktree: give --worktree too")
 	}
-	v, err := h.StartWith(ctx, args[0], helm.Kind(c.kind), helm.Who{Identity: identity, Role: role, Method: method}, opts)
+	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), helm.Who{Identity: identity, Role: role, Method: method}, &opts)
 	if err != nil {
 		if made != "" {
 			_ = r.RemoveWorktree(context.WithoutCancel(ctx), made, true)
@@ -273,7 +273,7 @@ func (c *voyageListCommand) Run(ctx context.Context, a *app, args []string) erro
 	if c.stale > 0 && a.cmd.Flags().Changed("status") && c.status != string(helm.ListActive) {
 		return usageErrorf(a.cmd, "voyage list: --stale lists active voyages; --status %s selects none of them", c.status)
 	}
-	list, err := h.ListWith(ctx, helm.ListOptions{Status: helm.StatusFilter(c.status), IdleFor: c.stale})
+	list, err := h.List(ctx, &helm.ListOptions{Status: helm.StatusFilter(c.status), IdleFor: c.stale})
 	var unreadable *helm.ListError
 	if err != nil && !errors.As(err, &unreadable) {
 		return err
@@ -339,29 +339,6 @@ type voyageShow struct {
 
 type logbookCounts = helm.LogbookCounts
 
-// artifactPage is how many artifacts show reads at a time: the index of a
-// long voyage is streamed, never held whole.
-const artifactPage = 512
-
-// artifacts yields the voyage's artifact index in hash order, a page at a
-// time.
-func artifacts(v *helm.Voyage) iter.Seq[helm.ArtifactInfo] {
-	return func(yield func(helm.ArtifactInfo) bool) {
-		for after := ""; ; {
-			p := v.ArtifactsAfter(after, artifactPage)
-			for _, a := range p {
-				if !yield(a) {
-					return
-				}
-			}
-			if len(p) < artifactPage {
-				return
-			}
-			after = p[len(p)-1].Hash
-		}
-	}
-}
-
 func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf(a.cmd, "voyage show takes no arguments (choose the voyage with --voyage ID)")
@@ -370,7 +347,11 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	if err != nil {
 		return err
 	}
-	s := voyageShow{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), FailedActions: v.FailedActions()}
+	failed, err := collect(v.Entries(ctx, &helm.EntriesOptions{OutsideStory: true}))
+	if err != nil {
+		return err
+	}
+	s := voyageShow{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), FailedActions: failed}
 	if s.Slate == nil {
 		s.Slate = []helm.ObservationRecord{}
 	}
@@ -378,7 +359,7 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 		s.FailedActions = []helm.Entry{}
 	}
 	if a.g.json {
-		return writeShowJSON(a.stdout, &s, artifacts(v))
+		return writeShowJSON(a.stdout, &s, v.Artifacts(ctx, nil))
 	}
 	var b strings.Builder
 	info := s.Voyage
@@ -429,9 +410,15 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	for _, o := range s.Slate {
 		fmt.Fprintf(&b, "  %s  (artifact %s, observed %s)\n", printable(o.Label), short(o.Artifact), stamp(o.ObservedAt))
 	}
-	t := artifactTotalsOf(v)
+	t, err := artifactTotalsOf(ctx, v)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(&b, "Artifacts: %d (%s of sightings stored in %s)\n", t.Count, size(t.Size), size(t.StoredSize))
-	for art := range artifacts(v) {
+	for art, err := range v.Artifacts(ctx, nil) {
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(&b, "  %s  %-10s  %s → %s", short(art.Hash), art.Status, size(art.Size), size(art.StoredSize))
 		if art.DerivedFrom != "" {
 			fmt.Fprintf(&b, "  summary of %s (%s)", short(art.DerivedFrom), printable(art.Method))
@@ -460,22 +447,25 @@ type artifactTotals struct {
 	StoredSize int64 `json:"stored_size"`
 }
 
-func artifactTotalsOf(v *helm.Voyage) artifactTotals {
+func artifactTotalsOf(ctx context.Context, v *helm.Voyage) (artifactTotals, error) {
 	var t artifactTotals
-	for art := range artifacts(v) {
+	for art, err := range v.Artifacts(ctx, nil) {
+		if err != nil {
+			return t, err
+		}
 		t.Count++
 		if art.Status == helm.ArtifactStowed {
 			t.Size += art.Size
 			t.StoredSize += art.StoredSize
 		}
 	}
-	return t
+	return t, nil
 }
 
 // writeShowJSON writes s as writeJSON does, with arts as its artifacts:
 // they are encoded one at a time, as they are read, so that the index of a
 // long voyage is never held whole, in the voyage's views or in the output.
-func writeShowJSON(w io.Writer, s *voyageShow, arts iter.Seq[helm.ArtifactInfo]) error {
+func writeShowJSON(w io.Writer, s *voyageShow, arts iter.Seq2[helm.ArtifactInfo, error]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -503,7 +493,10 @@ func writeShowJSON(w io.Writer, s *voyageShow, arts iter.Seq[helm.ArtifactInfo])
 			}
 		} else {
 			n := 0
-			for art := range arts {
+			for art, err := range arts {
+				if err != nil {
+					return err
+				}
 				if n == 0 {
 					bw.WriteString("[\n    ")
 				} else {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,7 +172,14 @@ func TestVoyageShowStreamsTheJSONWriteJSONWrites(t *testing.T) {
 		}
 		var want, got strings.Builder
 		require.NoError(t, writeJSON(&want, s))
-		require.NoError(t, writeShowJSON(&got, &s, slices.Values(s.Artifacts)))
+		arts := func(yield func(helm.ArtifactInfo, error) bool) {
+			for _, a := range s.Artifacts {
+				if !yield(a, nil) {
+					return
+				}
+			}
+		}
+		require.NoError(t, writeShowJSON(&got, &s, arts))
 		assert.Equal(t, want.String(), got.String(), "%d artifacts", n)
 	}
 }

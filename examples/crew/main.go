@@ -93,7 +93,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// carol starts the voyage; its identity is hers. The others name
 	// themselves on every call.
-	v, err := h.Start(ctx, "Fix #42: widget crashes after Close", helm.ResolveIssue, crew[2].who)
+	v, err := h.Start(ctx, "Fix #42: widget crashes after Close", helm.ResolveIssue, crew[2].who, nil)
 	if err != nil {
 		return err
 	}
@@ -121,10 +121,10 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer v.Close()
-	if err := printLogbook(out, v); err != nil {
+	if err := printLogbook(ctx, out, v); err != nil {
 		return err
 	}
-	return checkSealedOnce(out, v, observed)
+	return checkSealedOnce(ctx, out, v, observed)
 }
 
 // sail is one member's work on the voyage.
@@ -176,10 +176,13 @@ func sail(ctx context.Context, h *helm.Home, id string, m member) (keys []string
 // printLogbook prints each entry with who took it and, for every sealed
 // mark, who observed it. The story (WriteStory) does not show either; the
 // entries and their observations hold both.
-func printLogbook(out io.Writer, v *helm.Voyage) error {
+func printLogbook(ctx context.Context, out io.Writer, v *helm.Voyage) error {
 	info := v.Info()
 	fmt.Fprintf(out, "Voyage: %s (started by %s)\n", info.Intent, info.Identity)
-	for _, e := range v.Logbook() {
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(out, "\n── Bearing %d ── taken by %s (%s, %s)\n", e.N, e.Who.Identity, e.Who.Role, e.Who.Method)
 		for _, o := range e.Bearing.Observations {
 			fmt.Fprintf(out, "  Mark: %s  [observed by %s]\n", o.Label, o.ObservedBy.Identity)
@@ -196,9 +199,12 @@ func printLogbook(out io.Writer, v *helm.Voyage) error {
 
 // checkSealedOnce checks that every observation the crew made is in
 // exactly one place: sealed into one bearing, or still on the slate.
-func checkSealedOnce(out io.Writer, v *helm.Voyage, observed [][]string) error {
+func checkSealedOnce(ctx context.Context, out io.Writer, v *helm.Voyage, observed [][]string) error {
 	seen := map[string]int{}
-	for _, e := range v.Logbook() {
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			return err
+		}
 		for _, o := range e.Bearing.Observations {
 			seen[o.Key]++
 		}

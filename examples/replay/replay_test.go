@@ -56,7 +56,7 @@ func fix(h *helm.Home) (*helm.Voyage, error) {
 	if err := os.WriteFile(filepath.Join(work, "widget.go"), []byte(widgetGo), 0o644); err != nil {
 		return nil, err
 	}
-	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, coder)
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, coder, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func fix(h *helm.Home) (*helm.Voyage, error) {
 		Reading: "Init dereferences w without a nil check; callers pass nil widgets after Close."}, reviewer); err != nil {
 		return nil, err
 	}
-	if _, err := v.Perform(ctx, &recordedCommit{Message: "Fix nil check in widget Init"}, coder); err != nil {
+	if _, err := v.Perform(ctx, &recordedCommit{Message: "Fix nil check in widget Init"}, coder, nil); err != nil {
 		return nil, err
 	}
 	return v, v.Complete(ctx, helm.OutcomeCompleted, "Added the nil check to widget Init.", coder)

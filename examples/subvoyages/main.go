@@ -84,7 +84,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	where := helm.StartOptions{Repo: ws.Repo, Dir: ws.Top, Base: ws.Head, Branch: ws.Branch}
-	lead, err := h.StartWith(ctx, "Resolve #42: the widget crashes on a nil config", helm.ResolveIssue, ann, where)
+	lead, err := h.Start(ctx, "Resolve #42: the widget crashes on a nil config", helm.ResolveIssue, ann, &where)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 	sub := func(who helm.Who, intent string, work func(v *helm.Voyage) error) error {
 		opts := where
 		opts.Parent = lead.ID()
-		v, err := h.StartWith(ctx, intent, helm.OpenWaters, who, opts)
+		v, err := h.Start(ctx, intent, helm.OpenWaters, who, &opts)
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		_, err = v.PerformWith(ctx, c, who, helm.PerformOptions{Why: why})
+		_, err = v.Perform(ctx, c, who, &helm.PerformOptions{Why: why})
 		return err
 	}
 	errs := make(chan error, 2)
@@ -150,7 +150,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if _, err := v.Perform(ctx, push, bob); !errors.Is(err, helm.ErrRefused) {
+			if _, err := v.Perform(ctx, push, bob, nil); !errors.Is(err, helm.ErrRefused) {
 				return fmt.Errorf("a push to main by an agent was not refused: %v", err)
 			}
 			_, err = v.Note(ctx, "Pushing is ann's: the fix is on fix-widget.", bob)
@@ -187,7 +187,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := lead.PerformWith(ctx, push, ann, helm.PerformOptions{Why: "the crew is done"}); err != nil {
+	if _, err := lead.Perform(ctx, push, ann, &helm.PerformOptions{Why: "the crew is done"}); err != nil {
 		return err
 	}
 	if err := lead.Complete(ctx, helm.OutcomeCompleted, "Fixed with a regression test; fix-widget pushed for review.", ann); err != nil {

@@ -80,7 +80,7 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	// method must be given for bearings and actions.
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
 
-	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
+	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	if err != nil {
 		return err
 	}
@@ -147,14 +147,14 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := v.Perform(ctx, commit, who); err != nil {
+	if _, err := v.Perform(ctx, commit, who, nil); err != nil {
 		return err
 	}
 	push, err := actions.NewPush(git, actions.Push{Branch: "fix-widget"}) // no Remote: origin
 	if err != nil {
 		return err
 	}
-	pushed, err := v.Perform(ctx, push, who)
+	pushed, err := v.Perform(ctx, push, who, nil)
 	if err != nil {
 		// git refusing is a *helm.ActionError carrying git's own message;
 		// the failure is recorded in the action's entry, which keeps its number.
@@ -182,7 +182,7 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	}
 
 	// The story, as the helm program's log command prints it.
-	return v.WriteStory(stdout)
+	return v.WriteStory(ctx, stdout)
 }
 
 // widgetGo is the file with the bug the voyage fixes.

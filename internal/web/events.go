@@ -209,9 +209,15 @@ func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *helm.Line) []p
 	}
 	b := &budget{left: inlineMax * 4}
 	if entry > 0 {
-		if page := v.LogbookPage(entry, 1); len(page) == 1 {
-			it := s.entryItem(ctx, v, page[0], b)
+		for e, err := range v.Entries(ctx, &helm.EntriesOptions{From: entry}) {
+			if err != nil {
+				id := "entry-" + itoa(entry)
+				parts = append(parts, part{ID: id, Into: "timeline", HTML: fmt.Sprintf(`<p id="%s" class="error">%s</p>`, id, template.HTMLEscapeString("cannot read the entry: "+err.Error()))})
+				break
+			}
+			it := s.entryItem(ctx, v, e, b)
 			add(it.DOM, "timeline", "item", it)
+			break
 		}
 	}
 	switch l.Type {

@@ -66,7 +66,13 @@ func artifactOf(t *testing.T, s *webtest.Seeded, label string) string {
 	v, err := h.Voyage(context.Background(), s.Main)
 	require.NoError(t, err)
 	defer v.Close()
-	for _, o := range v.Logbook()[0].Bearing.Observations {
+	var first helm.Entry
+	for e, err := range v.Entries(context.Background(), nil) {
+		require.NoError(t, err)
+		first = e
+		break
+	}
+	for _, o := range first.Bearing.Observations {
 		if strings.HasPrefix(o.Label, label) {
 			return o.Artifact
 		}

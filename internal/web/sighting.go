@@ -132,7 +132,7 @@ func (s *Server) observation(ctx context.Context, v *helm.Voyage, o helm.Observa
 	if json.Unmarshal(o.Mark, &m) == nil {
 		ov.MarkKind = m.Kind
 	}
-	info, err := v.ArtifactInfo(o.Artifact)
+	info, err := v.ArtifactInfo(ctx, o.Artifact)
 	if err != nil {
 		ov.Error = err.Error()
 		return ov
@@ -170,7 +170,12 @@ func goneText(info helm.ArtifactInfo) string {
 
 // readSighting reads, checks and decodes the sighting stored under hash.
 func (s *Server) readSighting(ctx context.Context, v *helm.Voyage, hash string) (*sightingView, error) {
-	data, err := v.Artifact(ctx, hash)
+	rc, err := v.OpenArtifact(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +373,7 @@ func (s *Server) sightingPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer v.Close()
-	info, err := v.ArtifactInfo(hash)
+	info, err := v.ArtifactInfo(r.Context(), hash)
 	if errors.Is(err, helm.ErrNoArtifact) {
 		s.fail(w, r, http.StatusNotFound, err)
 		return
@@ -378,7 +383,12 @@ func (s *Server) sightingPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := sightingPage{Title: "Sighting " + short(hash), Voyage: v.Info(), Info: info, Gone: goneText(info),
 		RawPath: "/voyages/" + v.ID() + "/artifacts/" + hash}
-	for _, o := range observations(v) {
+	obs, err := observations(r.Context(), v)
+	if err != nil {
+		s.fail(w, r, 0, err)
+		return
+	}
+	for _, o := range obs {
 		if o.Artifact == hash {
 			p.Label = o.Label
 		}
@@ -398,14 +408,17 @@ func (s *Server) sightingPage(w http.ResponseWriter, r *http.Request) {
 
 // observations lists every observation of the voyage: sealed, then on the
 // slate.
-func observations(v *helm.Voyage) []helm.ObservationRecord {
+func observations(ctx context.Context, v *helm.Voyage) ([]helm.ObservationRecord, error) {
 	var out []helm.ObservationRecord
-	for e := range v.Entries() {
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
 		if e.Bearing != nil {
 			out = append(out, e.Bearing.Observations...)
 		}
 	}
-	return append(out, v.Slate()...)
+	return append(out, v.Slate()...), nil
 }
 
 // rawArtifact serves a sighting's JSON as it is stored (checked against

@@ -50,7 +50,7 @@ type row struct {
 func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := transcriptPage{Title: "Transcript", Intents: map[string]string{}}
-	all, err := s.home.List(ctx, helm.ListAll)
+	all, err := s.home.List(ctx, nil)
 	var le *helm.ListError
 	if errors.As(err, &le) {
 		for i, id := range le.Voyages {

@@ -92,15 +92,18 @@ func (s *Server) voyagePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer v.Close()
-	p := voyagePage{Info: v.Info(), Torn: v.Torn()}
+	p := voyagePage{Info: v.Info(), Torn: v.Storage().Torn}
 	p.Title = p.Info.Intent
 	p.Counts = v.LogbookCounts()
 	b := &budget{left: pageSightingBudget}
-	p.Items = s.timeline(r.Context(), v, p.Info, b)
+	if p.Items, err = s.timeline(r.Context(), v, p.Info, b); err != nil {
+		s.fail(w, r, 0, err)
+		return
+	}
 	p.Slate = s.slate(r.Context(), v, b)
 	// Relatives: the parent and the sub-voyages, as far as they can be
 	// listed (a damaged one is on the voyages page).
-	all, _ := s.home.List(r.Context(), helm.ListAll)
+	all, _ := s.home.List(r.Context(), nil)
 	for i := range all {
 		switch {
 		case all[i].ID == p.Info.Parent:
@@ -115,21 +118,24 @@ func (s *Server) voyagePage(w http.ResponseWriter, r *http.Request) {
 // timeline merges the lifecycle and the logbook by time: the start first,
 // then each entry, each later change of status placed after the entries
 // recorded before it.
-func (s *Server) timeline(ctx context.Context, v *helm.Voyage, info helm.VoyageInfo, b *budget) []item {
+func (s *Server) timeline(ctx context.Context, v *helm.Voyage, info helm.VoyageInfo, b *budget) ([]item, error) {
 	var out []item
 	life := lifecycleItems(info)
 	if len(life) > 0 {
 		out = append(out, life[0])
 		life = life[1:]
 	}
-	for e := range v.Entries() {
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
 		for len(life) > 0 && life[0].At.Before(e.At) {
 			out = append(out, life[0])
 			life = life[1:]
 		}
 		out = append(out, s.entryItem(ctx, v, e, b))
 	}
-	return append(out, life...)
+	return append(out, life...), nil
 }
 
 // lifecycleItems are the voyage's changes of status as timeline items.

@@ -52,7 +52,7 @@ func (s *Server) voyagesPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, fmt.Errorf("kind %q is not one of %v", p.Kind, p.Kinds))
 		return
 	}
-	all, err := s.home.List(r.Context(), helm.ListAll)
+	all, err := s.home.List(r.Context(), nil)
 	var le *helm.ListError
 	if errors.As(err, &le) {
 		for i, id := range le.Voyages {

@@ -171,7 +171,7 @@ func Seed(ctx context.Context, dir string) (*Seeded, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	s.Entries = main.LogbookLen()
+	s.Entries = main.LogbookCounts().Entries
 	return s, nil
 }
 
@@ -231,7 +231,7 @@ func (r *recorder) start(h *helm.Home, intent string, kind helm.Kind, who helm.W
 	if r.err != nil {
 		return nil
 	}
-	v, err := h.StartWith(r.ctx, intent, kind, who, helm.StartOptions{Parent: parent})
+	v, err := h.Start(r.ctx, intent, kind, who, &helm.StartOptions{Parent: parent})
 	r.keep(err)
 	return v
 }
@@ -270,7 +270,7 @@ func (r *recorder) perform(v *helm.Voyage, a *Act, who helm.Who) {
 	if r.err != nil {
 		return
 	}
-	_, err := v.Perform(r.ctx, a, who)
+	_, err := v.Perform(r.ctx, a, who, nil)
 	var ae *helm.ActionError
 	if errors.As(err, &ae) || errors.Is(err, helm.ErrRefused) {
 		err = nil
