@@ -8,19 +8,19 @@ import (
 	"path/filepath"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/store"
+	"github.com/helmlog/helm/store/storetest"
 )
 
 // A home whose voyages are in a store: a crew's JetStream server
-// (store/jetstream.Open) in production; here the segment store, which
-// passes the same conformance suite. Two homes on one store, as on two
+// (store/jetstream.Open) in production; here the test store on disk
+// (storetest.Dir), which passes the same conformance suite. Two homes on one store, as on two
 // machines, record on one voyage; each change decides on the store's
 // tail.
 func ExampleOpenStore() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
-	st := store.OpenDir(filepath.Join(dir, "shared"), nil)
+	st := storetest.OpenDir(filepath.Join(dir, "shared"), nil)
 	defer st.Close()
 
 	ana, _ := helm.OpenStore(filepath.Join(dir, "ana"), st, "the crew's store", nil)

@@ -10,13 +10,14 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/store"
+	"github.com/helmlog/helm/store/storetest"
 )
 
 // A shared store's summary of a voyage describes a record after the last
 // its log holds: the log lost records the store had acknowledged (its
 // tail, or all of them), and List shows the voyage damaged, never as its
 // summary tells it, and never leaves it out as a start that wrote
-// nothing. The store here is a store.Dir whose summaries the test writes,
+// nothing. The store here is a storetest.Dir whose summaries the test writes,
 // as an attacker with the store's credentials could.
 func TestSharedListShowsAVoyageWhoseSummaryOutrunsItsLogDamaged(t *testing.T) {
 	for _, tc := range []struct {
@@ -33,7 +34,7 @@ func TestSharedListShowsAVoyageWhoseSummaryOutrunsItsLogDamaged(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
-			st := store.OpenDir(filepath.Join(dir, "shared"), &store.DirOptions{NoSync: true})
+			st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
 			h, err := helm.OpenStore(filepath.Join(dir, "local"), st, "the test's store", &helm.Options{NoSync: true})
 			require.NoError(t, err)
 			who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}

@@ -20,14 +20,15 @@ import (
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/sighting"
 	"github.com/helmlog/helm/store"
+	"github.com/helmlog/helm/store/storetest"
 )
 
 // sharedHome opens a home whose voyages are in the store under root (a
-// store.Dir: the seam a JetStream store implements, on disk). Two calls
+// storetest.Dir: the seam a JetStream store implements, on disk). Two calls
 // with one root are two connections to one store.
 func sharedHome(t *testing.T, root string, opts *helm.Options) *helm.Home {
 	t.Helper()
-	st := store.OpenDir(root, &store.DirOptions{NoSync: true})
+	st := storetest.OpenDir(root, &storetest.DirOptions{NoSync: true})
 	h, err := helm.OpenStore(t.TempDir(), st, "store "+root, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
@@ -375,7 +376,7 @@ func TestCopyOverAVoyageWhoseStartFailed(t *testing.T) {
 	require.NoError(t, err)
 	defer v.Close()
 
-	st := store.OpenDir(root, &store.DirOptions{NoSync: true})
+	st := storetest.OpenDir(root, &storetest.DirOptions{NoSync: true})
 	l, err := st.Create(ctx, v.ID())
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
@@ -439,7 +440,7 @@ func racedVoyage(t *testing.T, opts *helm.Options) (*hookStore, *helm.Voyage, *h
 	o, err := other.Start(ctx, "raced", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { o.Close() })
-	hs := &hookStore{Store: store.OpenDir(root, &store.DirOptions{NoSync: true})}
+	hs := &hookStore{Store: storetest.OpenDir(root, &storetest.DirOptions{NoSync: true})}
 	h, err := helm.OpenStore(t.TempDir(), hs, "hooked "+root, opts)
 	require.NoError(t, err)
 	v, err := h.Voyage(ctx, o.ID())

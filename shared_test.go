@@ -11,6 +11,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/store"
+	"github.com/helmlog/helm/store/storetest"
 )
 
 // A start that failed on a shared store before its first event leaves
@@ -19,7 +20,7 @@ import (
 func TestACopyTakesOverAVoyageWhoseStartFailed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st := store.OpenDir(filepath.Join(dir, "shared"), &store.DirOptions{NoSync: true})
+	st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
 	shared, err := helm.OpenStore(filepath.Join(dir, "local"), st, "the test's store", &helm.Options{NoSync: true})
 	require.NoError(t, err)
 	disk, err := helm.Open(filepath.Join(dir, "disk"), &helm.Options{NoSync: true})
@@ -53,7 +54,7 @@ func TestACopyTakesOverAVoyageWhoseStartFailed(t *testing.T) {
 func TestASharedRefusalIsDecidedOnTheStoresTail(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st := store.OpenDir(filepath.Join(dir, "shared"), &store.DirOptions{NoSync: true})
+	st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
 	a, err := helm.OpenStore(filepath.Join(dir, "a"), st, "the test's store", &helm.Options{NoSync: true})
 	require.NoError(t, err)
 	b, err := helm.OpenStore(filepath.Join(dir, "b"), st, "the test's store", &helm.Options{NoSync: true})
@@ -97,7 +98,7 @@ func (l lossyLog) AppendIf(_ context.Context, expect uint64, _ ...[]byte) (uint6
 func TestASharedStoreThatLostRecordsIsDamage(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st := store.OpenDir(filepath.Join(dir, "shared"), &store.DirOptions{NoSync: true})
+	st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
 	good, err := helm.OpenStore(filepath.Join(dir, "a"), st, "the test's store", &helm.Options{NoSync: true})
 	require.NoError(t, err)
 	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}

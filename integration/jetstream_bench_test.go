@@ -19,6 +19,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/store"
+	"github.com/helmlog/helm/store/storetest"
 	"github.com/helmlog/helm/store/jetstream"
 )
 
@@ -34,7 +35,7 @@ import (
 // each figure's median.
 //
 // The stores:
-//   - dir: store.Dir, fsync on (fdatasync per unit, as a home on disk);
+//   - dir: storetest.Dir, fsync on (fdatasync per unit, as a home on disk);
 //   - js-r1: one server, file storage, its default sync (every 2 minutes):
 //     acknowledged means written, not synced — not durable against a
 //     power cut, shown for comparison;
@@ -67,7 +68,7 @@ func TestStoreThroughput(t *testing.T) {
 		}
 	}
 	targets := []target{
-		{"dir (fsync)", func() store.Store { return store.OpenDir(dirRoot, nil) }},
+		{"dir (fsync)", func() store.Store { return storetest.OpenDir(dirRoot, nil) }},
 		{"js-r1 (not synced)", jsOpen(r1.ClientURL(), newHome(), 1)},
 		{"js-r1-sync (sync_interval always)", jsOpen(r1sync.ClientURL(), newHome(), 1)},
 		{"js-r3 (3 nodes, quorum)", jsOpen(urls(cluster), clusterHome, 3)},
@@ -198,7 +199,7 @@ func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 // recording on one voyage, each change deciding on the tail it read and
 // deciding again when another came first. The homes: on disk (helm.Open:
 // the segment log's own path, group commit); the shared path on the
-// segment store (helm.OpenStore on a store.Dir: what the seam costs);
+// segment store (helm.OpenStore on a storetest.Dir: what the seam costs);
 // JetStream R1 with sync_interval always; JetStream R3.
 func TestFacadeThroughput(t *testing.T) {
 	if os.Getenv("HELM_STORE_BENCH") != "1" {
@@ -229,7 +230,7 @@ func TestFacadeThroughput(t *testing.T) {
 			require.NoError(t, err)
 			return h
 		}},
-		{"shared path on store.Dir", shared(func(name string) store.Store { return store.OpenDir(filepath.Join(dirStore, name), nil) })},
+		{"shared path on storetest.Dir", shared(func(name string) store.Store { return storetest.OpenDir(filepath.Join(dirStore, name), nil) })},
 		{"js-r1-sync", shared(func(name string) store.Store {
 			return openStore(t, r1sync.ClientURL(), jetstream.Options{Home: name})
 		})},

@@ -84,12 +84,12 @@ func TestJetStreamConforms(t *testing.T) {
 	})
 }
 
-// The segment store passes it too, in this module's run (store/dir_test.go
-// runs it in the root module).
+// The test store on disk passes it too, in this module's run
+// (store/storetest/dir_test.go runs it in the root module).
 func TestDirConforms(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) func() store.Store {
 		root := t.TempDir()
-		return func() store.Store { return store.OpenDir(root, &store.DirOptions{NoSync: true}) }
+		return func() store.Store { return storetest.OpenDir(root, &storetest.DirOptions{NoSync: true}) }
 	})
 }
 

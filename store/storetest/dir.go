@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"bytes"
@@ -13,12 +13,17 @@ import (
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/segment"
+	"github.com/helmlog/helm/store"
 )
 
-// Dir is the store of a home on one machine's disk, laid out as a home
-// is: each voyage in root/voyages/ID, its records in the segment log
-// events/ and its large artifacts in the pack beside it. Many processes
-// may use one Dir at once: the log's writers serialize on its lock file.
+// Dir is a store on one machine's disk, for tests of a shared home that
+// need no server: each voyage in root/voyages/ID, its records in a segment
+// log, events/, and its large artifacts in a pack beside it. It passes the
+// suite (TestDirConforms), and tests may damage its files as an attacker
+// with the store's credentials could. A home on disk keeps its voyages
+// itself (its snapshots, home index and compaction need the segment log),
+// so no program uses a Dir. Many processes may use one Dir at once: the
+// log's writers serialize on its lock file.
 type Dir struct {
 	root string
 	opts DirOptions
@@ -57,7 +62,7 @@ func (d *Dir) logOptions(voyage string) *segment.Options {
 }
 
 // Create makes the voyage's directory and its log.
-func (d *Dir) Create(ctx context.Context, voyage string) (Log, error) {
+func (d *Dir) Create(ctx context.Context, voyage string) (store.Log, error) {
 	dir, err := d.voyageDir(voyage)
 	if err != nil {
 		return nil, err
@@ -67,7 +72,7 @@ func (d *Dir) Create(ctx context.Context, voyage string) (Log, error) {
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("%w: %s", ErrExists, dir)
+			return nil, fmt.Errorf("%w: %s", store.ErrExists, dir)
 		}
 		return nil, err
 	}
@@ -75,18 +80,18 @@ func (d *Dir) Create(ctx context.Context, voyage string) (Log, error) {
 }
 
 // Open opens the voyage's log.
-func (d *Dir) Open(ctx context.Context, voyage string) (Log, error) {
+func (d *Dir) Open(ctx context.Context, voyage string) (store.Log, error) {
 	dir, err := d.voyageDir(voyage)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrNotFound, voyage, err)
+		return nil, fmt.Errorf("%w: %s: %v", store.ErrNotFound, voyage, err)
 	}
 	return d.open(voyage, dir)
 }
 
-func (d *Dir) open(voyage, dir string) (Log, error) {
+func (d *Dir) open(voyage, dir string) (store.Log, error) {
 	l, err := segment.Open(filepath.Join(dir, "events"), d.logOptions(voyage))
 	if err != nil {
 		return nil, damaged(err)
@@ -95,15 +100,15 @@ func (d *Dir) open(voyage, dir string) (Log, error) {
 }
 
 // Voyages lists the voyage directories and their summaries.
-func (d *Dir) Voyages(ctx context.Context) (map[string]Summary, error) {
+func (d *Dir) Voyages(ctx context.Context) (map[string]store.Summary, error) {
 	entries, err := os.ReadDir(filepath.Join(d.root, "voyages"))
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]Summary{}, nil
+		return map[string]store.Summary{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]Summary, len(entries))
+	out := make(map[string]store.Summary, len(entries))
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -120,17 +125,17 @@ func (d *Dir) Voyages(ctx context.Context) (map[string]Summary, error) {
 // List lists the voyage directories with their summaries, then opens
 // each log to read its tail: opening a segment log checks its bounds,
 // watermark and tail, as a home on disk does.
-func (d *Dir) List(ctx context.Context) (map[string]Listing, error) {
+func (d *Dir) List(ctx context.Context) (map[string]store.Listing, error) {
 	sums, err := d.Voyages(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]Listing, len(sums))
+	out := make(map[string]store.Listing, len(sums))
 	for id, sum := range sums {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		listing := Listing{Summary: sum}
+		listing := store.Listing{Summary: sum}
 		l, err := d.Open(ctx, id)
 		if err == nil {
 			listing.Last, err = l.Last(ctx)
@@ -148,7 +153,7 @@ func (d *Dir) List(ctx context.Context) (map[string]Listing, error) {
 var summaryMu sync.Mutex
 
 // PutSummary writes the summary file of the voyage, atomically.
-func (d *Dir) PutSummary(ctx context.Context, voyage string, s Summary) error {
+func (d *Dir) PutSummary(ctx context.Context, voyage string, s store.Summary) error {
 	dir, err := d.voyageDir(voyage)
 	if err != nil {
 		return err
@@ -179,24 +184,24 @@ func (d *Dir) PutSummary(ctx context.Context, voyage string, s Summary) error {
 	return nil
 }
 
-func readSummary(voyage, path string) (Summary, error) {
+func readSummary(voyage, path string) (store.Summary, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Summary{}, nil
+		return store.Summary{}, nil
 	}
 	if err != nil {
-		return Summary{}, err
+		return store.Summary{}, err
 	}
 	head, rest, ok := bytes.Cut(data, []byte("\n"))
 	seq, err := strconv.ParseUint(string(head), 10, 64)
 	if !ok || err != nil {
-		return Summary{}, &DamageError{Voyage: voyage, Where: path, Reason: "the summary does not begin with the number of the record it describes"}
+		return store.Summary{}, &store.DamageError{Voyage: voyage, Where: path, Reason: "the summary does not begin with the number of the record it describes"}
 	}
-	return Summary{Seq: seq, Data: rest}, nil
+	return store.Summary{Seq: seq, Data: rest}, nil
 }
 
 // Artifacts returns the voyage's pack.
-func (d *Dir) Artifacts(voyage string) Artifacts {
+func (d *Dir) Artifacts(voyage string) store.Artifacts {
 	dir, err := d.voyageDir(voyage)
 	if err != nil {
 		return badArtifacts{err}
@@ -228,17 +233,17 @@ func (l *dirLog) AppendIf(ctx context.Context, expectLast uint64, records ...[]b
 	first, err := l.log.AppendIf(ctx, expectLast, records...)
 	var ce *segment.ConflictError
 	if errors.As(err, &ce) {
-		return 0, &ConflictError{Voyage: l.voyage, Expected: ce.Expected, Actual: ce.Actual}
+		return 0, &store.ConflictError{Voyage: l.voyage, Expected: ce.Expected, Actual: ce.Actual}
 	}
 	return first, damaged(err)
 }
 
-func (l *dirLog) Scan(ctx context.Context, from uint64, fn func(Record) error) error {
-	return damaged(l.log.Scan(ctx, from, func(r segment.Record) error { return fn(Record{Seq: r.Seq, Data: r.Data}) }))
+func (l *dirLog) Scan(ctx context.Context, from uint64, fn func(store.Record) error) error {
+	return damaged(l.log.Scan(ctx, from, func(r segment.Record) error { return fn(store.Record{Seq: r.Seq, Data: r.Data}) }))
 }
 
-func (l *dirLog) Follow(ctx context.Context, from uint64, fn func(Record) error) error {
-	return damaged(l.log.Follow(ctx, from, func(r segment.Record) error { return fn(Record{Seq: r.Seq, Data: r.Data}) }))
+func (l *dirLog) Follow(ctx context.Context, from uint64, fn func(store.Record) error) error {
+	return damaged(l.log.Follow(ctx, from, func(r segment.Record) error { return fn(store.Record{Seq: r.Seq, Data: r.Data}) }))
 }
 
 func (l *dirLog) Verify(ctx context.Context) error {
@@ -248,16 +253,16 @@ func (l *dirLog) Verify(ctx context.Context) error {
 
 func (l *dirLog) Close() error { return l.log.Close() }
 
-// damaged makes the segment log's and the pack's damage match ErrDamaged
-// too, and their closed logs ErrClosed.
+// damaged makes the segment log's and the pack's damage match store.ErrDamaged
+// too, and their closed logs store.ErrClosed.
 func damaged(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, segment.ErrCorrupt), errors.Is(err, artifact.ErrDamaged):
-		return fmt.Errorf("%w: %w", ErrDamaged, err)
+		return fmt.Errorf("%w: %w", store.ErrDamaged, err)
 	case errors.Is(err, segment.ErrClosed):
-		return fmt.Errorf("%w: %w", ErrClosed, err)
+		return fmt.Errorf("%w: %w", store.ErrClosed, err)
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package store_test
+package storetest_test
 
 import (
 	"testing"
@@ -7,10 +7,11 @@ import (
 	"github.com/helmlog/helm/store/storetest"
 )
 
-// The store of a home on disk passes the conformance suite.
+// The store on disk that tests of a shared home use passes the
+// conformance suite.
 func TestDirConforms(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) func() store.Store {
 		root := t.TempDir()
-		return func() store.Store { return store.OpenDir(root, nil) }
+		return func() store.Store { return storetest.OpenDir(root, nil) }
 	})
 }
