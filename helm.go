@@ -194,6 +194,25 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who Who, opt
 	return h.open(ctx, id)
 }
 
+// StartOptions are the optional parts of a voyage's start.
+type StartOptions struct {
+	// Parent is the id, or an unambiguous prefix, of the voyage this one
+	// is a sub-voyage of: a crew member's part of a larger voyage.
+	Parent string
+	// Repo, Dir, Base and Branch describe the git repository the voyage
+	// starts in, as found there (runner.Runner.Workspace): OWNER/NAME of
+	// its origin, its top directory, HEAD's commit and branch. Each may
+	// be empty.
+	Repo, Dir, Base, Branch string
+	// Worktree is a working tree made for the voyage alone.
+	Worktree string
+	// Prepare, when set, runs once the voyage's id is known and before
+	// anything is recorded, to make what is named from it (a working
+	// tree); the options it returns replace these, but for Parent and
+	// Prepare. An error stops the start: nothing is recorded.
+	Prepare func(id string) (StartOptions, error)
+}
+
 // Resolve turns a full voyage id or an unambiguous prefix of one into the
 // full id. A prefix matching several voyages is an *AmbiguousError listing
 // them.

@@ -250,8 +250,13 @@ type (
 
 // Entry kinds, reading sources and action statuses.
 const (
-	EntryBearing = logbook.EntryBearing
-	EntryAction  = logbook.EntryAction
+	EntryBearing   = logbook.EntryBearing
+	EntryAction    = logbook.EntryAction
+	EntryNote      = logbook.EntryNote
+	EntryJudgement = logbook.EntryJudgement
+	// EntryPolicy records the guard rules the voyage ran under from then
+	// on (Entry.Policy).
+	EntryPolicy = logbook.EntryPolicy
 
 	SourceAgent = logbook.SourceAgent
 	SourceUser  = logbook.SourceUser
@@ -261,6 +266,9 @@ const (
 	ActionOutcomeUnknown = logbook.ActionOutcomeUnknown
 	ActionPerformed      = logbook.ActionPerformed
 	ActionFailed         = logbook.ActionFailed
+	// ActionRefused is the status of an action a guard rule refused
+	// before its intent was recorded: the world was not touched.
+	ActionRefused = logbook.ActionRefused
 )
 
 // The failures an observation's sighting records, as package sighting

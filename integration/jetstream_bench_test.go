@@ -19,8 +19,8 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/storetest"
 	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/storetest"
 )
 
 // TestStoreThroughput prints the durable units per second of each store,

@@ -10,6 +10,9 @@ import (
 	"github.com/helmlog/helm/projection"
 )
 
+// A voyage's lifecycle: it is completed with an outcome, and a blocked or
+// partial one is resumed.
+
 // Complete ends the voyage with an outcome (empty means OutcomeCompleted)
 // and a summary of what came of it; the outcome is its status afterwards.
 // Nothing more is observed, sealed or performed on it then, unless it is
@@ -39,6 +42,34 @@ func (v *Voyage) Complete(ctx context.Context, outcome Outcome, summary string, 
 		return []*projection.Event{{Type: projection.VoyageCompleted, Who: w, Completion: &projection.Completion{
 			Outcome: projection.Outcome(outcome), Summary: strings.TrimSpace(summary),
 		}}}, nil
+	})
+	if err == nil {
+		v.rec.summarize(ctx)
+	}
+	return err
+}
+
+// Resume makes a blocked or partial voyage active again, recording who
+// resumed it and why (reason may be empty). A voyage completed, failed
+// or cancelled is final: resuming it is an error matching
+// ErrNotResumable, as is resuming an active one.
+func (v *Voyage) Resume(ctx context.Context, reason string, who Who) error {
+	const op = "resume"
+	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
+		return v.fail(op, err, Hint{})
+	}
+	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
+		switch status := projection.NormalStatus(st.Voyage.Status, st.Voyage.Outcome); {
+		case status == projection.StatusActive:
+			return nil, fmt.Errorf("%w: it is active already", ErrNotResumable)
+		case !status.Resumable():
+			return nil, fmt.Errorf("%w: it is %s (at %s), which is final; start another voyage", ErrNotResumable, status, stampOf(st.Voyage.CompletedAt))
+		}
+		w, err := resolveWho(st, who, false)
+		if err != nil {
+			return nil, err
+		}
+		return []*projection.Event{{Type: projection.VoyageResumed, Who: w, Resumption: &projection.Resumption{Reason: strings.TrimSpace(reason)}}}, nil
 	})
 	if err == nil {
 		v.rec.summarize(ctx)

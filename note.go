@@ -11,8 +11,8 @@ import (
 	"github.com/helmlog/helm/projection"
 )
 
-// The crew's record: the lifecycle beyond the first completion (resume),
-// notes, and judgements.
+// Entries of text: notes (a status, a decision) and judgements (an
+// evaluation of the voyage by someone who took no part in it).
 
 // Note is a logbook entry of text alone: a status, a decision.
 type Note = logbook.Note
@@ -20,47 +20,6 @@ type Note = logbook.Note
 // Judgement is an evaluation of a voyage: a score from 1 to 10 on one
 // dimension, citing entries by number.
 type Judgement = logbook.Judgement
-
-// Entry kinds beyond bearings and actions.
-const (
-	EntryNote      = logbook.EntryNote
-	EntryJudgement = logbook.EntryJudgement
-	// EntryPolicy records the guard rules the voyage ran under from then
-	// on (Entry.Policy).
-	EntryPolicy = logbook.EntryPolicy
-)
-
-// ActionRefused is the status of an action a guard rule refused before
-// its intent was recorded: the world was not touched.
-const ActionRefused = logbook.ActionRefused
-
-// Resume makes a blocked or partial voyage active again, recording who
-// resumed it and why (reason may be empty). A voyage completed, failed
-// or cancelled is final: resuming it is an error matching
-// ErrNotResumable, as is resuming an active one.
-func (v *Voyage) Resume(ctx context.Context, reason string, who Who) error {
-	const op = "resume"
-	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
-		return v.fail(op, err, Hint{})
-	}
-	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
-		switch status := projection.NormalStatus(st.Voyage.Status, st.Voyage.Outcome); {
-		case status == projection.StatusActive:
-			return nil, fmt.Errorf("%w: it is active already", ErrNotResumable)
-		case !status.Resumable():
-			return nil, fmt.Errorf("%w: it is %s (at %s), which is final; start another voyage", ErrNotResumable, status, stampOf(st.Voyage.CompletedAt))
-		}
-		w, err := resolveWho(st, who, false)
-		if err != nil {
-			return nil, err
-		}
-		return []*projection.Event{{Type: projection.VoyageResumed, Who: w, Resumption: &projection.Resumption{Reason: strings.TrimSpace(reason)}}}, nil
-	})
-	if err == nil {
-		v.rec.summarize(ctx)
-	}
-	return err
-}
 
 // Note records an entry of text alone: a status, a decision, what is
 // being waited for. who needs a role and a method.
@@ -129,23 +88,4 @@ func (v *Voyage) Judge(ctx context.Context, j Judgement, who Who) (Entry, error)
 		return Entry{}, err
 	}
 	return v.entryAt(ctx, seq)
-}
-
-// StartOptions are the optional parts of a voyage's start.
-type StartOptions struct {
-	// Parent is the id, or an unambiguous prefix, of the voyage this one
-	// is a sub-voyage of: a crew member's part of a larger voyage.
-	Parent string
-	// Repo, Dir, Base and Branch describe the git repository the voyage
-	// starts in, as found there (runner.Runner.Workspace): OWNER/NAME of
-	// its origin, its top directory, HEAD's commit and branch. Each may
-	// be empty.
-	Repo, Dir, Base, Branch string
-	// Worktree is a working tree made for the voyage alone.
-	Worktree string
-	// Prepare, when set, runs once the voyage's id is known and before
-	// anything is recorded, to make what is named from it (a working
-	// tree); the options it returns replace these, but for Parent and
-	// Prepare. An error stops the start: nothing is recorded.
-	Prepare func(id string) (StartOptions, error)
 }
