@@ -22,9 +22,11 @@
 //   - Perform records an Action's intent durably, performs it, and
 //     records its outcome.
 //   - Complete ends the voyage with an Outcome and a summary.
-//   - Info, Slate, Logbook, Artifacts and WriteStory read the views;
-//     LogbookPage, Entries, ArtifactsAfter and ArtifactInfo read part of
-//     a long voyage at the cost of what they return.
+//   - Info, Slate and LogbookCounts read the views, which are in memory;
+//     Entries and Artifacts yield the logbook and the artifact index from
+//     any point on, at the cost of what they yield, and OpenArtifact and
+//     ArtifactInfo read one artifact: these may read the disk, so they
+//     take a ctx and return an error, never a story cut short.
 //
 // OpenStore opens a home whose voyages are in a store a crew shares
 // across machines (package store; store/jetstream keeps them on a NATS
