@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/internal/ghtest"
 )
 
@@ -178,8 +179,8 @@ func TestMCPListsEveryToolWithItsSchema(t *testing.T) {
 		})
 	}
 	assert.Equal(t, mcpTools, names)
-	for _, k := range actionKinds {
-		assert.Contains(t, names, toolName(k.name), "every action of the command line has its tool")
+	for _, k := range actions.Kinds() {
+		assert.Contains(t, names, toolName(k.Name), "every action of the command line has its tool")
 	}
 
 	templates, err := c.cs.ListResourceTemplates(ctx, nil)

@@ -696,7 +696,8 @@ func (s *mcpServer) addReadTools() {
 		}, enum("format", "md", "json"), byDefault("format", "md"))
 }
 
-// Actions: one tool per action kind of the command line.
+// Actions: one tool per action kind (actions.Kinds), its schema made
+// from the kind's parameters.
 
 // actionArgs are what every action tool takes besides the action's own
 // parameters.
@@ -706,181 +707,151 @@ type actionArgs struct {
 	AllowSecret bool   `json:"allow_secret,omitempty" jsonschema:"perform it although its parameters hold what looks like a secret (a token in a message or a body); the log records them redacted. Without it such an action is refused"`
 }
 
-func (a actionArgs) options() actionArgs { return a }
-
-// gitHubAction is what a GitHub action's tool takes besides its own
-// parameters: its repository, and the rest.
-type gitHubAction struct {
+// actionTool are the arguments of an action tool that are not the
+// action's parameters: where it acts and how.
+type actionTool struct {
+	voyageArg
 	Repo string `json:"repo,omitempty" jsonschema:"the repository as OWNER/NAME (default: the one the origin remote of helm's working directory names)"`
 	actionArgs
 }
 
-func (a gitHubAction) repoName() string { return a.Repo }
-
-// gitAction is what a git action's tool takes besides its own
-// parameters: its repository is helm's working directory.
-type gitAction struct{ actionArgs }
-
-func (gitAction) repoName() string { return "" }
-
-// actionInput is the arguments of an action tool.
-type actionInput interface {
-	voyageName() string
-	repoName() string
-	options() actionArgs
+// actionSchema is the input schema of kind k's tool: the voyage, the
+// kind's parameters, the repository of a GitHub action, and how to
+// perform it.
+func actionSchema(k actions.Kind) *jsonschema.Schema {
+	common, err := jsonschema.For[actionTool](nil)
+	if err != nil {
+		panic(err)
+	}
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	add := func(name string, p *jsonschema.Schema) {
+		s.Properties[name] = p
+		s.PropertyOrder = append(s.PropertyOrder, name)
+	}
+	add("voyage", common.Properties["voyage"])
+	for _, p := range k.Params {
+		ps := &jsonschema.Schema{Description: p.Doc}
+		switch p.Type {
+		case actions.String:
+			ps.Type = "string"
+		case actions.Int:
+			ps.Type = "integer"
+		case actions.Bool:
+			ps.Type = "boolean"
+		case actions.List:
+			ps.Type, ps.Items = "array", &jsonschema.Schema{Type: "string"}
+		default:
+			panic(fmt.Sprintf("action %s: parameter %s of type %d", k.Name, p.Name, p.Type))
+		}
+		for _, v := range p.Enum {
+			ps.Enum = append(ps.Enum, v)
+		}
+		if p.Positive {
+			ps.Minimum = new(float64(1))
+		}
+		add(p.Name, ps)
+		if p.Required {
+			s.Required = append(s.Required, p.Name)
+		}
+	}
+	for _, name := range []string{"repo", "dry_run", "why", "allow_secret"} {
+		if name != "repo" || k.GitHub {
+			add(name, common.Properties[name])
+		}
+	}
+	return s
 }
 
-type commitArgs struct {
-	voyageArg
-	Message string `json:"message" jsonschema:"the commit message"`
-	gitAction
+// actionValues decodes the arguments of kind k's tool into the action's
+// parameters (the schema has checked their types) and the rest.
+func actionValues(k actions.Kind, in map[string]json.RawMessage) (actions.Values, actionTool, error) {
+	v := actions.Values{}
+	for _, p := range k.Params {
+		raw, ok := in[p.Name]
+		if !ok {
+			continue
+		}
+		var err error
+		switch p.Type {
+		case actions.String:
+			v[p.Name], err = decodeAs[string](raw)
+		case actions.Int:
+			v[p.Name], err = decodeAs[int64](raw)
+		case actions.Bool:
+			v[p.Name], err = decodeAs[bool](raw)
+		case actions.List:
+			v[p.Name], err = decodeAs[[]string](raw)
+		}
+		if err != nil {
+			return nil, actionTool{}, &usageError{Err: fmt.Errorf("%w: %s: %v", helm.ErrInvalid, p.Name, err)}
+		}
+		delete(in, p.Name)
+	}
+	var t actionTool
+	data, err := json.Marshal(in)
+	if err == nil {
+		err = json.Unmarshal(data, &t)
+	}
+	if err != nil {
+		return nil, actionTool{}, &usageError{Err: fmt.Errorf("%w: %v", helm.ErrInvalid, err)}
+	}
+	return v, t, nil
 }
 
-type pushArgs struct {
-	voyageArg
-	Branch string `json:"branch,omitempty" jsonschema:"the branch to push, or a refspec git takes (default: the branch checked out in helm's working directory); guard rules see every ref git resolves it to"`
-	Remote string `json:"remote,omitempty" jsonschema:"the remote to push to (default origin)"`
-	Force  bool   `json:"force,omitempty" jsonschema:"push even where it is not a fast-forward (guard rules see a forced update)"`
-	gitAction
+func decodeAs[T any](raw json.RawMessage) (T, error) {
+	var v T
+	err := json.Unmarshal(raw, &v)
+	return v, err
 }
 
-type createPullRequestArgs struct {
-	voyageArg
-	Title     string   `json:"title" jsonschema:"the pull request's title"`
-	Branch    string   `json:"branch,omitempty" jsonschema:"the head branch, pushed already (default: the branch checked out)"`
-	Body      string   `json:"body,omitempty" jsonschema:"the pull request's description"`
-	Base      string   `json:"base,omitempty" jsonschema:"the branch to merge into (default: the repository's default branch)"`
-	Reviewers []string `json:"reviewers,omitempty" jsonschema:"logins to request reviews from"`
-	gitHubAction
-}
-
-type mergePullRequestArgs struct {
-	voyageArg
-	Number      int    `json:"number" jsonschema:"the pull request's number"`
-	MergeMethod string `json:"merge_method,omitempty" jsonschema:"merge, squash or rebase (default merge)"`
-	gitHubAction
-}
-
-type commentArgs struct {
-	voyageArg
-	Number int    `json:"number" jsonschema:"the pull request's or issue's number"`
-	Body   string `json:"body" jsonschema:"the comment"`
-	gitHubAction
-}
-
-type replyPullRequestArgs struct {
-	voyageArg
-	Number    int    `json:"number" jsonschema:"the pull request's number"`
-	CommentID int64  `json:"comment_id" jsonschema:"the id of the inline review comment to reply to (observe github-pr with focus comments lists them)"`
-	Body      string `json:"body" jsonschema:"the reply"`
-	gitHubAction
-}
-
-type requestReviewArgs struct {
-	voyageArg
-	Number    int      `json:"number" jsonschema:"the pull request's number"`
-	Reviewers []string `json:"reviewers" jsonschema:"logins or ORG/TEAM names to request reviews from"`
-	gitHubAction
-}
-
-type createIssueArgs struct {
-	voyageArg
-	Title string `json:"title" jsonschema:"the issue's title"`
-	Body  string `json:"body,omitempty" jsonschema:"the issue's description"`
-	gitHubAction
-}
-
-type issueArgs struct {
-	voyageArg
-	Number int `json:"number" jsonschema:"the issue's number"`
-	gitHubAction
-}
-
-// destructiveActions are the actions a host should warn of: they cannot
-// be taken back by another action (undo has none for them).
-var destructiveActions = []string{"merge-pull-request"}
-
-// addAction adds the tool of action kind (as actionKinds spells it):
-// build makes the action from the tool's arguments.
-func addAction[In actionInput](s *mcpServer, kind string, build func(r *runner.Runner, in In) (performer, error), edits ...schemaEdit) {
-	k := actionKindNamed(kind)
+// addAction adds the tool of action kind k.
+func (s *mcpServer) addAction(k actions.Kind) {
 	ann := changes
-	if slices.Contains(destructiveActions, kind) {
+	if k.Irreversible {
 		ann = overwrites
 	}
-	desc := upperFirst(k.summary) + ". The intent is recorded before git or gh runs, the outcome after (a failure too, as a failed action: exit status 3); guard rules are checked first, and one that asks a person to confirm refuses it here. dry_run shows what would run."
-	addTool(s, &mcp.Tool{Name: toolName(kind), Annotations: ann, Description: desc},
-		func(ctx context.Context, in *In) (toolOut, error) {
-			return s.perform(ctx, *in, func(r *runner.Runner) (performer, error) { return build(r, *in) })
-		}, edits...)
+	t := &mcp.Tool{Name: toolName(k.Name), Annotations: ann, InputSchema: actionSchema(k),
+		Description: upperFirst(k.Summary) + ". The intent is recorded before git or gh runs, the outcome after (a failure too, as a failed action: exit status 3); guard rules are checked first, and one that asks a person to confirm refuses it here. dry_run shows what would run."}
+	mcp.AddTool(s.server, t, func(ctx context.Context, _ *mcp.CallToolRequest, in map[string]json.RawMessage) (*mcp.CallToolResult, any, error) {
+		return s.call(ctx, t.Name, func(ctx context.Context) (toolOut, error) {
+			v, opts, err := actionValues(k, in)
+			if err != nil {
+				return toolOut{}, err
+			}
+			return s.perform(ctx, opts, func(r *runner.Runner) (performer, error) { return k.Build(r, v) })
+		})
+	})
 }
 
 // toolName is the tool of a kind: create-pull-request is create_pull_request.
 func toolName(kind string) string { return strings.ReplaceAll(kind, "-", "_") }
 
-func actionKindNamed(name string) *actionKind {
-	for _, k := range actionKinds {
-		if k.name == name {
-			return k
-		}
-	}
-	panic("no action kind " + name)
-}
-
 func (s *mcpServer) addActionTools() {
-	number := minimum("number", 1)
-	addAction(s, "commit", func(r *runner.Runner, in commitArgs) (performer, error) {
-		return actions.NewCommit(r, actions.Commit{Message: in.Message})
-	})
-	addAction(s, "push", func(r *runner.Runner, in pushArgs) (performer, error) {
-		return actions.NewPush(r, actions.Push{Branch: in.Branch, Remote: in.Remote, Force: in.Force})
-	})
-	addAction(s, "create-pull-request", func(r *runner.Runner, in createPullRequestArgs) (performer, error) {
-		return actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: in.Branch, Title: in.Title, Body: in.Body, Base: in.Base, Reviewers: splitList(in.Reviewers)})
-	})
-	addAction(s, "merge-pull-request", func(r *runner.Runner, in mergePullRequestArgs) (performer, error) {
-		return actions.NewMergePullRequest(r, actions.MergePullRequest{Number: in.Number, Method: in.MergeMethod})
-	}, number, enum("merge_method", "merge", "squash", "rebase"))
-	addAction(s, "comment-pull-request", func(r *runner.Runner, in commentArgs) (performer, error) {
-		return actions.NewCommentPullRequest(r, actions.CommentPullRequest{Number: in.Number, Body: in.Body})
-	}, number)
-	addAction(s, "reply-pull-request", func(r *runner.Runner, in replyPullRequestArgs) (performer, error) {
-		return actions.NewReplyPullRequest(r, actions.ReplyPullRequest{Number: in.Number, CommentID: in.CommentID, Body: in.Body})
-	}, number, minimum("comment_id", 1))
-	addAction(s, "request-review", func(r *runner.Runner, in requestReviewArgs) (performer, error) {
-		return actions.NewRequestReview(r, actions.RequestReview{Number: in.Number, Reviewers: splitList(in.Reviewers)})
-	}, number)
-	addAction(s, "create-issue", func(r *runner.Runner, in createIssueArgs) (performer, error) {
-		return actions.NewCreateIssue(r, actions.CreateIssue{Title: in.Title, Body: in.Body})
-	})
-	addAction(s, "close-issue", func(r *runner.Runner, in issueArgs) (performer, error) {
-		return actions.NewCloseIssue(r, actions.CloseIssue{Number: in.Number})
-	}, number)
-	addAction(s, "comment-issue", func(r *runner.Runner, in commentArgs) (performer, error) {
-		return actions.NewCommentIssue(r, actions.CommentIssue{Number: in.Number, Body: in.Body})
-	}, number)
+	for _, k := range s.a.main.kinds() {
+		s.addAction(k)
+	}
 }
 
 // perform performs the action build makes from in's arguments, as helm
 // action does: built first (bad parameters are bad input), on an active
 // voyage, its defaults resolved from the world, then shown (dry_run) or
 // performed past the guard, never confirmed.
-func (s *mcpServer) perform(ctx context.Context, in actionInput, build func(r *runner.Runner) (performer, error)) (toolOut, error) {
+func (s *mcpServer) perform(ctx context.Context, in actionTool, build func(r *runner.Runner) (performer, error)) (toolOut, error) {
 	r := &runner.Runner{} // filled in below: the action holds it
 	act, err := build(r)
 	if err != nil {
 		return toolOut{}, err
 	}
-	v, err := s.activeVoyage(ctx, in.voyageName())
+	v, err := s.activeVoyage(ctx, in.Voyage)
 	if err != nil {
 		return toolOut{}, err
 	}
-	rr, err := s.a.runner(s.who.Identity, in.repoName())
+	rr, err := s.a.runner(s.who.Identity, in.Repo)
 	if err != nil {
 		return toolOut{}, err
 	}
 	*r = *rr
-	if res, ok := act.(resolver); ok {
+	if res, ok := act.(actions.Resolver); ok {
 		if err := res.Resolve(ctx); err != nil {
 			if errors.Is(err, actions.ErrDetachedHead) {
 				return toolOut{}, &hinted{Err: err, Tool: "give branch, or check a branch out in helm's working directory first"}
@@ -888,7 +859,7 @@ func (s *mcpServer) perform(ctx context.Context, in actionInput, build func(r *r
 			return toolOut{}, err
 		}
 	}
-	return s.performOn(ctx, v, act, in.options(), 0)
+	return s.performOn(ctx, v, act, in.actionArgs, 0)
 }
 
 // undoArgs are the undo tool's arguments.
