@@ -10,10 +10,11 @@ import (
 )
 
 // The action kinds that callers perform by name, each described once:
-// its parameters, and how they become the action. The command line makes
-// `helm action KIND` of each (its flags, arguments and help) and the MCP
-// server the tool KIND (its input schema and description), so that a kind
-// added to Kinds is a command and a tool with no other edit.
+// what it does, its parameters, and how they become the action. The
+// helm program makes of each a command (its flags, arguments and help)
+// and an MCP tool (its input schema and description), so that a kind
+// added to Kinds is both with no other edit; how a command line spells a
+// parameter is the program's to say, not this package's.
 
 // Action is what every action offers (see the package doc): a voyage
 // performs it, shows it as a dry run and checks it against guard rules.
@@ -40,12 +41,6 @@ type Kind struct {
 	Name string
 	// Summary says what it does in a line: lower case, no final period.
 	Summary string
-	// Help says more, for a person reading the command's help; "" when
-	// the summary says it all.
-	Help string
-	// Example is a use of it on the command line: the words after
-	// "helm action".
-	Example string
 	// GitHub: it acts on a GitHub repository, which a caller may name
 	// (by default the one the origin remote names).
 	GitHub bool
@@ -61,41 +56,17 @@ type Kind struct {
 
 // Param is one parameter of an action kind.
 type Param struct {
-	// Name names it among a tool's arguments, in snake_case
-	// (merge_method); its flag on the command line is the same in
-	// kebab-case (--merge-method) unless Flag says otherwise.
+	// Name names it, in snake_case: merge_method.
 	Name string
 	Type Type
-	// Doc says what it is, for a tool's schema: a phrase, lower case.
+	// Doc says what it is: a phrase, lower case.
 	Doc string
-	// FlagDoc is the help of its flag, with the value's name in
-	// backquotes (the `TEXT` to post); "" means Doc.
-	FlagDoc string
-	// Flag is its flag when that is not Name in kebab-case: a List's flag
-	// is singular, repeated for each value (--reviewer).
-	Flag string
-	// Short is the flag's one-letter form ("m" for -m), or "".
-	Short string
-	// Arg, when set, names the positional argument that gives it on the
-	// command line (N), which then has no flag for it.
-	Arg string
-	// Rest: a List to which the command line's positional arguments left
-	// after the Arg ones add (request-review 45 alice bob).
-	Rest bool
 	// Required: no action of the kind goes without it.
 	Required bool
 	// Positive: an Int that is at least 1 (a number, an id).
 	Positive bool
 	// Enum lists the values it takes, when they are a few words.
 	Enum []string
-}
-
-// FlagName is the parameter's flag on the command line, without dashes.
-func (p Param) FlagName() string {
-	if p.Flag != "" {
-		return p.Flag
-	}
-	return strings.ReplaceAll(p.Name, "_", "-")
 }
 
 // Type is the type of a parameter's values.
@@ -171,16 +142,10 @@ func KindNamed(name string) (Kind, bool) {
 	return Kind{}, false
 }
 
-// Parameters shared by several kinds.
-var (
-	bodyFlagDoc = "the `TEXT` to post"
-	number      = func(doc string) Param {
-		return Param{Name: "number", Type: Int, Doc: doc, Arg: "N", Required: true, Positive: true}
-	}
-	body = func(doc string, required bool) Param {
-		return Param{Name: "body", Type: String, Doc: doc, FlagDoc: bodyFlagDoc, Required: required}
-	}
-)
+// number is the number of the pull request or issue a kind acts on.
+func number(doc string) Param {
+	return Param{Name: "number", Type: Int, Doc: doc, Required: true, Positive: true}
+}
 
 // Kinds returns the action kinds, in the order helm lists them: git's,
 // then GitHub's pull requests, then issues.
@@ -188,34 +153,16 @@ func Kinds() []Kind {
 	return []Kind{
 		{
 			Name: "commit", Summary: "commit the staged changes (git commit -m)",
-			Example: `commit --message "Fix null check in widget init"`,
-			Params: []Param{
-				{Name: "message", Type: String, Doc: "the commit message", FlagDoc: "the commit message, `MSG`", Short: "m", Required: true},
-			},
+			Params: []Param{{Name: "message", Type: String, Doc: "the commit message", Required: true}},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewCommit(r, Commit{Message: v.String("message")}))
 			},
 		},
 		{
 			Name: "push", Summary: "push a branch (git push origin BRANCH)",
-			Example: "push --branch fix-widget",
-			Help: `Push a branch to a remote: git push REMOTE BRANCH. BRANCH is what git takes
-there: a branch, a tag, or a refspec (+SRC:DST, HEAD:main, :main deletes
-main). Before the intent is recorded, helm asks git what the push would do
-(git push --dry-run, which changes nothing): every ref it would create,
-update, force or delete, and where it would go (the remote's URL and push
-URL as configured and as rewritten by insteadOf/pushInsteadOf). Guard rules
-match those, not the text typed; the intent records them, and the push then
-does exactly that, each ref pinned to the commit git showed. A push git
-cannot resolve, or that the remote would refuse (not a fast-forward,
-without --force), exits 2 with nothing recorded or pushed. Without
---branch, the branch checked out in the working directory; a detached HEAD
-has none, and is refused. Without --remote, origin.`,
 			Params: []Param{
-				{Name: "branch", Type: String,
-					Doc:     "the branch to push, or a refspec git takes (default: the branch checked out in helm's working directory); guard rules see every ref git resolves it to",
-					FlagDoc: "the `BRANCH` (or refspec) to push (default the current branch)"},
-				{Name: "remote", Type: String, Doc: "the remote to push to (default origin)", FlagDoc: "the remote to push to, `NAME` (default origin)"},
+				{Name: "branch", Type: String, Doc: "the branch to push, or a refspec git takes (default: the branch checked out in helm's working directory); guard rules see every ref git resolves it to"},
+				{Name: "remote", Type: String, Doc: "the remote to push to (default origin)"},
 				{Name: "force", Type: Bool, Doc: "push even where it is not a fast-forward (guard rules see a forced update)"},
 			},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
@@ -224,13 +171,12 @@ has none, and is refused. Without --remote, origin.`,
 		},
 		{
 			Name: "create-pull-request", Summary: "open a pull request, and request reviews", GitHub: true,
-			Example: `create-pull-request --branch fix-widget --title "Fix widget crash" --reviewer dyreby`,
 			Params: []Param{
-				{Name: "branch", Type: String, Doc: "the head branch, pushed already (default: the branch checked out)", FlagDoc: "the head `BRANCH`, pushed already (default the current branch)"},
-				{Name: "title", Type: String, Doc: "the pull request's title", FlagDoc: "the pull request's `TITLE`", Required: true},
-				body("the pull request's description", false),
-				{Name: "base", Type: String, Doc: "the branch to merge into (default: the repository's default branch)", FlagDoc: "the `BRANCH` to merge into (default the repository's default branch)"},
-				{Name: "reviewers", Type: List, Flag: "reviewer", Doc: "logins to request reviews from", FlagDoc: "request a review from `LOGIN` (repeatable)"},
+				{Name: "branch", Type: String, Doc: "the head branch, pushed already (default: the branch checked out)"},
+				{Name: "title", Type: String, Doc: "the pull request's title", Required: true},
+				{Name: "body", Type: String, Doc: "the pull request's description"},
+				{Name: "base", Type: String, Doc: "the branch to merge into (default: the repository's default branch)"},
+				{Name: "reviewers", Type: List, Doc: "logins to request reviews from"},
 			},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewCreatePullRequest(r, CreatePullRequest{Branch: v.String("branch"), Title: v.String("title"), Body: v.String("body"), Base: v.String("base"), Reviewers: v.List("reviewers")}))
@@ -238,10 +184,9 @@ has none, and is refused. Without --remote, origin.`,
 		},
 		{
 			Name: "merge-pull-request", Summary: "merge a pull request", GitHub: true, Irreversible: true,
-			Example: "merge-pull-request 45 --merge-method squash",
 			Params: []Param{
 				number("the pull request's number"),
-				{Name: "merge_method", Type: String, Doc: "merge, squash or rebase (default merge)", FlagDoc: "merge by `HOW`: merge, squash or rebase (default merge)", Enum: []string{"merge", "squash", "rebase"}},
+				{Name: "merge_method", Type: String, Doc: "merge, squash or rebase (default merge)", Enum: []string{"merge", "squash", "rebase"}},
 			},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewMergePullRequest(r, MergePullRequest{Number: int(v.Int("number")), Method: v.String("merge_method")}))
@@ -249,21 +194,17 @@ has none, and is refused. Without --remote, origin.`,
 		},
 		{
 			Name: "comment-pull-request", Summary: "comment on a pull request's conversation", GitHub: true,
-			Example: `comment-pull-request 45 --body "Rebased on main."`,
-			Params:  []Param{number("the pull request's number"), body("the comment", true)},
+			Params: []Param{number("the pull request's number"), {Name: "body", Type: String, Doc: "the comment", Required: true}},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewCommentPullRequest(r, CommentPullRequest{Number: int(v.Int("number")), Body: v.String("body")}))
 			},
 		},
 		{
 			Name: "reply-pull-request", Summary: "reply to an inline review comment", GitHub: true,
-			Example: `reply-pull-request 45 --comment 1234 --body "Fixed in abc1234."`,
 			Params: []Param{
 				number("the pull request's number"),
-				{Name: "comment_id", Type: Int, Flag: "comment", Required: true, Positive: true,
-					Doc:     "the id of the inline review comment to reply to (observe github-pr with focus comments lists them)",
-					FlagDoc: "the inline review comment's `ID` (see observe github-pr N --focus comments)"},
-				body("the reply", true),
+				{Name: "comment_id", Type: Int, Doc: "the id of the inline review comment to reply to (observe github-pr with focus comments lists them)", Required: true, Positive: true},
+				{Name: "body", Type: String, Doc: "the reply", Required: true},
 			},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewReplyPullRequest(r, ReplyPullRequest{Number: int(v.Int("number")), CommentID: v.Int("comment_id"), Body: v.String("body")}))
@@ -271,11 +212,9 @@ has none, and is refused. Without --remote, origin.`,
 		},
 		{
 			Name: "request-review", Summary: "request reviews on a pull request", GitHub: true,
-			Example: "request-review 45 --reviewer dyreby",
 			Params: []Param{
 				number("the pull request's number"),
-				{Name: "reviewers", Type: List, Flag: "reviewer", Rest: true, Required: true,
-					Doc: "logins or ORG/TEAM names to request reviews from", FlagDoc: "request a review from `LOGIN` or ORG/TEAM (repeatable)"},
+				{Name: "reviewers", Type: List, Doc: "logins or ORG/TEAM names to request reviews from", Required: true},
 			},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewRequestReview(r, RequestReview{Number: int(v.Int("number")), Reviewers: v.List("reviewers")}))
@@ -283,10 +222,9 @@ has none, and is refused. Without --remote, origin.`,
 		},
 		{
 			Name: "create-issue", Summary: "open an issue", GitHub: true,
-			Example: `create-issue --title "Widget crashes on reload"`,
 			Params: []Param{
-				{Name: "title", Type: String, Doc: "the issue's title", FlagDoc: "the issue's `TITLE`", Required: true},
-				body("the issue's description", false),
+				{Name: "title", Type: String, Doc: "the issue's title", Required: true},
+				{Name: "body", Type: String, Doc: "the issue's description"},
 			},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewCreateIssue(r, CreateIssue{Title: v.String("title"), Body: v.String("body")}))
@@ -294,16 +232,14 @@ has none, and is refused. Without --remote, origin.`,
 		},
 		{
 			Name: "close-issue", Summary: "close an issue", GitHub: true,
-			Example: "close-issue 42",
-			Params:  []Param{number("the issue's number")},
+			Params: []Param{number("the issue's number")},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewCloseIssue(r, CloseIssue{Number: int(v.Int("number"))}))
 			},
 		},
 		{
 			Name: "comment-issue", Summary: "comment on an issue", GitHub: true,
-			Example: `comment-issue 42 --body "Fixed by #45."`,
-			Params:  []Param{number("the issue's number"), body("the comment", true)},
+			Params: []Param{number("the issue's number"), {Name: "body", Type: String, Doc: "the comment", Required: true}},
 			Build: func(r *runner.Runner, v Values) (Action, error) {
 				return built(NewCommentIssue(r, CommentIssue{Number: int(v.Int("number")), Body: v.String("body")}))
 			},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -33,15 +34,15 @@ directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
 		Example: `  helm action commit --message "Fix null check in widget init"`,
 	})
 	for _, k := range a.main.kinds() {
-		leaf := leafCmd(a, &cobra.Command{
-			Short:   k.Summary,
-			Long:    k.Help,
-			Example: "  helm action " + k.Example,
-		}, &actionCommandLeaf{kind: k})
+		w := actionWords[k.Name]
+		leaf := leafCmd(a, &cobra.Command{Short: k.Summary, Long: w.help}, &actionCommandLeaf{kind: k, params: cliParams(k)})
 		leaf.Use = k.Name + " " + actionUsage(k, leaf.Flags()) + " [--dry-run]"
-		for _, p := range k.Params {
-			if p.Enum != nil && p.Arg == "" {
-				fixedValues(leaf, p.FlagName(), p.Enum...)
+		if w.example != "" {
+			leaf.Example = "  helm action " + w.example
+		}
+		for _, p := range cliParams(k) {
+			if p.Enum != nil && p.arg == "" {
+				fixedValues(leaf, p.flag, p.Enum...)
 			}
 		}
 		c.AddCommand(leaf)
@@ -49,20 +50,123 @@ directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
 	return c
 }
 
+// actionWords are how the command line spells the action kinds, beyond
+// what actions.Kinds says of them (the library names no flag): the
+// kind's longer help and an example, and for a parameter its flag, in
+// its help the name of its value (the commit message, `MSG`), and, for a
+// list, whether the arguments after N add to it. What a kind or a
+// parameter lacks here, cliParams makes from the table: a new kind is a
+// command all the same.
+var actionWords = map[string]kindWords{
+	"commit": {example: `commit --message "Fix null check in widget init"`, params: map[string]paramWords{
+		"message": {short: "m", usage: "the commit message, `MSG`"},
+	}},
+	"push": {example: "push --branch fix-widget", help: `Push a branch to a remote: git push REMOTE BRANCH. BRANCH is what git takes
+there: a branch, a tag, or a refspec (+SRC:DST, HEAD:main, :main deletes
+main). Before the intent is recorded, helm asks git what the push would do
+(git push --dry-run, which changes nothing): every ref it would create,
+update, force or delete, and where it would go (the remote's URL and push
+URL as configured and as rewritten by insteadOf/pushInsteadOf). Guard rules
+match those, not the text typed; the intent records them, and the push then
+does exactly that, each ref pinned to the commit git showed. A push git
+cannot resolve, or that the remote would refuse (not a fast-forward,
+without --force), exits 2 with nothing recorded or pushed. Without
+--branch, the branch checked out in the working directory; a detached HEAD
+has none, and is refused. Without --remote, origin.`, params: map[string]paramWords{
+		"branch": {usage: "the `BRANCH` (or refspec) to push (default the current branch)"},
+		"remote": {usage: "the remote to push to, `NAME` (default origin)"},
+	}},
+	"create-pull-request": {example: `create-pull-request --branch fix-widget --title "Fix widget crash" --reviewer dyreby`, params: map[string]paramWords{
+		"branch":    {usage: "the head `BRANCH`, pushed already (default the current branch)"},
+		"title":     {usage: "the pull request's `TITLE`"},
+		"body":      {usage: bodyUsage},
+		"base":      {usage: "the `BRANCH` to merge into (default the repository's default branch)"},
+		"reviewers": {flag: "reviewer", usage: "request a review from `LOGIN` (repeatable)"},
+	}},
+	"merge-pull-request": {example: "merge-pull-request 45 --merge-method squash", params: map[string]paramWords{
+		"merge_method": {usage: "merge by `HOW`: merge, squash or rebase (default merge)"},
+	}},
+	"comment-pull-request": {example: `comment-pull-request 45 --body "Rebased on main."`, params: map[string]paramWords{
+		"body": {usage: bodyUsage},
+	}},
+	"reply-pull-request": {example: `reply-pull-request 45 --comment 1234 --body "Fixed in abc1234."`, params: map[string]paramWords{
+		"comment_id": {flag: "comment", usage: "the inline review comment's `ID` (see observe github-pr N --focus comments)"},
+		"body":       {usage: bodyUsage},
+	}},
+	"request-review": {example: "request-review 45 --reviewer dyreby", params: map[string]paramWords{
+		"reviewers": {flag: "reviewer", usage: "request a review from `LOGIN` or ORG/TEAM (repeatable)", rest: true},
+	}},
+	"create-issue": {example: `create-issue --title "Widget crashes on reload"`, params: map[string]paramWords{
+		"title": {usage: "the issue's `TITLE`"},
+		"body":  {usage: bodyUsage},
+	}},
+	"close-issue": {example: "close-issue 42"},
+	"comment-issue": {example: `comment-issue 42 --body "Fixed by #45."`, params: map[string]paramWords{
+		"body": {usage: bodyUsage},
+	}},
+}
+
+const bodyUsage = "the `TEXT` to post"
+
+// kindWords are how the command line spells one action kind.
+type kindWords struct {
+	help, example string
+	params        map[string]paramWords // by the parameter's name
+}
+
+// paramWords are how the command line spells one parameter of an action.
+type paramWords struct {
+	flag  string // the flag, when not the parameter's name in kebab-case
+	short string // its one-letter form
+	usage string // its help, the value's name in backquotes
+	rest  bool   // a list: the arguments after N add to it
+}
+
+// cliParam is a parameter of an action as the command line takes it.
+type cliParam struct {
+	actions.Param
+	paramWords
+	arg string // the positional argument that gives it (N), in place of a flag
+}
+
+// cliParams are the parameters of k as the command line takes them: as
+// actionWords spell them, else the flag is the name in kebab-case and
+// its help the parameter's doc naming its value (the issue's title,
+// `TITLE`). The number a kind acts on (a pull request's, an issue's) is
+// its first argument, N, as for observe github-pr.
+func cliParams(k actions.Kind) []cliParam {
+	var out []cliParam
+	for _, p := range k.Params {
+		c := cliParam{Param: p, paramWords: actionWords[k.Name].params[p.Name]}
+		c.flag = cmp.Or(c.flag, strings.ReplaceAll(p.Name, "_", "-"))
+		if c.usage == "" {
+			c.usage = p.Doc
+			if p.Type != actions.Bool {
+				c.usage += ", `" + strings.ToUpper(c.flag) + "`"
+			}
+		}
+		if p.Name == "number" && p.Type == actions.Int {
+			c.arg = "N"
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // actionUsage is what follows the kind in its usage line, made from its
 // parameters as fs (the command's flags) spells them: the positional
 // arguments, then the flags it needs, then the others in brackets.
 func actionUsage(k actions.Kind, fs *pflag.FlagSet) string {
 	var args, needed, optional []string
-	for _, p := range k.Params {
-		if p.Arg != "" {
-			args = append(args, p.Arg)
+	for _, p := range cliParams(k) {
+		if p.arg != "" {
+			args = append(args, p.arg)
 			if !p.Required {
-				args[len(args)-1] = "[" + p.Arg + "]"
+				args[len(args)-1] = "[" + p.arg + "]"
 			}
 			continue
 		}
-		f := fs.Lookup(p.FlagName())
+		f := fs.Lookup(p.flag)
 		s := "--" + f.Name
 		if name := valueName(p, f); name != "" {
 			s += " " + name
@@ -86,7 +190,7 @@ func actionUsage(k actions.Kind, fs *pflag.FlagSet) string {
 
 // valueName is how the usage names the value of p's flag f: its values
 // when they are few, else the name its help gives it; "" for a bool.
-func valueName(p actions.Param, f *pflag.Flag) string {
+func valueName(p cliParam, f *pflag.Flag) string {
 	if p.Enum != nil {
 		return strings.Join(p.Enum, "|")
 	}
@@ -99,28 +203,28 @@ func valueName(p actions.Param, f *pflag.Flag) string {
 
 // actionCommandLeaf performs one action kind.
 type actionCommandLeaf struct {
-	kind actions.Kind
-	repo string
+	kind   actions.Kind
+	params []cliParam
+	repo   string
 	performing
 }
 
 // Flags defines a flag for each parameter the positional arguments do
 // not give, then --repo for a GitHub action, then how to perform it.
 func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
-	for _, p := range c.kind.Params {
-		if p.Arg != "" {
+	for _, p := range c.params {
+		if p.arg != "" {
 			continue
 		}
-		usage := cmp.Or(p.FlagDoc, p.Doc)
 		switch p.Type {
 		case actions.String:
-			fs.StringP(p.FlagName(), p.Short, "", usage)
+			fs.StringP(p.flag, p.short, "", p.usage)
 		case actions.Int:
-			fs.Int64P(p.FlagName(), p.Short, 0, usage)
+			fs.Int64P(p.flag, p.short, 0, p.usage)
 		case actions.Bool:
-			fs.BoolP(p.FlagName(), p.Short, false, usage)
+			fs.BoolP(p.flag, p.short, false, p.usage)
 		case actions.List:
-			fs.StringArrayP(p.FlagName(), p.Short, nil, usage)
+			fs.StringArrayP(p.flag, p.short, nil, p.usage)
 		default:
 			panic(fmt.Sprintf("action %s: parameter %s of type %d", c.kind.Name, p.Name, p.Type))
 		}
@@ -133,22 +237,22 @@ func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
 
 // values are the parameters the command line gives: the flags given, and
 // the positional arguments, in the order of the parameters they give (a
-// Rest list takes those left over). One the kind needs and the line
+// rest list takes those left over). One the kind needs and the line
 // lacks is bad usage.
 func (c *actionCommandLeaf) values(a *app, args []string) (actions.Values, error) {
 	fs := a.cmd.Flags()
 	v := actions.Values{}
-	var positional []actions.Param
-	var rest *actions.Param
-	for _, p := range c.kind.Params {
-		if p.Arg != "" {
+	var positional []cliParam
+	var rest *cliParam
+	for _, p := range c.params {
+		if p.arg != "" {
 			positional = append(positional, p)
 			continue
 		}
-		if p.Rest {
+		if p.rest {
 			rest = &p
 		}
-		f := fs.Lookup(p.FlagName())
+		f := fs.Lookup(p.flag)
 		if !f.Changed {
 			continue
 		}
@@ -175,44 +279,28 @@ func (c *actionCommandLeaf) values(a *app, args []string) (actions.Values, error
 	case len(args) > 0 && len(positional) == 0:
 		return nil, usageErrorf(a.cmd, "%s: unexpected arguments %q (quote text given to flags)", name, args)
 	case len(args) > len(positional):
-		return nil, usageErrorf(a.cmd, "%s: %d arguments expected (%s), got %d: %q", name, len(positional), argNames(positional), len(args), args)
+		return nil, usageErrorf(a.cmd, "%s: one %s expected, got %d arguments: %q", name, positional[0].arg, len(args), args)
 	}
 	for i, p := range positional {
 		if i >= len(args) {
 			if p.Required {
-				return nil, usageErrorf(a.cmd, "%s: missing %s", name, p.Arg)
+				return nil, usageErrorf(a.cmd, "%s: missing %s", name, p.arg)
 			}
 			break
 		}
-		switch p.Type {
-		case actions.Int:
-			n, err := parseNumber(a, args[i], p.Arg)
-			if err != nil {
-				return nil, err
-			}
-			v[p.Name] = int64(n)
-		case actions.String:
-			v[p.Name] = args[i]
-		default:
-			panic(fmt.Sprintf("action %s: positional parameter %s of type %d", c.kind.Name, p.Name, p.Type))
+		n, err := parseNumber(a, args[i], p.arg)
+		if err != nil {
+			return nil, err
 		}
+		v[p.Name] = int64(n)
 	}
-	for _, p := range c.kind.Params {
+	for _, p := range c.params {
 		if _, given := v[p.Name]; p.Required && !given {
-			f := fs.Lookup(p.FlagName())
+			f := fs.Lookup(p.flag)
 			return nil, usageErrorf(a.cmd, "%s: --%s %s is required", name, f.Name, valueName(p, f))
 		}
 	}
 	return v, nil
-}
-
-// argNames names the positional arguments params give: "N NAME".
-func argNames(params []actions.Param) string {
-	names := make([]string, len(params))
-	for i, p := range params {
-		names[i] = p.Arg
-	}
-	return strings.Join(names, " ")
 }
 
 // performing is how an action is performed from the command line (helm
@@ -237,7 +325,7 @@ func (p *performing) flags(fs *pflag.FlagSet) {
 func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who helm.Who, act performer, undoes int) error {
 	if p.dryRun {
 		if a.g.json {
-			return writeJSON(a.stdout, actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
+			return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
 		}
 		out := strings.TrimRight(act.DryRun(), "\n")
 		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
@@ -260,13 +348,6 @@ func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who he
 	}
 	_, err = fmt.Fprintf(a.stdout, "Action %d performed for voyage %s\n  %s\n", e.N, short(v.ID()), printable(helm.DescribeAction(e.Action)))
 	return err
-}
-
-// actionDryRun is the --json form of a dry run.
-type actionDryRun struct {
-	Voyage string `json:"voyage"`
-	Kind   string `json:"kind"`
-	DryRun string `json:"dry_run"`
 }
 
 func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 )
 
 // TestCrewRecordFromTheCommandLine: a note, an action's rationale, the
@@ -47,7 +48,7 @@ func TestCrewRecordFromTheCommandLine(t *testing.T) {
 	assert.Contains(t, bobs, "── Bearing 3 ── ")
 	assert.NotContains(t, bobs, "── Note 1 ── ")
 	assert.Contains(t, h.ok("log", "--who", "nobody"), "(no entries by nobody)")
-	var lj logJSON
+	var lj view.Log
 	require.NoError(t, json.Unmarshal([]byte(h.ok("log", "--who", "bob", "--json")), &lj))
 	require.Len(t, lj.Entries, 1)
 	assert.Equal(t, 3, lj.Entries[0].N)

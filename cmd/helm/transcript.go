@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 )
 
 func newTranscriptCmd(a *app) *cobra.Command {
@@ -104,7 +102,7 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 	}
 	opts := helm.TranscriptOptions{Who: c.who, Descendants: true}
 	if c.since != "" {
-		if opts.Since, err = parseSince(c.since, a.now()); err != nil {
+		if opts.Since, err = view.ParseSince(c.since, a.now()); err != nil {
 			return usageErrorf(a.cmd, "transcript: --since %q: %v", c.since, err)
 		}
 	}
@@ -122,25 +120,13 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 		return err
 	}
 	if a.g.json {
-		return writeJSONLines(a.stdout, lines)
+		return view.WriteJSONLines(a.stdout, lines)
 	}
 	if len(lines) == 0 {
 		_, err := fmt.Fprintln(a.stdout, "No events.")
 		return err
 	}
 	return helm.WriteTranscript(a.stdout, lines)
-}
-
-// parseSince reads a time (RFC 3339) or a duration back from now.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return time.Time{}, fmt.Errorf("neither a time (2026-02-26T17:00:00Z) nor a duration (30m)")
-	}
-	return now.Add(-d), nil
 }
 
 type statsCommand struct{ set voyageSet }
@@ -208,17 +194,4 @@ func (a *app) now() time.Time {
 		return o.Clock()
 	}
 	return time.Now()
-}
-
-// writeJSONLines writes each line as one compact JSON object per line.
-func writeJSONLines(w io.Writer, lines []helm.Line) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range lines {
-		if err := enc.Encode(&lines[i]); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
 }

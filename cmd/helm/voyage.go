@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -339,29 +340,6 @@ type voyageShow struct {
 
 type logbookCounts = helm.LogbookCounts
 
-// artifactPage is how many artifacts show reads at a time: the index of a
-// long voyage is streamed, never held whole.
-const artifactPage = 512
-
-// artifacts yields the voyage's artifact index in hash order, a page at a
-// time.
-func artifacts(v *helm.Voyage) iter.Seq[helm.ArtifactInfo] {
-	return func(yield func(helm.ArtifactInfo) bool) {
-		for after := ""; ; {
-			p := v.ArtifactsAfter(after, artifactPage)
-			for _, a := range p {
-				if !yield(a) {
-					return
-				}
-			}
-			if len(p) < artifactPage {
-				return
-			}
-			after = p[len(p)-1].Hash
-		}
-	}
-}
-
 func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf(a.cmd, "voyage show takes no arguments (choose the voyage with --voyage ID)")
@@ -378,7 +356,7 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 		s.FailedActions = []helm.Entry{}
 	}
 	if a.g.json {
-		return writeShowJSON(a.stdout, &s, artifacts(v))
+		return writeShowJSON(a.stdout, &s, view.Artifacts(v))
 	}
 	var b strings.Builder
 	info := s.Voyage
@@ -429,9 +407,9 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	for _, o := range s.Slate {
 		fmt.Fprintf(&b, "  %s  (artifact %s, observed %s)\n", printable(o.Label), short(o.Artifact), stamp(o.ObservedAt))
 	}
-	t := artifactTotalsOf(v)
+	t := view.TotalsOf(v)
 	fmt.Fprintf(&b, "Artifacts: %d (%s of sightings stored in %s)\n", t.Count, size(t.Size), size(t.StoredSize))
-	for art := range artifacts(v) {
+	for art := range view.Artifacts(v) {
 		fmt.Fprintf(&b, "  %s  %-10s  %s → %s", short(art.Hash), art.Status, size(art.Size), size(art.StoredSize))
 		if art.DerivedFrom != "" {
 			fmt.Fprintf(&b, "  summary of %s (%s)", short(art.DerivedFrom), printable(art.Method))
@@ -450,26 +428,6 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
-}
-
-// artifactTotals count a voyage's artifacts, and the sizes of those
-// stowed: their sightings' and what storing them takes.
-type artifactTotals struct {
-	Count      int   `json:"count"`
-	Size       int64 `json:"size"`
-	StoredSize int64 `json:"stored_size"`
-}
-
-func artifactTotalsOf(v *helm.Voyage) artifactTotals {
-	var t artifactTotals
-	for art := range artifacts(v) {
-		t.Count++
-		if art.Status == helm.ArtifactStowed {
-			t.Size += art.Size
-			t.StoredSize += art.StoredSize
-		}
-	}
-	return t
 }
 
 // writeShowJSON writes s as writeJSON does, with arts as its artifacts:

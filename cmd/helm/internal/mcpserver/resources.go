@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/exit"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/internal/safetext"
 )
 
 // The MCP server's resources, read-only: a voyage's story and each of its
@@ -25,7 +28,7 @@ func storyURI(id string) string { return "helm://voyages/" + id + "/story" }
 
 func sightingURI(id, hash string) string { return "helm://voyages/" + id + "/sightings/" + hash }
 
-func (s *mcpServer) addResources() {
+func (s *Server) addResources() {
 	s.server.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name: "story", Title: "A voyage's story", URITemplate: "helm://voyages/{voyage}/story{?offset}", MIMEType: "text/plain",
 		Description: "The story of a voyage (its id or a prefix), as helm log tells it: each bearing with its marks and reading, each action with its result, each note, with who recorded it.",
@@ -46,20 +49,20 @@ func (s *mcpServer) addResources() {
 }
 
 // addStory lists v's story among the resources.
-func (s *mcpServer) addStory(v *helm.Voyage) {
+func (s *Server) addStory(v *helm.Voyage) {
 	if s.server == nil {
-		return // newMCPServer lists it once the server is made
+		return // New lists it once the server is made
 	}
 	info := v.Info()
 	s.server.AddResource(&mcp.Resource{
-		URI: storyURI(v.ID()), Name: "story-" + short(v.ID()), MIMEType: "text/plain",
-		Title:       "Story of voyage " + short(v.ID()) + ": " + info.Intent,
+		URI: storyURI(v.ID()), Name: "story-" + view.Short(v.ID()), MIMEType: "text/plain",
+		Title:       "Story of voyage " + view.Short(v.ID()) + ": " + info.Intent,
 		Description: "The story of voyage " + v.ID() + " (" + info.Intent + "), as helm log tells it.",
 	}, s.readResource)
 }
 
 // readResource reads a story or a sighting, a page at a time.
-func (s *mcpServer) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
 	err = s.guard("resources/read", func() (err error) {
 		res, err = s.resource(ctx, req.Params.URI)
 		return err
@@ -67,7 +70,7 @@ func (s *mcpServer) readResource(ctx context.Context, req *mcp.ReadResourceReque
 	return res, err
 }
 
-func (s *mcpServer) resource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+func (s *Server) resource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "helm" || u.Host != "voyages" {
 		return nil, mcp.ResourceNotFoundError(uri)
@@ -94,14 +97,14 @@ func (s *mcpServer) resource(ctx context.Context, uri string) (*mcp.ReadResource
 		}
 		mime, base = "text/plain", storyURI(v.ID())
 	case len(parts) == 3 && parts[1] == "sightings":
-		info, err := findArtifactInfo(v, parts[2])
+		info, err := view.FindArtifactInfo(v, parts[2])
 		if err != nil {
 			return nil, resourceError(uri, err)
 		}
 		if info.Status != helm.ArtifactStowed {
-			return nil, resourceError(uri, fmt.Errorf("%w: artifact %s of voyage %s is %s", helm.ErrNoArtifact, short(info.Hash), short(v.ID()), goneText(info)))
+			return nil, resourceError(uri, fmt.Errorf("%w: artifact %s of voyage %s is %s", helm.ErrNoArtifact, view.Short(info.Hash), view.Short(v.ID()), view.GoneText(info)))
 		}
-		if err := copySighting(ctx, pw, v, info.Hash); err != nil && !errors.Is(err, errPageFull) {
+		if err := view.CopySighting(ctx, pw, v, info.Hash); err != nil && !errors.Is(err, errPageFull) {
 			return nil, resourceError(uri, err)
 		}
 		mime, base = "application/json", sightingURI(v.ID(), info.Hash)
@@ -127,9 +130,9 @@ func (s *mcpServer) resource(ctx context.Context, uri string) (*mcp.ReadResource
 // there is a resource not found (the protocol's error, with helm's
 // message); any other error says what to do, as a tool's would.
 func resourceError(uri string, err error) error {
-	msg := block(message(err), "")
+	msg := safetext.Block(exit.Message(err), "")
 	if h := toolHint(err); h != "" {
-		msg += " (Try: " + printable(h) + ")"
+		msg += " (Try: " + safetext.Line(h) + ")"
 	}
 	if errors.Is(err, helm.ErrNoVoyage) || errors.Is(err, helm.ErrNoArtifact) {
 		// Invalid params, as MCP's SEP-2164 says a resource not found is

@@ -1,8 +1,9 @@
-package main
+package mcpserver
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 )
 
 // The SDK's stdio transport ends the session on the first line that is not
@@ -197,7 +200,7 @@ func (l *jsonrpcLines) refuseBatch(batch []byte) {
 			answers = append(answers, answer)
 		}
 	}
-	what := "a JSON-RPC batch of " + plural(len(elems), "message")
+	what := "a JSON-RPC batch of " + view.Plural(len(elems), "message")
 	if len(answers) == 0 {
 		l.logf("helm: mcp: the host sent %s and no request (MCP has no batches): dropped it, serving on\n", what)
 		return
@@ -227,3 +230,18 @@ func (l *jsonrpcLines) refuse(id json.RawMessage, code int64, what string) {
 	l.logf("helm: mcp: the host sent %s; answered with an error, serving on\n", what)
 	l.w.Write(append(errorAnswer(id, code, "helm mcp: "+what+" (one JSON-RPC 2.0 message a line is expected)"), '\n'))
 }
+
+// ServeStdio serves the protocol on in and out, a host's standard input
+// and output, until the host closes in or ctx ends. A line that is no
+// JSON-RPC message is answered and skipped (jsonrpcLines), never the end
+// of the session.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	w := &lockedWriter{w: out}
+	lines := newJSONRPCLines(in, w, s.Logf)
+	// lines bounds a message's length: the SDK's own bound ends the session.
+	return s.server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(lines), Writer: nopWriteCloser{w}, MaxLineLength: -1})
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
