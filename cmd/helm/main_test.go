@@ -41,6 +41,9 @@ type harness struct {
 	// SystemPolicy is the system policy's path ("" for none: a machine's
 	// /etc/helm/policy.toml is not the test's).
 	SystemPolicy string
+	// ActionKinds, when set, are the action kinds in place of
+	// actions.Kinds() (Main.actionKinds).
+	ActionKinds []actions.Kind
 
 	mu  sync.Mutex
 	now time.Time
@@ -72,6 +75,7 @@ func (h *harness) main() *Main {
 		Dir:          h.Dir,
 		ExtraEnv:     h.ExtraEnv,
 		systemPolicy: &h.SystemPolicy,
+		actionKinds:  h.ActionKinds,
 		Options: &helm.Options{
 			NoSync: true,
 			Clock: func() time.Time {

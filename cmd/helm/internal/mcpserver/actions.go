@@ -18,8 +18,8 @@ import (
 	"github.com/helmlog/helm/runner"
 )
 
-// Actions: one tool per action kind (actions.Kinds), its schema made
-// from the kind's parameters.
+// Actions: one tool per action kind (Config.Kinds, actions.Kinds), its
+// input schema and description made from the kind, and undo.
 
 // actionArgs are what every action tool takes besides the action's own
 // parameters.
@@ -47,11 +47,17 @@ func actionSchema(k actions.Kind) *jsonschema.Schema {
 	}
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 	add := func(name string, p *jsonschema.Schema) {
+		if _, ok := s.Properties[name]; ok {
+			panic(fmt.Sprintf("action %s: two arguments called %s", k.Name, name))
+		}
 		s.Properties[name] = p
 		s.PropertyOrder = append(s.PropertyOrder, name)
 	}
 	add("voyage", common.Properties["voyage"])
 	for _, p := range k.Params {
+		if _, ok := common.Properties[p.Name]; ok {
+			panic(fmt.Sprintf("action %s: parameter %s has the name of an argument every action tool takes", k.Name, p.Name))
+		}
 		ps := &jsonschema.Schema{Description: p.Doc}
 		switch p.Type {
 		case actions.String:
@@ -84,9 +90,14 @@ func actionSchema(k actions.Kind) *jsonschema.Schema {
 	return s
 }
 
-// actionValues decodes the arguments of kind k's tool into the action's
-// parameters (the schema has checked their types) and the rest.
-func actionValues(k actions.Kind, in map[string]json.RawMessage) (actions.Values, actionTool, error) {
+// actionValues decodes the arguments of kind k's tool (the schema has
+// checked them) into the action's parameters and the rest.
+func actionValues(k actions.Kind, args json.RawMessage) (actions.Values, actionTool, error) {
+	var t actionTool
+	var in map[string]json.RawMessage
+	if err := errors.Join(json.Unmarshal(args, &t), json.Unmarshal(args, &in)); err != nil {
+		return nil, actionTool{}, &exit.UsageError{Err: fmt.Errorf("%w: %v", helm.ErrInvalid, err)}
+	}
 	v := actions.Values{}
 	for _, p := range k.Params {
 		raw, ok := in[p.Name]
@@ -98,7 +109,7 @@ func actionValues(k actions.Kind, in map[string]json.RawMessage) (actions.Values
 		case actions.String:
 			v[p.Name], err = decodeAs[string](raw)
 		case actions.Int:
-			v[p.Name], err = decodeAs[int64](raw)
+			v[p.Name], err = decodeAs[int64](raw) // a number too large for one is refused here
 		case actions.Bool:
 			v[p.Name], err = decodeAs[bool](raw)
 		case actions.List:
@@ -107,15 +118,6 @@ func actionValues(k actions.Kind, in map[string]json.RawMessage) (actions.Values
 		if err != nil {
 			return nil, actionTool{}, &exit.UsageError{Err: fmt.Errorf("%w: %s: %v", helm.ErrInvalid, p.Name, err)}
 		}
-		delete(in, p.Name)
-	}
-	var t actionTool
-	data, err := json.Marshal(in)
-	if err == nil {
-		err = json.Unmarshal(data, &t)
-	}
-	if err != nil {
-		return nil, actionTool{}, &exit.UsageError{Err: fmt.Errorf("%w: %v", helm.ErrInvalid, err)}
 	}
 	return v, t, nil
 }
@@ -134,7 +136,7 @@ func (s *Server) addAction(k actions.Kind) {
 	}
 	t := &mcp.Tool{Name: ToolName(k.Name), Annotations: ann, InputSchema: actionSchema(k),
 		Description: upperFirst(k.Summary) + ". The intent is recorded before git or gh runs, the outcome after (a failure too, as a failed action: exit status 3); guard rules are checked first, and one that asks a person to confirm refuses it here. dry_run shows what would run."}
-	mcp.AddTool(s.server, t, func(ctx context.Context, _ *mcp.CallToolRequest, in map[string]json.RawMessage) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s.server, t, func(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, any, error) {
 		return s.call(ctx, t.Name, func(ctx context.Context) (toolOut, error) {
 			v, opts, err := actionValues(k, in)
 			if err != nil {

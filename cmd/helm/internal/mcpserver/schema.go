@@ -14,7 +14,9 @@ import (
 // descriptions from their jsonschema tags), adjusted where Go types
 // cannot say it (an enumeration, a minimum, a default); the SDK checks
 // every call against them, so that an unknown argument, a missing one or
-// one of the wrong type is a tool error before the tool runs.
+// one of the wrong type is a tool error before the tool runs. The action
+// tools' schemas are made from their kinds' parameters instead
+// (actionSchema).
 
 // voyageArg is the voyage a tool acts on.
 type voyageArg struct {
