@@ -7,7 +7,12 @@ import (
 	"github.com/helmlog/helm"
 )
 
-// ArtifactRow is one artifact in `artifact list --json`.
+// The artifacts of a voyage, listed (artifact list, the artifact_list
+// tool) and counted (voyage show, voyage_show).
+
+// ArtifactRow is one artifact as artifact list --json and the
+// artifact_list tool give it: its index entry, the kind and label of the
+// mark that recorded it, and where it is stored.
 type ArtifactRow struct {
 	helm.ArtifactInfo
 	Kind  string `json:"kind,omitempty"`

@@ -11,7 +11,11 @@ import (
 	"github.com/helmlog/helm/internal/safetext"
 )
 
-// Log is the --json form of `helm log`.
+// The story of a voyage: as helm log and the log tool tell it, with the
+// evidence under each bearing when asked, or as JSON.
+
+// Log is the JSON form of a voyage's log: the voyage, and its entries
+// with who recorded each.
 type Log struct {
 	Voyage  helm.VoyageInfo `json:"voyage"`
 	Entries []helm.Entry    `json:"entries"`

@@ -10,7 +10,8 @@ import (
 // What a change that helm made says of itself, on the command line's
 // --json and in a tool's result alike.
 
-// Observed is the --json output of observe.
+// Observed is an observation recorded, as observe --json and the
+// observe tool give it.
 type Observed struct {
 	Voyage     string `json:"voyage"`
 	Key        string `json:"key"`

@@ -10,6 +10,9 @@ import (
 	"github.com/helmlog/helm"
 )
 
+// A transcript (of voyages merged into one timeline) as JSON lines, and
+// the times it may start from.
+
 // ParseSince reads a time (RFC 3339) or a duration back from now.
 func ParseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
