@@ -177,14 +177,13 @@ func TestActionWordsSpellOnlyWhatTheTableHas(t *testing.T) {
 // tagRelease is the action of a kind helm does not have, for the test
 // below: it touches nothing, and says what it was given.
 type tagRelease struct {
-	Number   int64    `json:"number"`
-	Name     string   `json:"name"`
-	Notes    string   `json:"notes,omitempty"`
-	Draft    bool     `json:"draft,omitempty"`
-	Labels   []string `json:"labels,omitempty"`
-	Channel  string   `json:"channel,omitempty"`
-	runner   *runner.Runner
-	resolved bool
+	Number  int64    `json:"number"`
+	Name    string   `json:"name"`
+	Notes   string   `json:"notes,omitempty"`
+	Draft   bool     `json:"draft,omitempty"`
+	Labels  []string `json:"labels,omitempty"`
+	Channel string   `json:"channel,omitempty"`
+	runner  *runner.Runner
 }
 
 func (*tagRelease) Kind() string { return "tag-release" }

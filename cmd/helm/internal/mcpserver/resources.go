@@ -73,7 +73,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 func (s *Server) resource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "helm" || u.Host != "voyages" {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, notFound(uri, "")
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	offset := 0
@@ -109,7 +109,7 @@ func (s *Server) resource(ctx context.Context, uri string) (*mcp.ReadResourceRes
 		}
 		mime, base = "application/json", sightingURI(v.ID(), info.Hash)
 	default:
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, notFound(uri, "")
 	}
 	nextURI := ""
 	body, note, err := pw.page(nil, offset, pageSize, func(next int) string {
@@ -135,9 +135,20 @@ func resourceError(uri string, err error) error {
 		msg += " (Try: " + safetext.Line(h) + ")"
 	}
 	if errors.Is(err, helm.ErrNoVoyage) || errors.Is(err, helm.ErrNoArtifact) {
-		// Invalid params, as MCP's SEP-2164 says a resource not found is
-		// (the SDK's CodeResourceNotFound, deprecated, is the same).
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + msg, Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, uri))}
+		return notFound(uri, msg)
 	}
 	return errors.New(msg)
+}
+
+// notFound is the protocol's error for a resource uri that is not there,
+// saying why (msg, when there is more to say): Invalid Params, as MCP's
+// SEP-2164 says. The SDK's ResourceNotFoundError gives its deprecated
+// CodeResourceNotFound, which its MCPGODEBUG setting turns back into the
+// old -32002; this one is the same code however the host is set up.
+func notFound(uri, msg string) error {
+	message := "Resource not found"
+	if msg != "" {
+		message += ": " + msg
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: message, Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, uri))}
 }
