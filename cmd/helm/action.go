@@ -17,9 +17,6 @@ import (
 	"github.com/helmlog/helm/runner"
 )
 
-// performer is an action the CLI can perform or show.
-type performer = actions.Action
-
 func newActionCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
 		Use:   "action KIND ... [--dry-run]",
@@ -322,7 +319,7 @@ func (p *performing) flags(fs *pflag.FlagSet) {
 
 // perform shows act (--dry-run) or performs it on v, undoing entry
 // undoes when that is not 0, and prints the entry recorded.
-func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who helm.Who, act performer, undoes int) error {
+func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who helm.Who, act actions.Action, undoes int) error {
 	if p.dryRun {
 		if a.g.json {
 			return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
