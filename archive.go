@@ -46,6 +46,13 @@ import (
 // "helm_export" and the trailer's "helm_export_end".
 const archiveVersion = 1
 
+// archiveEvent is an event as an archive holds it: as Export writes it,
+// with its voyage's id (the transcript's line form).
+type archiveEvent struct {
+	VoyageID string `json:"voyage_id"`
+	projection.Event
+}
+
 // archiveHeader is an archive's first line.
 type archiveHeader struct {
 	Export    int    `json:"helm_export"`
@@ -218,7 +225,7 @@ func (v *Voyage) ExportArchive(ctx context.Context, w io.Writer) error {
 				return errFound
 			}
 			e.Seq = seq
-			data, err := json.Marshal(Line{VoyageID: v.id, Event: *e})
+			data, err := json.Marshal(archiveEvent{VoyageID: v.id, Event: *e})
 			if err != nil {
 				return err
 			}

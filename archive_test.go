@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -133,6 +134,8 @@ func viewsJSON(t *testing.T, v *helm.Voyage) string {
 	require.NoError(t, err)
 	return string(data) + "\n"
 }
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // goldenFile compares got with path, rewriting it under -update.
 func goldenFile(t *testing.T, path, got string) {

@@ -621,15 +621,19 @@ func TestSharedFollowSeesAnotherHomesWrites(t *testing.T) {
 	var got []string
 	done := make(chan error, 1)
 	go func() {
-		done <- v.Follow(ctx, 0, func(l helm.Line) error {
-			if l.Note != nil {
-				got = append(got, l.Note.Text)
+		for e, err := range v.Follow(ctx, 0) {
+			if err != nil {
+				done <- err
+				return
+			}
+			if e.Note != nil {
+				got = append(got, e.Note.Text)
 				if len(got) == n {
 					cancel()
 				}
 			}
-			return nil
-		})
+		}
+		done <- nil
 	}()
 	for i := range n {
 		_, err := w.Note(ctx, fmt.Sprint("note ", i), who)

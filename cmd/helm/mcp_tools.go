@@ -17,6 +17,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/runner"
+	"github.com/helmlog/helm/transcript"
 )
 
 // The MCP server's tools. Each takes its arguments as a Go struct, whose
@@ -632,7 +633,7 @@ func (s *mcpServer) addReadTools() {
 	addTool(s, &mcp.Tool{Name: "transcript", Annotations: reads,
 		Description: "Merge voyages with their sub-voyages (a crew's work) into one timeline, ordered by time: one line an event, with its voyage, who recorded it (in what role) and what happened, and the links between entries (an action names the bearing it followed)."},
 		func(ctx context.Context, in *transcriptArgs) (toolOut, error) {
-			opts := helm.TranscriptOptions{Who: in.Who, Descendants: true}
+			opts := &transcript.Options{Who: in.Who, Descendants: true}
 			if in.Since != "" {
 				var err error
 				if opts.Since, err = parseSince(in.Since, s.a.now()); err != nil {
@@ -656,7 +657,7 @@ func (s *mcpServer) addReadTools() {
 				}
 				ids = []string{id}
 			}
-			lines, err := s.home.Transcript(ctx, ids, opts)
+			lines, err := transcript.Read(ctx, s.home, ids, opts)
 			if err != nil {
 				return toolOut{}, err
 			}
@@ -666,7 +667,7 @@ func (s *mcpServer) addReadTools() {
 			} else if len(lines) == 0 {
 				b.WriteString("No events.\n")
 			} else {
-				err = helm.WriteTranscript(&b, lines)
+				err = transcript.Write(&b, lines)
 			}
 			if err != nil {
 				return toolOut{}, err
