@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"net/url"
 	"strings"
 
+	"github.com/helmlog/helm/internal/markdown"
 	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/logbook"
 )
@@ -123,21 +123,6 @@ func resultParams(r *ActionResult) []actionParam {
 	return out
 }
 
-// webLink returns raw when it is an http(s) address that can be linked as
-// it is (in markdown's autolink, in an HTML attribute), else "".
-func webLink(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return ""
-	}
-	for _, r := range raw {
-		if r <= ' ' || r == 0x7f || r >= 0x80 || strings.ContainsRune("<>\"'`\\", r) {
-			return ""
-		}
-	}
-	return raw
-}
-
 // lifecycleWord is what the documents call a change of status.
 func lifecycleWord(i int, t Transition) string {
 	switch {
@@ -174,34 +159,34 @@ func (v *Voyage) ExportMarkdown(ctx context.Context, w io.Writer) error {
 
 func (d *storyDoc) writeMarkdown(b *strings.Builder) {
 	info := d.Info
-	fmt.Fprintf(b, "# Voyage: %s\n\n", mdHeading(info.Intent))
-	fmt.Fprintf(b, "- **Voyage:** `%s` (%s)\n", mdCode(info.ID), mdInline(string(info.Kind)))
-	fmt.Fprintf(b, "- **Identity:** %s\n", mdInline(info.Identity))
-	status := mdInline(string(info.Status))
+	fmt.Fprintf(b, "# Voyage: %s\n\n", markdown.Heading(info.Intent))
+	fmt.Fprintf(b, "- **Voyage:** `%s` (%s)\n", markdown.Code(info.ID), markdown.Inline(string(info.Kind)))
+	fmt.Fprintf(b, "- **Identity:** %s\n", markdown.Inline(info.Identity))
+	status := markdown.Inline(string(info.Status))
 	if !info.CompletedAt.IsZero() && info.Status != StatusActive {
 		status += " (" + stampOf(info.CompletedAt) + ")"
 	}
 	fmt.Fprintf(b, "- **Status:** %s\n", status)
 	if info.Summary != "" && info.Status != StatusActive {
-		fmt.Fprintf(b, "- **Summary:** %s\n", mdInline(info.Summary))
+		fmt.Fprintf(b, "- **Summary:** %s\n", markdown.Inline(info.Summary))
 	}
 	fmt.Fprintf(b, "- **Created:** %s\n", stampOf(info.Created))
-	if repo := mdRepository(info); repo != "" {
+	if repo := markdown.Repository(info.Repo, info.Branch, info.Base); repo != "" {
 		fmt.Fprintf(b, "- **Repository:** %s\n", repo)
 	}
 	if info.Parent != "" {
-		fmt.Fprintf(b, "- **Part of:** voyage `%s`\n", mdCode(info.Parent))
+		fmt.Fprintf(b, "- **Part of:** voyage `%s`\n", markdown.Code(info.Parent))
 	}
 	if len(info.Crew) > 0 {
-		fmt.Fprintf(b, "- **Crew:** %s\n", mdJoin(info.Crew))
+		fmt.Fprintf(b, "- **Crew:** %s\n", markdown.Join(info.Crew))
 	}
 
 	if len(info.Lifecycle) > 0 {
 		b.WriteString("\n## Lifecycle\n\n")
 		for i, t := range info.Lifecycle {
-			fmt.Fprintf(b, "- %s %s by %s", stampOf(t.At), mdInline(lifecycleWord(i, t)), mdInline(whoLine(t.Who)))
+			fmt.Fprintf(b, "- %s %s by %s", stampOf(t.At), markdown.Inline(lifecycleWord(i, t)), markdown.Inline(whoLine(t.Who)))
 			if t.Reason != "" {
-				fmt.Fprintf(b, ": %s", mdInline(t.Reason))
+				fmt.Fprintf(b, ": %s", markdown.Inline(t.Reason))
 			}
 			b.WriteString("\n")
 		}
@@ -229,7 +214,7 @@ func (d *storyDoc) writeMarkdown(b *strings.Builder) {
 }
 
 func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
-	fmt.Fprintf(b, "\n### %s %d · %s · %s\n\n", logbook.Title(e.Kind), e.N, stampOf(e.At), mdInline(whoLine(e.Who)))
+	fmt.Fprintf(b, "\n### %s %d · %s · %s\n\n", logbook.Title(e.Kind), e.N, stampOf(e.At), markdown.Inline(whoLine(e.Who)))
 	switch e.Kind {
 	case EntryBearing:
 		bg := e.Bearing
@@ -241,13 +226,13 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
 			b.WriteString("\n")
 		}
 		b.WriteString("Reading:\n\n")
-		mdQuote(b, bg.Reading.Text)
+		markdown.Quote(b, bg.Reading.Text)
 		if n := len(bg.Reading.History); n > 0 {
 			fmt.Fprintf(b, "\nChallenged %d×, oldest first:\n", n)
 			for i, h := range bg.Reading.History {
-				fmt.Fprintf(b, "\n%d. %s by %s: “%s” The reading was:\n\n", i+1, stampOf(h.ChallengedAt), mdInline(whoLine(h.ChallengedBy)), mdInline(h.ChallengedWith))
+				fmt.Fprintf(b, "\n%d. %s by %s: “%s” The reading was:\n\n", i+1, stampOf(h.ChallengedAt), markdown.Inline(whoLine(h.ChallengedBy)), markdown.Inline(h.ChallengedWith))
 				var q strings.Builder
-				mdQuote(&q, h.Text)
+				markdown.Quote(&q, h.Text)
 				for _, line := range strings.SplitAfter(strings.TrimSuffix(q.String(), "\n"), "\n") {
 					b.WriteString("   " + line)
 				}
@@ -256,31 +241,31 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
 		}
 	case EntryAction:
 		a := e.Action
-		fmt.Fprintf(b, "%s — %s", mdInline(DescribeAction(a)), mdInline(string(a.Status)))
+		fmt.Fprintf(b, "%s — %s", markdown.Inline(DescribeAction(a)), markdown.Inline(string(a.Status)))
 		if !a.DoneAt.IsZero() {
 			fmt.Fprintf(b, " at %s", stampOf(a.DoneAt))
 		}
 		b.WriteString("\n")
 		var items []string
 		for _, p := range actionParams(a.Params) {
-			items = append(items, mdInline(p.Key+": "+p.Value))
+			items = append(items, markdown.Inline(p.Key+": "+p.Value))
 		}
 		if a.Why != "" {
-			items = append(items, "why: "+mdInline(a.Why))
+			items = append(items, "why: "+markdown.Inline(a.Why))
 		}
 		for _, p := range resultParams(a.Result) {
-			items = append(items, mdInline(p.Key+": "+p.Value))
+			items = append(items, markdown.Inline(p.Key+": "+p.Value))
 		}
 		if a.Result != nil {
-			if link := mdLink(a.Result.URL); link != "" {
+			if link := markdown.Link(a.Result.URL); link != "" {
 				items = append(items, "link: "+link)
 			}
 		}
 		if a.Rule != "" {
-			items = append(items, "rule: "+mdInline(a.Rule))
+			items = append(items, "rule: "+markdown.Inline(a.Rule))
 		}
 		if a.Error != "" && a.Status == ActionFailed {
-			items = append(items, "error: "+mdInline(a.Error))
+			items = append(items, "error: "+markdown.Inline(a.Error))
 		}
 		if len(items) > 0 {
 			b.WriteString("\n")
@@ -289,28 +274,28 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
 			}
 		}
 	case EntryNote:
-		mdQuote(b, e.Note.Text)
+		markdown.Quote(b, e.Note.Text)
 	case EntryJudgement:
 		j := e.Judgement
-		fmt.Fprintf(b, "%s: %d/10 (evidence: entries %s)\n", mdInline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence))
+		fmt.Fprintf(b, "%s: %d/10 (evidence: entries %s)\n", markdown.Inline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence))
 		if j.Text != "" {
 			b.WriteString("\n")
-			mdQuote(b, j.Text)
+			markdown.Quote(b, j.Text)
 		}
 	case EntryPolicy:
-		b.WriteString(mdInline(logbook.DescribePolicy(e.Policy)) + "\n")
+		b.WriteString(markdown.Inline(logbook.DescribePolicy(e.Policy)) + "\n")
 	}
 }
 
 func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o ObservationRecord) {
-	fmt.Fprintf(b, "- %s — observed %s", mdInline(o.Label), stampOf(o.ObservedAt))
+	fmt.Fprintf(b, "- %s — observed %s", markdown.Inline(o.Label), stampOf(o.ObservedAt))
 	if o.ObservedBy.Identity != "" {
-		fmt.Fprintf(b, " by %s", mdInline(whoLine(o.ObservedBy)))
+		fmt.Fprintf(b, " by %s", markdown.Inline(whoLine(o.ObservedBy)))
 	}
 	if o.Artifact != "" {
-		fmt.Fprintf(b, "; sighting `%s`", mdCode(shortHash(o.Artifact)))
+		fmt.Fprintf(b, "; sighting `%s`", markdown.Code(shortHash(o.Artifact)))
 		if a, ok := d.Artifacts[o.Artifact]; ok {
-			fmt.Fprintf(b, " (%s, %s)", byteCount(a.Size), mdInline(artifactState(a)))
+			fmt.Fprintf(b, " (%s, %s)", byteCount(a.Size), markdown.Inline(artifactState(a)))
 		}
 	}
 	b.WriteString("\n")
@@ -498,7 +483,7 @@ func (d *storyDoc) htmlEntry(e Entry) htmlEntry {
 			h.Result = append(h.Result, actionParam{pa.Key, line(pa.Value)})
 		}
 		if a.Result != nil {
-			h.Link = webLink(a.Result.URL)
+			h.Link = markdown.WebLink(a.Result.URL)
 		}
 		h.Why, h.Rule = block(a.Why), line(a.Rule)
 		if a.Status == ActionFailed {

@@ -16,6 +16,40 @@ import (
 	"github.com/helmlog/helm/sighting"
 )
 
+// worldAction is an Action of any kind that leaves result in the world
+// (or fails with fail). Its parameters are recorded as an action of that
+// kind records them: {"number": 45}, {"title": ...}.
+type worldAction struct {
+	kind   string
+	Number int    `json:"number,omitempty"`
+	Title  string `json:"title,omitempty"`
+	Body   string `json:"body,omitempty"`
+	result helm.ActionResult
+	fail   error
+}
+
+func (a *worldAction) Kind() string { return a.kind }
+func (a *worldAction) Perform(context.Context) (helm.ActionResult, error) {
+	return a.result, a.fail
+}
+
+// perform performs a and requires what it asks: success, or a failure
+// recorded in the logbook.
+func perform(t *testing.T, v *helm.Voyage, a helm.Action, w helm.Who, why string) helm.Entry {
+	t.Helper()
+	e, err := v.PerformWith(context.Background(), a, w, helm.PerformOptions{Why: why})
+	var ae *helm.ActionError
+	if err != nil && !errors.As(err, &ae) {
+		require.NoError(t, err)
+	}
+	return e
+}
+
+var (
+	bob   = helm.Who{Identity: "bob", Role: "reviewer", Method: "claude"}
+	carol = helm.Who{Identity: "carol", Role: "judge", Method: "human"}
+)
+
 // searchHome holds two voyages, A (about issue #42 and PR #45) and B
 // (a README tidy that comments on #42), judged by carol. It returns the
 // home and the two voyages' ids.

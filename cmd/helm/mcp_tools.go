@@ -16,6 +16,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/runner"
 	"github.com/helmlog/helm/transcript"
 )
@@ -682,7 +683,7 @@ func (s *mcpServer) addReadTools() {
 			if err != nil {
 				return toolOut{}, err
 			}
-			r, err := v.Report(ctx, helm.ReportOptions{DiffStat: s.a.diffStat})
+			r, err := report.Of(ctx, s.home, v.ID(), &report.Options{DiffStat: s.a.diffStat})
 			if err != nil {
 				return toolOut{}, err
 			}

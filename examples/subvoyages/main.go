@@ -29,6 +29,7 @@ import (
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
+	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/runner"
 	"github.com/helmlog/helm/transcript"
 )
@@ -217,7 +218,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  %-6s %2d steps (%d observations, %d bearings, %d actions, %d refused, %d notes)\n",
 			c.Identity, c.Steps, c.Observations, c.Bearings, c.Actions, c.Refused, c.Notes)
 	}
-	rep, err := lead.Report(ctx, helm.ReportOptions{DiffStat: diffStat(git)})
+	rep, err := report.Of(ctx, h, lead.ID(), &report.Options{DiffStat: diffStat(git)})
 	if err != nil {
 		return err
 	}
@@ -262,17 +263,17 @@ func observe(ctx context.Context, v *helm.Voyage, who helm.Who, in *helm.Observe
 
 // diffStat counts the files changed between two commits with git, for
 // the report: the voyage itself never runs git.
-func diffStat(git *runner.Runner) func(ctx context.Context, dir, base, head string) ([]helm.FileChange, error) {
-	return func(ctx context.Context, dir, base, head string) ([]helm.FileChange, error) {
+func diffStat(git *runner.Runner) func(ctx context.Context, dir, base, head string) ([]report.FileChange, error) {
+	return func(ctx context.Context, dir, base, head string) ([]report.FileChange, error) {
 		r := *git
 		r.Dir = dir
 		stats, err := r.DiffStat(ctx, base, head)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]helm.FileChange, len(stats))
+		out := make([]report.FileChange, len(stats))
 		for i, f := range stats {
-			out[i] = helm.FileChange{Path: f.Path, Added: f.Added, Deleted: f.Deleted, Binary: f.Binary}
+			out[i] = report.FileChange{Path: f.Path, Added: f.Added, Deleted: f.Deleted, Binary: f.Binary}
 		}
 		return out, nil
 	}

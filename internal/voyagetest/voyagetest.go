@@ -1,7 +1,8 @@
 // Package voyagetest scripts voyages for the tests of the packages that
 // read them (report, story, transcript, search, replay): a mark that
-// needs nothing to observe (Note), an identity (Who), and a home whose
-// clock and ids are the same on every run (Options, Fixed, Voyage). It is test support, as
+// needs nothing to observe (Note), actions that touch nothing (Action),
+// identities (Who, Bob, Carol), and a home whose clock and ids are the
+// same on every run (Options, Fixed, Voyage). It is test support, as
 // net/http/httptest is: no program imports it.
 package voyagetest
 
@@ -54,8 +55,42 @@ func init() {
 	sighting.Register("test-note", func() sighting.Sighting { return &NoteSighting{} })
 }
 
-// Who is the identity the scripts record as: a coder, by hand.
-var Who = logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+// The identities the scripts record as: the voyage's coder (Who), a
+// reviewer (Bob) and a judge (Carol).
+var (
+	Who   = logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	Bob   = logbook.Who{Identity: "bob", Role: "reviewer", Method: "claude"}
+	Carol = logbook.Who{Identity: "carol", Role: "judge", Method: "human"}
+)
+
+// Action is an action of any kind (Of) that touches nothing: it leaves
+// Result in the world, or fails with Fail. Its parameters are recorded as
+// an action of that kind records them: {"number": 45}, {"title": ...}.
+type Action struct {
+	Of     string               `json:"-"`
+	Number int                  `json:"number,omitempty"`
+	Title  string               `json:"title,omitempty"`
+	Body   string               `json:"body,omitempty"`
+	Result logbook.ActionResult `json:"-"`
+	Fail   error                `json:"-"`
+}
+
+func (a *Action) Kind() string { return a.Of }
+
+// Perform returns the action's Result, or fails with Fail.
+func (a *Action) Perform(context.Context) (logbook.ActionResult, error) { return a.Result, a.Fail }
+
+// Perform performs a on v as w, with why, and requires what it asks:
+// success, or a failure recorded in the logbook.
+func Perform(t testing.TB, v *helm.Voyage, a helm.Action, w helm.Who, why string) helm.Entry {
+	t.Helper()
+	e, err := v.PerformWith(context.Background(), a, w, helm.PerformOptions{Why: why})
+	var ae *helm.ActionError
+	if err != nil && !errors.As(err, &ae) {
+		require.NoError(t, err)
+	}
+	return e
+}
 
 // Options returns options that make a scripted voyage the same bytes on
 // every run: a clock from start moving step at every reading, and ids
