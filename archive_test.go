@@ -9,7 +9,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -111,7 +110,7 @@ func viewsOf(t *testing.T, v *helm.Voyage) readerViews {
 	t.Helper()
 	ctx := context.Background()
 	var story strings.Builder
-	require.NoError(t, v.WriteStory(&story))
+	require.NoError(t, writeStory(v, &story))
 	rv := readerViews{Info: v.Info(), Slate: v.Slate(), Logbook: v.Logbook(), FailedActions: v.FailedActions(),
 		Story: story.String(), Bytes: map[string]string{}}
 	for _, a := range v.Artifacts() {
@@ -387,12 +386,6 @@ func TestImportOfCorpusVoyages(t *testing.T) {
 				require.NoError(t, err, "voyage %s", info.ID)
 				assert.Equal(t, viewsJSON(t, v), viewsJSON(t, imported), "voyage %s", info.ID)
 				assert.Equal(t, string(archive), string(exportArchive(t, imported)), "voyage %s exported again", info.ID)
-				for _, doc := range []func(*helm.Voyage, context.Context, io.Writer) error{(*helm.Voyage).ExportMarkdown, (*helm.Voyage).ExportHTML} {
-					var a, b bytes.Buffer
-					require.NoError(t, doc(v, ctx, &a))
-					require.NoError(t, doc(imported, ctx, &b))
-					assert.Equal(t, a.String(), b.String(), "voyage %s: the story reads the same", info.ID)
-				}
 				rep, err := other.Verify(ctx, info.ID)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "voyage %s: %+v", info.ID, rep.Problems)

@@ -579,7 +579,7 @@ func corpusViews(t *testing.T, h *helm.Home) map[string]corpusView {
 		v, err := h.Voyage(ctx, info.ID)
 		require.NoError(t, err)
 		var story strings.Builder
-		require.NoError(t, v.WriteStory(&story))
+		require.NoError(t, writeStory(v, &story))
 		cv := corpusView{Info: v.Info(), Story: story.String(), Slate: v.Slate(), Artifacts: map[string]string{}}
 		for _, a := range v.Artifacts() {
 			if a.Status != helm.ArtifactStowed {
@@ -728,7 +728,7 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 // ones: the voyage's description, its slate, its story, and its artifact
 // index. Views have no story of their own: it is rendered from the
 // replayed description and logbook with logbook.WriteStory, as
-// Voyage.WriteStory renders it. An export holds no artifact bytes, so
+// package story renders it. An export holds no artifact bytes, so
 // the index is compared by hash and status, not by content.
 func TestCorpusExportsReplayToTheGoldenViews(t *testing.T) {
 	entries, err := filepath.Glob(filepath.Join("testdata", "voyages", "*", "exports"))

@@ -254,7 +254,7 @@ func TestNoteAndWhy(t *testing.T) {
 	_, err = v.Note(ctx, "Looks right to me.", bob)
 	require.NoError(t, err)
 	var story bytes.Buffer
-	require.NoError(t, v.WriteStory(&story))
+	require.NoError(t, writeStory(v, &story))
 	assert.Contains(t, story.String(), "── Note 1 ── ")
 	assert.Contains(t, story.String(), "  Waiting for CI.\n  It is slow today.\n")
 	assert.Contains(t, story.String(), "  Why: CI is green\n")

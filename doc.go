@@ -22,9 +22,10 @@
 //   - Perform records an Action's intent durably, performs it, and
 //     records its outcome.
 //   - Complete ends the voyage with an Outcome and a summary.
-//   - Info, Slate, Logbook, Artifacts and WriteStory read the views;
-//     LogbookPage, Entries, ArtifactsAfter and ArtifactInfo read part of
-//     a long voyage at the cost of what they return.
+//   - Info, Slate, Logbook and Artifacts read the views; LogbookPage,
+//     Entries, ArtifactsAfter and ArtifactInfo read part of a long voyage
+//     at the cost of what they return; Events and Follow read its events,
+//     the read path the packages beside this one are built on.
 //
 // OpenStore opens a home whose voyages are in a store a crew shares
 // across machines (package store; store/jetstream keeps them on a NATS

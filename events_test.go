@@ -2,6 +2,7 @@ package helm_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/store"
 )
@@ -221,4 +223,17 @@ func TestFollowStopsWhenTheCallerDoes(t *testing.T) {
 		break
 	}
 	assert.Equal(t, []projection.Type{projection.VoyageStarted}, seen)
+}
+
+// writeStory writes v's story as package story's WriteText does (the
+// root's tests import no package built on the root): the header from
+// Info, the entries from Logbook, rendered by package logbook.
+func writeStory(v *helm.Voyage, w io.Writer) error {
+	info := v.Info()
+	h := logbook.Header{Intent: info.Intent, Identity: info.Identity, Created: info.Created, Status: string(info.Status),
+		CompletedAt: info.CompletedAt, Outcome: string(info.Outcome), Summary: info.Summary}
+	for _, t := range info.Lifecycle {
+		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
+	}
+	return logbook.WriteStory(w, h, v.Logbook())
 }

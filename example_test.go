@@ -14,7 +14,7 @@ import (
 )
 
 // A voyage from start to finish: observe, take a bearing, perform an
-// action, complete, and print the story.
+// action, complete, and read the logbook.
 func Example() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
@@ -46,20 +46,21 @@ func Example() {
 	if err := v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
 		panic(err)
 	}
-	v.WriteStory(os.Stdout)
+	info := v.Info()
+	fmt.Printf("%s: %s (%s)\n", info.Intent, info.Status, info.Summary)
+	for e := range v.Entries() {
+		switch {
+		case e.Bearing != nil:
+			fmt.Printf("Bearing %d, on %s: %s\n", e.N, e.Bearing.Observations[0].Label, e.Bearing.Reading.Text)
+		case e.Action != nil:
+			fmt.Printf("Action %d: %s\n", e.N, helm.DescribeAction(e.Action))
+		}
+	}
+	// Package story tells it whole, for a terminal, in markdown or in HTML.
 	// Output:
-	// Voyage: Resolve #42: fix widget crash
-	// Identity: john-agent
-	// Created: 2026-02-26T17:01:00Z
-	// Status: completed (2026-02-26T17:07:00Z)
-	// Summary: Fixed null check in widget init.
-	//
-	// ── Bearing 1 ── 2026-02-26T17:04:00Z
-	//   Mark: Note @ widget.rs
-	//   Reading: Widget module has a null check missing in init().
-	//
-	// ── Action 2 ── 2026-02-26T17:05:00Z
-	//   committed (abc1234)
+	// Resolve #42: fix widget crash: completed (Fixed null check in widget init.)
+	// Bearing 1, on Note @ widget.rs: Widget module has a null check missing in init().
+	// Action 2: committed (abc1234)
 }
 
 // Observing the same mark twice keeps the newest observation: the slate is

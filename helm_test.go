@@ -424,7 +424,7 @@ func TestReplayIsByteIdentical(t *testing.T) {
 		require.NoError(t, err)
 		v := script(t, h)
 		var b strings.Builder
-		require.NoError(t, v.WriteStory(&b))
+		require.NoError(t, writeStory(v, &b))
 		story = append(story, b.String())
 		runs = append(runs, read(v.Dir()))
 		v.Close()

@@ -37,7 +37,7 @@ func sharedHome(t *testing.T, root string, opts *helm.Options) *helm.Home {
 func story(t *testing.T, v *helm.Voyage) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, v.WriteStory(&b))
+	require.NoError(t, writeStory(v, &b))
 	return b.String()
 }
 

@@ -99,7 +99,7 @@ func TestUndoIsAnActionLinkedToTheEntryItTakesBack(t *testing.T) {
 	assert.Equal(t, 2, entries[0].Action.UndoneBy)
 
 	var story strings.Builder
-	require.NoError(t, v.WriteStory(&story))
+	require.NoError(t, writeStory(v, &story))
 	assert.Contains(t, story.String(), "  created issue #7 (undone by 2)\n")
 	assert.Contains(t, story.String(), "  closed issue #7 (undoes 1)\n  Why: opened by mistake\n")
 

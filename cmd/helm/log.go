@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/story"
 )
 
 func newLogCmd(a *app) *cobra.Command {
@@ -79,7 +80,7 @@ func logOf(v *helm.Voyage, who string) logJSON {
 // only the entries of identity who.
 func writeLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
 	if !evidence && who == "" {
-		return v.WriteStory(w)
+		return story.WriteText(ctx, w, v)
 	}
 	return writeStoryWithEvidence(ctx, w, v, evidence, who)
 }
@@ -90,12 +91,12 @@ func writeLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, w
 // one per logbook entry, in order. The sightings are streamed (as
 // sighting show streams them), each as it comes.
 func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
-	var story strings.Builder
-	if err := v.WriteStory(&story); err != nil {
+	var text strings.Builder
+	if err := story.WriteText(ctx, &text, v); err != nil {
 		return err
 	}
 	entries := v.Logbook()
-	blocks := strings.Split(strings.TrimSuffix(story.String(), "\n"), "\n\n")
+	blocks := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n\n")
 	if len(blocks) != len(entries)+1 {
 		return fmt.Errorf("voyage %s: the story has %d entries, the logbook %d", v.ID(), len(blocks)-1, len(entries))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/story"
 )
 
 // The MCP server's resources, read-only: a voyage's story and each of its
@@ -89,7 +90,7 @@ func (s *mcpServer) resource(ctx context.Context, uri string) (*mcp.ReadResource
 	var mime, base string
 	switch {
 	case len(parts) == 2 && parts[1] == "story":
-		if err := v.WriteStory(pw); err != nil && !errors.Is(err, errPageFull) {
+		if err := story.WriteText(ctx, pw, v); err != nil && !errors.Is(err, errPageFull) {
 			return nil, resourceError(uri, err)
 		}
 		mime, base = "text/plain", storyURI(v.ID())
