@@ -1,4 +1,4 @@
-package helm_test
+package search_test
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/search"
 )
 
 // Finding what happened to a pull request across every voyage of a home.
-func ExampleHome_Search() {
+func ExampleRun() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
@@ -26,7 +27,7 @@ func ExampleHome_Search() {
 	review.Note(ctx, "PR #450 is another matter.", bob)
 	review.Close()
 
-	hits, err := h.Search(ctx, helm.SearchQuery{PR: 45})
+	hits, err := search.Run(ctx, h, &search.Query{PR: 45})
 	if err != nil {
 		panic(err)
 	}
