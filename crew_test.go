@@ -310,7 +310,7 @@ func TestStartWithParentAndRepository(t *testing.T) {
 func TestListByStatusAndIdle(t *testing.T) {
 	ctx := context.Background()
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	opts := helm.Deterministic(clock, time.Minute, "b1000000")
+	opts := deterministic(clock, time.Minute, "b1000000")
 	h, err := helm.Open(t.TempDir(), opts)
 	require.NoError(t, err)
 	ids := map[helm.Status]string{}

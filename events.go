@@ -1,12 +1,9 @@
 package helm
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 
 	"github.com/helmlog/helm/artifact"
@@ -86,47 +83,4 @@ func eventsOf(id, dir string, fn func(seq uint64, e *projection.Event) error) fu
 		}
 		return fn(r.Seq, e)
 	}
-}
-
-// Export writes the voyage's events as JSON lines, one event a line, in
-// the order they were recorded: the form ReadEvents reads back.
-func (v *Voyage) Export(ctx context.Context, w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
-		e.Seq = seq
-		data, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		bw.Write(data)
-		return bw.WriteByte('\n')
-	}))
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		return v.fail("export", err, Hint{})
-	}
-	return nil
-}
-
-// ReadEvents reads events exported by Voyage.Export.
-func ReadEvents(r io.Reader) ([]projection.Event, error) {
-	var out []projection.Event
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		e, err := projection.Decode(sc.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("read events: line %d: %w", line, err)
-		}
-		out = append(out, *e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	return out, nil
 }

@@ -2,11 +2,16 @@ package helm_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -236,4 +241,45 @@ func writeStory(v *helm.Voyage, w io.Writer) error {
 		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
 	}
 	return logbook.WriteStory(w, h, v.Logbook())
+}
+
+// exportEvents writes v's events as JSON lines, as package replay's
+// WriteEvents does: each event as the read path yields it.
+func exportEvents(ctx context.Context, w io.Writer, v *helm.Voyage) error {
+	for e, err := range v.Events(ctx, 1) {
+		if err != nil {
+			return err
+		}
+		data, err := json.Marshal(&e)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(data, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deterministic returns options under which a scripted voyage records
+// the same bytes on every run, as package replay's Deterministic does: a
+// clock from start moving step at every reading, ids made of prefix and
+// a counter from 1.
+func deterministic(start time.Time, step time.Duration, prefix string) *helm.Options {
+	var mu sync.Mutex
+	t, n := start.UTC(), 0
+	return &helm.Options{
+		Clock: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			t = t.Add(step)
+			return t
+		},
+		NewID: func() uuid.UUID {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			return uuid.MustParse(fmt.Sprintf("%s-0000-4000-8000-%012d", prefix, n))
+		},
+	}
 }

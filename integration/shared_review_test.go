@@ -18,6 +18,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/sighting"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/jetstream"
@@ -312,8 +313,8 @@ func TestSharedSeedOfAHistoryLargerThanAUnit(t *testing.T) {
 		require.NoError(t, err)
 	}
 	var b bytes.Buffer
-	require.NoError(t, v.Export(ctx, &b))
-	events, err := helm.ReadEvents(&b)
+	require.NoError(t, replay.WriteEvents(ctx, &b, v))
+	events, err := replay.ReadEvents(&b)
 	require.NoError(t, err)
 	s, err := shared.Seed(ctx, events)
 	require.NoError(t, err)

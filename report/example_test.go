@@ -7,6 +7,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/report"
 )
 
@@ -28,7 +29,7 @@ func ExampleOf() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
-	h, _ := helm.Open(dir, helm.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
+	h, _ := helm.Open(dir, replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.StartWith(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who,
 		helm.StartOptions{Repo: "octo/widgets", Dir: "/src/widgets", Base: "1a2b3c4d5e6f", Branch: "main"})

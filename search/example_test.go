@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/search"
 )
 
@@ -15,7 +16,7 @@ func ExampleRun() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
-	h, _ := helm.Open(dir, helm.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
+	h, _ := helm.Open(dir, replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
 	john := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	bob := helm.Who{Identity: "bob", Role: "reviewer", Method: "human"}
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/story"
 )
 
@@ -26,7 +27,7 @@ func ExampleWriteText() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
-	h, _ := helm.Open(dir, helm.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
+	h, _ := helm.Open(dir, replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
 	defer v.Close()
@@ -59,7 +60,7 @@ func ExampleWriteMarkdown() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
-	h, _ := helm.Open(dir, helm.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
+	h, _ := helm.Open(dir, replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
 	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who)
 	defer v.Close()
