@@ -22,9 +22,10 @@
 //   - Perform records an Action's intent durably, performs it, and
 //     records its outcome.
 //   - Complete ends the voyage with an Outcome and a summary.
-//   - Info, Slate, Logbook, Artifacts and WriteStory read the views;
-//     LogbookPage, Entries, ArtifactsAfter and ArtifactInfo read part of
-//     a long voyage at the cost of what they return.
+//   - Info, Slate, Logbook and Artifacts read the views; LogbookPage,
+//     Entries, ArtifactsAfter and ArtifactInfo read part of a long voyage
+//     at the cost of what they return; Events and Follow read its events,
+//     the read path the packages beside this one are built on.
 //
 // OpenStore opens a home whose voyages are in a store a crew shares
 // across machines (package store; store/jetstream keeps them on a NATS
@@ -41,4 +42,10 @@
 // Errors say what failed and where (*VoyageError, *DamageError) and wrap
 // a sentinel to match with errors.Is; what to do about one is data
 // (HintOf), never part of its message.
+//
+// This package is the facade. What reads voyages afterwards is built on
+// its read path beside it: package story tells a voyage's whole story,
+// report summarises it for a pull request, transcript merges voyages
+// into one timeline, search finds entries across a home, and replay
+// folds recorded events into fresh views (helmtest builds tests on it).
 package helm

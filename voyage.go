@@ -3,7 +3,6 @@ package helm
 import (
 	"context"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/internal/homeindex"
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -289,7 +287,7 @@ type LogbookCounts struct {
 }
 
 // LogbookPage returns the story's entries numbered first to first+n-1
-// (the numbers WriteStory shows, from 1), fewer at the story's end: its
+// (the numbers the story shows, from 1), fewer at the story's end: its
 // cost is that of the entries it returns, however long the voyage.
 func (v *Voyage) LogbookPage(first, n int) []Entry {
 	v.mu.Lock()
@@ -400,30 +398,6 @@ func artifactList(st *projection.State) []ArtifactInfo {
 	}
 	slices.SortFunc(out, func(a, b ArtifactInfo) int { return strings.Compare(a.Hash, b.Hash) })
 	return out
-}
-
-// WriteStory renders the logbook as the story a person reads: the voyage,
-// then each bearing (its marks and reading) and each action, in order.
-// Stored text is escaped so that it cannot drive a terminal.
-func (v *Voyage) WriteStory(w io.Writer) error {
-	v.mu.Lock()
-	v.loadView(projection.SectionEntries)
-	info, entries := v.st.Voyage, cloneEntries(v.st.Entries)
-	v.mu.Unlock()
-	return logbook.WriteStory(w, storyHeader(info), entries)
-}
-
-// storyHeader is what the story says of voyage view p before its entries.
-func storyHeader(p projection.VoyageView) logbook.Header {
-	h := logbook.Header{
-		Intent: p.Intent, Identity: p.Identity, Created: p.Created,
-		Status: string(p.Status), CompletedAt: p.CompletedAt,
-		Outcome: string(p.Outcome), Summary: p.Summary,
-	}
-	for _, t := range p.Lifecycle {
-		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
-	}
-	return h
 }
 
 func cloneEntries(in []Entry) []Entry {

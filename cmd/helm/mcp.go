@@ -15,6 +15,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/markkind"
 	"github.com/helmlog/helm/cmd/helm/internal/mcpserver"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -157,6 +158,6 @@ func (w mcpWorkspace) ReadFile(name string) ([]byte, error) { return w.a.readFil
 
 func (w mcpWorkspace) Now() time.Time { return w.a.now() }
 
-func (w mcpWorkspace) DiffStat(ctx context.Context, dir, base, head string) ([]helm.FileChange, error) {
+func (w mcpWorkspace) DiffStat(ctx context.Context, dir, base, head string) ([]report.FileChange, error) {
 	return w.a.diffStat(ctx, dir, base, head)
 }

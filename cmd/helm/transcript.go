@@ -12,6 +12,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/transcript"
 )
 
 func newTranscriptCmd(a *app) *cobra.Command {
@@ -46,8 +47,9 @@ sub-voyage took are critical:
 
   critical steps = Σ over stages (main's steps + max over sub-voyages of their steps)
 
-Overhead is total − critical; parallelization efficiency is critical /
-total. Each identity's observations, bearings, actions, failures,
+Overhead is total − critical; parallelism is total / critical: 1 when
+every step was on the critical path, higher the more steps ran side by
+side. Each identity's observations, bearings, actions, failures,
 refusals, notes and time active (first to last event) follow, then the
 judgements.`,
 		Example: "  helm stats a3b\n  helm stats --all --json",
@@ -100,7 +102,7 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	opts := helm.TranscriptOptions{Who: c.who, Descendants: true}
+	opts := &transcript.Options{Who: c.who, Descendants: true}
 	if c.since != "" {
 		if opts.Since, err = view.ParseSince(c.since, a.now()); err != nil {
 			return usageErrorf(a.cmd, "transcript: --since %q: %v", c.since, err)
@@ -115,7 +117,7 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	lines, err := h.Transcript(ctx, ids, opts)
+	lines, err := transcript.Read(ctx, h, ids, opts)
 	if err != nil {
 		return err
 	}
@@ -126,7 +128,7 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 		_, err := fmt.Fprintln(a.stdout, "No events.")
 		return err
 	}
-	return helm.WriteTranscript(a.stdout, lines)
+	return transcript.Write(a.stdout, lines)
 }
 
 type statsCommand struct{ set voyageSet }
@@ -142,14 +144,14 @@ func (c *statsCommand) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	lines, err := h.Transcript(ctx, ids, helm.TranscriptOptions{Descendants: true})
+	lines, err := transcript.Read(ctx, h, ids, &transcript.Options{Descendants: true})
 	if err != nil {
 		return err
 	}
-	stats := helm.CrewStatsOf(lines)
+	stats := transcript.StatsOf(lines)
 	if a.g.json {
 		if stats == nil {
-			stats = []helm.Stats{}
+			stats = []transcript.Stats{}
 		}
 		return writeJSON(a.stdout, stats)
 	}
@@ -169,7 +171,7 @@ func (c *statsCommand) Run(ctx context.Context, a *app, args []string) error {
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "  Stages:          %d\n", s.Stages)
 		fmt.Fprintf(&b, "  Steps:           %d total, %d critical, %d overhead\n", s.TotalSteps, s.CriticalSteps, s.Overhead)
-		fmt.Fprintf(&b, "  Parallelization: %.2f (critical / total)\n", s.Efficiency)
+		fmt.Fprintf(&b, "  Parallelism:     %.2f (total / critical)\n", s.Parallelism)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  IDENTITY\tROLES\tSTEPS\tOBSERVATIONS\tBEARINGS\tACTIONS\tFAILED\tREFUSED\tNOTES\tACTIVE")
 		for _, m := range s.Crew {

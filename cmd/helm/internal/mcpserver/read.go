@@ -11,6 +11,8 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/report"
+	"github.com/helmlog/helm/transcript"
 )
 
 // Reading: the log, sightings, artifacts, transcripts, reports.
@@ -144,7 +146,7 @@ func (s *Server) addReadTools() {
 	addTool(s, &mcp.Tool{Name: "transcript", Annotations: reads,
 		Description: "Merge voyages with their sub-voyages (a crew's work) into one timeline, ordered by time: one line an event, with its voyage, who recorded it (in what role) and what happened, and the links between entries (an action names the bearing it followed)."},
 		func(ctx context.Context, in *transcriptArgs) (toolOut, error) {
-			opts := helm.TranscriptOptions{Who: in.Who, Descendants: true}
+			opts := &transcript.Options{Who: in.Who, Descendants: true}
 			if in.Since != "" {
 				var err error
 				if opts.Since, err = view.ParseSince(in.Since, s.ws.Now()); err != nil {
@@ -168,7 +170,7 @@ func (s *Server) addReadTools() {
 				}
 				ids = []string{id}
 			}
-			lines, err := s.home.Transcript(ctx, ids, opts)
+			lines, err := transcript.Read(ctx, s.home, ids, opts)
 			if err != nil {
 				return toolOut{}, err
 			}
@@ -178,7 +180,7 @@ func (s *Server) addReadTools() {
 			} else if len(lines) == 0 {
 				b.WriteString("No events.\n")
 			} else {
-				err = helm.WriteTranscript(&b, lines)
+				err = transcript.Write(&b, lines)
 			}
 			if err != nil {
 				return toolOut{}, err
@@ -193,7 +195,7 @@ func (s *Server) addReadTools() {
 			if err != nil {
 				return toolOut{}, err
 			}
-			r, err := v.Report(ctx, helm.ReportOptions{DiffStat: s.ws.DiffStat})
+			r, err := report.Of(ctx, s.home, v.ID(), &report.Options{DiffStat: s.ws.DiffStat})
 			if err != nil {
 				return toolOut{}, err
 			}

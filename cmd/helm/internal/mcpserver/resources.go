@@ -16,6 +16,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/story"
 )
 
 // The MCP server's resources, read-only: a voyage's story and each of its
@@ -92,7 +93,7 @@ func (s *Server) resource(ctx context.Context, uri string) (*mcp.ReadResourceRes
 	var mime, base string
 	switch {
 	case len(parts) == 2 && parts[1] == "story":
-		if err := v.WriteStory(pw); err != nil && !errors.Is(err, errPageFull) {
+		if err := story.WriteText(ctx, pw, v); err != nil && !errors.Is(err, errPageFull) {
 			return nil, resourceError(uri, err)
 		}
 		mime, base = "text/plain", storyURI(v.ID())

@@ -38,6 +38,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/markkind"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -87,7 +88,7 @@ type Workspace interface {
 	Now() time.Time
 	// DiffStat lists the files changed between commits base and head in
 	// dir, for a report.
-	DiffStat(ctx context.Context, dir, base, head string) ([]helm.FileChange, error)
+	DiffStat(ctx context.Context, dir, base, head string) ([]report.FileChange, error)
 }
 
 // Server is one helm mcp process's server: its identity, fixed at

@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/story"
 )
 
 // The story of a voyage: as helm log and the log tool tell it, with the
@@ -38,7 +39,7 @@ func LogOf(v *helm.Voyage, who string) Log {
 // only the entries of identity who.
 func WriteLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
 	if !evidence && who == "" {
-		return v.WriteStory(w)
+		return story.WriteText(ctx, w, v)
 	}
 	return writeStoryWithEvidence(ctx, w, v, evidence, who)
 }
@@ -49,12 +50,12 @@ func WriteLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, w
 // one per logbook entry, in order. The sightings are streamed (as
 // sighting show streams them), each as it comes.
 func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
-	var story strings.Builder
-	if err := v.WriteStory(&story); err != nil {
+	var text strings.Builder
+	if err := story.WriteText(ctx, &text, v); err != nil {
 		return err
 	}
 	entries := v.Logbook()
-	blocks := strings.Split(strings.TrimSuffix(story.String(), "\n"), "\n\n")
+	blocks := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n\n")
 	if len(blocks) != len(entries)+1 {
 		return fmt.Errorf("voyage %s: the story has %d entries, the logbook %d", v.ID(), len(blocks)-1, len(entries))
 	}

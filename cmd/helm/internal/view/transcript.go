@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/transcript"
 )
 
 // A transcript (of voyages merged into one timeline) as JSON lines, and
@@ -26,7 +26,7 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 }
 
 // WriteJSONLines writes each line as one compact JSON object per line.
-func WriteJSONLines(w io.Writer, lines []helm.Line) error {
+func WriteJSONLines(w io.Writer, lines []transcript.Line) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

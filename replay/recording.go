@@ -1,4 +1,4 @@
-package helm
+package replay
 
 import (
 	"bytes"
@@ -13,11 +13,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/projection"
 )
 
 // A recording is a voyage kept to be replayed by later versions of the
-// code: its events, in the form Export writes (NAME.jsonl, or a voyage
+// code: its events, in the form WriteEvents writes (NAME.jsonl, or a voyage
 // directory), and beside them, in NAME.views.json (DIR.views.json), the
 // views they gave when recorded with a digest of the views after each
 // event. Replaying it folds the events with the code as it is now; where
@@ -29,7 +30,7 @@ type Recording struct {
 	// Path is where its events are: a .jsonl file or a voyage directory.
 	Path string
 	// Events are the recorded events, with their sequence numbers.
-	Events []projection.Event
+	Events []helm.Event
 	// Views are the views the events gave when recorded, and Digests a
 	// digest of the views after each event (ViewsDigest), in order.
 	Views   *Views
@@ -56,7 +57,7 @@ func ViewsDigest(v *Views) string {
 
 // NewRecording returns the recording of events: their views, and the digest of
 // the views after each, as this code folds them.
-func NewRecording(events []projection.Event) (*Recording, error) {
+func NewRecording(events []helm.Event) (*Recording, error) {
 	r := &Recording{Events: events}
 	_, err := foldViews(events, func(i int, v *Views) {
 		r.Digests = append(r.Digests, ViewsDigest(v))
@@ -70,7 +71,7 @@ func NewRecording(events []projection.Event) (*Recording, error) {
 
 // foldViews folds events and calls fn with the views after each. An
 // event that does not fold stops it: its index is returned with the error.
-func foldViews(events []projection.Event, fn func(i int, v *Views)) (int, error) {
+func foldViews(events []helm.Event, fn func(i int, v *Views)) (int, error) {
 	st := &projection.State{}
 	for i := range events {
 		seq := events[i].Seq
@@ -86,18 +87,11 @@ func foldViews(events []projection.Event, fn func(i int, v *Views)) (int, error)
 	return len(events), nil
 }
 
-func viewsOf(st *projection.State) *Views {
-	return &Views{
-		Info: voyageInfo(st.Voyage), Slate: st.SlateList(), Logbook: cloneEntries(st.Entries),
-		FailedActions: cloneEntries(st.FailedActions), Artifacts: artifactList(st),
-	}
-}
-
 // WriteFiles writes the recording: its events to Path (a .jsonl file)
 // and its views beside them.
 func (r *Recording) WriteFiles() error {
 	if !strings.HasSuffix(r.Path, ".jsonl") {
-		return fmt.Errorf("write recording %s: %w: its events go to a .jsonl file", r.Path, ErrInvalid)
+		return fmt.Errorf("write recording %s: %w: its events go to a .jsonl file", r.Path, helm.ErrInvalid)
 	}
 	var events bytes.Buffer
 	enc := json.NewEncoder(&events)
@@ -140,14 +134,14 @@ func ReadRecording(ctx context.Context, path string) (*Recording, error) {
 	r := &Recording{Path: path, Events: events}
 	data, err := os.ReadFile(ViewsPath(path))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read recording %s: no recorded views (%s): record the voyage's views first: %w", path, ViewsPath(path), ErrInvalid)
+		return nil, fmt.Errorf("read recording %s: no recorded views (%s): record the voyage's views first: %w", path, ViewsPath(path), helm.ErrInvalid)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read recording %s: %w", path, err)
 	}
 	var rv recordedViews
 	if err := json.Unmarshal(data, &rv); err != nil || rv.Views == nil {
-		return nil, fmt.Errorf("read recording %s: %s holds no views (%v): %w", path, ViewsPath(path), err, ErrInvalid)
+		return nil, fmt.Errorf("read recording %s: %s holds no views (%v): %w", path, ViewsPath(path), err, helm.ErrInvalid)
 	}
 	r.Views, r.Digests = rv.Views, rv.Digests
 	return r, nil
@@ -155,12 +149,12 @@ func ReadRecording(ctx context.Context, path string) (*Recording, error) {
 
 // ReadRecordedEvents reads the events of a recording at path: a .jsonl
 // export, or a voyage directory. Reading writes nothing.
-func ReadRecordedEvents(ctx context.Context, path string) ([]projection.Event, error) {
+func ReadRecordedEvents(ctx context.Context, path string) ([]helm.Event, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read recording: %w", err)
 	}
-	var events []projection.Event
+	var events []helm.Event
 	if fi.IsDir() {
 		events, err = readVoyageDir(ctx, path)
 	} else {
@@ -178,12 +172,12 @@ func ReadRecordedEvents(ctx context.Context, path string) ([]projection.Event, e
 
 // readVoyageDir reads the events of the voyage directory dir, a
 // directory of a home's voyages/.
-func readVoyageDir(ctx context.Context, dir string) ([]projection.Event, error) {
+func readVoyageDir(ctx context.Context, dir string) ([]helm.Event, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	h, err := Open(filepath.Dir(filepath.Dir(dir)), nil)
+	h, err := helm.Open(filepath.Dir(filepath.Dir(dir)), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +186,14 @@ func readVoyageDir(ctx context.Context, dir string) ([]projection.Event, error) 
 		return nil, err
 	}
 	defer v.Close()
-	var buf bytes.Buffer
-	if err := v.Export(ctx, &buf); err != nil {
-		return nil, err
+	var events []helm.Event
+	for e, err := range v.Events(ctx, 1) {
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, e)
 	}
-	return ReadEvents(&buf)
+	return events, nil
 }
 
 // Divergence is where replaying a recording with today's code stops
@@ -207,7 +204,7 @@ type Divergence struct {
 	Index int
 	Seq   uint64
 	Type  projection.Type
-	Who   Who
+	Who   helm.Who
 	// Fields are the view fields that differ at the end, each as
 	// "Logbook[0].Bearing.Reading.Text: - recorded + replayed".
 	Fields []string

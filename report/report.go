@@ -1,4 +1,12 @@
-package helm
+// Package report summarises a voyage: what it set out to do, who took
+// part, what it found and did, what changed in the repository, how it
+// was judged, and its sub-voyages (Of). WriteMarkdown renders the summary
+// for a pull request's description; its JSON form is stable. The story
+// (package story) tells every entry; the report summarises.
+//
+// It reads voyages through the root package's public API only, and
+// reading never writes.
+package report
 
 import (
 	"cmp"
@@ -10,23 +18,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/internal/markdown"
 	"github.com/helmlog/helm/logbook"
 )
-
-// A voyage's report: what it set out to do, who took part, what it found
-// and did, what changed in the repository, and how it was judged. The
-// story (WriteStory, Export) tells every entry; the report summarises.
 
 // Report summarises a voyage: its description and lifecycle, its crew,
 // its bearings with their readings, its actions with what they left in
 // the world, the files changed between the commit it started from and its
 // last commit, its notes, its judgements and its sub-voyages. Build one
-// with Voyage.Report; WriteMarkdown renders it for a pull request. Its
-// JSON form is stable.
+// with Of; WriteMarkdown renders it for a pull request. Its JSON form is
+// stable.
 type Report struct {
 	// Voyage describes the voyage, its lifecycle included.
-	Voyage VoyageInfo `json:"voyage"`
+	Voyage helm.VoyageInfo `json:"voyage"`
 	// Ended is when the voyage was last completed, or, while it is
 	// active (Ongoing), the time of its last event.
 	Ended   time.Time `json:"ended"`
@@ -35,14 +41,14 @@ type Report struct {
 	DurationSeconds int64 `json:"duration_seconds"`
 	// Crew is who took part: every identity that recorded an event, with
 	// the roles and methods it recorded them in and its entries.
-	Crew     []CrewMember    `json:"crew"`
-	Bearings []ReportBearing `json:"bearings"`
+	Crew     []CrewMember `json:"crew"`
+	Bearings []Bearing    `json:"bearings"`
 	// Actions lists every action of the story, in order, whatever its
 	// status (performed, failed, refused or outcome unknown); then those
 	// an older helm took out of the story when they failed (Legacy).
-	Actions    []ReportAction    `json:"actions"`
-	Notes      []ReportNote      `json:"notes"`
-	Judgements []ReportJudgement `json:"judgements"`
+	Actions    []Action    `json:"actions"`
+	Notes      []Note      `json:"notes"`
+	Judgements []Judgement `json:"judgements"`
 	// Diff is what changed in the repository between the voyage's base
 	// commit and its last commit.
 	Diff Diff `json:"diff"`
@@ -69,35 +75,35 @@ type CrewMember struct {
 	Judgements int      `json:"judgements"`
 }
 
-// ReportBearing is a bearing as the report tells it: what was looked at
-// (the marks' labels and keys) and the reading, with the challenged
-// attempts before it.
-type ReportBearing struct {
-	N       int       `json:"n"`
-	At      time.Time `json:"at"`
-	Who     Who       `json:"who"`
-	Marks   []string  `json:"marks"`
-	Keys    []string  `json:"keys"`
-	Reading Reading   `json:"reading"`
+// Bearing is a bearing as the report tells it: what was looked at (the
+// marks' labels and keys) and the reading, with the challenged attempts
+// before it.
+type Bearing struct {
+	N       int          `json:"n"`
+	At      time.Time    `json:"at"`
+	Who     helm.Who     `json:"who"`
+	Marks   []string     `json:"marks"`
+	Keys    []string     `json:"keys"`
+	Reading helm.Reading `json:"reading"`
 }
 
-// ReportAction is an action as the report tells it. Description is the
-// story's line for it ("created PR #45"); Result is what it left in the
-// world (commit, pushed branch, pull request number and link, ...).
-type ReportAction struct {
-	N           int           `json:"n"`
-	At          time.Time     `json:"at"`
-	Who         Who           `json:"who"`
-	Kind        string        `json:"kind"`
-	Status      ActionStatus  `json:"status"`
-	Description string        `json:"description"`
-	Why         string        `json:"why,omitempty"`
-	Result      *ActionResult `json:"result,omitempty"`
-	Error       string        `json:"error,omitempty"`
-	Rule        string        `json:"rule,omitempty"`
+// Action is an action as the report tells it. Description is the story's
+// line for it ("created PR #45"); Result is what it left in the world
+// (commit, pushed branch, pull request number and link, ...).
+type Action struct {
+	N           int                `json:"n"`
+	At          time.Time          `json:"at"`
+	Who         helm.Who           `json:"who"`
+	Kind        string             `json:"kind"`
+	Status      helm.ActionStatus  `json:"status"`
+	Description string             `json:"description"`
+	Why         string             `json:"why,omitempty"`
+	Result      *helm.ActionResult `json:"result,omitempty"`
+	Error       string             `json:"error,omitempty"`
+	Rule        string             `json:"rule,omitempty"`
 	// Legacy marks an action that failed before entry numbers were
 	// stored: an older helm took it out of the story, and N is the number
-	// it was shown with then (Voyage.FailedActions).
+	// it was shown with then (helm.Voyage.FailedActions).
 	Legacy bool `json:"legacy,omitempty"`
 	// Undoes is the entry this action takes back, UndoneBy the one that
 	// took this action back (0: none).
@@ -106,22 +112,22 @@ type ReportAction struct {
 }
 
 // Succeeded reports whether the action was performed.
-func (a *ReportAction) Succeeded() bool { return a.Status == ActionPerformed }
+func (a *Action) Succeeded() bool { return a.Status == helm.ActionPerformed }
 
-// ReportNote is a note as the report tells it.
-type ReportNote struct {
+// Note is a note as the report tells it.
+type Note struct {
 	N    int       `json:"n"`
 	At   time.Time `json:"at"`
-	Who  Who       `json:"who"`
+	Who  helm.Who  `json:"who"`
 	Text string    `json:"text"`
 }
 
-// ReportJudgement is a judgement as the report tells it: the judge (Who),
-// the score on its dimension, the entries cited and what the judge said.
-type ReportJudgement struct {
+// Judgement is a judgement as the report tells it: the judge (Who), the
+// score on its dimension, the entries cited and what the judge said.
+type Judgement struct {
 	N         int       `json:"n"`
 	At        time.Time `json:"at"`
-	Who       Who       `json:"who"`
+	Who       helm.Who  `json:"who"`
 	Dimension string    `json:"dimension"`
 	Score     int       `json:"score"`
 	Evidence  []int     `json:"evidence"`
@@ -130,11 +136,11 @@ type ReportJudgement struct {
 
 // SubVoyage is a voyage started with the reported one as its parent.
 type SubVoyage struct {
-	ID       string   `json:"id"`
-	Intent   string   `json:"intent"`
-	Status   Status   `json:"status"`
-	Identity string   `json:"identity"`
-	Crew     []string `json:"crew,omitempty"`
+	ID       string      `json:"id"`
+	Intent   string      `json:"intent"`
+	Status   helm.Status `json:"status"`
+	Identity string      `json:"identity"`
+	Crew     []string    `json:"crew,omitempty"`
 }
 
 // FileChange is one file changed between two commits: the lines added
@@ -162,8 +168,8 @@ type Diff struct {
 	Missing string       `json:"missing,omitempty"`
 }
 
-// ReportOptions tune Voyage.Report.
-type ReportOptions struct {
+// Options tune Of. Nil is the zero Options.
+type Options struct {
 	// DiffStat lists the files changed between commits base and head of
 	// the repository whose top directory is dir (the voyage's recorded
 	// directory, which may no longer exist). The voyage knows no git: a
@@ -173,11 +179,6 @@ type ReportOptions struct {
 	DiffStat func(ctx context.Context, dir, base, head string) ([]FileChange, error)
 }
 
-// movesHead holds the action kinds whose result's SHA is where the
-// voyage's branch then is: a commit, a push, and the undo of a commit
-// (reset to its parent, or a revert commit).
-var movesHead = map[string]bool{"commit": true, "push": true, "reset-commit": true, "revert-commit": true}
-
 // Why a report lists no files.
 const (
 	missingBase     = "no base commit recorded: the voyage did not start in a git repository (or the repository had no commit yet)"
@@ -185,29 +186,36 @@ const (
 	missingDiffStat = "the files were not compared: no DiffStat was given"
 )
 
-// Report summarises the voyage (see Report). It reads the voyage's views
-// and lists the home's voyages for its sub-voyages; a voyage of the home
-// that cannot be read is named in the report (Unreadable) rather than
-// failing it. The files changed come from opts.DiffStat: when it fails,
-// the report says why there is no list (Diff.Missing) and carries the rest.
-// Reading never writes.
-func (v *Voyage) Report(ctx context.Context, opts ReportOptions) (*Report, error) {
-	if err := v.Refresh(ctx); err != nil {
+// Of summarises the voyage id (an id or an unambiguous prefix) of home
+// h. It reads the voyage's views, and lists the home's voyages for its
+// sub-voyages: a voyage of the home that cannot be read is named in the
+// report (Unreadable) rather than failing it. The files changed come from
+// opts.DiffStat: when it fails, the report says why there is no list
+// (Diff.Missing) and carries the rest. Reading never writes.
+func Of(ctx context.Context, h *helm.Home, id string, opts *Options) (*Report, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	v, err := h.Voyage(ctx, id)
+	if err != nil {
 		return nil, err
 	}
 	info, entries, legacy := v.Info(), v.Logbook(), v.FailedActions()
-	r := buildReport(info, entries, legacy)
+	if err := v.Close(); err != nil {
+		return nil, err
+	}
+	r := build(info, entries, legacy)
 
-	all, err := v.home.List(ctx, ListAll)
-	var unreadable *ListError
+	all, err := h.List(ctx, helm.ListAll)
+	var unreadable *helm.ListError
 	if err != nil && !errors.As(err, &unreadable) {
-		return nil, v.fail("report", fmt.Errorf("list the home's voyages for sub-voyages: %w", err), Hint{})
+		return nil, &helm.VoyageError{Op: "report", Voyage: info.ID, Err: fmt.Errorf("list the home's voyages for sub-voyages: %w", err)}
 	}
 	if unreadable != nil {
 		r.Unreadable = slices.Clone(unreadable.Voyages)
 	}
 	for _, s := range all {
-		if s.Parent == v.id {
+		if s.Parent == info.ID {
 			r.SubVoyages = append(r.SubVoyages, SubVoyage{ID: s.ID, Intent: s.Intent, Status: s.Status, Identity: s.Identity, Crew: s.Crew})
 		}
 	}
@@ -224,7 +232,7 @@ func (v *Voyage) Report(ctx context.Context, opts ReportOptions) (*Report, error
 		files, err := opts.DiffStat(ctx, info.Dir, d.Base, d.Head)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, v.fail("report", err, Hint{})
+				return nil, &helm.VoyageError{Op: "report", Voyage: info.ID, Err: err}
 			}
 			d.Missing = "the files could not be compared: " + err.Error()
 			break
@@ -241,18 +249,17 @@ func (v *Voyage) Report(ctx context.Context, opts ReportOptions) (*Report, error
 	return r, nil
 }
 
-// buildReport makes the report of the voyage info describes from its
-// entries and the actions an older helm took out of its story (legacy),
-// all but its sub-voyages and its files changed (whose Base and Head it
-// sets).
-func buildReport(info VoyageInfo, entries, legacy []Entry) *Report {
+// build makes the report of the voyage info describes from its entries
+// and the actions an older helm took out of its story (legacy), all but
+// its sub-voyages and its files changed (whose Base and Head it sets).
+func build(info helm.VoyageInfo, entries, legacy []helm.Entry) *Report {
 	r := &Report{
-		Voyage: info, Bearings: []ReportBearing{}, Actions: []ReportAction{}, Notes: []ReportNote{},
-		Judgements: []ReportJudgement{}, SubVoyages: []SubVoyage{},
+		Voyage: info, Bearings: []Bearing{}, Actions: []Action{}, Notes: []Note{},
+		Judgements: []Judgement{}, SubVoyages: []SubVoyage{},
 		Diff: Diff{Base: info.Base},
 	}
 	r.Ended, r.Ongoing = info.CompletedAt, false
-	if info.Status == StatusActive || info.CompletedAt.IsZero() {
+	if info.Status == helm.StatusActive || info.CompletedAt.IsZero() {
 		r.Ended, r.Ongoing = info.LastAt, true
 	}
 	if r.Ended.After(info.Created) {
@@ -260,7 +267,7 @@ func buildReport(info VoyageInfo, entries, legacy []Entry) *Report {
 	}
 
 	crew := map[string]*CrewMember{}
-	member := func(w Who) *CrewMember {
+	member := func(w helm.Who) *CrewMember {
 		if w.Identity == "" {
 			return nil
 		}
@@ -278,15 +285,15 @@ func buildReport(info VoyageInfo, entries, legacy []Entry) *Report {
 		return m
 	}
 	for _, id := range info.Crew {
-		member(Who{Identity: id})
+		member(helm.Who{Identity: id})
 	}
 	for _, t := range info.Lifecycle {
 		member(t.Who)
 	}
 
-	action := func(e Entry, legacy bool) ReportAction {
+	action := func(e helm.Entry, legacy bool) Action {
 		a := e.Action
-		return ReportAction{
+		return Action{
 			N: e.N, At: e.At, Who: e.Who, Kind: a.Kind, Status: a.Status, Description: logbook.DescribeAction(a),
 			Why: a.Why, Result: a.Result, Error: a.Error, Rule: a.Rule, Legacy: legacy, Undoes: a.Undoes, UndoneBy: a.UndoneBy,
 		}
@@ -298,7 +305,7 @@ func buildReport(info VoyageInfo, entries, legacy []Entry) *Report {
 		}
 		switch {
 		case e.Bearing != nil:
-			b := ReportBearing{N: e.N, At: e.At, Who: e.Who, Marks: []string{}, Keys: []string{}, Reading: e.Bearing.Reading}
+			b := Bearing{N: e.N, At: e.At, Who: e.Who, Marks: []string{}, Keys: []string{}, Reading: e.Bearing.Reading}
 			for _, o := range e.Bearing.Observations {
 				b.Marks = append(b.Marks, o.Label)
 				b.Keys = append(b.Keys, o.Key)
@@ -316,17 +323,17 @@ func buildReport(info VoyageInfo, entries, legacy []Entry) *Report {
 			if m != nil {
 				m.Actions++
 			}
-			if a := e.Action; a.Status == ActionPerformed && a.Result != nil && a.Result.SHA != "" && movesHead[a.Kind] {
+			if a := e.Action; a.Status == helm.ActionPerformed && a.Result != nil && a.Result.SHA != "" && actions.MovesHead(a.Kind) {
 				r.Diff.Head = a.Result.SHA
 			}
 		case e.Note != nil:
-			r.Notes = append(r.Notes, ReportNote{N: e.N, At: e.At, Who: e.Who, Text: e.Note.Text})
+			r.Notes = append(r.Notes, Note{N: e.N, At: e.At, Who: e.Who, Text: e.Note.Text})
 			if m != nil {
 				m.Notes++
 			}
 		case e.Judgement != nil:
 			j := e.Judgement
-			r.Judgements = append(r.Judgements, ReportJudgement{N: e.N, At: e.At, Who: e.Who, Dimension: j.Dimension, Score: j.Score,
+			r.Judgements = append(r.Judgements, Judgement{N: e.N, At: e.At, Who: e.Who, Dimension: j.Dimension, Score: j.Score,
 				Evidence: slices.Clone(j.Evidence), Text: j.Text})
 			if m != nil {
 				m.Judgements++
@@ -373,33 +380,33 @@ func boolRank(b bool) int {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	info := r.Voyage
-	fmt.Fprintf(&b, "## Voyage report: %s\n\n", mdHeading(info.Intent))
+	fmt.Fprintf(&b, "## Voyage report: %s\n\n", markdown.Heading(info.Intent))
 
-	fmt.Fprintf(&b, "- **Voyage:** `%s` (%s)\n", mdCode(info.ID), mdInline(string(info.Kind)))
-	status := mdInline(string(info.Status))
-	if info.Summary != "" && info.Status != StatusActive {
-		status += " — " + mdInline(info.Summary)
+	fmt.Fprintf(&b, "- **Voyage:** `%s` (%s)\n", markdown.Code(info.ID), markdown.Inline(string(info.Kind)))
+	status := markdown.Inline(string(info.Status))
+	if info.Summary != "" && info.Status != helm.StatusActive {
+		status += " — " + markdown.Inline(info.Summary)
 	}
 	fmt.Fprintf(&b, "- **Status:** %s\n", status)
-	if repo := mdRepository(info); repo != "" {
+	if repo := markdown.Repository(info.Repo, info.Branch, info.Base); repo != "" {
 		fmt.Fprintf(&b, "- **Repository:** %s\n", repo)
 	}
 	if info.Parent != "" {
-		fmt.Fprintf(&b, "- **Part of:** voyage `%s`\n", mdCode(info.Parent))
+		fmt.Fprintf(&b, "- **Part of:** voyage `%s`\n", markdown.Code(info.Parent))
 	}
-	fmt.Fprintf(&b, "- **Started:** %s by %s\n", stampOf(info.Created), mdInline(info.Identity))
+	fmt.Fprintf(&b, "- **Started:** %s by %s\n", stamp(info.Created), markdown.Inline(info.Identity))
 	switch {
 	case r.Ongoing:
-		fmt.Fprintf(&b, "- **Last event:** %s (%s so far)\n", stampOf(r.Ended), humanDuration(r.Duration()))
+		fmt.Fprintf(&b, "- **Last event:** %s (%s so far)\n", stamp(r.Ended), humanDuration(r.Duration()))
 	case info.Status.Resumable():
-		fmt.Fprintf(&b, "- **Stopped:** %s (%s so far)\n", stampOf(r.Ended), humanDuration(r.Duration()))
+		fmt.Fprintf(&b, "- **Stopped:** %s (%s so far)\n", stamp(r.Ended), humanDuration(r.Duration()))
 	default:
-		fmt.Fprintf(&b, "- **Ended:** %s (%s)\n", stampOf(r.Ended), humanDuration(r.Duration()))
+		fmt.Fprintf(&b, "- **Ended:** %s (%s)\n", stamp(r.Ended), humanDuration(r.Duration()))
 	}
 
 	b.WriteString("\n### Crew\n\n| Identity | Roles | Methods | Entries |\n|---|---|---|---:|\n")
 	for _, m := range r.Crew {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdInline(m.Identity), mdJoin(m.Roles), mdJoin(m.Methods), crewCounts(m))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", markdown.Inline(m.Identity), markdown.Join(m.Roles), markdown.Join(m.Methods), crewCounts(m))
 	}
 
 	if len(info.Lifecycle) > 0 {
@@ -409,12 +416,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			switch {
 			case i == 0:
 				word = "started"
-			case t.Status == StatusActive:
+			case t.Status == helm.StatusActive:
 				word = "resumed"
 			}
-			fmt.Fprintf(&b, "- %s %s by %s", stampOf(t.At), mdInline(word), mdInline(t.Who.Identity))
+			fmt.Fprintf(&b, "- %s %s by %s", stamp(t.At), markdown.Inline(word), markdown.Inline(t.Who.Identity))
 			if t.Reason != "" {
-				fmt.Fprintf(&b, ": %s", mdInline(t.Reason))
+				fmt.Fprintf(&b, ": %s", markdown.Inline(t.Reason))
 			}
 			b.WriteString("\n")
 		}
@@ -424,17 +431,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	d := r.Diff
 	switch {
 	case d.Missing != "":
-		fmt.Fprintf(&b, "No file list: %s.\n", mdInline(strings.TrimSuffix(d.Missing, ".")))
+		fmt.Fprintf(&b, "No file list: %s.\n", markdown.Inline(strings.TrimSuffix(d.Missing, ".")))
 	case len(d.Files) == 0:
-		fmt.Fprintf(&b, "No file differs between base `%s` and `%s`.\n", mdCode(shortSHA(d.Base)), mdCode(shortSHA(d.Head)))
+		fmt.Fprintf(&b, "No file differs between base `%s` and `%s`.\n", markdown.Code(markdown.ShortSHA(d.Base)), markdown.Code(markdown.ShortSHA(d.Head)))
 	default:
-		fmt.Fprintf(&b, "Between base `%s` and `%s`: %s, +%d −%d.\n\n", mdCode(shortSHA(d.Base)), mdCode(shortSHA(d.Head)),
+		fmt.Fprintf(&b, "Between base `%s` and `%s`: %s, +%d −%d.\n\n", markdown.Code(markdown.ShortSHA(d.Base)), markdown.Code(markdown.ShortSHA(d.Head)),
 			countWord(len(d.Files), "file"), d.Added, d.Deleted)
 		b.WriteString("| File | + | − |\n|---|---:|---:|\n")
 		for _, f := range d.Files {
-			name := mdInline(f.Path)
+			name := markdown.Inline(f.Path)
 			if f.From != "" {
-				name = mdInline(f.From) + " → " + name
+				name = markdown.Inline(f.From) + " → " + name
 			}
 			if f.Binary {
 				fmt.Fprintf(&b, "| %s | binary | binary |\n", name)
@@ -447,27 +454,27 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(r.Bearings) > 0 {
 		b.WriteString("\n### Bearings\n")
 		for _, e := range r.Bearings {
-			fmt.Fprintf(&b, "\n**Bearing %d** · %s%s", e.N, stampOf(e.At), mdBy(e.Who, info.Identity))
+			fmt.Fprintf(&b, "\n**Bearing %d** · %s%s", e.N, stamp(e.At), mdBy(e.Who, info.Identity))
 			if len(e.Marks) > 0 {
 				marks := make([]string, len(e.Marks))
 				for i, m := range e.Marks {
-					marks[i] = mdInline(m)
+					marks[i] = markdown.Inline(m)
 				}
 				fmt.Fprintf(&b, "\\\nMarks: %s", strings.Join(marks, "; "))
 			}
 			b.WriteString("\n\n")
-			mdQuote(&b, e.Reading.Text)
+			markdown.Quote(&b, e.Reading.Text)
 			if n := len(e.Reading.History); n > 0 {
 				feedback := make([]string, n)
 				for i, h := range e.Reading.History {
-					feedback[i] = "“" + mdInline(h.ChallengedWith) + "”"
+					feedback[i] = "“" + markdown.Inline(h.ChallengedWith) + "”"
 				}
 				fmt.Fprintf(&b, "\n(challenged %d×: %s)\n", n, strings.Join(feedback, "; "))
 			}
 		}
 	}
 
-	var performed, troubled []ReportAction
+	var performed, troubled []Action
 	for _, a := range r.Actions {
 		if a.Succeeded() {
 			performed = append(performed, a)
@@ -478,18 +485,18 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(performed) > 0 {
 		b.WriteString("\n### Actions\n\n")
 		for _, a := range performed {
-			fmt.Fprintf(&b, "- **Action %d** · %s", a.N, mdInline(a.Description))
+			fmt.Fprintf(&b, "- **Action %d** · %s", a.N, markdown.Inline(a.Description))
 			if a.Result != nil {
-				if link := mdLink(a.Result.URL); link != "" {
+				if link := markdown.Link(a.Result.URL); link != "" {
 					b.WriteString(" — " + link)
 				}
-				if a.Result.SHA != "" && !movesHead[a.Kind] { // their line names it
-					fmt.Fprintf(&b, " (`%s`)", mdCode(shortSHA(a.Result.SHA)))
+				if a.Result.SHA != "" && !actions.MovesHead(a.Kind) { // their line names it
+					fmt.Fprintf(&b, " (`%s`)", markdown.Code(markdown.ShortSHA(a.Result.SHA)))
 				}
 			}
 			b.WriteString(mdBy(a.Who, info.Identity))
 			if a.Why != "" {
-				fmt.Fprintf(&b, "\\\n  Why: %s", mdInline(a.Why))
+				fmt.Fprintf(&b, "\\\n  Why: %s", markdown.Inline(a.Why))
 			}
 			b.WriteString("\n")
 		}
@@ -497,12 +504,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(troubled) > 0 {
 		b.WriteString("\n### Failed or refused actions\n\n")
 		for _, a := range troubled {
-			fmt.Fprintf(&b, "- **Action %d** · %s%s", a.N, mdInline(a.Description), mdBy(a.Who, info.Identity))
+			fmt.Fprintf(&b, "- **Action %d** · %s%s", a.N, markdown.Inline(a.Description), mdBy(a.Who, info.Identity))
 			if a.Legacy {
 				b.WriteString(" (taken out of the story by an older helm)")
 			}
 			if a.Why != "" {
-				fmt.Fprintf(&b, "\\\n  Why: %s", mdInline(a.Why))
+				fmt.Fprintf(&b, "\\\n  Why: %s", markdown.Inline(a.Why))
 			}
 			b.WriteString("\n")
 		}
@@ -511,28 +518,28 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(r.Notes) > 0 {
 		b.WriteString("\n### Notes\n\n")
 		for _, n := range r.Notes {
-			fmt.Fprintf(&b, "- **Note %d** · %s%s: %s\n", n.N, stampOf(n.At), mdBy(n.Who, info.Identity), mdInline(n.Text))
+			fmt.Fprintf(&b, "- **Note %d** · %s%s: %s\n", n.N, stamp(n.At), mdBy(n.Who, info.Identity), markdown.Inline(n.Text))
 		}
 	}
 
 	if len(r.Judgements) > 0 {
 		b.WriteString("\n### Judgements\n\n| Entry | Judge | Dimension | Score | Evidence | Says |\n|---:|---|---|---:|---|---|\n")
 		for _, j := range r.Judgements {
-			judge := mdInline(j.Who.Identity)
+			judge := markdown.Inline(j.Who.Identity)
 			if j.Who.Role != "" {
-				judge += " (" + mdInline(j.Who.Role) + ")"
+				judge += " (" + markdown.Inline(j.Who.Role) + ")"
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %d/10 | %s | %s |\n", j.N, judge, mdInline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence), mdInline(j.Text))
+			fmt.Fprintf(&b, "| %d | %s | %s | %d/10 | %s | %s |\n", j.N, judge, markdown.Inline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence), markdown.Inline(j.Text))
 		}
 	}
 
 	if len(r.SubVoyages) > 0 || len(r.Unreadable) > 0 {
 		b.WriteString("\n### Sub-voyages\n\n")
 		for _, s := range r.SubVoyages {
-			fmt.Fprintf(&b, "- `%s` %s — %s, by %s\n", mdCode(shortID(s.ID)), mdInline(s.Intent), mdInline(string(s.Status)), mdInline(s.Identity))
+			fmt.Fprintf(&b, "- `%s` %s — %s, by %s\n", markdown.Code(shortID(s.ID)), markdown.Inline(s.Intent), markdown.Inline(string(s.Status)), markdown.Inline(s.Identity))
 		}
 		for _, id := range r.Unreadable {
-			fmt.Fprintf(&b, "- `%s` could not be read: it may be a sub-voyage\n", mdCode(id))
+			fmt.Fprintf(&b, "- `%s` could not be read: it may be a sub-voyage\n", markdown.Code(id))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -586,13 +593,6 @@ func humanDuration(d time.Duration) string {
 	return strings.Join(parts, " ")
 }
 
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
-
 func shortID(id string) string {
 	if len(id) > 8 {
 		return id[:8]
@@ -602,120 +602,11 @@ func shortID(id string) string {
 
 // mdBy names who recorded an entry when it was not the voyage's
 // identity: " · bob (reviewer)".
-func mdBy(w Who, owner string) string {
+func mdBy(w helm.Who, owner string) string {
 	if by := logbook.ByLine(w, owner); by != "" {
-		return " · " + mdInline(by)
+		return " · " + markdown.Inline(by)
 	}
 	return ""
 }
 
-func mdJoin(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = mdInline(w)
-	}
-	return strings.Join(out, ", ")
-}
-
-// mdQuote writes text as a block quote, one quoted line per line of it,
-// each escaped as mdInline escapes a line.
-func mdQuote(b *strings.Builder, text string) {
-	for _, line := range strings.Split(normalNewlines(text), "\n") {
-		if line = mdInline(line); line == "" {
-			b.WriteString(">\n")
-		} else {
-			b.WriteString("> " + line + "\n")
-		}
-	}
-}
-
-func normalNewlines(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-}
-
-// mdSpecial are the characters markdown (GitHub's) may read as structure
-// anywhere in a line: emphasis, code, links, HTML and entities, tables,
-// strikethrough and math. Escaped with a backslash, each is itself.
-const mdSpecial = "\\`*_[]<>|~&$"
-
-// mdInline renders stored text as one line of markdown that shows the
-// text as it is: line breaks become spaces, control characters visible
-// escapes, and markdown's punctuation (mdSpecial, and what starts a
-// block at the start of a line: #, >, -, +, =, "1." and "1)") is
-// backslash-escaped. The result is safe in a table cell, a list item, a
-// heading or a quote.
-func mdInline(s string) string {
-	s = strings.TrimSpace(strings.Join(strings.Fields(strings.ReplaceAll(normalNewlines(s), "\n", " ")), " "))
-	s = safetext.Line(s)
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if strings.IndexByte(mdSpecial, c) >= 0 {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(c)
-	}
-	out := b.String()
-	// What would start a block at the start of a line.
-	if out != "" && strings.IndexByte("#>-+=", out[0]) >= 0 {
-		out = "\\" + out
-	}
-	if i := strings.IndexFunc(out, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && (out[i] == '.' || out[i] == ')') {
-		out = out[:i] + "\\" + out[i:]
-	}
-	return out
-}
-
-// mdHeading is mdInline for the text of an ATX heading, where a run of
-// # at the end would be read as the heading's closing sequence and
-// dropped.
-func mdHeading(s string) string {
-	out := mdInline(s)
-	body, ok := strings.CutSuffix(out, "#")
-	if !ok {
-		return out
-	}
-	escaped := len(body) - len(strings.TrimRight(body, `\`)) // an odd count escapes the #
-	if escaped%2 == 1 {
-		return out
-	}
-	return body + `\#`
-}
-
-// mdCode renders an id or a commit for a code span: only what a code span
-// can hold as it is (hexadecimal digits and dashes, as helm's ids and
-// git's commits are); anything else is dropped.
-func mdCode(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == '-' {
-			return r
-		}
-		return -1
-	}, s)
-}
-
-// mdLink renders an http(s) address recorded by an action as an autolink,
-// or "" when it is not one that can be linked as it is.
-func mdLink(raw string) string {
-	if link := webLink(raw); link != "" {
-		return "<" + link + ">"
-	}
-	return ""
-}
-
-// mdRepository renders where a voyage started, in markdown: its
-// repository, branch and base commit, those it recorded ("" for none).
-func mdRepository(info VoyageInfo) string {
-	var parts []string
-	if info.Repo != "" {
-		parts = append(parts, mdInline(info.Repo))
-	}
-	if info.Branch != "" {
-		parts = append(parts, "branch "+mdInline(info.Branch))
-	}
-	if info.Base != "" {
-		parts = append(parts, "base `"+mdCode(shortSHA(info.Base))+"`")
-	}
-	return strings.Join(parts, ", ")
-}
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

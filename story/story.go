@@ -1,4 +1,18 @@
-package helm
+// Package story tells the whole story of a voyage, every entry of it,
+// for people: as text for a terminal (WriteText, what helm's log prints),
+// as markdown to paste into a pull request or an issue (WriteMarkdown),
+// and as one self-contained HTML page with a timeline (WriteHTML). Where
+// package report summarises, these tell each bearing with the
+// observations it sealed and the history of its reading, each action with
+// its parameters, result and links, every note and judgement, the
+// lifecycle, and what is left on the slate.
+//
+// Every stored text is escaped for where it is shown: it reads as written
+// and cannot drive a terminal nor change the document's structure. Each
+// function first reads the events other handles and processes appended
+// (helm.Voyage.Refresh); it reads through the root package's public API
+// only, and writes nothing but w.
+package story
 
 import (
 	"bytes"
@@ -8,41 +22,56 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"net/url"
 	"strings"
+	"time"
 
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/markdown"
 	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/logbook"
 )
 
-// The whole story of a voyage as a document to read and share: in
-// markdown, to paste into a pull request or an issue, and as one
-// self-contained HTML page with a timeline. Where the report summarises
-// (Voyage.Report), these tell every entry: each bearing with the
-// observations it sealed and the history of its reading, each action with
-// its parameters, result and links, every note and judgement, the
-// lifecycle, and what is left on the slate.
+// WriteText writes the story as a person reads it in a terminal: the
+// voyage (its intent, identity, status, and its lifecycle once it was
+// resumed), then each entry in order: a bearing with its marks and
+// reading, an action with what it did, a note, a judgement. Stored text
+// is escaped so that it cannot drive a terminal (see logbook.WriteStory).
+func WriteText(ctx context.Context, w io.Writer, v *helm.Voyage) error {
+	if err := v.Refresh(ctx); err != nil {
+		return err
+	}
+	info := v.Info()
+	h := logbook.Header{
+		Intent: info.Intent, Identity: info.Identity, Created: info.Created,
+		Status: string(info.Status), CompletedAt: info.CompletedAt,
+		Outcome: string(info.Outcome), Summary: info.Summary,
+	}
+	for _, t := range info.Lifecycle {
+		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
+	}
+	return logbook.WriteStory(w, h, v.Logbook())
+}
 
 // storyDoc is what both documents tell, read from the views at once.
 type storyDoc struct {
-	Info    VoyageInfo
-	Entries []Entry
+	Info    helm.VoyageInfo
+	Entries []helm.Entry
 	// Legacy are the actions an older helm took out of the story when
 	// they failed (FailedActions).
-	Legacy []Entry
-	Slate  []ObservationRecord
+	Legacy []helm.Entry
+	Slate  []helm.ObservationRecord
 	// Artifacts describes the artifacts the observations name, by hash
 	// (those the voyage holds).
-	Artifacts map[string]ArtifactInfo
+	Artifacts map[string]helm.ArtifactInfo
 }
 
-// storyDoc reads the views the documents are made of, after the events
+// docOf reads the views the documents are made of, after the events
 // other writers appended.
-func (v *Voyage) storyDoc(ctx context.Context, op string) (*storyDoc, error) {
-	if err := v.refresh(ctx); err != nil {
-		return nil, v.fail(op, err, Hint{})
+func docOf(ctx context.Context, v *helm.Voyage) (*storyDoc, error) {
+	if err := v.Refresh(ctx); err != nil {
+		return nil, err
 	}
-	d := &storyDoc{Info: v.Info(), Entries: v.Logbook(), Legacy: v.FailedActions(), Slate: v.Slate(), Artifacts: map[string]ArtifactInfo{}}
+	d := &storyDoc{Info: v.Info(), Entries: v.Logbook(), Legacy: v.FailedActions(), Slate: v.Slate(), Artifacts: map[string]helm.ArtifactInfo{}}
 	for _, a := range v.Artifacts() {
 		d.Artifacts[a.Hash] = a
 	}
@@ -50,7 +79,7 @@ func (v *Voyage) storyDoc(ctx context.Context, op string) (*storyDoc, error) {
 }
 
 // whoLine renders who recorded something: "bob (reviewer, human)".
-func whoLine(w Who) string {
+func whoLine(w helm.Who) string {
 	var parts []string
 	for _, s := range []string{w.Role, w.Method} {
 		if s != "" {
@@ -101,7 +130,7 @@ func actionParams(raw json.RawMessage) []actionParam {
 }
 
 // resultParams lists what an action left in the world, by name.
-func resultParams(r *ActionResult) []actionParam {
+func resultParams(r *helm.ActionResult) []actionParam {
 	if r == nil {
 		return nil
 	}
@@ -123,33 +152,18 @@ func resultParams(r *ActionResult) []actionParam {
 	return out
 }
 
-// webLink returns raw when it is an http(s) address that can be linked as
-// it is (in markdown's autolink, in an HTML attribute), else "".
-func webLink(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return ""
-	}
-	for _, r := range raw {
-		if r <= ' ' || r == 0x7f || r >= 0x80 || strings.ContainsRune("<>\"'`\\", r) {
-			return ""
-		}
-	}
-	return raw
-}
-
 // lifecycleWord is what the documents call a change of status.
-func lifecycleWord(i int, t Transition) string {
+func lifecycleWord(i int, t helm.Transition) string {
 	switch {
 	case i == 0:
 		return "started"
-	case t.Status == StatusActive:
+	case t.Status == helm.StatusActive:
 		return "resumed"
 	}
 	return string(t.Status)
 }
 
-// ExportMarkdown writes the voyage's whole story as markdown, for a pull
+// WriteMarkdown writes the voyage's whole story as markdown, for a pull
 // request or an issue: its description and lifecycle, then every entry in
 // order with who recorded it (identity, role, method) — each bearing with
 // the observations it sealed, its reading and the challenged readings
@@ -157,51 +171,49 @@ func lifecycleWord(i int, t Transition) string {
 // every note and judgement — then the failed actions an older helm took
 // out of the story, and the observations left on the slate.
 //
-// Stored text is escaped as Report.WriteMarkdown escapes it: it reads as
-// written and cannot change the document's structure.
-func (v *Voyage) ExportMarkdown(ctx context.Context, w io.Writer) error {
-	d, err := v.storyDoc(ctx, "export markdown")
+// Stored text is escaped as report.Report.WriteMarkdown escapes it: it
+// reads as written and cannot change the document's structure.
+func WriteMarkdown(ctx context.Context, w io.Writer, v *helm.Voyage) error {
+	d, err := docOf(ctx, v)
 	if err != nil {
 		return err
 	}
 	var b strings.Builder
 	d.writeMarkdown(&b)
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return v.fail("export markdown", err, Hint{})
-	}
-	return nil
+	_, err = io.WriteString(w, b.String())
+	return err
 }
 
 func (d *storyDoc) writeMarkdown(b *strings.Builder) {
 	info := d.Info
-	fmt.Fprintf(b, "# Voyage: %s\n\n", mdHeading(info.Intent))
-	fmt.Fprintf(b, "- **Voyage:** `%s` (%s)\n", mdCode(info.ID), mdInline(string(info.Kind)))
-	fmt.Fprintf(b, "- **Identity:** %s\n", mdInline(info.Identity))
-	status := mdInline(string(info.Status))
-	if !info.CompletedAt.IsZero() && info.Status != StatusActive {
-		status += " (" + stampOf(info.CompletedAt) + ")"
+	fmt.Fprintf(b, "# Voyage: %s\n\n", markdown.Heading(info.Intent))
+	fmt.Fprintf(b, "- **Voyage:** `%s` (%s)\n", markdown.Code(info.ID), markdown.Inline(string(info.Kind)))
+	fmt.Fprintf(b, "- **Identity:** %s\n", markdown.Inline(info.Identity))
+	status := markdown.Inline(string(info.Status))
+	if !info.CompletedAt.IsZero() && info.Status != helm.StatusActive {
+		status += " (" + stamp(info.CompletedAt) + ")"
 	}
 	fmt.Fprintf(b, "- **Status:** %s\n", status)
-	if info.Summary != "" && info.Status != StatusActive {
-		fmt.Fprintf(b, "- **Summary:** %s\n", mdInline(info.Summary))
+	if info.Summary != "" && info.Status != helm.StatusActive {
+		fmt.Fprintf(b, "- **Summary:** %s\n", markdown.Inline(info.Summary))
 	}
-	fmt.Fprintf(b, "- **Created:** %s\n", stampOf(info.Created))
-	if repo := mdRepository(info); repo != "" {
+	fmt.Fprintf(b, "- **Created:** %s\n", stamp(info.Created))
+	if repo := markdown.Repository(info.Repo, info.Branch, info.Base); repo != "" {
 		fmt.Fprintf(b, "- **Repository:** %s\n", repo)
 	}
 	if info.Parent != "" {
-		fmt.Fprintf(b, "- **Part of:** voyage `%s`\n", mdCode(info.Parent))
+		fmt.Fprintf(b, "- **Part of:** voyage `%s`\n", markdown.Code(info.Parent))
 	}
 	if len(info.Crew) > 0 {
-		fmt.Fprintf(b, "- **Crew:** %s\n", mdJoin(info.Crew))
+		fmt.Fprintf(b, "- **Crew:** %s\n", markdown.Join(info.Crew))
 	}
 
 	if len(info.Lifecycle) > 0 {
 		b.WriteString("\n## Lifecycle\n\n")
 		for i, t := range info.Lifecycle {
-			fmt.Fprintf(b, "- %s %s by %s", stampOf(t.At), mdInline(lifecycleWord(i, t)), mdInline(whoLine(t.Who)))
+			fmt.Fprintf(b, "- %s %s by %s", stamp(t.At), markdown.Inline(lifecycleWord(i, t)), markdown.Inline(whoLine(t.Who)))
 			if t.Reason != "" {
-				fmt.Fprintf(b, ": %s", mdInline(t.Reason))
+				fmt.Fprintf(b, ": %s", markdown.Inline(t.Reason))
 			}
 			b.WriteString("\n")
 		}
@@ -228,10 +240,10 @@ func (d *storyDoc) writeMarkdown(b *strings.Builder) {
 	}
 }
 
-func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
-	fmt.Fprintf(b, "\n### %s %d · %s · %s\n\n", logbook.Title(e.Kind), e.N, stampOf(e.At), mdInline(whoLine(e.Who)))
+func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e helm.Entry) {
+	fmt.Fprintf(b, "\n### %s %d · %s · %s\n\n", logbook.Title(e.Kind), e.N, stamp(e.At), markdown.Inline(whoLine(e.Who)))
 	switch e.Kind {
-	case EntryBearing:
+	case helm.EntryBearing:
 		bg := e.Bearing
 		if len(bg.Observations) > 0 {
 			b.WriteString("Sealed observations:\n\n")
@@ -241,46 +253,46 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
 			b.WriteString("\n")
 		}
 		b.WriteString("Reading:\n\n")
-		mdQuote(b, bg.Reading.Text)
+		markdown.Quote(b, bg.Reading.Text)
 		if n := len(bg.Reading.History); n > 0 {
 			fmt.Fprintf(b, "\nChallenged %d×, oldest first:\n", n)
 			for i, h := range bg.Reading.History {
-				fmt.Fprintf(b, "\n%d. %s by %s: “%s” The reading was:\n\n", i+1, stampOf(h.ChallengedAt), mdInline(whoLine(h.ChallengedBy)), mdInline(h.ChallengedWith))
+				fmt.Fprintf(b, "\n%d. %s by %s: “%s” The reading was:\n\n", i+1, stamp(h.ChallengedAt), markdown.Inline(whoLine(h.ChallengedBy)), markdown.Inline(h.ChallengedWith))
 				var q strings.Builder
-				mdQuote(&q, h.Text)
+				markdown.Quote(&q, h.Text)
 				for _, line := range strings.SplitAfter(strings.TrimSuffix(q.String(), "\n"), "\n") {
 					b.WriteString("   " + line)
 				}
 				b.WriteString("\n")
 			}
 		}
-	case EntryAction:
+	case helm.EntryAction:
 		a := e.Action
-		fmt.Fprintf(b, "%s — %s", mdInline(DescribeAction(a)), mdInline(string(a.Status)))
+		fmt.Fprintf(b, "%s — %s", markdown.Inline(helm.DescribeAction(a)), markdown.Inline(string(a.Status)))
 		if !a.DoneAt.IsZero() {
-			fmt.Fprintf(b, " at %s", stampOf(a.DoneAt))
+			fmt.Fprintf(b, " at %s", stamp(a.DoneAt))
 		}
 		b.WriteString("\n")
 		var items []string
 		for _, p := range actionParams(a.Params) {
-			items = append(items, mdInline(p.Key+": "+p.Value))
+			items = append(items, markdown.Inline(p.Key+": "+p.Value))
 		}
 		if a.Why != "" {
-			items = append(items, "why: "+mdInline(a.Why))
+			items = append(items, "why: "+markdown.Inline(a.Why))
 		}
 		for _, p := range resultParams(a.Result) {
-			items = append(items, mdInline(p.Key+": "+p.Value))
+			items = append(items, markdown.Inline(p.Key+": "+p.Value))
 		}
 		if a.Result != nil {
-			if link := mdLink(a.Result.URL); link != "" {
+			if link := markdown.Link(a.Result.URL); link != "" {
 				items = append(items, "link: "+link)
 			}
 		}
 		if a.Rule != "" {
-			items = append(items, "rule: "+mdInline(a.Rule))
+			items = append(items, "rule: "+markdown.Inline(a.Rule))
 		}
-		if a.Error != "" && a.Status == ActionFailed {
-			items = append(items, "error: "+mdInline(a.Error))
+		if a.Error != "" && a.Status == helm.ActionFailed {
+			items = append(items, "error: "+markdown.Inline(a.Error))
 		}
 		if len(items) > 0 {
 			b.WriteString("\n")
@@ -288,29 +300,29 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e Entry) {
 				b.WriteString("- " + it + "\n")
 			}
 		}
-	case EntryNote:
-		mdQuote(b, e.Note.Text)
-	case EntryJudgement:
+	case helm.EntryNote:
+		markdown.Quote(b, e.Note.Text)
+	case helm.EntryJudgement:
 		j := e.Judgement
-		fmt.Fprintf(b, "%s: %d/10 (evidence: entries %s)\n", mdInline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence))
+		fmt.Fprintf(b, "%s: %d/10 (evidence: entries %s)\n", markdown.Inline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence))
 		if j.Text != "" {
 			b.WriteString("\n")
-			mdQuote(b, j.Text)
+			markdown.Quote(b, j.Text)
 		}
-	case EntryPolicy:
-		b.WriteString(mdInline(logbook.DescribePolicy(e.Policy)) + "\n")
+	case helm.EntryPolicy:
+		b.WriteString(markdown.Inline(logbook.DescribePolicy(e.Policy)) + "\n")
 	}
 }
 
-func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o ObservationRecord) {
-	fmt.Fprintf(b, "- %s — observed %s", mdInline(o.Label), stampOf(o.ObservedAt))
+func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o helm.ObservationRecord) {
+	fmt.Fprintf(b, "- %s — observed %s", markdown.Inline(o.Label), stamp(o.ObservedAt))
 	if o.ObservedBy.Identity != "" {
-		fmt.Fprintf(b, " by %s", mdInline(whoLine(o.ObservedBy)))
+		fmt.Fprintf(b, " by %s", markdown.Inline(whoLine(o.ObservedBy)))
 	}
 	if o.Artifact != "" {
-		fmt.Fprintf(b, "; sighting `%s`", mdCode(shortHash(o.Artifact)))
+		fmt.Fprintf(b, "; sighting `%s`", markdown.Code(shortHash(o.Artifact)))
 		if a, ok := d.Artifacts[o.Artifact]; ok {
-			fmt.Fprintf(b, " (%s, %s)", byteCount(a.Size), mdInline(artifactState(a)))
+			fmt.Fprintf(b, " (%s, %s)", byteCount(a.Size), markdown.Inline(artifactState(a)))
 		}
 	}
 	b.WriteString("\n")
@@ -318,11 +330,11 @@ func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o ObservationRec
 
 // artifactState says where an artifact stands: "stowed", "reduced to
 // 9f2c4e1a0b3d", "jettisoned: holds a customer's data".
-func artifactState(a ArtifactInfo) string {
+func artifactState(a helm.ArtifactInfo) string {
 	switch {
-	case a.Status == ArtifactReduced && a.ReducedTo != "":
+	case a.Status == helm.ArtifactReduced && a.ReducedTo != "":
 		return "reduced to " + shortHash(a.ReducedTo)
-	case a.Status == ArtifactJettisoned && a.Reason != "":
+	case a.Status == helm.ArtifactJettisoned && a.Reason != "":
 		return "jettisoned: " + a.Reason
 	}
 	return string(a.Status)
@@ -350,12 +362,12 @@ func byteCount(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-//go:embed exportdoc.html.tmpl
+//go:embed story.html.tmpl
 var storyHTMLSource string
 
 var storyHTML = template.Must(template.New("voyage").Parse(storyHTMLSource))
 
-// ExportHTML writes the voyage as one self-contained HTML page, to look at
+// WriteHTML writes the voyage as one self-contained HTML page, to look at
 // in a browser or attach to a review: its description and lifecycle, then
 // a vertical timeline of its entries, each with its time, who recorded it
 // (identity, role, method) and its kind — bearings with the observations
@@ -368,21 +380,19 @@ var storyHTML = template.Must(template.New("voyage").Parse(storyHTMLSource))
 // Every stored text is escaped (html/template): a reading that holds
 // markup shows as text. Control characters and bidirectional overrides
 // show as visible escapes, as in the story.
-func (v *Voyage) ExportHTML(ctx context.Context, w io.Writer) error {
-	d, err := v.storyDoc(ctx, "export html")
+func WriteHTML(ctx context.Context, w io.Writer, v *helm.Voyage) error {
+	d, err := docOf(ctx, v)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
 	if err := storyHTML.Execute(&b, d.htmlPage()); err != nil {
-		return v.fail("export html", err, Hint{})
+		return &helm.VoyageError{Op: "write the story as html", Voyage: d.Info.ID, Err: err}
 	}
 	// The templates defined after the page leave their line breaks.
 	page := append(bytes.TrimRight(b.Bytes(), "\n"), '\n')
-	if _, err := w.Write(page); err != nil {
-		return v.fail("export html", err, Hint{})
-	}
-	return nil
+	_, err = w.Write(page)
+	return err
 }
 
 // The page's data: every text made safe to show (safetext), ready for
@@ -431,12 +441,12 @@ type htmlObservation struct {
 }
 
 // entryIcons are the timeline's marks of each kind of entry.
-var entryIcons = map[EntryKind]string{
-	EntryBearing:   "◎",
-	EntryAction:    "⚙",
-	EntryNote:      "✎",
-	EntryJudgement: "⚖",
-	EntryPolicy:    "§",
+var entryIcons = map[helm.EntryKind]string{
+	helm.EntryBearing:   "◎",
+	helm.EntryAction:    "⚙",
+	helm.EntryNote:      "✎",
+	helm.EntryJudgement: "⚖",
+	helm.EntryPolicy:    "§",
 }
 
 func (d *storyDoc) htmlPage() htmlPage {
@@ -444,19 +454,19 @@ func (d *storyDoc) htmlPage() htmlPage {
 	info := d.Info
 	p := htmlPage{
 		Intent: line(info.Intent), ID: info.ID, Kind: line(string(info.Kind)), Identity: line(info.Identity),
-		Status: line(string(info.Status)), Created: stampOf(info.Created), Summary: block(info.Summary),
+		Status: line(string(info.Status)), Created: stamp(info.Created), Summary: block(info.Summary),
 		Repo: line(info.Repo), Branch: line(info.Branch), Base: line(info.Base), Parent: line(info.Parent),
 	}
-	if info.Status == StatusActive {
+	if info.Status == helm.StatusActive {
 		p.Summary = ""
 	} else if !info.CompletedAt.IsZero() {
-		p.Completed = stampOf(info.CompletedAt)
+		p.Completed = stamp(info.CompletedAt)
 	}
 	for _, c := range info.Crew {
 		p.Crew = append(p.Crew, line(c))
 	}
 	for i, t := range info.Lifecycle {
-		p.Lifecycle = append(p.Lifecycle, htmlChange{At: stampOf(t.At), Word: lifecycleWord(i, t), Who: line(whoLine(t.Who)), Reason: block(t.Reason)})
+		p.Lifecycle = append(p.Lifecycle, htmlChange{At: stamp(t.At), Word: lifecycleWord(i, t), Who: line(whoLine(t.Who)), Reason: block(t.Reason)})
 	}
 	for _, e := range d.Entries {
 		p.Entries = append(p.Entries, d.htmlEntry(e))
@@ -470,26 +480,26 @@ func (d *storyDoc) htmlPage() htmlPage {
 	return p
 }
 
-func (d *storyDoc) htmlEntry(e Entry) htmlEntry {
+func (d *storyDoc) htmlEntry(e helm.Entry) htmlEntry {
 	line, block := safetext.Line, func(s string) string { return safetext.Block(s, "") }
 	h := htmlEntry{
-		N: e.N, Kind: string(e.Kind), Title: logbook.Title(e.Kind), Icon: entryIcons[e.Kind], At: stampOf(e.At),
+		N: e.N, Kind: string(e.Kind), Title: logbook.Title(e.Kind), Icon: entryIcons[e.Kind], At: stamp(e.At),
 		Identity: line(e.Who.Identity), Role: line(e.Who.Role), Method: line(e.Who.Method),
 	}
 	switch e.Kind {
-	case EntryBearing:
+	case helm.EntryBearing:
 		for _, o := range e.Bearing.Observations {
 			h.Observations = append(h.Observations, d.htmlObservation(o))
 		}
 		h.Reading = block(e.Bearing.Reading.Text)
 		for _, a := range e.Bearing.Reading.History {
-			h.History = append(h.History, htmlAttempt{Text: block(a.Text), Feedback: block(a.ChallengedWith), By: line(whoLine(a.ChallengedBy)), At: stampOf(a.ChallengedAt)})
+			h.History = append(h.History, htmlAttempt{Text: block(a.Text), Feedback: block(a.ChallengedWith), By: line(whoLine(a.ChallengedBy)), At: stamp(a.ChallengedAt)})
 		}
-	case EntryAction:
+	case helm.EntryAction:
 		a := e.Action
-		h.Status, h.Description = string(a.Status), line(DescribeAction(a))
+		h.Status, h.Description = string(a.Status), line(helm.DescribeAction(a))
 		if !a.DoneAt.IsZero() {
-			h.DoneAt = stampOf(a.DoneAt)
+			h.DoneAt = stamp(a.DoneAt)
 		}
 		for _, pa := range actionParams(a.Params) {
 			h.Params = append(h.Params, actionParam{line(pa.Key), block(pa.Value)})
@@ -498,25 +508,25 @@ func (d *storyDoc) htmlEntry(e Entry) htmlEntry {
 			h.Result = append(h.Result, actionParam{pa.Key, line(pa.Value)})
 		}
 		if a.Result != nil {
-			h.Link = webLink(a.Result.URL)
+			h.Link = markdown.WebLink(a.Result.URL)
 		}
 		h.Why, h.Rule = block(a.Why), line(a.Rule)
-		if a.Status == ActionFailed {
+		if a.Status == helm.ActionFailed {
 			h.Error = block(a.Error)
 		}
-	case EntryNote:
+	case helm.EntryNote:
 		h.Text = block(e.Note.Text)
-	case EntryJudgement:
+	case helm.EntryJudgement:
 		j := e.Judgement
 		h.Dimension, h.Score, h.Evidence, h.Text = line(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence), block(j.Text)
-	case EntryPolicy:
+	case helm.EntryPolicy:
 		h.Text = block(logbook.DescribePolicy(e.Policy))
 	}
 	return h
 }
 
-func (d *storyDoc) htmlObservation(o ObservationRecord) htmlObservation {
-	h := htmlObservation{Label: safetext.Line(o.Label), Key: safetext.Line(o.Key), At: stampOf(o.ObservedAt), Artifact: safetext.Line(o.Artifact)}
+func (d *storyDoc) htmlObservation(o helm.ObservationRecord) htmlObservation {
+	h := htmlObservation{Label: safetext.Line(o.Label), Key: safetext.Line(o.Key), At: stamp(o.ObservedAt), Artifact: safetext.Line(o.Artifact)}
 	if o.ObservedBy.Identity != "" {
 		h.By = safetext.Line(whoLine(o.ObservedBy))
 	}
@@ -525,3 +535,5 @@ func (d *storyDoc) htmlObservation(o ObservationRecord) htmlObservation {
 	}
 	return h
 }
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

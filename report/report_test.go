@@ -1,4 +1,4 @@
-package helm_test
+package report_test
 
 import (
 	"bytes"
@@ -13,42 +13,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/voyagetest"
+	"github.com/helmlog/helm/report"
 )
 
-// worldAction is an Action of any kind that leaves result in the world
-// (or fails with fail). Its parameters are recorded as an action of that
-// kind records them: {"number": 45}, {"title": ...}.
-type worldAction struct {
-	kind   string
-	Number int    `json:"number,omitempty"`
-	Title  string `json:"title,omitempty"`
-	Body   string `json:"body,omitempty"`
-	result helm.ActionResult
-	fail   error
-}
-
-func (a *worldAction) Kind() string { return a.kind }
-func (a *worldAction) Perform(context.Context) (helm.ActionResult, error) {
-	return a.result, a.fail
-}
-
-// perform performs a and requires what it asks: success, or a failure
-// recorded in the logbook.
-func perform(t *testing.T, v *helm.Voyage, a helm.Action, w helm.Who, why string) helm.Entry {
-	t.Helper()
-	e, err := v.PerformWith(context.Background(), a, w, helm.PerformOptions{Why: why})
-	var ae *helm.ActionError
-	if err != nil && !errors.As(err, &ae) {
-		require.NoError(t, err)
-	}
-	return e
-}
+type (
+	note        = voyagetest.Note
+	worldAction = voyagetest.Action
+)
 
 var (
-	bob   = helm.Who{Identity: "bob", Role: "reviewer", Method: "claude"}
-	carol = helm.Who{Identity: "carol", Role: "judge", Method: "human"}
-	base  = strings.Repeat("b", 40)
-	head  = strings.Repeat("c", 40)
+	who     = voyagetest.Who
+	bob     = voyagetest.Bob
+	carol   = voyagetest.Carol
+	perform = voyagetest.Perform
+	base    = strings.Repeat("b", 40)
+	head    = strings.Repeat("c", 40)
 )
 
 // reportVoyage plays a voyage through every section of a report: it
@@ -58,7 +38,7 @@ var (
 func reportVoyage(t *testing.T) (*helm.Home, *helm.Voyage) {
 	t.Helper()
 	ctx := context.Background()
-	h, err := helm.Open(t.TempDir(), fixedOptions())
+	h, err := helm.Open(t.TempDir(), voyagetest.Fixed())
 	require.NoError(t, err)
 	v, err := h.StartWith(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who,
 		helm.StartOptions{Repo: "octo/widgets", Dir: "/src/widgets", Base: base, Branch: "main"})
@@ -71,12 +51,12 @@ func reportVoyage(t *testing.T) (*helm.Home, *helm.Voyage) {
 	require.NoError(t, err)
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "It is the caller's check.", Reading: "Callers of init() pass nil."}, bob)
 	require.NoError(t, err)
-	perform(t, v, &worldAction{kind: "commit", result: helm.ActionResult{SHA: head}}, who, "")                               // 2
-	perform(t, v, &worldAction{kind: "push", result: helm.ActionResult{SHA: head, Branch: "fix-widget"}}, who, "")           // 3
-	perform(t, v, &worldAction{kind: "create-pull-request", Title: "Fix widget crash", result: helm.ActionResult{Number: 45, // 4
+	perform(t, v, &worldAction{Of: "commit", Result: helm.ActionResult{SHA: head}}, who, "")                               // 2
+	perform(t, v, &worldAction{Of: "push", Result: helm.ActionResult{SHA: head, Branch: "fix-widget"}}, who, "")           // 3
+	perform(t, v, &worldAction{Of: "create-pull-request", Title: "Fix widget crash", Result: helm.ActionResult{Number: 45, // 4
 		URL: "https://github.com/octo/widgets/pull/45"}}, who, "the fix is pushed")
-	perform(t, v, &worldAction{kind: "merge-pull-request", Number: 45, fail: errors.New("Pull Request is not mergeable")}, who, "") // 5
-	_, err = v.Note(ctx, "Waiting for CI on PR #45.", bob)                                                                          // 6
+	perform(t, v, &worldAction{Of: "merge-pull-request", Number: 45, Fail: errors.New("Pull Request is not mergeable")}, who, "") // 5
+	_, err = v.Note(ctx, "Waiting for CI on PR #45.", bob)                                                                        // 6
 	require.NoError(t, err)
 	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for CI", who))
 	require.NoError(t, v.Resume(ctx, "CI is green", bob))
@@ -95,11 +75,11 @@ func reportVoyage(t *testing.T) (*helm.Home, *helm.Voyage) {
 
 func TestReportTellsEachSection(t *testing.T) {
 	ctx := context.Background()
-	_, v := reportVoyage(t)
+	h, v := reportVoyage(t)
 	var asked []string
-	r, err := v.Report(ctx, helm.ReportOptions{DiffStat: func(_ context.Context, dir, b, h string) ([]helm.FileChange, error) {
+	r, err := report.Of(ctx, h, v.ID(), &report.Options{DiffStat: func(_ context.Context, dir, b, h string) ([]report.FileChange, error) {
 		asked = append(asked, dir, b, h)
-		return []helm.FileChange{{Path: "src/lib.rs", Added: 3, Deleted: 1}, {Path: "logo.png", Binary: true}, {Path: "new.rs", From: "old.rs", Added: 1}}, nil
+		return []report.FileChange{{Path: "src/lib.rs", Added: 3, Deleted: 1}, {Path: "logo.png", Binary: true}, {Path: "new.rs", From: "old.rs", Added: 1}}, nil
 	}})
 	require.NoError(t, err)
 	info := v.Info()
@@ -120,7 +100,7 @@ func TestReportTellsEachSection(t *testing.T) {
 			"completed by john-agent: Fixed the crash; PR #45 open."}, got)
 	})
 	t.Run("crew", func(t *testing.T) {
-		assert.Equal(t, []helm.CrewMember{
+		assert.Equal(t, []report.CrewMember{
 			{Identity: "john-agent", Roles: []string{"coder"}, Methods: []string{"human"}, Entries: 5, Bearings: 1, Actions: 4},
 			{Identity: "bob", Roles: []string{"reviewer"}, Methods: []string{"claude"}, Entries: 1, Notes: 1},
 			{Identity: "carol", Roles: []string{"judge"}, Methods: []string{"human"}, Entries: 1, Judgements: 1},
@@ -156,9 +136,9 @@ func TestReportTellsEachSection(t *testing.T) {
 		assert.False(t, r.Actions[3].Succeeded())
 	})
 	t.Run("notes and judgements", func(t *testing.T) {
-		assert.Equal(t, []helm.ReportNote{{N: 6, At: r.Notes[0].At, Who: bob, Text: "Waiting for CI on PR #45."}}, r.Notes)
+		assert.Equal(t, []report.Note{{N: 6, At: r.Notes[0].At, Who: bob, Text: "Waiting for CI on PR #45."}}, r.Notes)
 		require.Len(t, r.Judgements, 1)
-		assert.Equal(t, helm.ReportJudgement{N: 7, At: r.Judgements[0].At, Who: carol, Dimension: "correctness", Score: 8,
+		assert.Equal(t, report.Judgement{N: 7, At: r.Judgements[0].At, Who: carol, Dimension: "correctness", Score: 8,
 			Evidence: []int{1, 2}, Text: "The fix holds."}, r.Judgements[0])
 	})
 	t.Run("files changed", func(t *testing.T) {
@@ -182,21 +162,21 @@ func TestReportTellsEachSection(t *testing.T) {
 
 func TestReportSaysWhyItListsNoFiles(t *testing.T) {
 	ctx := context.Background()
-	failing := func(context.Context, string, string, string) ([]helm.FileChange, error) {
+	failing := func(context.Context, string, string, string) ([]report.FileChange, error) {
 		return nil, errors.New("git diff: bad object cccccccc")
 	}
 	tests := []struct {
 		name     string
 		base     string
 		commit   bool
-		diffStat func(context.Context, string, string, string) ([]helm.FileChange, error)
+		diffStat func(context.Context, string, string, string) ([]report.FileChange, error)
 		missing  string
 	}{
 		{"no base", "", true, failing, "no base commit recorded: the voyage did not start in a git repository"},
 		{"no commit", base, false, failing, "no commit recorded"},
 		{"no DiffStat", base, true, nil, "the files were not compared"},
 		{"git fails", base, true, failing, "the files could not be compared: git diff: bad object cccccccc"},
-		{"nothing changed", base, true, func(context.Context, string, string, string) ([]helm.FileChange, error) { return nil, nil }, ""},
+		{"nothing changed", base, true, func(context.Context, string, string, string) ([]report.FileChange, error) { return nil, nil }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,12 +186,12 @@ func TestReportSaysWhyItListsNoFiles(t *testing.T) {
 			require.NoError(t, err)
 			defer v.Close()
 			// A failed commit and a performed comment name no commit.
-			perform(t, v, &worldAction{kind: "commit", fail: errors.New("nothing to commit")}, who, "")
-			perform(t, v, &worldAction{kind: "comment-issue", Number: 42, result: helm.ActionResult{Number: 42}}, who, "")
+			perform(t, v, &worldAction{Of: "commit", Fail: errors.New("nothing to commit")}, who, "")
+			perform(t, v, &worldAction{Of: "comment-issue", Number: 42, Result: helm.ActionResult{Number: 42}}, who, "")
 			if tt.commit {
-				perform(t, v, &worldAction{kind: "commit", result: helm.ActionResult{SHA: head}}, who, "")
+				perform(t, v, &worldAction{Of: "commit", Result: helm.ActionResult{SHA: head}}, who, "")
 			}
-			r, err := v.Report(ctx, helm.ReportOptions{DiffStat: tt.diffStat})
+			r, err := report.Of(ctx, h, v.ID(), &report.Options{DiffStat: tt.diffStat})
 			require.NoError(t, err, "a report without files is still a report")
 			if tt.missing == "" {
 				assert.Empty(t, r.Diff.Missing)
@@ -233,10 +213,10 @@ func TestReportSaysWhyItListsNoFiles(t *testing.T) {
 
 func TestReportOfAnActiveVoyageRunsToItsLastEvent(t *testing.T) {
 	ctx := context.Background()
-	_, v := newVoyage(t, fixedOptions())
+	h, v := voyagetest.Voyage(t, voyagetest.Fixed())
 	_, err := v.Note(ctx, "started", who)
 	require.NoError(t, err)
-	r, err := v.Report(ctx, helm.ReportOptions{})
+	r, err := report.Of(ctx, h, v.ID(), &report.Options{})
 	require.NoError(t, err)
 	assert.True(t, r.Ongoing)
 	assert.Equal(t, v.Info().LastAt, r.Ended)
@@ -248,7 +228,7 @@ func TestReportOfAnActiveVoyageRunsToItsLastEvent(t *testing.T) {
 
 	// Blocked: stopped, not ended, and it may go on.
 	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for CI", who))
-	r, err = v.Report(ctx, helm.ReportOptions{})
+	r, err = report.Of(ctx, h, v.ID(), &report.Options{})
 	require.NoError(t, err)
 	assert.False(t, r.Ongoing)
 	assert.Equal(t, v.Info().CompletedAt, r.Ended)
@@ -260,9 +240,9 @@ func TestReportOfAnActiveVoyageRunsToItsLastEvent(t *testing.T) {
 
 func TestReportMarkdown(t *testing.T) {
 	ctx := context.Background()
-	_, v := reportVoyage(t)
-	r, err := v.Report(ctx, helm.ReportOptions{DiffStat: func(context.Context, string, string, string) ([]helm.FileChange, error) {
-		return []helm.FileChange{{Path: "src/lib.rs", Added: 3, Deleted: 1}, {Path: "logo.png", Binary: true}}, nil
+	h, v := reportVoyage(t)
+	r, err := report.Of(ctx, h, v.ID(), &report.Options{DiffStat: func(context.Context, string, string, string) ([]report.FileChange, error) {
+		return []report.FileChange{{Path: "src/lib.rs", Added: 3, Deleted: 1}, {Path: "logo.png", Binary: true}}, nil
 	}})
 	require.NoError(t, err)
 	var b bytes.Buffer
@@ -297,7 +277,7 @@ func TestReportMarkdown(t *testing.T) {
 // to the parent the reset went back to, or to the revert commit.
 func TestReportDiffFollowsUndoneCommits(t *testing.T) {
 	ctx := context.Background()
-	h, err := helm.Open(t.TempDir(), fixedOptions())
+	h, err := helm.Open(t.TempDir(), voyagetest.Fixed())
 	require.NoError(t, err)
 	v, err := h.StartWith(ctx, "Fix widget", helm.OpenWaters, who, helm.StartOptions{Dir: "/src/widgets", Base: base, Branch: "main"})
 	require.NoError(t, err)
@@ -309,24 +289,24 @@ func TestReportDiffFollowsUndoneCommits(t *testing.T) {
 	}
 	headOf := func() string {
 		t.Helper()
-		r, err := v.Report(ctx, helm.ReportOptions{})
+		r, err := report.Of(ctx, h, v.ID(), &report.Options{})
 		require.NoError(t, err)
 		return r.Diff.Head
 	}
 	inverse := helm.Inverse{Kind: "reset-commit", Params: []byte(`{"sha":"` + head + `"}`)}
-	perform(t, v, &invertibleWorldAction{worldAction{kind: "commit", result: helm.ActionResult{SHA: head}}, inverse}, who, "") // 1
+	perform(t, v, &invertibleWorldAction{worldAction{Of: "commit", Result: helm.ActionResult{SHA: head}}, inverse}, who, "") // 1
 	require.Equal(t, head, headOf())
-	undo(1, &worldAction{kind: "reset-commit", result: helm.ActionResult{SHA: base, Branch: "main"}}) // 2
+	undo(1, &worldAction{Of: "reset-commit", Result: helm.ActionResult{SHA: base, Branch: "main"}}) // 2
 	assert.Equal(t, base, headOf(), "reset to the parent")
 
 	again := strings.Repeat("d", 40)
 	revert := strings.Repeat("e", 40)
-	perform(t, v, &invertibleWorldAction{worldAction{kind: "commit", result: helm.ActionResult{SHA: again}}, inverse}, who, "") // 3
-	undo(3, &worldAction{kind: "revert-commit", result: helm.ActionResult{SHA: revert, Branch: "main"}})                        // 4
+	perform(t, v, &invertibleWorldAction{worldAction{Of: "commit", Result: helm.ActionResult{SHA: again}}, inverse}, who, "") // 3
+	undo(3, &worldAction{Of: "revert-commit", Result: helm.ActionResult{SHA: revert, Branch: "main"}})                        // 4
 	assert.Equal(t, revert, headOf(), "the revert commit")
-	perform(t, v, &invertibleWorldAction{worldAction{kind: "push", result: helm.ActionResult{SHA: revert, Branch: "main"}},
+	perform(t, v, &invertibleWorldAction{worldAction{Of: "push", Result: helm.ActionResult{SHA: revert, Branch: "main"}},
 		helm.Inverse{Kind: "delete-remote-branch", Params: []byte(`{"branch":"main","sha":"` + revert + `"}`)}}, who, "") // 5
-	undo(5, &worldAction{kind: "delete-remote-branch", result: helm.ActionResult{SHA: revert, Branch: "main"}}) // 6
+	undo(5, &worldAction{Of: "delete-remote-branch", Result: helm.ActionResult{SHA: revert, Branch: "main"}}) // 6
 	assert.Equal(t, revert, headOf(), "a branch deleted on the remote moves no head")
 }
 

@@ -1,4 +1,16 @@
-package helm
+// Package transcript merges the events of several voyages into one
+// timeline (seed 003's event collector), and computes a crew's figures
+// over it (Stats): critical steps, parallelism, each identity's part.
+//
+// It reads voyages through the root package's read path only
+// (helm.Voyage.Events and Follow). Each Line is one event of one voyage,
+// in the JSON form exports share (its type, version, time, who and
+// payload, with its sequence number), with the voyage's id, its parent's,
+// the number of the entry it records as the story shows it, and its links
+// to the events it rests on. docs/transcript.md documents the form; it is
+// versioned as the events are, by each line's type and "v". Reading
+// writes nothing.
+package transcript
 
 import (
 	"cmp"
@@ -6,23 +18,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
-
-// A transcript merges several voyages into one timeline: seed 003's
-// event collector. Each line is one event of one voyage, in the JSON form
-// Export writes (its type, version, time, who and payload, with its
-// sequence number), with the voyage's id, its parent's, the number of the
-// entry it records as the story shows it, and its links to other events
-// of the voyage. docs/transcript.md documents the form; it is versioned
-// as the events are, by each line's type and "v".
 
 // Line is one event of a transcript.
 type Line struct {
@@ -30,22 +36,18 @@ type Line struct {
 	// its parent's, for a sub-voyage.
 	VoyageID string `json:"voyage_id"`
 	ParentID string `json:"parent_id,omitempty"`
-	// The event as Export writes it: seq, type, v, at, who, the entry
-	// number n (for an entry, as the story numbers it, also in voyages
-	// written before numbers were stored) and the payload.
-	projection.Event
+	// The event as the read path yields it: seq, type, v, at, who, the
+	// entry number n (for an entry, as the story numbers it, also in
+	// voyages written before numbers were stored) and the payload.
+	helm.Event
 	// Links point from the event to those it rests on.
 	Links []Link `json:"links,omitempty"`
 }
 
 // Link points from a transcript line to another event of its voyage.
 type Link struct {
-	// Rel is how the two are linked: "followed" (an action, to the last
-	// bearing before it), "sealed" (a bearing, to each observation it
-	// sealed), "challenges" (a challenge, to the bearing whose reading it
-	// challenged), "outcome-of" (an action's outcome, to its intent) or
-	// "undoes" (an undo's intent, to the intent of the action it takes
-	// back).
+	// Rel is how the two are linked: LinkFollowed, LinkSealed,
+	// LinkChallenges, LinkOutcomeOf or LinkUndoes.
 	Rel string `json:"rel"`
 	// Seq is the sequence number of the event linked to, and Entry its
 	// entry number when it records one.
@@ -57,15 +59,24 @@ type Link struct {
 
 // Link relations.
 const (
-	LinkFollowed   = "followed"
-	LinkSealed     = "sealed"
+	// LinkFollowed links an intended or refused action to the last
+	// bearing before it.
+	LinkFollowed = "followed"
+	// LinkSealed links a bearing to each observation it sealed.
+	LinkSealed = "sealed"
+	// LinkChallenges links a challenge to the bearing whose reading it
+	// challenged.
 	LinkChallenges = "challenges"
-	LinkOutcomeOf  = "outcome-of"
-	LinkUndoes     = "undoes"
+	// LinkOutcomeOf links an action's outcome to its intent.
+	LinkOutcomeOf = "outcome-of"
+	// LinkUndoes links an undo's intent to the intent of the action it
+	// takes back.
+	LinkUndoes = "undoes"
 )
 
-// TranscriptOptions narrow a transcript.
-type TranscriptOptions struct {
+// Options narrow a transcript. The zero value (or nil) keeps every event
+// of the voyages named.
+type Options struct {
 	// Since, when set, keeps the events at or after it.
 	Since time.Time
 	// Who, when set, keeps the events of that identity.
@@ -74,7 +85,7 @@ type TranscriptOptions struct {
 	Descendants bool
 }
 
-// Transcript merges the events of the voyages ids name (ids or
+// Read merges the events of the voyages of home h that ids name (ids or
 // unambiguous prefixes; none means every voyage of the home) into one
 // timeline, ordered by time, then by voyage id, then by sequence number:
 // the same voyages always give the same transcript. Artifacts' storage
@@ -82,14 +93,17 @@ type TranscriptOptions struct {
 // that cannot be read (damaged) fails the transcript of every voyage, and
 // of those ids name when it is one of them; a sub-voyage that cannot be
 // read is not among the descendants, since its parent cannot be told.
-func (h *Home) Transcript(ctx context.Context, ids []string, opts TranscriptOptions) ([]Line, error) {
-	voyages, err := h.transcriptVoyages(ctx, ids, opts.Descendants)
+func Read(ctx context.Context, h *helm.Home, ids []string, opts *Options) ([]Line, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	voyages, err := voyagesOf(ctx, h, ids, opts.Descendants)
 	if err != nil {
 		return nil, err
 	}
 	var out []Line
 	for _, info := range voyages {
-		lines, err := h.voyageLines(ctx, info)
+		lines, err := voyageLines(ctx, h, info)
 		if err != nil {
 			return nil, err
 		}
@@ -105,33 +119,28 @@ func (h *Home) Transcript(ctx context.Context, ids []string, opts TranscriptOpti
 	return out, nil
 }
 
-// transcriptVoyages resolves ids (all voyages when none), with their
-// descendants when asked. A voyage that cannot be read fails the
-// transcript of all voyages, and of the voyages named when it is one of
-// them; it is not found among the descendants, whose parent it cannot
-// tell.
-func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants bool) ([]VoyageInfo, error) {
-	all, err := h.List(ctx, ListAll)
-	var unreadable *ListError
+// voyagesOf resolves ids (all voyages when none), with their descendants
+// when asked. A voyage that cannot be read fails the transcript of all
+// voyages, and of the voyages named when it is one of them; it is not
+// found among the descendants, whose parent it cannot tell.
+func voyagesOf(ctx context.Context, h *helm.Home, ids []string, descendants bool) ([]helm.VoyageInfo, error) {
+	all, err := h.List(ctx, helm.ListAll)
+	var unreadable *helm.ListError
 	if err != nil && (len(ids) == 0 || !errors.As(err, &unreadable)) {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return all, nil
 	}
-	byID := map[string]VoyageInfo{}
-	for _, i := range all {
-		byID[i.ID] = i
-	}
 	want := map[string]bool{}
 	for _, p := range ids {
 		id, err := h.Resolve(p)
 		if err != nil {
-			return nil, &VoyageError{Op: "transcript", Err: err}
+			return nil, &helm.VoyageError{Op: "transcript", Err: err}
 		}
 		if unreadable != nil {
 			if i := slices.Index(unreadable.Voyages, id); i >= 0 {
-				return nil, &VoyageError{Op: "transcript", Voyage: id, Err: unreadable.Errs[i]}
+				return nil, &helm.VoyageError{Op: "transcript", Voyage: id, Err: unreadable.Errs[i]}
 			}
 		}
 		want[id] = true
@@ -144,7 +153,7 @@ func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants 
 			}
 		}
 	}
-	var out []VoyageInfo
+	var out []helm.VoyageInfo
 	for _, i := range all {
 		if want[i.ID] {
 			out = append(out, i)
@@ -155,23 +164,25 @@ func (h *Home) transcriptVoyages(ctx context.Context, ids []string, descendants 
 
 // voyageLines reads one voyage's events as transcript lines, folding
 // them as they are read for the entry numbers and the links.
-func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error) {
+func voyageLines(ctx context.Context, h *helm.Home, info helm.VoyageInfo) ([]Line, error) {
 	v, err := h.Voyage(ctx, info.ID)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
 	var out []Line
-	f := newLineFolder(info)
-	err = v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
-		l, ok, err := f.fold(seq, e)
+	f := newFolder(info)
+	for e, err := range v.Events(ctx, 1) {
+		if err != nil {
+			return nil, err
+		}
+		l, ok, err := f.fold(&e)
+		if err != nil {
+			return nil, err
+		}
 		if ok {
 			out = append(out, l)
 		}
-		return err
-	}))
-	if err != nil {
-		return nil, v.fail("transcript", err, Hint{})
 	}
 	// In a voyage written before numbers were stored, an action that
 	// failed later took the numbers of the entries recorded meanwhile:
@@ -197,10 +208,41 @@ func (h *Home) voyageLines(ctx context.Context, info VoyageInfo) ([]Line, error)
 	return out, nil
 }
 
-// lineFolder turns a voyage's events, read in order, into transcript
-// lines: it folds them as they come, for the entry numbers and the links.
-type lineFolder struct {
-	info     VoyageInfo
+// Follow yields the lines of voyage v from sequence number from (0 and 1
+// mean every event), in order, with their entry numbers and links, and
+// then the line of each event appended afterwards, by this handle,
+// another one or another process, as it is appended: a viewer follows a
+// voyage being recorded (see helm.Voyage.Follow). It waits until ctx is
+// done, then yields ctx.Err() and ends; the caller may stop earlier by
+// leaving its loop. Like Read, it leaves out artifacts' storage events.
+//
+// The lines of a voyage written before entry numbers were stored number
+// an action that failed later as it was numbered when recorded; Read,
+// which sees the whole voyage, numbers it as the story does in the end.
+func Follow(ctx context.Context, v *helm.Voyage, from uint64) iter.Seq2[Line, error] {
+	return func(yield func(Line, error) bool) {
+		f := newFolder(v.Info())
+		for e, err := range v.Follow(ctx, 1) {
+			if err != nil {
+				yield(Line{}, err)
+				return
+			}
+			l, ok, err := f.fold(&e)
+			if err != nil {
+				yield(Line{}, err)
+				return
+			}
+			if ok && e.Seq >= from && !yield(l, nil) {
+				return
+			}
+		}
+	}
+}
+
+// folder turns a voyage's events, read in order, into transcript lines:
+// it folds them as they come, for the entry numbers and the links.
+type folder struct {
+	info     helm.VoyageInfo
 	st       projection.State
 	observed map[string]uint64 // slate key -> the Observed event that put it there
 	bearings map[uint64]int    // BearingTaken seq -> entry number
@@ -208,18 +250,18 @@ type lineFolder struct {
 	intents  map[string]Link   // action id -> its intent
 }
 
-func newLineFolder(info VoyageInfo) *lineFolder {
-	return &lineFolder{info: info, observed: map[string]uint64{}, bearings: map[uint64]int{}, intents: map[string]Link{}}
+func newFolder(info helm.VoyageInfo) *folder {
+	return &folder{info: info, observed: map[string]uint64{}, bearings: map[uint64]int{}, intents: map[string]Link{}}
 }
 
-// fold folds the event at seq and returns its line; ok is false for the
-// events a transcript leaves out (artifacts' storage).
-func (f *lineFolder) fold(seq uint64, e *projection.Event) (l Line, ok bool, err error) {
+// fold folds event e and returns its line; ok is false for the events a
+// transcript leaves out (artifacts' storage).
+func (f *folder) fold(e *helm.Event) (l Line, ok bool, err error) {
+	seq := e.Seq
 	if err := f.st.Apply(seq, e); err != nil {
-		return Line{}, false, fmt.Errorf("voyage %s: %w", f.info.ID, err)
+		return Line{}, false, &helm.VoyageError{Op: "transcript", Voyage: f.info.ID, Err: err}
 	}
 	l = Line{VoyageID: f.info.ID, ParentID: f.info.Parent, Event: *e}
-	l.Seq = seq
 	switch e.Type {
 	case projection.ArtifactStowed, projection.ArtifactReduced, projection.ArtifactJettisoned:
 		return Line{}, false, nil
@@ -301,9 +343,9 @@ func (l *Line) Describe() string {
 		}
 		return s
 	case projection.ActionPerformed, projection.ActionFailed:
-		a := &ActionRecord{Kind: e.Action.Kind, Status: ActionPerformed, Result: e.Action.Result, Error: e.Action.Error}
+		a := &logbook.ActionRecord{Kind: e.Action.Kind, Status: logbook.ActionPerformed, Result: e.Action.Result, Error: e.Action.Error}
 		if e.Type == projection.ActionFailed {
-			a.Status = ActionFailed
+			a.Status = logbook.ActionFailed
 		}
 		s := logbook.DescribeAction(a)
 		if len(l.Links) > 0 {
@@ -312,7 +354,7 @@ func (l *Line) Describe() string {
 		return s
 	case projection.ActionRefused:
 		a := *e.Action
-		a.Status = ActionRefused
+		a.Status = logbook.ActionRefused
 		return fmt.Sprintf("Action %d: %s", l.N, logbook.DescribeAction(&a))
 	case projection.NoteAdded:
 		return fmt.Sprintf("Note %d: %s", l.N, e.Note.Text)
@@ -323,12 +365,11 @@ func (l *Line) Describe() string {
 	return string(e.Type)
 }
 
-// WriteTranscript writes lines as text, one line each: time, voyage (its
-// id's first 8 characters), identity (role), and what happened with its
-// links: an action names the bearing it followed, a bearing the
-// observations it sealed. Stored text is escaped so that it cannot drive
-// a terminal.
-func WriteTranscript(w io.Writer, lines []Line) error {
+// Write writes lines as text, one line each: time, voyage (its id's first
+// 8 characters), identity (role), and what happened with its links: an
+// action names the bearing it followed, a bearing the observations it
+// sealed. Stored text is escaped so that it cannot drive a terminal.
+func Write(w io.Writer, lines []Line) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i := range lines {
 		l := &lines[i]
@@ -356,7 +397,7 @@ func WriteTranscript(w io.Writer, lines []Line) error {
 }
 
 // payloadMissing reports whether e lacks the payload its type carries.
-func payloadMissing(e *projection.Event) bool {
+func payloadMissing(e *helm.Event) bool {
 	switch e.Type {
 	case projection.VoyageStarted:
 		return e.Voyage == nil

@@ -1,4 +1,4 @@
-package helm
+package transcript
 
 import (
 	"slices"
@@ -22,8 +22,9 @@ import (
 //	CriticalSteps = Σ over stages (S_main + max_i S_sub,i)
 //
 // TotalSteps counts every step, Overhead is TotalSteps − CriticalSteps
-// (the steps spent in parallel or in coordination), and Efficiency is
-// CriticalSteps / TotalSteps.
+// (the steps spent beside the critical path), and Parallelism is
+// TotalSteps / CriticalSteps: the work over its critical path, as for any
+// parallel computation.
 
 // Stats are the figures of one main voyage and its sub-voyages.
 type Stats struct {
@@ -34,11 +35,16 @@ type Stats struct {
 	Intent string `json:"intent,omitempty"`
 	// Stages is the number of stages: the main voyage's bearings, plus
 	// one for the steps after the last.
-	Stages        int     `json:"stages"`
-	TotalSteps    int     `json:"total_steps"`
-	CriticalSteps int     `json:"critical_steps"`
-	Overhead      int     `json:"overhead"`
-	Efficiency    float64 `json:"efficiency"`
+	Stages        int `json:"stages"`
+	TotalSteps    int `json:"total_steps"`
+	CriticalSteps int `json:"critical_steps"`
+	Overhead      int `json:"overhead"`
+	// Parallelism is TotalSteps / CriticalSteps: 1 when every step was on
+	// the critical path (the work ran as one line), 2 when the crew did
+	// twice the steps of its critical path (on average two ran side by
+	// side), and so on; higher is more parallel. It is 0 when there is no
+	// step.
+	Parallelism float64 `json:"parallelism"`
 	// Crew holds each identity's part, by identity.
 	Crew []CrewStats `json:"crew"`
 	// Judgements are the judgements recorded in these voyages.
@@ -80,10 +86,10 @@ func isStep(t projection.Type) bool {
 	return false
 }
 
-// CrewStatsOf computes the figures of a transcript in the order
-// Transcript returns it: one Stats for each main voyage in it, in order
-// of their first lines.
-func CrewStatsOf(lines []Line) []Stats {
+// StatsOf computes the figures of a transcript in the order Read returns
+// it: one Stats for each main voyage in it, in order of their first
+// lines.
+func StatsOf(lines []Line) []Stats {
 	parent := map[string]string{}
 	for _, l := range lines {
 		parent[l.VoyageID] = l.ParentID
@@ -208,8 +214,8 @@ func CrewStatsOf(lines []Line) []Stats {
 			}
 		}
 		s.Overhead = s.TotalSteps - s.CriticalSteps
-		if s.TotalSteps > 0 {
-			s.Efficiency = float64(s.CriticalSteps) / float64(s.TotalSteps)
+		if s.CriticalSteps > 0 {
+			s.Parallelism = float64(s.TotalSteps) / float64(s.CriticalSteps)
 		}
 		slices.Sort(s.Subs)
 		for id, c := range f.crew {
