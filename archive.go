@@ -25,8 +25,8 @@ import (
 // holds — from which Home.Import makes the voyage again in another home.
 //
 //	line 1          {"helm_export":1,"voyage_id":ID,"events":N,"artifacts":M}
-//	N lines         every event in the order it was recorded, as Voyage.Export
-//	                writes it with "voyage_id" added (the transcript's line):
+//	N lines         every event in the order it was recorded, as Voyage.Events
+//	                yields it, with "voyage_id" added (the transcript's line):
 //	                the artifacts' events (stowed, reduced, jettisoned) too
 //	M lines         {"artifact":{"hash":H,"size":S,"encoding":"zstd","data":B}}
 //	                every artifact the voyage holds the bytes of, in the
@@ -45,6 +45,13 @@ import (
 // archiveVersion is the archive format's version: the header's
 // "helm_export" and the trailer's "helm_export_end".
 const archiveVersion = 1
+
+// archiveEvent is an event as an archive holds it: as Events yields it,
+// with its voyage's id (the transcript's line form).
+type archiveEvent struct {
+	VoyageID string `json:"voyage_id"`
+	projection.Event
+}
 
 // archiveHeader is an archive's first line.
 type archiveHeader struct {
@@ -165,7 +172,7 @@ func describePlace(p place) string {
 }
 
 // ExportArchive writes the whole voyage as an archive: a header, every
-// event in the order it was recorded (as Export writes it, with
+// event in the order it was recorded (as Events yields it, with
 // "voyage_id"), the stored bytes of every artifact it holds (base64 of
 // the compressed bytes, with their BLAKE3 address), and a trailer holding
 // the BLAKE3 digest of all that: the file alone carries the voyage, and
@@ -218,7 +225,7 @@ func (v *Voyage) ExportArchive(ctx context.Context, w io.Writer) error {
 				return errFound
 			}
 			e.Seq = seq
-			data, err := json.Marshal(Line{VoyageID: v.id, Event: *e})
+			data, err := json.Marshal(archiveEvent{VoyageID: v.id, Event: *e})
 			if err != nil {
 				return err
 			}

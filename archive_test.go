@@ -7,8 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -110,7 +110,7 @@ func viewsOf(t *testing.T, v *helm.Voyage) readerViews {
 	t.Helper()
 	ctx := context.Background()
 	var story strings.Builder
-	require.NoError(t, v.WriteStory(ctx, &story))
+	require.NoError(t, writeStory(ctx, v, &story))
 	rv := readerViews{Info: v.Info(), Slate: v.Slate(), Logbook: entriesOf(t, v), FailedActions: failedOf(t, v),
 		Story: story.String(), Bytes: map[string]string{}}
 	for _, a := range artifactsOf(t, v) {
@@ -133,6 +133,8 @@ func viewsJSON(t *testing.T, v *helm.Voyage) string {
 	require.NoError(t, err)
 	return string(data) + "\n"
 }
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // goldenFile compares got with path, rewriting it under -update.
 func goldenFile(t *testing.T, path, got string) {
@@ -199,11 +201,11 @@ func TestArchiveRoundTrip(t *testing.T) {
 	assert.Equal(t, v.ID(), hdr.VoyageID)
 	require.Equal(t, 1+hdr.Events+hdr.Artifacts+1, len(lines))
 	var events bytes.Buffer
-	require.NoError(t, v.Export(ctx, &events))
+	require.NoError(t, exportEvents(ctx, &events, v))
 	exported := strings.Split(strings.TrimSuffix(events.String(), "\n"), "\n")
 	require.Len(t, exported, hdr.Events, "every event, the artifacts' too")
 	for i, line := range exported {
-		// The event as Export writes it, with voyage_id first.
+		// The event as the read path yields it, with voyage_id first.
 		assert.Equal(t, `{"voyage_id":"`+v.ID()+`",`+line[1:], lines[1+i])
 	}
 	assert.Contains(t, events.String(), `"type":"artifact-jettisoned"`)
@@ -384,12 +386,6 @@ func TestImportOfCorpusVoyages(t *testing.T) {
 				require.NoError(t, err, "voyage %s", info.ID)
 				assert.Equal(t, viewsJSON(t, v), viewsJSON(t, imported), "voyage %s", info.ID)
 				assert.Equal(t, string(archive), string(exportArchive(t, imported)), "voyage %s exported again", info.ID)
-				for _, doc := range []func(*helm.Voyage, context.Context, io.Writer) error{(*helm.Voyage).ExportMarkdown, (*helm.Voyage).ExportHTML} {
-					var a, b bytes.Buffer
-					require.NoError(t, doc(v, ctx, &a))
-					require.NoError(t, doc(imported, ctx, &b))
-					assert.Equal(t, a.String(), b.String(), "voyage %s: the story reads the same", info.ID)
-				}
 				rep, err := other.Verify(ctx, info.ID)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "voyage %s: %+v", info.ID, rep.Problems)

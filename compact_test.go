@@ -54,7 +54,7 @@ func TestCompactReclaimsJettisonedBytesAndKeepsTheStory(t *testing.T) {
 		}
 	}
 	var before bytes.Buffer
-	require.NoError(t, v.WriteStory(ctx, &before))
+	require.NoError(t, writeStory(ctx, v, &before))
 	id := v.ID()
 	require.NoError(t, v.Close())
 	dir := filepath.Join(h.Dir(), "voyages", id)
@@ -69,7 +69,7 @@ func TestCompactReclaimsJettisonedBytesAndKeepsTheStory(t *testing.T) {
 	assert.Positive(t, rep.LogBytes)
 	assert.Positive(t, rep.PackBytes)
 	var after bytes.Buffer
-	require.NoError(t, v.WriteStory(ctx, &after))
+	require.NoError(t, writeStory(ctx, v, &after))
 	assert.Equal(t, before.String(), after.String(), "the story reads the same")
 	data, err := readArtifact(ctx, v, keep)
 	require.NoError(t, err, "a stowed artifact is never touched")

@@ -254,7 +254,7 @@ func TestNoteAndWhy(t *testing.T) {
 	_, err = v.Note(ctx, "Looks right to me.", bob)
 	require.NoError(t, err)
 	var story bytes.Buffer
-	require.NoError(t, v.WriteStory(ctx, &story))
+	require.NoError(t, writeStory(ctx, v, &story))
 	assert.Contains(t, story.String(), "── Note 1 ── ")
 	assert.Contains(t, story.String(), "  Waiting for CI.\n  It is slow today.\n")
 	assert.Contains(t, story.String(), "  Why: CI is green\n")
@@ -310,7 +310,7 @@ func TestStartWithParentAndRepository(t *testing.T) {
 func TestListByStatusAndIdle(t *testing.T) {
 	ctx := context.Background()
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	opts := helm.Deterministic(clock, time.Minute, "b1000000")
+	opts := deterministic(clock, time.Minute, "b1000000")
 	h, err := helm.Open(t.TempDir(), opts)
 	require.NoError(t, err)
 	ids := map[helm.Status]string{}

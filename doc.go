@@ -26,7 +26,9 @@
 //     Entries and Artifacts yield the logbook and the artifact index from
 //     any point on, at the cost of what they yield, and OpenArtifact and
 //     ArtifactInfo read one artifact: these may read the disk, so they
-//     take a ctx and return an error, never a story cut short.
+//     take a ctx and return an error, never a story cut short. Events and
+//     Follow read its events, the read path the packages beside this one
+//     are built on.
 //
 // OpenStore opens a home whose voyages are in a store a crew shares
 // across machines (package store; store/jetstream keeps them on a NATS
@@ -43,4 +45,10 @@
 // Errors say what failed and where (*VoyageError, *DamageError) and wrap
 // a sentinel to match with errors.Is; what to do about one is data
 // (HintOf), never part of its message.
+//
+// This package is the facade. What reads voyages afterwards is built on
+// its read path beside it: package story tells a voyage's whole story,
+// report summarises it for a pull request, transcript merges voyages
+// into one timeline, search finds entries across a home, and replay
+// folds recorded events into fresh views (helmtest builds tests on it).
 package helm

@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"io"
+	"iter"
 	"path/filepath"
 	"testing"
 
@@ -42,6 +43,18 @@ func artifactsOf(t testing.TB, v *Voyage) []ArtifactInfo {
 	out, err := collect(v.Artifacts(context.Background(), nil))
 	require.NoError(t, err)
 	return out
+}
+
+// collect gathers what seq yields, up to its first error.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for x, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // readArtifact reads the sighting JSON stored under hash to its end.

@@ -1,16 +1,69 @@
 package helm
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"iter"
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
+
+// Event is one event of a voyage's log, as the read path (Voyage.Events,
+// Voyage.Follow) yields it: its type, schema version, time, who recorded
+// it, the number of the entry it records (0 for an event that records
+// none, and in voyages written before numbers were stored), its payload,
+// and Seq, its sequence number in the log. Events are decoded and brought
+// to the current schema (an older event's form is read as today's). Its
+// JSON form is the one exports and transcripts share (docs/transcript.md).
+type Event = projection.Event
+
+// Events yields the voyage's events in the order they were recorded, from
+// sequence number from (0 and 1 mean from the first), up to the end of
+// the log as it is when the iteration reaches it: the events others append
+// meanwhile may or may not be among them (Follow waits for them).
+// Artifacts' bytes are not events and are not yielded; the events that
+// stow, reduce and jettison artifacts are. Each Event is the caller's.
+//
+// An error ends the sequence: it is yielded once, as a *VoyageError that
+// names the voyage, and for a record that does not decode or damage in
+// the log, the log and the record (a *DamageError inside). Reading
+// writes nothing and takes no lock.
+func (v *Voyage) Events(ctx context.Context, from uint64) iter.Seq2[Event, error] {
+	return v.eventSeq("read events", func(fn func(uint64, *projection.Event) error) error {
+		return v.scanEvents(ctx, from, fn)
+	})
+}
+
+// scanEvents calls fn with each event of the voyage from seq from to the
+// end of its log, decoded and upcast: the one call by which the read path
+// reaches the log.
+func (v *Voyage) scanEvents(ctx context.Context, from uint64, fn func(seq uint64, e *projection.Event) error) error {
+	return v.rec.Scan(ctx, from, eventsOf(v.id, v.rec.Dir(), fn))
+}
+
+// errStopped ends a scan whose caller stopped iterating.
+var errStopped = errors.New("the caller stopped iterating")
+
+// eventSeq turns scan, which calls its function with each event, into the
+// events' sequence: an error scan returns is yielded last, as the error of
+// op; one that ends the caller's loop stops the scan.
+func (v *Voyage) eventSeq(op string, scan func(fn func(uint64, *projection.Event) error) error) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		err := scan(func(seq uint64, e *projection.Event) error {
+			e.Seq = seq
+			if !yield(*e, nil) {
+				return errStopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopped) {
+			yield(Event{}, v.fail(op, err, Hint{}))
+		}
+	}
+}
 
 // eventsOf adapts fn to the records of the event log in dir of voyage id:
 // the one path by which a voyage's records become events. Blob records
@@ -30,47 +83,4 @@ func eventsOf(id, dir string, fn func(seq uint64, e *projection.Event) error) fu
 		}
 		return fn(r.Seq, e)
 	}
-}
-
-// Export writes the voyage's events as JSON lines, one event a line, in
-// the order they were recorded: the form ReadEvents reads back.
-func (v *Voyage) Export(ctx context.Context, w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(seq uint64, e *projection.Event) error {
-		e.Seq = seq
-		data, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		bw.Write(data)
-		return bw.WriteByte('\n')
-	}))
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		return v.fail("export", err, Hint{})
-	}
-	return nil
-}
-
-// ReadEvents reads events exported by Voyage.Export.
-func ReadEvents(r io.Reader) ([]projection.Event, error) {
-	var out []projection.Event
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		e, err := projection.Decode(sc.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("read events: line %d: %w", line, err)
-		}
-		out = append(out, *e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	return out, nil
 }

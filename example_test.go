@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/helmlog/helm"
@@ -15,16 +14,17 @@ import (
 )
 
 // A voyage from start to finish: observe, take a bearing, perform an
-// action, complete, and print the story.
+// action, complete, and read the logbook.
 func Example() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 
-	// A fixed clock and id source make the output stable (and a voyage
-	// replayable byte for byte); production code passes nil.
+	// A fixed clock and id source (Options.Clock and NewID, as package
+	// replay's Deterministic makes them) make the output stable, and a
+	// voyage replayable byte for byte; production code passes nil.
 	start := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
-	h, err := helm.Open(dir, helm.Deterministic(start, time.Minute, "a3b0fc12"))
+	h, err := helm.Open(dir, deterministic(start, time.Minute, "a3b0fc12"))
 	if err != nil {
 		panic(err)
 	}
@@ -47,20 +47,24 @@ func Example() {
 	if err := v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
 		panic(err)
 	}
-	v.WriteStory(ctx, os.Stdout)
+	info := v.Info()
+	fmt.Printf("%s: %s (%s)\n", info.Intent, info.Status, info.Summary)
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			panic(err)
+		}
+		switch {
+		case e.Bearing != nil:
+			fmt.Printf("Bearing %d, on %s: %s\n", e.N, e.Bearing.Observations[0].Label, e.Bearing.Reading.Text)
+		case e.Action != nil:
+			fmt.Printf("Action %d: %s\n", e.N, helm.DescribeAction(e.Action))
+		}
+	}
+	// Package story tells it whole, for a terminal, in markdown or in HTML.
 	// Output:
-	// Voyage: Resolve #42: fix widget crash
-	// Identity: john-agent
-	// Created: 2026-02-26T17:01:00Z
-	// Status: completed (2026-02-26T17:07:00Z)
-	// Summary: Fixed null check in widget init.
-	//
-	// ── Bearing 1 ── 2026-02-26T17:04:00Z
-	//   Mark: Note @ widget.rs
-	//   Reading: Widget module has a null check missing in init().
-	//
-	// ── Action 2 ── 2026-02-26T17:05:00Z
-	//   committed (abc1234)
+	// Resolve #42: fix widget crash: completed (Fixed null check in widget init.)
+	// Bearing 1, on Note @ widget.rs: Widget module has a null check missing in init().
+	// Action 2: committed (abc1234)
 }
 
 // Observing the same mark twice keeps the newest observation: the slate is
@@ -158,28 +162,6 @@ func ExampleVoyage_Challenge() {
 	// Output:
 	// The nil check is right; the error path still leaks.
 	// was: Looks fine. — What about the error path?
-}
-
-// Replay folds exported events into fresh views, as a test of a recorded
-// voyage would.
-func ExampleReplay() {
-	ctx := context.Background()
-	dir, _ := os.MkdirTemp("", "helm-example")
-	defer os.RemoveAll(dir)
-	h, _ := helm.Open(dir, fixedOptions())
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	v, _ := h.Start(ctx, "Recorded", helm.OpenWaters, who, nil)
-	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
-	v.TakeBearing(ctx, "Seen.", who, nil)
-	var export strings.Builder
-	v.Export(ctx, &export)
-	v.Close()
-
-	events, _ := helm.ReadEvents(strings.NewReader(export.String()))
-	views, _ := helm.Replay(events)
-	fmt.Println(len(events), "events;", len(views.Logbook), "entry:", views.Logbook[0].Bearing.Reading.Text)
-	// Output:
-	// 4 events; 1 entry: Seen.
 }
 
 // Open opens a home: a directory of voyages. Opening reads; the first

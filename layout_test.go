@@ -22,7 +22,7 @@ import (
 // modules (bench/, integration/) and test helpers (internal/ghtest).
 func librarySources(t *testing.T) map[string]*ast.File {
 	t.Helper()
-	skip := map[string]bool{"cmd": true, "examples": true, "bench": true, "integration": true, "testdata": true, filepath.Join("internal", "ghtest"): true, filepath.Join("internal", "testfs"): true} // test support, not library
+	skip := map[string]bool{"cmd": true, "examples": true, "bench": true, "integration": true, "testdata": true, filepath.Join("internal", "ghtest"): true, filepath.Join("internal", "testfs"): true, filepath.Join("internal", "voyagetest"): true} // test support, not library
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -87,25 +87,111 @@ func TestLibraryNamesNoCLICommandOrFlag(t *testing.T) {
 	}
 }
 
-// TestCLIImportsOnlyTheFacade: the helm program works through the root
-// package; the log and the event encoding beneath it are the facade's
-// business. (Every package is among `go list -deps ./cmd/helm`, since the
-// root imports them; the wall is what cmd/helm imports itself.)
-func TestCLIImportsOnlyTheFacade(t *testing.T) {
-	fset := token.NewFileSet()
-	paths, err := filepath.Glob(filepath.Join("cmd", "helm", "*.go"))
+// module is the import path of the root package.
+const module = "github.com/helmlog/helm"
+
+// features are the packages beside the root that read voyages through its
+// public read path (Voyage.Events, Follow, the views): what cmd/helm and
+// a library user import for reports, stories, transcripts, searches and
+// replays.
+var features = []string{"report", "story", "transcript", "search", "replay"}
+
+// storage are the packages that hold a voyage's bytes: the root's
+// business alone, under its facade.
+var storage = []string{"segment", "artifact", "store", "internal/durable", "internal/homeindex"}
+
+// importsOf returns the import paths of the Go files matching pattern,
+// by file; test files too when tests is set.
+func importsOf(t *testing.T, pattern string, tests bool) map[string][]string {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
 	require.NoError(t, err)
-	require.NotEmpty(t, paths)
+	require.NotEmpty(t, paths, pattern)
+	fset := token.NewFileSet()
+	out := map[string][]string{}
 	for _, path := range paths {
-		if strings.HasSuffix(path, "_test.go") {
+		if !tests && strings.HasSuffix(path, "_test.go") {
 			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		require.NoError(t, err)
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			for _, wall := range []string{"github.com/helmlog/helm/projection", "github.com/helmlog/helm/segment", "github.com/helmlog/helm/artifact", "github.com/helmlog/helm/logbook"} {
-				assert.NotEqual(t, wall, p, "%s imports %s: the facade should offer what it needs", path, p)
+			out[path] = append(out[path], p)
+		}
+	}
+	return out
+}
+
+// under reports whether import path p is package pkg of the module or
+// one below it.
+func under(p, pkg string) bool {
+	return p == module+"/"+pkg || strings.HasPrefix(p, module+"/"+pkg+"/")
+}
+
+// TestCLIImportsTheFacadeAndItsFeatures: the helm program works through
+// the root package and the feature packages built on it; the log and the
+// event encoding beneath them are theirs. (Every package is among
+// `go list -deps ./cmd/helm`; the wall is what cmd/helm imports itself.)
+func TestCLIImportsTheFacadeAndItsFeatures(t *testing.T) {
+	seen := map[string]bool{}
+	for path, imports := range importsOf(t, filepath.Join("cmd", "helm", "*.go"), false) {
+		for _, p := range imports {
+			seen[p] = true
+			for _, wall := range []string{"projection", "segment", "artifact", "logbook"} {
+				assert.False(t, under(p, wall), "%s imports %s: the facade or a feature package should offer what it needs", path, p)
+			}
+		}
+	}
+	for _, f := range features {
+		assert.True(t, seen[module+"/"+f], "cmd/helm reads through package %s", f)
+	}
+}
+
+// TestRootImportsNoFeature: the root is the facade; what reads voyages
+// is built on it, never the other way round. Its own tests test the
+// facade alone, so they import none either.
+func TestRootImportsNoFeature(t *testing.T) {
+	for path, imports := range importsOf(t, "*.go", true) {
+		for _, p := range imports {
+			for _, f := range append(features, "helmtest", "cmd", "internal/voyagetest", "internal/markdown") {
+				assert.False(t, under(p, f), "%s imports %s: the root never imports what is built on it", path, p)
+			}
+		}
+	}
+}
+
+// TestFeaturesStandOnTheRoot: a feature package reads voyages through the
+// root's public API, beside the others: it imports the root and the
+// packages below it, never the program (cmd/), helmtest, another feature
+// package, nor the packages that hold a voyage's bytes.
+func TestFeaturesStandOnTheRoot(t *testing.T) {
+	for _, f := range features {
+		t.Run(f, func(t *testing.T) {
+			usesRoot := false
+			for path, imports := range importsOf(t, filepath.Join(f, "*.go"), false) {
+				for _, p := range imports {
+					usesRoot = usesRoot || p == module
+					walls := append([]string{"cmd", "helmtest"}, storage...)
+					for _, other := range features {
+						if other != f {
+							walls = append(walls, other)
+						}
+					}
+					for _, wall := range walls {
+						assert.False(t, under(p, wall), "%s imports %s: a feature package stands on the root's public API", path, p)
+					}
+				}
+			}
+			assert.True(t, usesRoot, "package %s reads voyages through the root", f)
+		})
+	}
+	// helmtest is built on replay, and on nothing above the root but it.
+	for path, imports := range importsOf(t, filepath.Join("helmtest", "*.go"), false) {
+		for _, p := range imports {
+			assert.False(t, under(p, "cmd"), "%s imports %s", path, p)
+			for _, f := range features {
+				assert.False(t, f != "replay" && under(p, f), "%s imports %s: helmtest builds on replay", path, p)
 			}
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // Seed writes events as the whole history of a new voyage, as they were
 // recorded — their times, who recorded them and their entry numbers kept —
 // and opens the voyage: a test's given history (package helmtest), or a
-// history read back from an export (ReadEvents). The first event starts
+// history read back from an export (replay.ReadEvents). The first event starts
 // the voyage, with an id the home does not hold yet. Every event is
 // folded before anything is written, so a history that does not fold
 // (an entry numbered out of turn, a challenge of no bearing) is an error

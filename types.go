@@ -297,7 +297,7 @@ const (
 // DescribeAction renders one action as the story tells it: "committed
 // (abc1234)", "created PR #45", ... Branch names and error messages in it
 // come from the world as they are: escape them before printing them to a
-// terminal (WriteStory does).
+// terminal (package story does).
 func DescribeAction(a *ActionRecord) string { return logbook.DescribeAction(a) }
 
 // ValidateIdentity reports whether name can be an identity: a name, never

@@ -3,7 +3,6 @@ package helm
 import (
 	"context"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -255,18 +253,6 @@ func (v *Voyage) entries(ctx context.Context, section projection.Sections, from,
 	return cloneEntries(page(list, from, n)), nil
 }
 
-// collect gathers what seq yields, up to its first error.
-func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
-	var out []T
-	for x, err := range seq {
-		if err != nil {
-			return out, err
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
 // page returns s[from:from+n], clipped to s.
 func page[T any](s []T, from, n int) []T {
 	from = min(max(from, 0), len(s))
@@ -367,33 +353,6 @@ func artifactList(st *projection.State) []ArtifactInfo {
 	}
 	slices.SortFunc(out, func(a, b ArtifactInfo) int { return strings.Compare(a.Hash, b.Hash) })
 	return out
-}
-
-// WriteStory renders the logbook as the story a person reads: the voyage,
-// then each bearing (its marks and reading) and each action, in order.
-// Stored text is escaped so that it cannot drive a terminal.
-func (v *Voyage) WriteStory(ctx context.Context, w io.Writer) error {
-	v.mu.Lock()
-	err := v.loadView(ctx, projection.SectionEntries)
-	info, entries := v.st.Voyage, cloneEntries(v.st.Entries)
-	v.mu.Unlock()
-	if err != nil {
-		return v.fail("write the story", err, Hint{})
-	}
-	return logbook.WriteStory(w, storyHeader(info), entries)
-}
-
-// storyHeader is what the story says of voyage view p before its entries.
-func storyHeader(p projection.VoyageView) logbook.Header {
-	h := logbook.Header{
-		Intent: p.Intent, Identity: p.Identity, Created: p.Created,
-		Status: string(p.Status), CompletedAt: p.CompletedAt,
-		Outcome: string(p.Outcome), Summary: p.Summary,
-	}
-	for _, t := range p.Lifecycle {
-		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
-	}
-	return h
 }
 
 func cloneEntries(in []Entry) []Entry {

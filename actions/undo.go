@@ -40,12 +40,7 @@ import (
 
 // Undo is an action FromInverse builds: performed, shown as a dry run and
 // checked by guard rules like any other.
-type Undo interface {
-	Kind() string
-	Perform(ctx context.Context) (logbook.ActionResult, error)
-	DryRun() string
-	Target(ctx context.Context) (Target, error)
-}
+type Undo = Action
 
 // FromInverse builds the action that an inverse recorded by a voyage
 // names, performed with r. The inverse of a commit (reset-commit) becomes

@@ -3,6 +3,8 @@ package helmtest_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/helmlog/helm"
@@ -10,18 +12,54 @@ import (
 )
 
 // These examples show test functions' bodies: each needs the test's t.
+// newT stands in for it here, so that the examples run; a test passes
+// its own *testing.T.
+
+// exampleT is the part of testing.TB that helmtest calls, for the
+// examples: a temporary directory, cleanups, and a failure that panics.
+type exampleT struct {
+	testing.TB // what helmtest does not call
+	cleanups   []func()
+}
+
+func newT() *exampleT { return &exampleT{} }
+
+func (t *exampleT) Helper()                   {}
+func (t *exampleT) Logf(string, ...any)       {}
+func (t *exampleT) Cleanup(f func())          { t.cleanups = append(t.cleanups, f) }
+func (t *exampleT) Fatalf(f string, a ...any) { panic(fmt.Sprintf(f, a...)) }
+func (t *exampleT) TempDir() string {
+	dir, err := os.MkdirTemp("", "helmtest-example")
+	if err != nil {
+		panic(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// done runs the cleanups, as the end of a test does.
+func (t *exampleT) done() {
+	for _, f := range slices.Backward(t.cleanups) {
+		f()
+	}
+}
 
 // Home gives a test a home whose clock and ids are the same on every run.
 func ExampleHome() {
-	t := &testing.T{} // in a test: the test's t
+	t := newT() // in a test: the test's t
+	defer t.done()
 	h := helmtest.Home(t)
 	v, _ := h.Start(context.Background(), "Fix #42", helm.OpenWaters, helm.Who{Identity: "ann"}, nil)
+	defer v.Close()
 	fmt.Println(v.ID(), v.Info().Created)
+	// Output:
+	// 7e570000-0000-4000-8000-000000000001 2026-01-01 09:00:01 +0000 UTC
 }
 
 // Given, When, Then: what a change records, from a given history.
 func ExampleGiven() {
-	t := &testing.T{} // in a test: the test's t
+	t := newT() // in a test: the test's t
+	defer t.done()
 	ann := helm.Who{Identity: "ann", Role: "coder", Method: "human"}
 	helmtest.Given(t,
 		helmtest.Started("Fix #42", ann),
@@ -32,24 +70,41 @@ func ExampleGiven() {
 	}).Then(
 		helmtest.Bearing("A nil config.", ann),
 	)
+	fmt.Println("recorded as wanted")
+	// Output:
+	// recorded as wanted
 }
 
 // Record keeps a voyage as testdata/NAME.jsonl the first time, and
-// replays it in every later run.
+// replays it in every later run: here, the recording testdata/fix-42.jsonl
+// is kept already.
 func ExampleRecord() {
-	t := &testing.T{} // in a test: the test's t
+	t := newT() // in a test: the test's t
+	defer t.done()
 	r := helmtest.Record(t, "fix-42", func(h *helm.Home) (*helm.Voyage, error) {
-		return h.Start(context.Background(), "Fix #42", helm.OpenWaters, helm.Who{Identity: "ann"}, nil)
+		ctx := context.Background()
+		ann := helm.Who{Identity: "ann", Role: "coder", Method: "human"}
+		v, err := h.Start(ctx, "Fix #42", helm.OpenWaters, ann, nil)
+		if err != nil {
+			return nil, err
+		}
+		_, err = v.Note(ctx, "The crash needs a nil config.", ann)
+		return v, err
 	})
-	fmt.Println(r.Views.Info.Intent, len(r.Actions()))
+	fmt.Println(r.Views.Info.Intent, len(r.Views.Logbook), len(r.Actions()))
+	// Output:
+	// Fix #42 1 0
 }
 
 // Replay checks a recording (a .jsonl export or a voyage directory, with
 // its views beside it) against the code as it is now.
 func ExampleReplay() {
-	t := &testing.T{} // in a test: the test's t
+	t := newT() // in a test: the test's t
+	defer t.done()
 	r := helmtest.Replay(t, "testdata/fix-42.jsonl")
-	for _, a := range r.Actions() {
-		fmt.Println(a.N, a.Kind, string(a.Params))
+	for _, e := range r.Views.Logbook {
+		fmt.Println(e.N, e.Kind, e.Note.Text)
 	}
+	// Output:
+	// 1 note The crash needs a nil config.
 }

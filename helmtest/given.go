@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/replay"
 )
 
 // VoyageID is the id of the voyage Started begins.
@@ -99,13 +99,9 @@ func (s *Scenario) When(fn func(v *helm.Voyage) error) *Scenario {
 	s.t.Helper()
 	s.err = fn(s.v)
 	s.ran = true
-	var out strings.Builder
-	if err := s.v.Export(context.Background(), &out); err != nil {
-		s.t.Fatalf("helmtest: when: read what was recorded: %v", err)
-	}
-	all, err := helm.ReadEvents(strings.NewReader(out.String()))
+	all, err := eventsOf(context.Background(), s.v)
 	if err != nil {
-		s.t.Fatalf("helmtest: when: %v", err)
+		s.t.Fatalf("helmtest: when: read what was recorded: %v", err)
 	}
 	s.events = nil
 	for _, e := range all {
@@ -168,17 +164,13 @@ func (s *Scenario) ThenEvents(want ...projection.Event) *Scenario {
 }
 
 // ThenViews calls check with the voyage's views after When.
-func (s *Scenario) ThenViews(check func(t testing.TB, v *helm.Views)) *Scenario {
+func (s *Scenario) ThenViews(check func(t testing.TB, v *replay.Views)) *Scenario {
 	s.t.Helper()
 	s.mustHaveRun()
-	var out strings.Builder
-	if err := s.v.Export(context.Background(), &out); err != nil {
-		s.t.Fatalf("helmtest: then: %v", err)
-	}
-	events, err := helm.ReadEvents(strings.NewReader(out.String()))
+	events, err := eventsOf(context.Background(), s.v)
 	if err == nil {
-		var views *helm.Views
-		if views, err = helm.Replay(events); err == nil {
+		var views *replay.Views
+		if views, err = replay.Fold(events); err == nil {
 			check(s.t, views)
 			return s
 		}

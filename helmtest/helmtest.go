@@ -3,7 +3,8 @@
 // a change to a voyage records (Given), and recorded voyages that later
 // versions of the code must still read as they were read when recorded
 // (Record, Replay), with a report of the first event where they no
-// longer do.
+// longer do. It builds on package replay, which folds and records
+// voyages; this package turns what replay finds into test failures.
 //
 // A recorded voyage is replayed from its events: actions are not run
 // again, their recorded parameters and results are read (Actions).
@@ -17,12 +18,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/replay"
 )
 
 // Epoch is when a test home's clock starts; it moves a second at every
@@ -36,7 +37,7 @@ const IDPrefix = "7e570000"
 // Options returns the options of a test home: the deterministic clock and
 // ids, without fsync.
 func Options() *helm.Options {
-	opts := helm.Deterministic(Epoch, time.Second, IDPrefix)
+	opts := replay.Deterministic(Epoch, time.Second, IDPrefix)
 	opts.NoSync = true
 	return opts
 }
@@ -72,8 +73,8 @@ type Action struct {
 
 // Recorded is a recorded voyage as replayed with today's code.
 type Recorded struct {
-	Recording *helm.Recording
-	Views     *helm.Views
+	Recording *replay.Recording
+	Views     *replay.Views
 }
 
 // Actions returns the voyage's actions, in the story's order, as
@@ -96,14 +97,14 @@ func (r *Recorded) Actions() []Action {
 // recorded views.
 func Replay(t testing.TB, path string) *Recorded {
 	t.Helper()
-	r, err := helm.ReadRecording(context.Background(), path)
+	r, err := replay.ReadRecording(context.Background(), path)
 	if err != nil {
 		t.Fatalf("helmtest: %v", err)
 	}
 	if d := r.Check(); d != nil {
 		t.Fatalf("helmtest: replaying %s: %s", path, d)
 	}
-	views, err := helm.Replay(r.Events)
+	views, err := replay.Fold(r.Events)
 	if err != nil {
 		t.Fatalf("helmtest: replaying %s: %v", path, err)
 	}
@@ -126,17 +127,13 @@ func Record(t testing.TB, name string, run func(h *helm.Home) (*helm.Voyage, err
 	if err != nil {
 		t.Fatalf("helmtest: record %s: %v", name, err)
 	}
-	var events strings.Builder
-	if err := v.Export(ctx, &events); err != nil {
-		t.Fatalf("helmtest: record %s: %v", name, err)
-	}
-	got, err := helm.ReadEvents(strings.NewReader(events.String()))
+	got, err := eventsOf(ctx, v)
 	if err != nil {
 		t.Fatalf("helmtest: record %s: %v", name, err)
 	}
 	path := filepath.Join("testdata", name+".jsonl")
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || updating() {
-		rec, err := helm.NewRecording(got)
+		rec, err := replay.NewRecording(got)
 		if err != nil {
 			t.Fatalf("helmtest: record %s: %v", name, err)
 		}
@@ -151,6 +148,18 @@ func Record(t testing.TB, name string, run func(h *helm.Home) (*helm.Voyage, err
 		t.Fatalf("helmtest: %s no longer records %s: event %d differs:\n%s\n(an intended change? rerun with HELMTEST_UPDATE=1 and review the diff)", name, path, i+1, diff)
 	}
 	return r
+}
+
+// eventsOf reads every event of v.
+func eventsOf(ctx context.Context, v *helm.Voyage) ([]helm.Event, error) {
+	var out []helm.Event
+	for e, err := range v.Events(ctx, 1) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // firstDifference returns the first event in which want and got differ,

@@ -16,6 +16,7 @@ import (
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/replay"
 )
 
 var (
@@ -36,7 +37,7 @@ func TestGivenWhenThen(t *testing.T) {
 			return err
 		}).Then(
 			helmtest.Bearing("A nil config.", ann),
-		).ThenViews(func(t testing.TB, v *helm.Views) {
+		).ThenViews(func(t testing.TB, v *replay.Views) {
 			assert.Empty(t, v.Slate)
 			require.Len(t, v.Logbook, 1)
 			assert.Equal(t, "Context: the crash report", v.Logbook[0].Bearing.Observations[0].Label)
@@ -148,13 +149,13 @@ func TestDivergenceReport(t *testing.T) {
 	v, err := script(h)
 	require.NoError(t, err)
 	var buf strings.Builder
-	require.NoError(t, v.Export(ctx, &buf))
-	events, err := helm.ReadEvents(strings.NewReader(buf.String()))
+	require.NoError(t, replay.WriteEvents(ctx, &buf, v))
+	events, err := replay.ReadEvents(strings.NewReader(buf.String()))
 	require.NoError(t, err)
 
 	// The "other projection": from the challenge on, it kept the first
 	// reading.
-	rec, err := helm.NewRecording(events)
+	rec, err := replay.NewRecording(events)
 	require.NoError(t, err)
 	challenge := -1
 	for i, e := range events {
@@ -164,16 +165,16 @@ func TestDivergenceReport(t *testing.T) {
 	}
 	require.NotEqual(t, -1, challenge)
 	for i := challenge; i < len(events); i++ {
-		views, err := helm.Replay(events[:i+1])
+		views, err := replay.Fold(events[:i+1])
 		require.NoError(t, err)
 		views.Logbook[0].Bearing.Reading.Text = "A nil config."
-		rec.Digests[i] = helm.ViewsDigest(views)
+		rec.Digests[i] = replay.ViewsDigest(views)
 		rec.Views = views
 	}
 	rec.Path = filepath.Join(t.TempDir(), "changed.jsonl")
 	require.NoError(t, rec.WriteFiles())
 
-	read, err := helm.ReadRecording(ctx, rec.Path)
+	read, err := replay.ReadRecording(ctx, rec.Path)
 	require.NoError(t, err)
 	d := read.Check()
 	require.NotNil(t, d)
@@ -192,12 +193,12 @@ func TestDivergenceReport(t *testing.T) {
 	assert.Contains(t, d.String(), "it no longer folds")
 
 	// A recording of a voyage directory reads the same.
-	good, err := helm.NewRecording(events)
+	good, err := replay.NewRecording(events)
 	require.NoError(t, err)
 	good.Path = v.Storage().Dir + ".jsonl" // WriteFiles writes .jsonl; put the views where the directory's go
 	require.NoError(t, good.WriteFiles())
-	require.NoError(t, os.Rename(helm.ViewsPath(good.Path), helm.ViewsPath(v.Storage().Dir)))
-	fromDir, err := helm.ReadRecording(ctx, v.Storage().Dir)
+	require.NoError(t, os.Rename(replay.ViewsPath(good.Path), replay.ViewsPath(v.Storage().Dir)))
+	fromDir, err := replay.ReadRecording(ctx, v.Storage().Dir)
 	require.NoError(t, err)
 	assert.Nil(t, fromDir.Check())
 }

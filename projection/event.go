@@ -76,7 +76,7 @@ var currentVersion = map[Type]int{
 type Event struct {
 	// Seq is the event's sequence number in its voyage's log. It is the
 	// record's position, not part of the stored event: set on events read
-	// from a log (the facade's Export), so that a replay numbers them as
+	// from a log (helm.Voyage.Events), so that a replay numbers them as
 	// the log did.
 	Seq  uint64      `json:"seq,omitempty"`
 	Type Type        `json:"type"`

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,222 +13,9 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/runner"
 )
-
-// performer is an action the CLI can perform or show.
-type performer interface {
-	helm.Action
-	DryRun() string
-}
-
-// resolver is an action with parameters that default to the state of the
-// world, filled in by Resolve (actions.Push: the current branch).
-type resolver interface {
-	Resolve(ctx context.Context) error
-}
-
-// actionKind is how the CLI spells one action kind.
-type actionKind struct {
-	name, summary, args, example string
-	help                         string // more about it, for --help
-	github                       bool   // talks to GitHub: takes --repo
-	flags                        func(fs *pflag.FlagSet, f *actionFlags)
-	build                        func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error)
-}
-
-// actionFlags holds the flags of every action kind.
-type actionFlags struct {
-	message, branch, remote, title, body, base, mergeMethod, repo string
-	reviewers                                                     []string
-	comment                                                       int64
-	force                                                         bool
-}
-
-func bodyFlag(fs *pflag.FlagSet, f *actionFlags) {
-	fs.StringVar(&f.body, "body", "", "the `TEXT` to post")
-}
-
-func noArgs(a *app, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf(a.cmd, "%s: unexpected arguments %q (quote text given to flags)", commandName(a.cmd), args)
-	}
-	return nil
-}
-
-var actionKinds = []*actionKind{
-	{
-		name: "commit", summary: "commit the staged changes (git commit -m)",
-		args: "--message MSG", example: `commit --message "Fix null check in widget init"`,
-		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVarP(&f.message, "message", "m", "", "the commit message, `MSG`")
-		},
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			if err := noArgs(a, args); err != nil {
-				return nil, err
-			}
-			return actions.NewCommit(r, actions.Commit{Message: f.message})
-		},
-	},
-	{
-		name: "push", summary: "push a branch (git push origin BRANCH)",
-		args: "[--branch BRANCH] [--remote NAME] [--force]", example: "push --branch fix-widget",
-		help: `Push a branch to a remote: git push REMOTE BRANCH. BRANCH is what git takes
-there: a branch, a tag, or a refspec (+SRC:DST, HEAD:main, :main deletes
-main). Before the intent is recorded, helm asks git what the push would do
-(git push --dry-run, which changes nothing): every ref it would create,
-update, force or delete, and where it would go (the remote's URL and push
-URL as configured and as rewritten by insteadOf/pushInsteadOf). Guard rules
-match those, not the text typed; the intent records them, and the push then
-does exactly that, each ref pinned to the commit git showed. A push git
-cannot resolve, or that the remote would refuse (not a fast-forward,
-without --force), exits 2 with nothing recorded or pushed. Without
---branch, the branch checked out in the working directory; a detached HEAD
-has none, and is refused. Without --remote, origin.`,
-		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVar(&f.branch, "branch", "", "the `BRANCH` (or refspec) to push (default the current branch)")
-			fs.StringVar(&f.remote, "remote", "", "the remote to push to, `NAME` (default origin)")
-			fs.BoolVar(&f.force, "force", false, "push even where it is not a fast-forward (guard rules see a forced update)")
-		},
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			if err := noArgs(a, args); err != nil {
-				return nil, err
-			}
-			return actions.NewPush(r, actions.Push{Branch: f.branch, Remote: f.remote, Force: f.force})
-		},
-	},
-	{
-		name: "create-pull-request", summary: "open a pull request, and request reviews",
-		args: "--title T [--branch B] [--body TEXT] [--base B] [--reviewer R]...", github: true,
-		example: `create-pull-request --branch fix-widget --title "Fix widget crash" --reviewer dyreby`,
-		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVar(&f.branch, "branch", "", "the head `BRANCH`, pushed already (default the current branch)")
-			fs.StringVar(&f.title, "title", "", "the pull request's `TITLE`")
-			bodyFlag(fs, f)
-			fs.StringVar(&f.base, "base", "", "the `BRANCH` to merge into (default the repository's default branch)")
-			fs.StringArrayVar(&f.reviewers, "reviewer", nil, "request a review from `LOGIN` (repeatable)")
-		},
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			if err := noArgs(a, args); err != nil {
-				return nil, err
-			}
-			return actions.NewCreatePullRequest(r, actions.CreatePullRequest{Branch: f.branch, Title: f.title, Body: f.body, Base: f.base, Reviewers: splitList(f.reviewers)})
-		},
-	},
-	{
-		name: "merge-pull-request", summary: "merge a pull request",
-		args: "N [--merge-method merge|squash|rebase]", github: true, example: "merge-pull-request 45 --merge-method squash",
-		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVar(&f.mergeMethod, "merge-method", "", "merge by `HOW`: merge, squash or rebase (default merge)")
-		},
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			n, err := numberArg(a, args, "N")
-			if err != nil {
-				return nil, err
-			}
-			return actions.NewMergePullRequest(r, actions.MergePullRequest{Number: n, Method: f.mergeMethod})
-		},
-	},
-	{
-		name: "comment-pull-request", summary: "comment on a pull request's conversation",
-		args: "N --body TEXT", github: true, example: `comment-pull-request 45 --body "Rebased on main."`,
-		flags: bodyFlag,
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			n, err := numberArg(a, args, "N")
-			if err != nil {
-				return nil, err
-			}
-			return actions.NewCommentPullRequest(r, actions.CommentPullRequest{Number: n, Body: f.body})
-		},
-	},
-	{
-		name: "reply-pull-request", summary: "reply to an inline review comment",
-		args: "N --comment ID --body TEXT", github: true, example: `reply-pull-request 45 --comment 1234 --body "Fixed in abc1234."`,
-		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.Int64Var(&f.comment, "comment", 0, "the inline review comment's `ID` (see observe github-pr N --focus comments)")
-			bodyFlag(fs, f)
-		},
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			n, err := numberArg(a, args, "N")
-			if err != nil {
-				return nil, err
-			}
-			if f.comment <= 0 {
-				return nil, usageErrorf(a.cmd, "reply-pull-request: --comment ID is required (a positive inline comment id)")
-			}
-			return actions.NewReplyPullRequest(r, actions.ReplyPullRequest{Number: n, CommentID: f.comment, Body: f.body})
-		},
-	},
-	{
-		name: "request-review", summary: "request reviews on a pull request",
-		args: "N --reviewer R...", github: true, example: "request-review 45 --reviewer dyreby",
-		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringArrayVar(&f.reviewers, "reviewer", nil, "request a review from `LOGIN` or ORG/TEAM (repeatable)")
-		},
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			if len(args) > 1 {
-				// request-review 45 alice bob: reviewers given as arguments.
-				f.reviewers = append(f.reviewers, args[1:]...)
-				args = args[:1]
-			}
-			n, err := numberArg(a, args, "N")
-			if err != nil {
-				return nil, err
-			}
-			return actions.NewRequestReview(r, actions.RequestReview{Number: n, Reviewers: splitList(f.reviewers)})
-		},
-	},
-	{
-		name: "create-issue", summary: "open an issue",
-		args: "--title T [--body TEXT]", github: true, example: `create-issue --title "Widget crashes on reload"`,
-		flags: func(fs *pflag.FlagSet, f *actionFlags) {
-			fs.StringVar(&f.title, "title", "", "the issue's `TITLE`")
-			bodyFlag(fs, f)
-		},
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			if err := noArgs(a, args); err != nil {
-				return nil, err
-			}
-			return actions.NewCreateIssue(r, actions.CreateIssue{Title: f.title, Body: f.body})
-		},
-	},
-	{
-		name: "close-issue", summary: "close an issue",
-		args: "N", github: true, example: "close-issue 42",
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			n, err := numberArg(a, args, "N")
-			if err != nil {
-				return nil, err
-			}
-			return actions.NewCloseIssue(r, actions.CloseIssue{Number: n})
-		},
-	},
-	{
-		name: "comment-issue", summary: "comment on an issue",
-		args: "N --body TEXT", github: true, example: `comment-issue 42 --body "Fixed by #45."`,
-		flags: bodyFlag,
-		build: func(a *app, r *runner.Runner, f *actionFlags, args []string) (performer, error) {
-			n, err := numberArg(a, args, "N")
-			if err != nil {
-				return nil, err
-			}
-			return actions.NewCommentIssue(r, actions.CommentIssue{Number: n, Body: f.body})
-		},
-	},
-}
-
-// splitList accepts "a,b" as well as repeated flags.
-func splitList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
 
 func newActionCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
@@ -241,40 +30,274 @@ GitHub is reached through gh with the identity's own configuration
 directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
 		Example: `  helm action commit --message "Fix null check in widget init"`,
 	})
-	for _, k := range actionKinds {
-		use := k.name + " " + k.args
-		if k.github {
-			use += " [--repo OWNER/NAME]"
+	for _, k := range a.main.kinds() {
+		w := actionWords[k.Name]
+		leaf := leafCmd(a, &cobra.Command{Short: k.Summary, Long: w.help}, &actionCommandLeaf{kind: k, params: cliParams(k)})
+		leaf.Use = k.Name + " " + actionUsage(k, leaf.Flags()) + " [--dry-run]"
+		if w.example != "" {
+			leaf.Example = "  helm action " + w.example
 		}
-		leaf := leafCmd(a, &cobra.Command{
-			Use:     use + " [--dry-run]",
-			Short:   k.summary,
-			Long:    k.help,
-			Example: "  helm action " + k.example,
-		}, &actionCommandLeaf{kind: k})
-		if k.name == "merge-pull-request" {
-			fixedValues(leaf, "merge-method", "merge", "squash", "rebase")
+		for _, p := range cliParams(k) {
+			if p.Enum != nil && p.arg == "" {
+				fixedValues(leaf, p.flag, p.Enum...)
+			}
 		}
 		c.AddCommand(leaf)
 	}
 	return c
 }
 
+// actionWords are how the command line spells the action kinds, beyond
+// what actions.Kinds says of them (the library names no flag): the
+// kind's longer help and an example, and for a parameter its flag, in
+// its help the name of its value (the commit message, `MSG`), and, for a
+// list, whether the arguments after N add to it. What a kind or a
+// parameter lacks here, cliParams makes from the table: a new kind is a
+// command all the same.
+var actionWords = map[string]kindWords{
+	"commit": {example: `commit --message "Fix null check in widget init"`, params: map[string]paramWords{
+		"message": {short: "m", usage: "the commit message, `MSG`"},
+	}},
+	"push": {example: "push --branch fix-widget", help: `Push a branch to a remote: git push REMOTE BRANCH. BRANCH is what git takes
+there: a branch, a tag, or a refspec (+SRC:DST, HEAD:main, :main deletes
+main). Before the intent is recorded, helm asks git what the push would do
+(git push --dry-run, which changes nothing): every ref it would create,
+update, force or delete, and where it would go (the remote's URL and push
+URL as configured and as rewritten by insteadOf/pushInsteadOf). Guard rules
+match those, not the text typed; the intent records them, and the push then
+does exactly that, each ref pinned to the commit git showed. A push git
+cannot resolve, or that the remote would refuse (not a fast-forward,
+without --force), exits 2 with nothing recorded or pushed. Without
+--branch, the branch checked out in the working directory; a detached HEAD
+has none, and is refused. Without --remote, origin.`, params: map[string]paramWords{
+		"branch": {usage: "the `BRANCH` (or refspec) to push (default the current branch)"},
+		"remote": {usage: "the remote to push to, `NAME` (default origin)"},
+	}},
+	"create-pull-request": {example: `create-pull-request --branch fix-widget --title "Fix widget crash" --reviewer dyreby`, params: map[string]paramWords{
+		"branch":    {usage: "the head `BRANCH`, pushed already (default the current branch)"},
+		"title":     {usage: "the pull request's `TITLE`"},
+		"body":      {usage: bodyUsage},
+		"base":      {usage: "the `BRANCH` to merge into (default the repository's default branch)"},
+		"reviewers": {flag: "reviewer", usage: "request a review from `LOGIN` (repeatable)"},
+	}},
+	"merge-pull-request": {example: "merge-pull-request 45 --merge-method squash", params: map[string]paramWords{
+		"merge_method": {usage: "merge by `HOW`: merge, squash or rebase (default merge)"},
+	}},
+	"comment-pull-request": {example: `comment-pull-request 45 --body "Rebased on main."`, params: map[string]paramWords{
+		"body": {usage: bodyUsage},
+	}},
+	"reply-pull-request": {example: `reply-pull-request 45 --comment 1234 --body "Fixed in abc1234."`, params: map[string]paramWords{
+		"comment_id": {flag: "comment", usage: "the inline review comment's `ID` (see observe github-pr N --focus comments)"},
+		"body":       {usage: bodyUsage},
+	}},
+	"request-review": {example: "request-review 45 --reviewer dyreby", params: map[string]paramWords{
+		"reviewers": {flag: "reviewer", usage: "request a review from `LOGIN` or ORG/TEAM (repeatable)", rest: true},
+	}},
+	"create-issue": {example: `create-issue --title "Widget crashes on reload"`, params: map[string]paramWords{
+		"title": {usage: "the issue's `TITLE`"},
+		"body":  {usage: bodyUsage},
+	}},
+	"close-issue": {example: "close-issue 42"},
+	"comment-issue": {example: `comment-issue 42 --body "Fixed by #45."`, params: map[string]paramWords{
+		"body": {usage: bodyUsage},
+	}},
+}
+
+const bodyUsage = "the `TEXT` to post"
+
+// kindWords are how the command line spells one action kind.
+type kindWords struct {
+	help, example string
+	params        map[string]paramWords // by the parameter's name
+}
+
+// paramWords are how the command line spells one parameter of an action.
+type paramWords struct {
+	flag  string // the flag, when not the parameter's name in kebab-case
+	short string // its one-letter form
+	usage string // its help, the value's name in backquotes
+	rest  bool   // a list: the arguments after N add to it
+}
+
+// cliParam is a parameter of an action as the command line takes it.
+type cliParam struct {
+	actions.Param
+	paramWords
+	arg string // the positional argument that gives it (N), in place of a flag
+}
+
+// cliParams are the parameters of k as the command line takes them: as
+// actionWords spell them, else the flag is the name in kebab-case and
+// its help the parameter's doc naming its value (the issue's title,
+// `TITLE`). The number a kind acts on (a pull request's, an issue's) is
+// its first argument, N, as for observe github-pr.
+func cliParams(k actions.Kind) []cliParam {
+	var out []cliParam
+	for _, p := range k.Params {
+		c := cliParam{Param: p, paramWords: actionWords[k.Name].params[p.Name]}
+		c.flag = cmp.Or(c.flag, strings.ReplaceAll(p.Name, "_", "-"))
+		if c.usage == "" {
+			c.usage = p.Doc
+			if p.Type != actions.Bool {
+				c.usage += ", `" + strings.ToUpper(c.flag) + "`"
+			}
+		}
+		if p.Name == "number" && p.Type == actions.Int {
+			c.arg = "N"
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// actionUsage is what follows the kind in its usage line, made from its
+// parameters as fs (the command's flags) spells them: the positional
+// arguments, then the flags it needs, then the others in brackets.
+func actionUsage(k actions.Kind, fs *pflag.FlagSet) string {
+	var args, needed, optional []string
+	for _, p := range cliParams(k) {
+		if p.arg != "" {
+			args = append(args, p.arg)
+			if !p.Required {
+				args[len(args)-1] = "[" + p.arg + "]"
+			}
+			continue
+		}
+		f := fs.Lookup(p.flag)
+		s := "--" + f.Name
+		if name := valueName(p, f); name != "" {
+			s += " " + name
+		}
+		switch {
+		case p.Required && p.Type == actions.List:
+			needed = append(needed, s+"...")
+		case p.Required:
+			needed = append(needed, s)
+		case p.Type == actions.List:
+			optional = append(optional, "["+s+"]...")
+		default:
+			optional = append(optional, "["+s+"]")
+		}
+	}
+	if k.GitHub {
+		optional = append(optional, "[--repo OWNER/NAME]")
+	}
+	return strings.Join(slices.Concat(args, needed, optional), " ")
+}
+
+// valueName is how the usage names the value of p's flag f: its values
+// when they are few, else the name its help gives it; "" for a bool.
+func valueName(p cliParam, f *pflag.Flag) string {
+	if p.Enum != nil {
+		return strings.Join(p.Enum, "|")
+	}
+	name, _ := pflag.UnquoteUsage(f)
+	if p.Type == actions.Bool {
+		return ""
+	}
+	return name
+}
+
 // actionCommandLeaf performs one action kind.
 type actionCommandLeaf struct {
-	kind *actionKind
-	f    actionFlags
+	kind   actions.Kind
+	params []cliParam
+	repo   string
 	performing
 }
 
+// Flags defines a flag for each parameter the positional arguments do
+// not give, then --repo for a GitHub action, then how to perform it.
 func (c *actionCommandLeaf) Flags(fs *pflag.FlagSet) {
-	if c.kind.flags != nil {
-		c.kind.flags(fs, &c.f)
+	for _, p := range c.params {
+		if p.arg != "" {
+			continue
+		}
+		switch p.Type {
+		case actions.String:
+			fs.StringP(p.flag, p.short, "", p.usage)
+		case actions.Int:
+			fs.Int64P(p.flag, p.short, 0, p.usage)
+		case actions.Bool:
+			fs.BoolP(p.flag, p.short, false, p.usage)
+		case actions.List:
+			fs.StringArrayP(p.flag, p.short, nil, p.usage)
+		default:
+			panic(fmt.Sprintf("action %s: parameter %s of type %d", c.kind.Name, p.Name, p.Type))
+		}
 	}
-	if c.kind.github {
-		fs.StringVar(&c.f.repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
+	if c.kind.GitHub {
+		fs.StringVar(&c.repo, "repo", "", "the repository, as `OWNER/NAME` (default: the one the origin remote names)")
 	}
 	c.performing.flags(fs)
+}
+
+// values are the parameters the command line gives: the flags given, and
+// the positional arguments, in the order of the parameters they give (a
+// rest list takes those left over). One the kind needs and the line
+// lacks is bad usage.
+func (c *actionCommandLeaf) values(a *app, args []string) (actions.Values, error) {
+	fs := a.cmd.Flags()
+	v := actions.Values{}
+	var positional []cliParam
+	var rest *cliParam
+	for _, p := range c.params {
+		if p.arg != "" {
+			positional = append(positional, p)
+			continue
+		}
+		if p.rest {
+			rest = &p
+		}
+		f := fs.Lookup(p.flag)
+		if !f.Changed {
+			continue
+		}
+		var err error
+		switch p.Type {
+		case actions.String:
+			v[p.Name], err = fs.GetString(f.Name)
+		case actions.Int:
+			v[p.Name], err = fs.GetInt64(f.Name)
+		case actions.Bool:
+			v[p.Name], err = fs.GetBool(f.Name)
+		case actions.List:
+			v[p.Name], err = fs.GetStringArray(f.Name)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	name := commandName(a.cmd)
+	switch {
+	case len(args) > len(positional) && rest != nil:
+		v[rest.Name] = append(v.List(rest.Name), args[len(positional):]...)
+		args = args[:len(positional)]
+	case len(args) > 0 && len(positional) == 0:
+		return nil, usageErrorf(a.cmd, "%s: unexpected arguments %q (quote text given to flags)", name, args)
+	case len(args) > len(positional):
+		return nil, usageErrorf(a.cmd, "%s: one %s expected, got %d arguments: %q", name, positional[0].arg, len(args), args)
+	}
+	for i, p := range positional {
+		if i >= len(args) {
+			if p.Required {
+				return nil, usageErrorf(a.cmd, "%s: missing %s", name, p.arg)
+			}
+			break
+		}
+		n, err := parseNumber(a, args[i], p.arg)
+		if err != nil {
+			return nil, err
+		}
+		v[p.Name] = int64(n)
+	}
+	for _, p := range c.params {
+		if _, given := v[p.Name]; p.Required && !given {
+			f := fs.Lookup(p.flag)
+			return nil, usageErrorf(a.cmd, "%s: --%s %s is required", name, f.Name, valueName(p, f))
+		}
+	}
+	return v, nil
 }
 
 // performing is how an action is performed from the command line (helm
@@ -296,10 +319,10 @@ func (p *performing) flags(fs *pflag.FlagSet) {
 
 // perform shows act (--dry-run) or performs it on v, undoing entry
 // undoes when that is not 0, and prints the entry recorded.
-func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who helm.Who, act performer, undoes int) error {
+func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who helm.Who, act actions.Action, undoes int) error {
 	if p.dryRun {
 		if a.g.json {
-			return writeJSON(a.stdout, actionDryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
+			return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
 		}
 		out := strings.TrimRight(act.DryRun(), "\n")
 		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
@@ -324,18 +347,15 @@ func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who he
 	return err
 }
 
-// actionDryRun is the --json form of a dry run.
-type actionDryRun struct {
-	Voyage string `json:"voyage"`
-	Kind   string `json:"kind"`
-	DryRun string `json:"dry_run"`
-}
-
 func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 	// The runner is filled in once the identity is known; building the
 	// action first reports bad input before the voyage is opened.
+	params, err := c.values(a, args)
+	if err != nil {
+		return err
+	}
 	r := &runner.Runner{}
-	act, err := c.kind.build(a, r, &c.f, args)
+	act, err := c.kind.Build(r, params)
 	if errors.Is(err, actions.ErrInvalid) {
 		return &usageError{Err: err, Hint: "helm " + commandWords(a.cmd) + "--help"}
 	}
@@ -346,7 +366,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	rr, err := a.runner(who.Identity, c.f.repo)
+	rr, err := a.runner(who.Identity, c.repo)
 	if err != nil {
 		return err
 	}
@@ -354,7 +374,7 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 	// Parameters that default to the state of the world (push's current
 	// branch) are resolved now, so that the dry run shows, and the intent
 	// records, what will run.
-	if res, ok := act.(resolver); ok {
+	if res, ok := act.(actions.Resolver); ok {
 		if err := res.Resolve(ctx); err != nil {
 			if errors.Is(err, actions.ErrDetachedHead) {
 				return &hinted{Err: err, Hint: "helm " + commandLine(a.args) + " --branch BRANCH, or git switch BRANCH first"}
@@ -371,4 +391,13 @@ func indent(s string) string {
 		lines[i] = "  " + l
 	}
 	return strings.Join(lines, "\n")
+}
+
+// kinds are the action kinds helm performs: actions.Kinds, unless a test
+// set others.
+func (m *Main) kinds() []actions.Kind {
+	if m.actionKinds != nil {
+		return m.actionKinds
+	}
+	return actions.Kinds()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/ghtest"
 	"github.com/helmlog/helm/logbook"
 )
@@ -43,9 +44,9 @@ func TestActionDryRunRecordsNothing(t *testing.T) {
 			}
 		})
 	}
-	var dr actionDryRun
+	var dr view.DryRun
 	require.NoError(t, json.Unmarshal([]byte(h.ok("action", "close-issue", "42", "--dry-run", "--json")), &dr))
-	assert.Equal(t, actionDryRun{Voyage: id, Kind: "close-issue", DryRun: dr.DryRun}, dr)
+	assert.Equal(t, view.DryRun{Voyage: id, Kind: "close-issue", DryRun: dr.DryRun}, dr)
 	assert.Contains(t, dr.DryRun, "issues/42")
 
 	assert.Empty(t, srv.Calls(), "a dry run never contacts GitHub")

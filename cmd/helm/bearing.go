@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 )
 
 func newBearingCmd(a *app) *cobra.Command {
@@ -49,14 +48,8 @@ func sourceFlag(fs *pflag.FlagSet, p *string, what string) {
 
 // sourceOf returns the source given, or the one who's method implies.
 func sourceOf(a *app, given string, who helm.Who) (helm.Source, error) {
-	switch helm.Source(given) {
-	case helm.SourceAgent, helm.SourceUser:
-		return helm.Source(given), nil
-	case "":
-		if who.Method == "human" {
-			return helm.SourceUser, nil
-		}
-		return helm.SourceAgent, nil
+	if s, ok := view.SourceOf(given, who); ok {
+		return s, nil
 	}
 	return "", usageErrorf(a.cmd, "%s: --source %q is not agent or user", commandName(a.cmd), given)
 }
@@ -89,7 +82,7 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 		if err != nil {
 			return err
 		}
-		o, err := parseObservation(data, "--observation "+name)
+		o, err := view.ParseObservation(data, "--observation "+name)
 		if err != nil {
 			return err
 		}
@@ -115,21 +108,6 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 	writeBearing(&b, e.Bearing)
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
-}
-
-// parseObservation reads an observation's JSON, as observe --out writes
-// it, from where (an --observation FILE, a tool's observation_files).
-func parseObservation(data []byte, where string) (helm.Observation, error) {
-	const hint, tool = "helm observe KIND ... --out FILE, to write one", "write one with helm observe KIND ... --out FILE"
-	var o helm.Observation
-	if err := json.Unmarshal(data, &o); err != nil {
-		return o, &usageError{Err: fmt.Errorf("%s: %w: %v", where, helm.ErrInvalid, err), Hint: hint, Tool: tool}
-	}
-	// What observe's constructors refuse, a file may not bring in.
-	if err := marks.Validate(o.Mark); err != nil {
-		return o, &usageError{Err: fmt.Errorf("%s: %w", where, err), Hint: hint, Tool: tool}
-	}
-	return o, nil
 }
 
 func writeBearing(b *strings.Builder, br *helm.Bearing) {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/logbook"
 )
 
@@ -69,7 +70,7 @@ func TestBearingChallenge(t *testing.T) {
 	h.ok("bearing", "--reading", "first reading")
 	out := h.ok("bearing", "challenge", "1", "--with", "it misses the point", "--reading", "second reading")
 	assert.Equal(t, "Bearing 1 challenged on voyage a3b00001\n  Mark: Context: look\n  Reading: second reading\n  Was: first reading\n", out)
-	var lj logJSON
+	var lj view.Log
 	require.NoError(t, json.Unmarshal([]byte(h.ok("log", "--json")), &lj))
 	require.Len(t, lj.Entries, 1)
 	r := lj.Entries[0].Bearing.Reading

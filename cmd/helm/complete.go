@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 )
 
 func newCompleteCmd(a *app) *cobra.Command {
@@ -128,7 +129,7 @@ func (a *app) completableVoyage(ctx context.Context) (*helm.Voyage, helm.Who, er
 	if err != nil {
 		return nil, helm.Who{}, err
 	}
-	if err := takesChanges(v); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
+	if err := view.TakesChanges(v); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
 		return nil, helm.Who{}, err
 	}
 	who, err := a.who(v, false)

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/transcript"
 )
 
 // TestCrewRecordFromTheCommandLine: a note, an action's rationale, the
@@ -47,7 +49,7 @@ func TestCrewRecordFromTheCommandLine(t *testing.T) {
 	assert.Contains(t, bobs, "── Bearing 3 ── ")
 	assert.NotContains(t, bobs, "── Note 1 ── ")
 	assert.Contains(t, h.ok("log", "--who", "nobody"), "(no entries by nobody)")
-	var lj logJSON
+	var lj view.Log
 	require.NoError(t, json.Unmarshal([]byte(h.ok("log", "--who", "bob", "--json")), &lj))
 	require.Len(t, lj.Entries, 1)
 	assert.Equal(t, 3, lj.Entries[0].N)
@@ -145,7 +147,7 @@ func TestTranscriptAndStatsCommands(t *testing.T) {
 	h.fails(2, "transcript", "--all", "--since", "yesterday")
 
 	jsonl := h.ok("transcript", "--all", "--json")
-	var first helm.Line
+	var first transcript.Line
 	require.NoError(t, json.Unmarshal([]byte(strings.Split(jsonl, "\n")[0]), &first))
 	assert.Equal(t, parent, first.VoyageID)
 	assert.Equal(t, uint64(1), first.Seq)
@@ -156,9 +158,10 @@ func TestTranscriptAndStatsCommands(t *testing.T) {
 	// steps and the main's note.
 	assert.Contains(t, stats, "  Stages:          2\n")
 	assert.Contains(t, stats, "  Steps:           6 total, 6 critical, 0 overhead\n")
+	assert.Contains(t, stats, "  Parallelism:     1.00 (total / critical)\n", "every step on the critical path")
 	assert.Regexp(t, `  bob\s+coder\s+3\s+1\s+1\s+0\s+0\s+0\s+1\s+0s\n`, stats)
-	var js []helm.Stats
+	var js []transcript.Stats
 	require.NoError(t, json.Unmarshal([]byte(h.ok("stats", "--all", "--json")), &js))
 	require.Len(t, js, 1)
-	assert.Equal(t, 1.0, js[0].Efficiency)
+	assert.Equal(t, 1.0, js[0].Parallelism)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/story"
 )
 
 // exportFormats are what voyage export writes.
@@ -83,10 +84,10 @@ func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) er
 	if len(args) > 1 {
 		return usageErrorf(a.cmd, "voyage export: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
-	write := map[string]func(*helm.Voyage, context.Context, io.Writer) error{
-		"jsonl": (*helm.Voyage).ExportArchive,
-		"md":    (*helm.Voyage).ExportMarkdown,
-		"html":  (*helm.Voyage).ExportHTML,
+	write := map[string]func(context.Context, io.Writer, *helm.Voyage) error{
+		"jsonl": func(ctx context.Context, w io.Writer, v *helm.Voyage) error { return v.ExportArchive(ctx, w) },
+		"md":    story.WriteMarkdown,
+		"html":  story.WriteHTML,
 	}[c.format]
 	if write == nil {
 		return usageErrorf(a.cmd, "voyage export: --format %q is not one of %v", c.format, exportFormats)
@@ -103,10 +104,10 @@ func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) er
 		return err
 	}
 	if c.out == "" || c.out == "-" {
-		return write(v, ctx, a.stdout)
+		return write(ctx, a.stdout, v)
 	}
 	path := a.abs(c.out)
-	if err := writeFileAtomic(path, func(w io.Writer) error { return write(v, ctx, w) }); err != nil {
+	if err := writeFileAtomic(path, func(w io.Writer) error { return write(ctx, w, v) }); err != nil {
 		return err
 	}
 	if a.g.json {

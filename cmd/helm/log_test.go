@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/ghtest"
 	"github.com/helmlog/helm/logbook"
 )
@@ -62,7 +63,7 @@ func TestLogTellsDesignExample(t *testing.T) {
 	story := h.ok("--voyage", a3b, "log")
 	golden(t, "design-example.golden", strings.ReplaceAll(story, sha[:7], "abc1234"))
 
-	var lj logJSON
+	var lj view.Log
 	require.NoError(t, json.Unmarshal([]byte(h.ok("--voyage", a3b, "log", "--json")), &lj))
 	assert.Equal(t, id, lj.Voyage.ID)
 	require.Len(t, lj.Entries, 4)

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/actions"
 )
 
 // main runs one command. SIGINT and SIGTERM cancel its context: a mark
@@ -71,6 +72,9 @@ type Main struct {
 	// systemPolicy, when set, is the system policy's path in place of
 	// systemPolicyPath ("" for none). Tests set it.
 	systemPolicy *string
+	// actionKinds, when set, are the action kinds in place of
+	// actions.Kinds(). Tests add one.
+	actionKinds []actions.Kind
 }
 
 // NewMain returns the Main of the real process.

@@ -41,6 +41,9 @@ type harness struct {
 	// SystemPolicy is the system policy's path ("" for none: a machine's
 	// /etc/helm/policy.toml is not the test's).
 	SystemPolicy string
+	// ActionKinds, when set, are the action kinds in place of
+	// actions.Kinds() (Main.actionKinds).
+	ActionKinds []actions.Kind
 
 	mu  sync.Mutex
 	now time.Time
@@ -72,6 +75,7 @@ func (h *harness) main() *Main {
 		Dir:          h.Dir,
 		ExtraEnv:     h.ExtraEnv,
 		systemPolicy: &h.SystemPolicy,
+		actionKinds:  h.ActionKinds,
 		Options: &helm.Options{
 			NoSync: true,
 			Clock: func() time.Time {
@@ -225,7 +229,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"file-contents without files", []string{"observe", "file-contents"}, "--read FILE", ""},
 		{"bad url", []string{"observe", "web", "ftp://example.com"}, "invalid mark", ""},
 		{"missing reading", []string{"bearing"}, "--reading TEXT is required", "Try: helm bearing --help"},
-		{"missing commit message", []string{"action", "commit"}, "invalid action", ""},
+		{"missing commit message", []string{"action", "commit"}, "helm: action commit: --message MSG is required\n", "Try: helm action commit --help"},
+		{"empty commit message", []string{"action", "commit", "--message", " "}, "invalid action", "Try: helm action commit --help"},
 		{"bad outcome", []string{"complete", "--outcome", "sunk"}, `outcome "sunk"`, ""},
 		{"help for unknown", []string{"help", "sail"}, `unknown command "sail"`, ""},
 		{"help for a typo", []string{"help", "voyage", "lst"}, `did you mean "list"?`, "Try: helm voyage --help"},

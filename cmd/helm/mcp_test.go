@@ -21,6 +21,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/cmd/helm/internal/mcpserver"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/ghtest"
 )
 
@@ -112,12 +115,12 @@ func ok[T any](c *mcpClient, tool string, args map[string]any) (string, T) {
 }
 
 // fails calls tool and requires a tool error, returned with its text.
-func (c *mcpClient) fails(tool string, args map[string]any) (string, toolError) {
+func (c *mcpClient) fails(tool string, args map[string]any) (string, mcpserver.ToolError) {
 	c.t.Helper()
 	res := c.call(tool, args)
 	text := resultText(res)
 	require.True(c.t, res.IsError, "%s %v: want a tool error, got:\n%s", tool, args, text)
-	var te toolError
+	var te mcpserver.ToolError
 	data, err := json.Marshal(res.StructuredContent)
 	require.NoError(c.t, err)
 	require.NoError(c.t, json.Unmarshal(data, &te))
@@ -125,7 +128,16 @@ func (c *mcpClient) fails(tool string, args map[string]any) (string, toolError) 
 	return text, te
 }
 
-func resultText(res *mcp.CallToolResult) string { return resultTextOf(res) }
+// resultText is the text of a tool's result.
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
 
 // agentEnv sets the server's identity, role and method in h's environment.
 func agentEnv(h *harness) {
@@ -178,8 +190,8 @@ func TestMCPListsEveryToolWithItsSchema(t *testing.T) {
 		})
 	}
 	assert.Equal(t, mcpTools, names)
-	for _, k := range actionKinds {
-		assert.Contains(t, names, toolName(k.name), "every action of the command line has its tool")
+	for _, k := range actions.Kinds() {
+		assert.Contains(t, names, mcpserver.ToolName(k.Name), "every action of the command line has its tool")
 	}
 
 	templates, err := c.cs.ListResourceTemplates(ctx, nil)
@@ -260,14 +272,14 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 		{map[string]any{"kind": "web", "url": web.URL}, "Web: " + web.URL},
 	}
 	for _, m := range marks {
-		text, o := ok[observed](c, "observe", with(m.args))
+		text, o := ok[view.Observed](c, "observe", with(m.args))
 		assert.Contains(t, o.Label, m.label, "%v", m.args)
 		assert.Empty(t, o.Failures, "%v", m.args)
 		assert.Len(t, o.Artifact, 64)
 		assert.True(t, strings.HasPrefix(text, "Observed "), text)
 	}
 	// A look that failed is recorded all the same, and says so.
-	text, missing := ok[observed](c, "observe", with(map[string]any{"kind": "file-contents", "paths": []string{"gone.rs"}}))
+	text, missing := ok[view.Observed](c, "observe", with(map[string]any{"kind": "file-contents", "paths": []string{"gone.rs"}}))
 	require.Len(t, missing.Failures, 1)
 	assert.Contains(t, text, "Observed, but gone.rs could not be read")
 	assert.Contains(t, text, "exit status 3")
@@ -295,7 +307,7 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	g.Git(t, "switch", "-q", "-c", "fix-widget")
 	g.WriteFile(t, "widget.rs", "fn reload() { /* nil check */ }\n")
 	g.Git(t, "add", "widget.rs")
-	dry, d := ok[actionDryRun](c, "commit", with(map[string]any{"message": "Check for nil in reload", "dry_run": true}))
+	dry, d := ok[view.DryRun](c, "commit", with(map[string]any{"message": "Check for nil in reload", "dry_run": true}))
 	assert.Contains(t, dry, "nothing is run or recorded")
 	assert.Contains(t, d.DryRun, "git commit -m")
 	_, commit := ok[helm.Entry](c, "commit", with(map[string]any{"message": "Check for nil in reload", "why": "the bearing says so"}))
@@ -346,13 +358,13 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	// Reading it back.
 	story, _ := ok[any](c, "log", vid)
 	assert.Equal(t, h.ok("--voyage", id, "log"), story, "the story the agent reads is the one helm log tells")
-	_, lj := ok[logJSON](c, "log", with(map[string]any{"format": "json"}))
+	_, lj := ok[view.Log](c, "log", with(map[string]any{"format": "json"}))
 	assert.Len(t, lj.Entries, 13, "a bearing, a note, ten actions and an undo")
 	evidence, _ := ok[any](c, "log", with(map[string]any{"evidence": true, "who": "claude-1"}))
 	assert.Contains(t, evidence, "Evidence of Context: the user says init crashes")
 	_, show := ok[struct {
 		Logbook   helm.LogbookCounts
-		Artifacts artifactTotals
+		Artifacts view.Totals
 	}](c, "voyage_show", vid)
 	assert.Equal(t, 11, show.Logbook.Actions)
 	assert.Equal(t, len(marks)+2, show.Artifacts.Count)
@@ -361,11 +373,11 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	raw, _ := ok[any](c, "sighting_show", with(map[string]any{"sighting": "context:", "format": "json"}))
 	assert.True(t, json.Valid([]byte(raw)), raw)
 	_, arts := ok[struct {
-		Artifacts []artifactRow
+		Artifacts []view.ArtifactRow
 		Next      string
 	}](c, "artifact_list", with(map[string]any{"limit": 3}))
 	assert.Len(t, arts.Artifacts, 3)
-	_, rest := ok[struct{ Artifacts []artifactRow }](c, "artifact_list", with(map[string]any{"after": arts.Next}))
+	_, rest := ok[struct{ Artifacts []view.ArtifactRow }](c, "artifact_list", with(map[string]any{"after": arts.Next}))
 	assert.Len(t, rest.Artifacts, len(marks)+2-3, "pages do not overlap")
 	tr, _ := ok[any](c, "transcript", map[string]any{"voyages": []string{id}})
 	assert.Contains(t, tr, "Bearing 1: init() dereferences a nil config.")
@@ -491,7 +503,7 @@ func TestMCPConcurrentCallsOnOneServer(t *testing.T) {
 		wg.Go(func() {
 			for j := range each {
 				id := ids[(i+j)%2]
-				ok[observed](c, "observe", map[string]any{"voyage": id, "kind": "context", "description": "caller " + itoa(i) + " look " + itoa(j)})
+				ok[view.Observed](c, "observe", map[string]any{"voyage": id, "kind": "context", "description": "caller " + itoa(i) + " look " + itoa(j)})
 				ok[any](c, "log", map[string]any{"voyage": id})
 			}
 		})
@@ -533,7 +545,7 @@ decision = "confirm"
 	assert.Equal(t, exitRefused, te.ExitStatus)
 	text, te = c.fails("commit", map[string]any{"voyage": info.ID, "message": "x"})
 	assert.Contains(t, text, `rule "people confirm commits"`)
-	assert.Equal(t, confirmHint, te.Try)
+	assert.Equal(t, mcpserver.ConfirmHint, te.Try)
 	text, _ = c.fails("observe", map[string]any{"voyage": info.ID, "kind": "command", "command": []string{"sh", "-c", "rm -rf /tmp/nothing"}})
 	assert.Contains(t, text, `denied by rule "no rm -rf"`)
 
@@ -564,7 +576,7 @@ func TestMCPSecretsAreRefusedOrRedacted(t *testing.T) {
 	assert.Contains(t, te.Try, "allow_secret")
 	args["allow_secret"] = true
 	ok[helm.Entry](c, "create_issue", args)
-	ok[observed](c, "observe", map[string]any{"voyage": info.ID, "kind": "context", "description": "API_TOKEN=" + token})
+	ok[view.Observed](c, "observe", map[string]any{"voyage": info.ID, "kind": "context", "description": "API_TOKEN=" + token})
 	story := h.ok("--voyage", info.ID, "log")
 	for _, out := range []string{story, h.ok("--voyage", info.ID, "slate", "list", "--json"), h.ok("--voyage", info.ID, "log", "--json")} {
 		assert.NotContains(t, out, token)
@@ -657,13 +669,13 @@ func TestMCPResources(t *testing.T) {
 	c := h.mcp()
 	ctx := context.Background()
 	_, info := ok[helm.VoyageInfo](c, "voyage_start", map[string]any{"intent": "resources"})
-	_, o := ok[observed](c, "observe", map[string]any{"voyage": info.ID, "kind": "file-contents", "paths": []string{"big.txt"}})
+	_, o := ok[view.Observed](c, "observe", map[string]any{"voyage": info.ID, "kind": "file-contents", "paths": []string{"big.txt"}})
 	ok[helm.Entry](c, "bearing_take", map[string]any{"voyage": info.ID, "reading": "a large file"})
 
 	list, err := c.cs.ListResources(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, list.Resources, 1, "the story of the voyage the server opened")
-	assert.Equal(t, storyURI(info.ID), list.Resources[0].URI)
+	assert.Equal(t, "helm://voyages/"+info.ID+"/story", list.Resources[0].URI)
 	story, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: list.Resources[0].URI})
 	require.NoError(t, err)
 	assert.Equal(t, h.ok("--voyage", info.ID, "log"), story.Contents[0].Text)
@@ -678,7 +690,7 @@ func TestMCPResources(t *testing.T) {
 		res, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		require.NoError(t, err)
 		pages++
-		require.LessOrEqual(t, len(res.Contents[0].Text), pageSize)
+		require.LessOrEqual(t, len(res.Contents[0].Text), 64<<10, "a page at most")
 		whole.WriteString(res.Contents[0].Text)
 		uri = ""
 		if len(res.Contents) == 2 {
@@ -763,7 +775,7 @@ func TestMCPHostGoingMidCallLeavesTheVoyageConsistent(t *testing.T) {
 
 	bc := &mcpClient{t: t, cs: b, done: done}
 	for i := range 3 {
-		ok[observed](bc, "observe", map[string]any{"voyage": id, "kind": "context", "description": "still here " + itoa(i)})
+		ok[view.Observed](bc, "observe", map[string]any{"voyage": id, "kind": "context", "description": "still here " + itoa(i)})
 	}
 	bc.close()
 	t.Logf("the server served on and ended %s after the host went", time.Since(since))

@@ -14,6 +14,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/markkind"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/sighting"
@@ -34,15 +36,15 @@ status, a URL that cannot be fetched. helm then says what failed, one
 "helm: observed, but ..." line on stderr for each, and exits 3.`,
 		Example: "  helm observe rust-project . --out obs.json",
 	})
-	for _, k := range markKinds {
-		args := k.args
-		if k.observeArgs != "" {
-			args = withFlag(args, k.observeArgs)
+	for _, k := range markkind.Kinds {
+		args := k.Args
+		if k.ObserveArgs != "" {
+			args = withFlag(args, k.ObserveArgs)
 		}
-		c.AddCommand(k.completions(leafCmd(a, &cobra.Command{
-			Use:     k.name + " " + withFlag(args, "[--out FILE|-]"),
-			Short:   k.summary,
-			Example: "  helm observe " + k.example,
+		c.AddCommand(markCompletions(k, leafCmd(a, &cobra.Command{
+			Use:     k.Name + " " + withFlag(args, "[--out FILE|-]"),
+			Short:   k.Summary,
+			Example: "  helm observe " + k.Example,
 		}, &observeCommandLeaf{kind: k})))
 	}
 	return c
@@ -61,12 +63,12 @@ func withFlag(args, flag string) string {
 	return strings.TrimSpace(args + " " + flag)
 }
 
-// completions registers the values the kind's flags complete to on c.
-func (k *markKind) completions(c *cobra.Command) *cobra.Command {
-	if len(k.focus) > 0 {
-		fixedValues(c, "focus", k.focus...)
+// markCompletions registers the values the flags of k complete to on c.
+func markCompletions(k *markkind.Kind, c *cobra.Command) *cobra.Command {
+	if len(k.Focus) > 0 {
+		fixedValues(c, "focus", k.Focus...)
 	}
-	if k.name == "command" {
+	if k.Name == "command" {
 		// After --, complete the program and its files as the shell would.
 		c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveDefault
@@ -77,35 +79,20 @@ func (k *markKind) completions(c *cobra.Command) *cobra.Command {
 
 // observeCommandLeaf observes one mark kind.
 type observeCommandLeaf struct {
-	kind *markKind
-	p    markParams
-	o    observeFlags
+	kind *markkind.Kind
+	p    markkind.Params
+	o    markkind.ObserveFlags
 	out  string
 }
 
 func (c *observeCommandLeaf) Flags(fs *pflag.FlagSet) {
-	if c.kind.flags != nil {
-		c.kind.flags(fs, &c.p)
+	if c.kind.Flags != nil {
+		c.kind.Flags(fs, &c.p)
 	}
-	if c.kind.observeFlags != nil {
-		c.kind.observeFlags(fs, &c.o)
+	if c.kind.ObserveFlags != nil {
+		c.kind.ObserveFlags(fs, &c.o)
 	}
 	fs.StringVar(&c.out, "out", "", "also write the observation as JSON to `FILE` (- for stdout)")
-}
-
-// observed is the --json output of observe.
-type observed struct {
-	Voyage     string `json:"voyage"`
-	Key        string `json:"key"`
-	Label      string `json:"label"`
-	Artifact   string `json:"artifact"`
-	Size       int64  `json:"size"`
-	StoredSize int64  `json:"stored_size"`
-	ObservedAt string `json:"observed_at"`
-	Out        string `json:"out,omitempty"`
-	// Failures are what the sighting records as failed; [] when nothing
-	// did.
-	Failures []helm.Failure `json:"failures"`
 }
 
 func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
@@ -114,10 +101,10 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	if c.kind.observeFlags != nil && c.o.timeout <= 0 {
-		return usageErrorf(a.cmd, "%s: --timeout must be positive, got %s", commandName(a.cmd), c.o.timeout)
+	if c.kind.ObserveFlags != nil && c.o.Timeout <= 0 {
+		return usageErrorf(a.cmd, "%s: --timeout must be positive, got %s", commandName(a.cmd), c.o.Timeout)
 	}
-	for _, n := range c.o.passEnv {
+	for _, n := range c.o.PassEnv {
 		if n == "" || strings.ContainsAny(n, "= \t\n") {
 			return usageErrorf(a.cmd, "%s: --pass-env %q is not an environment variable's name", commandName(a.cmd), n)
 		}
@@ -141,7 +128,7 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	obs, res := o.Observation, observedOf(v, o)
+	obs, res := o.Observation, view.ObservedOf(v, o)
 	// Recorded, but what was looked at failed: each failure is said on
 	// stderr once the observation is reported, and helm exits 3.
 	var failed error
@@ -170,7 +157,7 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 		}
 		return failed
 	}
-	fmt.Fprintln(line, res.line())
+	fmt.Fprintln(line, res.Line())
 	if res.Out != "" {
 		fmt.Fprintf(line, "Observation written to %s\n", printable(res.Out))
 	}
@@ -180,29 +167,13 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 // observe looks at m for v, as who, and records the observation: a
 // GitHub mark through who's gh (on repo, when given), a command's output
 // copied to progress as it runs, when it is set.
-func (a *app) observe(ctx context.Context, v *helm.Voyage, who helm.Who, m marks.Mark, repo string, o observeFlags, progress io.Writer) (helm.Observed, error) {
+func (a *app) observe(ctx context.Context, v *helm.Voyage, who helm.Who, m marks.Mark, repo string, o markkind.ObserveFlags, progress io.Writer) (helm.Observed, error) {
 	r, err := a.runner(who.Identity, repo)
 	if err != nil {
 		return helm.Observed{}, err
 	}
-	env := &marks.Env{Dir: a.main.Dir, GitHub: r, CommandTimeout: o.timeout, Progress: progress, PassEnv: o.passEnv}
-	return v.Observe(ctx, m, who, &helm.ObserveOptions{Env: env, Confirmed: o.yes})
-}
-
-// observedOf is the --json form of an observation of v.
-func observedOf(v *helm.Voyage, o helm.Observed) observed {
-	lo := o.Record
-	res := observed{Voyage: v.ID(), Key: lo.Key, Label: lo.Label, Artifact: lo.Artifact, ObservedAt: stamp(lo.ObservedAt),
-		Size: o.Artifact.Size, StoredSize: o.Artifact.StoredSize, Failures: o.Failures()}
-	if res.Failures == nil {
-		res.Failures = []helm.Failure{}
-	}
-	return res
-}
-
-// line is the line observe prints.
-func (o observed) line() string {
-	return fmt.Sprintf("Observed %s (artifact %s, %s)", printable(o.Label), short(o.Artifact), size(o.Size))
+	env := &marks.Env{Dir: a.main.Dir, GitHub: r, CommandTimeout: o.Timeout, Progress: progress, PassEnv: o.PassEnv}
+	return v.Observe(ctx, m, who, &helm.ObserveOptions{Env: env, Confirmed: o.Yes})
 }
 
 // isTerminalWriter reports whether w is a terminal (a person watching).

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 )
 
 // TestObserveCommandLeavesHelmSecretsOut plants credentials in helm's
@@ -32,7 +34,7 @@ func TestObserveCommandLeavesHelmSecretsOut(t *testing.T) {
 	h := newHarness(t)
 	h.start("observe a program's environment")
 
-	var obs observed
+	var obs view.Observed
 	require.NoError(t, json.Unmarshal([]byte(h.ok("observe", "command", "--json", "--pass-env", "MY_API_KEY", "--", "sh", "-c", "env")), &obs))
 	stored := h.ok("sighting", "show", obs.Artifact, "--json")
 	for k, v := range planted {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/ghtest"
 	"github.com/helmlog/helm/sighting"
 )
@@ -131,7 +132,7 @@ func TestObserveJSON(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	id := h.start("json")
-	var o observed
+	var o view.Observed
 	require.NoError(t, json.Unmarshal([]byte(h.ok("observe", "context", "note", "--json")), &o))
 	assert.Equal(t, id, o.Voyage)
 	assert.Equal(t, "Context: note", o.Label)
@@ -244,7 +245,7 @@ func TestObserveWebFailures(t *testing.T) {
 	assert.Contains(t, r.Stdout, "Observed Web: "+refused)
 
 	r = h.fails(3, "observe", "web", web.URL+"/missing", "--json")
-	var o observed
+	var o view.Observed
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &o))
 	assert.Equal(t, []helm.Failure{{Kind: helm.FailureHTTPStatus, URL: web.URL + "/missing", Status: 404,
 		Message: "GET " + web.URL + "/missing answered 404 Not Found"}}, o.Failures)

@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/safetext"
 )
 
@@ -30,35 +30,11 @@ func printable(s string) string { return safetext.Line(s) }
 // its further lines are printed after indent, under the first.
 func block(s, indent string) string { return safetext.Block(s, indent) }
 
-// stamp renders a time as the story does: RFC 3339 in UTC.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
-// size renders a byte count for people: "812 B", "12.4 KiB", "3.0 MiB".
-func size(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
-
-// plural renders "1 bearing", "2 bearings".
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+// stamp, size and plural render times, sizes and counts as package view
+// does for what the MCP server shares.
+func stamp(t time.Time) string         { return view.Stamp(t) }
+func size(n int64) string              { return view.Size(n) }
+func plural(n int, word string) string { return view.Plural(n, word) }
 
 // commandLine renders args as a shell would need them typed, for a
 // "Try: helm ..." line built from what the user ran: each word that holds

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 )
 
 // raw are the bytes and characters no human output may print as they are.
@@ -60,7 +62,7 @@ func TestHumanOutputEscapesHostileText(t *testing.T) {
 	assert.Contains(t, outputs["complete"], `Summary: done\r\x1b[2K`)
 	assert.Contains(t, outputs["voyage show completed"], `Summary:   done\r\x1b[2K`)
 
-	var lj logJSON
+	var lj view.Log
 	require.NoError(t, json.Unmarshal([]byte(h.ok("--voyage", "a3b00001", "log", "--json")), &lj))
 	assert.Equal(t, intent, lj.Voyage.Intent, "JSON keeps the text exact")
 }

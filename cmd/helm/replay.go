@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/replay"
 )
 
 // voyageReplayCommand replays a recorded voyage with this helm.
@@ -40,7 +40,7 @@ func (c *voyageReplayCommand) Run(ctx context.Context, a *app, args []string) er
 	if c.record {
 		return c.writeViews(ctx, a, path)
 	}
-	rec, err := helm.ReadRecording(ctx, path)
+	rec, err := replay.ReadRecording(ctx, path)
 	if err != nil {
 		return &usageError{Err: err, Hint: "helm voyage replay --record " + args[0] + ", to record the views this helm folds"}
 	}
@@ -71,11 +71,11 @@ var errDiverged = errors.New("this helm folds the recorded events to other views
 
 // writeViews records the views of the events at path.
 func (c *voyageReplayCommand) writeViews(ctx context.Context, a *app, path string) error {
-	events, err := helm.ReadRecordedEvents(ctx, path)
+	events, err := replay.ReadRecordedEvents(ctx, path)
 	if err != nil {
 		return &usageError{Err: err, Hint: "give a voyage directory or a .jsonl export"}
 	}
-	rec, err := helm.NewRecording(events)
+	rec, err := replay.NewRecording(events)
 	if err != nil {
 		return err
 	}
@@ -84,8 +84,8 @@ func (c *voyageReplayCommand) writeViews(ctx context.Context, a *app, path strin
 		return err
 	}
 	if a.g.json {
-		return writeJSON(a.stdout, replayResult{Path: path, Events: len(events), Agrees: true, RecordedTo: helm.ViewsPath(path)})
+		return writeJSON(a.stdout, replayResult{Path: path, Events: len(events), Agrees: true, RecordedTo: replay.ViewsPath(path)})
 	}
-	_, err = fmt.Fprintf(a.stdout, "Recorded the views of %d events in %s\n", len(events), printable(helm.ViewsPath(path)))
+	_, err = fmt.Fprintf(a.stdout, "Recorded the views of %d events in %s\n", len(events), printable(replay.ViewsPath(path)))
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/report"
 )
 
 func newReportCmd(a *app) *cobra.Command {
@@ -63,7 +64,11 @@ func (c *reportCommand) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := v.Report(ctx, helm.ReportOptions{DiffStat: a.diffStat})
+	h, err := a.openHome()
+	if err != nil {
+		return err
+	}
+	r, err := report.Of(ctx, h, v.ID(), &report.Options{DiffStat: a.diffStat})
 	if err != nil {
 		return err
 	}
@@ -83,7 +88,7 @@ func (c *reportCommand) Run(ctx context.Context, a *app, args []string) error {
 // diffStat lists the files changed between commits base and head, as git
 // counts them in dir (the voyage's recorded top directory) or, when dir
 // is gone, in the working directory.
-func (a *app) diffStat(ctx context.Context, dir, base, head string) ([]helm.FileChange, error) {
+func (a *app) diffStat(ctx context.Context, dir, base, head string) ([]report.FileChange, error) {
 	r, err := a.runner("", "")
 	if err != nil {
 		return nil, err
@@ -95,9 +100,9 @@ func (a *app) diffStat(ctx context.Context, dir, base, head string) ([]helm.File
 	if err != nil {
 		return nil, err
 	}
-	out := make([]helm.FileChange, len(stats))
+	out := make([]report.FileChange, len(stats))
 	for i, s := range stats {
-		out[i] = helm.FileChange{Path: s.Path, From: s.From, Added: s.Added, Deleted: s.Deleted, Binary: s.Binary}
+		out[i] = report.FileChange{Path: s.Path, From: s.From, Added: s.Added, Deleted: s.Deleted, Binary: s.Binary}
 	}
 	return out, nil
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/ghtest"
+	"github.com/helmlog/helm/report"
 )
 
 // TestReportOfAVoyageWithRealCommits plays a voyage in a real repository
@@ -77,7 +77,7 @@ func TestReportOfAVoyageWithRealCommits(t *testing.T) {
 	assert.Equal(t, "2\t0\tCHANGELOG.md\n3\t0\twidget.rs", numstat)
 	assert.Contains(t, md, "| CHANGELOG.md | 2 | 0 |\n| widget.rs | 3 | 0 |\n")
 
-	var r helm.Report
+	var r report.Report
 	require.NoError(t, json.Unmarshal([]byte(h.ok("report", v, "--format", "json")), &r))
 	assert.Equal(t, id, r.Voyage.ID)
 	assert.Equal(t, base, r.Diff.Base)

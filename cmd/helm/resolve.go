@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/runner"
 )
@@ -323,7 +324,7 @@ func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, helm.
 	if err != nil {
 		return nil, helm.Who{}, err
 	}
-	if err := takesChanges(v); err != nil {
+	if err := view.TakesChanges(v); err != nil {
 		return nil, helm.Who{}, err
 	}
 	who, err := a.who(v, entry)
@@ -331,24 +332,6 @@ func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, helm.
 		return nil, helm.Who{}, err
 	}
 	return v, who, nil
-}
-
-// takesChanges refuses a voyage that is not active, as the verbs do (an
-// error matching helm.ErrVoyageCompleted, or helm.ErrVoyagePaused when it
-// may be resumed), before anything in the world is touched for it; the
-// verbs check again against the voyage's tail.
-func takesChanges(v *helm.Voyage) error {
-	info := v.Info()
-	var err error
-	switch {
-	case info.Status == helm.StatusActive:
-		return nil
-	case info.Status.Resumable():
-		err = fmt.Errorf("%w: it is %s (since %s): resume it first", helm.ErrVoyagePaused, info.Status, stamp(info.CompletedAt))
-	default:
-		err = fmt.Errorf("%w (%s at %s)", helm.ErrVoyageCompleted, info.Status, stamp(info.CompletedAt))
-	}
-	return &helm.VoyageError{Op: "check that the voyage takes changes", Voyage: info.ID, Err: err}
 }
 
 // resolveIdentity: --as, then HELM_IDENTITY, then the voyage's identity

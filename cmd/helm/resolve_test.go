@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/logbook"
 )
 
@@ -22,7 +23,7 @@ func writeConfig(t *testing.T, h *harness, content string) {
 // lastWho returns who recorded the last logbook entry.
 func lastWho(t *testing.T, h *harness, args ...string) logbook.Who {
 	t.Helper()
-	var out logJSON
+	var out view.Log
 	require.NoError(t, json.Unmarshal([]byte(h.ok(append([]string{"log", "--json"}, args...)...)), &out))
 	require.NotEmpty(t, out.Entries)
 	return out.Entries[len(out.Entries)-1].Who
@@ -181,7 +182,7 @@ func TestVoyageSources(t *testing.T) {
 	require.Equal(t, "a3b00002", two[:8])
 
 	intent := func(args ...string) string {
-		var out logJSON
+		var out view.Log
 		require.NoError(t, json.Unmarshal([]byte(h.ok(append([]string{"log", "--json"}, args...)...)), &out))
 		return out.Voyage.Intent
 	}

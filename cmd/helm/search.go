@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/search"
 )
 
 func newSearchCmd(a *app) *cobra.Command {
@@ -54,7 +55,7 @@ func (c *searchCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 1 {
 		return usageErrorf(a.cmd, "search: one TEXT expected, got %d arguments (quote the text)", len(args))
 	}
-	q := helm.SearchQuery{Mark: c.mark, PR: c.pr, Issue: c.issue, Who: c.who}
+	q := search.Query{Mark: c.mark, PR: c.pr, Issue: c.issue, Who: c.who}
 	if len(args) == 1 {
 		q.Text = args[0]
 	}
@@ -75,7 +76,7 @@ func (c *searchCommand) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	hits, err := h.Search(ctx, q)
+	hits, err := search.Run(ctx, h, &q)
 	var unreadable *helm.ListError
 	if err != nil && !errors.As(err, &unreadable) {
 		return err
@@ -88,10 +89,10 @@ func (c *searchCommand) Run(ctx context.Context, a *app, args []string) error {
 	return err
 }
 
-func printHits(a *app, hits []helm.Hit) error {
+func printHits(a *app, hits []search.Hit) error {
 	if a.g.json {
 		if hits == nil {
-			hits = []helm.Hit{}
+			hits = []search.Hit{}
 		}
 		return writeJSON(a.stdout, hits)
 	}

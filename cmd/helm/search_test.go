@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/search"
 )
 
 // searchVoyages records two voyages: john-agent's about PR #45 and bob's
@@ -60,7 +61,7 @@ func TestSearchPrintsOneLinePerHit(t *testing.T) {
 	assert.Empty(t, r.Stdout)
 	assert.Equal(t, "no entry matches\n", r.Stderr)
 
-	var hits []helm.Hit
+	var hits []search.Hit
 	require.NoError(t, json.Unmarshal([]byte(h.ok("search", "--pr", "45", "--json")), &hits))
 	require.Len(t, hits, 3)
 	assert.Equal(t, fix, hits[0].Voyage)
@@ -68,7 +69,7 @@ func TestSearchPrintsOneLinePerHit(t *testing.T) {
 	assert.Equal(t, helm.EntryNote, hits[0].Kind)
 	assert.Equal(t, "Opened PR #45; waiting for CI.", hits[0].Text)
 	assert.Equal(t, review, hits[1].Voyage)
-	assert.Equal(t, helm.HitVoyage, hits[1].Kind)
+	assert.Equal(t, search.KindVoyage, hits[1].Kind)
 	assert.Equal(t, "[]\n", h.ok("search", "kraken", "--json"))
 
 	var raw []map[string]any

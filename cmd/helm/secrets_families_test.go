@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 )
 
 // familySample is one line of testdata/secrets/corpus.txt: a sample of
@@ -138,7 +139,7 @@ func TestSecretCorpusFamiliesAreNeverStored(t *testing.T) {
 	h.ok("--voyage", id, "judge", "--as", "carol", "--role", "judge", "--method", "human", "--score", "8", "--dimension", "care", "--evidence", "1", text)
 
 	// In the log, each ordinary line follows a marker where its sample was.
-	var lj logJSON
+	var lj view.Log
 	require.NoError(t, json.Unmarshal([]byte(h.ok("--voyage", id, "log", "--json")), &lj))
 	var note, message string
 	for _, e := range lj.Entries {
@@ -166,8 +167,8 @@ func TestSecretCorpusFamiliesAreNeverStored(t *testing.T) {
 	agentEnv(h)
 	mc := h.mcp()
 	_, info := ok[helm.VoyageInfo](mc, "voyage_start", map[string]any{"intent": "secret families over MCP"})
-	ok[observed](mc, "observe", map[string]any{"voyage": info.ID, "kind": "context", "description": text})
-	ok[observed](mc, "observe", map[string]any{"voyage": info.ID, "kind": "command", "command": append([]string{"printf", `%s\n`}, argv...)})
+	ok[view.Observed](mc, "observe", map[string]any{"voyage": info.ID, "kind": "context", "description": text})
+	ok[view.Observed](mc, "observe", map[string]any{"voyage": info.ID, "kind": "command", "command": append([]string{"printf", `%s\n`}, argv...)})
 	ok[helm.Entry](mc, "note", map[string]any{"voyage": info.ID, "text": text})
 	ok[helm.Entry](mc, "bearing_take", map[string]any{"voyage": info.ID, "reading": text})
 	for _, s := range samples {

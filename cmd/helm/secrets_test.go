@@ -15,6 +15,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/ghtest"
+	"github.com/helmlog/helm/replay"
 )
 
 // Planted secrets: tokens in the environment, a .env file, a PEM private
@@ -120,7 +121,7 @@ func TestPlantedSecretsAreNeverStored(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, r.Close())
 	}
-	require.NoError(t, v.Export(context.Background(), &all))
+	require.NoError(t, replay.WriteEvents(context.Background(), &all, v))
 	for what, secret := range planted {
 		assert.NotContains(t, all.String(), secret, "%s found in the stored artifacts or events", what)
 	}

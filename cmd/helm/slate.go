@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/markkind"
 )
 
 func newSlateCmd(a *app) *cobra.Command {
@@ -18,11 +19,11 @@ func newSlateCmd(a *app) *cobra.Command {
 arguments and flags that observed it.`,
 		Example: "  helm slate erase rust-project .",
 	})
-	for _, k := range markKinds {
-		erase.AddCommand(k.completions(leafCmd(a, &cobra.Command{
-			Use:     k.name + " " + k.args,
-			Short:   k.summary,
-			Example: "  helm slate erase " + k.example,
+	for _, k := range markkind.Kinds {
+		erase.AddCommand(markCompletions(k, leafCmd(a, &cobra.Command{
+			Use:     k.Name + " " + k.Args,
+			Short:   k.Summary,
+			Example: "  helm slate erase " + k.Example,
 		}, &slateEraseCommand{kind: k})))
 	}
 	c := group(a, &cobra.Command{
@@ -77,13 +78,13 @@ func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
 
 // slateEraseCommand takes one mark off the slate.
 type slateEraseCommand struct {
-	kind *markKind
-	p    markParams
+	kind *markkind.Kind
+	p    markkind.Params
 }
 
 func (c *slateEraseCommand) Flags(fs *pflag.FlagSet) {
-	if c.kind.flags != nil {
-		c.kind.flags(fs, &c.p)
+	if c.kind.Flags != nil {
+		c.kind.Flags(fs, &c.p)
 	}
 }
 

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/transcript"
 )
 
 func newTranscriptCmd(a *app) *cobra.Command {
@@ -48,8 +47,9 @@ sub-voyage took are critical:
 
   critical steps = Σ over stages (main's steps + max over sub-voyages of their steps)
 
-Overhead is total − critical; parallelization efficiency is critical /
-total. Each identity's observations, bearings, actions, failures,
+Overhead is total − critical; parallelism is total / critical: 1 when
+every step was on the critical path, higher the more steps ran side by
+side. Each identity's observations, bearings, actions, failures,
 refusals, notes and time active (first to last event) follow, then the
 judgements.`,
 		Example: "  helm stats a3b\n  helm stats --all --json",
@@ -102,9 +102,9 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	opts := helm.TranscriptOptions{Who: c.who, Descendants: true}
+	opts := &transcript.Options{Who: c.who, Descendants: true}
 	if c.since != "" {
-		if opts.Since, err = parseSince(c.since, a.now()); err != nil {
+		if opts.Since, err = view.ParseSince(c.since, a.now()); err != nil {
 			return usageErrorf(a.cmd, "transcript: --since %q: %v", c.since, err)
 		}
 	}
@@ -117,30 +117,18 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	lines, err := h.Transcript(ctx, ids, opts)
+	lines, err := transcript.Read(ctx, h, ids, opts)
 	if err != nil {
 		return err
 	}
 	if a.g.json {
-		return writeJSONLines(a.stdout, lines)
+		return view.WriteJSONLines(a.stdout, lines)
 	}
 	if len(lines) == 0 {
 		_, err := fmt.Fprintln(a.stdout, "No events.")
 		return err
 	}
-	return helm.WriteTranscript(a.stdout, lines)
-}
-
-// parseSince reads a time (RFC 3339) or a duration back from now.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return time.Time{}, fmt.Errorf("neither a time (2026-02-26T17:00:00Z) nor a duration (30m)")
-	}
-	return now.Add(-d), nil
+	return transcript.Write(a.stdout, lines)
 }
 
 type statsCommand struct{ set voyageSet }
@@ -156,14 +144,14 @@ func (c *statsCommand) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	lines, err := h.Transcript(ctx, ids, helm.TranscriptOptions{Descendants: true})
+	lines, err := transcript.Read(ctx, h, ids, &transcript.Options{Descendants: true})
 	if err != nil {
 		return err
 	}
-	stats := helm.CrewStatsOf(lines)
+	stats := transcript.StatsOf(lines)
 	if a.g.json {
 		if stats == nil {
-			stats = []helm.Stats{}
+			stats = []transcript.Stats{}
 		}
 		return writeJSON(a.stdout, stats)
 	}
@@ -183,7 +171,7 @@ func (c *statsCommand) Run(ctx context.Context, a *app, args []string) error {
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "  Stages:          %d\n", s.Stages)
 		fmt.Fprintf(&b, "  Steps:           %d total, %d critical, %d overhead\n", s.TotalSteps, s.CriticalSteps, s.Overhead)
-		fmt.Fprintf(&b, "  Parallelization: %.2f (critical / total)\n", s.Efficiency)
+		fmt.Fprintf(&b, "  Parallelism:     %.2f (total / critical)\n", s.Parallelism)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  IDENTITY\tROLES\tSTEPS\tOBSERVATIONS\tBEARINGS\tACTIONS\tFAILED\tREFUSED\tNOTES\tACTIVE")
 		for _, m := range s.Crew {
@@ -208,17 +196,4 @@ func (a *app) now() time.Time {
 		return o.Clock()
 	}
 	return time.Now()
-}
-
-// writeJSONLines writes each line as one compact JSON object per line.
-func writeJSONLines(w io.Writer, lines []helm.Line) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range lines {
-		if err := enc.Encode(&lines[i]); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
 }

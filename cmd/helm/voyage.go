@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -347,7 +348,7 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	if err != nil {
 		return err
 	}
-	failed, err := collect(v.Entries(ctx, &helm.EntriesOptions{OutsideStory: true}))
+	failed, err := view.Entries(ctx, v, &helm.EntriesOptions{OutsideStory: true})
 	if err != nil {
 		return err
 	}
@@ -410,7 +411,7 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	for _, o := range s.Slate {
 		fmt.Fprintf(&b, "  %s  (artifact %s, observed %s)\n", printable(o.Label), short(o.Artifact), stamp(o.ObservedAt))
 	}
-	t, err := artifactTotalsOf(ctx, v)
+	t, err := view.TotalsOf(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -437,29 +438,6 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
-}
-
-// artifactTotals count a voyage's artifacts, and the sizes of those
-// stowed: their sightings' and what storing them takes.
-type artifactTotals struct {
-	Count      int   `json:"count"`
-	Size       int64 `json:"size"`
-	StoredSize int64 `json:"stored_size"`
-}
-
-func artifactTotalsOf(ctx context.Context, v *helm.Voyage) (artifactTotals, error) {
-	var t artifactTotals
-	for art, err := range v.Artifacts(ctx, nil) {
-		if err != nil {
-			return t, err
-		}
-		t.Count++
-		if art.Status == helm.ArtifactStowed {
-			t.Size += art.Size
-			t.StoredSize += art.StoredSize
-		}
-	}
-	return t, nil
 }
 
 // writeShowJSON writes s as writeJSON does, with arts as its artifacts:

@@ -174,7 +174,7 @@ func sail(ctx context.Context, h *helm.Home, id string, m member) (keys []string
 }
 
 // printLogbook prints each entry with who took it and, for every sealed
-// mark, who observed it. The story (WriteStory) does not show either; the
+// mark, who observed it. The story (package story) does not show either; the
 // entries and their observations hold both.
 func printLogbook(ctx context.Context, out io.Writer, v *helm.Voyage) error {
 	info := v.Info()

@@ -3,7 +3,7 @@
 // carol (another agent) writes the regression test, each in a sub-voyage
 // of their own, at the same time, in goroutines. Then it prints what a
 // team lead reads afterwards: the merged transcript, the crew's figures
-// (critical steps, parallelization) and the report for the pull request,
+// (critical steps, parallelism) and the report for the pull request,
 // with the files changed taken from the real git repository.
 //
 // The guard is on: the home's policy forbids agents to push to main, and
@@ -29,7 +29,9 @@ import (
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
+	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/runner"
+	"github.com/helmlog/helm/transcript"
 )
 
 func main() {
@@ -198,25 +200,25 @@ func run(ctx context.Context, stdout io.Writer) error {
 	}
 
 	// What the team lead reads: the transcript, the figures, the report.
-	lines, err := h.Transcript(ctx, []string{lead.ID()}, helm.TranscriptOptions{Descendants: true})
+	lines, err := transcript.Read(ctx, h, []string{lead.ID()}, &transcript.Options{Descendants: true})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "# Transcript")
-	if err := helm.WriteTranscript(stdout, lines); err != nil {
+	if err := transcript.Write(stdout, lines); err != nil {
 		return err
 	}
-	stats := helm.CrewStatsOf(lines)
+	stats := transcript.StatsOf(lines)
 	if len(stats) != 1 {
 		return fmt.Errorf("%d main voyages in the transcript, want 1", len(stats))
 	}
 	s := stats[0]
-	fmt.Fprintf(stdout, "\n# Figures\n%d steps, %d critical, %d overhead: parallelization %.2f\n", s.TotalSteps, s.CriticalSteps, s.Overhead, s.Efficiency)
+	fmt.Fprintf(stdout, "\n# Figures\n%d steps, %d critical, %d overhead: parallelism %.2f\n", s.TotalSteps, s.CriticalSteps, s.Overhead, s.Parallelism)
 	for _, c := range s.Crew {
 		fmt.Fprintf(stdout, "  %-6s %2d steps (%d observations, %d bearings, %d actions, %d refused, %d notes)\n",
 			c.Identity, c.Steps, c.Observations, c.Bearings, c.Actions, c.Refused, c.Notes)
 	}
-	rep, err := lead.Report(ctx, helm.ReportOptions{DiffStat: diffStat(git)})
+	rep, err := report.Of(ctx, h, lead.ID(), &report.Options{DiffStat: diffStat(git)})
 	if err != nil {
 		return err
 	}
@@ -229,7 +231,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 
 // check is what the program promises: every voyage completed, bob's push
 // to main refused, and figures that add up.
-func check(s helm.Stats, lines []helm.Line) error {
+func check(s transcript.Stats, lines []transcript.Line) error {
 	completed, refused := 0, 0
 	for _, l := range lines {
 		switch l.Type {
@@ -261,17 +263,17 @@ func observe(ctx context.Context, v *helm.Voyage, who helm.Who, in *helm.Observe
 
 // diffStat counts the files changed between two commits with git, for
 // the report: the voyage itself never runs git.
-func diffStat(git *runner.Runner) func(ctx context.Context, dir, base, head string) ([]helm.FileChange, error) {
-	return func(ctx context.Context, dir, base, head string) ([]helm.FileChange, error) {
+func diffStat(git *runner.Runner) func(ctx context.Context, dir, base, head string) ([]report.FileChange, error) {
+	return func(ctx context.Context, dir, base, head string) ([]report.FileChange, error) {
 		r := *git
 		r.Dir = dir
 		stats, err := r.DiffStat(ctx, base, head)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]helm.FileChange, len(stats))
+		out := make([]report.FileChange, len(stats))
 		for i, f := range stats {
-			out[i] = helm.FileChange{Path: f.Path, Added: f.Added, Deleted: f.Deleted, Binary: f.Binary}
+			out[i] = report.FileChange{Path: f.Path, Added: f.Added, Deleted: f.Deleted, Binary: f.Binary}
 		}
 		return out, nil
 	}

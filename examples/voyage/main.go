@@ -31,6 +31,7 @@ import (
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/runner"
 	"github.com/helmlog/helm/sighting"
+	"github.com/helmlog/helm/story"
 )
 
 func main() {
@@ -182,7 +183,7 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	}
 
 	// The story, as the helm program's log command prints it.
-	return v.WriteStory(ctx, stdout)
+	return story.WriteText(ctx, stdout, v)
 }
 
 // widgetGo is the file with the bug the voyage fixes.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/transcript"
 )
 
 // Following a voyage live: /voyages/{id}/events is a stream of
@@ -140,17 +141,25 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	})
-	err = v.Follow(ctx, from, func(l helm.Line) error {
-		if err := v.Refresh(ctx); err != nil {
-			return err
+	err = func() error {
+		for l, err := range transcript.Follow(ctx, v, from) {
+			if err == nil {
+				err = v.Refresh(ctx)
+			}
+			if err != nil {
+				return err
+			}
+			u := update{Seq: l.Seq, Type: string(l.Type), Text: l.Describe(), Parts: s.partsFor(ctx, v, &l)}
+			data, err := json.Marshal(u)
+			if err != nil {
+				return err
+			}
+			if err := send(fmt.Sprintf("id: %d\nevent: update\ndata: %s\n\n", l.Seq, data)); err != nil {
+				return err
+			}
 		}
-		u := update{Seq: l.Seq, Type: string(l.Type), Text: l.Describe(), Parts: s.partsFor(ctx, v, &l)}
-		data, err := json.Marshal(u)
-		if err != nil {
-			return err
-		}
-		return send(fmt.Sprintf("id: %d\nevent: update\ndata: %s\n\n", l.Seq, data))
-	})
+		return nil
+	}()
 	if err != nil && ctx.Err() == nil {
 		// The voyage could not be followed further (damage found on the
 		// way): say so, and let the page show it.
@@ -185,7 +194,7 @@ func eventsFrom(r *http.Request) (uint64, error) {
 // changes, from the voyage as it is now (refreshed): its header always;
 // the entry it records, or whose outcome or reading it records; the slate
 // when the slate changed; the lifecycle when the status did.
-func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *helm.Line) []part {
+func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *transcript.Line) []part {
 	info := v.Info()
 	t := s.pages["voyage"]
 	var parts []part

@@ -111,7 +111,7 @@ func TestEveryPageRendersForASeededHome(t *testing.T) {
 		}},
 		{"sub-voyage", "/voyages/" + s.Bob[:8], []string{"created PR #45", `href="https://github.com/octo/widgets/pull/45"`,
 			"committed (a92aad3)", "Judgement", "correctness", "sub-voyage of", "Minimal fix, tested."}},
-		{"transcript", "/transcript", []string{"<svg", `class="bar critical"`, "parallelization", `class="lane-head">ann`, `class="lane-head">bob`,
+		{"transcript", "/transcript", []string{"<svg", `class="bar critical"`, "parallelism", `class="lane-head">ann`, `class="lane-head">bob`,
 			`class="lane-head">carol`, "Bearing 1: Init dereferences a nil widget.", "challenged bearing 1", "sealed: FileContents"}},
 		{"transcript of a voyage", "/transcript?voyage=" + s.Main, []string{"Transcript: Resolve #42", `class="lane-head">merge-bot`}},
 		{"sighting", "/voyages/" + s.Main + "/sightings/" + files, []string{"init.go", `class="hl-chroma"`, "go.mod", "raw JSON"}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/transcript"
 )
 
 // The transcript page: the events of several voyages (a voyage and its
@@ -83,15 +84,15 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 	for _, v := range all {
 		p.Intents[v.ID] = v.Intent
 	}
-	var lines []helm.Line
+	var lines []transcript.Line
 	if len(ids) > 0 {
-		lines, err = s.home.Transcript(ctx, ids, helm.TranscriptOptions{Descendants: true})
+		lines, err = transcript.Read(ctx, s.home, ids, &transcript.Options{Descendants: true})
 		if err != nil {
 			s.fail(w, r, 0, err)
 			return
 		}
 	}
-	for _, st := range helm.CrewStatsOf(lines) {
+	for _, st := range transcript.StatsOf(lines) {
 		p.Charts = append(p.Charts, chartOf(st))
 	}
 	// Lanes in the order identities first appear.
@@ -118,9 +119,9 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 		rw.Icon, rw.Mark = lineIcon(l)
 		for _, k := range l.Links {
 			switch k.Rel {
-			case helm.LinkFollowed:
+			case transcript.LinkFollowed:
 				rw.Links = append(rw.Links, fmt.Sprintf("after bearing %d", k.Entry))
-			case helm.LinkSealed:
+			case transcript.LinkSealed:
 				rw.Links = append(rw.Links, "sealed: "+k.Label)
 			}
 		}
@@ -131,7 +132,7 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 
 // lineIcon is the icon of a transcript line's kind of event, and its
 // mark when it records a failure or a refusal.
-func lineIcon(l *helm.Line) (icon, mark string) {
+func lineIcon(l *transcript.Line) (icon, mark string) {
 	switch l.Type {
 	case projection.VoyageStarted:
 		return "▶", ""
@@ -164,15 +165,15 @@ func lineIcon(l *helm.Line) (icon, mark string) {
 
 // chart is one main voyage's figures as horizontal bars.
 type chart struct {
-	Main       string
-	Intent     string
-	Subs       int
-	Efficiency string
-	Width      int
-	Height     int
-	BarX       int
-	BarH       int
-	Bars       []bar
+	Main        string
+	Intent      string
+	Subs        int
+	Parallelism string
+	Width       int
+	Height      int
+	BarX        int
+	BarH        int
+	Bars        []bar
 }
 
 type bar struct {
@@ -193,8 +194,8 @@ const (
 	chartGap    = 6
 )
 
-func chartOf(st helm.Stats) chart {
-	c := chart{Main: st.Main, Intent: st.Intent, Subs: len(st.Subs), Efficiency: fmt.Sprintf("%.2f", st.Efficiency)}
+func chartOf(st transcript.Stats) chart {
+	c := chart{Main: st.Main, Intent: st.Intent, Subs: len(st.Subs), Parallelism: fmt.Sprintf("%.2f", st.Parallelism)}
 	c.Bars = []bar{
 		{Label: "total steps", Value: st.TotalSteps, Class: "total"},
 		{Label: "critical steps", Value: st.CriticalSteps, Class: "critical"},

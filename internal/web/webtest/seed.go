@@ -21,6 +21,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
+	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -85,7 +86,7 @@ func Seed(ctx context.Context, dir string) (*Seeded, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := helm.Deterministic(time.Date(2026, 11, 25, 18, 0, 0, 0, time.UTC), 7*time.Second, "5e7e0000")
+	opts := replay.Deterministic(time.Date(2026, 11, 25, 18, 0, 0, 0, time.UTC), 7*time.Second, "5e7e0000")
 	opts.Policy = pol
 	opts.NoSync = true
 	var ids atomic.Int64 // ids whose first 8 digits differ, as random ones do

@@ -1,0 +1,131 @@
+package view
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/story"
+)
+
+// The story of a voyage: as helm log and the log tool tell it, with the
+// evidence under each bearing when asked, or as JSON.
+
+// Log is the JSON form of a voyage's log: the voyage, and its entries
+// with who recorded each.
+type Log struct {
+	Voyage  helm.VoyageInfo `json:"voyage"`
+	Entries []helm.Entry    `json:"entries"`
+}
+
+// LogOf is the --json form of v's log: the entries of identity who, all
+// when who is empty.
+func LogOf(ctx context.Context, v *helm.Voyage, who string) (Log, error) {
+	entries, err := Entries(ctx, v, nil)
+	if err != nil {
+		return Log{}, err
+	}
+	out := Log{Voyage: v.Info(), Entries: entries}
+	if who != "" {
+		out.Entries = slices.DeleteFunc(out.Entries, func(e helm.Entry) bool { return e.Who.Identity != who })
+	}
+	if out.Entries == nil {
+		out.Entries = []helm.Entry{}
+	}
+	return out, nil
+}
+
+// Entries reads the entries of v opts chooses (nil: the story's), all of
+// them, or the error that stopped the reading: what helm shows is never
+// a story cut short.
+func Entries(ctx context.Context, v *helm.Voyage, opts *helm.EntriesOptions) ([]helm.Entry, error) {
+	var out []helm.Entry
+	for e, err := range v.Entries(ctx, opts) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// WriteLog writes v's story: whole, or with each bearing's evidence, or
+// only the entries of identity who.
+func WriteLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
+	if !evidence && who == "" {
+		return story.WriteText(ctx, w, v)
+	}
+	return writeStoryWithEvidence(ctx, w, v, evidence, who)
+}
+
+// writeStoryWithEvidence writes the story with each bearing's sightings
+// rendered under its entry (evidence), only the entries of identity who
+// when it is set. The story's entries are its blocks after the header,
+// one per logbook entry, in order. The sightings are streamed (as
+// sighting show streams them), each as it comes.
+func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
+	var text strings.Builder
+	if err := story.WriteText(ctx, &text, v); err != nil {
+		return err
+	}
+	entries, err := Entries(ctx, v, nil)
+	if err != nil {
+		return err
+	}
+	blocks := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n\n")
+	if len(blocks) != len(entries)+1 {
+		return fmt.Errorf("voyage %s: the story has %d entries, the logbook %d", v.ID(), len(blocks)-1, len(entries))
+	}
+	if _, err := io.WriteString(w, blocks[0]+"\n"); err != nil {
+		return err
+	}
+	shown := 0
+	for i, e := range entries {
+		if who != "" && e.Who.Identity != who {
+			continue
+		}
+		shown++
+		if _, err := io.WriteString(w, "\n"+blocks[i+1]+"\n"); err != nil {
+			return err
+		}
+		if e.Bearing == nil || !evidence {
+			continue
+		}
+		for _, o := range e.Bearing.Observations {
+			if _, err := fmt.Fprintf(w, "  Evidence of %s (artifact %s):\n", safetext.Line(o.Label), Short(o.Artifact)); err != nil {
+				return err
+			}
+			if err := renderEvidence(ctx, w, v, o.Artifact, "    "); err != nil {
+				return err
+			}
+		}
+	}
+	if who != "" && shown == 0 {
+		_, err := fmt.Fprintf(w, "\n(no entries by %s)\n", safetext.Line(who))
+		return err
+	}
+	return nil
+}
+
+// renderEvidence writes the sighting stored under hash, or what became of
+// it.
+func renderEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, hash, indent string) error {
+	info, err := FindArtifactInfo(ctx, v, hash)
+	if err != nil {
+		return err
+	}
+	if info.Status != helm.ArtifactStowed {
+		_, err := fmt.Fprintf(w, "%s%s\n", indent, GoneText(info))
+		return err
+	}
+	sk, err := skimSighting(ctx, v, hash)
+	if err != nil {
+		return err
+	}
+	defer sk.Close()
+	return renderSighting(w, sk, indent)
+}
