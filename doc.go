@@ -27,7 +27,7 @@
 //     a long voyage at the cost of what they return.
 //
 // OpenStore opens a home whose voyages are in a store a crew shares
-// across machines (package store; store/jetstream keeps them on a NATS
+// across machines (package store; store/natsstore keeps them on a NATS
 // JetStream server): every verb works the same there, each change
 // deciding on the store's tail. Home.Copy copies a voyage, checked on
 // arrival, between any two homes.

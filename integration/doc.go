@@ -1,7 +1,7 @@
 // Package integration holds the tests of helm that drive programs from
 // outside Go: the web UI in a real, headless Chromium (chromedp), helm
 // mcp under the MCP Inspector, a client helm did not write, and the
-// JetStream store (store/jetstream) against nats-server, embedded in the
+// JetStream store (store/natsstore) against nats-server, embedded in the
 // test process on loopback ports (one server, and a cluster of three),
 // and the helm program against a server that requires TLS and a client
 // certificate and one in operator (JWT) mode, with throwaway keys. It

@@ -19,7 +19,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 )
 
 // TestStoreThroughput prints the durable units per second of each store,
@@ -63,7 +63,7 @@ func TestStoreThroughput(t *testing.T) {
 	}
 	jsOpen := func(url, home string, replicas int) func() store.Store {
 		return func() store.Store {
-			return openStore(t, url, jetstream.Options{Home: home, Replicas: replicas})
+			return openStore(t, url, natsstore.Options{Home: home, Replicas: replicas})
 		}
 	}
 	targets := []target{
@@ -231,10 +231,10 @@ func TestFacadeThroughput(t *testing.T) {
 		}},
 		{"shared path on store.Dir", shared(func(name string) store.Store { return store.OpenDir(filepath.Join(dirStore, name), nil) })},
 		{"js-r1-sync", shared(func(name string) store.Store {
-			return openStore(t, r1sync.ClientURL(), jetstream.Options{Home: name})
+			return openStore(t, r1sync.ClientURL(), natsstore.Options{Home: name})
 		})},
 		{"js-r3", shared(func(name string) store.Store {
-			return openStore(t, urls(cluster), jetstream.Options{Home: name, Replicas: 3})
+			return openStore(t, urls(cluster), natsstore.Options{Home: name, Replicas: 3})
 		})},
 	}
 	names := make([]string, len(targets))
