@@ -36,12 +36,10 @@ func (a answer) String() string {
 	return "not ignored: re-included by " + a.by
 }
 
-// layout is a work tree to build: files (with their content; a key
-// ending in / is a directory) and the paths to ask about. With no paths
-// given, every file and directory of the layout is asked about.
+// layout is a work tree to build: files with their content (a key
+// ending in / is a directory).
 type layout struct {
 	files map[string]string
-	ask   []string
 }
 
 // build writes the layout under a fresh `git init` and returns its top.

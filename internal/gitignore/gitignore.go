@@ -41,18 +41,6 @@ import (
 	"strings"
 )
 
-// Result is what one pattern says about a path.
-type Result int
-
-const (
-	// NoMatch: the pattern says nothing about the path.
-	NoMatch Result = iota
-	// Exclude: the path is ignored.
-	Exclude
-	// Include: a negated pattern matched: the path is not ignored.
-	Include
-)
-
 // Pattern is one pattern line of an ignore file, parsed.
 type Pattern struct {
 	// Source names the file the line came from (".gitignore",
@@ -189,19 +177,10 @@ func trimTrailingSpaces(s string) string {
 // what it matches).
 func (p *Pattern) Negated() bool { return p.negate }
 
-// Match says whether the pattern excludes or includes path, a directory
-// when isDir. It looks at path alone: that a directory above it is
-// excluded is the Matcher's business.
-func (p *Pattern) Match(path string, isDir bool) Result {
-	if !p.matches(path, isDir) {
-		return NoMatch
-	}
-	if p.negate {
-		return Include
-	}
-	return Exclude
-}
-
+// matches reports whether the pattern speaks of path, a directory when
+// isDir (to exclude it, or to include it again when negated). It looks at
+// path alone: that a directory above it is excluded is the Matcher's
+// business.
 func (p *Pattern) matches(path string, isDir bool) bool {
 	if p.never || (p.dirOnly && !isDir) {
 		return false
@@ -245,7 +224,8 @@ func (m *Matcher) Len() int { return len(m.patterns) }
 func (m *Matcher) Truncate(n int) { m.patterns = m.patterns[:n] }
 
 // Match returns the pattern that decides path (the last one that matches
-// it), or nil when none does. Like Pattern.Match it looks at path alone.
+// it), or nil when none does. It looks at path alone: the walk of a tree,
+// which never enters an excluded directory, needs no more.
 func (m *Matcher) Match(path string, isDir bool) *Pattern {
 	for i := len(m.patterns) - 1; i >= 0; i-- {
 		if m.patterns[i].matches(path, isDir) {

@@ -164,9 +164,14 @@ func TestParseLineSkipsBlankAndComment(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "!a/", p.Text)
 	assert.True(t, p.Negated())
-	assert.Equal(t, gitignore.Include, p.Match("sub/x/a", true))
-	assert.Equal(t, gitignore.NoMatch, p.Match("sub/x/a", false), "directories only")
-	assert.Equal(t, gitignore.NoMatch, p.Match("a", true), "outside the file's directory")
+	var m gitignore.Matcher
+	m.Add(p)
+	got, ignored := m.Decide("sub/x/a", true)
+	require.NotNil(t, got)
+	assert.Equal(t, "!a/", got.Text)
+	assert.False(t, ignored, "a negated pattern re-includes")
+	assert.Nil(t, m.Match("sub/x/a", false), "directories only")
+	assert.Nil(t, m.Match("a", true), "outside the file's directory")
 }
 
 func TestParseNumbersLinesAndNamesTheSource(t *testing.T) {
