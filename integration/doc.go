@@ -25,6 +25,11 @@
 // here, never a dependency of helm. HELM_REDACT_SAMPLES (samples a rule,
 // 20 by default) and HELM_REDACT_SEED widen its search.
 //
+// TestInstallOfTaggedCLIWorksOffline plays the release steps of
+// CONTRIBUTING.md on a module proxy that is a directory, then runs go
+// install github.com/helmlog/helm/cmd/helm@v0.1.0 outside the workspace,
+// with no network: the CLI's module installs as users will install it.
+//
 // The Inspector test runs when HELM_MCP_INSPECTOR names the Inspector's
 // program (npm install --prefix DIR @modelcontextprotocol/inspector@2.12.0
 // makes DIR/node_modules/.bin/mcp-inspector; .ci/run does, and sets it),
