@@ -31,7 +31,7 @@
 //     are built on.
 //
 // OpenStore opens a home whose voyages are in a store a crew shares
-// across machines (package store; store/jetstream keeps them on a NATS
+// across machines (package store; store/natsstore keeps them on a NATS
 // JetStream server): every verb works the same there, each change
 // deciding on the store's tail. Home.Copy copies a voyage, checked on
 // arrival, between any two homes.

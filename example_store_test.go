@@ -12,7 +12,7 @@ import (
 )
 
 // A home whose voyages are in a store: a crew's JetStream server
-// (store/jetstream.Open) in production; here the test store on disk
+// (store/natsstore.Open) in production; here the test store on disk
 // (storetest.Dir), which passes the same conformance suite. Two homes on one store, as on two
 // machines, record on one voyage; each change decides on the store's
 // tail.

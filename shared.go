@@ -19,7 +19,7 @@ import (
 )
 
 // A shared home: its voyages are in a store that a crew shares across
-// machines (a NATS JetStream server, package store/jetstream), through the
+// machines (a NATS JetStream server, package store/natsstore), through the
 // seam of package store; its directory on this machine keeps only what is
 // this machine's (the guard rules, the identities' GitHub logins). The
 // backend shared and its journal (backend.go) implement every verb as on

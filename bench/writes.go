@@ -171,7 +171,7 @@ func overwriteSide(dir string, n int) (*side, func(), error) {
 		f.Close()
 		os.Remove(path)
 	}
-	if _, err := f.Write(make([]byte, (n+1)*256)); err == nil {
+	if _, err = f.Write(make([]byte, (n+1)*256)); err == nil {
 		err = f.Sync()
 	}
 	if err != nil {

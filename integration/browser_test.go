@@ -1,16 +1,17 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"image"
 	"image/png"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,9 +22,36 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/internal/web"
-	"github.com/helmlog/helm/internal/web/webtest"
+	"github.com/helmlog/helm/internal/webtest"
 )
+
+// serveHome runs helm serve (this tree's, built) on the home at dir, on
+// a free loopback port, until the test ends, and returns the address it
+// printed. The web UI is the helm program's (cmd/helm/internal/web), so
+// the browser drives the program a user runs, not a package.
+func serveHome(t *testing.T, dir string) string {
+	t.Helper()
+	bin := buildHelm(t)
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = []string{"HELM_HOME=" + dir, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		err := cmd.Wait()
+		assert.NoError(t, err, "helm serve: %s", stderr.String())
+	})
+	// "Serving HOME at http://127.0.0.1:PORT/ (read-only; Ctrl-C stops)"
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err, "helm serve printed no address: %s", stderr.String())
+	start := strings.Index(line, "http://")
+	require.GreaterOrEqual(t, start, 0, "helm serve printed %q", line)
+	addr, _, _ := strings.Cut(line[start:], " ")
+	return strings.TrimSuffix(addr, "/")
+}
 
 // findBrowser returns the Chromium to drive: $HELM_CHROMIUM, else the
 // first of chromium, chromium-browser, google-chrome on PATH. Without one
@@ -71,20 +99,7 @@ func newSession(t *testing.T) *session {
 	seed, err := webtest.Seed(ctx, t.TempDir())
 	require.NoError(t, err)
 	s.seed = seed
-	home, err := helm.Open(seed.Dir, nil)
-	require.NoError(t, err)
-	srv, err := web.New(home, nil)
-	require.NoError(t, err)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	serveCtx, stopServing := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(serveCtx, ln) }()
-	t.Cleanup(func() {
-		stopServing()
-		assert.NoError(t, <-served)
-	})
-	s.base = "http://" + ln.Addr().String()
+	s.base = serveHome(t, seed.Dir)
 
 	var browserLog bytes.Buffer
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 	"github.com/helmlog/helm/store/storetest"
 )
 
@@ -141,7 +141,7 @@ func TestJetStreamConformsOnStandaloneServers(t *testing.T) {
 			srv := startNATSServer(t, server(t))
 			storetest.Run(t, func(t *testing.T) func() store.Store {
 				home := newHome()
-				return func() store.Store { return openStore(t, srv.url, jetstream.Options{Home: home}) }
+				return func() store.Store { return openStore(t, srv.url, natsstore.Options{Home: home}) }
 			})
 		})
 	}

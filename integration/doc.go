@@ -1,7 +1,7 @@
 // Package integration holds the tests of helm that drive programs from
 // outside Go: the web UI in a real, headless Chromium (chromedp), helm
 // mcp under the MCP Inspector, a client helm did not write, and the
-// JetStream store (store/jetstream) against nats-server, embedded in the
+// JetStream store (store/natsstore) against nats-server, embedded in the
 // test process on loopback ports (one server, and a cluster of three),
 // and the helm program against a server that requires TLS and a client
 // certificate and one in operator (JWT) mode, with throwaway keys. It
@@ -24,6 +24,11 @@
 // requires helm's redactor to hide every one. gitleaks is a reference
 // here, never a dependency of helm. HELM_REDACT_SAMPLES (samples a rule,
 // 20 by default) and HELM_REDACT_SEED widen its search.
+//
+// TestInstallOfTaggedCLIWorksOffline plays the release steps of
+// CONTRIBUTING.md on a module proxy that is a directory, then runs go
+// install github.com/helmlog/helm/cmd/helm@v0.1.0 outside the workspace,
+// with no network: the CLI's module installs as users will install it.
 //
 // The Inspector test runs when HELM_MCP_INSPECTOR names the Inspector's
 // program (npm install --prefix DIR @modelcontextprotocol/inspector@2.12.0

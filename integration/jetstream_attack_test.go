@@ -17,7 +17,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 )
 
 // The recorded agent holds the home's NATS credentials: it can publish
@@ -237,7 +237,7 @@ func TestJetStreamReadersRefuseAUnitNumberThatLies(t *testing.T) {
 	srv := startServer(t, "unit-lies", nil)
 	js := rawJS(t, srv)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 
 	for _, tc := range []struct {
@@ -309,7 +309,7 @@ func TestJetStreamVerifyFindsLostUnitsATailNumberHides(t *testing.T) {
 	srv := startServer(t, "tail-lie", nil)
 	js := rawJS(t, srv)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	l, err := s.Create(ctx, "v")
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 	"github.com/helmlog/helm/store/storetest"
 )
 
@@ -64,7 +64,7 @@ func TestStoreThroughput(t *testing.T) {
 	}
 	jsOpen := func(url, home string, replicas int) func() store.Store {
 		return func() store.Store {
-			return openStore(t, url, jetstream.Options{Home: home, Replicas: replicas})
+			return openStore(t, url, natsstore.Options{Home: home, Replicas: replicas})
 		}
 	}
 	targets := []target{
@@ -232,10 +232,10 @@ func TestFacadeThroughput(t *testing.T) {
 		}},
 		{"shared path on storetest.Dir", shared(func(name string) store.Store { return storetest.OpenDir(filepath.Join(dirStore, name), nil) })},
 		{"js-r1-sync", shared(func(name string) store.Store {
-			return openStore(t, r1sync.ClientURL(), jetstream.Options{Home: name})
+			return openStore(t, r1sync.ClientURL(), natsstore.Options{Home: name})
 		})},
 		{"js-r3", shared(func(name string) store.Store {
-			return openStore(t, urls(cluster), jetstream.Options{Home: name, Replicas: 3})
+			return openStore(t, urls(cluster), natsstore.Options{Home: name, Replicas: 3})
 		})},
 	}
 	names := make([]string, len(targets))

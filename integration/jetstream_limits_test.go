@@ -19,7 +19,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 )
 
 // A home's streams may be made before helm first opens it, by someone
@@ -186,17 +186,17 @@ func (u unsafeSetting) streamOf(home string) njs.StreamConfig {
 func refusedBy(t *testing.T, err error, stream, setting string) {
 	t.Helper()
 	require.Error(t, err, "helm opened a home whose stream %s has an unsafe %s", stream, setting)
-	assert.ErrorIs(t, err, jetstream.ErrUnsafeSettings)
+	assert.ErrorIs(t, err, natsstore.ErrUnsafeSettings)
 	assert.Contains(t, err.Error(), "stream "+stream+": "+setting+" is ")
 	assert.Contains(t, err.Error(), "helm requires")
-	var se *jetstream.SettingsError
+	var se *natsstore.SettingsError
 	if assert.ErrorAs(t, err, &se) {
 		assert.Contains(t, se.Hint(), stream, "the hint says which stream to fix")
 	}
 }
 
-func openHome(ctx context.Context, url, home string, replicas int) (*jetstream.Store, error) {
-	return jetstream.Open(ctx, url, &jetstream.Options{Home: home, Replicas: replicas})
+func openHome(ctx context.Context, url, home string, replicas int) (*natsstore.Store, error) {
+	return natsstore.Open(ctx, url, &natsstore.Options{Home: home, Replicas: replicas})
 }
 
 // (a) A stream made before helm's first Open with a setting that could
@@ -229,7 +229,7 @@ func TestJetStreamRefusesAPreCreatedStreamThatCouldRemoveUnits(t *testing.T) {
 }
 
 func hintOf(err error) string {
-	var se *jetstream.SettingsError
+	var se *natsstore.SettingsError
 	if errors.As(err, &se) {
 		return se.Hint()
 	}
@@ -250,7 +250,7 @@ func TestJetStreamRefusesAStreamChangedAfterHelmMadeIt(t *testing.T) {
 			home := newHome()
 			_, err := js.CreateStream(ctx, njs.StreamConfig{Name: "ORIGIN_" + home, Subjects: []string{"origin." + home}, Storage: njs.FileStorage})
 			require.NoError(t, err)
-			s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+			s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 			l, err := s.Create(ctx, "v")
 			require.NoError(t, err)
 			_, err = l.AppendIf(ctx, 0, []byte("a"), []byte("b"))
@@ -303,7 +303,7 @@ func TestJetStreamOpensAStreamWhoseSettingsRemoveNothing(t *testing.T) {
 	cfg.MaxMsgsPerSubject, cfg.DiscardNewPerSubject, cfg.MaxMsgs = 2, true, 1000
 	_, err := js.CreateStream(ctx, cfg)
 	require.NoError(t, err)
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	l, err := s.Create(ctx, "v")
 	require.NoError(t, err)
@@ -327,7 +327,7 @@ func TestJetStreamOpensAStreamWhoseSettingsRemoveNothing(t *testing.T) {
 	sealed.Sealed = true
 	_, err = js.UpdateStream(ctx, sealed)
 	require.NoError(t, err)
-	again := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	again := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer again.Close()
 	r, err := again.Open(ctx, "v")
 	require.NoError(t, err)
@@ -560,7 +560,7 @@ func TestJetStreamVoyagesWrittenBeforeUnitNumbers(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "old-units", nil)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	l, err := s.Create(ctx, "old")
 	require.NoError(t, err)
@@ -603,7 +603,7 @@ func TestJetStreamScanChecksUnitNumbers(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "unit-numbers", nil)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	l, err := s.Create(ctx, "v")
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ import (
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 )
 
 // holdProxy forwards TCP between a client and a server; while held, it
@@ -93,7 +93,7 @@ func TestJetStreamAppendRetryAfterALostAckIsNoConflict(t *testing.T) {
 	srv := startServer(t, "lostack", nil)
 	p := startHoldProxy(t, srv.Addr().String())
 	home := newHome()
-	s := openStore(t, "nats://"+p.addr, jetstream.Options{Home: home})
+	s := openStore(t, "nats://"+p.addr, natsstore.Options{Home: home})
 	defer s.Close()
 	l, err := s.Create(ctx, "v")
 	require.NoError(t, err)
@@ -102,7 +102,7 @@ func TestJetStreamAppendRetryAfterALostAckIsNoConflict(t *testing.T) {
 
 	// Another writer, not behind the proxy, appends after the unit
 	// while its acknowledgement is held: the retry still finds its unit.
-	other := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	other := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer other.Close()
 	lo, err := other.Open(ctx, "v")
 	require.NoError(t, err)
@@ -149,7 +149,7 @@ func TestJetStreamScansLeaveNoConsumers(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "consumers", nil)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	l, err := s.Create(ctx, "v")
 	require.NoError(t, err)
@@ -186,7 +186,7 @@ func TestJetStreamScanFromEveryRecord(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv := startServer(t, "everyrecord", nil)
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: newHome()})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: newHome()})
 	defer s.Close()
 	w, err := s.Create(ctx, "v")
 	require.NoError(t, err)
@@ -249,7 +249,7 @@ func TestJetStreamAppendsNothingOnADamagedLastMessage(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "damagedtail", nil)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	nc := rawConn(t, srv)
 	hdr := nats.Header{"Helm-Seq": {"3"}, "Helm-Count": {"1"}, "Helm-Chain": {"00000000"}}
@@ -297,7 +297,7 @@ func TestJetStreamReadsAUnitLargerThanEightMiB(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	srv := startServer(t, "bigpayload", func(o *server.Options) { o.MaxPayload = 16 << 20 })
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: newHome()})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: newHome()})
 	defer s.Close()
 	l, err := s.Create(ctx, "v")
 	require.NoError(t, err)
@@ -314,11 +314,11 @@ func TestJetStreamOpenErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := jetstream.Open(ctx, fmt.Sprintf("nats://127.0.0.1:%d", freePort(t)), nil)
+	_, err := natsstore.Open(ctx, fmt.Sprintf("nats://127.0.0.1:%d", freePort(t)), nil)
 	t.Logf("nothing listening (%v): %v", time.Since(start), err)
 	require.Error(t, err)
 	for _, r := range []int{-1, 3, 7} {
-		_, err := jetstream.Open(ctx, srv.ClientURL(), &jetstream.Options{Home: newHome(), Replicas: r})
+		_, err := natsstore.Open(ctx, srv.ClientURL(), &natsstore.Options{Home: newHome(), Replicas: r})
 		t.Logf("replicas %d: %v", r, err)
 		require.Error(t, err)
 	}
@@ -331,9 +331,9 @@ func TestJetStreamSummariesAndVoyagesUnderConcurrency(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "kv", nil)
 	home := newHome()
-	var clients []*jetstream.Store
+	var clients []*natsstore.Store
 	for range 4 {
-		c := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+		c := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 		defer c.Close()
 		clients = append(clients, c)
 	}
@@ -388,7 +388,7 @@ func TestJetStreamArtifactsCheckWhatTheyRead(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "artifacts", nil)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	a := s.Artifacts("v")
 	big := make([]byte, 20<<20)
@@ -459,7 +459,7 @@ func TestJetStreamFollowsThroughAServerRestart(t *testing.T) {
 	opts := func(o *server.Options) { o.StoreDir, o.Port = dir, port }
 	srv := startServer(t, "restart", opts)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	l, err := s.Create(ctx, "v")
 	require.NoError(t, err)

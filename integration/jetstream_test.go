@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 	"github.com/helmlog/helm/store/storetest"
 )
 
@@ -55,11 +55,11 @@ var homes atomic.Int64
 
 func newHome() string { return fmt.Sprintf("h%d", homes.Add(1)) }
 
-func openStore(t testing.TB, url string, opts jetstream.Options) *jetstream.Store {
+func openStore(t testing.TB, url string, opts natsstore.Options) *natsstore.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := jetstream.Open(ctx, url, &opts)
+	s, err := natsstore.Open(ctx, url, &opts)
 	require.NoError(t, err)
 	return s
 }
@@ -80,7 +80,7 @@ func TestJetStreamConforms(t *testing.T) {
 	srv := startServer(t, "r1", nil)
 	storetest.Run(t, func(t *testing.T) func() store.Store {
 		home := newHome()
-		return func() store.Store { return openStore(t, srv.ClientURL(), jetstream.Options{Home: home}) }
+		return func() store.Store { return openStore(t, srv.ClientURL(), natsstore.Options{Home: home}) }
 	})
 }
 
@@ -98,9 +98,9 @@ func TestJetStreamWarnsOfOneReplicaOnce(t *testing.T) {
 	var warnings []string
 	home := newHome()
 	warn := func(m string) { warnings = append(warnings, m) }
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home, Warn: warn})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home, Warn: warn})
 	defer s.Close()
-	again := openStore(t, srv.ClientURL(), jetstream.Options{Home: home, Warn: warn})
+	again := openStore(t, srv.ClientURL(), natsstore.Options{Home: home, Warn: warn})
 	defer again.Close()
 	require.Len(t, warnings, 1, "the Open that creates the home warns; later ones do not")
 	assert.Contains(t, warnings[0], "power cut")
@@ -109,13 +109,13 @@ func TestJetStreamWarnsOfOneReplicaOnce(t *testing.T) {
 
 func TestJetStreamRefusesVoyageIDsThatAreNoSubjectToken(t *testing.T) {
 	srv := startServer(t, "ids", nil)
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: newHome()})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: newHome()})
 	defer s.Close()
 	for _, bad := range []string{"a.b", "a*", ">", "a b", ""} {
 		_, err := s.Create(context.Background(), bad)
 		assert.ErrorContains(t, err, "subject token", "%q", bad)
 	}
-	_, err := jetstream.Open(context.Background(), srv.ClientURL(), &jetstream.Options{Home: "a.b"})
+	_, err := natsstore.Open(context.Background(), srv.ClientURL(), &natsstore.Options{Home: "a.b"})
 	assert.ErrorContains(t, err, "home")
 }
 
@@ -127,7 +127,7 @@ func TestJetStreamScanFindsDamage(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "damage", nil)
 	home := newHome()
-	s := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer s.Close()
 	nc := rawConn(t, srv)
 
@@ -209,12 +209,12 @@ func urls(servers []*server.Server) string {
 
 // openClustered opens the home on the cluster once it has a JetStream
 // leader to create streams (some seconds after it starts).
-func openClustered(t testing.TB, url, home string) *jetstream.Store {
+func openClustered(t testing.TB, url, home string) *natsstore.Store {
 	t.Helper()
 	deadline := time.Now().Add(45 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		s, err := jetstream.Open(ctx, url, &jetstream.Options{Home: home, Replicas: 3})
+		s, err := natsstore.Open(ctx, url, &natsstore.Options{Home: home, Replicas: 3})
 		cancel()
 		if err == nil {
 			return s
@@ -248,7 +248,7 @@ func TestJetStreamClusterKeepsEveryAcknowledgedUnitThroughALeaderShutdown(t *tes
 	defer a.Close()
 	reversed := slices.Clone(servers)
 	slices.Reverse(reversed)
-	b := openStore(t, urls(reversed), jetstream.Options{Home: home, Replicas: 3})
+	b := openStore(t, urls(reversed), natsstore.Options{Home: home, Replicas: 3})
 	defer b.Close()
 	la, err := a.Create(ctx, "v")
 	require.NoError(t, err)
@@ -340,7 +340,7 @@ func TestJetStreamClusterKeepsEveryAcknowledgedUnitThroughALeaderShutdown(t *tes
 		if !srv.Running() {
 			continue
 		}
-		c := openStore(t, srv.ClientURL(), jetstream.Options{Home: home, Replicas: 3})
+		c := openStore(t, srv.ClientURL(), natsstore.Options{Home: home, Replicas: 3})
 		defer c.Close()
 		l, err := c.Open(ctx, "v")
 		require.NoError(t, err)

@@ -97,6 +97,7 @@ func TestSecretCorpusIsWhatGitleaksFinds(t *testing.T) {
 			t.Errorf("%s: no longer a rule of gitleaks' default configuration; %s", s.family, regenerate)
 			continue
 		}
+		//lint:ignore SA1019 gitleaks v8's Detect takes only detect.Fragment (sources.Fragment replaces it in v9)
 		findings := d.Detect(detect.Fragment{Raw: s.text, FilePath: s.path})
 		assert.True(t, slices.ContainsFunc(findings, func(f report.Finding) bool { return f.RuleID == s.family && f.Secret == s.secret }),
 			"%s: gitleaks no longer finds %q in %q; %s", s.family, s.secret, s.text, regenerate)
@@ -183,6 +184,7 @@ func generateSecretCorpus(t *testing.T) []byte {
 			if !oneLine(text) || !oneLine(path) || strings.TrimSpace(text) != text {
 				continue
 			}
+			//lint:ignore SA1019 gitleaks v8's Detect takes only detect.Fragment (sources.Fragment replaces it in v9)
 			findings := d.Detect(detect.Fragment{Raw: text, FilePath: path})
 			i := slices.IndexFunc(findings, func(f report.Finding) bool { return f.RuleID == r.RuleID && f.Secret != "" })
 			if i < 0 {

@@ -21,7 +21,7 @@ import (
 	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/sighting"
 	"github.com/helmlog/helm/store"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 )
 
 // The shared home's review tests: a helm.Home whose voyages are in a
@@ -67,7 +67,7 @@ func hexText(seed uint64, n int) string {
 // url: each call is another connection.
 func jsHome(t *testing.T, url, home string) *helm.Home {
 	t.Helper()
-	st := openStore(t, url, jetstream.Options{Home: home})
+	st := openStore(t, url, natsstore.Options{Home: home})
 	t.Cleanup(func() { st.Close() })
 	h, err := helm.OpenStore(t.TempDir(), st, "home "+home+" on "+url, nil)
 	require.NoError(t, err)
@@ -118,7 +118,7 @@ func TestSharedPushOfAVoyageLargerThanAUnit(t *testing.T) {
 	require.NoError(t, err)
 
 	// A push that stopped after the store made the voyage.
-	st := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	st := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer st.Close()
 	l, err := st.Create(ctx, v.ID())
 	require.NoError(t, err)
@@ -359,7 +359,7 @@ func TestSharedJetStreamCancelledAppendLeavesTheHandleUsable(t *testing.T) {
 	bg := context.Background()
 	srv := startServer(t, "cancelled", nil)
 	home := newHome()
-	plain := openStore(t, srv.ClientURL(), jetstream.Options{Home: home})
+	plain := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
 	defer plain.Close()
 	cs := &cancelStore{Store: plain}
 	h, err := helm.OpenStore(t.TempDir(), cs, "home "+home, nil)
@@ -389,7 +389,7 @@ func TestSharedJetStreamOpenErrorHidesThePassword(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	url := fmt.Sprintf("nats://alice:s3cret-pass@127.0.0.1:%d", freePort(t))
-	_, err := jetstream.Open(ctx, url, &jetstream.Options{Home: "h"})
+	_, err := natsstore.Open(ctx, url, &natsstore.Options{Home: "h"})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "s3cret-pass")
 	assert.Contains(t, err.Error(), "127.0.0.1")

@@ -3,8 +3,10 @@ package marks_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -265,4 +267,75 @@ func TestNewDirectoryTreeValidates(t *testing.T) {
 	m, err := marks.NewDirectoryTree("./src/", marks.DirectoryTreeOptions{Skip: []string{"b", "a", "b"}, MaxDepth: ptr(2)})
 	require.NoError(t, err)
 	assert.Equal(t, &marks.DirectoryTree{Root: "src", Skip: []string{"a", "b"}, MaxDepth: ptr(2)}, m)
+}
+
+// A root that git ignores, through a directory above it, lists no
+// entries: git sees nothing in it.
+func TestDirectoryTreeOfAnIgnoredDirectoryListsNothing(t *testing.T) {
+	repo := t.TempDir()
+	tree(t, repo, map[string]string{
+		".git/HEAD":          "ref: refs/heads/main\n",
+		".gitignore":         "/build/\n",
+		"build/out/app":      "",
+		"build/out/app.map":  "",
+		"src/build/keep.txt": "",
+	})
+	got := observeTree(t, filepath.Join(repo, "build", "out"), marks.DirectoryTreeOptions{})
+	assert.Empty(t, paths(got.Listings))
+	got = observeTree(t, filepath.Join(repo, "src", "build"), marks.DirectoryTreeOptions{})
+	assert.Equal(t, []string{"keep.txt"}, paths(got.Listings), "the anchored pattern speaks of the top's build only")
+}
+
+// The files a walk lists are the files git calls untracked and not
+// ignored (`git ls-files --others --exclude-standard`), on a tree with
+// nested .gitignore files, negations, ** and directory-only patterns.
+func TestDirectoryTreeListsWhatGitDoesNotIgnore(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is not installed (%v): install it (apt-get install git)", err)
+	}
+	repo := t.TempDir()
+	files := map[string]string{
+		".gitignore":             "*.log\n!keep.log\n/dist/\n**/gen/*.pb.go\ncache/\n",
+		"keep.log":               "",
+		"a.log":                  "",
+		"dist/app":               "",
+		"web/dist/app":           "",
+		"api/gen/x.pb.go":        "",
+		"api/gen/x.go":           "",
+		"a/b/gen/y.pb.go":        "",
+		"cache":                  "a file, not a directory",
+		"sub/cache/z":            "",
+		"sub/.gitignore":         "!*.log\n/local\nx/**/y\n",
+		"sub/debug.log":          "",
+		"sub/local":              "",
+		"sub/deeper/local":       "",
+		"sub/x/y":                "",
+		"sub/x/m/n/y":            "",
+		"sub/x/m/n/z":            "",
+		"sub/deeper/.gitignore":  "*\n!*.md\n",
+		"sub/deeper/readme.md":   "",
+		"sub/deeper/other.txt":   "",
+		"sub/deeper/more/inside": "",
+	}
+	tree(t, repo, files)
+	cmd := exec.Command("git", "init", "-q", ".")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	cmd = exec.Command("git", "ls-files", "--others", "--exclude-standard", "-z")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	out, err = cmd.Output()
+	require.NoError(t, err)
+	want := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	sort.Strings(want)
+
+	var got []string
+	for _, p := range paths(observeTree(t, repo, marks.DirectoryTreeOptions{}).Listings) {
+		if !strings.HasSuffix(p, "/") {
+			got = append(got, p)
+		}
+	}
+	assert.Equal(t, want, got)
 }

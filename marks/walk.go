@@ -1,17 +1,17 @@
 package marks
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
+	"github.com/helmlog/helm/internal/gitignore"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -34,15 +34,15 @@ type walkOptions struct {
 // parents before children and siblings in byte order, which makes the
 // result deterministic.
 //
-// It honours .gitignore the way git does, through go-git's gitignore
-// matcher (github.com/go-git/go-git/v5/plumbing/format/gitignore: go-git is
-// actively maintained and implements git's own rules, including the domain
-// of nested .gitignore files, negation and directory-only patterns). The
-// patterns in force are .git/info/exclude and the .gitignore files of the
-// enclosing repository's directories from its top down to root, plus each
-// .gitignore met on the way down. Outside any repository, root is treated as
-// the top of one. The user's global excludes file is not consulted: it would
-// make the same tree look different on different machines.
+// It honours .gitignore the way git does (internal/gitignore, tested
+// against git itself: nested .gitignore files, negation, directory-only
+// patterns, **). The patterns in force are .git/info/exclude and the
+// .gitignore files of the enclosing repository's directories from its top
+// down to root, plus each .gitignore met on the way down. Outside any
+// repository, root is treated as the top of one. A root that git ignores
+// (itself or through a directory above it) lists no entries: git sees
+// nothing in it. The user's global excludes file is not consulted: it
+// would make the same tree look different on different machines.
 //
 // .git is always skipped. Symbolic links are listed but never followed, so
 // a link loop cannot hang the walk. A directory that cannot be read becomes
@@ -81,11 +81,14 @@ func walkTree(ctx context.Context, root string, opt walkOptions) ([]sighting.Dir
 type walker struct {
 	ctx context.Context
 	opt walkOptions
-	// prefix is root's path inside its repository, as components; the
-	// gitignore matcher sees every path as prefix + relative path.
-	prefix   []string
-	patterns []gitignore.Pattern
-	out      []sighting.DirectoryListing
+	// prefix is root's path inside its repository ("" at its top, else
+	// "a/b/"); the gitignore matcher sees every path as prefix + relative
+	// path.
+	prefix string
+	// rootIgnored: git ignores root itself, so everything below it.
+	rootIgnored bool
+	patterns    gitignore.Matcher
+	out         []sighting.DirectoryListing
 }
 
 // loadRepoPatterns finds the repository enclosing root and loads the
@@ -104,61 +107,57 @@ func (w *walker) loadRepoPatterns(root string) {
 		}
 		top = parent
 	}
-	w.patterns = append(w.patterns, readPatterns(w.ctx, filepath.Join(top, ".git", "info", "exclude"), nil)...)
+	w.patterns.Add(readPatterns(w.ctx, filepath.Join(top, ".git", "info", "exclude"), "", ".git/info/exclude")...)
 	rel, err := filepath.Rel(top, root)
 	if err != nil || rel == "." {
 		return
 	}
-	w.prefix = strings.Split(filepath.ToSlash(rel), "/")
-	dir := top
-	for i := range w.prefix {
-		w.patterns = append(w.patterns, readPatterns(w.ctx, filepath.Join(dir, ".gitignore"), w.prefix[:i])...)
-		dir = filepath.Join(dir, w.prefix[i])
+	rel = filepath.ToSlash(rel)
+	w.prefix = rel + "/"
+	dir, inRepo := top, ""
+	for _, name := range strings.Split(rel, "/") {
+		w.patterns.Add(readPatterns(w.ctx, filepath.Join(dir, ".gitignore"), inRepo, path.Join(inRepo, ".gitignore"))...)
+		dir, inRepo = filepath.Join(dir, name), path.Join(inRepo, name)
 	}
+	w.rootIgnored = w.patterns.Ignored(rel, true)
 }
 
-// readPatterns parses one ignore file; a missing or unreadable file has no
-// patterns, as in git. So has one that is not a regular file: a FIFO
+// readPatterns parses one ignore file, dir being its directory inside the
+// repository and source its name there. A missing or unreadable file has
+// no patterns, as in git; so has one of gitignore.MaxFileSize bytes or
+// more, which git skips too, and one that is not a regular file: a FIFO
 // called .gitignore is not opened (see openRegular), so it cannot block
-// the walk. Parsing stops when ctx is done; the walk then reports it.
-func readPatterns(ctx context.Context, path string, domain []string) []gitignore.Pattern {
-	f, err := openRegular(path)
+// the walk. A file is not read once ctx is done; the walk then reports
+// it.
+func readPatterns(ctx context.Context, file, dir, source string) []gitignore.Pattern {
+	if ctx.Err() != nil {
+		return nil
+	}
+	f, err := openRegular(file)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(f)
-	for n := 0; sc.Scan(); n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ps
-		}
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+	data, err := io.ReadAll(io.LimitReader(f, gitignore.MaxFileSize))
+	if err != nil || len(data) >= gitignore.MaxFileSize {
+		return nil
 	}
-	return ps
+	return gitignore.Parse(data, dir, source)
 }
 
 // ignored reports whether git would ignore the entry at rel (components
-// relative to root). Patterns are consulted last to first: the deepest
-// .gitignore and the latest line win, and a negation re-includes.
+// relative to root). The walk never enters an ignored directory, so only
+// the entry itself is matched: the deepest .gitignore and its latest line
+// win, and a negation re-includes.
 func (w *walker) ignored(rel []string, isDir bool) bool {
-	if len(w.patterns) == 0 {
+	if w.rootIgnored {
+		return true
+	}
+	if w.patterns.Len() == 0 {
 		return false
 	}
-	path := rel
-	if len(w.prefix) > 0 {
-		path = append(append(make([]string, 0, len(w.prefix)+len(rel)), w.prefix...), rel...)
-	}
-	for i := len(w.patterns) - 1; i >= 0; i-- {
-		if m := w.patterns[i].Match(path, isDir); m != gitignore.NoMatch {
-			return m == gitignore.Exclude
-		}
-	}
-	return false
+	p := w.patterns.Match(w.prefix+strings.Join(rel, "/"), isDir)
+	return p != nil && !p.Negated()
 }
 
 func (w *walker) walk(fsDir string, rel []string, depth int) error {
@@ -181,9 +180,10 @@ func (w *walker) walk(fsDir string, rel []string, depth int) error {
 	}
 
 	// This directory's .gitignore applies to everything below it.
-	mark := len(w.patterns)
-	w.patterns = append(w.patterns, readPatterns(w.ctx, filepath.Join(fsDir, ".gitignore"), w.domain(rel))...)
-	defer func() { w.patterns = w.patterns[:mark] }()
+	mark := w.patterns.Len()
+	dir := w.prefix + strings.Join(rel, "/")
+	w.patterns.Add(readPatterns(w.ctx, filepath.Join(fsDir, ".gitignore"), dir, path.Join(dir, ".gitignore"))...)
+	defer w.patterns.Truncate(mark)
 
 	var subdirs []string
 	child := make([]string, len(rel)+1)
@@ -247,12 +247,6 @@ func (w *walker) visit(fsDir string, l *sighting.DirectoryListing) error {
 		return nil
 	}
 	return w.opt.visit(fsDir, l)
-}
-
-// domain is the gitignore domain of the directory at rel: its components
-// from the repository's top.
-func (w *walker) domain(rel []string) []string {
-	return append(append(make([]string, 0, len(w.prefix)+len(rel)), w.prefix...), rel...)
 }
 
 // readDir lists a directory as os.ReadDir does, sorted by name, but opens

@@ -1,7 +1,7 @@
 // Package store is the seam between a home of voyages and where their
 // records and artifacts are kept: the segment log and the artifact pack on
 // one machine's disk (Dir, in this package), or a NATS JetStream server a
-// crew shares across machines (package store/jetstream). A store that
+// crew shares across machines (package store/natsstore). A store that
 // passes the conformance suite in package store/storetest is a helm store.
 //
 // The seam is what a home does with its voyages, no more:

@@ -15,7 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 )
 
 // TestMain makes the test binary helm itself when it is run as "helm":
@@ -60,7 +60,7 @@ func TestScripts(t *testing.T) {
 				home := fmt.Sprintf("s%dx%d", os.Getpid(), scriptHomes.Add(1))
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				st, err := jetstream.Open(ctx, base, &jetstream.Options{Home: home})
+				st, err := natsstore.Open(ctx, base, &natsstore.Options{Home: home})
 				if err != nil {
 					return err
 				}

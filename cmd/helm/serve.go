@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/helmlog/helm/internal/web"
+	"github.com/helmlog/helm/cmd/helm/internal/web"
 )
 
 // helm serve: the read-only web UI over the home (package internal/web).

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/store/jetstream"
+	"github.com/helmlog/helm/store/natsstore"
 )
 
 // storeURL resolves where the home's voyages are: --store, then
@@ -61,7 +61,7 @@ func (a *app) sharedHome(dir, raw string, opts *helm.Options) (*helm.Home, error
 // dialStore connects to the JetStream store at raw: nats://HOST:PORT
 // (several, comma-separated, of one cluster; tls:// for TLS), with the
 // home's name as its path (default "default").
-func (a *app) dialStore(raw string) (*jetstream.Store, string, error) {
+func (a *app) dialStore(raw string) (*natsstore.Store, string, error) {
 	hint := "give --store nats://HOST:PORT/HOME (or HELM_STORE, or store in config.toml): the JetStream server, and the home's name on it"
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -103,7 +103,7 @@ func (a *app) dialStore(raw string) (*jetstream.Store, string, error) {
 	if c := a.getenv("HELM_NATS_CREDS"); c != "" {
 		creds = a.abs(c)
 	}
-	st, err := jetstream.Open(context.Background(), servers, &jetstream.Options{
+	st, err := natsstore.Open(context.Background(), servers, &natsstore.Options{
 		Home: home, Replicas: cfg.NATS.Replicas, Name: "helm",
 		Warn:      func(m string) { fmt.Fprintf(a.stderr, "helm: warning: %s\n", m) },
 		CredsFile: creds, CAFile: inHome(cfg.NATS.CA), CertFile: inHome(cfg.NATS.Cert), KeyFile: inHome(cfg.NATS.Key),
@@ -125,7 +125,7 @@ func (a *app) dialHint(err error, creds string) string {
 	var badName x509.HostnameError
 	var badCert *tls.CertificateVerificationError
 	var alert *net.OpError // crypto/tls reports the peer's alerts as a "remote error"
-	var unsafe *jetstream.SettingsError
+	var unsafe *natsstore.SettingsError
 	switch {
 	case errors.As(err, &unsafe):
 		return unsafe.Hint()

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/internal/web"
-	"github.com/helmlog/helm/internal/web/webtest"
+	"github.com/helmlog/helm/cmd/helm/internal/web"
+	"github.com/helmlog/helm/internal/webtest"
 	"github.com/helmlog/helm/marks"
 )
 

@@ -1,4 +1,4 @@
-// Package jetstream is a helm store (package store) on a NATS JetStream
+// Package natsstore is a helm store (package store) on a NATS JetStream
 // server or cluster, so that a crew on several machines shares one home.
 //
 // A home is one stream, HELM_<home>, with a subject per voyage,
@@ -119,4 +119,4 @@
 // power cut: the Open that creates such a home warns of it (Options.Warn).
 // A client cannot read the server's sync_interval, so helm cannot tell
 // the two apart, and warns of every stream of one replica it creates.
-package jetstream
+package natsstore

@@ -1,4 +1,4 @@
-package jetstream
+package natsstore
 
 // The settings of a home's streams.
 //

@@ -1,4 +1,4 @@
-package jetstream
+package natsstore
 
 // The message format.
 //

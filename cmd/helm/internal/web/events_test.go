@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/internal/web"
-	"github.com/helmlog/helm/internal/web/webtest"
+	"github.com/helmlog/helm/cmd/helm/internal/web"
+	"github.com/helmlog/helm/internal/webtest"
 )
 
 // streamsUnderWay counts the goroutines still inside an event stream's
