@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
@@ -19,7 +20,7 @@ type Action interface {
 	// Kind names the action, such as "commit" or "create-pull-request".
 	Kind() string
 	// Perform does it and reports what it left in the world.
-	Perform(ctx context.Context) (ActionResult, error)
+	Perform(ctx context.Context) (logbook.ActionResult, error)
 }
 
 // ActionError is a failed action: the world (git, GitHub) refused it. The
@@ -68,13 +69,13 @@ type PerformOptions struct {
 // leaves the entry with status ActionOutcomeUnknown. A failed action
 // returns an *ActionError once its failure is recorded in its entry.
 // who needs a role and a method; opts may be nil.
-func (v *Voyage) Perform(ctx context.Context, a Action, who Who, opts *PerformOptions) (Entry, error) {
+func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who, opts *PerformOptions) (logbook.Entry, error) {
 	if opts == nil {
 		opts = &PerformOptions{}
 	}
 	op := "perform " + a.Kind()
 	if err := errors.Join(checkWho(who), checkText("why", opts.Why)); err != nil {
-		return Entry{}, v.fail(op, err, Hint{})
+		return logbook.Entry{}, v.fail(op, err, hint.Hint{})
 	}
 	why := strings.TrimSpace(opts.Why)
 	if r, ok := a.(resolver); ok {
@@ -82,41 +83,41 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who Who, opts *PerformOp
 		// branch and what git resolves it to) are resolved before they
 		// are checked and recorded.
 		if err := r.Resolve(ctx); err != nil {
-			return Entry{}, v.fail(op, err, Hint{})
+			return logbook.Entry{}, v.fail(op, err, hint.Hint{})
 		}
 	}
 	params, err := json.Marshal(a)
 	if err != nil {
-		return Entry{}, v.fail(op, fmt.Errorf("%w: encode parameters: %v", ErrInvalid, err), Hint{})
+		return logbook.Entry{}, v.fail(op, fmt.Errorf("%w: encode parameters: %v", ErrInvalid, err), hint.Hint{})
 	}
 	red, err := v.home.redactor()
 	if err != nil {
-		return Entry{}, v.fail(op, err, Hint{})
+		return logbook.Entry{}, v.fail(op, err, hint.Hint{})
 	}
 	if redacted, n := red.JSON(params); n > 0 && !opts.AllowSecret {
-		return Entry{}, v.fail(op, fmt.Errorf("%w (%s): nothing was run or recorded", ErrSecret, strings.Join(secretRules(redacted), ", ")),
-			Hint{HintAllowSecret, "take the secret out of the parameters, or allow it (PerformOptions.AllowSecret): the log records it redacted"})
+		return logbook.Entry{}, v.fail(op, fmt.Errorf("%w (%s): nothing was run or recorded", ErrSecret, strings.Join(secretRules(redacted), ", ")),
+			hint.Hint{Kind: hint.AllowSecret, Text: "take the secret out of the parameters, or allow it (PerformOptions.AllowSecret): the log records it redacted"})
 	}
 	if opts.Undoes != 0 {
 		// Checked again with the intent; here, so that an undo that could
 		// not be made is not put to the guard rules either.
 		if _, err := v.Undoable(ctx, opts.Undoes); err != nil {
-			return Entry{}, err
+			return logbook.Entry{}, err
 		}
 	}
 	if v.home.opts.Policy != nil {
-		var target ActionTarget
+		var target logbook.ActionTarget
 		if t, ok := a.(Targeted); ok {
 			if target, err = t.Target(ctx); err != nil {
-				return Entry{}, v.fail(op, fmt.Errorf("find what the action acts on, for the guard rules: %w", err), Hint{})
+				return logbook.Entry{}, v.fail(op, fmt.Errorf("find what the action acts on, for the guard rules: %w", err), hint.Hint{})
 			}
 		}
 		if err := v.guard(ctx, op, a.Kind(), params, target, who, why, opts.Confirmed); err != nil {
-			return Entry{}, err
+			return logbook.Entry{}, err
 		}
 	}
 	id := v.home.opts.NewID().String()
-	var w Who
+	var w logbook.Who
 	var reads projection.Sections
 	if opts.Undoes != 0 {
 		reads = projection.SectionEntries
@@ -133,21 +134,21 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who Who, opts *PerformOp
 		if w, err = resolveWho(st, who, true); err != nil {
 			return nil, err
 		}
-		return []*projection.Event{{Type: projection.ActionIntended, Who: w, Action: &ActionRecord{
+		return []*projection.Event{{Type: projection.ActionIntended, Who: w, Action: &logbook.ActionRecord{
 			ID: id, Kind: a.Kind(), Params: params, Why: why, Undoes: opts.Undoes,
 		}}}, nil
 	})
 	if err != nil {
-		return Entry{}, err
+		return logbook.Entry{}, err
 	}
 	result, perr := a.Perform(ctx)
-	outcome := &projection.Event{Type: projection.ActionPerformed, Who: w, Action: &ActionRecord{ID: id, Kind: a.Kind(), Result: &result}}
+	outcome := &projection.Event{Type: projection.ActionPerformed, Who: w, Action: &logbook.ActionRecord{ID: id, Kind: a.Kind(), Result: &result}}
 	if perr == nil {
 		// How to take it back: asked of the world as the action left it.
 		outcome.Action.Inverse = inverseOf(context.WithoutCancel(ctx), red, a, result, opts.Undoes)
 	} else {
-		failed := &ActionRecord{ID: id, Kind: a.Kind(), Error: perr.Error()}
-		if !reflect.DeepEqual(result, ActionResult{}) {
+		failed := &logbook.ActionRecord{ID: id, Kind: a.Kind(), Error: perr.Error()}
+		if !reflect.DeepEqual(result, logbook.ActionResult{}) {
 			failed.Result = &result // partly done: a PR created, its review request refused
 		}
 		outcome = &projection.Event{Type: projection.ActionFailed, Who: w, Action: failed}
@@ -164,18 +165,18 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who Who, opts *PerformOp
 	if err != nil {
 		// The world was touched: say so, with what it left, so nobody
 		// performs the action a second time on the strength of this error.
-		what := "performed: " + logbook.DescribeAction(&ActionRecord{Kind: a.Kind(), Status: ActionPerformed, Result: &result})
+		what := "performed: " + logbook.DescribeAction(&logbook.ActionRecord{Kind: a.Kind(), Status: logbook.ActionPerformed, Result: &result})
 		if perr != nil {
 			what = "attempted and failed (" + perr.Error() + ")"
 		}
-		return Entry{}, &VoyageError{
+		return logbook.Entry{}, &VoyageError{
 			Op: op, Voyage: v.id,
 			Err:  fmt.Errorf("the action was %s, but its outcome could not be recorded, so the logbook shows it as outcome unknown: %w", what, err),
-			Hint: Hint{HintCheckWorld, "check the world (the repository, the pull request) before performing the action again"},
+			Hint: hint.Hint{Kind: hint.CheckWorld, Text: "check the world (the repository, the pull request) before performing the action again"},
 		}
 	}
 	if perr != nil {
-		return Entry{}, v.fail(op, &ActionError{Kind: a.Kind(), Err: perr}, Hint{})
+		return logbook.Entry{}, v.fail(op, &ActionError{Kind: a.Kind(), Err: perr}, hint.Hint{})
 	}
 	return v.entryAt(ctx, intent)
 }

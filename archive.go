@@ -16,6 +16,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -202,14 +203,14 @@ func (v *Voyage) ExportArchive(ctx context.Context, w io.Writer) error {
 		return nil
 	}))
 	if err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	if events == 0 {
-		return v.fail(op, fmt.Errorf("%w: the event log holds no events", ErrDamaged), Hint{})
+		return v.fail(op, fmt.Errorf("%w: the event log holds no events", ErrDamaged), hint.Hint{})
 	}
 	live, err := cs.live(&st)
 	if err != nil {
-		return v.fail(op, fmt.Errorf("%w: %v", ErrDamaged, err), Hint{})
+		return v.fail(op, fmt.Errorf("%w: %v", ErrDamaged, err), hint.Hint{})
 	}
 
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -247,7 +248,7 @@ func (v *Voyage) ExportArchive(ctx context.Context, w io.Writer) error {
 		err = bw.Flush()
 	}
 	if err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 )
 
@@ -62,7 +63,7 @@ func richVoyage(t *testing.T, h *helm.Home) *helm.Voyage {
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
 	require.NoError(t, err)
-	bob := helm.Who{Identity: "bob", Role: "reviewer", Method: "human"}
+	bob := logbook.Who{Identity: "bob", Role: "reviewer", Method: "human"}
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "cfg is a reference: it cannot be null", Reading: "init() panics when apply() fails."}, bob)
 	require.NoError(t, err)
 	_, err = v.Perform(ctx, &exportAction{kind: "commit", result: logbook.ActionResult{SHA: "abc1234def5678"}}, who, nil)
@@ -80,8 +81,8 @@ func richVoyage(t *testing.T, h *helm.Home) *helm.Voyage {
 	require.NoError(t, err)
 	_, err = v.Observe(ctx, &note{Topic: "left.txt", Text: "left on the slate"}, who, nil)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init. PR #45 merged.", who))
-	_, err = v.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix is right."}, helm.Who{Identity: "carol", Role: "judge", Method: "human"})
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "Fixed null check in widget init. PR #45 merged.", who))
+	_, err = v.Judge(ctx, logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix is right."}, logbook.Who{Identity: "carol", Role: "judge", Method: "human"})
 	require.NoError(t, err)
 	return v
 }
@@ -96,12 +97,12 @@ func quickOptions() *helm.Options {
 // readerViews are a voyage's views as a reader sees them: where an
 // artifact's bytes lie (Offset, Blob) is left out.
 type readerViews struct {
-	Info          helm.VoyageInfo          `json:"info"`
-	Slate         []helm.ObservationRecord `json:"slate"`
-	Logbook       []helm.Entry             `json:"logbook"`
-	FailedActions []helm.Entry             `json:"failed_actions"`
-	Artifacts     []helm.ArtifactInfo      `json:"artifacts"`
-	Story         string                   `json:"story"`
+	Info          helm.VoyageInfo             `json:"info"`
+	Slate         []logbook.ObservationRecord `json:"slate"`
+	Logbook       []logbook.Entry             `json:"logbook"`
+	FailedActions []logbook.Entry             `json:"failed_actions"`
+	Artifacts     []helm.ArtifactInfo         `json:"artifacts"`
+	Story         string                      `json:"story"`
 	// Bytes are the SHA-256 of each stowed artifact's bytes, by hash.
 	Bytes map[string]string `json:"bytes"`
 }
@@ -116,7 +117,7 @@ func viewsOf(t *testing.T, v *helm.Voyage) readerViews {
 	for _, a := range artifactsOf(t, v) {
 		a.Offset, a.Blob = 0, 0
 		rv.Artifacts = append(rv.Artifacts, a)
-		if a.Status != helm.ArtifactStowed {
+		if a.Status != logbook.ArtifactStowed {
 			continue
 		}
 		data, err := readArtifact(ctx, v, a.Hash)
@@ -211,7 +212,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	assert.Contains(t, events.String(), `"type":"artifact-jettisoned"`)
 	stowed := 0
 	for _, a := range artifactsOf(t, v) {
-		if a.Status != helm.ArtifactJettisoned {
+		if a.Status != logbook.ArtifactJettisoned {
 			stowed++
 		}
 	}
@@ -264,7 +265,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	_, err = other.Import(ctx, bytes.NewReader(archive))
 	require.ErrorIs(t, err, helm.ErrInvalid)
 	assert.Contains(t, err.Error(), "holds voyage "+v.ID()+" already")
-	assert.Equal(t, helm.HintOtherHome, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.OtherHome, helm.HintOf(err).Kind)
 	assert.Equal(t, before, treeSum(t, other.Dir()), "nothing written")
 	_, err = h.Import(ctx, bytes.NewReader(archive))
 	require.ErrorIs(t, err, helm.ErrInvalid, "nor into the home it came from")
@@ -416,7 +417,7 @@ func TestArchiveOfADamagedArtifactFails(t *testing.T) {
 	require.NoError(t, os.WriteFile(pack, data, 0o600))
 	err = v.ExportArchive(ctx, new(bytes.Buffer))
 	require.ErrorIs(t, err, helm.ErrArtifactDamaged)
-	assert.Equal(t, helm.HintVerify, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.Verify, helm.HintOf(err).Kind)
 }
 
 // copyHome copies a corpus home to a temporary directory, so that a test

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/sighting"
@@ -32,9 +34,9 @@ func (v *Voyage) OpenArtifact(ctx context.Context, hash string) (io.ReadCloser, 
 	}
 	r, err := v.open(ctx, &a.ArtifactRef)
 	if err != nil {
-		return nil, v.fail(op, err, Hint{})
+		return nil, v.fail(op, err, hint.Hint{})
 	}
-	return &artifactReader{ReadCloser: r, fail: func(err error) error { return v.fail(op, err, Hint{}) }}, nil
+	return &artifactReader{ReadCloser: r, fail: func(err error) error { return v.fail(op, err, hint.Hint{}) }}, nil
 }
 
 // artifactReader fails as OpenArtifact does: damage found as the bytes go
@@ -57,21 +59,21 @@ func (r *artifactReader) Read(p []byte) (int, error) {
 func (v *Voyage) stowed(ctx context.Context, hash string) (projection.Artifact, string, error) {
 	op := "read artifact " + hash
 	if err := v.refresh(ctx); err != nil {
-		return projection.Artifact{}, op, v.fail(op, err, Hint{})
+		return projection.Artifact{}, op, v.fail(op, err, hint.Hint{})
 	}
 	v.mu.Lock()
 	a, err := v.findArtifact(hash, v.logScan(ctx))
 	v.mu.Unlock()
 	if err != nil {
-		return a, op, v.fail(op, err, Hint{})
+		return a, op, v.fail(op, err, hint.Hint{})
 	}
 	op = "read artifact " + a.Hash
 	if a.Status != projection.Stowed {
 		err := fmt.Errorf("%w: it is %s", ErrArtifactGone, a.Status)
 		if a.ReducedTo != "" {
-			return a, op, v.fail(op, err, Hint{HintReadSummary, "read its summary, artifact " + a.ReducedTo})
+			return a, op, v.fail(op, err, hint.Hint{Kind: hint.ReadSummary, Text: "read its summary, artifact " + a.ReducedTo})
 		}
-		return a, op, v.fail(op, fmt.Errorf("%w; its bytes are no longer read, and the logbook still names its mark", err), Hint{})
+		return a, op, v.fail(op, fmt.Errorf("%w; its bytes are no longer read, and the logbook still names its mark", err), hint.Hint{})
 	}
 	return a, op, nil
 }
@@ -169,14 +171,14 @@ func (v *Voyage) findArtifact(hash string, scan scanFunc) (projection.Artifact, 
 // artifact fails with ErrArtifactGone, until the same bytes are observed
 // again and stowed anew. The bytes stay where they are (the log, the
 // pack) until Compact reclaims them.
-func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who Who) error {
+func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who logbook.Who) error {
 	op := "jettison artifact " + hash
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return v.fail(op, fmt.Errorf("%w: say why the artifact is jettisoned (the reason is recorded)", ErrInvalid), Hint{})
+		return v.fail(op, fmt.Errorf("%w: say why the artifact is jettisoned (the reason is recorded)", ErrInvalid), hint.Hint{})
 	}
 	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	// The whole index is read first: hash may be a prefix.
 	_, err := v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, _ stower) ([]*projection.Event, error) {
@@ -208,26 +210,26 @@ type Reduction struct {
 // stowed as every sighting is (a blob record when small, the pack
 // otherwise), and marks the original reduced: readers are pointed to the
 // summary. It returns the summary's hash.
-func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who Who) (string, error) {
+func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who logbook.Who) (string, error) {
 	op := "reduce artifact " + hash
 	if err := errors.Join(checkText("method", r.Method), checkWho(who)); err != nil {
-		return "", v.fail(op, err, Hint{})
+		return "", v.fail(op, err, hint.Hint{})
 	}
 	if r.Summary == nil {
-		return "", v.fail(op, fmt.Errorf("%w: no summary", ErrInvalid), Hint{})
+		return "", v.fail(op, fmt.Errorf("%w: no summary", ErrInvalid), hint.Hint{})
 	}
 	data, err := sighting.Marshal(r.Summary)
 	if err != nil {
-		return "", v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
+		return "", v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), hint.Hint{})
 	}
 	red, err := v.home.redactor()
 	if err != nil {
-		return "", v.fail(op, err, Hint{})
+		return "", v.fail(op, err, hint.Hint{})
 	}
 	data, _ = redactSighting(red, data)
 	method := strings.TrimSpace(r.Method)
 	if method == "" {
-		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), Hint{})
+		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), hint.Hint{})
 	}
 	enc := v.prepare(ctx, data)
 	// The whole index is read first: hash may be a prefix.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -19,40 +21,40 @@ type BearingOptions struct {
 	// mark key as a slate entry replaces it.
 	Observations []Observation
 	// Source says who wrote the reading; empty means SourceAgent.
-	Source Source
+	Source logbook.Source
 }
 
 // TakeBearing records a reading over the slate's observations: the
 // logbook entry and the wiping of the slate are one atomic event. who
 // needs a role and a method: every logbook entry records who took it.
-func (v *Voyage) TakeBearing(ctx context.Context, reading string, who Who, opts *BearingOptions) (Entry, error) {
+func (v *Voyage) TakeBearing(ctx context.Context, reading string, who logbook.Who, opts *BearingOptions) (logbook.Entry, error) {
 	const op = "take bearing"
 	if opts == nil {
 		opts = &BearingOptions{}
 	}
 	if err := errors.Join(checkText("reading", reading), checkWho(who)); err != nil {
-		return Entry{}, v.fail(op, err, Hint{})
+		return logbook.Entry{}, v.fail(op, err, hint.Hint{})
 	}
 	reading = strings.TrimSpace(reading)
 	if reading == "" {
-		return Entry{}, v.fail(op, fmt.Errorf("%w: the reading is empty; say what the observations mean", ErrInvalid), Hint{})
+		return logbook.Entry{}, v.fail(op, fmt.Errorf("%w: the reading is empty; say what the observations mean", ErrInvalid), hint.Hint{})
 	}
 	source := opts.Source
 	if source == "" {
-		source = SourceAgent
+		source = logbook.SourceAgent
 	}
 	red, err := v.home.redactor()
 	if err != nil {
-		return Entry{}, v.fail(op, err, Hint{})
+		return logbook.Entry{}, v.fail(op, err, hint.Hint{})
 	}
 	extra := make([]*encodedObservation, len(opts.Observations))
 	for i, o := range opts.Observations {
 		if err := checkObservation(fmt.Sprintf("observation %d", i+1), o); err != nil {
-			return Entry{}, v.fail(op, err, Hint{})
+			return logbook.Entry{}, v.fail(op, err, hint.Hint{})
 		}
 		enc, err := v.encodeObservation(ctx, red, o)
 		if err != nil {
-			return Entry{}, v.fail(op, fmt.Errorf("%w: observation %d: %v", ErrInvalid, i+1, err), Hint{})
+			return logbook.Entry{}, v.fail(op, fmt.Errorf("%w: observation %d: %v", ErrInvalid, i+1, err), hint.Hint{})
 		}
 		extra[i] = enc
 	}
@@ -78,13 +80,13 @@ func (v *Voyage) TakeBearing(ctx context.Context, reading string, who Who, opts 
 		}
 		// The bearing seals the slate as these events leave it: its
 		// observations are not stored again (projection.Event.Bearing).
-		events = append(events, &projection.Event{Type: projection.BearingTaken, Bearing: &Bearing{
-			Reading: Reading{Text: reading, Source: source},
+		events = append(events, &projection.Event{Type: projection.BearingTaken, Bearing: &logbook.Bearing{
+			Reading: logbook.Reading{Text: reading, Source: source},
 		}})
 		return withWho(events, w), nil
 	})
 	if err != nil {
-		return Entry{}, err
+		return logbook.Entry{}, err
 	}
 	return v.entryAt(ctx, seq)
 }
@@ -96,24 +98,24 @@ type Challenge struct {
 	// Reading is the new reading.
 	Reading string
 	// Source says who wrote the new reading; empty means SourceUser.
-	Source Source
+	Source logbook.Source
 }
 
 // Challenge replaces the reading of bearing n (its number in the story)
 // with c.Reading, keeping the challenged reading and c.Feedback in its
 // history. who needs a role and a method.
-func (v *Voyage) Challenge(ctx context.Context, n int, c Challenge, who Who) (Entry, error) {
+func (v *Voyage) Challenge(ctx context.Context, n int, c Challenge, who logbook.Who) (logbook.Entry, error) {
 	op := fmt.Sprintf("challenge bearing %d", n)
 	if err := errors.Join(checkText("feedback", c.Feedback), checkText("reading", c.Reading), checkWho(who)); err != nil {
-		return Entry{}, v.fail(op, err, Hint{})
+		return logbook.Entry{}, v.fail(op, err, hint.Hint{})
 	}
 	feedback, text := strings.TrimSpace(c.Feedback), strings.TrimSpace(c.Reading)
 	if feedback == "" || text == "" {
-		return Entry{}, v.fail(op, fmt.Errorf("%w: a challenge needs feedback and the new reading", ErrInvalid), Hint{})
+		return logbook.Entry{}, v.fail(op, fmt.Errorf("%w: a challenge needs feedback and the new reading", ErrInvalid), hint.Hint{})
 	}
 	source := c.Source
 	if source == "" {
-		source = SourceUser
+		source = logbook.SourceUser
 	}
 	var bseq uint64
 	_, err := v.commitReading(ctx, op, projection.SectionEntries, func(st *projection.State, _ stower) ([]*projection.Event, error) {
@@ -133,7 +135,7 @@ func (v *Voyage) Challenge(ctx context.Context, n int, c Challenge, who Who) (En
 		}}}, nil
 	})
 	if err != nil {
-		return Entry{}, err
+		return logbook.Entry{}, err
 	}
 	return v.entryAt(ctx, bseq)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
@@ -54,11 +55,11 @@ func (v *Voyage) commitReading(ctx context.Context, op string, reads projection.
 	v.mu.Unlock()
 	if broken != nil {
 		return 0, v.fail(op, fmt.Errorf("this handle's views cannot be trusted (a write failed earlier, so they may be ahead of what is stored, or they could not be read): %w", broken),
-			Hint{HintReopen, "open the voyage again, and read its logbook to see what was recorded"})
+			hint.Hint{Kind: hint.Reopen, Text: "open the voyage again, and read its logbook to see what was recorded"})
 	}
 	red, err := v.home.redactor()
 	if err != nil {
-		return 0, v.fail(op, err, Hint{})
+		return 0, v.fail(op, err, hint.Hint{})
 	}
 	// Before the first change of this handle, the journal gets ready
 	// (the home index learns, durably, that the voyage may change):
@@ -101,12 +102,12 @@ func (v *Voyage) commitFailed(op string, err, decideErr error, attempt int, bega
 		switch {
 		case errors.Is(err, store.ErrConflict):
 			return v.fail(op, fmt.Errorf("%w (nothing was recorded: other writers changed the voyage %d times in %v while this change was decided)", err, attempt+1, time.Since(began).Round(time.Second)),
-				Hint{HintRetry, "run the command again"})
+				hint.Hint{Kind: hint.Retry, Text: "run the command again"})
 		case errors.Is(err, store.ErrTooLarge):
-			return v.fail(op, fmt.Errorf("%w: %w (nothing was recorded)", ErrInvalid, err), Hint{})
+			return v.fail(op, fmt.Errorf("%w: %w (nothing was recorded)", ErrInvalid, err), hint.Hint{})
 		}
 		return v.fail(op, fmt.Errorf("%w; the store did not confirm the write, so the change may or may not be recorded", err),
-			Hint{HintReopen, "read the voyage's logbook to see whether the change was recorded before retrying"})
+			hint.Hint{Kind: hint.Reopen, Text: "read the voyage's logbook to see whether the change was recorded before retrying"})
 	}
 	switch {
 	case decideErr == nil && errors.Is(err, segment.ErrPoisoned):
@@ -118,20 +119,20 @@ func (v *Voyage) commitFailed(op string, err, decideErr error, attempt int, bega
 		}
 		v.mu.Unlock()
 		return v.fail(op, fmt.Errorf("%w; the disk reported a failure, so the change may or may not be recorded", err),
-			Hint{HintReopen, "open the voyage again, and read its logbook to see whether the change was recorded before retrying"})
+			hint.Hint{Kind: hint.Reopen, Text: "open the voyage again, and read its logbook to see whether the change was recorded before retrying"})
 	case decideErr != nil || errors.Is(err, segment.ErrCorrupt) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	// The log failed before anything was written (its directory, lock or
 	// watermark could not be made, or opened).
-	return v.fail(op, fmt.Errorf("%w (nothing was recorded)", err), Hint{})
+	return v.fail(op, fmt.Errorf("%w (nothing was recorded)", err), hint.Hint{})
 }
 
 // fail returns err as the *VoyageError of op on this voyage, with hint
 // (zero: HintOf reads the one its sentinel implies). Damage is reported as
 // a *DamageError, whatever found it. An error that is a *VoyageError
 // already is returned as it is.
-func (v *Voyage) fail(op string, err error, hint Hint) error {
+func (v *Voyage) fail(op string, err error, hint hint.Hint) error {
 	var ve *VoyageError
 	if errors.As(err, &ve) {
 		return err
@@ -144,7 +145,7 @@ func (v *Voyage) fail(op string, err error, hint Hint) error {
 
 // resolveWho fills who.Identity from the voyage and checks that an entry
 // has all three of identity, role and method.
-func resolveWho(st *projection.State, who Who, entry bool) (Who, error) {
+func resolveWho(st *projection.State, who logbook.Who, entry bool) (logbook.Who, error) {
 	if who.Identity == "" {
 		who.Identity = st.Voyage.Identity
 	}
@@ -185,7 +186,7 @@ func checkActive(st *projection.State) error {
 func stampOf(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // withWho sets who on every event.
-func withWho(events []*projection.Event, who Who) []*projection.Event {
+func withWho(events []*projection.Event, who logbook.Who) []*projection.Event {
 	for _, e := range events {
 		e.Who = who
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -48,7 +49,7 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 	op := "compact"
 	rep := CompactReport{Voyage: v.id}
 	if err := v.refresh(ctx); err != nil {
-		return rep, v.fail(op, err, Hint{})
+		return rep, v.fail(op, err, hint.Hint{})
 	}
 	// Every copy ever stowed, up to the views' seq; the live ones are the
 	// current copies of artifacts that are not jettisoned. Copies stowed
@@ -56,7 +57,7 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 	v.mu.Lock()
 	if err := v.loadSections(projection.SectionArtifacts, v.logScan(ctx)); err != nil {
 		v.mu.Unlock()
-		return rep, v.fail(op, err, Hint{})
+		return rep, v.fail(op, err, hint.Hint{})
 	}
 	asOf := v.st.Voyage.Seq
 	liveBlob, livePack := map[uint64]bool{}, map[int64]bool{}
@@ -92,7 +93,7 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 		return nil
 	}))
 	if err != nil && err != errFound {
-		return rep, v.fail(op, err, Hint{})
+		return rep, v.fail(op, err, hint.Hint{})
 	}
 	if len(dropBlob) > 0 {
 		r, err := j.log.Reclaim(ctx, func(r segment.Record) bool {
@@ -100,14 +101,14 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 		})
 		rep.LogRecords, rep.LogBytes, rep.Kept = r.Records, r.Bytes, r.Skipped
 		if err != nil {
-			return rep, v.fail(op, err, Hint{})
+			return rep, v.fail(op, err, hint.Hint{})
 		}
 	}
 	frames, n, err := j.reclaimPack(ctx, dropPack)
 	rep.PackBytes = n
 	rep.Artifacts = rep.LogRecords + frames
 	if err != nil {
-		return rep, v.fail(op, fmt.Errorf("after reclaiming %d records of the event log: %w", rep.LogRecords, err), Hint{})
+		return rep, v.fail(op, fmt.Errorf("after reclaiming %d records of the event log: %w", rep.LogRecords, err), hint.Hint{})
 	}
 	return rep, nil
 }

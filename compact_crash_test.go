@@ -134,7 +134,7 @@ func TestCompactCrashStress(t *testing.T) {
 		reclaimedRecords = rep.Events.Reclaimed
 		v, err := h.Voyage(ctx, id)
 		require.NoError(t, err, "round %d", round)
-		status := map[string]helm.ArtifactStatus{}
+		status := map[string]logbook.ArtifactStatus{}
 		for _, a := range artifactsOf(t, v) {
 			status[a.Hash] = a.Status
 		}
@@ -142,10 +142,10 @@ func TestCompactCrashStress(t *testing.T) {
 			st, ok := status[hash]
 			require.True(t, ok, "round %d: acknowledged artifact %s lost", round, hash)
 			if jettisoned[hash] {
-				require.Equal(t, helm.ArtifactJettisoned, st, "round %d: %s", round, hash)
+				require.Equal(t, logbook.ArtifactJettisoned, st, "round %d: %s", round, hash)
 				continue
 			}
-			if st == helm.ArtifactStowed {
+			if st == logbook.ArtifactStowed {
 				_, err := readArtifact(ctx, v, hash)
 				require.NoError(t, err, "round %d: artifact %s unreadable", round, hash)
 			}

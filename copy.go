@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -102,7 +103,7 @@ func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) 
 		if errors.As(err, &ve) {
 			return nil, 0, err
 		}
-		return nil, 0, v.fail(op, err, Hint{})
+		return nil, 0, v.fail(op, err, hint.Hint{})
 	}
 	return v, im.last() - after, nil
 }

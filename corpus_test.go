@@ -232,7 +232,7 @@ func (w *corpusWriter) mark(m marks.Mark, err error) marks.Mark {
 }
 
 // observe observes m, failing the script on an error.
-func (w *corpusWriter) observe(v *helm.Voyage, m marks.Mark, by helm.Who, opts *helm.ObserveOptions) helm.Observed {
+func (w *corpusWriter) observe(v *helm.Voyage, m marks.Mark, by logbook.Who, opts *helm.ObserveOptions) helm.Observed {
 	w.t.Helper()
 	o, err := v.Observe(w.ctx, m, by, opts)
 	w.must(err)
@@ -288,11 +288,11 @@ func corpusV0(w *corpusWriter) {
 	w.observe(v, w.mark(marks.NewContext("the widget crashes at start")), who, nil)
 	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
 	w.must(err)
-	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "look again", Reading: "Init() dereferences a nil config.", Source: helm.SourceUser}, who)
+	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "look again", Reading: "Init() dereferences a nil config.", Source: logbook.SourceUser}, who)
 	w.must(err)
 	_, err = v.Perform(ctx, &corpusAction{Message: "Fix null check"}, who, nil)
 	w.must(err)
-	w.must(v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who))
+	w.must(v.Complete(ctx, logbook.OutcomeCompleted, "Fixed null check in widget init.", who))
 	w.must(v.Close())
 
 	v, err = h.Start(ctx, "Explore the widget module", helm.OpenWaters, who, nil)
@@ -352,16 +352,16 @@ func corpusV02(w *corpusWriter) {
 			}
 		}
 	}
-	w.must(v.Complete(ctx, helm.OutcomeBlocked, "Waiting for a review of the fix.", who))
+	w.must(v.Complete(ctx, logbook.OutcomeBlocked, "Waiting for a review of the fix.", who))
 	w.must(v.Close())
 }
 
 // The crew of the v0.3 part: a lead, an agent, and a reviewer who only
 // judges.
 var (
-	corpusLead  = helm.Who{Identity: "maya", Role: "lead", Method: "human"}
-	corpusAgent = helm.Who{Identity: "ana-agent", Role: "coder", Method: "claude-code"}
-	corpusJudge = helm.Who{Identity: "rita-reviewer", Role: "reviewer", Method: "gpt-5"}
+	corpusLead  = logbook.Who{Identity: "maya", Role: "lead", Method: "human"}
+	corpusAgent = logbook.Who{Identity: "ana-agent", Role: "coder", Method: "claude-code"}
+	corpusJudge = logbook.Who{Identity: "rita-reviewer", Role: "reviewer", Method: "gpt-5"}
 )
 
 // corpusV03: every event type, every mark kind and every lifecycle path
@@ -409,7 +409,7 @@ func corpusV03(w *corpusWriter) {
 	w.observe(fix, w.mark(marks.NewFileContents("widgets/widget.go")), corpusAgent, w.env)
 	w.observe(fix, w.mark(marks.NewGitHubPR(w.ghRepo, 2, "summary", "files", "checks", "diff", "comments", "reviews")), corpusAgent, remote)
 	_, err = fix.TakeBearing(ctx, "Init() dereferences a nil config; pull request #2 adds the check.", corpusAgent,
-		&helm.BearingOptions{Observations: []helm.Observation{w.command("widgets", "cat", "widget.go")}, Source: helm.SourceAgent})
+		&helm.BearingOptions{Observations: []helm.Observation{w.command("widgets", "cat", "widget.go")}, Source: logbook.SourceAgent})
 	w.must(err)
 	_, err = fix.Challenge(ctx, 1, helm.Challenge{Feedback: "the check returns an error now; say so",
 		Reading: "Init() dereferences a nil config; pull request #2 returns errNoConfig instead."}, corpusLead)
@@ -420,7 +420,7 @@ func corpusV03(w *corpusWriter) {
 	_, err = fix.Perform(ctx, &corpusPush{Branch: "fix-widget", Fail: true}, corpusAgent, nil)
 	var aerr *helm.ActionError
 	require.ErrorAs(t, err, &aerr)
-	w.must(fix.Complete(ctx, helm.OutcomeBlocked, "The push was rejected; waiting for the lead.", corpusAgent))
+	w.must(fix.Complete(ctx, logbook.OutcomeBlocked, "The push was rejected; waiting for the lead.", corpusAgent))
 	w.must(fix.Resume(ctx, "the lead rebased the branch", corpusLead))
 	_, err = fix.Perform(ctx, &corpusPush{Branch: "fix-widget"}, corpusAgent, nil)
 	w.must(err)
@@ -430,8 +430,8 @@ func corpusV03(w *corpusWriter) {
 		Summary: &sighting.Context{Description: "small.txt declares Init; big.txt is noise"}, Method: "human"}, corpusAgent)
 	w.must(err)
 	w.must(fix.Jettison(ctx, project.Record.Artifact, "stale: the tree changed since", corpusAgent))
-	w.must(fix.Complete(ctx, helm.OutcomeCompleted, "Init checks its config; pushed to fix-widget.", corpusAgent))
-	_, err = fix.Judge(ctx, helm.Judgement{Dimension: "correctness", Score: 8, Evidence: []int{1, 2, 4},
+	w.must(fix.Complete(ctx, logbook.OutcomeCompleted, "Init checks its config; pushed to fix-widget.", corpusAgent))
+	_, err = fix.Judge(ctx, logbook.Judgement{Dimension: "correctness", Score: 8, Evidence: []int{1, 2, 4},
 		Text: "The fix is right; the first push should have been rebased."}, corpusJudge)
 	w.must(err)
 	w.must(fix.Close())
@@ -449,7 +449,7 @@ func corpusV03(w *corpusWriter) {
 	w.must(err)
 	_, err = port.TakeBearing(ctx, "The bindings do not build: config is not passed through.", corpusAgent, nil)
 	w.must(err)
-	w.must(port.Complete(ctx, helm.OutcomePartial, "The Go fix landed; the bindings still need the config.", corpusAgent))
+	w.must(port.Complete(ctx, logbook.OutcomePartial, "The Go fix landed; the bindings still need the config.", corpusAgent))
 	w.must(port.Close())
 
 	w.observe(lead, w.mark(marks.NewDirectoryTree("widgets", marks.DirectoryTreeOptions{Skip: []string{"internal"}})), corpusLead, w.env)
@@ -463,7 +463,7 @@ func corpusV03(w *corpusWriter) {
 	w.must(err)
 	_, err = v.Perform(ctx, &corpusAction{Message: "Backport the nil check", Fail: true}, who, nil)
 	require.ErrorAs(t, err, &aerr)
-	w.must(v.Complete(ctx, helm.OutcomeFailed, "v1 cannot take the fix.", who))
+	w.must(v.Complete(ctx, logbook.OutcomeFailed, "v1 cannot take the fix.", who))
 	w.must(v.Close())
 
 	// Cancelled.
@@ -472,7 +472,7 @@ func corpusV03(w *corpusWriter) {
 	w.observe(v, w.mark(marks.NewWeb("http://docs.widgets.test/rust")), who, remote) // 404
 	_, err = v.Note(ctx, "No one asked for it.", who)
 	w.must(err)
-	w.must(v.Complete(ctx, helm.OutcomeCancelled, "Not worth it.", who))
+	w.must(v.Complete(ctx, logbook.OutcomeCancelled, "Not worth it.", who))
 	w.must(v.Close())
 }
 
@@ -494,12 +494,12 @@ func corpusV04(w *corpusWriter) {
 	_, err = sub.Perform(ctx, &corpusAction{Message: "Move the loader to loader.go"}, corpusAgent, &helm.PerformOptions{Why: "widget.go is too long to review"})
 
 	w.must(err)
-	w.must(sub.Complete(ctx, helm.OutcomeCompleted, "loader.go holds the loader.", corpusAgent))
+	w.must(sub.Complete(ctx, logbook.OutcomeCompleted, "loader.go holds the loader.", corpusAgent))
 	w.must(sub.RemoveWorktree(ctx, corpusAgent, helm.RemoveWorktreeOptions{Force: true}))
 	w.must(sub.Close())
 	_, err = lead.Note(ctx, "The loader moved; nothing else to split.", corpusLead)
 	w.must(err)
-	w.must(lead.Complete(ctx, helm.OutcomeCompleted, "Split done.", corpusLead))
+	w.must(lead.Complete(ctx, logbook.OutcomeCompleted, "Split done.", corpusLead))
 	w.must(lead.RemoveWorktree(ctx, corpusLead, helm.RemoveWorktreeOptions{}))
 	w.must(lead.Close())
 }
@@ -538,8 +538,8 @@ type corpusPush struct {
 }
 
 func (a *corpusPush) Kind() string { return "push" }
-func (a *corpusPush) Target(context.Context) (helm.ActionTarget, error) {
-	return helm.ActionTarget{Repo: "octo/widgets", Branch: a.Branch, Args: []string{"origin", a.Branch}}, nil
+func (a *corpusPush) Target(context.Context) (logbook.ActionTarget, error) {
+	return logbook.ActionTarget{Repo: "octo/widgets", Branch: a.Branch, Args: []string{"origin", a.Branch}}, nil
 }
 func (a *corpusPush) Perform(context.Context) (logbook.ActionResult, error) {
 	if a.Fail {
@@ -554,8 +554,8 @@ type corpusMerge struct {
 }
 
 func (a *corpusMerge) Kind() string { return "merge-pull-request" }
-func (a *corpusMerge) Target(context.Context) (helm.ActionTarget, error) {
-	return helm.ActionTarget{Repo: "octo/widgets", Branch: "main", Args: []string{fmt.Sprint(a.Number)}}, nil
+func (a *corpusMerge) Target(context.Context) (logbook.ActionTarget, error) {
+	return logbook.ActionTarget{Repo: "octo/widgets", Branch: "main", Args: []string{fmt.Sprint(a.Number)}}, nil
 }
 func (a *corpusMerge) Perform(context.Context) (logbook.ActionResult, error) {
 	return logbook.ActionResult{Number: a.Number, SHA: "fedcba9876543210"}, nil
@@ -563,10 +563,10 @@ func (a *corpusMerge) Perform(context.Context) (logbook.ActionResult, error) {
 
 // corpusView is what a corpus voyage must still show.
 type corpusView struct {
-	Info      helm.VoyageInfo          `json:"info"`
-	Story     string                   `json:"story"`
-	Slate     []helm.ObservationRecord `json:"slate"`
-	Artifacts map[string]string        `json:"artifacts"` // hash -> SHA-256 of the bytes Artifact returns
+	Info      helm.VoyageInfo             `json:"info"`
+	Story     string                      `json:"story"`
+	Slate     []logbook.ObservationRecord `json:"slate"`
+	Artifacts map[string]string           `json:"artifacts"` // hash -> SHA-256 of the bytes Artifact returns
 }
 
 func corpusViews(t *testing.T, h *helm.Home) map[string]corpusView {
@@ -582,7 +582,7 @@ func corpusViews(t *testing.T, h *helm.Home) map[string]corpusView {
 		require.NoError(t, writeStory(ctx, v, &story))
 		cv := corpusView{Info: v.Info(), Story: story.String(), Slate: v.Slate(), Artifacts: map[string]string{}}
 		for _, a := range artifactsOf(t, v) {
-			if a.Status != helm.ArtifactStowed {
+			if a.Status != logbook.ArtifactStowed {
 				cv.Artifacts[a.Hash] = string(a.Status)
 				continue
 			}
@@ -674,7 +674,7 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 				require.NoError(t, err)
 				// Actions recorded before undo recorded no inverse.
 				for _, e := range entriesOf(t, v) {
-					if e.Action != nil && e.Action.Status == helm.ActionPerformed {
+					if e.Action != nil && e.Action.Status == logbook.ActionPerformed {
 						_, err := v.Undoable(ctx, e.N)
 						assert.ErrorIs(t, err, helm.ErrNotUndoable)
 						assert.ErrorContains(t, err, "records no way to take it back (it was recorded by a helm before undo")
@@ -683,9 +683,9 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 				if v.Info().Status.Resumable() {
 					// A voyage paused by an earlier version is resumed by this one.
 					require.NoError(t, v.Resume(ctx, "resumed by a later version", who))
-					require.Equal(t, helm.StatusActive, v.Info().Status)
+					require.Equal(t, logbook.StatusActive, v.Info().Status)
 				}
-				if v.Info().Status != helm.StatusActive {
+				if v.Info().Status != logbook.StatusActive {
 					require.NoError(t, v.Close())
 					continue
 				}

@@ -14,11 +14,11 @@ import (
 type failing struct{ Fail bool }
 
 func (failing) Kind() string { return "commit" }
-func (a failing) Perform(context.Context) (ActionResult, error) {
+func (a failing) Perform(context.Context) (logbook.ActionResult, error) {
 	if a.Fail {
-		return ActionResult{}, errors.New("rejected")
+		return logbook.ActionResult{}, errors.New("rejected")
 	}
-	return ActionResult{SHA: "abc1234"}, nil
+	return logbook.ActionResult{SHA: "abc1234"}, nil
 }
 
 // TestEntryNumbersThroughSnapshot: a voyage reopened from a snapshot
@@ -48,8 +48,8 @@ func TestEntryNumbersThroughSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	entries := entriesOf(t, v)
 	require.Len(t, entries, 4)
-	assert.Equal(t, ActionFailed, entries[1].Action.Status)
-	assert.Equal(t, ActionPerformed, entries[3].Action.Status)
+	assert.Equal(t, logbook.ActionFailed, entries[1].Action.Status)
+	assert.Equal(t, logbook.ActionPerformed, entries[3].Action.Status)
 	assert.Equal(t, 4, entries[3].N)
 	require.NoError(t, v.Close())
 }

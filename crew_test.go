@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
@@ -25,7 +26,7 @@ import (
 // it is resumed, and what a final one refuses for good.
 func TestLifecycle(t *testing.T) {
 	ctx := context.Background()
-	statuses := []helm.Status{helm.StatusActive, helm.StatusBlocked, helm.StatusPartial, helm.StatusCompleted, helm.StatusFailed, helm.StatusCancelled}
+	statuses := []logbook.Status{logbook.StatusActive, logbook.StatusBlocked, logbook.StatusPartial, logbook.StatusCompleted, logbook.StatusFailed, logbook.StatusCancelled}
 	for _, from := range statuses {
 		t.Run(string(from), func(t *testing.T) {
 			// reach makes a voyage in status from.
@@ -33,8 +34,8 @@ func TestLifecycle(t *testing.T) {
 				_, v := newVoyage(t, nil)
 				_, err := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 				require.NoError(t, err)
-				if from != helm.StatusActive {
-					require.NoError(t, v.Complete(ctx, helm.Outcome(from), "ended as "+string(from), who))
+				if from != logbook.StatusActive {
+					require.NoError(t, v.Complete(ctx, logbook.Outcome(from), "ended as "+string(from), who))
 				}
 				require.Equal(t, from, v.Info().Status)
 				return v
@@ -51,16 +52,16 @@ func TestLifecycle(t *testing.T) {
 			checks["wipe"] = v.Wipe(ctx, who)
 			for name, err := range checks {
 				switch {
-				case from == helm.StatusActive:
+				case from == logbook.StatusActive:
 					assert.NoError(t, err, name)
 				case from.Resumable():
 					assert.ErrorIs(t, err, helm.ErrVoyagePaused, name)
-					assert.Equal(t, helm.HintResume, helm.HintOf(err).Kind, name)
+					assert.Equal(t, hint.Resume, helm.HintOf(err).Kind, name)
 				default:
 					assert.ErrorIs(t, err, helm.ErrVoyageCompleted, name)
 				}
 			}
-			assert.Equal(t, from == helm.StatusActive, ran, "only an active voyage touches the world")
+			assert.Equal(t, from == logbook.StatusActive, ran, "only an active voyage touches the world")
 
 			// Resume.
 			v = reach(t)
@@ -68,11 +69,11 @@ func TestLifecycle(t *testing.T) {
 			if from.Resumable() {
 				require.NoError(t, err)
 				info := v.Info()
-				assert.Equal(t, helm.StatusActive, info.Status)
+				assert.Equal(t, logbook.StatusActive, info.Status)
 				assert.Empty(t, info.Outcome)
 				assert.Zero(t, info.CompletedAt)
 				require.Len(t, info.Lifecycle, 3)
-				assert.Equal(t, helm.Transition{Status: helm.StatusActive, At: info.Lifecycle[2].At, Who: who, Reason: "unblocked"}, info.Lifecycle[2])
+				assert.Equal(t, helm.Transition{Status: logbook.StatusActive, At: info.Lifecycle[2].At, Who: who, Reason: "unblocked"}, info.Lifecycle[2])
 				_, err = v.Note(ctx, "back at it", who)
 				assert.NoError(t, err, "a resumed voyage takes changes")
 			} else {
@@ -81,13 +82,13 @@ func TestLifecycle(t *testing.T) {
 			}
 
 			// Complete with every outcome.
-			for _, to := range helm.Outcomes() {
+			for _, to := range logbook.Outcomes() {
 				v := reach(t)
 				err := v.Complete(ctx, to, "then "+string(to), who)
-				allowed := from == helm.StatusActive || from.Resumable() && helm.Status(to) != from
+				allowed := from == logbook.StatusActive || from.Resumable() && logbook.Status(to) != from
 				if allowed {
 					require.NoError(t, err, "%s -> %s", from, to)
-					assert.Equal(t, helm.Status(to), v.Info().Status)
+					assert.Equal(t, logbook.Status(to), v.Info().Status)
 				} else {
 					assert.Error(t, err, "%s -> %s", from, to)
 					assert.Equal(t, from, v.Info().Status)
@@ -110,7 +111,7 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	v, err := h.Start(ctx, "Wait for a review", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	id := v.ID()
-	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for review", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeBlocked, "waiting for review", who))
 	require.NoError(t, v.Close())
 
 	child := func(step string) {
@@ -126,10 +127,10 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	require.NoError(t, err)
 	defer v.Close()
 	info := v.Info()
-	assert.Equal(t, helm.StatusActive, info.Status)
+	assert.Equal(t, logbook.StatusActive, info.Status)
 	require.Len(t, info.Lifecycle, 3)
-	assert.Equal(t, []helm.Status{helm.StatusActive, helm.StatusBlocked, helm.StatusActive},
-		[]helm.Status{info.Lifecycle[0].Status, info.Lifecycle[1].Status, info.Lifecycle[2].Status})
+	assert.Equal(t, []logbook.Status{logbook.StatusActive, logbook.StatusBlocked, logbook.StatusActive},
+		[]logbook.Status{info.Lifecycle[0].Status, info.Lifecycle[1].Status, info.Lifecycle[2].Status})
 	assert.Equal(t, "reviewer", info.Lifecycle[2].Who.Identity)
 	assert.Equal(t, "review is done", info.Lifecycle[2].Reason)
 	entries := entriesOf(t, v)
@@ -138,7 +139,7 @@ func TestResumeAcrossProcesses(t *testing.T) {
 	list, err := h.List(ctx, &helm.ListOptions{Status: helm.ListOpen})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
-	assert.Equal(t, helm.StatusActive, list[0].Status)
+	assert.Equal(t, logbook.StatusActive, list[0].Status)
 }
 
 func TestResumeChild(t *testing.T) {
@@ -169,7 +170,7 @@ func TestEntryNumbersAreStable(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)
 	shown := map[int]string{} // number -> what the entry was when it was first shown
-	record := func(e helm.Entry, err error) {
+	record := func(e logbook.Entry, err error) {
 		t.Helper()
 		var ae *helm.ActionError
 		if err != nil && !errors.As(err, &ae) {
@@ -202,9 +203,9 @@ func TestEntryNumbersAreStable(t *testing.T) {
 				assert.Equal(t, want, describe(e), "entry %d is what it was when shown", e.N)
 			}
 		}
-		assert.Equal(t, helm.ActionFailed, entries[1].Action.Status)
+		assert.Equal(t, logbook.ActionFailed, entries[1].Action.Status)
 		assert.Equal(t, "rejected", entries[1].Action.Error)
-		assert.Equal(t, helm.ActionFailed, entries[4].Action.Status)
+		assert.Equal(t, logbook.ActionFailed, entries[4].Action.Status)
 		assert.Empty(t, failedOf(t, v), "failed actions stay in the story")
 	}
 	check(v)
@@ -226,7 +227,7 @@ func TestEntryNumbersAreStable(t *testing.T) {
 	require.NoError(t, v.Close())
 }
 
-func describe(e helm.Entry) string {
+func describe(e logbook.Entry) string {
 	switch {
 	case e.Bearing != nil:
 		return "bearing: " + e.Bearing.Reading.Text
@@ -245,7 +246,7 @@ func TestNoteAndWhy(t *testing.T) {
 	assert.ErrorIs(t, err, helm.ErrInvalid)
 	e, err := v.Note(ctx, "Waiting for CI.\nIt is slow today.", who)
 	require.NoError(t, err)
-	assert.Equal(t, helm.EntryNote, e.Kind)
+	assert.Equal(t, logbook.EntryNote, e.Kind)
 	assert.Equal(t, 1, e.N)
 	e, err = v.Perform(ctx, &fakeAction{Message: "m"}, who, &helm.PerformOptions{Why: "CI is green"})
 	require.NoError(t, err)
@@ -268,11 +269,11 @@ func TestJudge(t *testing.T) {
 	_, err := v.Note(ctx, "did the thing", who)
 	require.NoError(t, err)
 	judge := logbook.Who{Identity: "carol", Role: "judge", Method: "human"}
-	j := helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1}, Text: "The fix is right."}
+	j := logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1}, Text: "The fix is right."}
 
 	_, err = v.Judge(ctx, j, who)
 	assert.ErrorIs(t, err, helm.ErrJudgeTookPart, "the voyage's own identity took part")
-	for _, bad := range []helm.Judgement{
+	for _, bad := range []logbook.Judgement{
 		{Score: 0, Dimension: "d", Evidence: []int{1}, Text: "t"},
 		{Score: 11, Dimension: "d", Evidence: []int{1}, Text: "t"},
 		{Score: 5, Evidence: []int{1}, Text: "t"},
@@ -282,11 +283,11 @@ func TestJudge(t *testing.T) {
 		_, err = v.Judge(ctx, bad, judge)
 		assert.ErrorIs(t, err, helm.ErrInvalid, "%+v", bad)
 	}
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
 	e, err := v.Judge(ctx, j, judge)
 	require.NoError(t, err, "a completed voyage is judged")
 	assert.Equal(t, 2, e.N)
-	assert.Equal(t, helm.EntryJudgement, e.Kind)
+	assert.Equal(t, logbook.EntryJudgement, e.Kind)
 	assert.Equal(t, 8, e.Judgement.Score)
 	_, err = v.Judge(ctx, j, judge)
 	assert.ErrorIs(t, err, helm.ErrJudgeTookPart, "once judged, the judge is in the crew")
@@ -313,12 +314,12 @@ func TestListByStatusAndIdle(t *testing.T) {
 	opts := deterministic(clock, time.Minute, "b1000000")
 	h, err := helm.Open(t.TempDir(), opts)
 	require.NoError(t, err)
-	ids := map[helm.Status]string{}
-	for _, st := range []helm.Status{helm.StatusActive, helm.StatusBlocked, helm.StatusPartial, helm.StatusCompleted, helm.StatusFailed, helm.StatusCancelled} {
+	ids := map[logbook.Status]string{}
+	for _, st := range []logbook.Status{logbook.StatusActive, logbook.StatusBlocked, logbook.StatusPartial, logbook.StatusCompleted, logbook.StatusFailed, logbook.StatusCancelled} {
 		v, err := h.Start(ctx, string(st), helm.OpenWaters, who, nil)
 		require.NoError(t, err)
-		if st != helm.StatusActive {
-			require.NoError(t, v.Complete(ctx, helm.Outcome(st), "ended", who))
+		if st != logbook.StatusActive {
+			require.NoError(t, v.Complete(ctx, logbook.Outcome(st), "ended", who))
 		}
 		ids[st] = v.ID()
 		require.NoError(t, v.Close())
@@ -392,7 +393,7 @@ decision = "confirm"
 	_, err = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, agent, nil)
 	require.ErrorIs(t, err, helm.ErrRefused)
 	assert.Contains(t, err.Error(), `denied by rule "agents may not commit" (policy.toml:2)`)
-	assert.Equal(t, helm.HintPolicy, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.Policy, helm.HintOf(err).Kind)
 	_, err = v.Perform(ctx, &fakeAction{during: func() { ran = true }}, who, nil)
 	require.ErrorIs(t, err, helm.ErrNeedsConfirmation)
 	assert.False(t, ran, "a refused action is not performed")
@@ -410,7 +411,7 @@ decision = "confirm"
 
 	entries := entriesOf(t, v)
 	require.Len(t, entries, 4)
-	for i, want := range []helm.ActionStatus{helm.ActionRefused, helm.ActionRefused, helm.ActionPerformed, helm.ActionRefused} {
+	for i, want := range []logbook.ActionStatus{logbook.ActionRefused, logbook.ActionRefused, logbook.ActionPerformed, logbook.ActionRefused} {
 		assert.Equal(t, want, entries[i].Action.Status, "entry %d", i+1)
 	}
 	assert.Equal(t, `"agents may not commit" (policy.toml:2)`, entries[0].Action.Rule)
@@ -446,7 +447,7 @@ func TestLogbookNotesAndJudgementsAreCopies(t *testing.T) {
 	_, err := v.Note(ctx, "waiting for review", who)
 	require.NoError(t, err)
 	judge := logbook.Who{Identity: "carol", Role: "judge", Method: "human"}
-	_, err = v.Judge(ctx, helm.Judgement{Score: 7, Dimension: "care", Evidence: []int{1}, Text: "fine"}, judge)
+	_, err = v.Judge(ctx, logbook.Judgement{Score: 7, Dimension: "care", Evidence: []int{1}, Text: "fine"}, judge)
 	require.NoError(t, err)
 	p := entriesOf(t, v)
 	require.Len(t, p, 2)
@@ -508,7 +509,7 @@ func TestWorktreeOfAVoyage(t *testing.T) {
 	assert.Equal(t, named, v.Info().Worktree)
 	assert.Equal(t, "helm/"+v.ID()[:8], v.Info().Branch)
 	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "an active voyage's worktree is in use")
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
 	require.NoError(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{Force: true}))
 	assert.False(t, v.Info().WorktreeRemoved.IsZero())
 	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "removed already")

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/internal/homeindex"
 	"github.com/helmlog/helm/segment"
@@ -127,7 +128,7 @@ func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage,
 		return nil, &VoyageError{Op: "open", Voyage: id,
 			Err: &DamageError{Voyage: id, File: events, Reason: "the event log holds no events, not even the voyage's start",
 				Err: fmt.Errorf("%s holds no events, not even the voyage's start: it was emptied or removed", events)},
-			Hint: Hint{HintRestore, "restore the voyage's directory from a backup, or remove it"}}
+			Hint: hint.Hint{Kind: hint.Restore, Text: "restore the voyage's directory from a backup, or remove it"}}
 	}
 	return v, nil
 }
@@ -153,7 +154,7 @@ func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (
 	// the check of the log and the replay are one pass.
 	log, err := segment.OpenScan(events, opts, v.applyRecord)
 	if err != nil {
-		return nil, v.fail("open", err, Hint{})
+		return nil, v.fail("open", err, hint.Hint{})
 	}
 	j.log = log
 	return v, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/segment"
 )
 
@@ -22,7 +23,7 @@ func (h *Home) indexedViews() map[string]VoyageInfo { return h.back.(*disk).inde
 func (v *Voyage) segmentLog() *segment.Log { return v.rec.(*diskJournal).log }
 
 // entriesOf returns the story's entries, failing t on an error.
-func entriesOf(t testing.TB, v *Voyage) []Entry {
+func entriesOf(t testing.TB, v *Voyage) []logbook.Entry {
 	t.Helper()
 	out, err := collect(v.Entries(context.Background(), nil))
 	require.NoError(t, err)
@@ -30,7 +31,7 @@ func entriesOf(t testing.TB, v *Voyage) []Entry {
 }
 
 // failedOf returns the failed actions outside the story.
-func failedOf(t testing.TB, v *Voyage) []Entry {
+func failedOf(t testing.TB, v *Voyage) []logbook.Entry {
 	t.Helper()
 	out, err := collect(v.Entries(context.Background(), &EntriesOptions{OutsideStory: true}))
 	require.NoError(t, err)

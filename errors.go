@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
@@ -64,102 +65,34 @@ var (
 	ErrNoArtifact = errors.New("no such artifact")
 )
 
-// HintKind names what a caller can do about an error, so that a program
-// can say it in its own terms (the CLI, as a command line).
-type HintKind string
-
-// Hint kinds.
-const (
-	// HintVerify: verify the voyage (Home.Verify): its files are damaged.
-	HintVerify HintKind = "verify"
-	// HintStartVoyage: start another voyage; this one is completed.
-	HintStartVoyage HintKind = "start-voyage"
-	// HintObserve: observe a mark first; the slate is empty.
-	HintObserve HintKind = "observe"
-	// HintReadLogbook: read the logbook, for its entries' numbers.
-	HintReadLogbook HintKind = "read-logbook"
-	// HintReadSlate: read the slate, for the marks on it.
-	HintReadSlate HintKind = "read-slate"
-	// HintListVoyages: list the voyages, for their ids.
-	HintListVoyages HintKind = "list-voyages"
-	// HintListArtifacts: list the voyage's artifacts, for their hashes.
-	HintListArtifacts HintKind = "list-artifacts"
-	// HintReadSummary: the artifact was reduced; read its summary (the
-	// hint's text names it).
-	HintReadSummary HintKind = "read-summary"
-	// HintReopen: a write failed and the change may or may not be
-	// recorded; open the voyage again and read its logbook before
-	// retrying.
-	HintReopen HintKind = "reopen"
-	// HintCheckWorld: an action touched the world but its outcome could
-	// not be recorded; check the world before performing it again.
-	HintCheckWorld HintKind = "check-world"
-	// HintAllowSecret: an action's parameters hold a secret; take it out,
-	// or allow it (PerformOptions.AllowSecret).
-	HintAllowSecret HintKind = "allow-secret"
-	// HintFreeSpace: the disk (or the owner's quota) is full; free space,
-	// then retry.
-	HintFreeSpace HintKind = "free-space"
-	// HintRestore: the voyage's files are gone or unusable; restore its
-	// directory from a backup, or remove it.
-	HintRestore HintKind = "restore"
-	// HintGiveWho: give the identity, role or method the error names
-	// (Who).
-	HintGiveWho HintKind = "give-who"
-	// HintResume: the voyage is blocked or partial; resume it.
-	HintResume HintKind = "resume"
-	// HintPolicy: a guard rule refused the action.
-	HintPolicy HintKind = "policy"
-	// HintConfirm: a guard rule asks for confirmation.
-	HintConfirm HintKind = "confirm"
-	// HintOtherHome: the home holds the voyage already (Home.Import);
-	// import it into another home, or remove it from this one first.
-	HintOtherHome HintKind = "other-home"
-	// HintRetry: nothing was recorded, as other writers of a shared
-	// store kept changing the voyage; try again.
-	HintRetry HintKind = "retry"
-	// HintKeepWork: a voyage's working tree holds work that removing it
-	// would lose (WorktreeError lists it); keep it first, or remove the
-	// working tree anyway (RemoveWorktreeOptions.Force).
-	HintKeepWork HintKind = "keep-work"
-)
-
-// Hint says what a caller can do about an error, as data: a Kind to switch
-// on and a sentence in the library's terms. No error's message includes
-// it; a program shows it as it sees fit.
-type Hint struct {
-	Kind HintKind `json:"kind"`
-	Text string   `json:"text"`
-}
-
 // hints are the hints the sentinels imply, where no error in the chain
 // carries one of its own.
 var hints = []struct {
 	err  error
-	hint Hint
+	hint hint.Hint
 }{
-	{ErrVoyageCompleted, Hint{HintStartVoyage, "start another voyage: a completed one takes no more changes"}},
-	{ErrVoyagePaused, Hint{HintResume, "resume the voyage first (its status says why it stopped), or start another"}},
-	{ErrRefused, Hint{HintPolicy, "do it another way, or ask whoever keeps the policy file; the rule is named above"}},
-	{ErrNeedsConfirmation, Hint{HintConfirm, "confirm the action (PerformOptions.Confirmed) once a person has agreed to it"}},
-	{ErrEmptySlate, Hint{HintObserve, "observe a mark first, or seal observations made elsewhere (BearingOptions.Observations)"}},
-	{ErrNoSuchBearing, Hint{HintReadLogbook, "read the logbook for the bearings' numbers"}},
-	{ErrNotUndoable, Hint{HintReadLogbook, "read the logbook: an action can be undone once, when it was performed and records how; the error says why this one cannot"}},
-	{ErrNotOnSlate, Hint{HintReadSlate, "read the slate for the marks on it"}},
-	{ErrNoVoyage, Hint{HintListVoyages, "list the voyages for their ids"}},
-	{ErrAmbiguous, Hint{HintListVoyages, "give more of the id; list the voyages for their ids"}},
-	{ErrNoArtifact, Hint{HintListArtifacts, "list the voyage's artifacts for their hashes"}},
-	{ErrDamaged, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
-	{ErrArtifactDamaged, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
-	{store.ErrDamaged, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
-	{segment.ErrCorrupt, Hint{HintVerify, "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
-	{ErrMissingWho, Hint{HintGiveWho, "give the identity, role and method (Who) the error names"}},
+	{ErrVoyageCompleted, hint.Hint{Kind: hint.StartVoyage, Text: "start another voyage: a completed one takes no more changes"}},
+	{ErrVoyagePaused, hint.Hint{Kind: hint.Resume, Text: "resume the voyage first (its status says why it stopped), or start another"}},
+	{ErrRefused, hint.Hint{Kind: hint.Policy, Text: "do it another way, or ask whoever keeps the policy file; the rule is named above"}},
+	{ErrNeedsConfirmation, hint.Hint{Kind: hint.Confirm, Text: "confirm the action (PerformOptions.Confirmed) once a person has agreed to it"}},
+	{ErrEmptySlate, hint.Hint{Kind: hint.Observe, Text: "observe a mark first, or seal observations made elsewhere (BearingOptions.Observations)"}},
+	{ErrNoSuchBearing, hint.Hint{Kind: hint.ReadLogbook, Text: "read the logbook for the bearings' numbers"}},
+	{ErrNotUndoable, hint.Hint{Kind: hint.ReadLogbook, Text: "read the logbook: an action can be undone once, when it was performed and records how; the error says why this one cannot"}},
+	{ErrNotOnSlate, hint.Hint{Kind: hint.ReadSlate, Text: "read the slate for the marks on it"}},
+	{ErrNoVoyage, hint.Hint{Kind: hint.ListVoyages, Text: "list the voyages for their ids"}},
+	{ErrAmbiguous, hint.Hint{Kind: hint.ListVoyages, Text: "give more of the id; list the voyages for their ids"}},
+	{ErrNoArtifact, hint.Hint{Kind: hint.ListArtifacts, Text: "list the voyage's artifacts for their hashes"}},
+	{ErrDamaged, hint.Hint{Kind: hint.Verify, Text: "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
+	{ErrArtifactDamaged, hint.Hint{Kind: hint.Verify, Text: "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
+	{store.ErrDamaged, hint.Hint{Kind: hint.Verify, Text: "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
+	{segment.ErrCorrupt, hint.Hint{Kind: hint.Verify, Text: "verify the voyage to see everything that is damaged; the bytes were left untouched"}},
+	{ErrMissingWho, hint.Hint{Kind: hint.GiveWho, Text: "give the identity, role and method (Who) the error names"}},
 }
 
 // HintOf returns what to do about err: the Hint the outermost error of its
 // chain that carries one has (a *VoyageError), else the one
 // the sentinel it wraps implies. The zero Hint means none.
-func HintOf(err error) Hint {
+func HintOf(err error) hint.Hint {
 	if h := carried(err); h.Kind != "" {
 		return h
 	}
@@ -169,13 +102,13 @@ func HintOf(err error) Hint {
 		}
 	}
 	if durable.IsNoSpace(err) {
-		return Hint{HintFreeSpace, "free disk space (or raise the quota), then retry"}
+		return hint.Hint{Kind: hint.FreeSpace, Text: "free disk space (or raise the quota), then retry"}
 	}
-	return Hint{}
+	return hint.Hint{}
 }
 
 // carried walks err's chain, depth first, for a hint an error carries.
-func carried(err error) Hint {
+func carried(err error) hint.Hint {
 	for err != nil {
 		if e, ok := err.(*VoyageError); ok && e.Hint.Kind != "" {
 			return e.Hint
@@ -189,12 +122,12 @@ func carried(err error) Hint {
 					return h
 				}
 			}
-			return Hint{}
+			return hint.Hint{}
 		default:
-			return Hint{}
+			return hint.Hint{}
 		}
 	}
-	return Hint{}
+	return hint.Hint{}
 }
 
 // VoyageError says what failed (Op), on which voyage, and why (Err); Hint
@@ -204,7 +137,7 @@ type VoyageError struct {
 	Op     string // "observe FileContents: a.go", "take bearing", ...
 	Voyage string // voyage id; empty before there is one
 	Err    error
-	Hint   Hint // zero: see HintOf, which also reads the sentinel Err wraps
+	Hint   hint.Hint // zero: see HintOf, which also reads the sentinel Err wraps
 }
 
 func (e *VoyageError) Error() string {

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 )
 
 // TestErrorsCarryHintsAsData: what to do about an error is a Hint the
@@ -24,33 +26,33 @@ func TestErrorsCarryHintsAsData(t *testing.T) {
 	notOnSlate := v.Erase(ctx, "test-note:nothing", who)
 	_, noVoyage := h.Voyage(ctx, "ffffffff")
 	_, noArtifact := readArtifact(ctx, v, "abcdef")
-	_, missingWho := v.TakeBearing(ctx, "r", helm.Who{Identity: "x"}, nil)
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+	_, missingWho := v.TakeBearing(ctx, "r", logbook.Who{Identity: "x"}, nil)
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
 	_, completed := v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 
 	tests := []struct {
 		name string
 		err  error
-		want helm.HintKind
+		want hint.Kind
 	}{
-		{"empty slate", emptySlate, helm.HintObserve},
-		{"no such bearing", noBearing, helm.HintReadLogbook},
-		{"not on the slate", notOnSlate, helm.HintReadSlate},
-		{"no such voyage", noVoyage, helm.HintListVoyages},
-		{"no such artifact", noArtifact, helm.HintListArtifacts},
-		{"missing role and method", missingWho, helm.HintGiveWho},
-		{"completed voyage", completed, helm.HintStartVoyage},
-		{"full disk", fmt.Errorf("write: %w", syscall.ENOSPC), helm.HintFreeSpace},
+		{"empty slate", emptySlate, hint.Observe},
+		{"no such bearing", noBearing, hint.ReadLogbook},
+		{"not on the slate", notOnSlate, hint.ReadSlate},
+		{"no such voyage", noVoyage, hint.ListVoyages},
+		{"no such artifact", noArtifact, hint.ListArtifacts},
+		{"missing role and method", missingWho, hint.GiveWho},
+		{"completed voyage", completed, hint.StartVoyage},
+		{"full disk", fmt.Errorf("write: %w", syscall.ENOSPC), hint.FreeSpace},
 		{"no hint", errors.New("plain"), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Error(t, tt.err)
-			hint := helm.HintOf(tt.err)
-			assert.Equal(t, tt.want, hint.Kind)
-			if hint.Kind != "" {
-				assert.NotEmpty(t, hint.Text)
-				assert.NotContains(t, tt.err.Error(), hint.Text, "the message leaves the hint out")
+			h := helm.HintOf(tt.err)
+			assert.Equal(t, tt.want, h.Kind)
+			if h.Kind != "" {
+				assert.NotEmpty(t, h.Text)
+				assert.NotContains(t, tt.err.Error(), h.Text, "the message leaves the h out")
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -60,7 +61,7 @@ func (v *Voyage) eventSeq(op string, scan func(fn func(uint64, *projection.Event
 			return nil
 		})
 		if err != nil && !errors.Is(err, errStopped) {
-			yield(Event{}, v.fail(op, err, Hint{}))
+			yield(Event{}, v.fail(op, err, hint.Hint{}))
 		}
 	}
 }

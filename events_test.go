@@ -241,7 +241,7 @@ func writeStory(ctx context.Context, v *helm.Voyage, w io.Writer) error {
 	for _, t := range info.Lifecycle {
 		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
 	}
-	var entries []helm.Entry
+	var entries []logbook.Entry
 	for e, err := range v.Entries(ctx, nil) {
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/store/storetest"
 )
 
@@ -25,7 +26,7 @@ func ExampleOpenStore() {
 
 	ana, _ := helm.OpenStore(filepath.Join(dir, "ana"), st, "the crew's store", nil)
 	bob, _ := helm.OpenStore(filepath.Join(dir, "bob"), st, "the crew's store", nil)
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	v, err := ana.Start(ctx, "Fix #7", helm.OpenWaters, who, nil)
 	if err != nil {
 		panic(err)
@@ -35,7 +36,7 @@ func ExampleOpenStore() {
 
 	w, _ := bob.Voyage(ctx, v.ID())
 	defer w.Close()
-	w.Note(ctx, "from bob's machine", helm.Who{Identity: "bob", Role: "reviewer", Method: "human"})
+	w.Note(ctx, "from bob's machine", logbook.Who{Identity: "bob", Role: "reviewer", Method: "human"})
 
 	v.Refresh(ctx)
 	for e, err := range v.Entries(ctx, nil) {
@@ -57,7 +58,7 @@ func ExampleHome_Copy() {
 	defer os.RemoveAll(dir)
 	here, _ := helm.Open(filepath.Join(dir, "here"), nil)
 	there, _ := helm.Open(filepath.Join(dir, "there"), nil)
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	v, _ := here.Start(ctx, "Fix #7", helm.OpenWaters, who, nil)
 	defer v.Close()
 

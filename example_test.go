@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -28,7 +31,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	if err != nil {
 		panic(err)
@@ -44,7 +47,7 @@ func Example() {
 	if _, err := v.Perform(ctx, &fakeAction{Message: "Fix null check in widget init"}, who, nil); err != nil {
 		panic(err)
 	}
-	if err := v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
+	if err := v.Complete(ctx, logbook.OutcomeCompleted, "Fixed null check in widget init.", who); err != nil {
 		panic(err)
 	}
 	info := v.Info()
@@ -57,7 +60,7 @@ func Example() {
 		case e.Bearing != nil:
 			fmt.Printf("Bearing %d, on %s: %s\n", e.N, e.Bearing.Observations[0].Label, e.Bearing.Reading.Text)
 		case e.Action != nil:
-			fmt.Printf("Action %d: %s\n", e.N, helm.DescribeAction(e.Action))
+			fmt.Printf("Action %d: %s\n", e.N, logbook.DescribeAction(e.Action))
 		}
 	}
 	// Package story tells it whole, for a terminal, in markdown or in HTML.
@@ -74,7 +77,7 @@ func ExampleVoyage_Observe() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
-	who := helm.Who{Identity: "john-agent"}
+	who := logbook.Who{Identity: "john-agent"}
 	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
 	defer v.Close()
 
@@ -98,7 +101,7 @@ func ExampleVoyage_Entries() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Read the story in pages", helm.OpenWaters, who, nil)
 	defer v.Close()
 
@@ -126,7 +129,7 @@ func ExampleVoyage_LogbookCounts() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Count the story", helm.OpenWaters, who, nil)
 	defer v.Close()
 
@@ -146,13 +149,13 @@ func ExampleVoyage_Challenge() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
-	agent := helm.Who{Identity: "john-agent", Role: "coder", Method: "sonnet"}
+	agent := logbook.Who{Identity: "john-agent", Role: "coder", Method: "sonnet"}
 	v, _ := h.Start(ctx, "Review", helm.OpenWaters, agent, nil)
 	defer v.Close()
 	v.Observe(ctx, &note{Topic: "diff", Text: "+ if w == nil { return }"}, agent, nil)
 	v.TakeBearing(ctx, "Looks fine.", agent, nil)
 
-	human := helm.Who{Identity: "dyreby", Role: "reviewer", Method: "human"}
+	human := logbook.Who{Identity: "dyreby", Role: "reviewer", Method: "human"}
 	e, _ := v.Challenge(ctx, 1, helm.Challenge{
 		Feedback: "What about the error path?",
 		Reading:  "The nil check is right; the error path still leaks.",
@@ -175,7 +178,7 @@ func ExampleOpen() {
 	if err != nil {
 		panic(err)
 	}
-	v, err := h.Start(ctx, "Look around", helm.OpenWaters, helm.Who{Identity: "john-agent"}, nil)
+	v, err := h.Start(ctx, "Look around", helm.OpenWaters, logbook.Who{Identity: "john-agent"}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -194,11 +197,11 @@ func ExampleHome_List() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
-	who := helm.Who{Identity: "john-agent"}
+	who := logbook.Who{Identity: "john-agent"}
 	for _, intent := range []string{"Fix #41", "Fix #42"} {
 		v, _ := h.Start(ctx, intent, helm.ResolveIssue, who, nil)
 		if intent == "Fix #41" {
-			v.Complete(ctx, helm.OutcomeCancelled, "A duplicate of #42.", who)
+			v.Complete(ctx, logbook.OutcomeCancelled, "A duplicate of #42.", who)
 		}
 		v.Close()
 	}
@@ -230,7 +233,7 @@ func ExampleVoyage_Perform() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Ship it", helm.OpenWaters, who, nil)
 	defer v.Close()
 
@@ -264,11 +267,11 @@ func ExampleVoyage_Complete() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Fix #42", helm.ResolveIssue, who, nil)
 	defer v.Close()
 
-	if err := v.Complete(ctx, helm.OutcomeBlocked, "Waiting on upstream.", who); err != nil {
+	if err := v.Complete(ctx, logbook.OutcomeBlocked, "Waiting on upstream.", who); err != nil {
 		panic(err)
 	}
 	info := v.Info()
@@ -282,7 +285,7 @@ func ExampleVoyage_Complete() {
 		panic(err)
 	}
 	fmt.Println(v.Info().Status)
-	v.Complete(ctx, helm.OutcomeCompleted, "Fixed with upstream's release.", who)
+	v.Complete(ctx, logbook.OutcomeCompleted, "Fixed with upstream's release.", who)
 	err = v.Resume(ctx, "", who)
 	fmt.Println(v.Info().Status, errors.Is(err, helm.ErrNotResumable))
 	// Output:
@@ -300,7 +303,7 @@ func ExampleHome_Verify() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
-	who := helm.Who{Identity: "john-agent"}
+	who := logbook.Who{Identity: "john-agent"}
 	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
 	v.Observe(ctx, &note{Topic: "a", Text: "a"}, who, nil)
 	v.Observe(ctx, &note{Topic: "b", Text: "b"}, who, nil)
@@ -325,14 +328,14 @@ func ExampleHintOf() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
 	defer v.Close()
 
 	_, err := v.TakeBearing(ctx, "Nothing seen yet.", who, nil)
 	fmt.Println(err)
-	hint := helm.HintOf(err)
-	fmt.Println(hint.Kind == helm.HintObserve, "-", hint.Text)
+	what := helm.HintOf(err)
+	fmt.Println(what.Kind == hint.Observe, "-", what.Text)
 	// Output:
 	// take bearing on voyage a3b0fc12-0000-4000-8000-000000000001: slate is empty: a bearing needs at least one observation
 	// true - observe a mark first, or seal observations made elsewhere (BearingOptions.Observations)
@@ -345,7 +348,7 @@ func ExampleObserved_Failures() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, nil)
-	who := helm.Who{Identity: "john-agent"}
+	who := logbook.Who{Identity: "john-agent"}
 	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
 	defer v.Close()
 
@@ -365,7 +368,7 @@ func ExampleObserved_Failures() {
 func ExampleHome_Redact() {
 	h, err := helm.Open(os.TempDir(), &helm.Options{Redaction: helm.Redaction{
 		Environ:  []string{"GH_TOKEN=ghp_exampleEXAMPLEexample0123456789abcd"},
-		Patterns: []helm.RedactPattern{{Name: "ticket", Regexp: `TICKET-(\d+)`}},
+		Patterns: []redact.Pattern{{Name: "ticket", Regexp: `TICKET-(\d+)`}},
 	}})
 	if err != nil {
 		panic(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
@@ -20,19 +21,11 @@ import (
 // stops mistakes; a caller that chooses its own identity, or its own
 // policy, passes it.
 
-// ActionTarget is what an action acts on, resolved: its repository
-// (OWNER/NAME), branch and arguments, as guard rules match them.
-type ActionTarget = logbook.ActionTarget
-
-// RefUpdate is a ref an action changes on a remote, as guard rules see it
-// (ActionTarget.Refs).
-type RefUpdate = logbook.RefUpdate
-
 // Targeted is an Action that names what it acts on (the actions
 // package's do). An Action that is not is matched by its kind and who
 // performs it alone.
 type Targeted interface {
-	Target(ctx context.Context) (ActionTarget, error)
+	Target(ctx context.Context) (logbook.ActionTarget, error)
 }
 
 // ObserveCommand is the action kind guard rules name to match command
@@ -42,7 +35,7 @@ const ObserveCommand = "observe-command"
 // guard checks an action of kind, with params, target and who, against
 // the home's policy. A refusal is recorded (a refused action entry) and
 // returned as the error of op; nil means it may go ahead.
-func (v *Voyage) guard(ctx context.Context, op, kind string, params json.RawMessage, target ActionTarget, who Who, why string, confirmed bool) error {
+func (v *Voyage) guard(ctx context.Context, op, kind string, params json.RawMessage, target logbook.ActionTarget, who logbook.Who, why string, confirmed bool) error {
 	p := v.home.opts.Policy
 	if p == nil {
 		return nil
@@ -71,32 +64,32 @@ func (v *Voyage) guard(ctx context.Context, op, kind string, params json.RawMess
 		if err != nil {
 			return nil, err
 		}
-		return []*projection.Event{{Type: projection.ActionRefused, Who: w, Action: &ActionRecord{
+		return []*projection.Event{{Type: projection.ActionRefused, Who: w, Action: &logbook.ActionRecord{
 			ID: id, Kind: kind, Params: params, Why: why, Rule: rule, Error: verdict.String(),
 		}}}, nil
 	})
 	if err != nil {
 		return err
 	}
-	hint := Hint{HintPolicy, "do it another way, or ask whoever keeps " + verdict.Source + " to change the rule"}
+	h := hint.Hint{Kind: hint.Policy, Text: "do it another way, or ask whoever keeps " + verdict.Source + " to change the rule"}
 	if sentinel == ErrNeedsConfirmation {
-		hint = Hint{HintConfirm, "confirm the action (PerformOptions.Confirmed, ObserveOptions.Confirmed) once a person has agreed to it"}
+		h = hint.Hint{Kind: hint.Confirm, Text: "confirm the action (PerformOptions.Confirmed, ObserveOptions.Confirmed) once a person has agreed to it"}
 	}
-	return v.fail(op, fmt.Errorf("%w: %s; the refusal is recorded, nothing was run", sentinel, verdict), hint)
+	return v.fail(op, fmt.Errorf("%w: %s; the refusal is recorded, nothing was run", sentinel, verdict), h)
 }
 
 // guardCommand checks a command mark against the policy before it runs.
-func (v *Voyage) guardCommand(ctx context.Context, op string, m marks.Mark, who Who, confirmed bool) error {
+func (v *Voyage) guardCommand(ctx context.Context, op string, m marks.Mark, who logbook.Who, confirmed bool) error {
 	c, ok := m.(*marks.Command)
 	if !ok || v.home.opts.Policy == nil {
 		return nil
 	}
 	params, err := marks.Marshal(m)
 	if err != nil {
-		return v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
+		return v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), hint.Hint{})
 	}
 	args := append([]string{c.Program}, c.Args...)
-	return v.guard(ctx, op, ObserveCommand, params, ActionTarget{Args: args}, who, "", confirmed)
+	return v.guard(ctx, op, ObserveCommand, params, logbook.ActionTarget{Args: args}, who, "", confirmed)
 }
 
 // PolicyRequests are what the guard checks for an action of kind
@@ -104,7 +97,7 @@ func (v *Voyage) guardCommand(ctx context.Context, op string, m marks.Mark, who 
 // reaches (Repo, then Repos) and each ref it changes (Refs), the
 // requests a policy's CheckAll takes and its Explain takes one by one.
 // A ref's request names its branch (a ref under refs/heads/) or none.
-func PolicyRequests(kind string, target ActionTarget, who Who) []policy.Request {
+func PolicyRequests(kind string, target logbook.ActionTarget, who logbook.Who) []policy.Request {
 	base := policy.Request{Action: kind, Identity: who.Identity, Role: who.Role, Method: who.Method,
 		Repo: target.Repo, Branch: target.Branch, Args: target.Args}
 	repos := append([]string{target.Repo}, target.Repos...)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/projection"
@@ -110,7 +111,7 @@ func Open(dir string, opts *Options) (*Home, error) {
 			h.opts.Policy = p
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, &VoyageError{Op: "open home " + dir, Err: fmt.Errorf("%w: guard rules: %w", ErrInvalid, err),
-				Hint: Hint{HintPolicy, "fix the rule the error names in " + filepath.Join(dir, PolicyFile)}}
+				Hint: hint.Hint{Kind: hint.Policy, Text: "fix the rule the error names in " + filepath.Join(dir, PolicyFile)}}
 		}
 	}
 	h.rules = logbook.PolicyRecord{Digest: h.opts.Policy.Digest(), Sources: policy.Sources(h.opts.Policy)}
@@ -130,7 +131,7 @@ func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
 // becomes the voyage's identity, the default for every later entry. opts
 // (nil: none) names the voyage's parent and the git repository it starts
 // in.
-func (h *Home) Start(ctx context.Context, intent string, kind Kind, who Who, opts *StartOptions) (*Voyage, error) {
+func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.Who, opts *StartOptions) (*Voyage, error) {
 	if opts == nil {
 		opts = &StartOptions{}
 	}
@@ -296,7 +297,7 @@ func StatusFilters() []StatusFilter {
 }
 
 // matches reports whether a voyage in status st passes filter f.
-func (f StatusFilter) matches(st Status) bool {
+func (f StatusFilter) matches(st logbook.Status) bool {
 	switch f {
 	case "", ListAll:
 		return true
@@ -335,7 +336,7 @@ func (h *Home) List(ctx context.Context, opts *ListOptions) ([]VoyageInfo, error
 	if o.IdleFor <= 0 {
 		return h.back.list(ctx, o.Status)
 	}
-	if o.Status != "" && !o.Status.matches(StatusActive) {
+	if o.Status != "" && !o.Status.matches(logbook.StatusActive) {
 		return nil, &VoyageError{Op: "list voyages", Err: fmt.Errorf("%w: idle voyages are active ones; status %q selects none", ErrInvalid, o.Status)}
 	}
 	list, err := h.back.list(ctx, ListActive)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/sighting"
@@ -175,7 +176,7 @@ func TestChallengeKeepsHistory(t *testing.T) {
 	assert.Equal(t, "dyreby", h.ChallengedBy.Identity)
 
 	_, err = v.Challenge(ctx, 2, helm.Challenge{Feedback: "x", Reading: "y"}, who)
-	assert.Equal(t, helm.HintReadLogbook, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.ReadLogbook, helm.HintOf(err).Kind)
 	assert.ErrorIs(t, err, helm.ErrNoSuchBearing)
 }
 
@@ -189,7 +190,7 @@ func TestMissingWhoNamesEverySource(t *testing.T) {
 	for _, field := range []string{"Who.Role", "Who.Method"} {
 		assert.Contains(t, err.Error(), field)
 	}
-	assert.Equal(t, helm.HintGiveWho, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.GiveWho, helm.HintOf(err).Kind)
 	_, err = v.TakeBearing(ctx, "r", logbook.Who{Identity: "../etc", Role: "r", Method: "m"}, nil)
 	assert.ErrorIs(t, err, helm.ErrInvalid)
 }
@@ -320,7 +321,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, filepath.Join(v.Storage().Dir, "artifacts.pack"), de.File)
 	assert.Equal(t, arts[0].Hash, de.Artifact)
-	assert.Equal(t, helm.HintVerify, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.Verify, helm.HintOf(err).Kind)
 	rep, err = h.Verify(ctx, v2.ID())
 	require.NoError(t, err)
 	require.Len(t, rep.Problems, 1)
@@ -367,7 +368,7 @@ func TestReduceStowsSummary(t *testing.T) {
 	require.NoError(t, err)
 	_, err = readArtifact(ctx, v, hash)
 	assert.ErrorIs(t, err, helm.ErrArtifactGone)
-	assert.Equal(t, helm.HintReadSummary, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.ReadSummary, helm.HintOf(err).Kind)
 	assert.Contains(t, helm.HintOf(err).Text, derived)
 	arts := artifactsOf(t, v)
 	require.Len(t, arts, 2)
@@ -377,7 +378,7 @@ func TestReduceStowsSummary(t *testing.T) {
 			assert.Equal(t, hash, a.DerivedFrom)
 			assert.Equal(t, "human", a.Method)
 		} else {
-			assert.Equal(t, helm.ArtifactReduced, a.Status)
+			assert.Equal(t, logbook.ArtifactReduced, a.Status)
 			assert.Equal(t, derived, a.ReducedTo)
 		}
 	}
@@ -398,7 +399,7 @@ func script(t *testing.T, h *helm.Home) *helm.Voyage {
 	require.NoError(t, err)
 	_, err = v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who, nil)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "Fixed null check in widget init.", who))
 	return v
 }
 
@@ -454,7 +455,7 @@ func TestListReadsSummaries(t *testing.T) {
 		require.NoError(t, err)
 		ids = append(ids, v.ID())
 		if i == 1 {
-			require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+			require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
 		}
 		v.Close()
 	}
@@ -472,7 +473,7 @@ func TestListReadsSummaries(t *testing.T) {
 	summary := filepath.Join(v.Storage().Dir, "summary.json")
 	stale, err := os.ReadFile(summary)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, helm.OutcomeFailed, "", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeFailed, "", who))
 	v.Close()
 	fresh, err := os.ReadFile(summary)
 	require.NoError(t, err)
@@ -617,7 +618,7 @@ func TestListShowsEveryReadableVoyageDespiteADamagedOne(t *testing.T) {
 	var le *helm.ListError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, []string{filepath.Base(dirs[1])}, le.Voyages)
-	assert.Equal(t, helm.HintVerify, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.Verify, helm.HintOf(err).Kind)
 	require.Len(t, list, 2)
 	assert.Equal(t, "voyage 0", list[0].Intent)
 	assert.Equal(t, "voyage 2", list[1].Intent)

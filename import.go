@@ -17,6 +17,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/segment"
@@ -72,7 +73,7 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 		if !update {
 			return nil, 0, &VoyageError{Op: op, Voyage: id,
 				Err:  fmt.Errorf("%w: the home %s holds voyage %s already (imported before, or the voyage the archive was exported from)", ErrInvalid, h.where(), id),
-				Hint: Hint{HintOtherHome, "import it into another home, or remove the voyage from this one first"}}
+				Hint: hint.Hint{Kind: hint.OtherHome, Text: "import it into another home, or remove the voyage from this one first"}}
 		}
 		held = true
 	}

@@ -54,7 +54,7 @@ func TestListFromTheIndexIsListFromTheVoyages(t *testing.T) {
 		require.NoError(t, err)
 		observeNote(t, v, fmt.Sprint("note ", i))
 		if i == 1 {
-			require.NoError(t, v.Complete(ctx, OutcomeCompleted, "done", indexWho))
+			require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", indexWho))
 		}
 		ids = append(ids, v.ID())
 		require.NoError(t, v.Close())

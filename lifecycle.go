@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -19,16 +21,16 @@ import (
 // blocked or partial and resumed (Resume); its logbook stays readable.
 // A blocked or partial voyage may also be completed with another outcome
 // directly.
-func (v *Voyage) Complete(ctx context.Context, outcome Outcome, summary string, who Who) error {
+func (v *Voyage) Complete(ctx context.Context, outcome logbook.Outcome, summary string, who logbook.Who) error {
 	const op = "complete"
 	if err := errors.Join(checkText("summary", summary), checkWho(who)); err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	if outcome == "" {
-		outcome = OutcomeCompleted
+		outcome = logbook.OutcomeCompleted
 	}
-	if !slices.Contains(outcomes, outcome) {
-		return v.fail(op, fmt.Errorf("%w: outcome %q is not one of %v", ErrInvalid, outcome, outcomes), Hint{})
+	if !slices.Contains(logbook.Outcomes(), outcome) {
+		return v.fail(op, fmt.Errorf("%w: outcome %q is not one of %v", ErrInvalid, outcome, logbook.Outcomes()), hint.Hint{})
 	}
 	_, err := v.commitReading(ctx, op, 0, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		status := projection.NormalStatus(st.Voyage.Status, st.Voyage.Outcome)
@@ -53,10 +55,10 @@ func (v *Voyage) Complete(ctx context.Context, outcome Outcome, summary string, 
 // resumed it and why (reason may be empty). A voyage completed, failed
 // or cancelled is final: resuming it is an error matching
 // ErrNotResumable, as is resuming an active one.
-func (v *Voyage) Resume(ctx context.Context, reason string, who Who) error {
+func (v *Voyage) Resume(ctx context.Context, reason string, who logbook.Who) error {
 	const op = "resume"
 	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		switch status := projection.NormalStatus(st.Voyage.Status, st.Voyage.Outcome); {

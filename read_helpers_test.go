@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -15,9 +16,9 @@ import (
 // which a test of the error itself reads through the iterators.
 
 // entriesOf returns the story's entries.
-func entriesOf(t testing.TB, v *helm.Voyage) []helm.Entry {
+func entriesOf(t testing.TB, v *helm.Voyage) []logbook.Entry {
 	t.Helper()
-	var out []helm.Entry
+	var out []logbook.Entry
 	for e, err := range v.Entries(context.Background(), nil) {
 		require.NoError(t, err)
 		out = append(out, e)
@@ -26,9 +27,9 @@ func entriesOf(t testing.TB, v *helm.Voyage) []helm.Entry {
 }
 
 // failedOf returns the failed actions outside the story.
-func failedOf(t testing.TB, v *helm.Voyage) []helm.Entry {
+func failedOf(t testing.TB, v *helm.Voyage) []logbook.Entry {
 	t.Helper()
-	var out []helm.Entry
+	var out []logbook.Entry
 	for e, err := range v.Entries(context.Background(), &helm.EntriesOptions{OutsideStory: true}) {
 		require.NoError(t, err)
 		out = append(out, e)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -17,14 +18,14 @@ func TestSeed(t *testing.T) {
 	require.NoError(t, err)
 	const id = "5eed0000-0000-4000-8000-000000000001"
 	start := projection.Event{Type: projection.VoyageStarted, Who: who, Voyage: &projection.VoyageInfo{ID: id, Intent: "seeded", Kind: "open-waters"}}
-	note := projection.Event{Type: projection.NoteAdded, Who: who, N: 1, Note: &helm.Note{Text: "token ghp_0123456789abcdefghijABCDEFGHIJ012345"}}
+	note := projection.Event{Type: projection.NoteAdded, Who: who, N: 1, Note: &logbook.Note{Text: "token ghp_0123456789abcdefghijABCDEFGHIJ012345"}}
 
 	for name, events := range map[string][]projection.Event{
 		"empty":       nil,
 		"no start":    {note},
 		"not a uuid":  {{Type: projection.VoyageStarted, Who: who, Voyage: &projection.VoyageInfo{ID: "x"}}},
 		"an artifact": {start, {Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: "h"}}},
-		"out of turn": {start, {Type: projection.NoteAdded, Who: who, N: 3, Note: &helm.Note{Text: "x"}}},
+		"out of turn": {start, {Type: projection.NoteAdded, Who: who, N: 3, Note: &logbook.Note{Text: "x"}}},
 		"no bearing":  {start, {Type: projection.ReadingChallenged, Challenge: &projection.Challenge{Bearing: 9}}},
 	} {
 		_, err := h.Seed(ctx, events)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
 )
@@ -241,7 +242,7 @@ func (j *sharedJournal) check(ctx context.Context, ref artifact.Ref) *DamageErro
 // compact is refused: a shared store keeps every record and artifact.
 func (j *sharedJournal) compact(context.Context) (CompactReport, error) {
 	return CompactReport{Voyage: j.v.id}, j.v.fail("compact", fmt.Errorf("%w: the voyage is in %s, which keeps every record and artifact: compaction reclaims the bytes of jettisoned artifacts on this machine's disk only", ErrInvalid, j.s.name),
-		Hint{HintOtherHome, "pull the voyage into a home on disk and compact it there"})
+		hint.Hint{Kind: hint.OtherHome, Text: "pull the voyage into a home on disk and compact it there"})
 }
 
 // verify: the store checked every record (verifyLog); the voyage was
@@ -360,7 +361,7 @@ func (s *shared) fold(ctx context.Context, id string) (*Voyage, error) {
 	v := s.voyage(id, log)
 	if err := log.Scan(ctx, 1, recordsOf(v.applyRecord)); err != nil {
 		log.Close()
-		return nil, v.fail("open", err, Hint{})
+		return nil, v.fail("open", err, hint.Hint{})
 	}
 	return v, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/storetest"
 )
@@ -37,7 +38,7 @@ func TestSharedListShowsAVoyageWhoseSummaryOutrunsItsLogDamaged(t *testing.T) {
 			st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
 			h, err := helm.OpenStore(filepath.Join(dir, "local"), st, "the test's store", &helm.Options{NoSync: true})
 			require.NoError(t, err)
-			who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+			who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 			v, err := h.Start(ctx, "Its summary says more", helm.OpenWaters, who, nil)
 			require.NoError(t, err)
 			_, err = v.Note(ctx, "one", who)

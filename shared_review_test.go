@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/sighting"
@@ -74,13 +75,13 @@ func TestSharedCompleteAndResume(t *testing.T) {
 	v, err := h.Start(ctx, "lifecycle", helm.ResolveIssue, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
-	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting on review", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeBlocked, "waiting on review", who))
 	require.NoError(t, v.Resume(ctx, "review came", who))
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
 	list, err := h.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
-	assert.Equal(t, helm.StatusCompleted, list[0].Status)
+	assert.Equal(t, logbook.StatusCompleted, list[0].Status)
 }
 
 // Two homes on one store (two connections), four goroutines on each
@@ -358,7 +359,7 @@ func TestCopyRoundTripWithJettisonedAndReducedArtifacts(t *testing.T) {
 	_, err = c.Compact(ctx)
 	require.ErrorIs(t, err, helm.ErrInvalid)
 	assert.Contains(t, err.Error(), shared.StoreName())
-	assert.Equal(t, helm.HintOtherHome, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.OtherHome, helm.HintOf(err).Kind)
 }
 
 // A push that stopped after the store made the voyage, before its
@@ -466,7 +467,7 @@ func TestSharedActionRunsOnceThroughConflicts(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, 1, ran, "the action ran once")
 			require.NotNil(t, e.Action)
-			assert.Equal(t, helm.ActionPerformed, e.Action.Status)
+			assert.Equal(t, logbook.ActionPerformed, e.Action.Status)
 			require.NoError(t, o.Refresh(ctx))
 			entries := entriesOf(t, o)
 			require.Len(t, entries, 2)
@@ -475,7 +476,7 @@ func TestSharedActionRunsOnceThroughConflicts(t *testing.T) {
 				assert.Equal(t, i+1, en.N)
 				if en.Action != nil {
 					actions++
-					assert.Equal(t, helm.ActionPerformed, en.Action.Status)
+					assert.Equal(t, logbook.ActionPerformed, en.Action.Status)
 				}
 			}
 			assert.Equal(t, 1, actions)
@@ -656,7 +657,7 @@ func TestSharedListWithAStaleSummary(t *testing.T) {
 	require.NoError(t, v.Close())
 	w, err := hB.Voyage(ctx, v.ID())
 	require.NoError(t, err)
-	require.NoError(t, w.Complete(ctx, helm.OutcomeBlocked, "waiting", who))
+	require.NoError(t, w.Complete(ctx, logbook.OutcomeBlocked, "waiting", who))
 	_, err = w.Note(ctx, "still waiting", who) // no summary put for this one
 	require.Error(t, err)
 	require.NoError(t, w.Resume(ctx, "back", who))
@@ -706,7 +707,7 @@ func TestSharedConflictsExhausted(t *testing.T) {
 	}
 	_, err := v.Note(ctx, "never", who)
 	require.ErrorIs(t, err, store.ErrConflict)
-	assert.Equal(t, helm.HintRetry, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.Retry, helm.HintOf(err).Kind)
 	assert.Contains(t, err.Error(), "nothing was recorded")
 	assert.Contains(t, err.Error(), v.ID())
 	ran := 0
@@ -739,7 +740,7 @@ func TestSharedDamagedArtifact(t *testing.T) {
 
 	_, err = readArtifact(ctx, v, o.Record.Artifact)
 	require.ErrorIs(t, err, helm.ErrDamaged)
-	assert.Equal(t, helm.HintVerify, helm.HintOf(err).Kind)
+	assert.Equal(t, hint.Verify, helm.HintOf(err).Kind)
 	assert.Contains(t, err.Error(), v.ID())
 	rep, err := h.Verify(ctx, v.ID())
 	require.NoError(t, err)
@@ -767,7 +768,7 @@ func TestCopyUpdateShowsInTheListing(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 	}
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
 	for _, dst := range []*helm.Home{disk, shared} {
 		_, err = src.Copy(ctx, v.ID(), dst)
 		require.NoError(t, err)
@@ -789,7 +790,7 @@ func TestSharedActionRefusedWhenAnotherWriterCompletedFirst(t *testing.T) {
 	hs, v, o := racedVoyage(t, nil)
 	hs.before = func(n int) {
 		if n == 1 {
-			require.NoError(t, o.Complete(ctx, helm.OutcomeCompleted, "done elsewhere", who))
+			require.NoError(t, o.Complete(ctx, logbook.OutcomeCompleted, "done elsewhere", who))
 		}
 	}
 	ran := 0

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/storetest"
@@ -25,7 +26,7 @@ func TestACopyTakesOverAVoyageWhoseStartFailed(t *testing.T) {
 	require.NoError(t, err)
 	disk, err := helm.Open(filepath.Join(dir, "disk"), &helm.Options{NoSync: true})
 	require.NoError(t, err)
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	v, err := disk.Start(ctx, "Copied over an empty start", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer v.Close()
@@ -59,7 +60,7 @@ func TestASharedRefusalIsDecidedOnTheStoresTail(t *testing.T) {
 	require.NoError(t, err)
 	b, err := helm.OpenStore(filepath.Join(dir, "b"), st, "the test's store", &helm.Options{NoSync: true})
 	require.NoError(t, err)
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	va, err := a.Start(ctx, "Stale handles", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer va.Close()
@@ -101,7 +102,7 @@ func TestASharedStoreThatLostRecordsIsDamage(t *testing.T) {
 	st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
 	good, err := helm.OpenStore(filepath.Join(dir, "a"), st, "the test's store", &helm.Options{NoSync: true})
 	require.NoError(t, err)
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	v, err := good.Start(ctx, "Lost records", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	_, err = v.Note(ctx, "two", who)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
@@ -39,7 +41,7 @@ type Observed struct {
 	Observation Observation
 	// Record is the observation as the slate holds it: its key, label,
 	// and the artifact holding its sighting.
-	Record ObservationRecord
+	Record logbook.ObservationRecord
 	// Artifact is that artifact: its address, sizes and where it lies.
 	Artifact ArtifactInfo
 }
@@ -49,7 +51,7 @@ type Observed struct {
 // error status, a request refused. The observation is on the slate all
 // the same, but what was looked at reported a failure, which a caller
 // should not retry blindly. nil when nothing failed.
-func (o Observed) Failures() []Failure { return sighting.Failures(o.Observation.Sighting) }
+func (o Observed) Failures() []sighting.Failure { return sighting.Failures(o.Observation.Sighting) }
 
 // Observe looks at mark m and puts the observation on the slate, replacing
 // any earlier observation of the same mark. The sighting is stored as an
@@ -58,22 +60,22 @@ func (o Observed) Failures() []Failure { return sighting.Failures(o.Observation.
 // (a file that could not be read, a program that exited non-zero, an HTTP
 // error) is an observation all the same: the sighting says what failed,
 // and Observed.Failures lists it.
-func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who Who, opts *ObserveOptions) (Observed, error) {
+func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who logbook.Who, opts *ObserveOptions) (Observed, error) {
 	if err := marks.Validate(m); err != nil { // before the world is looked at
-		return Observed{}, v.fail("observe", &invalidError{err}, Hint{})
+		return Observed{}, v.fail("observe", &invalidError{err}, hint.Hint{})
 	}
 	op := "observe " + m.String()
 	if err := checkWho(who); err != nil {
-		return Observed{}, v.fail(op, err, Hint{})
+		return Observed{}, v.fail(op, err, hint.Hint{})
 	}
 	if err := v.refresh(ctx); err != nil {
-		return Observed{}, v.fail(op, err, Hint{})
+		return Observed{}, v.fail(op, err, hint.Hint{})
 	}
 	v.mu.Lock()
 	err := checkActive(&v.st)
 	v.mu.Unlock()
 	if err != nil { // fail before touching the world; checked again under the lock
-		return Observed{}, v.fail(op, err, Hint{})
+		return Observed{}, v.fail(op, err, hint.Hint{})
 	}
 	if err := v.guardCommand(ctx, op, m, who, opts != nil && opts.Confirmed); err != nil {
 		return Observed{}, err
@@ -87,7 +89,7 @@ func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who Who, opts *Obser
 	}
 	s, err := m.Observe(ctx, &env)
 	if err != nil {
-		return Observed{}, v.fail(op, err, Hint{})
+		return Observed{}, v.fail(op, err, hint.Hint{})
 	}
 	return v.Record(ctx, Observation{Mark: m, Sighting: s, ObservedAt: v.home.now()}, who)
 }
@@ -95,22 +97,22 @@ func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who Who, opts *Obser
 // Record puts an observation made elsewhere (read from an observation
 // file, or built by the caller) on the slate. An observation without a
 // time is recorded at the current one.
-func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed, error) {
+func (v *Voyage) Record(ctx context.Context, obs Observation, who logbook.Who) (Observed, error) {
 	op := "record observation"
 	if err := checkObservation("the observation", obs); err != nil {
-		return Observed{}, v.fail(op, err, Hint{}) // not named by its label: a bad mark's may hold credentials
+		return Observed{}, v.fail(op, err, hint.Hint{}) // not named by its label: a bad mark's may hold credentials
 	}
 	op = "observe " + obs.Mark.String()
 	if err := checkWho(who); err != nil {
-		return Observed{}, v.fail(op, err, Hint{})
+		return Observed{}, v.fail(op, err, hint.Hint{})
 	}
 	red, err := v.home.redactor()
 	if err != nil {
-		return Observed{}, v.fail(op, err, Hint{})
+		return Observed{}, v.fail(op, err, hint.Hint{})
 	}
 	enc, err := v.encodeObservation(ctx, red, obs)
 	if err != nil {
-		return Observed{}, v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), Hint{})
+		return Observed{}, v.fail(op, fmt.Errorf("%w: %v", ErrInvalid, err), hint.Hint{})
 	}
 	var out Observed
 	_, err = v.commit(ctx, op, func(st *projection.State, stow stower) ([]*projection.Event, error) {
@@ -141,7 +143,7 @@ func (v *Voyage) Record(ctx context.Context, obs Observation, who Who) (Observed
 	v.mu.Unlock()
 	if err != nil {
 		// Recorded all the same; the index could not be read to describe it.
-		return Observed{}, v.fail(op, fmt.Errorf("the observation was recorded, but its artifact's index entry could not be read: %w", err), Hint{})
+		return Observed{}, v.fail(op, fmt.Errorf("the observation was recorded, but its artifact's index entry could not be read: %w", err), hint.Hint{})
 	}
 	if a != nil {
 		out.Artifact = artifactInfo(a)
@@ -208,11 +210,11 @@ func (v *Voyage) prepare(ctx context.Context, data []byte) *artifact.Encoded {
 
 // sealObservation stows the sighting (appending the stow event, if any, to
 // events) and returns the observation as the slate records it.
-func (v *Voyage) sealObservation(enc *encodedObservation, stow stower, events *[]*projection.Event) (ObservationRecord, error) {
+func (v *Voyage) sealObservation(enc *encodedObservation, stow stower, events *[]*projection.Event) (logbook.ObservationRecord, error) {
 	obs := enc.obs
 	ev, err := stow(enc.art)
 	if err != nil {
-		return ObservationRecord{}, err
+		return logbook.ObservationRecord{}, err
 	}
 	if ev != nil {
 		*events = append(*events, ev)
@@ -221,16 +223,16 @@ func (v *Voyage) sealObservation(enc *encodedObservation, stow stower, events *[
 	if at.IsZero() {
 		at = v.home.now()
 	}
-	return ObservationRecord{
+	return logbook.ObservationRecord{
 		Key: obs.Mark.Key(), Mark: enc.mark, Label: obs.Mark.String(), Artifact: enc.art.Hash, ObservedAt: at.UTC(),
 	}, nil
 }
 
 // Erase takes the mark with this key (see marks.Mark.Key) off the slate.
-func (v *Voyage) Erase(ctx context.Context, key string, who Who) error {
+func (v *Voyage) Erase(ctx context.Context, key string, who logbook.Who) error {
 	op := "erase " + key
 	if err := checkWho(who); err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {
@@ -261,9 +263,9 @@ func orNone(s []string) string {
 }
 
 // Wipe empties the slate without taking a bearing.
-func (v *Voyage) Wipe(ctx context.Context, who Who) error {
+func (v *Voyage) Wipe(ctx context.Context, who logbook.Who) error {
 	if err := checkWho(who); err != nil {
-		return v.fail("wipe slate", err, Hint{})
+		return v.fail("wipe slate", err, hint.Hint{})
 	}
 	_, err := v.commit(ctx, "wipe slate", func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := checkActive(st); err != nil {

@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -122,7 +124,7 @@ func TestOpenFromSnapshotIsTheReplay(t *testing.T) {
 						require.NoError(t, v.Erase(ctx, s[r.IntN(len(s))].Key, indexWho))
 					}
 				default:
-					if a := artifactsOf(t, v); len(a) > 0 && a[0].Status == ArtifactStowed {
+					if a := artifactsOf(t, v); len(a) > 0 && a[0].Status == logbook.ArtifactStowed {
 						require.NoError(t, v.Jettison(ctx, a[0].Hash, "stale", indexWho))
 					}
 				}
@@ -135,7 +137,7 @@ func TestOpenFromSnapshotIsTheReplay(t *testing.T) {
 			}
 			requireSameAsReplay(t, h, v, fmt.Sprintf("round %d, step %d", round, step))
 		}
-		require.NoError(t, v.Complete(ctx, OutcomeCompleted, "done", indexWho))
+		require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", indexWho))
 		require.NoError(t, v.Close())
 		v, err = h.Voyage(ctx, id)
 		require.NoError(t, err)
@@ -513,7 +515,7 @@ func TestRepeatedSightingOnASnapshotIsStoredOnce(t *testing.T) {
 	for _, h := range []string{note, streamed} {
 		a, err := v.ArtifactInfo(ctx, h)
 		require.NoError(t, err)
-		assert.Equal(t, ArtifactStowed, a.Status)
+		assert.Equal(t, logbook.ArtifactStowed, a.Status)
 	}
 	requireSameAsReplay(t, h, v, "jettisoned, then observed again")
 	require.NoError(t, v.Close())
@@ -573,7 +575,7 @@ func TestAViewWhoseRefoldFailsReturnsTheDamage(t *testing.T) {
 
 			_, err = v.Note(ctx, "after", indexWho)
 			require.Error(t, err, "the handle takes no change")
-			assert.Equal(t, HintReopen, HintOf(err).Kind)
+			assert.Equal(t, hint.Reopen, HintOf(err).Kind)
 		})
 	}
 }

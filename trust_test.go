@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/segment"
 )
 
@@ -141,7 +142,7 @@ func TestReadingWritesNothing(t *testing.T) {
 	v, err = h.Voyage(ctx, "c0a9b5e1-0000-4000-8000-000000000003")
 	require.NoError(t, err)
 	assert.Empty(t, v.Slate())
-	assert.Equal(t, helm.StatusActive, v.Info().Status)
+	assert.Equal(t, logbook.StatusActive, v.Info().Status)
 	require.NoError(t, v.Close())
 }
 

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
@@ -26,7 +27,7 @@ type Invertible interface {
 	// Inverse returns the action that takes back what Perform did, given
 	// its result, or, when there is none, why (Inverse.None). An error
 	// is recorded as the reason there is none; the action stays performed.
-	Inverse(ctx context.Context, result ActionResult) (Inverse, error)
+	Inverse(ctx context.Context, result logbook.ActionResult) (Inverse, error)
 }
 
 // Undoable returns how to take back the action of entry n, as it was
@@ -40,11 +41,11 @@ type Invertible interface {
 func (v *Voyage) Undoable(ctx context.Context, n int) (Inverse, error) {
 	op := fmt.Sprintf("undo entry %d", n)
 	if err := v.refresh(ctx); err != nil {
-		return Inverse{}, v.fail(op, err, Hint{})
+		return Inverse{}, v.fail(op, err, hint.Hint{})
 	}
 	v.mu.Lock()
 	err := v.loadView(ctx, projection.SectionEntries)
-	var a *ActionRecord
+	var a *logbook.ActionRecord
 	if err == nil {
 		a, err = undoable(v.st.Entries, n)
 	}
@@ -54,14 +55,14 @@ func (v *Voyage) Undoable(ctx context.Context, n int) (Inverse, error) {
 	}
 	v.mu.Unlock()
 	if err != nil {
-		return Inverse{}, v.fail(op, err, Hint{})
+		return Inverse{}, v.fail(op, err, hint.Hint{})
 	}
 	return inv, nil
 }
 
 // undoable returns the action of entry n when it can be undone now, and
 // otherwise an ErrNotUndoable saying why.
-func undoable(entries []logbook.Entry, n int) (*ActionRecord, error) {
+func undoable(entries []logbook.Entry, n int) (*logbook.ActionRecord, error) {
 	if n < 1 || n > len(entries) {
 		return nil, fmt.Errorf("%w: the story has no entry %d (it has %d)", ErrNotUndoable, n, len(entries))
 	}
@@ -71,15 +72,15 @@ func undoable(entries []logbook.Entry, n int) (*ActionRecord, error) {
 	}
 	what := fmt.Sprintf("entry %d (%s)", n, a.Kind)
 	switch a.Status {
-	case ActionFailed:
-		if a.Result != nil && !reflect.DeepEqual(*a.Result, ActionResult{}) {
-			left := logbook.DescribeAction(&ActionRecord{Kind: a.Kind, Status: ActionPerformed, Result: a.Result})
+	case logbook.ActionFailed:
+		if a.Result != nil && !reflect.DeepEqual(*a.Result, logbook.ActionResult{}) {
+			left := logbook.DescribeAction(&logbook.ActionRecord{Kind: a.Kind, Status: logbook.ActionPerformed, Result: a.Result})
 			return nil, fmt.Errorf("%w: %s failed part way, and helm records no way to take back what it left (%s): do that by hand", ErrNotUndoable, what, left)
 		}
 		return nil, fmt.Errorf("%w: %s failed, so it left nothing to take back", ErrNotUndoable, what)
-	case ActionRefused:
+	case logbook.ActionRefused:
 		return nil, fmt.Errorf("%w: %s was refused, so nothing was run", ErrNotUndoable, what)
-	case ActionOutcomeUnknown:
+	case logbook.ActionOutcomeUnknown:
 		return nil, fmt.Errorf("%w: %s has no recorded outcome, so helm cannot tell what it left; check the world and take it back by hand", ErrNotUndoable, what)
 	}
 	switch {
@@ -93,7 +94,7 @@ func undoable(entries []logbook.Entry, n int) (*ActionRecord, error) {
 		return nil, fmt.Errorf("%w: %s has no inverse: %s", ErrNotUndoable, what, a.Inverse.None)
 	}
 	for _, e := range entries[n:] {
-		if u := e.Action; u != nil && u.Undoes == n && u.Status == ActionOutcomeUnknown {
+		if u := e.Action; u != nil && u.Undoes == n && u.Status == logbook.ActionOutcomeUnknown {
 			// In flight, or its process died: never undoable again, as
 			// helm cannot tell whether that undo ran.
 			return nil, fmt.Errorf("%w: entry %d, an undo of %s, has no recorded outcome: it is running, or it stopped before its outcome was recorded, and then helm cannot tell whether it took entry %d back; if it stays so, check the world, and take it back by hand if it was not", ErrNotUndoable, e.N, what, n)
@@ -106,7 +107,7 @@ func undoable(entries []logbook.Entry, n int) (*ActionRecord, error) {
 // else what an Invertible action declares (nil: it declares nothing),
 // checked against red, the home's redactor (every text stored is
 // redacted, and parameters redacted would undo something else).
-func inverseOf(ctx context.Context, red *redact.Redactor, a Action, result ActionResult, undoes int) *Inverse {
+func inverseOf(ctx context.Context, red *redact.Redactor, a Action, result logbook.ActionResult, undoes int) *Inverse {
 	if undoes != 0 {
 		return &Inverse{None: fmt.Sprintf("it is the undo of entry %d, and an undo is not undone: perform that action again instead", undoes)}
 	}

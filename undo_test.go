@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 )
@@ -118,7 +119,7 @@ func TestUndoIsAnActionLinkedToTheEntryItTakesBack(t *testing.T) {
 		_, err := again.Undoable(ctx, n)
 		assert.ErrorIs(t, err, helm.ErrNotUndoable)
 		assert.ErrorContains(t, err, want)
-		assert.Equal(t, helm.HintReadLogbook, helm.HintOf(err).Kind)
+		assert.Equal(t, hint.ReadLogbook, helm.HintOf(err).Kind)
 		ran := 0
 		_, err = again.Perform(ctx, &closeThing{Number: 7, ran: &ran}, who, &helm.PerformOptions{Undoes: n})
 		assert.ErrorIs(t, err, helm.ErrNotUndoable)
@@ -211,7 +212,7 @@ decision = "deny"
 	assert.Zero(t, ran)
 	entries := entriesOf(t, v)
 	require.Len(t, entries, 2)
-	assert.Equal(t, helm.ActionRefused, entries[1].Action.Status)
+	assert.Equal(t, logbook.ActionRefused, entries[1].Action.Status)
 	assert.Zero(t, entries[0].Action.UndoneBy)
 	_, err = v.Undoable(ctx, 1)
 	assert.NoError(t, err, "still undoable, by someone the rules allow")
@@ -273,7 +274,7 @@ func ExampleVoyage_Undoable() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, fixedOptions())
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "File the follow-up", helm.OpenWaters, who, nil)
 	defer v.Close()
 
@@ -293,12 +294,12 @@ func ExampleVoyage_Undoable() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(e.N, helm.DescribeAction(e.Action))
+	fmt.Println(e.N, logbook.DescribeAction(e.Action))
 	for e, err := range v.Entries(ctx, nil) {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(helm.DescribeAction(e.Action))
+		fmt.Println(logbook.DescribeAction(e.Action))
 		break
 	}
 	_, err = v.Undoable(ctx, 1)
@@ -358,7 +359,7 @@ func TestUndoWithUnknownOutcome(t *testing.T) {
 	defer again.Close()
 	entries := entriesOf(t, again)
 	require.Len(t, entries, 2)
-	assert.Equal(t, helm.ActionOutcomeUnknown, entries[1].Action.Status)
+	assert.Equal(t, logbook.ActionOutcomeUnknown, entries[1].Action.Status)
 	assert.Zero(t, entries[0].Action.UndoneBy)
 	for n, want := range map[int]string{
 		1: "entry 2, an undo of entry 1 (create-issue), has no recorded outcome: it is running, or it stopped before its outcome was recorded, and then helm cannot tell whether it took entry 1 back; if it stays so, check the world, and take it back by hand if it was not",

@@ -56,7 +56,7 @@ func TestVerbsRefuseInvalidUTF8(t *testing.T) {
 			return err
 		}, "reading is not valid UTF-8: byte 0xff at offset 2"},
 		{"summary", func(_ *helm.Home, v *helm.Voyage) error {
-			return v.Complete(ctx, helm.OutcomeCompleted, "done \xed\xa0\x80", who)
+			return v.Complete(ctx, logbook.OutcomeCompleted, "done \xed\xa0\x80", who)
 		}, "summary is not valid UTF-8: byte 0xed at offset 5"},
 		{"observe identity", func(_ *helm.Home, v *helm.Voyage) error {
 			_, err := v.Observe(ctx, &note{Topic: "a", Text: "x"}, logbook.Who{Identity: "\xfe"}, nil)

@@ -139,7 +139,7 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 			break
 		}
 		switch {
-		case a.Status != ArtifactStowed:
+		case a.Status != logbook.ArtifactStowed:
 			rep.Skipped++
 		case a.Blob != 0:
 			blobs[a.Blob] = a

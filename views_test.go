@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // longVoyage records n bearings, each on one new observation.
@@ -23,9 +24,9 @@ func longVoyage(t testing.TB, v *helm.Voyage, n int) {
 }
 
 // page reads up to n of the entries opts selects.
-func page(t testing.TB, v *helm.Voyage, opts *helm.EntriesOptions, n int) []helm.Entry {
+func page(t testing.TB, v *helm.Voyage, opts *helm.EntriesOptions, n int) []logbook.Entry {
 	t.Helper()
-	out := []helm.Entry{}
+	out := []logbook.Entry{}
 	if n <= 0 {
 		return out
 	}
@@ -49,12 +50,12 @@ func TestEntriesFromAnyNumberAreTheLogbook(t *testing.T) {
 	tests := []struct {
 		name     string
 		first, n int
-		want     []helm.Entry
+		want     []logbook.Entry
 	}{
 		{"the first page", 1, 10, all[:10]},
 		{"the last page, cut short", 591, 20, all[590:]},
 		{"the last entry", 600, 1, all[599:]},
-		{"after the last", 601, 5, []helm.Entry{}},
+		{"after the last", 601, 5, []logbook.Entry{}},
 		{"before the first: from the first", 0, 3, all[:3]},
 		{"across a page of the copy", 250, 10, all[249:259]},
 	}

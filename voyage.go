@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -126,7 +128,7 @@ func (v *Voyage) Close() error {
 // that keeps a Voyage open calls it to see what others recorded.
 func (v *Voyage) Refresh(ctx context.Context) error {
 	if err := v.refresh(ctx); err != nil {
-		return v.fail("refresh", err, Hint{})
+		return v.fail("refresh", err, hint.Hint{})
 	}
 	return nil
 }
@@ -150,7 +152,7 @@ func (v *Voyage) Info() VoyageInfo {
 
 // Slate returns the observations gathered since the last bearing, ordered
 // by mark key.
-func (v *Voyage) Slate() []ObservationRecord {
+func (v *Voyage) Slate() []logbook.ObservationRecord {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.st.SlateList()
@@ -210,7 +212,7 @@ const entryPage = 256
 // voyage was opened from, or, if that does not check out, every event:
 // should that fail, Entries yields the error (naming the voyage and the
 // file) and stops; it never yields a story cut short without one.
-func (v *Voyage) Entries(ctx context.Context, opts *EntriesOptions) iter.Seq2[Entry, error] {
+func (v *Voyage) Entries(ctx context.Context, opts *EntriesOptions) iter.Seq2[logbook.Entry, error] {
 	var o EntriesOptions
 	if opts != nil {
 		o = *opts
@@ -219,11 +221,11 @@ func (v *Voyage) Entries(ctx context.Context, opts *EntriesOptions) iter.Seq2[En
 	if o.OutsideStory {
 		section = projection.SectionFailed
 	}
-	return func(yield func(Entry, error) bool) {
+	return func(yield func(logbook.Entry, error) bool) {
 		for from := max(o.From, 1); ; from += entryPage {
 			p, err := v.entries(ctx, section, from-1, entryPage)
 			if err != nil {
-				yield(Entry{}, err)
+				yield(logbook.Entry{}, err)
 				return
 			}
 			for _, e := range p {
@@ -240,11 +242,11 @@ func (v *Voyage) Entries(ctx context.Context, opts *EntriesOptions) iter.Seq2[En
 
 // entries returns a copy of n entries of a section's list (the story, or
 // the failed actions outside it) from index from on.
-func (v *Voyage) entries(ctx context.Context, section projection.Sections, from, n int) ([]Entry, error) {
+func (v *Voyage) entries(ctx context.Context, section projection.Sections, from, n int) ([]logbook.Entry, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err := v.loadView(ctx, section); err != nil {
-		return nil, v.fail("read the logbook", err, Hint{})
+		return nil, v.fail("read the logbook", err, hint.Hint{})
 	}
 	list := v.st.Entries
 	if section == projection.SectionFailed {
@@ -313,7 +315,7 @@ func (v *Voyage) artifactsAfter(ctx context.Context, after string, n int) ([]Art
 		return out, nil
 	}
 	if err := v.loadView(ctx, projection.SectionArtifacts); err != nil {
-		return nil, v.fail("read the artifact index", err, Hint{})
+		return nil, v.fail("read the artifact index", err, hint.Hint{})
 	}
 	all := v.sortedArtifacts()
 	i, found := slices.BinarySearchFunc(all, after, func(a ArtifactInfo, h string) int { return strings.Compare(a.Hash, h) })
@@ -331,7 +333,7 @@ func (v *Voyage) ArtifactInfo(ctx context.Context, hash string) (ArtifactInfo, e
 	a, err := v.findArtifact(hash, v.logScan(ctx))
 	v.mu.Unlock()
 	if err != nil {
-		return ArtifactInfo{}, v.fail("find artifact "+hash, err, Hint{})
+		return ArtifactInfo{}, v.fail("find artifact "+hash, err, hint.Hint{})
 	}
 	return artifactInfo(&a), nil
 }
@@ -355,7 +357,7 @@ func artifactList(st *projection.State) []ArtifactInfo {
 	return out
 }
 
-func cloneEntries(in []Entry) []Entry {
+func cloneEntries(in []logbook.Entry) []logbook.Entry {
 	out := slices.Clone(in)
 	for i := range out {
 		if b := out[i].Bearing; b != nil {
@@ -386,18 +388,18 @@ func cloneEntries(in []Entry) []Entry {
 }
 
 // entryAt returns a copy of the entry recorded by the event at seq.
-func (v *Voyage) entryAt(ctx context.Context, seq uint64) (Entry, error) {
+func (v *Voyage) entryAt(ctx context.Context, seq uint64) (logbook.Entry, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	e, ok := v.st.EntryBySeq(seq) // one recorded since the snapshot, most often
 	if !ok && v.st.Pending()&projection.SectionEntries != 0 {
 		if err := v.loadView(ctx, projection.SectionEntries); err != nil {
-			return Entry{}, v.fail("read the entry just recorded", fmt.Errorf("it is recorded, but the logbook could not be read back: %w", err), Hint{})
+			return logbook.Entry{}, v.fail("read the entry just recorded", fmt.Errorf("it is recorded, but the logbook could not be read back: %w", err), hint.Hint{})
 		}
 		e, ok = v.st.EntryBySeq(seq)
 	}
 	if !ok {
-		return Entry{}, fmt.Errorf("voyage %s: entry just recorded is not in the logbook view", v.id)
+		return logbook.Entry{}, fmt.Errorf("voyage %s: entry just recorded is not in the logbook view", v.id)
 	}
-	return cloneEntries([]Entry{e})[0], nil
+	return cloneEntries([]logbook.Entry{e})[0], nil
 }

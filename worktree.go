@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/runner"
 )
@@ -97,19 +99,19 @@ func (e *WorktreeError) Is(target error) bool { return target == ErrWorktreeHold
 // the error is a *WorktreeError (matching ErrWorktreeHoldsWork) whose hint
 // says how to keep the work or to force. A working tree gone already
 // (removed by hand) is recorded as removed.
-func (v *Voyage) RemoveWorktree(ctx context.Context, who Who, opts RemoveWorktreeOptions) error {
+func (v *Voyage) RemoveWorktree(ctx context.Context, who logbook.Who, opts RemoveWorktreeOptions) error {
 	const op = "remove worktree"
 	if err := checkWho(who); err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	if err := v.refresh(ctx); err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	v.mu.Lock()
 	vv := v.st.Voyage
 	v.mu.Unlock()
 	if err := removable(&vv); err != nil {
-		return v.fail(op, err, Hint{})
+		return v.fail(op, err, hint.Hint{})
 	}
 	git := runner.Runner{}
 	if opts.Git != nil {
@@ -121,24 +123,24 @@ func (v *Voyage) RemoveWorktree(ctx context.Context, who Who, opts RemoveWorktre
 			wt.Dir = vv.Worktree
 			held, err := heldIn(ctx, &wt)
 			if err != nil {
-				return v.fail(op, fmt.Errorf("look at the working tree %s: %w", vv.Worktree, err), Hint{})
+				return v.fail(op, fmt.Errorf("look at the working tree %s: %w", vv.Worktree, err), hint.Hint{})
 			}
 			if held != nil {
-				return v.fail(op, held, Hint{HintKeepWork, keepWorkHint(held)})
+				return v.fail(op, held, hint.Hint{Kind: hint.KeepWork, Text: keepWorkHint(held)})
 			}
 		}
 		if vv.Dir == "" {
-			return v.fail(op, fmt.Errorf("%w: the voyage does not record the repository its working tree %s was made from", ErrInvalid, vv.Worktree), Hint{})
+			return v.fail(op, fmt.Errorf("%w: the voyage does not record the repository its working tree %s was made from", ErrInvalid, vv.Worktree), hint.Hint{})
 		}
 		repo := git
 		repo.Dir = vv.Dir
 		// Without Force git refuses, too, a working tree that changed
 		// since it was looked at.
 		if err := repo.RemoveWorktree(ctx, vv.Worktree, opts.Force); err != nil {
-			return v.fail(op, fmt.Errorf("git worktree remove %s: %w", vv.Worktree, err), Hint{})
+			return v.fail(op, fmt.Errorf("git worktree remove %s: %w", vv.Worktree, err), hint.Hint{})
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return v.fail(op, fmt.Errorf("look at the working tree: %w", err), Hint{})
+		return v.fail(op, fmt.Errorf("look at the working tree: %w", err), hint.Hint{})
 	}
 	_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		if err := removable(&st.Voyage); err != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 )
 
 // git runs the real git in dir and returns its output, trimmed.
@@ -47,7 +49,7 @@ func worktreeVoyage(t *testing.T) (*helm.Voyage, string) {
 	v, err := h.Start(ctx, "work in a worktree", helm.OpenWaters, who, &helm.StartOptions{Dir: repo, Worktree: wt, Branch: "helm/wt", Base: git(t, repo, "rev-parse", "HEAD")})
 	require.NoError(t, err)
 	t.Cleanup(func() { v.Close() })
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "done", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
 	return v, wt
 }
 
@@ -115,7 +117,7 @@ func TestRemoveWorktreeRefusesToLoseWork(t *testing.T) {
 			require.True(t, errors.As(err, &held))
 			assert.Equal(t, wt, held.Path)
 			tt.refused(t, wt, held)
-			assert.Equal(t, helm.HintKeepWork, helm.HintOf(err).Kind)
+			assert.Equal(t, hint.KeepWork, helm.HintOf(err).Kind)
 			assert.Contains(t, helm.HintOf(err).Text, "RemoveWorktreeOptions.Force")
 			assert.Contains(t, err.Error(), "nothing was removed")
 			assert.DirExists(t, wt, "nothing removed")

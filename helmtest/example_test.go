@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/helmtest"
+	"github.com/helmlog/helm/logbook"
 )
 
 // These examples show test functions' bodies: each needs the test's t.
@@ -49,7 +50,7 @@ func ExampleHome() {
 	t := newT() // in a test: the test's t
 	defer t.done()
 	h := helmtest.Home(t)
-	v, _ := h.Start(context.Background(), "Fix #42", helm.OpenWaters, helm.Who{Identity: "ann"}, nil)
+	v, _ := h.Start(context.Background(), "Fix #42", helm.OpenWaters, logbook.Who{Identity: "ann"}, nil)
 	defer v.Close()
 	fmt.Println(v.ID(), v.Info().Created)
 	// Output:
@@ -60,7 +61,7 @@ func ExampleHome() {
 func ExampleGiven() {
 	t := newT() // in a test: the test's t
 	defer t.done()
-	ann := helm.Who{Identity: "ann", Role: "coder", Method: "human"}
+	ann := logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
 	helmtest.Given(t,
 		helmtest.Started("Fix #42", ann),
 		helmtest.Observed("the crash report", ann),
@@ -83,7 +84,7 @@ func ExampleRecord() {
 	defer t.done()
 	r := helmtest.Record(t, "fix-42", func(h *helm.Home) (*helm.Voyage, error) {
 		ctx := context.Background()
-		ann := helm.Who{Identity: "ann", Role: "coder", Method: "human"}
+		ann := logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
 		v, err := h.Start(ctx, "Fix #42", helm.OpenWaters, ann, nil)
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/replay"
 )
@@ -18,31 +19,31 @@ const VoyageID = IDPrefix + "-0000-4000-8000-0000000000a1"
 
 // Started is the event that begins a given history: voyage VoyageID with
 // intent, started by who.
-func Started(intent string, who helm.Who) projection.Event {
+func Started(intent string, who logbook.Who) projection.Event {
 	return projection.Event{Type: projection.VoyageStarted, Who: who,
 		Voyage: &projection.VoyageInfo{ID: VoyageID, Intent: intent, Kind: string(helm.OpenWaters)}}
 }
 
 // Observed is an observation of a context mark with text, by who.
-func Observed(text string, who helm.Who) projection.Event {
+func Observed(text string, who logbook.Who) projection.Event {
 	mark, _ := json.Marshal(map[string]string{"kind": "context", "description": text})
-	return projection.Event{Type: projection.Observed, Who: who, Obs: &helm.ObservationRecord{
+	return projection.Event{Type: projection.Observed, Who: who, Obs: &logbook.ObservationRecord{
 		Key: "context:" + text, Mark: mark, Label: "Context: " + text, Artifact: "given", ObservedBy: who,
 	}}
 }
 
 // Bearing is a bearing with reading, sealing the slate as it stands.
-func Bearing(reading string, who helm.Who) projection.Event {
-	return projection.Event{Type: projection.BearingTaken, Who: who, Bearing: &helm.Bearing{Reading: helm.Reading{Text: reading, Source: helm.SourceAgent}}}
+func Bearing(reading string, who logbook.Who) projection.Event {
+	return projection.Event{Type: projection.BearingTaken, Who: who, Bearing: &logbook.Bearing{Reading: logbook.Reading{Text: reading, Source: logbook.SourceAgent}}}
 }
 
 // Noted is a note.
-func Noted(text string, who helm.Who) projection.Event {
-	return projection.Event{Type: projection.NoteAdded, Who: who, Note: &helm.Note{Text: text}}
+func Noted(text string, who logbook.Who) projection.Event {
+	return projection.Event{Type: projection.NoteAdded, Who: who, Note: &logbook.Note{Text: text}}
 }
 
 // Completed ends the voyage with outcome and summary.
-func Completed(outcome helm.Outcome, summary string, who helm.Who) projection.Event {
+func Completed(outcome logbook.Outcome, summary string, who logbook.Who) projection.Event {
 	return projection.Event{Type: projection.VoyageCompleted, Who: who, Completion: &projection.Completion{Outcome: projection.Outcome(outcome), Summary: summary}}
 }
 

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/replay"
 )
@@ -60,8 +61,8 @@ type Action struct {
 	Kind   string
 	Params json.RawMessage
 	Why    string
-	Status helm.ActionStatus
-	Result *helm.ActionResult
+	Status logbook.ActionStatus
+	Result *logbook.ActionResult
 	Error  string
 	// Inverse is how the action can be taken back, as recorded with its
 	// outcome; Undoes the entry it takes back, UndoneBy the entry that

@@ -20,8 +20,8 @@ import (
 )
 
 var (
-	ann = helm.Who{Identity: "ann", Role: "coder", Method: "human"}
-	bot = helm.Who{Identity: "bot", Role: "coder", Method: "claude"}
+	ann = logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
+	bot = logbook.Who{Identity: "bot", Role: "coder", Method: "claude"}
 )
 
 // The rule checks, without the disk's timing: given a history, when a
@@ -58,12 +58,12 @@ func TestGivenWhenThen(t *testing.T) {
 			_, err := v.Challenge(ctx, 2, helm.Challenge{Feedback: "no", Reading: "second"}, ann)
 			return err
 		}).Then(projection.Event{Type: projection.ReadingChallenged, Who: ann,
-			Challenge: &projection.Challenge{Bearing: 4, Feedback: "no", Text: "second", Source: helm.SourceUser}})
+			Challenge: &projection.Challenge{Bearing: 4, Feedback: "no", Text: "second", Source: logbook.SourceUser}})
 	})
 	t.Run("a blocked voyage waits for a resume", func(t *testing.T) {
 		s := helmtest.Given(t,
 			helmtest.Started("Fix #42", ann),
-			helmtest.Completed(helm.OutcomeBlocked, "waiting", ann),
+			helmtest.Completed(logbook.OutcomeBlocked, "waiting", ann),
 		)
 		s.When(func(v *helm.Voyage) error { _, err := v.Note(ctx, "more", ann); return err }).
 			ThenError(helm.ErrVoyagePaused).ThenEvents()
@@ -95,8 +95,8 @@ type commit struct {
 }
 
 func (*commit) Kind() string { return "commit" }
-func (*commit) Perform(context.Context) (helm.ActionResult, error) {
-	return helm.ActionResult{SHA: "abc1234"}, nil
+func (*commit) Perform(context.Context) (logbook.ActionResult, error) {
+	return logbook.ActionResult{SHA: "abc1234"}, nil
 }
 
 // script records a small voyage in h: an observation, a bearing, its

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/natsstore"
@@ -87,7 +87,7 @@ func TestJetStreamVerifyFindsAVoyageRolledBackByTheAgent(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "rollback", nil)
 	js := rawJS(t, srv)
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	home := newHome()
 	h := jsHome(t, srv.ClientURL(), home)
 	id := start(t, h, "Work the agent will want to forget", 2)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/natsstore"
 	"github.com/helmlog/helm/store/storetest"
@@ -255,7 +256,7 @@ func TestFacadeThroughput(t *testing.T) {
 func measureNotes(t *testing.T, open func() *helm.Home, writers int, dur time.Duration) float64 {
 	ctx, cancel := context.WithTimeout(context.Background(), dur+2*time.Minute)
 	defer cancel()
-	who := helm.Who{Identity: "bench", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "bench", Role: "coder", Method: "human"}
 	first := open()
 	v, err := first.Start(ctx, "throughput", helm.OpenWaters, who, nil)
 	require.NoError(t, err)

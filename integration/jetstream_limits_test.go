@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/natsstore"
@@ -341,7 +342,7 @@ func TestJetStreamOpensAStreamWhoseSettingsRemoveNothing(t *testing.T) {
 func start(t *testing.T, h *helm.Home, intent string, notes int) string {
 	t.Helper()
 	ctx := context.Background()
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	v, err := h.Start(ctx, intent, helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	for i := range notes {

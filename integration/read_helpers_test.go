@@ -8,15 +8,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/sighting"
 )
 
 // Reading a voyage's views in tests, failing t on an error.
 
 // entriesOf returns the story's entries.
-func entriesOf(t testing.TB, v *helm.Voyage) []helm.Entry {
+func entriesOf(t testing.TB, v *helm.Voyage) []logbook.Entry {
 	t.Helper()
-	var out []helm.Entry
+	var out []logbook.Entry
 	for e, err := range v.Entries(context.Background(), nil) {
 		require.NoError(t, err)
 		out = append(out, e)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 )
 
@@ -29,7 +30,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	srv := startServer(t, "shared", nil)
 	name := newHome()
 	a, b := jsHome(t, srv.ClientURL(), name), jsHome(t, srv.ClientURL(), name)
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	va, err := a.Start(ctx, "Two clients", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer va.Close()
@@ -66,7 +67,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	seen := map[string]bool{}
 	for i, e := range entries {
 		assert.Equal(t, i+1, e.N, "entries are numbered without a gap")
-		if e.Kind == helm.EntryNote {
+		if e.Kind == logbook.EntryNote {
 			assert.False(t, seen[e.Note.Text], "recorded once: %s", e.Note.Text)
 			seen[e.Note.Text] = true
 		}
@@ -114,7 +115,7 @@ func TestSharedHomeSixteenClientsOneVoyage(t *testing.T) {
 	defer cancel()
 	srv := startServer(t, "sixteen", nil)
 	name := newHome()
-	who := helm.Who{Identity: "ana", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "ana", Role: "coder", Method: "human"}
 	v, err := jsHome(t, srv.ClientURL(), name).Start(ctx, "Sixteen clients", helm.OpenWaters, who, nil)
 	require.NoError(t, err)
 	defer v.Close()

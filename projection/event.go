@@ -147,19 +147,18 @@ type Resumption struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Outcome is how a voyage ended.
-type Outcome string
+// Outcome is how a voyage ended (logbook.Outcome: declared once). The
+// facade checks outcomes before a completion is recorded; the views fold
+// whatever was recorded.
+type Outcome = logbook.Outcome
 
-// Outcomes a voyage can be completed with; each is also the status it
-// leaves the voyage in. Blocked and partial voyages may be resumed; the
-// others are final. The facade checks them before a completion is
-// recorded; the views fold whatever was recorded.
+// Outcomes a voyage can be completed with.
 const (
-	OutcomeCompleted Outcome = "completed"
-	OutcomeBlocked   Outcome = "blocked"
-	OutcomeFailed    Outcome = "failed"
-	OutcomePartial   Outcome = "partial"
-	OutcomeCancelled Outcome = "cancelled"
+	OutcomeCompleted = logbook.OutcomeCompleted
+	OutcomeBlocked   = logbook.OutcomeBlocked
+	OutcomeFailed    = logbook.OutcomeFailed
+	OutcomePartial   = logbook.OutcomePartial
+	OutcomeCancelled = logbook.OutcomeCancelled
 )
 
 // Completion is the payload of VoyageCompleted.

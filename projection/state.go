@@ -12,23 +12,18 @@ import (
 	"github.com/helmlog/helm/logbook"
 )
 
-// Status is where a voyage stands.
-type Status string
+// Status is where a voyage stands (logbook.Status: declared once).
+type Status = logbook.Status
 
-// Voyage statuses: active, or the outcome it was completed with.
+// Voyage statuses.
 const (
-	StatusActive    Status = "active"
-	StatusBlocked   Status = "blocked"
-	StatusPartial   Status = "partial"
-	StatusCompleted Status = "completed"
-	StatusFailed    Status = "failed"
-	StatusCancelled Status = "cancelled"
+	StatusActive    = logbook.StatusActive
+	StatusBlocked   = logbook.StatusBlocked
+	StatusPartial   = logbook.StatusPartial
+	StatusCompleted = logbook.StatusCompleted
+	StatusFailed    = logbook.StatusFailed
+	StatusCancelled = logbook.StatusCancelled
 )
-
-// Resumable reports whether a voyage in status st may be resumed:
-// blocked and partial voyages may; completed, failed and cancelled ones
-// are final.
-func (st Status) Resumable() bool { return st == StatusBlocked || st == StatusPartial }
 
 // NormalStatus returns the status a voyage in status st with outcome
 // out has today. Views kept before the status took the outcome's word
@@ -87,15 +82,16 @@ type VoyageView struct {
 	LastAt time.Time `json:"last_at,omitzero"`
 }
 
-// ArtifactStatus is the condition of a stored artifact.
-type ArtifactStatus string
+// ArtifactStatus is the condition of a stored artifact
+// (logbook.ArtifactStatus: declared once).
+type ArtifactStatus = logbook.ArtifactStatus
 
 // Artifact statuses: stowed holds the full payload; reduced and
 // jettisoned artifacts may no longer be read.
 const (
-	Stowed     ArtifactStatus = "stowed"
-	Reduced    ArtifactStatus = "reduced"
-	Jettisoned ArtifactStatus = "jettisoned"
+	Stowed     = logbook.ArtifactStowed
+	Reduced    = logbook.ArtifactReduced
+	Jettisoned = logbook.ArtifactJettisoned
 )
 
 // Artifact is one entry of the artifact index.

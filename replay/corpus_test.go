@@ -17,10 +17,10 @@ import (
 
 // corpusView is what a corpus voyage must still show.
 type corpusView struct {
-	Info      helm.VoyageInfo          `json:"info"`
-	Story     string                   `json:"story"`
-	Slate     []helm.ObservationRecord `json:"slate"`
-	Artifacts map[string]string        `json:"artifacts"` // hash -> SHA-256 of the bytes Artifact returns
+	Info      helm.VoyageInfo             `json:"info"`
+	Story     string                      `json:"story"`
+	Slate     []logbook.ObservationRecord `json:"slate"`
+	Artifacts map[string]string           `json:"artifacts"` // hash -> SHA-256 of the bytes Artifact returns
 }
 
 // asOf brings the golden views of a corpus entry and the views read
@@ -128,7 +128,7 @@ func replayedView(t *testing.T, v *replay.Views) corpusView {
 	require.NoError(t, logbook.WriteStory(&story, h, v.Logbook))
 	slate := v.Slate
 	if slate == nil {
-		slate = []helm.ObservationRecord{}
+		slate = []logbook.ObservationRecord{}
 	}
 	arts := map[string]string{}
 	for _, a := range v.Artifacts {
@@ -143,11 +143,11 @@ func replayedView(t *testing.T, v *replay.Views) corpusView {
 func artifactStatuses(golden map[string]string) map[string]string {
 	out := make(map[string]string, len(golden))
 	for h, s := range golden {
-		switch helm.ArtifactStatus(s) {
-		case helm.ArtifactReduced, helm.ArtifactJettisoned:
+		switch logbook.ArtifactStatus(s) {
+		case logbook.ArtifactReduced, logbook.ArtifactJettisoned:
 			out[h] = s
 		default:
-			out[h] = string(helm.ArtifactStowed)
+			out[h] = string(logbook.ArtifactStowed)
 		}
 	}
 	return out

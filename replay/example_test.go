@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/replay"
 )
@@ -20,7 +21,7 @@ func ExampleFold() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Recorded", helm.OpenWaters, who, nil)
 	m, _ := marks.NewContext("the crash report")
 	v.Observe(ctx, m, who, nil)
@@ -48,7 +49,7 @@ func ExampleRecording_Check() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Recorded", helm.OpenWaters, who, nil)
 	v.Note(ctx, "A note.", who)
 	var export strings.Builder

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -204,7 +205,7 @@ type Divergence struct {
 	Index int
 	Seq   uint64
 	Type  projection.Type
-	Who   helm.Who
+	Who   logbook.Who
 	// Fields are the view fields that differ at the end, each as
 	// "Logbook[0].Bearing.Reading.Text: - recorded + replayed".
 	Fields []string

@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -31,9 +32,9 @@ import (
 // yield.
 type Views struct {
 	Info          helm.VoyageInfo
-	Slate         []helm.ObservationRecord
-	Logbook       []helm.Entry
-	FailedActions []helm.Entry
+	Slate         []logbook.ObservationRecord
+	Logbook       []logbook.Entry
+	FailedActions []logbook.Entry
 	Artifacts     []helm.ArtifactInfo
 }
 
@@ -101,15 +102,15 @@ func infoOf(p projection.VoyageView) helm.VoyageInfo {
 	if p.Lifecycle != nil {
 		lifecycle = make([]helm.Transition, len(p.Lifecycle))
 		for i, t := range p.Lifecycle {
-			lifecycle[i] = helm.Transition{Status: helm.Status(t.Status), At: t.At, Who: t.Who, Reason: t.Reason}
+			lifecycle[i] = helm.Transition{Status: logbook.Status(t.Status), At: t.At, Who: t.Who, Reason: t.Reason}
 		}
 	}
 	return helm.VoyageInfo{
 		ID: p.ID, Intent: p.Intent, Kind: helm.Kind(p.Kind), Identity: p.Identity, Created: p.Created,
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
 		WorktreeRemoved: p.WorktreeRemoved,
-		Status:          helm.Status(projection.NormalStatus(p.Status, p.Outcome)),
-		Outcome:         helm.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
+		Status:          logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
+		Outcome:         logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
 		Lifecycle: lifecycle, Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,
 	}
 }
@@ -128,14 +129,14 @@ func artifactsOf(st *projection.State) []helm.ArtifactInfo {
 func artifactInfo(a *projection.Artifact) helm.ArtifactInfo {
 	return helm.ArtifactInfo{
 		Hash: a.Hash, Size: a.Size, StoredSize: a.StoredSize, Offset: a.Offset, Blob: a.Blob,
-		DerivedFrom: a.DerivedFrom, Method: a.Method, Status: helm.ArtifactStatus(a.Status), ReducedTo: a.ReducedTo,
+		DerivedFrom: a.DerivedFrom, Method: a.Method, Status: logbook.ArtifactStatus(a.Status), ReducedTo: a.ReducedTo,
 		Reason: a.Reason,
 	}
 }
 
 // cloneEntries copies entries so that folding further events changes
 // none of them.
-func cloneEntries(in []helm.Entry) []helm.Entry {
+func cloneEntries(in []logbook.Entry) []logbook.Entry {
 	out := slices.Clone(in)
 	for i := range out {
 		if b := out[i].Bearing; b != nil {

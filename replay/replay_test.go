@@ -14,6 +14,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/voyagetest"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/store/storetest"
@@ -28,7 +29,7 @@ type invertible struct {
 	inverse helm.Inverse
 }
 
-func (a *invertible) Inverse(context.Context, helm.ActionResult) (helm.Inverse, error) {
+func (a *invertible) Inverse(context.Context, logbook.ActionResult) (helm.Inverse, error) {
 	return a.inverse, nil
 }
 
@@ -54,9 +55,9 @@ func everyView(t *testing.T, h *helm.Home) *helm.Voyage {
 	require.NoError(t, err)
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "It is the caller's check.", Reading: "Callers of init() pass nil."}, voyagetest.Bob)
 	require.NoError(t, err)
-	voyagetest.Perform(t, v, &invertible{voyagetest.Action{Of: "create-issue", Number: 7, Result: helm.ActionResult{Number: 7}},
+	voyagetest.Perform(t, v, &invertible{voyagetest.Action{Of: "create-issue", Number: 7, Result: logbook.ActionResult{Number: 7}},
 		helm.Inverse{Kind: "close-issue", Params: []byte(`{"number":7}`)}}, who, "to track it")
-	voyagetest.Perform(t, v, &voyagetest.Action{Of: "close-issue", Number: 7, Result: helm.ActionResult{Number: 7}}, who, "opened twice")
+	voyagetest.Perform(t, v, &voyagetest.Action{Of: "close-issue", Number: 7, Result: logbook.ActionResult{Number: 7}}, who, "opened twice")
 	voyagetest.Perform(t, v, &voyagetest.Action{Of: "push", Fail: errors.New("remote rejected")}, who, "")
 	_, err = v.Perform(ctx, &voyagetest.Action{Of: "close-issue", Number: 7}, who, &helm.PerformOptions{Undoes: 2})
 	require.NoError(t, err)
@@ -69,10 +70,10 @@ func everyView(t *testing.T, h *helm.Home) *helm.Voyage {
 	require.NoError(t, err)
 	_, err = v.Observe(ctx, &voyagetest.Note{Topic: "left.txt", Text: "left on the slate"}, who, nil)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for CI", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeBlocked, "waiting for CI", who))
 	require.NoError(t, v.Resume(ctx, "CI is green", voyagetest.Bob))
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed.", who))
-	_, err = v.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1}, Text: "Holds."}, voyagetest.Carol)
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "Fixed.", who))
+	_, err = v.Judge(ctx, logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1}, Text: "Holds."}, voyagetest.Carol)
 	require.NoError(t, err)
 	return v
 }
@@ -106,7 +107,7 @@ func TestFoldGivesTheViewsOfTheVoyage(t *testing.T) {
 				"lifecycle": len(info.Lifecycle) < 4, "crew": len(info.Crew) < 3, "slate": len(views.Slate) == 0} {
 				assert.False(t, empty, "the views hold a %s", what)
 			}
-			statuses := map[helm.ArtifactStatus]bool{}
+			statuses := map[logbook.ArtifactStatus]bool{}
 			for _, a := range views.Artifacts {
 				statuses[a.Status] = true
 			}
@@ -122,7 +123,7 @@ func TestFoldNamesTheEventThatDoesNotFold(t *testing.T) {
 	at := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
 	events := []helm.Event{
 		{Type: projection.VoyageStarted, V: 1, At: at, Who: who, Voyage: &projection.VoyageInfo{ID: "a3b0fc12-0000-4000-8000-000000000001", Intent: "x", Kind: "open-waters"}},
-		{Type: projection.ActionPerformed, V: 1, At: at, Who: who, Action: &helm.ActionRecord{ID: "never-intended", Kind: "commit"}},
+		{Type: projection.ActionPerformed, V: 1, At: at, Who: who, Action: &logbook.ActionRecord{ID: "never-intended", Kind: "commit"}},
 	}
 	_, err := replay.Fold(events)
 	require.Error(t, err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/report"
@@ -18,8 +19,8 @@ type stubCommit struct {
 }
 
 func (*stubCommit) Kind() string { return "commit" }
-func (*stubCommit) Perform(context.Context) (helm.ActionResult, error) {
-	return helm.ActionResult{SHA: "abc1234def5678"}, nil
+func (*stubCommit) Perform(context.Context) (logbook.ActionResult, error) {
+	return logbook.ActionResult{SHA: "abc1234def5678"}, nil
 }
 
 // A voyage's report, in markdown for a pull request. The files changed
@@ -30,14 +31,14 @@ func ExampleOf() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	v, _ := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who,
 		&helm.StartOptions{Repo: "octo/widgets", Dir: "/src/widgets", Base: "1a2b3c4d5e6f", Branch: "main"})
 	m, _ := marks.NewContext("init() dereferences a nil config")
 	v.Observe(ctx, m, who, nil)
 	v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
 	v.Perform(ctx, &stubCommit{Message: "Fix null check in widget init"}, who, nil)
-	v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init.", who)
+	v.Complete(ctx, logbook.OutcomeCompleted, "Fixed null check in widget init.", who)
 	v.Close()
 
 	r, err := report.Of(ctx, h, v.ID(), &report.Options{

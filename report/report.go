@@ -79,28 +79,28 @@ type CrewMember struct {
 // marks' labels and keys) and the reading, with the challenged attempts
 // before it.
 type Bearing struct {
-	N       int          `json:"n"`
-	At      time.Time    `json:"at"`
-	Who     helm.Who     `json:"who"`
-	Marks   []string     `json:"marks"`
-	Keys    []string     `json:"keys"`
-	Reading helm.Reading `json:"reading"`
+	N       int             `json:"n"`
+	At      time.Time       `json:"at"`
+	Who     logbook.Who     `json:"who"`
+	Marks   []string        `json:"marks"`
+	Keys    []string        `json:"keys"`
+	Reading logbook.Reading `json:"reading"`
 }
 
 // Action is an action as the report tells it. Description is the story's
 // line for it ("created PR #45"); Result is what it left in the world
 // (commit, pushed branch, pull request number and link, ...).
 type Action struct {
-	N           int                `json:"n"`
-	At          time.Time          `json:"at"`
-	Who         helm.Who           `json:"who"`
-	Kind        string             `json:"kind"`
-	Status      helm.ActionStatus  `json:"status"`
-	Description string             `json:"description"`
-	Why         string             `json:"why,omitempty"`
-	Result      *helm.ActionResult `json:"result,omitempty"`
-	Error       string             `json:"error,omitempty"`
-	Rule        string             `json:"rule,omitempty"`
+	N           int                   `json:"n"`
+	At          time.Time             `json:"at"`
+	Who         logbook.Who           `json:"who"`
+	Kind        string                `json:"kind"`
+	Status      logbook.ActionStatus  `json:"status"`
+	Description string                `json:"description"`
+	Why         string                `json:"why,omitempty"`
+	Result      *logbook.ActionResult `json:"result,omitempty"`
+	Error       string                `json:"error,omitempty"`
+	Rule        string                `json:"rule,omitempty"`
 	// Legacy marks an action that failed before entry numbers were
 	// stored: an older helm took it out of the story, and N is the number
 	// it was shown with then (helm.EntriesOptions.OutsideStory).
@@ -112,35 +112,35 @@ type Action struct {
 }
 
 // Succeeded reports whether the action was performed.
-func (a *Action) Succeeded() bool { return a.Status == helm.ActionPerformed }
+func (a *Action) Succeeded() bool { return a.Status == logbook.ActionPerformed }
 
 // Note is a note as the report tells it.
 type Note struct {
-	N    int       `json:"n"`
-	At   time.Time `json:"at"`
-	Who  helm.Who  `json:"who"`
-	Text string    `json:"text"`
+	N    int         `json:"n"`
+	At   time.Time   `json:"at"`
+	Who  logbook.Who `json:"who"`
+	Text string      `json:"text"`
 }
 
 // Judgement is a judgement as the report tells it: the judge (Who), the
 // score on its dimension, the entries cited and what the judge said.
 type Judgement struct {
-	N         int       `json:"n"`
-	At        time.Time `json:"at"`
-	Who       helm.Who  `json:"who"`
-	Dimension string    `json:"dimension"`
-	Score     int       `json:"score"`
-	Evidence  []int     `json:"evidence"`
-	Text      string    `json:"text"`
+	N         int         `json:"n"`
+	At        time.Time   `json:"at"`
+	Who       logbook.Who `json:"who"`
+	Dimension string      `json:"dimension"`
+	Score     int         `json:"score"`
+	Evidence  []int       `json:"evidence"`
+	Text      string      `json:"text"`
 }
 
 // SubVoyage is a voyage started with the reported one as its parent.
 type SubVoyage struct {
-	ID       string      `json:"id"`
-	Intent   string      `json:"intent"`
-	Status   helm.Status `json:"status"`
-	Identity string      `json:"identity"`
-	Crew     []string    `json:"crew,omitempty"`
+	ID       string         `json:"id"`
+	Intent   string         `json:"intent"`
+	Status   logbook.Status `json:"status"`
+	Identity string         `json:"identity"`
+	Crew     []string       `json:"crew,omitempty"`
 }
 
 // FileChange is one file changed between two commits: the lines added
@@ -256,7 +256,7 @@ func Of(ctx context.Context, h *helm.Home, id string, opts *Options) (*Report, e
 // entriesOf reads the story's entries of v, and the failed actions an
 // older helm took out of it: both whole, or the error that stopped the
 // reading (a report never summarises a story cut short).
-func entriesOf(ctx context.Context, v *helm.Voyage) (entries, legacy []helm.Entry, err error) {
+func entriesOf(ctx context.Context, v *helm.Voyage) (entries, legacy []logbook.Entry, err error) {
 	for e, err := range v.Entries(ctx, nil) {
 		if err != nil {
 			return nil, nil, err
@@ -275,14 +275,14 @@ func entriesOf(ctx context.Context, v *helm.Voyage) (entries, legacy []helm.Entr
 // build makes the report of the voyage info describes from its entries
 // and the actions an older helm took out of its story (legacy), all but
 // its sub-voyages and its files changed (whose Base and Head it sets).
-func build(info helm.VoyageInfo, entries, legacy []helm.Entry) *Report {
+func build(info helm.VoyageInfo, entries, legacy []logbook.Entry) *Report {
 	r := &Report{
 		Voyage: info, Bearings: []Bearing{}, Actions: []Action{}, Notes: []Note{},
 		Judgements: []Judgement{}, SubVoyages: []SubVoyage{},
 		Diff: Diff{Base: info.Base},
 	}
 	r.Ended, r.Ongoing = info.CompletedAt, false
-	if info.Status == helm.StatusActive || info.CompletedAt.IsZero() {
+	if info.Status == logbook.StatusActive || info.CompletedAt.IsZero() {
 		r.Ended, r.Ongoing = info.LastAt, true
 	}
 	if r.Ended.After(info.Created) {
@@ -290,7 +290,7 @@ func build(info helm.VoyageInfo, entries, legacy []helm.Entry) *Report {
 	}
 
 	crew := map[string]*CrewMember{}
-	member := func(w helm.Who) *CrewMember {
+	member := func(w logbook.Who) *CrewMember {
 		if w.Identity == "" {
 			return nil
 		}
@@ -308,13 +308,13 @@ func build(info helm.VoyageInfo, entries, legacy []helm.Entry) *Report {
 		return m
 	}
 	for _, id := range info.Crew {
-		member(helm.Who{Identity: id})
+		member(logbook.Who{Identity: id})
 	}
 	for _, t := range info.Lifecycle {
 		member(t.Who)
 	}
 
-	action := func(e helm.Entry, legacy bool) Action {
+	action := func(e logbook.Entry, legacy bool) Action {
 		a := e.Action
 		return Action{
 			N: e.N, At: e.At, Who: e.Who, Kind: a.Kind, Status: a.Status, Description: logbook.DescribeAction(a),
@@ -346,7 +346,7 @@ func build(info helm.VoyageInfo, entries, legacy []helm.Entry) *Report {
 			if m != nil {
 				m.Actions++
 			}
-			if a := e.Action; a.Status == helm.ActionPerformed && a.Result != nil && a.Result.SHA != "" && actions.MovesHead(a.Kind) {
+			if a := e.Action; a.Status == logbook.ActionPerformed && a.Result != nil && a.Result.SHA != "" && actions.MovesHead(a.Kind) {
 				r.Diff.Head = a.Result.SHA
 			}
 		case e.Note != nil:
@@ -407,7 +407,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 	fmt.Fprintf(&b, "- **Voyage:** `%s` (%s)\n", markdown.Code(info.ID), markdown.Inline(string(info.Kind)))
 	status := markdown.Inline(string(info.Status))
-	if info.Summary != "" && info.Status != helm.StatusActive {
+	if info.Summary != "" && info.Status != logbook.StatusActive {
 		status += " — " + markdown.Inline(info.Summary)
 	}
 	fmt.Fprintf(&b, "- **Status:** %s\n", status)
@@ -439,7 +439,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			switch {
 			case i == 0:
 				word = "started"
-			case t.Status == helm.StatusActive:
+			case t.Status == logbook.StatusActive:
 				word = "resumed"
 			}
 			fmt.Fprintf(&b, "- %s %s by %s", stamp(t.At), markdown.Inline(word), markdown.Inline(t.Who.Identity))
@@ -625,7 +625,7 @@ func shortID(id string) string {
 
 // mdBy names who recorded an entry when it was not the voyage's
 // identity: " · bob (reviewer)".
-func mdBy(w helm.Who, owner string) string {
+func mdBy(w logbook.Who, owner string) string {
 	if by := logbook.ByLine(w, owner); by != "" {
 		return " · " + markdown.Inline(by)
 	}

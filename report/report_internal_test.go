@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // TestReportMarkdownKeepsItsStructure: hostile text in every field a
@@ -17,29 +18,29 @@ import (
 // only, every table row with its columns, no HTML.
 func TestReportMarkdownKeepsItsStructure(t *testing.T) {
 	hostile := "| x | y |\n# Owned\n<img src=x onerror=alert(1)>\n---\n> quote `code` [l](javascript:x) 1. **b**"
-	w := helm.Who{Identity: "eve|<b>", Role: "# role", Method: "m|m"}
+	w := logbook.Who{Identity: "eve|<b>", Role: "# role", Method: "m|m"}
 	at := time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC)
 	info := helm.VoyageInfo{ID: "a3b0fc12-0000-4000-8000-000000000001", Intent: hostile, Kind: helm.OpenWaters, Identity: "john-agent",
-		Created: at, Status: helm.StatusCompleted, Summary: hostile, CompletedAt: at.Add(time.Hour), Repo: "o/r|x", Branch: "fix`|", Base: "b`ase|",
-		Lifecycle: []helm.Transition{{Status: helm.StatusActive, At: at, Who: w}, {Status: helm.StatusCompleted, At: at.Add(time.Hour), Who: w, Reason: hostile}},
+		Created: at, Status: logbook.StatusCompleted, Summary: hostile, CompletedAt: at.Add(time.Hour), Repo: "o/r|x", Branch: "fix`|", Base: "b`ase|",
+		Lifecycle: []helm.Transition{{Status: logbook.StatusActive, At: at, Who: w}, {Status: logbook.StatusCompleted, At: at.Add(time.Hour), Who: w, Reason: hostile}},
 		Crew:      []string{"eve|<b>"}}
-	entries := []helm.Entry{
-		{N: 1, Kind: helm.EntryBearing, At: at, Who: w, Bearing: &helm.Bearing{
-			Observations: []helm.ObservationRecord{{Key: "k", Label: hostile}},
-			Reading:      helm.Reading{Text: hostile, History: []helm.ReadingAttempt{{Text: "old", ChallengedWith: hostile, ChallengedBy: w}}}}},
-		{N: 2, Kind: helm.EntryAction, At: at, Who: w, Action: &helm.ActionRecord{Kind: "create-pull-request", Status: helm.ActionPerformed, Why: hostile,
-			Result: &helm.ActionResult{Number: 45, URL: "javascript:alert(1)"}}},
-		{N: 3, Kind: helm.EntryAction, At: at, Who: w, Action: &helm.ActionRecord{Kind: "merge-pull-request", Status: helm.ActionRefused,
+	entries := []logbook.Entry{
+		{N: 1, Kind: logbook.EntryBearing, At: at, Who: w, Bearing: &logbook.Bearing{
+			Observations: []logbook.ObservationRecord{{Key: "k", Label: hostile}},
+			Reading:      logbook.Reading{Text: hostile, History: []logbook.ReadingAttempt{{Text: "old", ChallengedWith: hostile, ChallengedBy: w}}}}},
+		{N: 2, Kind: logbook.EntryAction, At: at, Who: w, Action: &logbook.ActionRecord{Kind: "create-pull-request", Status: logbook.ActionPerformed, Why: hostile,
+			Result: &logbook.ActionResult{Number: 45, URL: "javascript:alert(1)"}}},
+		{N: 3, Kind: logbook.EntryAction, At: at, Who: w, Action: &logbook.ActionRecord{Kind: "merge-pull-request", Status: logbook.ActionRefused,
 			Rule: `"agents may not merge" (policy.toml:3)`}},
-		{N: 4, Kind: helm.EntryAction, At: at, Who: w, Action: &helm.ActionRecord{Kind: "push", Status: helm.ActionFailed, Error: hostile}},
-		{N: 5, Kind: helm.EntryAction, At: at, Who: w, Action: &helm.ActionRecord{Kind: "comment-issue", Status: helm.ActionOutcomeUnknown}},
-		{N: 6, Kind: helm.EntryNote, At: at, Who: w, Note: &helm.Note{Text: hostile}},
-		{N: 7, Kind: helm.EntryJudgement, At: at, Who: w, Judgement: &helm.Judgement{Score: 2, Dimension: hostile, Evidence: []int{1}, Text: hostile}},
+		{N: 4, Kind: logbook.EntryAction, At: at, Who: w, Action: &logbook.ActionRecord{Kind: "push", Status: logbook.ActionFailed, Error: hostile}},
+		{N: 5, Kind: logbook.EntryAction, At: at, Who: w, Action: &logbook.ActionRecord{Kind: "comment-issue", Status: logbook.ActionOutcomeUnknown}},
+		{N: 6, Kind: logbook.EntryNote, At: at, Who: w, Note: &logbook.Note{Text: hostile}},
+		{N: 7, Kind: logbook.EntryJudgement, At: at, Who: w, Judgement: &logbook.Judgement{Score: 2, Dimension: hostile, Evidence: []int{1}, Text: hostile}},
 	}
-	legacy := []helm.Entry{{N: 2, Kind: helm.EntryAction, At: at, Who: w, Action: &helm.ActionRecord{Kind: "commit", Status: helm.ActionFailed, Error: "nothing to commit"}}}
+	legacy := []logbook.Entry{{N: 2, Kind: logbook.EntryAction, At: at, Who: w, Action: &logbook.ActionRecord{Kind: "commit", Status: logbook.ActionFailed, Error: "nothing to commit"}}}
 	r := build(info, entries, legacy)
 	r.Diff = Diff{Base: "b", Head: "c", Files: []FileChange{{Path: hostile, From: hostile, Added: 1}, {Path: "| a |", Binary: true}}}
-	r.SubVoyages = []SubVoyage{{ID: "a3b0fc12-0000-4000-8000-000000000002", Intent: hostile, Status: helm.StatusActive, Identity: "eve|<b>"}}
+	r.SubVoyages = []SubVoyage{{ID: "a3b0fc12-0000-4000-8000-000000000002", Intent: hostile, Status: logbook.StatusActive, Identity: "eve|<b>"}}
 	r.Unreadable = []string{"a3b0fc12-0000-4000-8000-000000000003"}
 
 	var b bytes.Buffer

@@ -14,6 +14,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/voyagetest"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/report"
 )
 
@@ -50,17 +51,17 @@ func reportVoyage(t *testing.T) (*helm.Home, *helm.Voyage) {
 	require.NoError(t, err)
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "It is the caller's check.", Reading: "Callers of init() pass nil."}, bob)
 	require.NoError(t, err)
-	perform(t, v, &worldAction{Of: "commit", Result: helm.ActionResult{SHA: head}}, who, "")                               // 2
-	perform(t, v, &worldAction{Of: "push", Result: helm.ActionResult{SHA: head, Branch: "fix-widget"}}, who, "")           // 3
-	perform(t, v, &worldAction{Of: "create-pull-request", Title: "Fix widget crash", Result: helm.ActionResult{Number: 45, // 4
+	perform(t, v, &worldAction{Of: "commit", Result: logbook.ActionResult{SHA: head}}, who, "")                               // 2
+	perform(t, v, &worldAction{Of: "push", Result: logbook.ActionResult{SHA: head, Branch: "fix-widget"}}, who, "")           // 3
+	perform(t, v, &worldAction{Of: "create-pull-request", Title: "Fix widget crash", Result: logbook.ActionResult{Number: 45, // 4
 		URL: "https://github.com/octo/widgets/pull/45"}}, who, "the fix is pushed")
 	perform(t, v, &worldAction{Of: "merge-pull-request", Number: 45, Fail: errors.New("Pull Request is not mergeable")}, who, "") // 5
 	_, err = v.Note(ctx, "Waiting for CI on PR #45.", bob)                                                                        // 6
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for CI", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeBlocked, "waiting for CI", who))
 	require.NoError(t, v.Resume(ctx, "CI is green", bob))
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed the crash; PR #45 open.", who))
-	_, err = v.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix holds."}, carol) // 7
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "Fixed the crash; PR #45 open.", who))
+	_, err = v.Judge(ctx, logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix holds."}, carol) // 7
 	require.NoError(t, err)
 
 	sub, err := h.Start(ctx, "Write the regression test", helm.OpenWaters, bob, &helm.StartOptions{Parent: v.ID()})
@@ -153,7 +154,7 @@ func TestReportTellsEachSection(t *testing.T) {
 		require.Len(t, r.SubVoyages, 1, "the unrelated voyage is not one")
 		s := r.SubVoyages[0]
 		assert.Equal(t, "Write the regression test", s.Intent)
-		assert.Equal(t, helm.StatusActive, s.Status)
+		assert.Equal(t, logbook.StatusActive, s.Status)
 		assert.Equal(t, "bob", s.Identity)
 		assert.Empty(t, r.Unreadable)
 	})
@@ -186,9 +187,9 @@ func TestReportSaysWhyItListsNoFiles(t *testing.T) {
 			defer v.Close()
 			// A failed commit and a performed comment name no commit.
 			perform(t, v, &worldAction{Of: "commit", Fail: errors.New("nothing to commit")}, who, "")
-			perform(t, v, &worldAction{Of: "comment-issue", Number: 42, Result: helm.ActionResult{Number: 42}}, who, "")
+			perform(t, v, &worldAction{Of: "comment-issue", Number: 42, Result: logbook.ActionResult{Number: 42}}, who, "")
 			if tt.commit {
-				perform(t, v, &worldAction{Of: "commit", Result: helm.ActionResult{SHA: head}}, who, "")
+				perform(t, v, &worldAction{Of: "commit", Result: logbook.ActionResult{SHA: head}}, who, "")
 			}
 			r, err := report.Of(ctx, h, v.ID(), &report.Options{DiffStat: tt.diffStat})
 			require.NoError(t, err, "a report without files is still a report")
@@ -226,7 +227,7 @@ func TestReportOfAnActiveVoyageRunsToItsLastEvent(t *testing.T) {
 	assert.NotContains(t, md.String(), "### Sub-voyages")
 
 	// Blocked: stopped, not ended, and it may go on.
-	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for CI", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeBlocked, "waiting for CI", who))
 	r, err = report.Of(ctx, h, v.ID(), &report.Options{})
 	require.NoError(t, err)
 	assert.False(t, r.Ongoing)
@@ -293,19 +294,19 @@ func TestReportDiffFollowsUndoneCommits(t *testing.T) {
 		return r.Diff.Head
 	}
 	inverse := helm.Inverse{Kind: "reset-commit", Params: []byte(`{"sha":"` + head + `"}`)}
-	perform(t, v, &invertibleWorldAction{worldAction{Of: "commit", Result: helm.ActionResult{SHA: head}}, inverse}, who, "") // 1
+	perform(t, v, &invertibleWorldAction{worldAction{Of: "commit", Result: logbook.ActionResult{SHA: head}}, inverse}, who, "") // 1
 	require.Equal(t, head, headOf())
-	undo(1, &worldAction{Of: "reset-commit", Result: helm.ActionResult{SHA: base, Branch: "main"}}) // 2
+	undo(1, &worldAction{Of: "reset-commit", Result: logbook.ActionResult{SHA: base, Branch: "main"}}) // 2
 	assert.Equal(t, base, headOf(), "reset to the parent")
 
 	again := strings.Repeat("d", 40)
 	revert := strings.Repeat("e", 40)
-	perform(t, v, &invertibleWorldAction{worldAction{Of: "commit", Result: helm.ActionResult{SHA: again}}, inverse}, who, "") // 3
-	undo(3, &worldAction{Of: "revert-commit", Result: helm.ActionResult{SHA: revert, Branch: "main"}})                        // 4
+	perform(t, v, &invertibleWorldAction{worldAction{Of: "commit", Result: logbook.ActionResult{SHA: again}}, inverse}, who, "") // 3
+	undo(3, &worldAction{Of: "revert-commit", Result: logbook.ActionResult{SHA: revert, Branch: "main"}})                        // 4
 	assert.Equal(t, revert, headOf(), "the revert commit")
-	perform(t, v, &invertibleWorldAction{worldAction{Of: "push", Result: helm.ActionResult{SHA: revert, Branch: "main"}},
+	perform(t, v, &invertibleWorldAction{worldAction{Of: "push", Result: logbook.ActionResult{SHA: revert, Branch: "main"}},
 		helm.Inverse{Kind: "delete-remote-branch", Params: []byte(`{"branch":"main","sha":"` + revert + `"}`)}}, who, "") // 5
-	undo(5, &worldAction{Of: "delete-remote-branch", Result: helm.ActionResult{SHA: revert, Branch: "main"}}) // 6
+	undo(5, &worldAction{Of: "delete-remote-branch", Result: logbook.ActionResult{SHA: revert, Branch: "main"}}) // 6
 	assert.Equal(t, revert, headOf(), "a branch deleted on the remote moves no head")
 }
 
@@ -315,6 +316,6 @@ type invertibleWorldAction struct {
 	inverse helm.Inverse
 }
 
-func (a *invertibleWorldAction) Inverse(context.Context, helm.ActionResult) (helm.Inverse, error) {
+func (a *invertibleWorldAction) Inverse(context.Context, logbook.ActionResult) (helm.Inverse, error) {
 	return a.inverse, nil
 }

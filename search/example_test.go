@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/search"
 )
@@ -17,8 +18,8 @@ func ExampleRun() {
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
 	h, _ := helm.Open(dir, replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12"))
-	john := helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}
-	bob := helm.Who{Identity: "bob", Role: "reviewer", Method: "human"}
+	john := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	bob := logbook.Who{Identity: "bob", Role: "reviewer", Method: "human"}
 
 	fix, _ := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, john, nil)
 	fix.Note(ctx, "Opened PR #45; waiting for CI.", john)

@@ -64,25 +64,25 @@ type Query struct {
 // the field holding the text. Status is the voyage's. Its JSON form is
 // stable.
 type Hit struct {
-	Voyage string         `json:"voyage"`
-	Intent string         `json:"intent"`
-	Status helm.Status    `json:"status"`
-	N      int            `json:"n"`
-	Seq    uint64         `json:"seq,omitempty"`
-	At     time.Time      `json:"at"`
-	Who    helm.Who       `json:"who"`
-	Kind   helm.EntryKind `json:"kind"`
-	Text   string         `json:"text"`
+	Voyage string            `json:"voyage"`
+	Intent string            `json:"intent"`
+	Status logbook.Status    `json:"status"`
+	N      int               `json:"n"`
+	Seq    uint64            `json:"seq,omitempty"`
+	At     time.Time         `json:"at"`
+	Who    logbook.Who       `json:"who"`
+	Kind   logbook.EntryKind `json:"kind"`
+	Text   string            `json:"text"`
 }
 
 // The kinds of a hit that is not a logbook entry (its N is 0), besides
-// the entry kinds (helm.EntryBearing, ...).
+// the entry kinds (logbook.EntryBearing, ...).
 const (
 	// KindVoyage is the kind of a hit on a voyage's intent, at its start.
-	KindVoyage helm.EntryKind = "voyage"
+	KindVoyage logbook.EntryKind = "voyage"
 	// KindStatus is the kind of a hit on the reason of a change of a
 	// voyage's status (a completion's summary, why it was resumed).
-	KindStatus helm.EntryKind = "status"
+	KindStatus logbook.EntryKind = "status"
 )
 
 // Run finds the logbook entries of every voyage of home h that match q,
@@ -141,7 +141,7 @@ func check(q Query) error {
 		return fmt.Errorf("%w: nothing to search for: give a mark, a pull request or issue number, an identity or a text", helm.ErrInvalid)
 	}
 	if q.Who != "" {
-		if err := helm.ValidateIdentity(q.Who); err != nil {
+		if err := logbook.ValidateIdentity(q.Who); err != nil {
 			return fmt.Errorf("%w: %v", helm.ErrInvalid, err)
 		}
 	}
@@ -234,7 +234,7 @@ func searchVoyage(ctx context.Context, h *helm.Home, id string, m *matcher) ([]H
 		return nil, err
 	}
 	info := v.Info()
-	var entries []helm.Entry
+	var entries []logbook.Entry
 	for e, rerr := range v.Entries(ctx, nil) {
 		if err = rerr; err != nil {
 			break
@@ -247,11 +247,11 @@ func searchVoyage(ctx context.Context, h *helm.Home, id string, m *matcher) ([]H
 	if err != nil {
 		return nil, err
 	}
-	hit := func(n int, seq uint64, at time.Time, who helm.Who, kind helm.EntryKind, text string) Hit {
+	hit := func(n int, seq uint64, at time.Time, who logbook.Who, kind logbook.EntryKind, text string) Hit {
 		return Hit{Voyage: info.ID, Intent: info.Intent, Status: info.Status, N: n, Seq: seq, At: at, Who: who, Kind: kind, Text: oneLine(text)}
 	}
 	var hits []Hit
-	owner := helm.Who{Identity: info.Identity}
+	owner := logbook.Who{Identity: info.Identity}
 	if len(info.Lifecycle) > 0 {
 		owner = info.Lifecycle[0].Who
 	}
@@ -263,7 +263,7 @@ func searchVoyage(ctx context.Context, h *helm.Home, id string, m *matcher) ([]H
 			continue
 		}
 		word := string(t.Status)
-		if i > 0 && t.Status == helm.StatusActive {
+		if i > 0 && t.Status == logbook.StatusActive {
 			word = "resumed"
 		}
 		if text, ok := m.match(t.Who, nil, []string{t.Reason}); ok {
@@ -293,7 +293,7 @@ type numbered struct{ prs, issues []int }
 // match reports whether an item recorded by who, about what it names
 // (nil for nothing), with these texts (the first is the one shown)
 // matches, and the text to show.
-func (m *matcher) match(who helm.Who, names *numbered, texts []string) (string, bool) {
+func (m *matcher) match(who logbook.Who, names *numbered, texts []string) (string, bool) {
 	q := m.q
 	if q.Who != "" && who.Identity != q.Who {
 		return "", false
@@ -325,7 +325,7 @@ func (m *matcher) match(who helm.Who, names *numbered, texts []string) (string, 
 }
 
 // matchEntry reports whether entry e matches, and the text to show.
-func (m *matcher) matchEntry(e helm.Entry) (string, bool) {
+func (m *matcher) matchEntry(e logbook.Entry) (string, bool) {
 	var names *numbered
 	var texts []string
 	switch {
@@ -386,7 +386,7 @@ func (m *matcher) matchEntry(e helm.Entry) (string, bool) {
 	return m.match(e.Who, names, texts)
 }
 
-func resultNumber(a *helm.ActionRecord) int {
+func resultNumber(a *logbook.ActionRecord) int {
 	if a.Result == nil {
 		return 0
 	}

@@ -41,7 +41,7 @@ func searchHome(t *testing.T) (h *helm.Home, a, b string) {
 	ctx := context.Background()
 	h, err := helm.Open(t.TempDir(), voyagetest.Fixed())
 	require.NoError(t, err)
-	record := func(v *helm.Voyage, m marks.Mark, s sighting.Sighting, w helm.Who) {
+	record := func(v *helm.Voyage, m marks.Mark, s sighting.Sighting, w logbook.Who) {
 		t.Helper()
 		_, err := v.Record(ctx, helm.Observation{Mark: m, Sighting: s}, w)
 		require.NoError(t, err)
@@ -57,8 +57,8 @@ func searchHome(t *testing.T) (h *helm.Home, a, b string) {
 	require.NoError(t, err)
 	_, err = va.Note(ctx, "Waiting for CI on PR #45.", bob) // A2
 	require.NoError(t, err)
-	perform(t, va, &worldAction{Of: "create-pull-request", Title: "Fix widget crash", Result: helm.ActionResult{Number: 45}}, who, "") // A3
-	perform(t, va, &worldAction{Of: "merge-pull-request", Number: 45, Fail: errors.New("Pull Request is not mergeable")}, who, "")     // A4
+	perform(t, va, &worldAction{Of: "create-pull-request", Title: "Fix widget crash", Result: logbook.ActionResult{Number: 45}}, who, "") // A3
+	perform(t, va, &worldAction{Of: "merge-pull-request", Number: 45, Fail: errors.New("Pull Request is not mergeable")}, who, "")        // A4
 	pr, err := marks.NewGitHubPR("octo/widgets", 45)
 	require.NoError(t, err)
 	record(va, pr, &sighting.GitHubPullRequest{Repo: "octo/widgets", Number: 45, Focus: []string{"summary"}}, who)
@@ -66,8 +66,8 @@ func searchHome(t *testing.T) (h *helm.Home, a, b string) {
 	require.NoError(t, err)
 	_, err = va.Challenge(ctx, 5, helm.Challenge{Feedback: "Look at the flaky test", Reading: "Checks pass, one flaky."}, bob)
 	require.NoError(t, err)
-	require.NoError(t, va.Complete(ctx, helm.OutcomeCompleted, "PR #45 merged, closes #42.", who))
-	_, err = va.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{3}, Text: "The fix for #42 holds."}, carol) // A6
+	require.NoError(t, va.Complete(ctx, logbook.OutcomeCompleted, "PR #45 merged, closes #42.", who))
+	_, err = va.Judge(ctx, logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{3}, Text: "The fix for #42 holds."}, carol) // A6
 	require.NoError(t, err)
 
 	vb, err := h.Start(ctx, "Tidy the README", helm.OpenWaters, bob, nil)
@@ -76,7 +76,7 @@ func searchHome(t *testing.T) (h *helm.Home, a, b string) {
 	record(vb, &note{Topic: "README", Text: "..."}, &noteSighting{Text: "..."}, bob)
 	_, err = vb.TakeBearing(ctx, "The README mentions #450 only.", bob, nil) // B1
 	require.NoError(t, err)
-	perform(t, vb, &worldAction{Of: "comment-issue", Number: 42, Body: "Fixed by #45.", Result: helm.ActionResult{Number: 42}}, bob, "") // B2
+	perform(t, vb, &worldAction{Of: "comment-issue", Number: 42, Body: "Fixed by #45.", Result: logbook.ActionResult{Number: 42}}, bob, "") // B2
 	return h, va.ID(), vb.ID()
 }
 
@@ -146,10 +146,10 @@ func TestRun(t *testing.T) {
 	hits, err := search.Run(ctx, h, &search.Query{PR: 45, Who: "bob"})
 	require.NoError(t, err)
 	require.Len(t, hits, 2)
-	assert.Equal(t, search.Hit{Voyage: a, Intent: "Resolve #42: fix widget crash", Status: helm.StatusCompleted, N: 2, Seq: hits[0].Seq,
-		At: hits[0].At, Who: bob, Kind: helm.EntryNote, Text: "Waiting for CI on PR #45."}, hits[0])
+	assert.Equal(t, search.Hit{Voyage: a, Intent: "Resolve #42: fix widget crash", Status: logbook.StatusCompleted, N: 2, Seq: hits[0].Seq,
+		At: hits[0].At, Who: bob, Kind: logbook.EntryNote, Text: "Waiting for CI on PR #45."}, hits[0])
 	assert.NotZero(t, hits[0].Seq)
-	assert.Equal(t, helm.StatusActive, hits[1].Status)
+	assert.Equal(t, logbook.StatusActive, hits[1].Status)
 }
 
 func itoa(n int) string {

@@ -60,11 +60,11 @@ func WriteText(ctx context.Context, w io.Writer, v *helm.Voyage) error {
 // storyDoc is what both documents tell, read from the views at once.
 type storyDoc struct {
 	Info    helm.VoyageInfo
-	Entries []helm.Entry
+	Entries []logbook.Entry
 	// Legacy are the actions an older helm took out of the story when
 	// they failed (Entries outside the story).
-	Legacy []helm.Entry
-	Slate  []helm.ObservationRecord
+	Legacy []logbook.Entry
+	Slate  []logbook.ObservationRecord
 	// Artifacts describes the artifacts the observations name, by hash
 	// (those the voyage holds).
 	Artifacts map[string]helm.ArtifactInfo
@@ -107,7 +107,7 @@ func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
 }
 
 // whoLine renders who recorded something: "bob (reviewer, human)".
-func whoLine(w helm.Who) string {
+func whoLine(w logbook.Who) string {
 	var parts []string
 	for _, s := range []string{w.Role, w.Method} {
 		if s != "" {
@@ -158,7 +158,7 @@ func actionParams(raw json.RawMessage) []actionParam {
 }
 
 // resultParams lists what an action left in the world, by name.
-func resultParams(r *helm.ActionResult) []actionParam {
+func resultParams(r *logbook.ActionResult) []actionParam {
 	if r == nil {
 		return nil
 	}
@@ -185,7 +185,7 @@ func lifecycleWord(i int, t helm.Transition) string {
 	switch {
 	case i == 0:
 		return "started"
-	case t.Status == helm.StatusActive:
+	case t.Status == logbook.StatusActive:
 		return "resumed"
 	}
 	return string(t.Status)
@@ -218,11 +218,11 @@ func (d *storyDoc) writeMarkdown(b *strings.Builder) {
 	fmt.Fprintf(b, "- **Voyage:** `%s` (%s)\n", markdown.Code(info.ID), markdown.Inline(string(info.Kind)))
 	fmt.Fprintf(b, "- **Identity:** %s\n", markdown.Inline(info.Identity))
 	status := markdown.Inline(string(info.Status))
-	if !info.CompletedAt.IsZero() && info.Status != helm.StatusActive {
+	if !info.CompletedAt.IsZero() && info.Status != logbook.StatusActive {
 		status += " (" + stamp(info.CompletedAt) + ")"
 	}
 	fmt.Fprintf(b, "- **Status:** %s\n", status)
-	if info.Summary != "" && info.Status != helm.StatusActive {
+	if info.Summary != "" && info.Status != logbook.StatusActive {
 		fmt.Fprintf(b, "- **Summary:** %s\n", markdown.Inline(info.Summary))
 	}
 	fmt.Fprintf(b, "- **Created:** %s\n", stamp(info.Created))
@@ -268,10 +268,10 @@ func (d *storyDoc) writeMarkdown(b *strings.Builder) {
 	}
 }
 
-func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e helm.Entry) {
+func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e logbook.Entry) {
 	fmt.Fprintf(b, "\n### %s %d · %s · %s\n\n", logbook.Title(e.Kind), e.N, stamp(e.At), markdown.Inline(whoLine(e.Who)))
 	switch e.Kind {
-	case helm.EntryBearing:
+	case logbook.EntryBearing:
 		bg := e.Bearing
 		if len(bg.Observations) > 0 {
 			b.WriteString("Sealed observations:\n\n")
@@ -294,9 +294,9 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e helm.Entry) {
 				b.WriteString("\n")
 			}
 		}
-	case helm.EntryAction:
+	case logbook.EntryAction:
 		a := e.Action
-		fmt.Fprintf(b, "%s — %s", markdown.Inline(helm.DescribeAction(a)), markdown.Inline(string(a.Status)))
+		fmt.Fprintf(b, "%s — %s", markdown.Inline(logbook.DescribeAction(a)), markdown.Inline(string(a.Status)))
 		if !a.DoneAt.IsZero() {
 			fmt.Fprintf(b, " at %s", stamp(a.DoneAt))
 		}
@@ -319,7 +319,7 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e helm.Entry) {
 		if a.Rule != "" {
 			items = append(items, "rule: "+markdown.Inline(a.Rule))
 		}
-		if a.Error != "" && a.Status == helm.ActionFailed {
+		if a.Error != "" && a.Status == logbook.ActionFailed {
 			items = append(items, "error: "+markdown.Inline(a.Error))
 		}
 		if len(items) > 0 {
@@ -328,21 +328,21 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e helm.Entry) {
 				b.WriteString("- " + it + "\n")
 			}
 		}
-	case helm.EntryNote:
+	case logbook.EntryNote:
 		markdown.Quote(b, e.Note.Text)
-	case helm.EntryJudgement:
+	case logbook.EntryJudgement:
 		j := e.Judgement
 		fmt.Fprintf(b, "%s: %d/10 (evidence: entries %s)\n", markdown.Inline(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence))
 		if j.Text != "" {
 			b.WriteString("\n")
 			markdown.Quote(b, j.Text)
 		}
-	case helm.EntryPolicy:
+	case logbook.EntryPolicy:
 		b.WriteString(markdown.Inline(logbook.DescribePolicy(e.Policy)) + "\n")
 	}
 }
 
-func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o helm.ObservationRecord) {
+func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o logbook.ObservationRecord) {
 	fmt.Fprintf(b, "- %s — observed %s", markdown.Inline(o.Label), stamp(o.ObservedAt))
 	if o.ObservedBy.Identity != "" {
 		fmt.Fprintf(b, " by %s", markdown.Inline(whoLine(o.ObservedBy)))
@@ -360,9 +360,9 @@ func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o helm.Observati
 // 9f2c4e1a0b3d", "jettisoned: holds a customer's data".
 func artifactState(a helm.ArtifactInfo) string {
 	switch {
-	case a.Status == helm.ArtifactReduced && a.ReducedTo != "":
+	case a.Status == logbook.ArtifactReduced && a.ReducedTo != "":
 		return "reduced to " + shortHash(a.ReducedTo)
-	case a.Status == helm.ArtifactJettisoned && a.Reason != "":
+	case a.Status == logbook.ArtifactJettisoned && a.Reason != "":
 		return "jettisoned: " + a.Reason
 	}
 	return string(a.Status)
@@ -469,12 +469,12 @@ type htmlObservation struct {
 }
 
 // entryIcons are the timeline's marks of each kind of entry.
-var entryIcons = map[helm.EntryKind]string{
-	helm.EntryBearing:   "◎",
-	helm.EntryAction:    "⚙",
-	helm.EntryNote:      "✎",
-	helm.EntryJudgement: "⚖",
-	helm.EntryPolicy:    "§",
+var entryIcons = map[logbook.EntryKind]string{
+	logbook.EntryBearing:   "◎",
+	logbook.EntryAction:    "⚙",
+	logbook.EntryNote:      "✎",
+	logbook.EntryJudgement: "⚖",
+	logbook.EntryPolicy:    "§",
 }
 
 func (d *storyDoc) htmlPage() htmlPage {
@@ -485,7 +485,7 @@ func (d *storyDoc) htmlPage() htmlPage {
 		Status: line(string(info.Status)), Created: stamp(info.Created), Summary: block(info.Summary),
 		Repo: line(info.Repo), Branch: line(info.Branch), Base: line(info.Base), Parent: line(info.Parent),
 	}
-	if info.Status == helm.StatusActive {
+	if info.Status == logbook.StatusActive {
 		p.Summary = ""
 	} else if !info.CompletedAt.IsZero() {
 		p.Completed = stamp(info.CompletedAt)
@@ -508,14 +508,14 @@ func (d *storyDoc) htmlPage() htmlPage {
 	return p
 }
 
-func (d *storyDoc) htmlEntry(e helm.Entry) htmlEntry {
+func (d *storyDoc) htmlEntry(e logbook.Entry) htmlEntry {
 	line, block := safetext.Line, func(s string) string { return safetext.Block(s, "") }
 	h := htmlEntry{
 		N: e.N, Kind: string(e.Kind), Title: logbook.Title(e.Kind), Icon: entryIcons[e.Kind], At: stamp(e.At),
 		Identity: line(e.Who.Identity), Role: line(e.Who.Role), Method: line(e.Who.Method),
 	}
 	switch e.Kind {
-	case helm.EntryBearing:
+	case logbook.EntryBearing:
 		for _, o := range e.Bearing.Observations {
 			h.Observations = append(h.Observations, d.htmlObservation(o))
 		}
@@ -523,9 +523,9 @@ func (d *storyDoc) htmlEntry(e helm.Entry) htmlEntry {
 		for _, a := range e.Bearing.Reading.History {
 			h.History = append(h.History, htmlAttempt{Text: block(a.Text), Feedback: block(a.ChallengedWith), By: line(whoLine(a.ChallengedBy)), At: stamp(a.ChallengedAt)})
 		}
-	case helm.EntryAction:
+	case logbook.EntryAction:
 		a := e.Action
-		h.Status, h.Description = string(a.Status), line(helm.DescribeAction(a))
+		h.Status, h.Description = string(a.Status), line(logbook.DescribeAction(a))
 		if !a.DoneAt.IsZero() {
 			h.DoneAt = stamp(a.DoneAt)
 		}
@@ -539,21 +539,21 @@ func (d *storyDoc) htmlEntry(e helm.Entry) htmlEntry {
 			h.Link = markdown.WebLink(a.Result.URL)
 		}
 		h.Why, h.Rule = block(a.Why), line(a.Rule)
-		if a.Status == helm.ActionFailed {
+		if a.Status == logbook.ActionFailed {
 			h.Error = block(a.Error)
 		}
-	case helm.EntryNote:
+	case logbook.EntryNote:
 		h.Text = block(e.Note.Text)
-	case helm.EntryJudgement:
+	case logbook.EntryJudgement:
 		j := e.Judgement
 		h.Dimension, h.Score, h.Evidence, h.Text = line(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence), block(j.Text)
-	case helm.EntryPolicy:
+	case logbook.EntryPolicy:
 		h.Text = block(logbook.DescribePolicy(e.Policy))
 	}
 	return h
 }
 
-func (d *storyDoc) htmlObservation(o helm.ObservationRecord) htmlObservation {
+func (d *storyDoc) htmlObservation(o logbook.ObservationRecord) htmlObservation {
 	h := htmlObservation{Label: safetext.Line(o.Label), Key: safetext.Line(o.Key), At: stamp(o.ObservedAt), Artifact: safetext.Line(o.Artifact)}
 	if o.ObservedBy.Identity != "" {
 		h.By = safetext.Line(whoLine(o.ObservedBy))

@@ -89,7 +89,7 @@ func designExample(t *testing.T) *helm.Voyage {
 		_, err := v.Perform(ctx, a, who, nil)
 		require.NoError(t, err)
 	}
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init. PR #45 merged.", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "Fixed null check in widget init. PR #45 merged.", who))
 	return v
 }
 
@@ -157,7 +157,7 @@ func TestExportsKeepHostileTextText(t *testing.T) {
 	const xss = "<script>alert(1)</script>"
 	_, err = v.TakeBearing(ctx, xss+"\n# not a heading\n\x1b[2Kerased", who, nil)
 	require.NoError(t, err)
-	bob := helm.Who{Identity: "bob", Role: "reviewer", Method: "human"}
+	bob := logbook.Who{Identity: "bob", Role: "reviewer", Method: "human"}
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: `"><script>alert(2)</script>`, Reading: "| a | table |"}, bob)
 	require.NoError(t, err)
 	_, err = v.Note(ctx, "[click](javascript:alert(3)) & <b>bold</b>", who)
@@ -239,7 +239,7 @@ func richVoyage(t *testing.T, h *helm.Home) *helm.Voyage {
 	require.NoError(t, err)
 	_, err = v.TakeBearing(ctx, "Widget module has a null check missing in init().", who, nil)
 	require.NoError(t, err)
-	bob := helm.Who{Identity: "bob", Role: "reviewer", Method: "human"}
+	bob := logbook.Who{Identity: "bob", Role: "reviewer", Method: "human"}
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "cfg is a reference: it cannot be null", Reading: "init() panics when apply() fails."}, bob)
 	require.NoError(t, err)
 	_, err = v.Perform(ctx, &exportAction{kind: "commit", result: logbook.ActionResult{SHA: "abc1234def5678"}}, who, nil)
@@ -257,8 +257,8 @@ func richVoyage(t *testing.T, h *helm.Home) *helm.Voyage {
 	require.NoError(t, err)
 	_, err = v.Observe(ctx, &note{Topic: "left.txt", Text: "left on the slate"}, who, nil)
 	require.NoError(t, err)
-	require.NoError(t, v.Complete(ctx, helm.OutcomeCompleted, "Fixed null check in widget init. PR #45 merged.", who))
-	_, err = v.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix is right."}, helm.Who{Identity: "carol", Role: "judge", Method: "human"})
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "Fixed null check in widget init. PR #45 merged.", who))
+	_, err = v.Judge(ctx, logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix is right."}, logbook.Who{Identity: "carol", Role: "judge", Method: "human"})
 	require.NoError(t, err)
 	return v
 }
@@ -372,7 +372,7 @@ func TestStoriesReadWhatOthersAppended(t *testing.T) {
 func TestWriteTextTellsTheLifecycleOnceResumed(t *testing.T) {
 	ctx := context.Background()
 	_, v := voyagetest.Voyage(t, voyagetest.Fixed())
-	require.NoError(t, v.Complete(ctx, helm.OutcomeBlocked, "waiting for CI", who))
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeBlocked, "waiting for CI", who))
 	var b strings.Builder
 	require.NoError(t, story.WriteText(ctx, &b, v))
 	assert.Contains(t, b.String(), "Status: blocked (2026-02-26T17:02:00Z)\nSummary: waiting for CI\n")

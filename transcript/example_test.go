@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/replay"
 	"github.com/helmlog/helm/transcript"
@@ -29,9 +30,9 @@ func ExampleRead() {
 		return uuid.MustParse(fmt.Sprintf("a3b%05d-0000-4000-8000-000000000000", n))
 	}
 	h, _ := helm.Open(dir, opts)
-	ann := helm.Who{Identity: "ann", Role: "lead", Method: "human"}
-	bob := helm.Who{Identity: "bob", Role: "coder", Method: "claude"}
-	carol := helm.Who{Identity: "carol", Role: "tester", Method: "human"}
+	ann := logbook.Who{Identity: "ann", Role: "lead", Method: "human"}
+	bob := logbook.Who{Identity: "bob", Role: "coder", Method: "claude"}
+	carol := logbook.Who{Identity: "carol", Role: "tester", Method: "human"}
 
 	lead, _ := h.Start(ctx, "Resolve #42", helm.ResolveIssue, ann, nil)
 	defer lead.Close()

@@ -90,7 +90,7 @@ func crewScenario(t *testing.T) (*helm.Home, string) {
 		}
 	}
 	complete := func(agent, summary string, who logbook.Who) func() error {
-		return func() error { return voyages[agent].Complete(ctx, helm.OutcomeCompleted, summary, who) }
+		return func() error { return voyages[agent].Complete(ctx, logbook.OutcomeCompleted, summary, who) }
 	}
 	script := []struct {
 		agent string
@@ -132,7 +132,7 @@ func crewScenario(t *testing.T) (*helm.Home, string) {
 		}},
 		{"ann", complete("ann", "Fixed with a test.", ann)},
 		{"ann", func() error {
-			_, err := voyages["ann"].Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "Right fix, well tested."},
+			_, err := voyages["ann"].Judge(ctx, logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "Right fix, well tested."},
 				logbook.Who{Identity: "dave", Role: "judge", Method: "human"})
 			return err
 		}},

@@ -14,6 +14,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -319,7 +320,7 @@ func (p *performing) flags(fs *pflag.FlagSet) {
 
 // perform shows act (--dry-run) or performs it on v, undoing entry
 // undoes when that is not 0, and prints the entry recorded.
-func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who helm.Who, act actions.Action, undoes int) error {
+func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who logbook.Who, act actions.Action, undoes int) error {
 	if p.dryRun {
 		if a.g.json {
 			return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
@@ -343,7 +344,7 @@ func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who he
 	if a.g.json {
 		return writeJSON(a.stdout, e)
 	}
-	_, err = fmt.Fprintf(a.stdout, "Action %d performed for voyage %s\n  %s\n", e.N, short(v.ID()), printable(helm.DescribeAction(e.Action)))
+	_, err = fmt.Fprintf(a.stdout, "Action %d performed for voyage %s\n  %s\n", e.N, short(v.ID()), printable(logbook.DescribeAction(e.Action)))
 	return err
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/cmd/helm/internal/mcpserver"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
@@ -272,7 +271,7 @@ func TestANewActionKindIsACommandAndATool(t *testing.T) {
 	text, te := c.fails("tag_release", map[string]any{"number": 7})
 	assert.Contains(t, text, "name")
 	assert.Equal(t, exitUsage, te.ExitStatus)
-	_, e := ok[helm.Entry](c, "tag_release", map[string]any{"number": 8, "name": "v2.0", "repo": "octo/widgets"})
+	_, e := ok[logbook.Entry](c, "tag_release", map[string]any{"number": 8, "name": "v2.0", "repo": "octo/widgets"})
 	assert.Equal(t, 2, e.N)
 	assert.Equal(t, agentWho, e.Who)
 

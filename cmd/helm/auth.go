@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -125,7 +126,7 @@ func (*authStatusCommand) Run(ctx context.Context, a *app, args []string) error 
 	}
 	var ids []string
 	if a.g.as != "" {
-		if err := helm.ValidateIdentity(a.g.as); err != nil {
+		if err := logbook.ValidateIdentity(a.g.as); err != nil {
 			return &usageError{Err: fmt.Errorf("--as: %w: %v", helm.ErrInvalid, err), Hint: "helm " + commandLine(replaceFlag(a.args, "as", "NAME"))}
 		}
 		ids = []string{a.g.as}
@@ -135,7 +136,7 @@ func (*authStatusCommand) Run(ctx context.Context, a *app, args []string) error 
 			return err
 		}
 		for _, e := range entries {
-			if e.IsDir() && helm.ValidateIdentity(e.Name()) == nil {
+			if e.IsDir() && logbook.ValidateIdentity(e.Name()) == nil {
 				ids = append(ids, e.Name())
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 )
 
 func newBearingCmd(a *app) *cobra.Command {
@@ -47,7 +48,7 @@ func sourceFlag(fs *pflag.FlagSet, p *string, what string) {
 }
 
 // sourceOf returns the source given, or the one who's method implies.
-func sourceOf(a *app, given string, who helm.Who) (helm.Source, error) {
+func sourceOf(a *app, given string, who logbook.Who) (logbook.Source, error) {
 	if s, ok := view.SourceOf(given, who); ok {
 		return s, nil
 	}
@@ -110,7 +111,7 @@ func (c *bearingTakeCommand) Run(ctx context.Context, a *app, args []string) err
 	return err
 }
 
-func writeBearing(b *strings.Builder, br *helm.Bearing) {
+func writeBearing(b *strings.Builder, br *logbook.Bearing) {
 	for _, o := range br.Observations {
 		fmt.Fprintf(b, "  Mark: %s\n", printable(o.Label))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 func TestVoyageCompactReclaimsJettisonedArtifacts(t *testing.T) {
@@ -40,7 +41,7 @@ func TestVoyageCompactReclaimsJettisonedArtifacts(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, hash)
-	require.NoError(t, v.Jettison(context.Background(), hash, "too big", helm.Who{Identity: "john-agent", Role: "coder", Method: "human"}))
+	require.NoError(t, v.Jettison(context.Background(), hash, "too big", logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}))
 	require.NoError(t, v.Close())
 
 	out = h.ok("voyage", "compact")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 )
 
 func newCompleteCmd(a *app) *cobra.Command {
@@ -40,7 +41,7 @@ helm asks for it when standard input is a terminal, and refuses otherwise.`,
 
 func outcomeNames() []string {
 	var names []string
-	for _, o := range helm.Outcomes() {
+	for _, o := range logbook.Outcomes() {
 		names = append(names, string(o))
 	}
 	return names
@@ -56,7 +57,7 @@ func (c *completeCommandLeaf) Flags(fs *pflag.FlagSet) {
 		c.summary, c.summarySet = s, true
 		return nil
 	})
-	fs.StringVar(&c.outcome, "outcome", string(helm.OutcomeCompleted), "how it ended, `OUTCOME`: completed, blocked, failed, partial or cancelled")
+	fs.StringVar(&c.outcome, "outcome", string(logbook.OutcomeCompleted), "how it ended, `OUTCOME`: completed, blocked, failed, partial or cancelled")
 }
 
 func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
@@ -66,7 +67,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	if c.summarySet && strings.TrimSpace(c.summary) == "" {
 		return usageErrorf(a.cmd, "complete: --summary is empty: say what came of the voyage")
 	}
-	if !slices.Contains(helm.Outcomes(), helm.Outcome(c.outcome)) {
+	if !slices.Contains(logbook.Outcomes(), logbook.Outcome(c.outcome)) {
 		return usageErrorf(a.cmd, "complete: outcome %q is not one of %s", c.outcome, strings.Join(outcomeNames(), ", "))
 	}
 	v, who, err := a.completableVoyage(ctx)
@@ -94,7 +95,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 			}
 		}
 	}
-	if err := v.Complete(ctx, helm.Outcome(c.outcome), c.summary, who); err != nil {
+	if err := v.Complete(ctx, logbook.Outcome(c.outcome), c.summary, who); err != nil {
 		return err
 	}
 	info := v.Info()
@@ -103,9 +104,9 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	}
 	var b strings.Builder
 	switch info.Status {
-	case helm.StatusCompleted:
+	case logbook.StatusCompleted:
 		fmt.Fprintf(&b, "Voyage %s completed\n", short(v.ID()))
-	case helm.StatusBlocked, helm.StatusPartial:
+	case logbook.StatusBlocked, logbook.StatusPartial:
 		fmt.Fprintf(&b, "Voyage %s is %s (helm voyage resume continues it)\n", short(v.ID()), info.Status)
 	default:
 		fmt.Fprintf(&b, "Voyage %s completed: %s\n", short(v.ID()), info.Status)
@@ -120,17 +121,17 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 // completableVoyage opens the voyage to complete: the resolved one when
 // it is active, blocked or partial (--voyage, HELM_VOYAGE, the only
 // active one, else the only blocked or partial one), and who completes it.
-func (a *app) completableVoyage(ctx context.Context) (*helm.Voyage, helm.Who, error) {
+func (a *app) completableVoyage(ctx context.Context) (*helm.Voyage, logbook.Who, error) {
 	v, err := a.openVoyage(ctx)
 	var usage *usageError
 	if errors.Is(err, helm.ErrNoVoyage) && errors.As(err, &usage) {
 		v, err = a.openVoyageAmong(ctx, helm.ListOpen, "open", nil)
 	}
 	if err != nil {
-		return nil, helm.Who{}, err
+		return nil, logbook.Who{}, err
 	}
 	if err := view.TakesChanges(v); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
-		return nil, helm.Who{}, err
+		return nil, logbook.Who{}, err
 	}
 	who, err := a.who(v, false)
 	return v, who, err

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 func TestComplete(t *testing.T) {
@@ -20,15 +21,15 @@ func TestComplete(t *testing.T) {
 		name    string
 		args    []string
 		want    string
-		outcome helm.Outcome
+		outcome logbook.Outcome
 	}{
 		{"default", []string{"--summary", "Fixed null check in widget init. PR #45 merged."},
-			"Voyage a3b00001 completed\nSummary: Fixed null check in widget init. PR #45 merged.\n", helm.OutcomeCompleted},
+			"Voyage a3b00001 completed\nSummary: Fixed null check in widget init. PR #45 merged.\n", logbook.OutcomeCompleted},
 		{"blocked", []string{"--outcome", "blocked", "--summary", "Waiting on upstream."},
-			"Voyage a3b00001 is blocked (helm voyage resume continues it)\nSummary: Waiting on upstream.\n", helm.OutcomeBlocked},
-		{"failed", []string{"--outcome", "failed", "--summary", "x"}, "Voyage a3b00001 completed: failed\nSummary: x\n", helm.OutcomeFailed},
-		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 is partial (helm voyage resume continues it)\nSummary: x\n", helm.OutcomePartial},
-		{"cancelled", []string{"--outcome", "cancelled", "--summary", "x"}, "Voyage a3b00001 completed: cancelled\nSummary: x\n", helm.OutcomeCancelled},
+			"Voyage a3b00001 is blocked (helm voyage resume continues it)\nSummary: Waiting on upstream.\n", logbook.OutcomeBlocked},
+		{"failed", []string{"--outcome", "failed", "--summary", "x"}, "Voyage a3b00001 completed: failed\nSummary: x\n", logbook.OutcomeFailed},
+		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 is partial (helm voyage resume continues it)\nSummary: x\n", logbook.OutcomePartial},
+		{"cancelled", []string{"--outcome", "cancelled", "--summary", "x"}, "Voyage a3b00001 completed: cancelled\nSummary: x\n", logbook.OutcomeCancelled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,7 +42,7 @@ func TestComplete(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", string(tt.outcome), "--json")), &[]*helm.VoyageInfo{&v}))
 			assert.Equal(t, id, v.ID)
 			assert.Equal(t, tt.outcome, v.Outcome)
-			assert.Equal(t, helm.Status(tt.outcome), v.Status)
+			assert.Equal(t, logbook.Status(tt.outcome), v.Status)
 			assert.Equal(t, "2026-02-26T17:30:00Z", stamp(v.CompletedAt))
 
 			if v.Status.Resumable() {
@@ -72,7 +73,7 @@ func TestCompleteUsage(t *testing.T) {
 	assert.Contains(t, r.Stderr, "\nTry: helm complete --outcome blocked --summary \"TEXT\"\n")
 	var v helm.VoyageInfo
 	require.NoError(t, json.Unmarshal([]byte(h.ok("complete", "--json", "--summary", "done")), &v))
-	assert.Equal(t, helm.StatusCompleted, v.Status)
+	assert.Equal(t, logbook.StatusCompleted, v.Status)
 	assert.Equal(t, "done", v.Summary)
 }
 

@@ -11,8 +11,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // config is $HELM_HOME/config.toml.
@@ -103,7 +102,7 @@ func (a *app) config() (*config, error) {
 	}
 	c.Identity, c.Role, c.Method = strings.TrimSpace(c.Identity), strings.TrimSpace(c.Role), strings.TrimSpace(c.Method)
 	for name, ic := range c.Identities {
-		if err := helm.ValidateIdentity(name); err != nil {
+		if err := logbook.ValidateIdentity(name); err != nil {
 			return nil, &usageError{Err: fmt.Errorf("%s: [identities.%s]: %w", path, name, err), Hint: "name the table after an identity, e.g. [identities.john-agent]"}
 		}
 		for _, v := range ic.PassEnv {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // The crew's record from the command line: notes, resuming a voyage, and
@@ -137,7 +138,7 @@ func (c *judgeCommand) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, err := v.Judge(ctx, helm.Judgement{Score: c.score, Dimension: c.dimension, Evidence: evidence, Text: args[0]}, who)
+	e, err := v.Judge(ctx, logbook.Judgement{Score: c.score, Dimension: c.dimension, Evidence: evidence, Text: args[0]}, who)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/transcript"
 )
 
@@ -26,16 +27,16 @@ func TestCrewRecordFromTheCommandLine(t *testing.T) {
 	h.fails(2, "note", "  ")
 
 	h.ok("observe", "context", "the crash report")
-	var e helm.Entry
+	var e logbook.Entry
 	require.NoError(t, json.Unmarshal([]byte(h.ok("bearing", "--reading", "A nil config.", "--json")), &e))
-	assert.Equal(t, helm.SourceUser, e.Bearing.Reading.Source, "method human: the user wrote it")
+	assert.Equal(t, logbook.SourceUser, e.Bearing.Reading.Source, "method human: the user wrote it")
 	h.ok("observe", "context", "more")
 	require.NoError(t, json.Unmarshal([]byte(h.ok("--as", "bob", "--role", "coder", "--method", "claude", "bearing", "--reading", "Also the cache.", "--json")), &e))
-	assert.Equal(t, helm.SourceAgent, e.Bearing.Reading.Source, "another method: an agent wrote it")
+	assert.Equal(t, logbook.SourceAgent, e.Bearing.Reading.Source, "another method: an agent wrote it")
 	assert.Equal(t, 3, e.N)
 	h.fails(2, "bearing", "challenge", "2", "--with", "x", "--reading", "y", "--source", "robot")
 	require.NoError(t, json.Unmarshal([]byte(h.ok("--as", "bob", "--method", "claude", "bearing", "challenge", "2", "--with", "Not nil: empty.", "--reading", "An empty config.", "--source", "user", "--json")), &e))
-	assert.Equal(t, helm.SourceUser, e.Bearing.Reading.Source)
+	assert.Equal(t, logbook.SourceUser, e.Bearing.Reading.Source)
 
 	h.fails(3, "action", "commit", "--message", "Fix", "--why", "the test passes") // not a repository: a failed action
 	log := h.ok("log")

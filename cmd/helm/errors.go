@@ -11,6 +11,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -77,13 +78,13 @@ func ReportError(w io.Writer, err error) int {
 		return ExitCode(err)
 	}
 	fmt.Fprintf(w, "helm: %s\n", block(exit.Message(err), ""))
-	if h := hint(err); h != "" {
+	if h := tryLine(err); h != "" {
 		fmt.Fprintf(w, "Try: %s\n", printable(h))
 	}
 	return ExitCode(err)
 }
 
-func hint(err error) string {
+func tryLine(err error) string {
 	var ie *interruptedError
 	if errors.As(err, &ie) {
 		return ""
@@ -116,7 +117,7 @@ func libraryHint(err error, globals []string) string {
 	lh := helm.HintOf(err)
 	var nl *runner.NotLoggedInError
 	if errors.As(err, &nl) {
-		lh = helm.Hint{Kind: "login"}
+		lh = hint.Hint{Kind: "login"}
 	}
 	helmWith := func(drop string, rest string) string {
 		var kept []string
@@ -138,12 +139,12 @@ func libraryHint(err error, globals []string) string {
 		return ""
 	case "login":
 		return helmWith("--as", "auth login --as "+nl.Identity)
-	case helm.HintVerify:
+	case hint.Verify:
 		if id := exit.DamagedVoyage(err); id != "" {
 			return helmWith("--voyage", "--voyage "+id+" voyage verify")
 		}
 		return helmWith("", "voyage verify")
-	case helm.HintConfirm:
+	case hint.Confirm:
 		return "the same command with --yes, once a person has agreed to it"
 	}
 	return lh.Text

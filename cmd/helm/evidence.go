@@ -11,6 +11,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -53,7 +54,7 @@ func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	if a.g.json && info.Status != helm.ArtifactStowed {
+	if a.g.json && info.Status != logbook.ArtifactStowed {
 		return writeJSON(a.stdout, info)
 	}
 	if a.g.json {
@@ -131,9 +132,9 @@ func (*artifactListCommand) Run(ctx context.Context, a *app, args []string) erro
 	for _, r := range rows {
 		state := string(r.Status)
 		switch r.Status {
-		case helm.ArtifactJettisoned:
+		case logbook.ArtifactJettisoned:
 			state += ": " + view.OrDash(r.Reason)
-		case helm.ArtifactReduced:
+		case logbook.ArtifactReduced:
 			state += " to " + short(r.ReducedTo)
 		}
 		fmt.Fprintf(&b, "%-8s  %-14s  %9s  %9s  %-4s  %-40s  %s\n", short(r.Hash), view.OrDash(r.Kind), size(r.Size), size(r.StoredSize), r.Where, printable(view.OrDash(r.Mark)), printable(state))

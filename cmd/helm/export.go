@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/story"
 )
 
@@ -185,7 +186,7 @@ func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) erro
 	}
 	v, err := h.Import(ctx, r)
 	if err != nil {
-		if helm.HintOf(err).Kind == helm.HintOtherHome {
+		if helm.HintOf(err).Kind == hint.OtherHome {
 			var ve *helm.VoyageError
 			if h.StoreName() != "" {
 				// A store's voyage is not removed; a copy is brought up to date.

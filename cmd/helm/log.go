@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 )
 
 func newLogCmd(a *app) *cobra.Command {
@@ -43,7 +43,7 @@ func (c *logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	if c.who != "" {
-		if err := helm.ValidateIdentity(c.who); err != nil {
+		if err := logbook.ValidateIdentity(c.who); err != nil {
 			return usageErrorf(a.cmd, "log: --who %q: %v", c.who, err)
 		}
 	}

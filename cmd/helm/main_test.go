@@ -21,8 +21,10 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/runner"
+	"github.com/helmlog/helm/sighting"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -330,9 +332,9 @@ func TestExitCode(t *testing.T) {
 		{"completed", &helm.VoyageError{Op: "observe", Voyage: "v", Err: helm.ErrVoyageCompleted}, 1},
 		{"action failed, recorded", &helm.VoyageError{Op: "perform commit", Voyage: "v", Err: &helm.ActionError{Kind: "commit", Err: &runner.ExitError{Cmd: "git commit", ExitCode: 1}}}, 3},
 		{"action failed, outcome not recorded", &helm.VoyageError{Op: "perform push", Voyage: "v", Err: &helm.ActionError{Kind: "push", Err: errors.New("disk full")},
-			Hint: helm.Hint{Kind: helm.HintCheckWorld}}, 1},
-		{"action performed, outcome not recorded", &helm.VoyageError{Op: "perform push", Voyage: "v", Err: errors.New("disk full"), Hint: helm.Hint{Kind: helm.HintCheckWorld}}, 1},
-		{"observed, but it failed", &observedFailures{Failures: []helm.Failure{{Kind: helm.FailureMissing, Message: "a could not be read"}}}, 3},
+			Hint: hint.Hint{Kind: hint.CheckWorld}}, 1},
+		{"action performed, outcome not recorded", &helm.VoyageError{Op: "perform push", Voyage: "v", Err: errors.New("disk full"), Hint: hint.Hint{Kind: hint.CheckWorld}}, 1},
+		{"observed, but it failed", &observedFailures{Failures: []sighting.Failure{{Kind: sighting.FailureMissing, Message: "a could not be read"}}}, 3},
 		{"interrupted after observing a failure", &interruptedError{Err: &observedFailures{}}, 130},
 		{"damaged", &damagedError{Voyage: "v"}, 1},
 		{"other", errors.New("disk full"), 1},
@@ -360,9 +362,9 @@ func TestReportErrorShowsProgramMessage(t *testing.T) {
 
 func TestReportErrorSaysWhatAnObservationFoundFailed(t *testing.T) {
 	t.Parallel()
-	err := &observedFailures{Failures: []helm.Failure{
-		{Kind: helm.FailureMissing, Path: "gone\x1b[2K.rs", Message: "gone\x1b[2K.rs could not be read: no such file or directory"},
-		{Kind: helm.FailureExitStatus, ExitCode: 2, Message: "the command exited with status 2"},
+	err := &observedFailures{Failures: []sighting.Failure{
+		{Kind: sighting.FailureMissing, Path: "gone\x1b[2K.rs", Message: "gone\x1b[2K.rs could not be read: no such file or directory"},
+		{Kind: sighting.FailureExitStatus, ExitCode: 2, Message: "the command exited with status 2"},
 	}}
 	var buf bytes.Buffer
 	assert.Equal(t, 3, ReportError(&buf, err))

@@ -14,6 +14,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/markkind"
 	"github.com/helmlog/helm/cmd/helm/internal/mcpserver"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/runner"
@@ -124,7 +125,7 @@ func mcpConfig(ctx context.Context, a *app) (mcpserver.Config, error) {
 	if err != nil {
 		return mcpserver.Config{}, err
 	}
-	cfg.Who = helm.Who{Identity: identity, Role: role, Method: method}
+	cfg.Who = logbook.Who{Identity: identity, Role: role, Method: method}
 	return cfg, nil
 }
 
@@ -150,7 +151,7 @@ func (w mcpWorkspace) Mark(ctx context.Context, k *markkind.Kind, p *markkind.Pa
 	return w.a.anchoredMark(ctx, k, p)
 }
 
-func (w mcpWorkspace) Observe(ctx context.Context, v *helm.Voyage, who helm.Who, m marks.Mark, repo string, o markkind.ObserveFlags) (helm.Observed, error) {
+func (w mcpWorkspace) Observe(ctx context.Context, v *helm.Voyage, who logbook.Who, m marks.Mark, repo string, o markkind.ObserveFlags) (helm.Observed, error) {
 	return w.a.observe(ctx, v, who, m, repo, o, nil)
 }
 

@@ -15,11 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helmlog/helm/logbook"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/helmlog/helm"
 )
 
 // helm mcp as hosts run it: a process of its own, driven over its
@@ -90,7 +89,7 @@ func TestMCPFourProcessesOnOneVoyage(t *testing.T) {
 	wg.Wait()
 	t.Logf("%d processes recorded %d observations each in %s", agents, each, time.Since(start))
 
-	var slate []helm.ObservationRecord
+	var slate []logbook.ObservationRecord
 	require.NoError(t, json.Unmarshal([]byte(h.ok("--voyage", id, "slate", "list", "--json")), &slate))
 	labels := map[string]int{}
 	for _, o := range slate {
@@ -100,7 +99,7 @@ func TestMCPFourProcessesOnOneVoyage(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(h.ok("transcript", id, "--json")), "\n") {
 		var e struct {
 			Type string
-			Who  helm.Who
+			Who  logbook.Who
 		}
 		require.NoError(t, json.Unmarshal([]byte(line), &e))
 		if e.Type == "observed" {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // TestMCPPagesSmallerThanACharacterMoveOn: a limit smaller than the
@@ -26,7 +27,7 @@ func TestMCPPagesSmallerThanACharacterMoveOn(t *testing.T) {
 	agentEnv(h)
 	c := h.mcp()
 	_, info := ok[helm.VoyageInfo](c, "voyage_start", map[string]any{"intent": "pages"})
-	ok[helm.Entry](c, "note", map[string]any{"voyage": info.ID, "text": "€uro 😀 ok"})
+	ok[logbook.Entry](c, "note", map[string]any{"voyage": info.ID, "text": "€uro 😀 ok"})
 	whole, _ := ok[any](c, "log", map[string]any{"voyage": info.ID})
 	next := regexp.MustCompile(`\n\[helm: bytes \d+ to \d+ of \d+ shown; call log again with offset (\d+) for the rest\]\n$`)
 	for _, limit := range []int{1, 2, 3} {

@@ -25,6 +25,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/mcpserver"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/ghtest"
+	"github.com/helmlog/helm/logbook"
 )
 
 // The MCP server, in-process: helm mcp runs as Main.Run runs it, with the
@@ -144,7 +145,7 @@ func agentEnv(h *harness) {
 	h.Env["HELM_IDENTITY"], h.Env["HELM_ROLE"], h.Env["HELM_METHOD"] = "claude-1", "coder", "claude-test"
 }
 
-var agentWho = helm.Who{Identity: "claude-1", Role: "coder", Method: "claude-test"}
+var agentWho = logbook.Who{Identity: "claude-1", Role: "coder", Method: "claude-test"}
 
 // mcpTools are the tools helm mcp lists, sorted.
 var mcpTools = []string{
@@ -284,19 +285,19 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	assert.Contains(t, text, "Observed, but gone.rs could not be read")
 	assert.Contains(t, text, "exit status 3")
 
-	_, slate := ok[struct{ Slate []helm.ObservationRecord }](c, "slate_list", vid)
+	_, slate := ok[struct{ Slate []logbook.ObservationRecord }](c, "slate_list", vid)
 	assert.Len(t, slate.Slate, len(marks)+1)
 	_, erased := ok[map[string]string](c, "slate_erase", with(map[string]any{"kind": "file-contents", "paths": []string{"./gone.rs"}}))
 	assert.Equal(t, "FileContents: gone.rs", erased["label"], "two spellings of a path name one mark")
 
-	_, b := ok[helm.Entry](c, "bearing_take", with(map[string]any{"reading": "init() dereferences a nil config."}))
+	_, b := ok[logbook.Entry](c, "bearing_take", with(map[string]any{"reading": "init() dereferences a nil config."}))
 	assert.Equal(t, 1, b.N)
 	assert.Len(t, b.Bearing.Observations, len(marks))
-	assert.Equal(t, helm.SourceAgent, b.Bearing.Reading.Source)
-	_, ch := ok[helm.Entry](c, "bearing_challenge", with(map[string]any{"n": 1, "feedback": "it is the reload path", "reading": "reload() skips the nil check.", "source": "user"}))
+	assert.Equal(t, logbook.SourceAgent, b.Bearing.Reading.Source)
+	_, ch := ok[logbook.Entry](c, "bearing_challenge", with(map[string]any{"n": 1, "feedback": "it is the reload path", "reading": "reload() skips the nil check.", "source": "user"}))
 	assert.Equal(t, "reload() skips the nil check.", ch.Bearing.Reading.Text)
 	require.Len(t, ch.Bearing.Reading.History, 1)
-	_, note := ok[helm.Entry](c, "note", with(map[string]any{"text": "Fixing reload() first."}))
+	_, note := ok[logbook.Entry](c, "note", with(map[string]any{"text": "Fixing reload() first."}))
 	assert.Equal(t, 2, note.N)
 
 	ok[map[string]any](c, "observe", with(map[string]any{"kind": "context", "description": "scratch"}))
@@ -310,17 +311,17 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	dry, d := ok[view.DryRun](c, "commit", with(map[string]any{"message": "Check for nil in reload", "dry_run": true}))
 	assert.Contains(t, dry, "nothing is run or recorded")
 	assert.Contains(t, d.DryRun, "git commit -m")
-	_, commit := ok[helm.Entry](c, "commit", with(map[string]any{"message": "Check for nil in reload", "why": "the bearing says so"}))
+	_, commit := ok[logbook.Entry](c, "commit", with(map[string]any{"message": "Check for nil in reload", "why": "the bearing says so"}))
 	sha := g.Git(t, "rev-parse", "HEAD")
 	assert.Equal(t, sha, commit.Action.Result.SHA)
 	assert.Equal(t, "the bearing says so", commit.Action.Why)
-	ok[helm.Entry](c, "push", vid) // the branch checked out
+	ok[logbook.Entry](c, "push", vid) // the branch checked out
 	assert.Equal(t, sha, g.BareRef(t, "fix-widget"))
-	_, pr := ok[helm.Entry](c, "create_pull_request", with(map[string]any{"title": "Fix reload", "body": "Fixes #" + itoa(issue), "reviewers": []string{"dyreby"}}))
+	_, pr := ok[logbook.Entry](c, "create_pull_request", with(map[string]any{"title": "Fix reload", "body": "Fixes #" + itoa(issue), "reviewers": []string{"dyreby"}}))
 	n := pr.Action.Result.Number
 	require.Positive(t, n)
 	comment := srv.AddReviewComment("octo/widgets", n, ghtest.ReviewComment{User: "dyreby", Body: "nil?", Path: "widget.rs", Line: 1})
-	entries := map[string]helm.Entry{}
+	entries := map[string]logbook.Entry{}
 	for _, a := range []struct {
 		tool string
 		args map[string]any
@@ -334,7 +335,7 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 		{"close_issue", map[string]any{"number": issue}, "closed issue #" + itoa(issue)},
 		{"create_issue", map[string]any{"title": "Test reload()", "repo": "octo/widgets"}, "created issue #"},
 	} {
-		text, e := ok[helm.Entry](c, a.tool, with(a.args))
+		text, e := ok[logbook.Entry](c, a.tool, with(a.args))
 		assert.Contains(t, text, a.want, a.tool)
 		assert.Equal(t, agentWho, e.Who, a.tool)
 		entries[a.tool] = e
@@ -343,10 +344,10 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 
 	// Undo: the follow-up issue is closed again; a merge cannot be undone.
 	followUp := entries["create_issue"]
-	text, undo := ok[helm.Entry](c, "undo", with(map[string]any{"n": followUp.N, "why": "filed twice", "dry_run": true}))
+	text, undo := ok[logbook.Entry](c, "undo", with(map[string]any{"n": followUp.N, "why": "filed twice", "dry_run": true}))
 	assert.Contains(t, text, "Dry run")
 	assert.Contains(t, text, "repos/octo/widgets/issues/"+itoa(followUp.Action.Result.Number))
-	text, undo = ok[helm.Entry](c, "undo", with(map[string]any{"n": followUp.N, "why": "filed twice"}))
+	text, undo = ok[logbook.Entry](c, "undo", with(map[string]any{"n": followUp.N, "why": "filed twice"}))
 	assert.Contains(t, text, "closed issue #"+itoa(followUp.Action.Result.Number)+" (undoes "+itoa(followUp.N)+")")
 	assert.Equal(t, followUp.N, undo.Action.Undoes)
 	assert.Equal(t, "closed", srv.IssueState("octo/widgets", followUp.Action.Result.Number))
@@ -386,11 +387,11 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 
 	// The end, a pause and the end again.
 	_, blocked := ok[helm.VoyageInfo](c, "complete", with(map[string]any{"summary": "Waiting for a review.", "outcome": "blocked"}))
-	assert.Equal(t, helm.StatusBlocked, blocked.Status)
+	assert.Equal(t, logbook.StatusBlocked, blocked.Status)
 	_, resumed := ok[helm.VoyageInfo](c, "voyage_resume", with(map[string]any{"reason": "Reviewed."}))
-	assert.Equal(t, helm.StatusActive, resumed.Status)
+	assert.Equal(t, logbook.StatusActive, resumed.Status)
 	_, done := ok[helm.VoyageInfo](c, "complete", with(map[string]any{"summary": "reload() checks for nil; PR merged."}))
-	assert.Equal(t, helm.StatusCompleted, done.Status)
+	assert.Equal(t, logbook.StatusCompleted, done.Status)
 
 	// The events, as the CLI exports them: every one the server's.
 	types := map[string]int{}
@@ -399,7 +400,7 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	for sc.Scan() {
 		var e struct {
 			Type string
-			Who  helm.Who
+			Who  logbook.Who
 		}
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
 		types[e.Type]++
@@ -511,7 +512,7 @@ func TestMCPConcurrentCallsOnOneServer(t *testing.T) {
 	wg.Wait()
 	total := 0
 	for _, id := range ids {
-		var slate []helm.ObservationRecord
+		var slate []logbook.ObservationRecord
 		require.NoError(t, json.Unmarshal([]byte(h.ok("--voyage", id, "slate", "list", "--json")), &slate))
 		total += len(slate)
 		assert.Contains(t, h.ok("--voyage", id, "voyage", "verify"), "OK: nothing damaged")
@@ -575,7 +576,7 @@ func TestMCPSecretsAreRefusedOrRedacted(t *testing.T) {
 	_, te := c.fails("create_issue", args)
 	assert.Contains(t, te.Try, "allow_secret")
 	args["allow_secret"] = true
-	ok[helm.Entry](c, "create_issue", args)
+	ok[logbook.Entry](c, "create_issue", args)
 	ok[view.Observed](c, "observe", map[string]any{"voyage": info.ID, "kind": "context", "description": "API_TOKEN=" + token})
 	story := h.ok("--voyage", info.ID, "log")
 	for _, out := range []string{story, h.ok("--voyage", info.ID, "slate", "list", "--json"), h.ok("--voyage", info.ID, "log", "--json")} {
@@ -594,9 +595,9 @@ func TestMCPPinnedVoyage(t *testing.T) {
 	other := h.start("another")
 	h.Env["HELM_METHOD"] = "claude-test"
 	c := h.mcp("--voyage", id[:8])
-	_, e := ok[helm.Entry](c, "note", map[string]any{"text": "on the pinned voyage"})
-	assert.Equal(t, helm.Who{Identity: "john-agent", Role: "coder", Method: "claude-test"}, e.Who, "the voyage's identity, as for any command")
-	ok[helm.Entry](c, "note", map[string]any{"voyage": id, "text": "named"})
+	_, e := ok[logbook.Entry](c, "note", map[string]any{"text": "on the pinned voyage"})
+	assert.Equal(t, logbook.Who{Identity: "john-agent", Role: "coder", Method: "claude-test"}, e.Who, "the voyage's identity, as for any command")
+	ok[logbook.Entry](c, "note", map[string]any{"voyage": id, "text": "named"})
 	_, te := c.fails("note", map[string]any{"voyage": other, "text": "elsewhere"})
 	assert.Contains(t, te.Error, "acts on voyage "+id[:8]+" alone")
 	_, te = c.fails("voyage_start", map[string]any{"intent": "more"})
@@ -670,7 +671,7 @@ func TestMCPResources(t *testing.T) {
 	ctx := context.Background()
 	_, info := ok[helm.VoyageInfo](c, "voyage_start", map[string]any{"intent": "resources"})
 	_, o := ok[view.Observed](c, "observe", map[string]any{"voyage": info.ID, "kind": "file-contents", "paths": []string{"big.txt"}})
-	ok[helm.Entry](c, "bearing_take", map[string]any{"voyage": info.ID, "reading": "a large file"})
+	ok[logbook.Entry](c, "bearing_take", map[string]any{"voyage": info.ID, "reading": "a large file"})
 
 	list, err := c.cs.ListResources(ctx, nil)
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/markkind"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/sighting"
 )
@@ -167,7 +168,7 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 // observe looks at m for v, as who, and records the observation: a
 // GitHub mark through who's gh (on repo, when given), a command's output
 // copied to progress as it runs, when it is set.
-func (a *app) observe(ctx context.Context, v *helm.Voyage, who helm.Who, m marks.Mark, repo string, o markkind.ObserveFlags, progress io.Writer) (helm.Observed, error) {
+func (a *app) observe(ctx context.Context, v *helm.Voyage, who logbook.Who, m marks.Mark, repo string, o markkind.ObserveFlags, progress io.Writer) (helm.Observed, error) {
 	r, err := a.runner(who.Identity, repo)
 	if err != nil {
 		return helm.Observed{}, err

@@ -247,13 +247,13 @@ func TestObserveWebFailures(t *testing.T) {
 	r = h.fails(3, "observe", "web", web.URL+"/missing", "--json")
 	var o view.Observed
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &o))
-	assert.Equal(t, []helm.Failure{{Kind: helm.FailureHTTPStatus, URL: web.URL + "/missing", Status: 404,
+	assert.Equal(t, []sighting.Failure{{Kind: sighting.FailureHTTPStatus, URL: web.URL + "/missing", Status: 404,
 		Message: "GET " + web.URL + "/missing answered 404 Not Found"}}, o.Failures)
 
 	r = h.fails(3, "observe", "web", refused, "--json")
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &o))
 	require.Len(t, o.Failures, 1)
-	assert.Equal(t, helm.FailureFetch, o.Failures[0].Kind)
+	assert.Equal(t, sighting.FailureFetch, o.Failures[0].Kind)
 	assert.Equal(t, refused, o.Failures[0].URL)
 
 	r = h.run("observe", "web", web.URL+"/ok")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 )
 
@@ -166,8 +167,8 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	who := helm.Who{Identity: identity, Role: role, Method: method}
-	target := helm.ActionTarget{Repo: c.repo, Branch: c.branch, Args: args[1:]}
+	who := logbook.Who{Identity: identity, Role: role, Method: method}
+	target := logbook.ActionTarget{Repo: c.repo, Branch: c.branch, Args: args[1:]}
 	if args[0] == "push" {
 		if c.repo == "" {
 			if target, err = c.resolvePush(ctx, a, identity); err != nil {
@@ -235,12 +236,12 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 // a + that is a fast-forward; the check takes the stricter reading), a
 // deletion when it names no source. Its arguments are REMOTE SPEC, as the
 // guard sees them.
-func (c *policyCheckCommand) pushTarget() helm.ActionTarget {
+func (c *policyCheckCommand) pushTarget() logbook.ActionTarget {
 	remote := c.remote
 	if remote == "" {
 		remote = "origin"
 	}
-	t := helm.ActionTarget{Repo: c.repo, Branch: c.branch, Args: []string{remote, c.branch}}
+	t := logbook.ActionTarget{Repo: c.repo, Branch: c.branch, Args: []string{remote, c.branch}}
 	if c.branch == "" {
 		return t
 	}
@@ -257,26 +258,26 @@ func (c *policyCheckCommand) pushTarget() helm.ActionTarget {
 	default:
 		ref = "refs/heads/" + dst
 	}
-	t.Refs = []helm.RefUpdate{{Ref: ref, Force: c.force || plus, Delete: hasDst && src == ""}}
+	t.Refs = []logbook.RefUpdate{{Ref: ref, Force: c.force || plus, Delete: hasDst && src == ""}}
 	return t
 }
 
-func (c *policyCheckCommand) resolvePush(ctx context.Context, a *app, identity string) (helm.ActionTarget, error) {
+func (c *policyCheckCommand) resolvePush(ctx context.Context, a *app, identity string) (logbook.ActionTarget, error) {
 	r, err := a.runner(identity, "")
 	if err != nil {
-		return helm.ActionTarget{}, err
+		return logbook.ActionTarget{}, err
 	}
 	push, err := actions.NewPush(r, actions.Push{Branch: c.branch, Remote: c.remote, Force: c.force})
 	if err == nil {
-		var t helm.ActionTarget
+		var t logbook.ActionTarget
 		if t, err = push.Target(ctx); err == nil {
 			return t, nil
 		}
 	}
 	if errors.Is(err, actions.ErrInvalid) {
-		return helm.ActionTarget{}, &usageError{Err: err, Hint: "give --repo and --branch to check a push without asking git"}
+		return logbook.ActionTarget{}, &usageError{Err: err, Hint: "give --repo and --branch to check a push without asking git"}
 	}
-	return helm.ActionTarget{}, err
+	return logbook.ActionTarget{}, err
 }
 
 // voyageIdentity is the resolved voyage's identity when one resolves,

@@ -16,7 +16,9 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
+	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -164,7 +166,7 @@ func (a *app) homeOptions() (string, *helm.Options, error) {
 	}
 	opts.Redaction.ExtraEnv = append(opts.Redaction.ExtraEnv, cfg.Redact.Env...)
 	for _, p := range cfg.Redact.Patterns {
-		opts.Redaction.Patterns = append(opts.Redaction.Patterns, helm.RedactPattern{Name: p.Name, Regexp: p.Regexp})
+		opts.Redaction.Patterns = append(opts.Redaction.Patterns, redact.Pattern{Name: p.Name, Regexp: p.Regexp})
 	}
 	if opts.Policy, err = a.policy(dir, cfg); err != nil {
 		return "", nil, err
@@ -319,17 +321,17 @@ func (a *app) openVoyage(ctx context.Context) (*helm.Voyage, error) {
 // activeVoyage opens the resolved voyage and checks that it is active, so
 // nothing in the world is touched for a voyage that cannot record it; then
 // it resolves who acts on it (entry as for who).
-func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, helm.Who, error) {
+func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, logbook.Who, error) {
 	v, err := a.openVoyage(ctx)
 	if err != nil {
-		return nil, helm.Who{}, err
+		return nil, logbook.Who{}, err
 	}
 	if err := view.TakesChanges(v); err != nil {
-		return nil, helm.Who{}, err
+		return nil, logbook.Who{}, err
 	}
 	who, err := a.who(v, entry)
 	if err != nil {
-		return nil, helm.Who{}, err
+		return nil, logbook.Who{}, err
 	}
 	return v, who, nil
 }
@@ -350,7 +352,7 @@ func (a *app) resolveIdentity(voyageIdentity string) (string, error) {
 		if src.val == "" {
 			continue
 		}
-		if err := helm.ValidateIdentity(src.val); err != nil {
+		if err := logbook.ValidateIdentity(src.val); err != nil {
 			hint := "an identity is a plain name such as john-agent: set " + src.name + " to one"
 			if src.name == "--as" {
 				hint = "helm " + commandLine(replaceFlag(a.args, "as", "NAME"))
@@ -408,16 +410,16 @@ func (a *app) resolveRoleMethod(required bool) (role, method string, err error) 
 
 // who resolves who acts on voyage v; entry says the change is a logbook
 // entry (bearing, challenge, action), which needs a role and a method.
-func (a *app) who(v *helm.Voyage, entry bool) (helm.Who, error) {
+func (a *app) who(v *helm.Voyage, entry bool) (logbook.Who, error) {
 	id, err := a.resolveIdentity(v.Info().Identity)
 	if err != nil {
-		return helm.Who{}, err
+		return logbook.Who{}, err
 	}
 	role, method, err := a.resolveRoleMethod(entry)
 	if err != nil {
-		return helm.Who{}, err
+		return logbook.Who{}, err
 	}
-	return helm.Who{Identity: id, Role: role, Method: method}, nil
+	return logbook.Who{Identity: id, Role: role, Method: method}, nil
 }
 
 // runner returns the gh/git runner for identity in the working directory.

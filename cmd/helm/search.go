@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/search"
 )
 
@@ -68,7 +69,7 @@ func (c *searchCommand) Run(ctx context.Context, a *app, args []string) error {
 		return usageErrorf(a.cmd, "search: nothing to search for: give --mark KEY, --pr N, --issue N, --who ID or TEXT")
 	}
 	if q.Who != "" {
-		if err := helm.ValidateIdentity(q.Who); err != nil {
+		if err := logbook.ValidateIdentity(q.Who); err != nil {
 			return usageErrorf(a.cmd, "search: --who %q: %v", q.Who, err)
 		}
 	}

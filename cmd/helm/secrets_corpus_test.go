@@ -18,6 +18,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 )
 
 // corpusSecret is one sample of the secret corpus: a line as it would
@@ -194,8 +195,8 @@ func TestSecretCorpusIsNeverStored(t *testing.T) {
 	_, info := ok[helm.VoyageInfo](mc, "voyage_start", map[string]any{"intent": "secret corpus over MCP"})
 	ok[view.Observed](mc, "observe", map[string]any{"voyage": info.ID, "kind": "context", "description": text})
 	ok[view.Observed](mc, "observe", map[string]any{"voyage": info.ID, "kind": "command", "command": append([]string{"echo"}, argv...)})
-	ok[helm.Entry](mc, "note", map[string]any{"voyage": info.ID, "text": text + canaryText})
-	ok[helm.Entry](mc, "bearing_take", map[string]any{"voyage": info.ID, "reading": text + canaryText})
+	ok[logbook.Entry](mc, "note", map[string]any{"voyage": info.ID, "text": text + canaryText})
+	ok[logbook.Entry](mc, "bearing_take", map[string]any{"voyage": info.ID, "reading": text + canaryText})
 	_, te := mc.fails("commit", map[string]any{"voyage": info.ID, "message": "rotate " + corpus[2].line})
 	assert.Contains(t, te.Try, "allow_secret")
 	mc.close()

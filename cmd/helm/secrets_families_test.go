@@ -17,6 +17,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 )
 
 // familySample is one line of testdata/secrets/corpus.txt: a sample of
@@ -169,8 +170,8 @@ func TestSecretCorpusFamiliesAreNeverStored(t *testing.T) {
 	_, info := ok[helm.VoyageInfo](mc, "voyage_start", map[string]any{"intent": "secret families over MCP"})
 	ok[view.Observed](mc, "observe", map[string]any{"voyage": info.ID, "kind": "context", "description": text})
 	ok[view.Observed](mc, "observe", map[string]any{"voyage": info.ID, "kind": "command", "command": append([]string{"printf", `%s\n`}, argv...)})
-	ok[helm.Entry](mc, "note", map[string]any{"voyage": info.ID, "text": text})
-	ok[helm.Entry](mc, "bearing_take", map[string]any{"voyage": info.ID, "reading": text})
+	ok[logbook.Entry](mc, "note", map[string]any{"voyage": info.ID, "text": text})
+	ok[logbook.Entry](mc, "bearing_take", map[string]any{"voyage": info.ID, "reading": text})
 	for _, s := range samples {
 		msg, te := mc.fails("commit", map[string]any{"voyage": info.ID, "message": "rotate " + s.text})
 		assert.Contains(t, te.Try, "allow_secret", s.family)

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/markkind"
+	"github.com/helmlog/helm/logbook"
 )
 
 func newSlateCmd(a *app) *cobra.Command {
@@ -61,7 +61,7 @@ func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
 	slate := v.Slate()
 	if a.g.json {
 		if slate == nil {
-			slate = []helm.ObservationRecord{}
+			slate = []logbook.ObservationRecord{}
 		}
 		return writeJSON(a.stdout, slate)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/transcript"
 )
 
@@ -109,7 +109,7 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 		}
 	}
 	if c.who != "" {
-		if err := helm.ValidateIdentity(c.who); err != nil {
+		if err := logbook.ValidateIdentity(c.who); err != nil {
 			return usageErrorf(a.cmd, "transcript: --who %q: %v", c.who, err)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -217,7 +218,7 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	} else if c.branch != "" {
 		return usageErrorf(a.cmd, "voyage new: --branch names the branch of a worktree: give --worktree too")
 	}
-	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), helm.Who{Identity: identity, Role: role, Method: method}, &opts)
+	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), logbook.Who{Identity: identity, Role: role, Method: method}, &opts)
 	if err != nil {
 		if made != "" {
 			_ = r.RemoveWorktree(context.WithoutCancel(ctx), made, true)
@@ -331,11 +332,11 @@ func (*voyageShowCommand) Flags(*pflag.FlagSet) {}
 
 // voyageShow is the --json form of `helm voyage show`.
 type voyageShow struct {
-	Voyage        helm.VoyageInfo          `json:"voyage"`
-	Logbook       logbookCounts            `json:"logbook"`
-	Slate         []helm.ObservationRecord `json:"slate"`
-	Artifacts     []helm.ArtifactInfo      `json:"artifacts"`
-	FailedActions []helm.Entry             `json:"failed_actions"`
+	Voyage        helm.VoyageInfo             `json:"voyage"`
+	Logbook       logbookCounts               `json:"logbook"`
+	Slate         []logbook.ObservationRecord `json:"slate"`
+	Artifacts     []helm.ArtifactInfo         `json:"artifacts"`
+	FailedActions []logbook.Entry             `json:"failed_actions"`
 }
 
 type logbookCounts = helm.LogbookCounts
@@ -354,10 +355,10 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	}
 	s := voyageShow{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), FailedActions: failed}
 	if s.Slate == nil {
-		s.Slate = []helm.ObservationRecord{}
+		s.Slate = []logbook.ObservationRecord{}
 	}
 	if s.FailedActions == nil {
-		s.FailedActions = []helm.Entry{}
+		s.FailedActions = []logbook.Entry{}
 	}
 	if a.g.json {
 		return writeShowJSON(a.stdout, &s, v.Artifacts(ctx, nil))
@@ -378,7 +379,7 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	if len(info.Crew) > 1 {
 		fmt.Fprintf(&b, "Crew:      %s\n", printable(strings.Join(info.Crew, ", ")))
 	}
-	if info.Status != helm.StatusActive {
+	if info.Status != logbook.StatusActive {
 		fmt.Fprintf(&b, "Status:    %s (%s)\n", info.Status, stamp(info.CompletedAt))
 		if info.Summary != "" {
 			fmt.Fprintf(&b, "Summary:   %s\n", block(info.Summary, "           "))

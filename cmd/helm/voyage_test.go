@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 func TestVoyageNew(t *testing.T) {
@@ -39,7 +40,7 @@ func TestVoyageNew(t *testing.T) {
 			assert.Equal(t, id, v.ID)
 			assert.Equal(t, tt.wantKind, v.Kind)
 			assert.Equal(t, "john-agent", v.Identity)
-			assert.Equal(t, helm.StatusActive, v.Status)
+			assert.Equal(t, logbook.StatusActive, v.Status)
 		})
 	}
 }
@@ -163,12 +164,12 @@ func TestVoyageShowStreamsTheJSONWriteJSONWrites(t *testing.T) {
 		s := voyageShow{
 			Voyage:        helm.VoyageInfo{ID: "a3b00001", Intent: "fix <b> & \"quotes\"\n", Created: at},
 			Logbook:       logbookCounts{Entries: 2, Bearings: 1, Actions: 1},
-			Slate:         []helm.ObservationRecord{{Key: "k", Mark: json.RawMessage(`{"kind":"context","description":"<x>"}`), Label: "L", ObservedAt: at}},
+			Slate:         []logbook.ObservationRecord{{Key: "k", Mark: json.RawMessage(`{"kind":"context","description":"<x>"}`), Label: "L", ObservedAt: at}},
 			Artifacts:     []helm.ArtifactInfo{},
-			FailedActions: []helm.Entry{},
+			FailedActions: []logbook.Entry{},
 		}
 		for i := range n {
-			s.Artifacts = append(s.Artifacts, helm.ArtifactInfo{Hash: fmt.Sprintf("%064x", i), Size: int64(i), Status: helm.ArtifactStowed, Reason: "<why>"})
+			s.Artifacts = append(s.Artifacts, helm.ArtifactInfo{Hash: fmt.Sprintf("%064x", i), Size: int64(i), Status: logbook.ArtifactStowed, Reason: "<why>"})
 		}
 		var want, got strings.Builder
 		require.NoError(t, writeJSON(&want, s))

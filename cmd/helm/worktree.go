@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // voyageCurrentCommand says which voyage a command would act on, and why.
@@ -63,7 +64,7 @@ func (c *voyageCleanCommand) Run(ctx context.Context, a *app, args []string) err
 		a.g.voyage = args[0]
 	}
 	v, err := a.openVoyageAmong(ctx, helm.ListAll, "finished voyage with a worktree", func(i helm.VoyageInfo) bool {
-		return i.Worktree != "" && i.WorktreeRemoved.IsZero() && i.Status != helm.StatusActive
+		return i.Worktree != "" && i.WorktreeRemoved.IsZero() && i.Status != logbook.StatusActive
 	})
 	if err != nil {
 		return err
@@ -74,7 +75,7 @@ func (c *voyageCleanCommand) Run(ctx context.Context, a *app, args []string) err
 		return usageErrorf(a.cmd, "voyage clean: voyage %s has no worktree of its own", short(info.ID))
 	case !info.WorktreeRemoved.IsZero():
 		return usageErrorf(a.cmd, "voyage clean: the worktree of voyage %s was removed at %s", short(info.ID), stamp(info.WorktreeRemoved))
-	case info.Status == helm.StatusActive:
+	case info.Status == logbook.StatusActive:
 		return &usageError{Err: fmt.Errorf("voyage clean: voyage %s is active: its worktree is in use", short(info.ID)),
 			Hint: "helm --voyage " + short(info.ID) + ` complete --summary "TEXT", first`}
 	}

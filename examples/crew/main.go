@@ -23,13 +23,14 @@ import (
 	"sync"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 )
 
 // member is one of the crew: who they are, and what they will observe and
 // make of it, round by round.
 type member struct {
-	who    helm.Who
+	who    logbook.Who
 	rounds []round
 }
 
@@ -41,7 +42,7 @@ type round struct {
 
 var crew = []member{
 	{
-		who: helm.Who{Identity: "alice-agent", Role: "reviewer", Method: "example-model-large"},
+		who: logbook.Who{Identity: "alice-agent", Role: "reviewer", Method: "example-model-large"},
 		rounds: []round{
 			{[]string{"the diff touches widget.Init and widget.Close", "no test covers a nil widget"},
 				"The fix is in the right place but untested."},
@@ -50,7 +51,7 @@ var crew = []member{
 		},
 	},
 	{
-		who: helm.Who{Identity: "bob-agent", Role: "coder", Method: "example-model-small"},
+		who: logbook.Who{Identity: "bob-agent", Role: "coder", Method: "example-model-small"},
 		rounds: []round{
 			{[]string{"Close sets the widget's fields to nil", "render calls Init after Close"},
 				"Init runs on closed widgets; it must tolerate nil."},
@@ -59,7 +60,7 @@ var crew = []member{
 		},
 	},
 	{
-		who: helm.Who{Identity: "carol", Role: "maintainer", Method: "human"},
+		who: logbook.Who{Identity: "carol", Role: "maintainer", Method: "human"},
 		rounds: []round{
 			{[]string{"users report the crash only after closing a dialog"},
 				"The crash follows Close: look there first."},

@@ -11,12 +11,13 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/helmtest"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 )
 
 var (
-	coder    = helm.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
-	reviewer = helm.Who{Identity: "carol", Role: "reviewer", Method: "human"}
+	coder    = logbook.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
+	reviewer = logbook.Who{Identity: "carol", Role: "reviewer", Method: "human"}
 )
 
 // TestRecordedVoyage records the voyage fix (testdata/voyage.jsonl and
@@ -30,7 +31,7 @@ func TestRecordedVoyage(t *testing.T) {
 	// What a reader of the voyage relies on, from the replayed views.
 	info := r.Views.Info
 	assert.Equal(t, "Resolve #42: fix widget crash", info.Intent)
-	assert.Equal(t, helm.StatusCompleted, info.Status)
+	assert.Equal(t, logbook.StatusCompleted, info.Status)
 	require.Len(t, r.Views.Logbook, 2)
 	b := r.Views.Logbook[0].Bearing
 	assert.Equal(t, "Init dereferences w without a nil check; callers pass nil widgets after Close.", b.Reading.Text)
@@ -77,7 +78,7 @@ func fix(h *helm.Home) (*helm.Voyage, error) {
 	if _, err := v.Perform(ctx, &recordedCommit{Message: "Fix nil check in widget Init"}, coder, nil); err != nil {
 		return nil, err
 	}
-	return v, v.Complete(ctx, helm.OutcomeCompleted, "Added the nil check to widget Init.", coder)
+	return v, v.Complete(ctx, logbook.OutcomeCompleted, "Added the nil check to widget Init.", coder)
 }
 
 // recordedCommit stands in for actions.Commit, which needs a repository
@@ -89,8 +90,8 @@ type recordedCommit struct {
 
 func (*recordedCommit) Kind() string { return "commit" }
 
-func (*recordedCommit) Perform(context.Context) (helm.ActionResult, error) {
-	return helm.ActionResult{SHA: "683e8573b2cf901b408ff8f2d589272b753888aa"}, nil
+func (*recordedCommit) Perform(context.Context) (logbook.ActionResult, error) {
+	return logbook.ActionResult{SHA: "683e8573b2cf901b408ff8f2d589272b753888aa"}, nil
 }
 
 const widgetGo = `// Package widget draws widgets.

@@ -27,6 +27,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/report"
@@ -52,10 +53,10 @@ decision = "deny"
 `
 
 var (
-	ann   = helm.Who{Identity: "ann", Role: "lead", Method: "human"}
-	bob   = helm.Who{Identity: "bob", Role: "coder", Method: "example-model"}
-	carol = helm.Who{Identity: "carol", Role: "tester", Method: "example-model"}
-	dave  = helm.Who{Identity: "dave", Role: "judge", Method: "human"}
+	ann   = logbook.Who{Identity: "ann", Role: "lead", Method: "human"}
+	bob   = logbook.Who{Identity: "bob", Role: "coder", Method: "example-model"}
+	carol = logbook.Who{Identity: "carol", Role: "tester", Method: "example-model"}
+	dave  = logbook.Who{Identity: "dave", Role: "judge", Method: "human"}
 )
 
 func run(ctx context.Context, stdout io.Writer) error {
@@ -105,7 +106,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 	// working tree is shared, so their git steps take turns (gitMu) —
 	// a worktree each would spare that.
 	var gitMu sync.Mutex
-	sub := func(who helm.Who, intent string, work func(v *helm.Voyage) error) error {
+	sub := func(who logbook.Who, intent string, work func(v *helm.Voyage) error) error {
 		opts := where
 		opts.Parent = lead.ID()
 		v, err := h.Start(ctx, intent, helm.OpenWaters, who, &opts)
@@ -116,9 +117,9 @@ func run(ctx context.Context, stdout io.Writer) error {
 		if err := work(v); err != nil {
 			return fmt.Errorf("%s: %w", who.Identity, err)
 		}
-		return v.Complete(ctx, helm.OutcomeCompleted, "Done: "+intent+".", who)
+		return v.Complete(ctx, logbook.OutcomeCompleted, "Done: "+intent+".", who)
 	}
-	commit := func(v *helm.Voyage, who helm.Who, file, text, message, why string) error {
+	commit := func(v *helm.Voyage, who logbook.Who, file, text, message, why string) error {
 		gitMu.Lock()
 		defer gitMu.Unlock()
 		if err := os.WriteFile(filepath.Join(work, file), []byte(text), 0o644); err != nil {
@@ -192,10 +193,10 @@ func run(ctx context.Context, stdout io.Writer) error {
 	if _, err := lead.Perform(ctx, push, ann, &helm.PerformOptions{Why: "the crew is done"}); err != nil {
 		return err
 	}
-	if err := lead.Complete(ctx, helm.OutcomeCompleted, "Fixed with a regression test; fix-widget pushed for review.", ann); err != nil {
+	if err := lead.Complete(ctx, logbook.OutcomeCompleted, "Fixed with a regression test; fix-widget pushed for review.", ann); err != nil {
 		return err
 	}
-	if _, err := lead.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix is minimal and tested."}, dave); err != nil {
+	if _, err := lead.Judge(ctx, logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "The fix is minimal and tested."}, dave); err != nil {
 		return err
 	}
 
@@ -252,7 +253,7 @@ func check(s transcript.Stats, lines []transcript.Line) error {
 	return nil
 }
 
-func observe(ctx context.Context, v *helm.Voyage, who helm.Who, in *helm.ObserveOptions, files ...string) error {
+func observe(ctx context.Context, v *helm.Voyage, who logbook.Who, in *helm.ObserveOptions, files ...string) error {
 	m, err := marks.NewFileContents(files...)
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/runner"
 	"github.com/helmlog/helm/sighting"
@@ -79,7 +80,7 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	// framing (role) and by what engine (method: a model name, "human").
 	// The voyage's identity is the default for later calls; role and
 	// method must be given for bearings and actions.
-	who := helm.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
+	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "example-model"}
 
 	v, err := h.Start(ctx, "Resolve #42: fix widget crash", helm.ResolveIssue, who, nil)
 	if err != nil {
@@ -178,7 +179,7 @@ func run(ctx context.Context, homeDir string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "origin's %s is now %s\n\n", res.Branch, res.SHA[:7])
 
 	// Complete: nothing more is observed, sealed or performed afterwards.
-	if err := v.Complete(ctx, helm.OutcomeCompleted, "Added the nil check to widget Init; pushed fix-widget.", who); err != nil {
+	if err := v.Complete(ctx, logbook.OutcomeCompleted, "Added the nil check to widget Init; pushed fix-widget.", who); err != nil {
 		return err
 	}
 

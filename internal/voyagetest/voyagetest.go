@@ -82,7 +82,7 @@ func (a *Action) Perform(context.Context) (logbook.ActionResult, error) { return
 
 // Perform performs a on v as w, with why, and requires what it asks:
 // success, or a failure recorded in the logbook.
-func Perform(t testing.TB, v *helm.Voyage, a helm.Action, w helm.Who, why string) helm.Entry {
+func Perform(t testing.TB, v *helm.Voyage, a helm.Action, w logbook.Who, why string) logbook.Entry {
 	t.Helper()
 	e, err := v.Perform(context.Background(), a, w, &helm.PerformOptions{Why: why})
 	var ae *helm.ActionError
@@ -138,9 +138,9 @@ func Voyage(t testing.TB, opts *helm.Options) (*helm.Home, *helm.Voyage) {
 
 // Entries returns the entries of v that opts chooses (nil: the story's),
 // failing t on an error reading them.
-func Entries(t testing.TB, v *helm.Voyage, opts *helm.EntriesOptions) []helm.Entry {
+func Entries(t testing.TB, v *helm.Voyage, opts *helm.EntriesOptions) []logbook.Entry {
 	t.Helper()
-	var out []helm.Entry
+	var out []logbook.Entry
 	for e, err := range v.Entries(context.Background(), opts) {
 		require.NoError(t, err)
 		out = append(out, e)

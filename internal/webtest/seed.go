@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/replay"
@@ -31,11 +32,11 @@ const XSS = `<script>alert(1)</script>`
 
 // Identities of the seeded crew.
 var (
-	Ann   = helm.Who{Identity: "ann", Role: "lead", Method: "human"}
-	Bob   = helm.Who{Identity: "bob", Role: "coder", Method: "claude"}
-	Carol = helm.Who{Identity: "carol", Role: "tester", Method: "gpt"}
-	Dave  = helm.Who{Identity: "dave", Role: "judge", Method: "human"}
-	Bot   = helm.Who{Identity: "merge-bot", Role: "release", Method: "claude"}
+	Ann   = logbook.Who{Identity: "ann", Role: "lead", Method: "human"}
+	Bob   = logbook.Who{Identity: "bob", Role: "coder", Method: "claude"}
+	Carol = logbook.Who{Identity: "carol", Role: "tester", Method: "gpt"}
+	Dave  = logbook.Who{Identity: "dave", Role: "judge", Method: "human"}
+	Bot   = logbook.Who{Identity: "merge-bot", Role: "release", Method: "claude"}
 )
 
 // Seeded names what Seed recorded.
@@ -142,16 +143,16 @@ func Seed(ctx context.Context, dir string) (*Seeded, error) {
 	s.Bob, s.Carol = bob.ID(), carol.ID()
 	r.observe(bob, must(marks.NewFileContents("widget/init.go")), Bob, env)
 	r.bearing(bob, XSS+" A nil check in Init fixes it.", Bob)
-	r.perform(bob, &Act{Name: "commit", Message: "Check for a nil config in Init", Result: helm.ActionResult{SHA: "a92aad3f0c1e5b7d"}}, Bob)
+	r.perform(bob, &Act{Name: "commit", Message: "Check for a nil config in Init", Result: logbook.ActionResult{SHA: "a92aad3f0c1e5b7d"}}, Bob)
 	r.perform(bob, &Act{Name: "create-pull-request", Title: "Fix widget crash on a nil config",
-		Result: helm.ActionResult{Number: 45, URL: "https://github.com/octo/widgets/pull/45"}}, Bob)
+		Result: logbook.ActionResult{Number: 45, URL: "https://github.com/octo/widgets/pull/45"}}, Bob)
 	r.note(carol, "Writing TestInitNil; it fails without bob's fix.", Carol)
 	r.observe(carol, must(marks.NewFileContents("widget/init_test.go")), Carol, env)
 	r.bearing(carol, "TestInitNil reproduces the crash.", Carol)
-	r.complete(bob, helm.OutcomeCompleted, "Init checks its config for nil.", Bob)
-	r.complete(carol, helm.OutcomeCompleted, "TestInitNil passes with the fix.", Carol)
+	r.complete(bob, logbook.OutcomeCompleted, "Init checks its config for nil.", Bob)
+	r.complete(carol, logbook.OutcomeCompleted, "TestInitNil passes with the fix.", Carol)
 	if r.err == nil {
-		_, err := bob.Judge(ctx, helm.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "Minimal fix, tested."}, Dave)
+		_, err := bob.Judge(ctx, logbook.Judgement{Score: 8, Dimension: "correctness", Evidence: []int{1, 2}, Text: "Minimal fix, tested."}, Dave)
 		r.keep(err)
 	}
 
@@ -161,14 +162,14 @@ func Seed(ctx context.Context, dir string) (*Seeded, error) {
 	r.observe(main, must(marks.NewContext("the crash happens on ARM builds only")), Ann, env)
 	r.observe(main, must(marks.NewFileContents("README.md")), Ann, env)
 
-	hostile := r.start(h, XSS, helm.OpenWaters, helm.Who{Identity: "mallory", Role: "intruder", Method: "human"}, "")
+	hostile := r.start(h, XSS, helm.OpenWaters, logbook.Who{Identity: "mallory", Role: "intruder", Method: "human"}, "")
 	if r.err != nil {
 		return nil, r.err
 	}
 	defer hostile.Close()
 	s.Hostile = hostile.ID()
-	r.note(hostile, `<img src=x onerror=alert(2)> and `+XSS, helm.Who{Identity: "mallory", Role: "intruder", Method: "human"})
-	r.complete(hostile, helm.OutcomeFailed, XSS, helm.Who{Identity: "mallory", Role: "intruder", Method: "human"})
+	r.note(hostile, `<img src=x onerror=alert(2)> and `+XSS, logbook.Who{Identity: "mallory", Role: "intruder", Method: "human"})
+	r.complete(hostile, logbook.OutcomeFailed, XSS, logbook.Who{Identity: "mallory", Role: "intruder", Method: "human"})
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -196,22 +197,22 @@ func Damage(home, id string) error {
 // Act is an action that records what it is given: a result, or a
 // failure. The seeded voyages perform it instead of git and gh.
 type Act struct {
-	Name    string            `json:"-"`
-	Message string            `json:"message,omitempty"`
-	Title   string            `json:"title,omitempty"`
-	Branch  string            `json:"branch,omitempty"`
-	Number  int               `json:"number,omitempty"`
-	Result  helm.ActionResult `json:"-"`
-	Fail    string            `json:"-"`
+	Name    string               `json:"-"`
+	Message string               `json:"message,omitempty"`
+	Title   string               `json:"title,omitempty"`
+	Branch  string               `json:"branch,omitempty"`
+	Number  int                  `json:"number,omitempty"`
+	Result  logbook.ActionResult `json:"-"`
+	Fail    string               `json:"-"`
 }
 
 // Kind names the action.
 func (a *Act) Kind() string { return a.Name }
 
 // Perform returns the result or the failure it was given.
-func (a *Act) Perform(context.Context) (helm.ActionResult, error) {
+func (a *Act) Perform(context.Context) (logbook.ActionResult, error) {
 	if a.Fail != "" {
-		return helm.ActionResult{}, errors.New(a.Fail)
+		return logbook.ActionResult{}, errors.New(a.Fail)
 	}
 	return a.Result, nil
 }
@@ -228,7 +229,7 @@ func (r *recorder) keep(err error) {
 	}
 }
 
-func (r *recorder) start(h *helm.Home, intent string, kind helm.Kind, who helm.Who, parent string) *helm.Voyage {
+func (r *recorder) start(h *helm.Home, intent string, kind helm.Kind, who logbook.Who, parent string) *helm.Voyage {
 	if r.err != nil {
 		return nil
 	}
@@ -237,28 +238,28 @@ func (r *recorder) start(h *helm.Home, intent string, kind helm.Kind, who helm.W
 	return v
 }
 
-func (r *recorder) observe(v *helm.Voyage, m marks.Mark, who helm.Who, opts *helm.ObserveOptions) {
+func (r *recorder) observe(v *helm.Voyage, m marks.Mark, who logbook.Who, opts *helm.ObserveOptions) {
 	if r.err == nil {
 		_, err := v.Observe(r.ctx, m, who, opts)
 		r.keep(err)
 	}
 }
 
-func (r *recorder) record(v *helm.Voyage, o helm.Observation, who helm.Who) {
+func (r *recorder) record(v *helm.Voyage, o helm.Observation, who logbook.Who) {
 	if r.err == nil {
 		_, err := v.Record(r.ctx, o, who)
 		r.keep(err)
 	}
 }
 
-func (r *recorder) bearing(v *helm.Voyage, reading string, who helm.Who) {
+func (r *recorder) bearing(v *helm.Voyage, reading string, who logbook.Who) {
 	if r.err == nil {
 		_, err := v.TakeBearing(r.ctx, reading, who, nil)
 		r.keep(err)
 	}
 }
 
-func (r *recorder) challenge(v *helm.Voyage, n int, c helm.Challenge, who helm.Who) {
+func (r *recorder) challenge(v *helm.Voyage, n int, c helm.Challenge, who logbook.Who) {
 	if r.err == nil {
 		_, err := v.Challenge(r.ctx, n, c, who)
 		r.keep(err)
@@ -267,7 +268,7 @@ func (r *recorder) challenge(v *helm.Voyage, n int, c helm.Challenge, who helm.W
 
 // perform performs a; a failure or a refusal is what the seed wants,
 // recorded in the logbook.
-func (r *recorder) perform(v *helm.Voyage, a *Act, who helm.Who) {
+func (r *recorder) perform(v *helm.Voyage, a *Act, who logbook.Who) {
 	if r.err != nil {
 		return
 	}
@@ -279,14 +280,14 @@ func (r *recorder) perform(v *helm.Voyage, a *Act, who helm.Who) {
 	r.keep(err)
 }
 
-func (r *recorder) note(v *helm.Voyage, text string, who helm.Who) {
+func (r *recorder) note(v *helm.Voyage, text string, who logbook.Who) {
 	if r.err == nil {
 		_, err := v.Note(r.ctx, text, who)
 		r.keep(err)
 	}
 }
 
-func (r *recorder) complete(v *helm.Voyage, o helm.Outcome, summary string, who helm.Who) {
+func (r *recorder) complete(v *helm.Voyage, o logbook.Outcome, summary string, who logbook.Who) {
 	if r.err == nil {
 		r.keep(v.Complete(r.ctx, o, summary, who))
 	}

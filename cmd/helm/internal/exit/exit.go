@@ -14,8 +14,10 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/runner"
+	"github.com/helmlog/helm/sighting"
 )
 
 // Exit statuses.
@@ -32,7 +34,7 @@ const (
 // failures (a file not there, a non-zero exit, an HTTP error): each is a
 // "helm: observed, but ..." line, and the status is 3.
 type ObservedFailures struct {
-	Failures []helm.Failure
+	Failures []sighting.Failure
 }
 
 func (e *ObservedFailures) Error() string {
@@ -113,7 +115,7 @@ func Code(err error) int {
 	}
 	var ae *helm.ActionError
 	if errors.As(err, &ae) && !errors.Is(err, actions.ErrInvalid) {
-		if helm.HintOf(err).Kind == helm.HintCheckWorld {
+		if helm.HintOf(err).Kind == hint.CheckWorld {
 			return Failed // its outcome could not be recorded
 		}
 		return Recorded // the world refused, and the failure is recorded

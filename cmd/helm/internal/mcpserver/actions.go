@@ -15,6 +15,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -245,5 +246,5 @@ func (s *Server) performOn(ctx context.Context, v *helm.Voyage, act actions.Acti
 	if err != nil {
 		return toolOut{}, err
 	}
-	return entryOut(fmt.Sprintf("Action %d performed for voyage %s: %s", e.N, view.Short(v.ID()), safetext.Line(helm.DescribeAction(e.Action))), e)
+	return entryOut(fmt.Sprintf("Action %d performed for voyage %s: %s", e.N, view.Short(v.ID()), safetext.Line(logbook.DescribeAction(e.Action))), e)
 }

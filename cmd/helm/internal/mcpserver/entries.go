@@ -10,6 +10,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 )
 
 // The logbook's entries: bearings, challenges, notes.
@@ -66,7 +67,7 @@ func (s *Server) addEntryTools() {
 				return toolOut{}, err
 			}
 			return entryOut(fmt.Sprintf("Bearing %d taken for voyage %s", e.N, view.Short(v.ID())), e)
-		}, enum("source", string(helm.SourceAgent), string(helm.SourceUser)))
+		}, enum("source", string(logbook.SourceAgent), string(logbook.SourceUser)))
 
 	addTool(s, &mcp.Tool{Name: "bearing_challenge", Annotations: records,
 		Description: "Challenge the reading of bearing n: replace it with a new reading, keeping the challenged text and the feedback in the bearing's history."},
@@ -84,7 +85,7 @@ func (s *Server) addEntryTools() {
 				return toolOut{}, err
 			}
 			return entryOut(fmt.Sprintf("Bearing %d challenged on voyage %s", e.N, view.Short(v.ID())), e)
-		}, minimum("n", 1), enum("source", string(helm.SourceAgent), string(helm.SourceUser)))
+		}, minimum("n", 1), enum("source", string(logbook.SourceAgent), string(logbook.SourceUser)))
 
 	addTool(s, &mcp.Tool{Name: "note", Annotations: records,
 		Description: "Record a note: a numbered logbook entry of text alone (a status, a decision, what is being waited for), with no observation."},
@@ -103,7 +104,7 @@ func (s *Server) addEntryTools() {
 
 // entryOut gives back a logbook entry: a line saying what was recorded,
 // and the entry.
-func entryOut(line string, e helm.Entry) (toolOut, error) {
+func entryOut(line string, e logbook.Entry) (toolOut, error) {
 	data, err := json.Marshal(e)
 	if err != nil {
 		return toolOut{}, err

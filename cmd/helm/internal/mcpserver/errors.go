@@ -8,6 +8,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
+	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/runner"
 )
@@ -75,12 +76,12 @@ func toolHint(err error) string {
 		return w.Tool
 	}
 	switch lh.Kind {
-	case helm.HintVerify:
+	case hint.Verify:
 		if id := exit.DamagedVoyage(err); id != "" {
 			return "a person checks the voyage: helm --voyage " + id + " voyage verify"
 		}
 		return "a person checks the voyage: helm voyage verify"
-	case helm.HintConfirm:
+	case hint.Confirm:
 		return ConfirmHint
 	}
 	return lh.Text

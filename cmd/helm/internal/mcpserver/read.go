@@ -11,6 +11,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/transcript"
 )
@@ -90,7 +91,7 @@ func (s *Server) addReadTools() {
 				return toolOut{}, err
 			}
 			if in.Who != "" {
-				if err := helm.ValidateIdentity(in.Who); err != nil {
+				if err := logbook.ValidateIdentity(in.Who); err != nil {
 					return toolOut{}, &exit.UsageError{Err: fmt.Errorf("%w: who %q: %v", helm.ErrInvalid, in.Who, err)}
 				}
 			}
@@ -119,7 +120,7 @@ func (s *Server) addReadTools() {
 			// Only the page is kept: the sighting is streamed into it,
 			// and no further than its end.
 			pw := newPageWriter(in.Offset, in.Limit)
-			if in.Format == "json" && info.Status == helm.ArtifactStowed {
+			if in.Format == "json" && info.Status == logbook.ArtifactStowed {
 				err = view.CopySighting(ctx, pw, v, info.Hash)
 			} else {
 				err = view.WriteSightingText(ctx, pw, v, info)
@@ -170,7 +171,7 @@ func (s *Server) addReadTools() {
 				}
 			}
 			if in.Who != "" {
-				if err := helm.ValidateIdentity(in.Who); err != nil {
+				if err := logbook.ValidateIdentity(in.Who); err != nil {
 					return toolOut{}, &exit.UsageError{Err: fmt.Errorf("%w: who %q: %v", helm.ErrInvalid, in.Who, err)}
 				}
 			}

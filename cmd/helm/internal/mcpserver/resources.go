@@ -16,6 +16,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/story"
 )
 
@@ -102,7 +103,7 @@ func (s *Server) resource(ctx context.Context, uri string) (*mcp.ReadResourceRes
 		if err != nil {
 			return nil, resourceError(uri, err)
 		}
-		if info.Status != helm.ArtifactStowed {
+		if info.Status != logbook.ArtifactStowed {
 			return nil, resourceError(uri, fmt.Errorf("%w: artifact %s of voyage %s is %s", helm.ErrNoArtifact, view.Short(info.Hash), view.Short(v.ID()), view.GoneText(info)))
 		}
 		if err := view.CopySighting(ctx, pw, v, info.Hash); err != nil && !errors.Is(err, errPageFull) {

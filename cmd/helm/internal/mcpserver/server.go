@@ -37,6 +37,8 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/markkind"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/runner"
@@ -49,7 +51,7 @@ type Config struct {
 	Home *helm.Home
 	// Who is who every entry the tools record names: no tool takes an
 	// identity.
-	Who helm.Who
+	Who logbook.Who
 	// Pinned, when set, is the one voyage every tool acts on (helm mcp
 	// --voyage); the command opened it and closes it.
 	Pinned *helm.Voyage
@@ -80,7 +82,7 @@ type Workspace interface {
 	Mark(ctx context.Context, k *markkind.Kind, p *markkind.Params) (marks.Mark, error)
 	// Observe looks at m for v, as who, and records the observation: a
 	// GitHub mark on repo ("": the origin remote's), looking as o says.
-	Observe(ctx context.Context, v *helm.Voyage, who helm.Who, m marks.Mark, repo string, o markkind.ObserveFlags) (helm.Observed, error)
+	Observe(ctx context.Context, v *helm.Voyage, who logbook.Who, m marks.Mark, repo string, o markkind.ObserveFlags) (helm.Observed, error)
 	// ReadFile reads a file a tool names, relative to helm's working
 	// directory.
 	ReadFile(name string) ([]byte, error)
@@ -98,7 +100,7 @@ type Workspace interface {
 // concurrent changes from goroutines and processes alike.
 type Server struct {
 	home   *helm.Home
-	who    helm.Who
+	who    logbook.Who
 	pinned string // the voyage every tool acts on, or ""
 	kinds  []actions.Kind
 	ws     Workspace
@@ -262,7 +264,7 @@ func (s *Server) call(ctx context.Context, name string, run func(context.Context
 		return err
 	})
 	if err != nil {
-		if s.pinned != "" && helm.HintOf(err).Kind == helm.HintStartVoyage {
+		if s.pinned != "" && helm.HintOf(err).Kind == hint.StartVoyage {
 			// voyage_start is refused on a pinned server.
 			err = &exit.Hinted{Err: err, Tool: "this server is pinned to that voyage: a person starts another voyage (helm voyage new) and starts helm mcp on it, or without --voyage"}
 		}

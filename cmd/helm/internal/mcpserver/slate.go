@@ -15,6 +15,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/markkind"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/logbook"
 )
 
 // The slate: observe, list, erase, clear.
@@ -122,7 +123,7 @@ func (s *Server) addSlateTools() {
 			}
 			slate := v.Slate()
 			if slate == nil {
-				slate = []helm.ObservationRecord{}
+				slate = []logbook.ObservationRecord{}
 			}
 			return toolOut{data: map[string]any{"voyage": v.ID(), "slate": slate}}, nil
 		})

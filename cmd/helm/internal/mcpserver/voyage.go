@@ -11,6 +11,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/logbook"
 )
 
 // The voyage: start, list, show, resume, complete.
@@ -109,14 +110,14 @@ func (s *Server) addVoyageTools() {
 				return toolOut{}, err
 			}
 			out := struct {
-				Voyage        helm.VoyageInfo          `json:"voyage"`
-				Logbook       helm.LogbookCounts       `json:"logbook"`
-				Slate         []helm.ObservationRecord `json:"slate"`
-				Artifacts     view.Totals              `json:"artifacts"`
-				FailedActions []helm.Entry             `json:"failed_actions,omitempty"`
+				Voyage        helm.VoyageInfo             `json:"voyage"`
+				Logbook       helm.LogbookCounts          `json:"logbook"`
+				Slate         []logbook.ObservationRecord `json:"slate"`
+				Artifacts     view.Totals                 `json:"artifacts"`
+				FailedActions []logbook.Entry             `json:"failed_actions,omitempty"`
 			}{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), Artifacts: totals, FailedActions: failed}
 			if out.Slate == nil {
-				out.Slate = []helm.ObservationRecord{}
+				out.Slate = []logbook.ObservationRecord{}
 			}
 			return toolOut{data: out}, nil
 		})
@@ -144,17 +145,17 @@ func (s *Server) addVoyageTools() {
 			if err := view.TakesChanges(v); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
 				return toolOut{}, err
 			}
-			if err := v.Complete(ctx, helm.Outcome(in.Outcome), in.Summary, s.who); err != nil {
+			if err := v.Complete(ctx, logbook.Outcome(in.Outcome), in.Summary, s.who); err != nil {
 				return toolOut{}, err
 			}
 			return toolOut{data: v.Info()}, nil
-		}, enum("outcome", outcomeNames()...), byDefault("outcome", string(helm.OutcomeCompleted)))
+		}, enum("outcome", outcomeNames()...), byDefault("outcome", string(logbook.OutcomeCompleted)))
 }
 
 // outcomeNames are the outcomes a voyage completes with.
 func outcomeNames() []string {
 	var names []string
-	for _, o := range helm.Outcomes() {
+	for _, o := range logbook.Outcomes() {
 		names = append(names, string(o))
 	}
 	return names

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // The artifacts of a voyage, listed (artifact list, the artifact_list
@@ -45,7 +46,7 @@ func ArtifactRows(ctx context.Context, v *helm.Voyage, infos []helm.ArtifactInfo
 // recorded it.
 func observationKinds(ctx context.Context, v *helm.Voyage) (map[string]string, error) {
 	out := map[string]string{}
-	add := func(o helm.ObservationRecord) {
+	add := func(o logbook.ObservationRecord) {
 		var m struct {
 			Kind string `json:"kind"`
 		}
@@ -87,7 +88,7 @@ func TotalsOf(ctx context.Context, v *helm.Voyage) (Totals, error) {
 			return t, err
 		}
 		t.Count++
-		if art.Status == helm.ArtifactStowed {
+		if art.Status == logbook.ArtifactStowed {
 			t.Size += art.Size
 			t.StoredSize += art.StoredSize
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 )
 
@@ -30,15 +31,15 @@ func ParseObservation(data []byte, where string) (helm.Observation, error) {
 // SourceOf is the source of a reading: given (agent or user), or, when
 // given is empty, the one who's method implies: a person's (method human)
 // words are the user's. False: given is neither.
-func SourceOf(given string, who helm.Who) (helm.Source, bool) {
-	switch helm.Source(given) {
-	case helm.SourceAgent, helm.SourceUser:
-		return helm.Source(given), true
+func SourceOf(given string, who logbook.Who) (logbook.Source, bool) {
+	switch logbook.Source(given) {
+	case logbook.SourceAgent, logbook.SourceUser:
+		return logbook.Source(given), true
 	case "":
 		if who.Method == "human" {
-			return helm.SourceUser, true
+			return logbook.SourceUser, true
 		}
-		return helm.SourceAgent, true
+		return logbook.SourceAgent, true
 	}
 	return "", false
 }

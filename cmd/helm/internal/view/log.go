@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/story"
 )
 
@@ -19,7 +20,7 @@ import (
 // with who recorded each.
 type Log struct {
 	Voyage  helm.VoyageInfo `json:"voyage"`
-	Entries []helm.Entry    `json:"entries"`
+	Entries []logbook.Entry `json:"entries"`
 }
 
 // LogOf is the --json form of v's log: the entries of identity who, all
@@ -31,10 +32,10 @@ func LogOf(ctx context.Context, v *helm.Voyage, who string) (Log, error) {
 	}
 	out := Log{Voyage: v.Info(), Entries: entries}
 	if who != "" {
-		out.Entries = slices.DeleteFunc(out.Entries, func(e helm.Entry) bool { return e.Who.Identity != who })
+		out.Entries = slices.DeleteFunc(out.Entries, func(e logbook.Entry) bool { return e.Who.Identity != who })
 	}
 	if out.Entries == nil {
-		out.Entries = []helm.Entry{}
+		out.Entries = []logbook.Entry{}
 	}
 	return out, nil
 }
@@ -42,8 +43,8 @@ func LogOf(ctx context.Context, v *helm.Voyage, who string) (Log, error) {
 // Entries reads the entries of v opts chooses (nil: the story's), all of
 // them, or the error that stopped the reading: what helm shows is never
 // a story cut short.
-func Entries(ctx context.Context, v *helm.Voyage, opts *helm.EntriesOptions) ([]helm.Entry, error) {
-	var out []helm.Entry
+func Entries(ctx context.Context, v *helm.Voyage, opts *helm.EntriesOptions) ([]logbook.Entry, error) {
+	var out []logbook.Entry
 	for e, err := range v.Entries(ctx, opts) {
 		if err != nil {
 			return nil, err
@@ -118,7 +119,7 @@ func renderEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, hash, inde
 	if err != nil {
 		return err
 	}
-	if info.Status != helm.ArtifactStowed {
+	if info.Status != logbook.ArtifactStowed {
 		_, err := fmt.Fprintf(w, "%s%s\n", indent, GoneText(info))
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/sighting"
 )
 
 // What a change that helm made says of itself, on the command line's
@@ -23,7 +24,7 @@ type Observed struct {
 	Out        string `json:"out,omitempty"`
 	// Failures are what the sighting records as failed; [] when nothing
 	// did.
-	Failures []helm.Failure `json:"failures"`
+	Failures []sighting.Failure `json:"failures"`
 }
 
 // ObservedOf is the --json form of an observation of v.
@@ -32,7 +33,7 @@ func ObservedOf(v *helm.Voyage, o helm.Observed) Observed {
 	res := Observed{Voyage: v.ID(), Key: lo.Key, Label: lo.Label, Artifact: lo.Artifact, ObservedAt: Stamp(lo.ObservedAt),
 		Size: o.Artifact.Size, StoredSize: o.Artifact.StoredSize, Failures: o.Failures()}
 	if res.Failures == nil {
-		res.Failures = []helm.Failure{}
+		res.Failures = []sighting.Failure{}
 	}
 	return res
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/internal/utf8x"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -83,7 +84,7 @@ func CopySighting(ctx context.Context, w io.Writer, v *helm.Voyage, hash string)
 // WriteSightingText writes the sighting info names for people: decoded,
 // or what became of its bytes.
 func WriteSightingText(ctx context.Context, w io.Writer, v *helm.Voyage, info helm.ArtifactInfo) error {
-	if info.Status != helm.ArtifactStowed {
+	if info.Status != logbook.ArtifactStowed {
 		_, err := fmt.Fprintf(w, "%s (artifact %s)\n", GoneText(info), Short(info.Hash))
 		return err
 	}
@@ -105,9 +106,9 @@ func WriteSightingText(ctx context.Context, w io.Writer, v *helm.Voyage, info he
 // GoneText describes an artifact whose bytes are not read any more.
 func GoneText(info helm.ArtifactInfo) string {
 	switch info.Status {
-	case helm.ArtifactJettisoned:
+	case logbook.ArtifactJettisoned:
 		return "jettisoned: " + safetext.Line(OrDash(info.Reason))
-	case helm.ArtifactReduced:
+	case logbook.ArtifactReduced:
 		return "reduced to artifact " + Short(info.ReducedTo) + " (helm sighting show " + Short(info.ReducedTo) + ")"
 	}
 	return string(info.Status)
@@ -124,7 +125,7 @@ func OrDash(s string) string {
 // observation that recorded it (the slate's first, then the logbook's).
 func observationLabels(ctx context.Context, v *helm.Voyage) (map[string]string, error) {
 	out := map[string]string{}
-	add := func(o helm.ObservationRecord) {
+	add := func(o logbook.ObservationRecord) {
 		if _, ok := out[o.Artifact]; !ok {
 			out[o.Artifact] = o.Label
 		}
@@ -148,7 +149,7 @@ func observationLabels(ctx context.Context, v *helm.Voyage) (map[string]string, 
 
 // eachObservation calls fn with each observation the logbook's bearings
 // sealed, in order.
-func eachObservation(ctx context.Context, v *helm.Voyage, fn func(helm.ObservationRecord)) error {
+func eachObservation(ctx context.Context, v *helm.Voyage, fn func(logbook.ObservationRecord)) error {
 	for e, err := range v.Entries(ctx, nil) {
 		if err != nil {
 			return err
@@ -166,7 +167,7 @@ func eachObservation(ctx context.Context, v *helm.Voyage, fn func(helm.Observati
 // key, or starts with it (unambiguously), on the slate or in the logbook.
 func keyToArtifact(ctx context.Context, v *helm.Voyage, key string) (string, bool, error) {
 	found := map[string]string{} // key -> artifact; the newest observation wins
-	look := func(o helm.ObservationRecord) {
+	look := func(o logbook.ObservationRecord) {
 		if strings.HasPrefix(o.Key, key) {
 			found[o.Key] = o.Artifact
 		}

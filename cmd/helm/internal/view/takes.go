@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // TakesChanges refuses a voyage that is not active, as the verbs do (an
@@ -15,7 +16,7 @@ func TakesChanges(v *helm.Voyage) error {
 	info := v.Info()
 	var err error
 	switch {
-	case info.Status == helm.StatusActive:
+	case info.Status == logbook.StatusActive:
 		return nil
 	case info.Status.Resumable():
 		err = fmt.Errorf("%w: it is %s (since %s): resume it first", helm.ErrVoyagePaused, info.Status, Stamp(info.CompletedAt))

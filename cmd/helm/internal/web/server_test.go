@@ -17,6 +17,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/web"
 	"github.com/helmlog/helm/internal/webtest"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 )
 
@@ -66,7 +67,7 @@ func artifactOf(t *testing.T, s *webtest.Seeded, label string) string {
 	v, err := h.Voyage(context.Background(), s.Main)
 	require.NoError(t, err)
 	defer v.Close()
-	var first helm.Entry
+	var first logbook.Entry
 	for e, err := range v.Entries(context.Background(), nil) {
 		require.NoError(t, err)
 		first = e

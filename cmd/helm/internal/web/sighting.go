@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -56,7 +57,7 @@ type obsView struct {
 	MarkKind   string
 	Hash       string
 	ObservedAt time.Time
-	ObservedBy helm.Who
+	ObservedBy logbook.Who
 	Size       int64
 	Gone       string // why the bytes are no longer read (jettisoned, reduced)
 	Error      string // why the sighting could not be read
@@ -123,7 +124,7 @@ type field struct {
 
 // observation renders one observation record; its sighting is read and
 // shown inline when it is small enough and the page's budget allows.
-func (s *Server) observation(ctx context.Context, v *helm.Voyage, o helm.ObservationRecord, dom string, b *budget) obsView {
+func (s *Server) observation(ctx context.Context, v *helm.Voyage, o logbook.ObservationRecord, dom string, b *budget) obsView {
 	ov := obsView{DOM: dom + "-" + short(o.Artifact), Voyage: v.ID(), Label: o.Label, Key: o.Key, Hash: o.Artifact,
 		ObservedAt: o.ObservedAt, ObservedBy: o.ObservedBy}
 	var m struct {
@@ -158,11 +159,11 @@ func (s *Server) observation(ctx context.Context, v *helm.Voyage, o helm.Observa
 // goneText says why an artifact's bytes are no longer read, "" if they are.
 func goneText(info helm.ArtifactInfo) string {
 	switch info.Status {
-	case helm.ArtifactJettisoned:
+	case logbook.ArtifactJettisoned:
 		return "jettisoned: " + info.Reason
-	case helm.ArtifactReduced:
+	case logbook.ArtifactReduced:
 		return "reduced to a summary (artifact " + short(info.ReducedTo) + ")"
-	case helm.ArtifactStowed:
+	case logbook.ArtifactStowed:
 		return ""
 	}
 	return string(info.Status)
@@ -408,8 +409,8 @@ func (s *Server) sightingPage(w http.ResponseWriter, r *http.Request) {
 
 // observations lists every observation of the voyage: sealed, then on the
 // slate.
-func observations(ctx context.Context, v *helm.Voyage) ([]helm.ObservationRecord, error) {
-	var out []helm.ObservationRecord
+func observations(ctx context.Context, v *helm.Voyage) ([]logbook.ObservationRecord, error) {
+	var out []logbook.ObservationRecord
 	for e, err := range v.Entries(ctx, nil) {
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // The voyage page: the voyage's header, a vertical timeline of its
@@ -43,7 +44,7 @@ type item struct {
 	Icon  string
 	Title string
 	At    time.Time
-	Who   helm.Who
+	Who   logbook.Who
 	// Mark qualifies the item: failed, refused, unknown (an action's
 	// outcome), challenged (a bearing).
 	Mark string
@@ -51,13 +52,13 @@ type item struct {
 	Bearing   *bearingView
 	Action    *actionView
 	Note      string
-	Judgement *helm.Judgement
+	Judgement *logbook.Judgement
 	Reason    string // a change of status: the summary or the reason
 }
 
 type bearingView struct {
 	Reading      string
-	Source       helm.Source
+	Source       logbook.Source
 	Observations []obsView
 	Challenges   []challengeView
 }
@@ -67,20 +68,20 @@ type bearingView struct {
 type challengeView struct {
 	Feedback string
 	At       time.Time
-	By       helm.Who
+	By       logbook.Who
 	Old, New string
 	Diff     []diffOp
 }
 
 type actionView struct {
 	Kind     string
-	Status   helm.ActionStatus
+	Status   logbook.ActionStatus
 	Describe string
 	Why      string
 	Error    string
 	Rule     string
 	DoneAt   time.Time
-	Result   *helm.ActionResult
+	Result   *logbook.ActionResult
 	Link     string // the result's URL, when it is an http(s) one
 	Params   string // the parameters, indented JSON
 }
@@ -146,11 +147,11 @@ func lifecycleItems(info helm.VoyageInfo) []item {
 		switch {
 		case i == 0:
 			it.Kind, it.Icon, it.Title, it.Reason = "started", "▶", "Started", info.Intent
-		case t.Status == helm.StatusActive:
+		case t.Status == logbook.StatusActive:
 			it.Kind, it.Icon, it.Title = "resumed", "↻", "Resumed"
 		default:
 			it.Kind, it.Icon, it.Title = string(t.Status), "■", "Completed: "+string(t.Status)
-			if t.Status != helm.StatusCompleted {
+			if t.Status != logbook.StatusCompleted {
 				it.Mark = string(t.Status)
 			}
 		}
@@ -160,10 +161,10 @@ func lifecycleItems(info helm.VoyageInfo) []item {
 }
 
 // entryItem renders one logbook entry as a timeline item.
-func (s *Server) entryItem(ctx context.Context, v *helm.Voyage, e helm.Entry, b *budget) item {
+func (s *Server) entryItem(ctx context.Context, v *helm.Voyage, e logbook.Entry, b *budget) item {
 	it := item{DOM: "entry-" + itoa(e.N), Kind: string(e.Kind), At: e.At, Who: e.Who}
 	switch e.Kind {
-	case helm.EntryBearing:
+	case logbook.EntryBearing:
 		it.Icon, it.Title = "◎", "Bearing "+itoa(e.N)
 		bv := &bearingView{Reading: e.Bearing.Reading.Text, Source: e.Bearing.Reading.Source}
 		for _, o := range e.Bearing.Observations {
@@ -182,10 +183,10 @@ func (s *Server) entryItem(ctx context.Context, v *helm.Voyage, e helm.Entry, b 
 			it.Mark = "challenged"
 		}
 		it.Bearing = bv
-	case helm.EntryAction:
+	case logbook.EntryAction:
 		a := e.Action
 		it.Icon, it.Title = "⚙", "Action "+itoa(e.N)+": "+a.Kind
-		av := &actionView{Kind: a.Kind, Status: a.Status, Describe: helm.DescribeAction(a), Why: a.Why, Error: a.Error,
+		av := &actionView{Kind: a.Kind, Status: a.Status, Describe: logbook.DescribeAction(a), Why: a.Why, Error: a.Error,
 			Rule: a.Rule, DoneAt: a.DoneAt, Result: a.Result}
 		if a.Result != nil {
 			if u, err := url.Parse(a.Result.URL); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
@@ -201,21 +202,21 @@ func (s *Server) entryItem(ctx context.Context, v *helm.Voyage, e helm.Entry, b 
 			}
 		}
 		switch a.Status {
-		case helm.ActionFailed:
+		case logbook.ActionFailed:
 			it.Icon, it.Mark = "✗", "failed"
-		case helm.ActionRefused:
+		case logbook.ActionRefused:
 			it.Icon, it.Mark = "⊘", "refused"
-		case helm.ActionOutcomeUnknown:
+		case logbook.ActionOutcomeUnknown:
 			it.Icon, it.Mark = "?", "unknown"
 		}
 		it.Action = av
-	case helm.EntryNote:
+	case logbook.EntryNote:
 		it.Icon, it.Title, it.Note = "✎", "Note "+itoa(e.N), e.Note.Text
-	case helm.EntryJudgement:
+	case logbook.EntryJudgement:
 		j := *e.Judgement
 		j.Evidence = slices.Clone(j.Evidence)
 		it.Icon, it.Title, it.Judgement = "⚖", "Judgement "+itoa(e.N), &j
-	case helm.EntryPolicy:
+	case logbook.EntryPolicy:
 		it.Icon, it.Title, it.Note = "§", "Policy "+itoa(e.N), "no guard rules"
 		if p := e.Policy; p != nil && p.Digest != "" {
 			it.Note = "guard rules " + p.Digest + " from " + strings.Join(p.Sources, ", ")

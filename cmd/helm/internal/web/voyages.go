@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // The voyages page: every voyage of the home with its status, kind,
@@ -96,7 +97,7 @@ func (s *Server) voyagesPage(w http.ResponseWriter, r *http.Request) {
 
 // matches reports whether a voyage in status st passes filter f, as List
 // selects.
-func matches(f helm.StatusFilter, st helm.Status) bool {
+func matches(f helm.StatusFilter, st logbook.Status) bool {
 	switch f {
 	case "", helm.ListAll:
 		return true
