@@ -63,7 +63,8 @@ func Example() {
 			fmt.Printf("Action %d: %s\n", e.N, logbook.DescribeAction(e.Action))
 		}
 	}
-	// Package story tells it whole, for a terminal, in markdown or in HTML.
+	// (Package story tells it whole, for a terminal, in markdown or in HTML.)
+
 	// Output:
 	// Resolve #42: fix widget crash: completed (Fixed null check in widget init.)
 	// Bearing 1, on Note @ widget.rs: Widget module has a null check missing in init().

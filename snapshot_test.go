@@ -22,15 +22,10 @@ import (
 	"github.com/helmlog/helm/segment"
 )
 
-// views is what a Voyage shows, for comparing two opens of one voyage.
-func views(t *testing.T, v *Voyage) []any {
-	return []any{v.Info(), v.Slate(), entriesOf(t, v), failedOf(t, v), artifactsOf(t, v)}
-}
-
 // lazyViews reads what a Voyage shows in an order shuffled by r, first
 // what the head of a snapshot answers (counts, pages of the artifact
 // index), so that a voyage opened from one reads its sections in any
-// order; it returns them in views' order.
+// order; it returns them in a fixed order.
 func lazyViews(t *testing.T, r *rand.Rand, v *Voyage) []any {
 	out := make([]any, 8)
 	var pages []ArtifactInfo

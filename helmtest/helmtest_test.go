@@ -126,10 +126,10 @@ func script(h *helm.Home) (*helm.Voyage, error) {
 
 func TestRecordThenReplay(t *testing.T) {
 	t.Chdir(t.TempDir())
-	r := helmtest.Record(t, "fix-42", script) // the first run records
+	helmtest.Record(t, "fix-42", script) // the first run records
 	require.FileExists(t, filepath.Join("testdata", "fix-42.jsonl"))
 	require.FileExists(t, filepath.Join("testdata", "fix-42.views.json"))
-	r = helmtest.Record(t, "fix-42", script) // later runs replay, and compare
+	r := helmtest.Record(t, "fix-42", script) // later runs replay, and compare
 	actions := r.Actions()
 	require.Len(t, actions, 1)
 	assert.Equal(t, "commit", actions[0].Kind)

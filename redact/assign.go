@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -9,18 +8,6 @@ import (
 // assignWords are the lower-case words that make a name in NAME=VALUE
 // look secret to the secret-assignment rule.
 var assignWords = []string{"token", "secret", "password", "passwd", "api_key", "api-key", "apikey", "private_key", "private-key", "privatekey", "credential"}
-
-// assignSet finds assignWords, for assignments on its own (the
-// Redactor finds them with every other literal, in one pass).
-var assignSet = newLitSet(assignWords)
-
-// assignments returns what the secret-assignment rule finds in s.
-func assignments(s string) []finding {
-	var hits []hit
-	assignSet.each(s, func(lit, start int) { hits = append(hits, hit{start: start, lit: lit}) })
-	sort.Slice(hits, func(i, j int) bool { return hits[i].start < hits[j].start })
-	return assignmentsAt(s, hits)
-}
 
 // assignmentsAt returns the spans of the values in NAME=VALUE, NAME: VALUE,
 // NAME := VALUE, NAME => VALUE, NAME ?= VALUE and "NAME": "VALUE" whose

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -141,4 +142,17 @@ func TestLitSetFindsWhatIndexFinds(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, want, got)
+}
+
+// assignSet finds assignWords, for assignments on its own (the
+// Redactor finds them with every other literal, in one pass).
+var assignSet = newLitSet(assignWords)
+
+// assignments returns what the secret-assignment rule finds in s, on
+// its own: the tests' way to it (the Redactor runs it in its one pass).
+func assignments(s string) []finding {
+	var hits []hit
+	assignSet.each(s, func(lit, start int) { hits = append(hits, hit{start: start, lit: lit}) })
+	sort.Slice(hits, func(i, j int) bool { return hits[i].start < hits[j].start })
+	return assignmentsAt(s, hits)
 }

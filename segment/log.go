@@ -61,12 +61,11 @@ type Log struct {
 	lock *dirLock
 
 	// queue state (qmu): group commit.
-	qmu       sync.Mutex
-	queue     []*request
-	spare     []*request // a drained queue's array, reused for the next
-	leading   bool
-	lastGroup int // size of the previous group
-	closed    bool
+	qmu     sync.Mutex
+	queue   []*request
+	spare   []*request // a drained queue's array, reused for the next
+	leading bool
+	closed  bool
 
 	// The sync stage (smu) and the state it shares with the write stage
 	// (pmu): pipeline.go. Lock order: mu, then smu, then pmu.

@@ -418,7 +418,7 @@ func Changed(dir string, m Mark) (bool, error) {
 		from = m.Unit
 	}
 	var small [4096]byte
-	b := small[:0]
+	var b []byte
 	if want := m.End + frameHeaderSize - from; want <= int64(len(small)) {
 		b = small[:want]
 	} else {

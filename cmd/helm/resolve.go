@@ -56,7 +56,6 @@ type app struct {
 	voyages               []*helm.Voyage // opened, closed at the end
 	stores                []io.Closer    // shared stores opened, closed at the end
 	identitySrc, identity string
-	roleSrc, methodSrc    string
 	// homeDirPath is the home, once homeDir resolved and judged it
 	// (homeChecked), or homeErr why not.
 	homeDirPath string
