@@ -15,13 +15,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// builtLog is what buildLog wrote.
+type builtLog struct {
+	recs    [][]byte
+	lastSeg string // the name of the last segment
+	unitOff int64  // where the final unit starts in it
+	dataEnd int64  // where its data ends (the file is preallocated beyond)
+	// preBatchWatermark is the log's WATERMARK before the final batch.
+	preBatchWatermark []byte
+}
+
 // buildLog writes a multi-segment log whose final unit is a batch of three
-// records and returns the records, the offset where the final unit starts
-// and the data end of the last segment (its file is preallocated beyond).
+// records.
 //
 // The final batch was acknowledged: tests that tear it, as a crash during
 // its write would, put the watermark back with crashBeforeLastBatch.
-func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff, dataEnd int64) {
+func buildLog(t *testing.T, dir string) builtLog {
+	var recs [][]byte
 	l, err := Open(dir, &Options{SegmentSize: 700, NoSync: true})
 	require.NoError(t, err)
 	// Left open, as a crash leaves a log: Close would trim the
@@ -34,30 +44,25 @@ func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff,
 		recs = append(recs, d)
 	}
 	l.mu.Lock()
-	unitOff, lastSeg = l.w.p.off, l.w.name
+	unitOff, lastSeg := l.w.p.off, l.w.name
 	l.mu.Unlock()
 	wm, err := os.ReadFile(filepath.Join(dir, watermarkName))
 	require.NoError(t, err)
-	preBatchWatermark[dir] = wm
 	batch := [][]byte{payload(100, 40), payload(101, 5), payload(102, 60)}
 	_, err = l.Append(ctx, batch...)
 	require.NoError(t, err)
 	l.mu.Lock()
 	require.Equal(t, lastSeg, l.w.name, "test setup: final batch must share the last segment")
-	dataEnd = l.w.p.off
+	dataEnd := l.w.p.off
 	l.mu.Unlock()
-	return append(recs, batch...), lastSeg, unitOff, dataEnd
+	return builtLog{recs: append(recs, batch...), lastSeg: lastSeg, unitOff: unitOff, dataEnd: dataEnd, preBatchWatermark: wm}
 }
 
-// preBatchWatermark holds, per log built by buildLog, its WATERMARK
-// before the final batch.
-var preBatchWatermark = map[string][]byte{}
-
-// crashBeforeLastBatch puts the WATERMARK of dir (a copy of src, built by
-// buildLog) back to what it was before the final batch was acknowledged.
-func crashBeforeLastBatch(t *testing.T, src, dir string) {
+// crashBeforeLastBatch puts the WATERMARK of dir (a copy of the log b)
+// back to what it was before the final batch was acknowledged.
+func crashBeforeLastBatch(t *testing.T, b builtLog, dir string) {
 	t.Helper()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, watermarkName), preBatchWatermark[src], 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, watermarkName), b.preBatchWatermark, 0o600))
 }
 
 // cutNow runs an empty commit: the first commit of a Log cuts the torn
@@ -103,7 +108,8 @@ func datas(t *testing.T, l *Log) [][]byte {
 
 func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
 	src := t.TempDir()
-	recs, lastSeg, unitOff, dataEnd := buildLog(t, src)
+	built := buildLog(t, src)
+	recs, lastSeg, unitOff, dataEnd := built.recs, built.lastSeg, built.unitOff, built.dataEnd
 	segs, err := listSegments(OSFS{}, src)
 	require.NoError(t, err)
 	require.Greater(t, len(segs), 2)
@@ -117,7 +123,7 @@ func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
 		dir := filepath.Join(work, "d")
 		require.NoError(t, os.RemoveAll(dir))
 		copyDir(t, src, dir)
-		crashBeforeLastBatch(t, src, dir)
+		crashBeforeLastBatch(t, built, dir)
 		require.NoError(t, os.Truncate(filepath.Join(dir, lastSeg), size))
 		before := readTree(t, dir)
 
@@ -173,8 +179,8 @@ func readTree(t *testing.T, dir string) map[string]string {
 
 func TestEveryBitFlipIsDetected(t *testing.T) {
 	dir := t.TempDir()
-	recs, lastSeg, _, dataEnd := buildLog(t, dir)
-	_ = recs
+	built := buildLog(t, dir)
+	lastSeg, dataEnd := built.lastSeg, built.dataEnd
 	segs, err := listSegments(OSFS{}, dir)
 	require.NoError(t, err)
 	type target struct {
@@ -461,7 +467,8 @@ func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
 // Verify reports a torn tail (not a Problem) and Open cuts and saves it.
 func TestFlipInFreeSpaceIsCutNotCorruption(t *testing.T) {
 	dir := t.TempDir()
-	recs, lastSeg, _, dataEnd := buildLog(t, dir)
+	built := buildLog(t, dir)
+	recs, lastSeg, dataEnd := built.recs, built.lastSeg, built.dataEnd
 	path := filepath.Join(dir, lastSeg)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
