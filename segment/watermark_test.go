@@ -51,8 +51,19 @@ func TestEveryFlipOfTheLastAcknowledgedUnitIsDamageEvenWhenItEndsInZeros(t *test
 	probe := append([]byte(nil), intact[unitOff:dataEnd]...)
 	probe[frameHeaderSize+1] ^= 1
 	require.True(t, zeroedSectorFrame(unitOff, probe), "test setup: the unit looks torn by the sector heuristic")
+	// Every bit in the full run; under -short, every bit of a byte inside
+	// each field of the frame (frameFieldOffsets), of the bytes either
+	// side of the sector boundary the zeros cross and of the unit's last
+	// two bytes (its zeros and padding), and every 61st bit besides (a
+	// prime stride: every bit position of a byte comes up).
+	var keep []int64
+	for _, off := range append(frameFieldOffsets(unitOff), boundary-1, boundary, dataEnd-2, dataEnd-1) {
+		for b := range int64(8) {
+			keep = append(keep, off*8+b)
+		}
+	}
 	flips := 0
-	for bit := unitOff * 8; bit < dataEnd*8; bit++ {
+	for _, bit := range sweep(unitOff*8, dataEnd*8-1, 61, keep...) {
 		b := append([]byte(nil), intact...)
 		b[bit/8] ^= 1 << (bit % 8)
 		require.NoError(t, os.WriteFile(path, b, 0o600))
