@@ -212,7 +212,7 @@ func TestPipelineUnderRotationAndClose(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
+	waitWritten(t, l, workers) // Close while the commits are under way
 	require.NoError(t, l.Close())
 	wg.Wait()
 
