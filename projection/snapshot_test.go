@@ -252,6 +252,7 @@ func lookups(t *testing.T, st, want *State, msg string) {
 
 // The counts kept as events fold are the logbook's.
 func TestCountsAreTheLogbooks(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	var st State
 	fold(t, numbered(t, withEndings(randomVoyage(r, 400)), 0), &st, 0)
@@ -345,6 +346,7 @@ func TestDamagedSnapshotIsRefused(t *testing.T) {
 
 // A snapshot of version 1 (one block, no head of its own) is not read.
 func TestOldSnapshotVersionIsRefused(t *testing.T) {
+	t.Parallel()
 	v1 := []byte{snapshotFormat, 1, 1, 'v'}
 	_, err := OpenSnapshot(bytes.NewReader(v1), int64(len(v1)))
 	assert.ErrorContains(t, err, "version 1, this helm reads 6")

@@ -28,6 +28,7 @@ func oneWrite(t *testing.T, r *redact.Redactor, text string) (string, int) {
 // and whose hidden group runs across or follows it is hidden, wherever
 // the cut falls: no chunk ends inside a match.
 func TestWriterHidesAGroupWhateverTheCut(t *testing.T) {
+	t.Parallel()
 	const reach = 128 << 10
 	r, err := redact.New(redact.Options{Patterns: []redact.Pattern{{Name: "ticket", Regexp: `TICKET-(\d{6,})`}}})
 	if err != nil {

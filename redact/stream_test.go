@@ -31,6 +31,7 @@ func streamed(t *testing.T, r *redact.Redactor, text string, seed uint64) (strin
 }
 
 func TestWriterHidesWhatStringHidesWhereverTheChunksFall(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{
 		Environ:  []string{"GH_TOKEN=s3cr3t-env-value"},
 		Patterns: []redact.Pattern{{Name: "ticket", Regexp: `TICKET-(\d{6,})`}},
@@ -69,6 +70,7 @@ func TestWriterHidesWhatStringHidesWhereverTheChunksFall(t *testing.T) {
 }
 
 func TestWriterFindsASecretAcrossTheChunkBorder(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{})
 	// Put a token across every position near the first chunk's end.
 	for _, at := range []int{1<<20 - 20, 1<<20 - 1, 1 << 20, 1<<20 + 5} {
@@ -81,6 +83,7 @@ func TestWriterFindsASecretAcrossTheChunkBorder(t *testing.T) {
 }
 
 func TestWriterWithNothingToHideCopies(t *testing.T) {
+	t.Parallel()
 	var nilRedactor *redact.Redactor
 	text := strings.Repeat("plain ", 500<<10)
 	got, n := streamed(t, nilRedactor, text, 9)

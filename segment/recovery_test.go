@@ -107,6 +107,7 @@ func datas(t *testing.T, l *Log) [][]byte {
 }
 
 func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	built := buildLog(t, src)
 	recs, lastSeg, unitOff, dataEnd := built.recs, built.lastSeg, built.unitOff, built.dataEnd
@@ -190,6 +191,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 }
 
 func TestEveryBitFlipIsDetected(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	built := buildLog(t, dir)
 	lastSeg, dataEnd := built.lastSeg, built.dataEnd
@@ -245,6 +247,7 @@ func TestEveryBitFlipIsDetected(t *testing.T) {
 }
 
 func TestOpenRefusesDamageFollowedByValidRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	for i := 0; i < 5; i++ {
@@ -279,6 +282,7 @@ func TestOpenRefusesDamageFollowedByValidRecords(t *testing.T) {
 }
 
 func TestScanReportsDamageBeforeValidDataButStopsAtTornTail(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	for i := 0; i < 3; i++ {
@@ -306,6 +310,7 @@ func TestScanReportsDamageBeforeValidDataButStopsAtTornTail(t *testing.T) {
 }
 
 func TestOpenRefusesForeignAndFutureSegmentFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		header func() []byte
@@ -333,6 +338,7 @@ func TestOpenRefusesForeignAndFutureSegmentFiles(t *testing.T) {
 }
 
 func TestVerifyDetectsReorderedSegmentsViaHashChain(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
 		l := openT(t, dir, &Options{SegmentSize: 300, NoSync: true})
@@ -368,6 +374,7 @@ func TestVerifyDetectsReorderedSegmentsViaHashChain(t *testing.T) {
 // (the size grew, the data never landed). With preallocation it is the
 // normal end of the log: free space, nothing to cut or save.
 func TestZeroFilledTailIsFreeSpaceNotTorn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	_, err := l.Append(ctx, []byte("kept"))
@@ -402,6 +409,7 @@ func TestZeroFilledTailIsFreeSpaceNotTorn(t *testing.T) {
 // sectors present (the first sector lost) is found by Open's check of the
 // free space and cut too.
 func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	l := openT(t, src, &Options{NoSync: true})
 	var recs [][]byte
@@ -478,6 +486,7 @@ func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
 // Bits flipped in the free space after the data end are not in any record:
 // Verify reports a torn tail (not a Problem) and Open cuts and saves it.
 func TestFlipInFreeSpaceIsCutNotCorruption(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	built := buildLog(t, dir)
 	recs, lastSeg, dataEnd := built.recs, built.lastSeg, built.dataEnd

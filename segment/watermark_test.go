@@ -17,6 +17,7 @@ import (
 // bit of that unit is damage: Open and Verify refuse it, nothing is cut,
 // nothing is written.
 func TestEveryFlipOfTheLastAcknowledgedUnitIsDamageEvenWhenItEndsInZeros(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	for i := 0; i < 3; i++ {
@@ -92,6 +93,7 @@ func TestEveryFlipOfTheLastAcknowledgedUnitIsDamageEvenWhenItEndsInZeros(t *test
 // from another log is a *CorruptionError naming the place, from Open,
 // OpenScan and Verify, and nothing is modified.
 func TestDamageMatrix(t *testing.T) {
+	t.Parallel()
 	build := func(t *testing.T, dir, identity string) (snapshot string) {
 		l := openT(t, dir, &Options{SegmentSize: 600, NoSync: true, Identity: identity})
 		for i := 0; i < 40; i++ {
@@ -212,6 +214,7 @@ func TestDamageMatrix(t *testing.T) {
 // slots must still alternate, so that one damaged slot leaves the other
 // one unit behind, not at the log's first commit.
 func TestWatermarkSlotsAlternateAcrossLogs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i := 0; i < 6; i++ {
 		l := openT(t, dir, &Options{NoSync: true})
@@ -253,6 +256,7 @@ func TestWatermarkSlotsAlternateAcrossLogs(t *testing.T) {
 // them. (Several Logs on one directory exclude each other as processes do:
 // each has its own open files.)
 func TestDeletingLOCKDoesNotLetTwoWritersIn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const writers, each = 4, 150
 	stop := make(chan struct{})
@@ -297,6 +301,7 @@ func TestDeletingLOCKDoesNotLetTwoWritersIn(t *testing.T) {
 
 // A mark stays unchanged only while the log's files are as they were.
 func TestChangedSeesFilesAddedRemovedOrDamaged(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	l := openT(t, src, &Options{NoSync: true, SegmentSize: 600})
 	for i := 0; i < 20; i++ {

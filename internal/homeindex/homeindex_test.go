@@ -12,6 +12,7 @@ import (
 )
 
 func TestFoldTrustsOnlyVoyagesEveryWriterClosed(t *testing.T) {
+	t.Parallel()
 	a, b, c := NewToken(), NewToken(), NewToken()
 	rec := func(kind byte, tok Token, id string, seq uint64, view string) record {
 		r := record{kind: kind, token: tok, id: id, seq: seq}
@@ -60,6 +61,7 @@ func TestFoldTrustsOnlyVoyagesEveryWriterClosed(t *testing.T) {
 // Compaction keeps what the index says, and the tokens of writers still
 // at work, so their closes still count.
 func TestCompactionKeepsViewsAndWritersAtWork(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rebuild := func() (map[string]View, error) { t.Fatal("no rebuild for an undamaged index"); return nil, nil }
 	// Many closed sessions of one voyage, past CompactAbove.
@@ -129,6 +131,7 @@ func TestALiveIndexIsLookedAtAgainOnlyWhenItHasDoubled(t *testing.T) {
 // A rebuild waits for no writer: with a session open it leaves the
 // damaged index alone.
 func TestNoRebuildWhileAWriterIsAtWork(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rebuilt := 0
 	rebuild := func() (map[string]View, error) {
