@@ -8,6 +8,7 @@ import (
 )
 
 func TestEncodeAddressesTheUncompressedBytes(t *testing.T) {
+	t.Parallel()
 	data := []byte(`{"kind":"x","text":"hello hello hello hello"}`)
 	e := Encode(data)
 	assert.Equal(t, Hash(data), e.Hash)
@@ -23,6 +24,7 @@ func TestEncodeAddressesTheUncompressedBytes(t *testing.T) {
 // TestBlobsVerifyThemselves: a blob record whose bytes do not answer its
 // address is a *DamageError naming the record, whatever is wrong with it.
 func TestBlobsVerifyThemselves(t *testing.T) {
+	t.Parallel()
 	data := []byte(`{"kind":"x","text":"hello"}`)
 	e := Encode(data)
 	good := BlobRecord(e)
@@ -59,6 +61,7 @@ func TestBlobsVerifyThemselves(t *testing.T) {
 
 // The format byte tells blobs from both kinds of event record.
 func TestBlobsAreToldFromEventsByTheirFirstByte(t *testing.T) {
+	t.Parallel()
 	for _, rec := range [][]byte{{0x01, 0x03}, []byte(`{"type":"observed"}`), []byte(" {}"), nil} {
 		assert.False(t, IsBlob(rec), "%q", rec)
 	}
@@ -67,6 +70,7 @@ func TestBlobsAreToldFromEventsByTheirFirstByte(t *testing.T) {
 // Expand gives back an artifact's bytes from its stored form, and refuses
 // stored bytes that do not answer the address.
 func TestExpandChecksTheAddress(t *testing.T) {
+	t.Parallel()
 	e := Encode([]byte("widget init"))
 	ref := Ref{Hash: e.Hash, Size: e.Size, StoredSize: int64(len(e.Compressed))}
 	got, err := Expand(ref, e.Compressed, "objects/x")

@@ -44,6 +44,8 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
+// Not parallel: allocated counts the whole process's allocations, so it
+// runs before the parallel tests start, alone.
 func TestZstdBombsAreRefusedNamingTheLimit(t *testing.T) {
 	big := bomb(t, 256<<20, 8<<20)        // 256 MiB of zeros in a few kilobytes
 	wide := bomb(t, 1<<20, 256<<20)       // a window helm never writes

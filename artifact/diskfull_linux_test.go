@@ -20,6 +20,7 @@ import (
 // before it still load, and once space is freed the frame is written
 // where the failed one began.
 func TestFullDiskPackFrameIsTruncatedBack(t *testing.T) {
+	t.Parallel()
 	mnt := testfs.Tmpfs(t, 256<<10)
 	fill := filepath.Join(mnt, "filler")
 	require.NoError(t, os.WriteFile(fill, make([]byte, 64<<10), 0o600))

@@ -94,6 +94,7 @@ func (f *faultFile) Sync() error {
 // file and offset; the frames before it still load; and the retry is
 // written where the failed frame began.
 func TestFailedFrameWriteIsTruncatedBack(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		arm   func(*faultFS)
@@ -144,6 +145,7 @@ func TestFailedFrameWriteIsTruncatedBack(t *testing.T) {
 // be written, or whose fsync (file or directory) fails, stores nothing,
 // and the next Stow makes a whole pack.
 func TestFailedPackCreationLeavesNoHalfHeader(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		arm   func(f *faultFS, dir string)
@@ -181,6 +183,7 @@ func TestFailedPackCreationLeavesNoHalfHeader(t *testing.T) {
 // TestNoSyncSkipsEveryFsync: NoSync, for tests of logic, reaches no fsync
 // or fdatasync of the seam.
 func TestNoSyncSkipsEveryFsync(t *testing.T) {
+	t.Parallel()
 	ffs := newFaultFS()
 	ffs.failSync, ffs.failFsync = syscall.EIO, syscall.EIO
 	p := NewPack(t.TempDir(), &PackOptions{FS: ffs, NoSync: true})

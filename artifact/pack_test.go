@@ -38,6 +38,7 @@ func fileSizeT(t testing.TB, path string) int64 {
 }
 
 func TestPackStowsFramesAfterEachOtherAndLoadsThem(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir()
 	p := NewPack(dir, nil)
@@ -70,6 +71,7 @@ func TestPackStowsFramesAfterEachOtherAndLoadsThem(t *testing.T) {
 // TestPackFramesVerifyThemselves: whatever is wrong with a frame, Load
 // says which artifact, where, and why.
 func TestPackFramesVerifyThemselves(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	dir := t.TempDir()
 	p := NewPack(dir, nil)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCopyStoredChecksTheBytesAgainstTheAddress(t *testing.T) {
+	t.Parallel()
 	a := Encode([]byte(`{"text":"hello, widget"}`))
 	ref := Ref{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}
 	var out bytes.Buffer
@@ -62,6 +63,7 @@ type failWriter struct{ err error }
 func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestStowStoredKeepsTheStoredBytes(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	dir := t.TempDir()
 	src := NewPack(dir+"/src", nil)
@@ -103,6 +105,7 @@ func TestStowStoredKeepsTheStoredBytes(t *testing.T) {
 }
 
 func TestOpenStoredChecksTheFrame(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	p := NewPack(t.TempDir(), nil)
 	a := packArtifact(t, rng, 3*InlineMax)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestCRC32CombineIsTheCRCOfTheWhole(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 200 {
 		a := make([]byte, rng.IntN(100))
@@ -68,6 +69,7 @@ func readAllT(t *testing.T, p *Pack, ref Ref) ([]byte, error) {
 }
 
 func TestStowStreamWritesAFrameThatLoadsAndStreams(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := NewPack(dir, nil)
 	defer p.Close()
@@ -110,6 +112,7 @@ func TestStowStreamWritesAFrameThatLoadsAndStreams(t *testing.T) {
 }
 
 func TestStowStreamRestartsWhenAsked(t *testing.T) {
+	t.Parallel()
 	p := NewPack(t.TempDir(), nil)
 	defer p.Close()
 	first, second := textOf(2, 3<<20), textOf(3, 1<<20)
@@ -135,6 +138,7 @@ func TestStowStreamRestartsWhenAsked(t *testing.T) {
 }
 
 func TestFailedStreamIsTruncatedBack(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("the source failed")
 	tests := []struct {
 		name  string
@@ -148,6 +152,7 @@ func TestFailedStreamIsTruncatedBack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			ffs := newFaultFS()
 			p := NewPack(t.TempDir(), &PackOptions{FS: ffs})
 			defer p.Close()
@@ -175,6 +180,7 @@ func TestFailedStreamIsTruncatedBack(t *testing.T) {
 }
 
 func TestOpenReportsDamageAtTheEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := NewPack(dir, nil)
 	data := textOf(6, 2<<20)
@@ -223,8 +229,10 @@ func flipByte(t *testing.T, path string, off int64) {
 }
 
 func TestCheckFindsDamageInAFrameOfAnySize(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{2 * InlineMax, 3 * checkWhole} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
 			p := NewPack(t.TempDir(), nil)
 			defer p.Close()
 			// Random bytes, so that the frame is as large as the source.

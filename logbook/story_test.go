@@ -19,6 +19,7 @@ func at(min int) time.Time { return time.Date(2026, 2, 26, 17, min, 0, 0, time.U
 // TestStoryMatchesDesignExample renders the logbook of DESIGN.md's example
 // voyage and compares it with the story printed there.
 func TestStoryMatchesDesignExample(t *testing.T) {
+	t.Parallel()
 	who := Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	entries := []Entry{
 		{N: 1, Kind: EntryBearing, At: at(1), Who: who, Bearing: &Bearing{
@@ -49,6 +50,7 @@ func TestStoryMatchesDesignExample(t *testing.T) {
 // lines, recolour, retitle the terminal, reorder what follows, or forge an
 // entry of the story. The golden file holds the escapes as they print.
 func TestStoryEscapesHostileText(t *testing.T) {
+	t.Parallel()
 	who := Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	entries := []Entry{
 		{N: 1, Kind: EntryBearing, At: at(1), Who: who, Bearing: &Bearing{
@@ -89,6 +91,7 @@ func TestStoryEscapesHostileText(t *testing.T) {
 }
 
 func TestDescribeAction(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		a    ActionRecord
@@ -115,6 +118,7 @@ func TestDescribeAction(t *testing.T) {
 }
 
 func TestValidateIdentity(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, id string
 		ok       bool
@@ -150,6 +154,7 @@ func TestValidateIdentity(t *testing.T) {
 // rationale of an action is shown, and a resumed voyage lists its
 // lifecycle.
 func TestStoryOfTheCrew(t *testing.T) {
+	t.Parallel()
 	ann := Who{Identity: "ann", Role: "lead", Method: "human"}
 	bob := Who{Identity: "bob", Role: "coder", Method: "claude"}
 	carol := Who{Identity: "carol", Role: "judge", Method: "human"}

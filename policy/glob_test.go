@@ -12,6 +12,7 @@ import (
 )
 
 func TestGlobMatchesWholeValues(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pattern, value string
 		want           bool
@@ -63,6 +64,7 @@ func TestGlobMatchesWholeValues(t *testing.T) {
 }
 
 func TestCheckGlobNamesTheFault(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ pattern, want string }{
 		{"feat[", "has a '[' at byte 4 that is never closed"},
 		{"[a-", "never closed"},
@@ -85,6 +87,7 @@ func TestCheckGlobNamesTheFault(t *testing.T) {
 // TestGlobIsNotExponential would not finish with a naive backtracking
 // matcher (each star retried at every position).
 func TestGlobIsNotExponential(t *testing.T) {
+	t.Parallel()
 	pattern := strings.Repeat("*a", 30) + "*b"
 	assert.False(t, matchGlob(pattern, strings.Repeat("a", 10000)))
 }

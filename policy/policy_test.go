@@ -49,6 +49,7 @@ func mustParse(t *testing.T, text string) *policy.Policy {
 }
 
 func TestREADMERulesDecideAsDocumented(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, readmeRules)
 	require.Len(t, p.Rules, 4)
 	assert.Equal(t, policy.Rule{Name: "agents may not merge", Decision: policy.Deny, Action: "merge-pull-request", Actor: "agent", Line: 3}, p.Rules[0])
@@ -106,6 +107,7 @@ func indexOf(p *policy.Policy, name string) int {
 }
 
 func TestVerdictErrWrapsItsDecision(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, readmeRules)
 	err := p.Check(policy.Request{Action: "merge-pull-request", Method: "codex"}).Err()
 	assert.ErrorIs(t, err, policy.ErrDenied)
@@ -117,6 +119,7 @@ func TestVerdictErrWrapsItsDecision(t *testing.T) {
 }
 
 func TestEveryFieldMatchesItsOwnValue(t *testing.T) {
+	t.Parallel()
 	base := policy.Request{
 		Action: "push", Identity: "john-agent", Role: "coder", Method: "claude-code",
 		Repo: "octo/widgets", Branch: "release/1.2", Args: []string{"origin", "release/1.2"},
@@ -159,6 +162,7 @@ func TestEveryFieldMatchesItsOwnValue(t *testing.T) {
 }
 
 func TestActorIsHumanOnlyForTheHumanMethod(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "human", policy.Request{Method: "human"}.Actor())
 	assert.Equal(t, "agent", policy.Request{Method: "claude-code"}.Actor())
 	assert.Equal(t, "agent", policy.Request{}.Actor())
@@ -166,6 +170,7 @@ func TestActorIsHumanOnlyForTheHumanMethod(t *testing.T) {
 }
 
 func TestFirstMatchingRuleWins(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, `
 [[rule]]
 name = "release branches are fine"
@@ -191,6 +196,7 @@ decision = "deny"
 }
 
 func TestNoRulesAllowEverything(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{"", "\n# nothing yet\n"} {
 		p := mustParse(t, text)
 		assert.Empty(t, p.Rules)
@@ -204,6 +210,7 @@ func TestNoRulesAllowEverything(t *testing.T) {
 }
 
 func TestUnnamedRulesAreNamedByPlace(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, "[[rule]]\naction = \"pull\"\ndecision = \"allow\"\n[[rule]]\nname = \"  \"\naction = \"push\"\ndecision = \"deny\"\n")
 	assert.Equal(t, "rule 1 (line 1)", p.Rules[0].Name)
 	assert.Equal(t, "rule 2 (line 4)", p.Rules[1].Name)
@@ -211,6 +218,7 @@ func TestUnnamedRulesAreNamedByPlace(t *testing.T) {
 }
 
 func TestParseRejectsWhatItDoesNotUnderstand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, text string
 		want       []string // the error's lines
@@ -271,6 +279,7 @@ func TestParseRejectsWhatItDoesNotUnderstand(t *testing.T) {
 }
 
 func TestErrorCarriesThePlace(t *testing.T) {
+	t.Parallel()
 	_, err := policy.Parse([]byte("[[rule]]\ndecision = \"deny\"\n\n[[rule]]\nname = \"r\"\nacton = \"push\"\ndecision = \"deny\"\n"), "/home/j/.helm/policy.toml")
 	var pe *policy.Error
 	require.ErrorAs(t, err, &pe)
@@ -281,6 +290,7 @@ func TestErrorCarriesThePlace(t *testing.T) {
 // TestLinesSurviveTrickyTOML: text inside strings, arrays and inline
 // tables that looks like a header or a key does not move the lines.
 func TestLinesSurviveTrickyTOML(t *testing.T) {
+	t.Parallel()
 	text := `# [[rule]] in a comment
 [[rule]]
 name = """
@@ -312,6 +322,7 @@ acton = "x"
 }
 
 func TestInlineRulesParseWithoutLines(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, `rule = [{ name = "a", action = "push", decision = "deny" }, { decision = "allow" }]`)
 	require.Len(t, p.Rules, 2)
 	assert.Equal(t, policy.Rule{Name: "a", Action: "push", Decision: policy.Deny}, p.Rules[0])
@@ -320,6 +331,7 @@ func TestInlineRulesParseWithoutLines(t *testing.T) {
 }
 
 func TestExplainShowsEachRuleUntilTheOneThatDecides(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, readmeRules)
 	traces := p.Explain(policy.Request{Action: "merge-pull-request", Method: "human", Args: []string{"45"}})
 	require.Len(t, traces, 4)
@@ -352,6 +364,7 @@ func TestExplainShowsEachRuleUntilTheOneThatDecides(t *testing.T) {
 }
 
 func TestValidateChecksPoliciesBuiltInCode(t *testing.T) {
+	t.Parallel()
 	p := &policy.Policy{Source: "built-in", Rules: []policy.Rule{
 		{Name: "ok", Action: "push", Decision: policy.Deny},
 		{Name: "bad", Branch: "[", Decision: "nope", Line: 4},
@@ -368,6 +381,7 @@ func TestValidateChecksPoliciesBuiltInCode(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "policy.toml")
 	_, err := policy.Load(path)
@@ -434,6 +448,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestForceAndDeleteAreFacts(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, "[[rule]]\nname = \"no force\"\nforce = true\ndecision = \"deny\"\n\n[[rule]]\nname = \"no deletes of tags\"\nref = \"refs/tags/*\"\ndelete = true\ndecision = \"deny\"\n")
 	for _, tc := range []struct {
 		name string
@@ -455,6 +470,7 @@ func TestForceAndDeleteAreFacts(t *testing.T) {
 }
 
 func TestCheckAllDenyWins(t *testing.T) {
+	t.Parallel()
 	p := mustParse(t, "[[rule]]\nname = \"prod\"\nrepo = \"octo/prod\"\ndecision = \"deny\"\n\n[[rule]]\nname = \"main\"\nbranch = \"main\"\ndecision = \"confirm\"\n")
 	dev := policy.Request{Action: "push", Repo: "octo/dev", Branch: "x"}
 	prod := policy.Request{Action: "push", Repo: "octo/prod", Branch: "x"}
@@ -468,6 +484,7 @@ func TestCheckAllDenyWins(t *testing.T) {
 }
 
 func TestStackCannotBeLoosened(t *testing.T) {
+	t.Parallel()
 	sys := mustParse(t, "[[rule]]\nname = \"nobody pushes to main\"\nbranch = \"main\"\ndecision = \"deny\"\n")
 	sys.Source = "/etc/helm/policy.toml"
 	home, err := policy.Parse([]byte("[[rule]]\nname = \"anything\"\ndecision = \"allow\"\n\n"), "home.toml")
@@ -491,6 +508,7 @@ func TestStackCannotBeLoosened(t *testing.T) {
 }
 
 func TestDigestNamesTheRules(t *testing.T) {
+	t.Parallel()
 	text := "[[rule]]\nname = \"a\"\ndecision = \"deny\"\n"
 	a, err := policy.Parse([]byte(text), "a.toml")
 	require.NoError(t, err)

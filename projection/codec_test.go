@@ -83,6 +83,7 @@ func oddEvents() []*Event {
 }
 
 func TestBinaryRoundTripIsExact(t *testing.T) {
+	t.Parallel()
 	for _, e := range append(sampleEvents(), oddEvents()...) {
 		data, err := Encode(e)
 		require.NoError(t, err)
@@ -97,6 +98,7 @@ func TestBinaryRoundTripIsExact(t *testing.T) {
 }
 
 func TestJSONStillDecodes(t *testing.T) {
+	t.Parallel()
 	for _, e := range sampleEvents() {
 		data, err := EncodeJSON(e)
 		require.NoError(t, err)
@@ -111,6 +113,7 @@ func TestJSONStillDecodes(t *testing.T) {
 }
 
 func TestBinaryIsSmallerThanJSON(t *testing.T) {
+	t.Parallel()
 	var bin, js int
 	for _, e := range typicalMix(10) {
 		b, err := Encode(e)
@@ -123,6 +126,7 @@ func TestBinaryIsSmallerThanJSON(t *testing.T) {
 }
 
 func TestEncodeRefuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		e    *Event
@@ -157,6 +161,7 @@ func (r record) b(b ...byte) record { return append(r, b...) }
 // entry number 0, which the fold numbers in order; and those written
 // before actions recorded their inverse.
 func TestDecodeOldVersions(t *testing.T) {
+	t.Parallel()
 	who := func(r record) record { return r.b(timeZero).s("ann").s("coder").s("human") }
 	action := func(r record) record { return r.b(1).s("a1").s("commit").u(0).s("").b(0).s("").b(timeZero) }
 	tests := []struct {
@@ -200,6 +205,7 @@ func TestDecodeOldVersions(t *testing.T) {
 // TestDecodeOldBinaryVersion: bearing-taken v1 stored the reading as a
 // bare string; its binary layout reads into today's Reading.
 func TestDecodeOldBinaryVersion(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 2, 26, 17, 1, 0, 0, time.UTC)
 	mark := `{"kind":"rust-project"}`
 	data := record{formatBinary}.u(7).u(1) // bearing-taken, v1
@@ -220,6 +226,7 @@ func TestDecodeOldBinaryVersion(t *testing.T) {
 }
 
 func TestDecodeRefusesBinary(t *testing.T) {
+	t.Parallel()
 	head := record{formatBinary}.u(4).u(1).b(timeZero).s("").s("").s("") // observed v1
 	head = head[:len(head):len(head)]                                    // appends copy
 	tests := []struct {
@@ -256,6 +263,7 @@ func TestDecodeRefusesBinary(t *testing.T) {
 // TestDecodeRefusesEveryTruncation cuts and corrupts real records at
 // every byte: errors, never panics.
 func TestDecodeRefusesEveryTruncation(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, e := range append(sampleEvents(), oddEvents()...) {
 		data, err := Encode(e)
@@ -277,6 +285,7 @@ func TestDecodeRefusesEveryTruncation(t *testing.T) {
 }
 
 func TestDecodeJSONRefusesForeignPayload(t *testing.T) {
+	t.Parallel()
 	_, err := Decode([]byte(`{"type":"observed","v":1,"observation":{"key":"k"},"voyage":{"id":"x"}}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no voyage payload")
@@ -288,6 +297,7 @@ func TestDecodeJSONRefusesForeignPayload(t *testing.T) {
 // event giving them to another type is refused, as Encode could not
 // store them (a JSON event decodes to what its binary form decodes to).
 func TestActionFieldsOnlyWhereStored(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		`{"type":"action-intended","v":2,"action":{"id":"x","kind":"push","rule":"r"}}`,
 		`{"type":"action-performed","v":1,"action":{"id":"x","kind":"push","why":"w"}}`,
@@ -365,6 +375,7 @@ func inUTC(e *Event) *Event {
 // An artifact-jettisoned event written at v1 (no reason) still decodes,
 // to today's struct with an empty reason.
 func TestJettisonedV1DecodesWithoutAReason(t *testing.T) {
+	t.Parallel()
 	e := &Event{Type: ArtifactJettisoned, At: time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), Artifact: &ArtifactRef{Hash: "h"}}
 	v2, err := Encode(e)
 	require.NoError(t, err)

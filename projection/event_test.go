@@ -15,6 +15,7 @@ import (
 )
 
 func TestDecodeUpcastsV1Bearing(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("testdata/v1-voyage.jsonl")
 	require.NoError(t, err)
 	defer f.Close()
@@ -37,6 +38,7 @@ func TestDecodeUpcastsV1Bearing(t *testing.T) {
 }
 
 func TestDecodeRefuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, data, want string
 	}{
@@ -55,6 +57,7 @@ func TestDecodeRefuses(t *testing.T) {
 }
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, e := range sampleEvents() {
 		data, err := Encode(e)
 		require.NoError(t, err)

@@ -75,8 +75,9 @@ const snapshotFormat = 0x53 // 'S'
 
 // blockSize is about how many bytes a block holds: small enough that a
 // page of the artifact index reads little, large enough that a section's
-// block list stays short. Tests make it small.
-var blockSize = 64 << 10
+// block list stays short. Tests encode with smaller blocks
+// (encodeSnapshot), so that a section spans several.
+const blockSize = 64 << 10
 
 // Sections names the parts of a State that a snapshot stores apart from
 // its head.
@@ -213,6 +214,11 @@ func (s *State) Needs(e *Event) Sections {
 // (matching ErrSnapshotSection) says one does not check out. An artifact
 // index with artifacts stowed since is read first, to be written whole.
 func (s *State) EncodeSnapshot() ([]byte, error) {
+	return s.encodeSnapshot(blockSize)
+}
+
+// encodeSnapshot is EncodeSnapshot with blocks of about block bytes.
+func (s *State) encodeSnapshot(block int) ([]byte, error) {
 	if s.Pending()&SectionArtifacts != 0 && len(s.Artifacts) > 0 {
 		if err := s.Load(SectionArtifacts); err != nil {
 			return nil, err
@@ -221,7 +227,7 @@ func (s *State) EncodeSnapshot() ([]byte, error) {
 	var body encoder
 	var refs [3]section
 	for _, sec := range []Sections{SectionEntries, SectionFailed, SectionArtifacts} {
-		ref, err := s.encodeSection(sec, &body)
+		ref, err := s.encodeSection(sec, &body, block)
 		if err != nil {
 			return nil, err
 		}
@@ -302,9 +308,9 @@ func (s *State) EncodeSnapshot() ([]byte, error) {
 	return w.b, nil
 }
 
-// encodeSection appends section sec's blocks to body and returns their
-// list (offsets relative to body).
-func (s *State) encodeSection(sec Sections, body *encoder) (section, error) {
+// encodeSection appends section sec's blocks of about block bytes to body
+// and returns their list (offsets relative to body).
+func (s *State) encodeSection(sec Sections, body *encoder, block int) (section, error) {
 	var out section
 	entries := s.Entries
 	if s.Pending()&sec != 0 {
@@ -347,7 +353,7 @@ func (s *State) encodeSection(sec Sections, body *encoder) (section, error) {
 		n := 0
 		for i := range entries {
 			body.entry(&entries[i])
-			if n++; len(body.b)-start >= blockSize {
+			if n++; len(body.b)-start >= block {
 				cut("", n)
 				n = 0
 			}
@@ -361,7 +367,7 @@ func (s *State) encodeSection(sec Sections, body *encoder) (section, error) {
 				first = a.Hash
 			}
 			body.artifact(a)
-			if n++; len(body.b)-start >= blockSize {
+			if n++; len(body.b)-start >= block {
 				cut(first, n)
 				n = 0
 			}

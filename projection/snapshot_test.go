@@ -48,26 +48,23 @@ func fold(t testing.TB, events []*Event, st *State, from int) {
 	}
 }
 
+// smallBlock is the block size of the snapshots the tests encode: a few
+// hundred bytes, so that sections span several.
+const smallBlock = 300
+
+// encode encodes st in blocks of smallBlock bytes.
 func encode(t testing.TB, st *State) []byte {
 	t.Helper()
-	snap, err := st.EncodeSnapshot()
+	snap, err := st.encodeSnapshot(smallBlock)
 	require.NoError(t, err)
 	return snap
-}
-
-// smallBlocks makes blocks of a few hundred bytes for the test, so that
-// sections span several.
-func smallBlocks(t *testing.T) {
-	old := blockSize
-	blockSize = 300
-	t.Cleanup(func() { blockSize = old })
 }
 
 // For random voyages, the views opened from a snapshot taken after any
 // event, with the rest folded on top, are the views of folding every
 // event from scratch; and a snapshot decodes to the state it encoded.
 func TestSnapshotThenTailIsTheFoldFromScratch(t *testing.T) {
-	smallBlocks(t)
+	t.Parallel()
 	r := rand.New(rand.NewPCG(11, 12))
 	for round := range 40 {
 		events := withEndings(randomVoyage(r, 5+r.IntN(150)))
@@ -94,7 +91,7 @@ func TestSnapshotThenTailIsTheFoldFromScratch(t *testing.T) {
 // views of the fold from scratch; and a snapshot re-encoded while
 // sections are still pending (copied block by block) opens to the same.
 func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
-	smallBlocks(t)
+	t.Parallel()
 	r := rand.New(rand.NewPCG(13, 14))
 	for round := range 60 {
 		events := withEndings(randomVoyage(r, 5+r.IntN(200)))
@@ -154,7 +151,7 @@ func TestLazySnapshotIsTheFoldFromScratch(t *testing.T) {
 // and outcomes of those, are folded without reading the snapshot's
 // entries; reading them then gives the fold's story.
 func TestTailOfTheLogbookLeavesTheEntriesUnread(t *testing.T) {
-	smallBlocks(t)
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	events := randomVoyage(r, 120)
 	var head State
@@ -194,7 +191,7 @@ func TestTailOfTheLogbookLeavesTheEntriesUnread(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, n, e.N)
 	assert.True(t, st.HasAction("tail-action") == whole.HasAction("tail-action"))
-	again, err := st.EncodeSnapshot() // the pending entries copied, the tail's encoded after them
+	again, err := st.encodeSnapshot(smallBlock) // the pending entries copied, the tail's encoded after them
 	require.NoError(t, err)
 	require.NoError(t, st.Load(AllSections))
 	require.Equal(t, &whole, st)
@@ -255,6 +252,7 @@ func lookups(t *testing.T, st, want *State, msg string) {
 
 // The counts kept as events fold are the logbook's.
 func TestCountsAreTheLogbooks(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	var st State
 	fold(t, numbered(t, withEndings(randomVoyage(r, 400)), 0), &st, 0)
@@ -286,7 +284,7 @@ func TestCountsAreTheLogbooks(t *testing.T) {
 }
 
 func TestDamagedSnapshotIsRefused(t *testing.T) {
-	smallBlocks(t)
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	var st State
 	fold(t, randomVoyage(r, 60), &st, 0)
@@ -317,15 +315,15 @@ func TestDamagedSnapshotIsRefused(t *testing.T) {
 		require.ErrorIs(t, err, ErrSnapshotSection, "flip at %d", at)
 		assert.Equal(t, AllSections, lazy.Pending(), "flip at %d: nothing was loaded", at)
 		assert.Equal(t, before, lazy.Voyage)
-		_, err = lazy.EncodeSnapshot()
+		_, err = lazy.encodeSnapshot(smallBlock)
 		assert.ErrorIs(t, err, ErrSnapshotSection, "flip at %d: not copied into a new snapshot", at)
 	}
 	// A point lookup reads the block that can hold its hash: damage there
 	// is found, damage elsewhere is not read.
 	arts := slices.Sorted(maps.Keys(st.Artifacts))
 	require.NotEmpty(t, arts)
-	blockSize = 60 // a few artifacts a block (smallBlocks restores it)
-	bad := encode(t, &st)
+	bad, err := st.encodeSnapshot(60) // a few artifacts a block
+	require.NoError(t, err)
 	bad[len(bad)-1] ^= 0x10 // the last block: the index's, holding the last hash
 	lazy, err := OpenSnapshot(bytes.NewReader(bad), int64(len(bad)))
 	require.NoError(t, err)
@@ -348,6 +346,7 @@ func TestDamagedSnapshotIsRefused(t *testing.T) {
 
 // A snapshot of version 1 (one block, no head of its own) is not read.
 func TestOldSnapshotVersionIsRefused(t *testing.T) {
+	t.Parallel()
 	v1 := []byte{snapshotFormat, 1, 1, 'v'}
 	_, err := OpenSnapshot(bytes.NewReader(v1), int64(len(v1)))
 	assert.ErrorContains(t, err, "version 1, this helm reads 6")
@@ -355,8 +354,6 @@ func TestOldSnapshotVersionIsRefused(t *testing.T) {
 
 func FuzzDecodeSnapshot(f *testing.F) {
 	r := rand.New(rand.NewPCG(1, 2))
-	old := blockSize
-	blockSize = 200
 	for n := range 3 {
 		var st State
 		events := withEndings(randomVoyage(r, 10+20*n))
@@ -366,13 +363,12 @@ func FuzzDecodeSnapshot(f *testing.F) {
 				f.Fatal(err)
 			}
 		}
-		snap, err := st.EncodeSnapshot()
+		snap, err := st.encodeSnapshot(200)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(snap)
 	}
-	blockSize = old
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The lazy path: the head, a page of the index, every section.
 		if lazy, err := OpenSnapshot(bytes.NewReader(data), int64(len(data))); err == nil {

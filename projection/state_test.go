@@ -169,6 +169,7 @@ func withUndos(t testing.TB, r *rand.Rand, events []*Event) []*Event {
 // performed, not while it is in flight or when it failed; an undo names
 // an earlier action entry.
 func TestUndoneEntries(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	who := logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
 	ev := func(ty Type, n int, a *logbook.ActionRecord) *Event {
@@ -216,6 +217,7 @@ func TestUndoneEntries(t *testing.T) {
 // by event as they are made, and rebuilt from their stored bytes in one
 // pass — and requires identical views.
 func TestRebuiltViewsEqualIncremental(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		events := randomVoyage(r, 20+r.IntN(200))
@@ -257,6 +259,7 @@ func TestRebuiltViewsEqualIncremental(t *testing.T) {
 }
 
 func TestBearingWithoutObservationsSealsTheSlateAsItStands(t *testing.T) {
+	t.Parallel()
 	var st State
 	a := logbook.ObservationRecord{Key: "a", Label: "A"}
 	b := logbook.ObservationRecord{Key: "b", Label: "B"}
@@ -275,6 +278,7 @@ func TestBearingWithoutObservationsSealsTheSlateAsItStands(t *testing.T) {
 }
 
 func TestBearingSealsSlate(t *testing.T) {
+	t.Parallel()
 	var st State
 	events := randomVoyage(rand.New(rand.NewPCG(3, 3)), 1)
 	o := logbook.ObservationRecord{Key: "k", Label: "Context: k", Artifact: "h"}
@@ -293,6 +297,7 @@ func TestBearingSealsSlate(t *testing.T) {
 }
 
 func TestApplyRefusesOutOfOrder(t *testing.T) {
+	t.Parallel()
 	var st State
 	e := &Event{Type: VoyageStarted, V: 1, Voyage: &VoyageInfo{ID: "v"}}
 	require.NoError(t, st.Apply(5, e))
@@ -305,6 +310,7 @@ func TestApplyRefusesOutOfOrder(t *testing.T) {
 // actions; every entry keeps the number it was recorded with, and a
 // failed action stays in the story, marked failed.
 func TestFailedActionKeepsItsNumber(t *testing.T) {
+	t.Parallel()
 	var st State
 	bearing := func(n int) *Event {
 		return &Event{Type: BearingTaken, N: n, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{}, Reading: logbook.Reading{Text: fmt.Sprint("r", n)}}}
@@ -351,6 +357,7 @@ func TestFailedActionKeepsItsNumber(t *testing.T) {
 // intended before numbers were stored that fails once a later helm has
 // recorded numbered entries after it stays in the story.
 func TestLegacyFailureAfterANumberedEntryKeepsTheNumbers(t *testing.T) {
+	t.Parallel()
 	var st State
 	evs := []*Event{
 		{Type: VoyageStarted, Voyage: &VoyageInfo{ID: "v"}},
@@ -368,6 +375,7 @@ func TestLegacyFailureAfterANumberedEntryKeepsTheNumbers(t *testing.T) {
 }
 
 func TestLifecycle(t *testing.T) {
+	t.Parallel()
 	var st State
 	who := func(id string) logbook.Who { return logbook.Who{Identity: id, Role: "coder", Method: "human"} }
 	at := func(m int) time.Time { return time.Date(2026, 3, 1, 10, m, 0, 0, time.UTC) }
@@ -407,6 +415,7 @@ func TestLifecycle(t *testing.T) {
 // stored, a failed action left the story and the entries after it were
 // renumbered; a voyage written then still reads so.
 func TestLegacyFailedActionLeavesStoryRenumbered(t *testing.T) {
+	t.Parallel()
 	var st State
 	evs := []*Event{
 		{Type: VoyageStarted, V: 1, Voyage: &VoyageInfo{ID: "v"}},

@@ -32,6 +32,7 @@ func regexpAssignments(s string) [][2]int {
 }
 
 func TestAssignmentsAgreeWithTheRegexp(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"DB_PASSWORD=correct-horse-battery\nDEBUG=true",
 		`{"client_secret": "abcdefgh12345678", "api-key":'0123456789'}`,
@@ -105,6 +106,7 @@ func FuzzUnquote(f *testing.F) {
 }
 
 func TestLitSetFindsEveryLiteralAtEveryOffset(t *testing.T) {
+	t.Parallel()
 	lits := []string{"ghp_", "eyj", "akia", "://", "k_live_", "xox", "token", "credential", "s.a", "00|"}
 	set := newLitSet(lits)
 	for _, l := range lits {
@@ -124,6 +126,7 @@ func TestLitSetFindsEveryLiteralAtEveryOffset(t *testing.T) {
 }
 
 func TestLitSetFindsWhatIndexFinds(t *testing.T) {
+	t.Parallel()
 	lits := []string{"ghp_", "eyj", "akia", "://", "k_live_", "xox", "token", "credential", "aaa"}
 	set := newLitSet(lits)
 	text := "a ghp_x eyJhb AKIAAKIA http://x k_live_ xoxox tokentoken credential aaaaa"

@@ -26,6 +26,7 @@ var (
 )
 
 func TestTheIssuesShapesAreHidden(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{})
 	for _, tc := range []struct {
 		name, in, want string
@@ -96,6 +97,7 @@ func TestTheIssuesShapesAreHidden(t *testing.T) {
 // and go.mod lines, commit ids, UUIDs, ordinary base64, URLs without
 // credentials, prose about tokens and passwords.
 func TestOrdinaryTextIsKept(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{})
 	for _, tc := range []struct{ name, text string }{
 		{"go handler", `func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) { token := r.Header.Get("X-Token"); if token == "" { return } }`},
@@ -129,6 +131,7 @@ func TestOrdinaryTextIsKept(t *testing.T) {
 }
 
 func TestJSONHidesTheArgumentAfterASecretFlag(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{})
 	doc := `{"program":"mysql","args":["--password","hunter2","-h","db","--token", "t0k3n", "--verbose", "-p", "notaflagvalue"],"note":"--password"}`
 	got, n := r.JSON([]byte(doc))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestStripEnvLeavesSecretLookingNamesOut(t *testing.T) {
+	t.Parallel()
 	environ := []string{
 		"PATH=/usr/bin", "HOME=/home/ann", "GOPATH=/home/ann/go", "GOCACHE=/tmp/go-cache", "GH_HOST=github.example.com",
 		"GH_TOKEN=ghp_x", "GITHUB_TOKEN=t", "GH_ENTERPRISE_TOKEN=e", "GITHUB_ENTERPRISE_TOKEN=g",

@@ -26,6 +26,7 @@ func newRedactor(t *testing.T, opts redact.Options) *redact.Redactor {
 }
 
 func TestRules(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{
 		Environ:  []string{"GH_TOKEN=s3cr3t-env-value", "MY_DB_PASSWORD=hunter2hunter2", "SHORT_TOKEN=abc", "PATH=/usr/bin:/bin", "CUSTOM=custom-secret-value"},
 		ExtraEnv: []string{"CUSTOM"},
@@ -72,6 +73,7 @@ func TestRules(t *testing.T) {
 }
 
 func TestJSONKeepsTheDocumentAndHidesSecretFields(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{Environ: []string{"GH_TOKEN=s3cr3t-env-value"}})
 	in := map[string]any{"kind": "command", "stdout": "GH_TOKEN=s3cr3t-env-value\n", "env": map[string]any{"DEPLOY_TOKEN": "plainvalue123", "HOME": "/root"}, "n": 3, "key": pemBlock}
 	raw, err := json.Marshal(in)
@@ -93,6 +95,7 @@ func TestJSONKeepsTheDocumentAndHidesSecretFields(t *testing.T) {
 }
 
 func TestNewRefusesABadPattern(t *testing.T) {
+	t.Parallel()
 	_, err := redact.New(redact.Options{Patterns: []redact.Pattern{{Name: "broken", Regexp: "("}}})
 	assert.ErrorContains(t, err, `redaction pattern "broken"`)
 	_, err = redact.New(redact.Options{Patterns: []redact.Pattern{{Regexp: "x"}}})
@@ -165,6 +168,7 @@ func BenchmarkRedact(b *testing.B) {
 // that happens to begin like a token (4b1d is ClickHouse's prefix) is not
 // one; the token alone, or followed by a quote or a space, is.
 func TestTokensEndWhereTheirShapeDoes(t *testing.T) {
+	t.Parallel()
 	r, err := redact.New(redact.Options{})
 	require.NoError(t, err)
 	for _, s := range []string{

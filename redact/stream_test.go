@@ -2,6 +2,7 @@ package redact_test
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -30,6 +31,7 @@ func streamed(t *testing.T, r *redact.Redactor, text string, seed uint64) (strin
 }
 
 func TestWriterHidesWhatStringHidesWhereverTheChunksFall(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{
 		Environ:  []string{"GH_TOKEN=s3cr3t-env-value"},
 		Patterns: []redact.Pattern{{Name: "ticket", Regexp: `TICKET-(\d{6,})`}},
@@ -40,31 +42,35 @@ func TestWriterHidesWhatStringHidesWhereverTheChunksFall(t *testing.T) {
 		bearer, cookieValue, anthropicKey, npmToken, "hunter2", "4/0AX4XfWh5q", strings.Repeat("aB3dE", 10)}
 	line := "ordinary source text, a line of it; nothing to hide here at all.\n"
 	for seed := range uint64(4) {
-		rnd := rand.New(rand.NewPCG(seed, 3))
-		var b strings.Builder
-		placed := 0
-		for b.Len() < 5<<20 {
-			if rnd.IntN(400) == 0 {
-				b.WriteString(secrets[rnd.IntN(len(secrets))])
-				b.WriteByte('\n')
-				placed++
-				continue
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			t.Parallel()
+			rnd := rand.New(rand.NewPCG(seed, 3))
+			var b strings.Builder
+			placed := 0
+			for b.Len() < 5<<20 {
+				if rnd.IntN(400) == 0 {
+					b.WriteString(secrets[rnd.IntN(len(secrets))])
+					b.WriteByte('\n')
+					placed++
+					continue
+				}
+				b.WriteString(line)
 			}
-			b.WriteString(line)
-		}
-		text := b.String()
-		want, wantN := r.String(text)
-		got, n := streamed(t, r, text, seed)
-		for _, leak := range leaks {
-			assert.NotContains(t, got, leak, "seed %d", seed)
-		}
-		assert.Equal(t, wantN, n, "seed %d", seed)
-		assert.Equal(t, placed, n, "seed %d", seed)
-		assert.True(t, want == got, "seed %d: the stream differs from String", seed)
+			text := b.String()
+			want, wantN := r.String(text)
+			got, n := streamed(t, r, text, seed)
+			for _, leak := range leaks {
+				assert.NotContains(t, got, leak, "seed %d", seed)
+			}
+			assert.Equal(t, wantN, n, "seed %d", seed)
+			assert.Equal(t, placed, n, "seed %d", seed)
+			assert.True(t, want == got, "seed %d: the stream differs from String", seed)
+		})
 	}
 }
 
 func TestWriterFindsASecretAcrossTheChunkBorder(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(t, redact.Options{})
 	// Put a token across every position near the first chunk's end.
 	for _, at := range []int{1<<20 - 20, 1<<20 - 1, 1 << 20, 1<<20 + 5} {
@@ -77,6 +83,7 @@ func TestWriterFindsASecretAcrossTheChunkBorder(t *testing.T) {
 }
 
 func TestWriterWithNothingToHideCopies(t *testing.T) {
+	t.Parallel()
 	var nilRedactor *redact.Redactor
 	text := strings.Repeat("plain ", 500<<10)
 	got, n := streamed(t, nilRedactor, text, 9)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestAmbientEnvKeepsWhatProgramsNeedAndDropsCredentials(t *testing.T) {
+	t.Parallel()
 	env := []string{
 		"PATH=/usr/bin", "HOME=/home/a", "LANG=C.UTF-8", "LC_ALL=C", "TMPDIR=/tmp", "SSL_CERT_FILE=/ca.pem",
 		"HTTPS_PROXY=http://proxy:3128", "SSH_AUTH_SOCK=/run/agent", "GIT_CONFIG_KEY_0=user.name", "XDG_CONFIG_HOME=/x",
@@ -31,6 +32,7 @@ func TestAmbientEnvKeepsWhatProgramsNeedAndDropsCredentials(t *testing.T) {
 }
 
 func TestLoginsReadHostsWithoutTheirTokens(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	r := &runner.Runner{Home: home, Identity: "alice"}
 	logins, err := r.Logins()

@@ -16,6 +16,7 @@ import (
 // added and deleted, a binary file, a rename, a deletion, and paths with
 // spaces and non-ASCII letters, which -z gives as they are.
 func TestDiffStatCountsWhatGitCounts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	r := &Runner{Dir: dir}
@@ -78,6 +79,7 @@ func TestDiffStatCountsWhatGitCounts(t *testing.T) {
 }
 
 func TestDiffStatErrorsNameTheCommitsAndDirectory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	r := &Runner{Dir: dir}
@@ -98,6 +100,7 @@ func TestDiffStatErrorsNameTheCommitsAndDirectory(t *testing.T) {
 }
 
 func TestParseNumstatRejectsWhatIsNotNumstat(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, out string }{
 		{"no tabs", "garbage\x00"},
 		{"letters for numbers", "x\t1\ta.go\x00"},

@@ -16,6 +16,7 @@ import (
 )
 
 func TestGHConfigDirIsPerIdentity(t *testing.T) {
+	t.Parallel()
 	srv := ghtest.NewServer(t)
 	srv.AddRepo("octo/widgets", "main")
 	home := t.TempDir()
@@ -47,6 +48,7 @@ func TestGHConfigDirIsPerIdentity(t *testing.T) {
 }
 
 func TestGHRefusesIdentityThatIsNotAName(t *testing.T) {
+	t.Parallel()
 	srv := ghtest.NewServer(t)
 	srv.AddRepo("octo/widgets", "main")
 	for _, tc := range []struct{ name, identity string }{
@@ -77,12 +79,14 @@ func TestGHRefusesIdentityThatIsNotAName(t *testing.T) {
 }
 
 func TestGHNeedsHome(t *testing.T) {
+	t.Parallel()
 	r := &runner.Runner{Identity: "john"}
 	_, err := r.GH(context.Background(), "api", "user")
 	assert.ErrorIs(t, err, runner.ErrNoHome)
 }
 
 func TestGHFailureCarriesGHMessage(t *testing.T) {
+	t.Parallel()
 	srv := ghtest.NewServer(t)
 	srv.AddRepo("octo/widgets", "main")
 	srv.Fail("GET", "repos/octo/widgets/issues/1", 500, "database on fire")
@@ -104,6 +108,7 @@ func TestGHFailureCarriesGHMessage(t *testing.T) {
 }
 
 func TestTokensNeverReachErrors(t *testing.T) {
+	t.Parallel()
 	srv := ghtest.NewServer(t)
 	srv.AddRepo("octo/widgets", "main")
 	r := srv.Runner(t, t.TempDir())
@@ -131,6 +136,7 @@ func TestTokensNeverReachErrors(t *testing.T) {
 }
 
 func TestCommandStringIsTheExactInvocation(t *testing.T) {
+	t.Parallel()
 	r := &runner.Runner{Home: "/h", Identity: "john", Dir: "/work/repo"}
 	c, err := r.GHCommand([]byte(`{"body":"it's"}`), "api", "-X", "POST", "repos/o/r/issues/1/comments", "--input", "-")
 	require.NoError(t, err)
@@ -145,6 +151,7 @@ func TestCommandStringIsTheExactInvocation(t *testing.T) {
 }
 
 func TestMissingProgramNamesTheInstall(t *testing.T) {
+	t.Parallel()
 	for _, path := range []string{"/nonexistent/gh", "gh-not-installed-here"} {
 		r := &runner.Runner{Home: t.TempDir(), Identity: "john", GHPath: path}
 		_, err := r.GH(context.Background(), "api", "user")
@@ -154,6 +161,7 @@ func TestMissingProgramNamesTheInstall(t *testing.T) {
 }
 
 func TestGitFailureCarriesGitMessage(t *testing.T) {
+	t.Parallel()
 	r := &runner.Runner{Dir: t.TempDir()}
 	_, err := r.Git(context.Background(), "rev-parse", "--verify", "nope")
 	var ee *runner.ExitError
@@ -163,6 +171,7 @@ func TestGitFailureCarriesGitMessage(t *testing.T) {
 }
 
 func TestParseRemoteURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, url, want, err string }{
 		{"https", "https://github.com/helmlog/helm", "helmlog/helm", ""},
 		{"https .git", "https://github.com/helmlog/helm.git", "helmlog/helm", ""},
@@ -194,6 +203,7 @@ func TestParseRemoteURL(t *testing.T) {
 }
 
 func TestRepoFromOriginOrOverride(t *testing.T) {
+	t.Parallel()
 	srv := ghtest.NewServer(t)
 	g := srv.GitRepo(t, "octo/widgets")
 	ctx := context.Background()

@@ -22,6 +22,7 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 func TestWorkspace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")

@@ -35,7 +35,7 @@ const crashReclaimer = 9
 func crashDrop(r Record) bool { return bytes.HasPrefix(r.Data, []byte("c0-")) && r.Seq%2 == 0 }
 
 // TestCrashChild is the child process of the crash stress test; it does
-// nothing unless started by it.
+// nothing unless started by it (and so needs no t.Parallel).
 func TestCrashChild(t *testing.T) {
 	spec := os.Getenv(crashChildEnv)
 	if spec == "" {
@@ -83,6 +83,7 @@ func TestCrashChild(t *testing.T) {
 }
 
 func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("multi-process stress")
 	}

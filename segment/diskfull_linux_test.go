@@ -27,6 +27,7 @@ func statfsFree(t testing.TB, dir string) int64 {
 // first ENOSPC, fails only a unit that does not fit, loses nothing
 // acknowledged and takes more once a file beside it is removed.
 func TestRealFullDiskTakesNearlyAllFreeSpace(t *testing.T) {
+	t.Parallel()
 	mnt := testfs.Tmpfs(t, 512<<10)
 	filler := filepath.Join(mnt, "filler")
 	require.NoError(t, os.WriteFile(filler, make([]byte, 64<<10), 0o600))

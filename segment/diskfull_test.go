@@ -128,6 +128,7 @@ func unitSize(recs [][]byte) int64 {
 // leaves a clean end: a reopened log holds exactly the acknowledged
 // records, and takes more once there is space again.
 func TestFullDiskFailsACommitOnlyWhenTheUnitItselfDoesNotFit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		capacity    int64
@@ -156,6 +157,7 @@ func TestFullDiskFailsACommitOnlyWhenTheUnitItselfDoesNotFit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			disk := &diskFS{dir: dir, capacity: tt.capacity}
 			opts := &Options{FS: disk, SegmentSize: tt.segmentSize}
@@ -218,6 +220,7 @@ func TestFullDiskFailsACommitOnlyWhenTheUnitItselfDoesNotFit(t *testing.T) {
 // TestExtendFallsBackToSmallerStepsDownToTheUnit drives extend on a file of
 // 16 KiB with the room a full disk leaves.
 func TestExtendFallsBackToSmallerStepsDownToTheUnit(t *testing.T) {
+	t.Parallel()
 	const from = 16 << 10
 	tests := []struct {
 		name         string
@@ -273,6 +276,7 @@ func TestExtendFallsBackToSmallerStepsDownToTheUnit(t *testing.T) {
 }
 
 func TestShareTargetLeavesTheDiskToOthersButNeverStarvesTheUnit(t *testing.T) {
+	t.Parallel()
 	const m = 1 << 20
 	tests := []struct {
 		name                     string

@@ -72,6 +72,7 @@ func (f *faultFile) Datasync() error {
 }
 
 func TestWriteFaultsReachCallerPoisonWriterAndLoseNothingAcknowledged(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		arm    func(*faultFS)

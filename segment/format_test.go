@@ -11,6 +11,7 @@ import (
 )
 
 func TestFrameRoundTripAndChain(t *testing.T) {
+	t.Parallel()
 	b, s1 := appendFrame(nil, 7, 0, false, 42, []byte("hello"))
 	b, s2 := appendFrame(b, 8, 1, true, s1, []byte(""))
 	require.Equal(t, 0, len(b)%frameAlign)
@@ -31,6 +32,7 @@ func TestFrameRoundTripAndChain(t *testing.T) {
 }
 
 func TestGarbageLengthIsNeverTrusted(t *testing.T) {
+	t.Parallel()
 	b, _ := appendFrame(nil, 1, 0, true, 0, []byte("x"))
 	b[7] = 0x7f // length now ~2 GiB, header checksum no longer matches
 	_, _, st := decodeFrame(b, 0)

@@ -23,6 +23,7 @@ import (
 // its record there; every one that returned an error must have written
 // nothing.
 func TestGroupCommitHandOffWithCancellationsIsRaceFreeAndExact(t *testing.T) {
+	t.Parallel()
 	l := openT(t, t.TempDir(), &Options{SegmentSize: 16 << 10, NoSync: true})
 	const workers, each = 16, 150
 	type ack struct {

@@ -41,6 +41,7 @@ func readAll(t testing.TB, l *Log) []Record {
 }
 
 func TestAppendAndScanRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "voyage")
 	l := openT(t, dir, nil)
 	first, err := l.Append(ctx, []byte("one"))
@@ -75,6 +76,7 @@ func TestAppendAndScanRoundTrip(t *testing.T) {
 }
 
 func TestRotationKeepsBatchesInOneSegmentAndVerifies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{SegmentSize: 1024, NoSync: true})
 	for i := 0; i < 60; i++ {
@@ -120,6 +122,7 @@ func segmentFiles(t *testing.T, dir string) (segs []uint64, bytes int64) {
 // The last segment is preallocated, so its file size no longer changes
 // with every append; Mark and Changed do (see prealloc_test.go).
 func TestSegmentSizeIsDiskUsageAndMarkChangesWithEveryAppend(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	assert.Equal(t, Mark{}, l.Mark(), "a log never written has no segment")
@@ -144,6 +147,7 @@ func TestSegmentSizeIsDiskUsageAndMarkChangesWithEveryAppend(t *testing.T) {
 }
 
 func TestRecordLargerThanLimitIsRefusedNamingTheLimit(t *testing.T) {
+	t.Parallel()
 	l := openT(t, t.TempDir(), &Options{NoSync: true})
 	big := make([]byte, 200_000_000) // a plausible 200 MB record; untouched pages cost nothing
 	_, err := l.Append(ctx, []byte("ok"), big)
@@ -154,6 +158,7 @@ func TestRecordLargerThanLimitIsRefusedNamingTheLimit(t *testing.T) {
 }
 
 func TestOversizedRecordGetsItsOwnSegmentWhenLimitRaised(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{SegmentSize: 64 << 10, MaxRecordSize: 1 << 20, NoSync: true})
 	_, err := l.Append(ctx, []byte("small"))
@@ -175,6 +180,7 @@ func TestOversizedRecordGetsItsOwnSegmentWhenLimitRaised(t *testing.T) {
 }
 
 func TestCommitDecideErrorIsReturnedUnchangedAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	l := openT(t, t.TempDir(), &Options{NoSync: true})
 	boom := errors.New("boom")
 	first, err := l.Commit(ctx, func(tx *Tx) ([][]byte, error) { return [][]byte{[]byte("x")}, boom })
@@ -187,6 +193,7 @@ func TestCommitDecideErrorIsReturnedUnchangedAndWritesNothing(t *testing.T) {
 }
 
 func TestAppendIfConflictAcrossTwoLogsOnOneDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := openT(t, dir, &Options{NoSync: true})
 	b := openT(t, dir, &Options{NoSync: true})
@@ -216,6 +223,7 @@ func TestAppendIfConflictAcrossTwoLogsOnOneDir(t *testing.T) {
 }
 
 func TestConcurrentCommitsAreGapFreeAndComplete(t *testing.T) {
+	t.Parallel()
 	l := openT(t, t.TempDir(), &Options{SegmentSize: 8 << 10, NoSync: true})
 	const workers, each = 16, 40
 	var wg sync.WaitGroup
@@ -246,6 +254,7 @@ func TestConcurrentCommitsAreGapFreeAndComplete(t *testing.T) {
 }
 
 func TestGroupCommitDecidesSeeEarlierStagedRecordsAndFailAlone(t *testing.T) {
+	t.Parallel()
 	l := openT(t, t.TempDir(), &Options{NoSync: true})
 	release := make(chan struct{})
 	entered := make(chan struct{})
@@ -305,6 +314,7 @@ func TestGroupCommitDecidesSeeEarlierStagedRecordsAndFailAlone(t *testing.T) {
 }
 
 func TestCommitHonoursCanceledContextWhileQueued(t *testing.T) {
+	t.Parallel()
 	l := openT(t, t.TempDir(), &Options{NoSync: true})
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
@@ -314,6 +324,7 @@ func TestCommitHonoursCanceledContextWhileQueued(t *testing.T) {
 }
 
 func TestClosedLogRefusesEverything(t *testing.T) {
+	t.Parallel()
 	l, err := Open(t.TempDir(), &Options{NoSync: true})
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
@@ -324,6 +335,7 @@ func TestClosedLogRefusesEverything(t *testing.T) {
 }
 
 func TestFollowSeesRecordsAppendedByAnotherLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	reader := openT(t, dir, &Options{NoSync: true})
 	writer := openT(t, dir, &Options{SegmentSize: 512, NoSync: true})
@@ -357,6 +369,7 @@ func TestFollowSeesRecordsAppendedByAnotherLog(t *testing.T) {
 // before its directory exists waits for its first writer, rather than
 // failing on the directory it does not find.
 func TestFollowFromALogNobodyMadeYet(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "events")
 	reader := openT(t, dir, &Options{NoSync: true})
 	fctx, cancel := context.WithCancel(ctx)
@@ -389,6 +402,7 @@ func TestFollowFromALogNobodyMadeYet(t *testing.T) {
 // and the records in the replaced segment were lost under a watermark
 // that said they were acknowledged.
 func TestLogsThatFoundNoSegmentDoNotReplaceTheFirst(t *testing.T) {
+	t.Parallel()
 	for round := range 30 {
 		dir := filepath.Join(t.TempDir(), "events")
 		var logs []*Log
@@ -429,6 +443,7 @@ func TestLogsThatFoundNoSegmentDoNotReplaceTheFirst(t *testing.T) {
 }
 
 func TestScanRecordDataIsSafeToRetain(t *testing.T) {
+	t.Parallel()
 	l := openT(t, t.TempDir(), &Options{NoSync: true})
 	for i := 0; i < 100; i++ {
 		_, err := l.Append(ctx, payload(i, 20))
@@ -445,6 +460,7 @@ func TestScanRecordDataIsSafeToRetain(t *testing.T) {
 // TestOpenScanDeliversEveryRecordOnceAndNotATornUnit: OpenScan is Open
 // followed by Scan(1), reading the last segment once.
 func TestOpenScanDeliversEveryRecordOnceAndNotATornUnit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{SegmentSize: 4096, NoSync: true})
 	var want [][]byte
@@ -496,6 +512,7 @@ func TestOpenScanDeliversEveryRecordOnceAndNotATornUnit(t *testing.T) {
 // another open file description) gives up when its context ends, and
 // commits once the lock is free.
 func TestCommitWaitingForTheLockHonoursItsContext(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	_, err := l.Append(ctx, []byte("first")) // creates LOCK
@@ -526,6 +543,7 @@ func TestCommitWaitingForTheLockHonoursItsContext(t *testing.T) {
 // same records keeps it: Verify of a log holding them checks out, and a
 // log with another identity has another genesis.
 func TestChainFromTheRecordsAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, err := Open(dir, &Options{Identity: "voyage-x", NoSync: true})
 	require.NoError(t, err)

@@ -86,6 +86,7 @@ func waitWritten(t *testing.T, l *Log, n uint64) {
 // their units; the next fdatasync covers all of them at once, and none is
 // acknowledged before an fdatasync that started after it was written.
 func TestCommitsWriteWhileAnFdatasyncRunsAndShareTheNext(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, g := openGated(t, dir)
 	out := make(chan error, 16)
@@ -131,6 +132,7 @@ func TestCommitsWriteWhileAnFdatasyncRunsAndShareTheNext(t *testing.T) {
 // A failed fdatasync fails every commit it was to cover, and every later
 // one, and no unit it covered is acknowledged.
 func TestFailedFdatasyncFailsEveryCommitItCovered(t *testing.T) {
+	t.Parallel()
 	l, g := openGated(t, t.TempDir())
 	out := make(chan error, 16)
 	commitAsync(l, "first", out)
@@ -155,6 +157,7 @@ func TestFailedFdatasyncFailsEveryCommitItCovered(t *testing.T) {
 // Log of the same directory (another process, as far as the lock goes)
 // cannot append in between, and appends once it is released.
 func TestWriterLockIsHeldUntilTheUnitIsDurable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, g := openGated(t, dir)
 	out := make(chan error, 1)
@@ -188,6 +191,7 @@ func TestWriterLockIsHeldUntilTheUnitIsDurable(t *testing.T) {
 // earlier units are pending) and Close racing the last commits: every
 // acknowledged record is there, in order, and the watermark covers them.
 func TestPipelineUnderRotationAndClose(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, err := Open(dir, &Options{SegmentSize: 8 << 10})
 	require.NoError(t, err)
@@ -212,7 +216,7 @@ func TestPipelineUnderRotationAndClose(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
+	waitWritten(t, l, workers) // Close while the commits are under way
 	require.NoError(t, l.Close())
 	wg.Wait()
 
@@ -234,6 +238,7 @@ func TestPipelineUnderRotationAndClose(t *testing.T) {
 // whole and in order, across chunk boundaries and units of many records
 // (whose first records are still in use when the next chunk is read).
 func TestOpenScanWithNoRetainDeliversTheSameRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	r := rand.New(rand.NewPCG(3, 4))
@@ -272,6 +277,7 @@ func TestOpenScanWithNoRetainDeliversTheSameRecords(t *testing.T) {
 // A log opened where no directory is yet reads as empty, not as an error
 // (a writer may not have made it yet).
 func TestScanOfALogNobodyMadeYetIsEmpty(t *testing.T) {
+	t.Parallel()
 	l := openT(t, filepath.Join(t.TempDir(), "not-yet"), nil)
 	n := 0
 	require.NoError(t, l.Scan(context.Background(), 1, func(Record) error { n++; return nil }))
@@ -281,6 +287,7 @@ func TestScanOfALogNobodyMadeYetIsEmpty(t *testing.T) {
 // ScanAfter delivers the records after a mark, across segments, once the
 // log passes through the mark; a mark of another history is refused.
 func TestScanAfterAMark(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{SegmentSize: 4 << 10, NoSync: true})
 	ctx := context.Background()
@@ -323,6 +330,7 @@ func TestScanAfterAMark(t *testing.T) {
 // follows; a mark elsewhere or of another history opens nothing; damage
 // after the mark is damage.
 func TestOpenAfterAMark(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{SegmentSize: 8 << 10, NoSync: true})
 	ctx := context.Background()

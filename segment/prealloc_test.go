@@ -21,6 +21,7 @@ func fileSize(t *testing.T, path string) int64 {
 }
 
 func TestAllocTargetGrowsInDoublingStepsUpToSegmentSize(t *testing.T) {
+	t.Parallel()
 	const seg = 64 << 20
 	assert.Equal(t, int64(preallocMin), allocTarget(-1, 0, 100, seg))
 	assert.Equal(t, int64(preallocMin), allocTarget(preallocMin, 0, preallocMin*3/4, seg), "room left: no extension")
@@ -39,6 +40,7 @@ func TestAllocTargetGrowsInDoublingStepsUpToSegmentSize(t *testing.T) {
 }
 
 func TestPreallocationKeepsSmallLogsSmallGrowsAndSealsSegments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{SegmentSize: 1 << 20, NoSync: true})
 	_, err := l.Append(ctx, payload(0, 256))
@@ -72,6 +74,7 @@ func TestPreallocationKeepsSmallLogsSmallGrowsAndSealsSegments(t *testing.T) {
 }
 
 func TestChangedDetectsAppendsRotationsAndOtherProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{SegmentSize: 4096, NoSync: true})
 	other := openT(t, dir, &Options{SegmentSize: 4096, NoSync: true})
@@ -169,6 +172,7 @@ func (f *zeroFaultFile) WriteAt(b []byte, off int64) (int, error) {
 // smaller steps: diskfull_test.go) fails the commit, poisons the writer and
 // is truncated back.
 func TestIOErrorWhileExtendingPreallocationPoisonsAndLosesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	zfs := &zeroFaultFS{}
 	l, err := Open(dir, &Options{FS: zfs})
@@ -216,6 +220,7 @@ func TestIOErrorWhileExtendingPreallocationPoisonsAndLosesNothing(t *testing.T) 
 // bytes it holds, and another Log of the same directory that still counts
 // on the trimmed zeros keeps appending correctly.
 func TestCloseTrimsPreallocationAndOthersCarryOn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := openT(t, dir, &Options{NoSync: true})
 	b := openT(t, dir, &Options{NoSync: true}) // as if another process

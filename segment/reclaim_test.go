@@ -36,6 +36,7 @@ func dirSize(t *testing.T, dir string) int64 {
 }
 
 func TestReclaimFreesTheBytesAndKeepsTheChain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, err := Open(dir, &Options{SegmentSize: 32 << 10, Identity: "voyage-1"})
 	require.NoError(t, err)
@@ -99,6 +100,7 @@ func TestReclaimFreesTheBytesAndKeepsTheChain(t *testing.T) {
 }
 
 func TestReclaimedSegmentsAreRefusedAsNewerByTheirVersion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, err := Open(dir, nil)
 	require.NoError(t, err)
@@ -115,6 +117,7 @@ func TestReclaimedSegmentsAreRefusedAsNewerByTheirVersion(t *testing.T) {
 }
 
 func TestReclaimRefusesADamagedLogAndLeavesIt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, err := Open(dir, nil)
 	require.NoError(t, err)
@@ -142,6 +145,7 @@ func TestReclaimRefusesADamagedLogAndLeavesIt(t *testing.T) {
 }
 
 func TestStubFrameChainsLikeTheRecord(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 1, 7, 4096, 4097, 100000} {
 		rec := bytes.Repeat([]byte{0xA5}, n)
 		full, sum := appendFrame(nil, 5, 0, true, 0x1234, rec)
@@ -167,6 +171,7 @@ func crcOf(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 // A Log that read the active segment before another Log reclaimed (and so
 // replaced) it must not write at its old offsets in the new file.
 func TestAWriterAfterAReclaimElsewhereReadsTheLogAgain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, err := Open(dir, nil)
 	require.NoError(t, err)

@@ -15,13 +15,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// builtLog is what buildLog wrote.
+type builtLog struct {
+	recs    [][]byte
+	lastSeg string // the name of the last segment
+	unitOff int64  // where the final unit starts in it
+	dataEnd int64  // where its data ends (the file is preallocated beyond)
+	// preBatchWatermark is the log's WATERMARK before the final batch.
+	preBatchWatermark []byte
+}
+
 // buildLog writes a multi-segment log whose final unit is a batch of three
-// records and returns the records, the offset where the final unit starts
-// and the data end of the last segment (its file is preallocated beyond).
+// records.
 //
 // The final batch was acknowledged: tests that tear it, as a crash during
 // its write would, put the watermark back with crashBeforeLastBatch.
-func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff, dataEnd int64) {
+func buildLog(t *testing.T, dir string) builtLog {
+	var recs [][]byte
 	l, err := Open(dir, &Options{SegmentSize: 700, NoSync: true})
 	require.NoError(t, err)
 	// Left open, as a crash leaves a log: Close would trim the
@@ -34,30 +44,25 @@ func buildLog(t *testing.T, dir string) (recs [][]byte, lastSeg string, unitOff,
 		recs = append(recs, d)
 	}
 	l.mu.Lock()
-	unitOff, lastSeg = l.w.p.off, l.w.name
+	unitOff, lastSeg := l.w.p.off, l.w.name
 	l.mu.Unlock()
 	wm, err := os.ReadFile(filepath.Join(dir, watermarkName))
 	require.NoError(t, err)
-	preBatchWatermark[dir] = wm
 	batch := [][]byte{payload(100, 40), payload(101, 5), payload(102, 60)}
 	_, err = l.Append(ctx, batch...)
 	require.NoError(t, err)
 	l.mu.Lock()
 	require.Equal(t, lastSeg, l.w.name, "test setup: final batch must share the last segment")
-	dataEnd = l.w.p.off
+	dataEnd := l.w.p.off
 	l.mu.Unlock()
-	return append(recs, batch...), lastSeg, unitOff, dataEnd
+	return builtLog{recs: append(recs, batch...), lastSeg: lastSeg, unitOff: unitOff, dataEnd: dataEnd, preBatchWatermark: wm}
 }
 
-// preBatchWatermark holds, per log built by buildLog, its WATERMARK
-// before the final batch.
-var preBatchWatermark = map[string][]byte{}
-
-// crashBeforeLastBatch puts the WATERMARK of dir (a copy of src, built by
-// buildLog) back to what it was before the final batch was acknowledged.
-func crashBeforeLastBatch(t *testing.T, src, dir string) {
+// crashBeforeLastBatch puts the WATERMARK of dir (a copy of the log b)
+// back to what it was before the final batch was acknowledged.
+func crashBeforeLastBatch(t *testing.T, b builtLog, dir string) {
 	t.Helper()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, watermarkName), preBatchWatermark[src], 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, watermarkName), b.preBatchWatermark, 0o600))
 }
 
 // cutNow runs an empty commit: the first commit of a Log cuts the torn
@@ -102,8 +107,10 @@ func datas(t *testing.T, l *Log) [][]byte {
 }
 
 func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
-	recs, lastSeg, unitOff, dataEnd := buildLog(t, src)
+	built := buildLog(t, src)
+	recs, lastSeg, unitOff, dataEnd := built.recs, built.lastSeg, built.unitOff, built.dataEnd
 	segs, err := listSegments(OSFS{}, src)
 	require.NoError(t, err)
 	require.Greater(t, len(segs), 2)
@@ -112,12 +119,24 @@ func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
 	require.Greater(t, int64(len(full)), dataEnd, "the last segment is preallocated")
 
 	// Sizes past the data end cut only preallocated zeros: nothing is torn.
+	// Every size in the full run; under -short, a sample that cuts inside
+	// each field of each of the batch's frames, either side of the data
+	// end and at the file's end, with a stride through the data and the
+	// zeros.
+	var keep []int64
+	frame := unitOff
+	for _, r := range recs[len(recs)-3:] {
+		keep = append(keep, frameFieldOffsets(frame)...)
+		frame += int64(frameSize(len(r)))
+	}
+	require.Equal(t, dataEnd, frame)
+	keep = append(keep, dataEnd-1, dataEnd, dataEnd+1, int64(len(full))-1, int64(len(full)))
 	work := t.TempDir()
-	for size := unitOff; size <= int64(len(full)); size++ {
+	for _, size := range sweep(unitOff, int64(len(full)), 16, keep...) {
 		dir := filepath.Join(work, "d")
 		require.NoError(t, os.RemoveAll(dir))
 		copyDir(t, src, dir)
-		crashBeforeLastBatch(t, src, dir)
+		crashBeforeLastBatch(t, built, dir)
 		require.NoError(t, os.Truncate(filepath.Join(dir, lastSeg), size))
 		before := readTree(t, dir)
 
@@ -172,9 +191,10 @@ func readTree(t *testing.T, dir string) map[string]string {
 }
 
 func TestEveryBitFlipIsDetected(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	recs, lastSeg, _, dataEnd := buildLog(t, dir)
-	_ = recs
+	built := buildLog(t, dir)
+	lastSeg, dataEnd := built.lastSeg, built.dataEnd
 	segs, err := listSegments(OSFS{}, dir)
 	require.NoError(t, err)
 	type target struct {
@@ -227,6 +247,7 @@ func TestEveryBitFlipIsDetected(t *testing.T) {
 }
 
 func TestOpenRefusesDamageFollowedByValidRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	for i := 0; i < 5; i++ {
@@ -261,6 +282,7 @@ func TestOpenRefusesDamageFollowedByValidRecords(t *testing.T) {
 }
 
 func TestScanReportsDamageBeforeValidDataButStopsAtTornTail(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	for i := 0; i < 3; i++ {
@@ -288,6 +310,7 @@ func TestScanReportsDamageBeforeValidDataButStopsAtTornTail(t *testing.T) {
 }
 
 func TestOpenRefusesForeignAndFutureSegmentFiles(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		header func() []byte
@@ -315,6 +338,7 @@ func TestOpenRefusesForeignAndFutureSegmentFiles(t *testing.T) {
 }
 
 func TestVerifyDetectsReorderedSegmentsViaHashChain(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
 		l := openT(t, dir, &Options{SegmentSize: 300, NoSync: true})
@@ -350,6 +374,7 @@ func TestVerifyDetectsReorderedSegmentsViaHashChain(t *testing.T) {
 // (the size grew, the data never landed). With preallocation it is the
 // normal end of the log: free space, nothing to cut or save.
 func TestZeroFilledTailIsFreeSpaceNotTorn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	_, err := l.Append(ctx, []byte("kept"))
@@ -384,6 +409,7 @@ func TestZeroFilledTailIsFreeSpaceNotTorn(t *testing.T) {
 // sectors present (the first sector lost) is found by Open's check of the
 // free space and cut too.
 func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	l := openT(t, src, &Options{NoSync: true})
 	var recs [][]byte
@@ -460,8 +486,10 @@ func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
 // Bits flipped in the free space after the data end are not in any record:
 // Verify reports a torn tail (not a Problem) and Open cuts and saves it.
 func TestFlipInFreeSpaceIsCutNotCorruption(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	recs, lastSeg, _, dataEnd := buildLog(t, dir)
+	built := buildLog(t, dir)
+	recs, lastSeg, dataEnd := built.recs, built.lastSeg, built.dataEnd
 	path := filepath.Join(dir, lastSeg)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)

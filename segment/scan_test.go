@@ -54,6 +54,7 @@ func openBytes(t *testing.T, b []byte) (File, string, *int) {
 }
 
 func TestFrameScannerReportsWhereAndWhyItStopped(t *testing.T) {
+	t.Parallel()
 	units := [][]string{{"one"}, {"two", "three"}, {"four"}}
 	full, offs, _ := segmentBytes(units...)
 	end := int64(len(full))
@@ -121,6 +122,7 @@ func TestFrameScannerReportsWhereAndWhyItStopped(t *testing.T) {
 
 // The end of the log costs one small read and no fstat.
 func TestFrameScannerProbesTheEndWithOneReadAndNoStat(t *testing.T) {
+	t.Parallel()
 	full, _, _ := segmentBytes([]string{"one"})
 	for _, tc := range []struct {
 		name  string
@@ -168,6 +170,7 @@ type sizedInfo struct {
 func (s sizedInfo) Size() int64 { return s.size }
 
 func TestFrameScannerReportsAFileThatShrankWhileRead(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 3*readProbe)
 	full, offs, p := segmentBytes([]string{"one"}, []string{big})
 	f, path, _ := openBytes(t, full[:offs[1]+readProbe]) // cut inside the big unit
@@ -178,6 +181,7 @@ func TestFrameScannerReportsAFileThatShrankWhileRead(t *testing.T) {
 }
 
 func TestFrameScannerPassesOnTheCallersError(t *testing.T) {
+	t.Parallel()
 	full, _, p := segmentBytes([]string{"one"}, []string{"two"})
 	f, path, _ := openBytes(t, full)
 	boom := errors.New("enough")
@@ -188,6 +192,7 @@ func TestFrameScannerPassesOnTheCallersError(t *testing.T) {
 
 // judge applies each caller's rules to the same findings.
 func TestJudgeAppliesEachCallersRules(t *testing.T) {
+	t.Parallel()
 	const (
 		at  = 1000 // the last complete unit ends here; the next record is seq 5
 		bad = 1040 // where a frame failed
@@ -299,6 +304,7 @@ func (f *flakyFile) ReadAt(b []byte, off int64) (int, error) {
 // A reader holds no lock: what looks like damage is read again, and is
 // reported only once two reads find the same.
 func TestReaderReadsAgainWhatLooksDamagedUntilTwoReadsAgree(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		damaged int
@@ -338,6 +344,7 @@ func TestReaderReadsAgainWhatLooksDamagedUntilTwoReadsAgree(t *testing.T) {
 // The writer holds the lock while it reads: nothing changes under it, so
 // nothing is read twice, and damage is reported at once.
 func TestWriterCatchUpDoesNotReadAgain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	other := openT(t, dir, &Options{NoSync: true})
 	_, err := other.Append(ctx, payload(0, 100))

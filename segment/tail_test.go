@@ -76,6 +76,7 @@ func fillLog(t testing.TB, l *Log, n, size int) {
 }
 
 func TestScanFromTailReadsOnlyNewBytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w := openT(t, dir, &Options{NoSync: true})
 	fillLog(t, w, 20000, 100) // ≈ 2.5 MiB, one segment
@@ -153,6 +154,7 @@ func TestScanFromTailReadsOnlyNewBytes(t *testing.T) {
 }
 
 func TestTailScanStillVerifiesNewBytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w := openT(t, dir, &Options{NoSync: true})
 	fillLog(t, w, 500, 40)
@@ -179,6 +181,7 @@ func TestTailScanStillVerifiesNewBytes(t *testing.T) {
 }
 
 func TestTailScanFollowsRotationByAnotherLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w := openT(t, dir, &Options{NoSync: true, SegmentSize: 4096})
 	r := openT(t, dir, &Options{NoSync: true, SegmentSize: 4096})

@@ -17,6 +17,7 @@ import (
 // bit of that unit is damage: Open and Verify refuse it, nothing is cut,
 // nothing is written.
 func TestEveryFlipOfTheLastAcknowledgedUnitIsDamageEvenWhenItEndsInZeros(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := openT(t, dir, &Options{NoSync: true})
 	for i := 0; i < 3; i++ {
@@ -51,8 +52,19 @@ func TestEveryFlipOfTheLastAcknowledgedUnitIsDamageEvenWhenItEndsInZeros(t *test
 	probe := append([]byte(nil), intact[unitOff:dataEnd]...)
 	probe[frameHeaderSize+1] ^= 1
 	require.True(t, zeroedSectorFrame(unitOff, probe), "test setup: the unit looks torn by the sector heuristic")
+	// Every bit in the full run; under -short, every bit of a byte inside
+	// each field of the frame (frameFieldOffsets), of the bytes either
+	// side of the sector boundary the zeros cross and of the unit's last
+	// two bytes (its zeros and padding), and every 61st bit besides (a
+	// prime stride: every bit position of a byte comes up).
+	var keep []int64
+	for _, off := range append(frameFieldOffsets(unitOff), boundary-1, boundary, dataEnd-2, dataEnd-1) {
+		for b := range int64(8) {
+			keep = append(keep, off*8+b)
+		}
+	}
 	flips := 0
-	for bit := unitOff * 8; bit < dataEnd*8; bit++ {
+	for _, bit := range sweep(unitOff*8, dataEnd*8-1, 61, keep...) {
 		b := append([]byte(nil), intact...)
 		b[bit/8] ^= 1 << (bit % 8)
 		require.NoError(t, os.WriteFile(path, b, 0o600))
@@ -81,6 +93,7 @@ func TestEveryFlipOfTheLastAcknowledgedUnitIsDamageEvenWhenItEndsInZeros(t *test
 // from another log is a *CorruptionError naming the place, from Open,
 // OpenScan and Verify, and nothing is modified.
 func TestDamageMatrix(t *testing.T) {
+	t.Parallel()
 	build := func(t *testing.T, dir, identity string) (snapshot string) {
 		l := openT(t, dir, &Options{SegmentSize: 600, NoSync: true, Identity: identity})
 		for i := 0; i < 40; i++ {
@@ -201,6 +214,7 @@ func TestDamageMatrix(t *testing.T) {
 // slots must still alternate, so that one damaged slot leaves the other
 // one unit behind, not at the log's first commit.
 func TestWatermarkSlotsAlternateAcrossLogs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i := 0; i < 6; i++ {
 		l := openT(t, dir, &Options{NoSync: true})
@@ -242,6 +256,7 @@ func TestWatermarkSlotsAlternateAcrossLogs(t *testing.T) {
 // them. (Several Logs on one directory exclude each other as processes do:
 // each has its own open files.)
 func TestDeletingLOCKDoesNotLetTwoWritersIn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const writers, each = 4, 150
 	stop := make(chan struct{})
@@ -286,6 +301,7 @@ func TestDeletingLOCKDoesNotLetTwoWritersIn(t *testing.T) {
 
 // A mark stays unchanged only while the log's files are as they were.
 func TestChangedSeesFilesAddedRemovedOrDamaged(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	l := openT(t, src, &Options{NoSync: true, SegmentSize: 600})
 	for i := 0; i < 20; i++ {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestFailuresOfEveryKind(t *testing.T) {
+	t.Parallel()
 	listings := []sighting.DirectoryListing{
 		{Path: ".", Entries: []sighting.DirectoryEntry{
 			{Name: "ok.txt", SizeBytes: ptr(uint64(1))},
@@ -102,6 +103,7 @@ func TestFailuresOfEveryKind(t *testing.T) {
 // TestEverySampleSightingKindReportsFailures: every kind but context
 // answers Failures, and some sample of each reports one.
 func TestEverySampleSightingKindReportsFailures(t *testing.T) {
+	t.Parallel()
 	failed := map[string]bool{}
 	for _, s := range sampleSightings() {
 		_, ok := s.(interface{ Failures() []sighting.Failure })
@@ -121,10 +123,12 @@ type quiet struct{}
 func (quiet) Kind() string { return "quiet" }
 
 func TestFailuresOfAKindWithoutThem(t *testing.T) {
+	t.Parallel()
 	assert.Nil(t, sighting.Failures(quiet{}))
 }
 
 func TestFailureJSONFieldNamesAreStable(t *testing.T) {
+	t.Parallel()
 	data, err := json.Marshal(sighting.Failures(&sighting.Command{TimedOut: true, TimeoutMS: 200, Error: "killed after the 200ms timeout"}))
 	require.NoError(t, err)
 	assert.JSONEq(t, `[{"kind":"timeout","timeout_ms":200,"error":"killed after the 200ms timeout","message":"the command was killed after the 200ms timeout"}]`, string(data))

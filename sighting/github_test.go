@@ -10,6 +10,7 @@ import (
 )
 
 func TestGitHubSightingsRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		s    sighting.Sighting

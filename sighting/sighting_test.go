@@ -65,6 +65,7 @@ func sampleSightings() []sighting.Sighting {
 }
 
 func TestEverySightingKindRoundTrips(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, s := range sampleSightings() {
 		t.Run(s.Kind(), func(t *testing.T) {
@@ -87,6 +88,7 @@ func TestEverySightingKindRoundTrips(t *testing.T) {
 }
 
 func TestSightingJSONFieldNamesAreStable(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		s    sighting.Sighting
@@ -112,6 +114,7 @@ func TestSightingJSONFieldNamesAreStable(t *testing.T) {
 }
 
 func TestTextNameKeepsRawBytesOfNonUTF8Names(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 		raw            []byte
@@ -131,6 +134,7 @@ func TestTextNameKeepsRawBytesOfNonUTF8Names(t *testing.T) {
 }
 
 func TestFileContentString(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "text, 2 bytes", sighting.TextContent("hi").String())
 	assert.Equal(t, "binary, 9 bytes", sighting.BinaryContent(9).String())
 	assert.Equal(t, "error: permission denied", sighting.ErrorContent("permission denied").String())
@@ -169,6 +173,7 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/fuzz/Fuzz
 // TestFuzzCorpusIsCurrent keeps the checked-in seed corpus in step with
 // sampleSightings; run with -update-corpus after adding a kind.
 func TestFuzzCorpusIsCurrent(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "fuzz", "FuzzSightingUnmarshal")
 	for _, s := range sampleSightings() {
 		data, err := sighting.Marshal(s)

@@ -31,6 +31,7 @@ func opener(data []byte, tiny bool) func() (io.ReadCloser, error) {
 var standIn = regexp.MustCompile(`"\\u0000helm-long-[0-9a-f]+-[0-9]+\\u0000"`)
 
 func TestSkimLeavesLongStringsInTheStoredJSON(t *testing.T) {
+	t.Parallel()
 	exit := 3
 	text := "package widget\n\n// \"quoted\" \\ back\tslash <html> & \u2028 é 😀 \x01\nfunc init() {}\n"
 	for _, c := range []struct {
@@ -86,6 +87,7 @@ func TestSkimLeavesLongStringsInTheStoredJSON(t *testing.T) {
 }
 
 func TestSkimReadsLongStringsInAnyOrder(t *testing.T) {
+	t.Parallel()
 	s := &sighting.Command{Stdout: strings.Repeat("out\n", 50), Stderr: strings.Repeat("err\\\n", 50)}
 	data, err := sighting.Marshal(s)
 	require.NoError(t, err)
@@ -103,6 +105,7 @@ func TestSkimReadsLongStringsInAnyOrder(t *testing.T) {
 }
 
 func TestSkimFindsANewlineWrittenAsAUnicodeEscape(t *testing.T) {
+	t.Parallel()
 	data := []byte(`{"kind":"context","description":"one` + strings.Repeat("x", 100) + `\u000Atwo"}`)
 	sk, err := sighting.Skim(opener(data, true), sighting.SkimOptions{Long: 10})
 	require.NoError(t, err)
@@ -112,6 +115,7 @@ func TestSkimFindsANewlineWrittenAsAUnicodeEscape(t *testing.T) {
 }
 
 func TestSkimRefusesASightingTooLargeToDecode(t *testing.T) {
+	t.Parallel()
 	tree := &sighting.DirectoryTree{}
 	for range 1000 {
 		tree.Listings = append(tree.Listings, sighting.DirectoryListing{Path: "a/b/c"})
@@ -123,6 +127,7 @@ func TestSkimRefusesASightingTooLargeToDecode(t *testing.T) {
 }
 
 func TestSkimReturnsTheStoredFormsError(t *testing.T) {
+	t.Parallel()
 	data, err := sighting.Marshal(&sighting.Context{Description: "hi"})
 	require.NoError(t, err)
 	damaged := io.ErrClosedPipe
@@ -136,6 +141,7 @@ func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 func jsonMarshal(v any) ([]byte, error)      { return json.Marshal(v) }
 
 func TestSkimLeavesOnlyTheMembersNamed(t *testing.T) {
+	t.Parallel()
 	s := &sighting.Command{Stdout: strings.Repeat("o", 100), Stderr: strings.Repeat("e", 100), Dir: strings.Repeat("d", 100)}
 	data, err := sighting.Marshal(s)
 	require.NoError(t, err)

@@ -59,6 +59,7 @@ var streamTexts = []string{
 }
 
 func TestEncodeWritesWhatMarshalWrites(t *testing.T) {
+	t.Parallel()
 	for i, text := range streamTexts {
 		inMemory := &sighting.Files{Contents: []sighting.FileContents{
 			{Path: "a <b>.txt", Content: sighting.TextContent("small")},
@@ -85,6 +86,7 @@ func TestEncodeWritesWhatMarshalWrites(t *testing.T) {
 }
 
 func TestEncodeRewritesAroundTheTexts(t *testing.T) {
+	t.Parallel()
 	s := &sighting.Files{Contents: []sighting.FileContents{
 		{Path: "secret-path", Content: sighting.FileContent{Type: sighting.ContentText, Source: textSource{text: "a secret text"}}},
 	}}
@@ -103,6 +105,7 @@ func (u upper) Write(p []byte) (int, error) { return u.w.Write(bytes.ToUpper(p))
 func (u upper) Close() error                { return nil }
 
 func TestEncodeReturnsWhatTheSourceTurnedOutToBe(t *testing.T) {
+	t.Parallel()
 	notText := &sighting.NotTextError{Content: sighting.BinaryContent(99)}
 	s := &sighting.Files{Contents: []sighting.FileContents{
 		{Path: "x", Content: sighting.FileContent{Type: sighting.ContentText, Source: textSource{text: strings.Repeat("a", 50), fail: 20, notText: notText}}},
@@ -132,6 +135,7 @@ func FuzzEscape(f *testing.F) {
 }
 
 func TestStoredTextReadsATextBackOutOfTheJSON(t *testing.T) {
+	t.Parallel()
 	texts := append([]string{"after a \"content\":{ lookalike", "🚢 \xed\xa0\xbd non-BMP and \\u escapes \u2028"}, streamTexts...)
 	var contents []sighting.FileContents
 	for i, text := range texts {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestLockExcludesOtherOpensOfTheSameFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "LOCK")
 	a, err := OpenLock(path)
 	require.NoError(t, err)
@@ -58,6 +59,7 @@ func TestLockExcludesOtherOpensOfTheSameFile(t *testing.T) {
 }
 
 func TestClosingALockReleasesIt(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "LOCK")
 	a, err := OpenLock(path)
 	require.NoError(t, err)
@@ -75,11 +77,13 @@ func TestClosingALockReleasesIt(t *testing.T) {
 }
 
 func TestOpenLockReadOnlyNeedsTheFile(t *testing.T) {
+	t.Parallel()
 	_, err := OpenLockReadOnly(filepath.Join(t.TempDir(), "LOCK"))
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
 func TestReadFileAt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
 	require.NoError(t, os.WriteFile(path, []byte("0123456789"), 0o600))
@@ -140,6 +144,7 @@ func (f *countedFile) Sync() error {
 }
 
 func TestSyncDirSyncsTheDirectoryThroughTheSeam(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := &syncFS{syncs: map[string]int{}}
 	require.NoError(t, SyncDir(s, dir))
@@ -155,6 +160,7 @@ func TestSyncDirSyncsTheDirectoryThroughTheSeam(t *testing.T) {
 }
 
 func TestOSFSFileRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
 	f, err := OSFS{}.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
@@ -202,6 +208,7 @@ func (f shortFile) WriteAt(b []byte, off int64) (int, error) {
 }
 
 func TestWriteZerosReportsAShortWrite(t *testing.T) {
+	t.Parallel()
 	f, err := OSFS{}.OpenFile(filepath.Join(t.TempDir(), "f"), os.O_CREATE|os.O_RDWR, 0o600)
 	require.NoError(t, err)
 	defer f.Close()
@@ -211,6 +218,7 @@ func TestWriteZerosReportsAShortWrite(t *testing.T) {
 }
 
 func TestIsNoSpace(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want bool
@@ -227,6 +235,7 @@ func TestIsNoSpace(t *testing.T) {
 }
 
 func TestFreeBytesOfATempDir(t *testing.T) {
+	t.Parallel()
 	free := FreeBytes(t.TempDir())
 	t.Logf("free: %d bytes", free)
 	assert.True(t, free > 0 || free == -1, "free space or unknown, got %d", free)
@@ -234,6 +243,7 @@ func TestFreeBytesOfATempDir(t *testing.T) {
 }
 
 func TestMkdirAllSyncsTheParentOfEveryDirectoryItCreates(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	fsys := &syncFS{syncs: map[string]int{}}
 	dir := filepath.Join(root, "a", "b", "c")
@@ -252,6 +262,7 @@ func TestMkdirAllSyncsTheParentOfEveryDirectoryItCreates(t *testing.T) {
 }
 
 func TestPunchHoleZeroesTheRangeAndKeepsTheSize(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "f")
 	data := bytes.Repeat([]byte{0xAB}, 64<<10)
 	require.NoError(t, os.WriteFile(path, data, 0o600))

@@ -339,7 +339,8 @@ func (w *Writer) tailDamaged() bool {
 }
 
 // CompactAbove is the size below which the index is never compacted.
-var CompactAbove int64 = 1 << 20
+// (Tests pass their own to maybeCompact.)
+const CompactAbove int64 = 1 << 20
 
 // MaybeCompact rewrites the index as one record per voyage (and the open
 // records of writers still at work) once it is past CompactAbove and
@@ -348,6 +349,11 @@ var CompactAbove int64 = 1 << 20
 // no writer session is open. It is a writer's chore, after its Close: a
 // stat and a small read, unless compaction is due.
 func MaybeCompact(dir string, noSync bool, rebuild Rebuild) error {
+	return maybeCompact(dir, noSync, rebuild, CompactAbove)
+}
+
+// maybeCompact is MaybeCompact with above in place of CompactAbove.
+func maybeCompact(dir string, noSync bool, rebuild Rebuild, above int64) error {
 	path := filepath.Join(dir, Name)
 	f, err := os.Open(path)
 	if err != nil {
@@ -357,7 +363,7 @@ func MaybeCompact(dir string, noSync bool, rebuild Rebuild) error {
 	_, rerr := f.ReadAt(h[:], 0)
 	st, serr := f.Stat()
 	f.Close()
-	if serr != nil || st.Size() < CompactAbove {
+	if serr != nil || st.Size() < above {
 		return nil
 	}
 	if rerr == nil && string(h[:len(magic)]) == magic && st.Size() < 2*int64(binary.LittleEndian.Uint64(h[len(magic):])) {

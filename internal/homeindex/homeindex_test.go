@@ -12,6 +12,7 @@ import (
 )
 
 func TestFoldTrustsOnlyVoyagesEveryWriterClosed(t *testing.T) {
+	t.Parallel()
 	a, b, c := NewToken(), NewToken(), NewToken()
 	rec := func(kind byte, tok Token, id string, seq uint64, view string) record {
 		r := record{kind: kind, token: tok, id: id, seq: seq}
@@ -60,6 +61,7 @@ func TestFoldTrustsOnlyVoyagesEveryWriterClosed(t *testing.T) {
 // Compaction keeps what the index says, and the tokens of writers still
 // at work, so their closes still count.
 func TestCompactionKeepsViewsAndWritersAtWork(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rebuild := func() (map[string]View, error) { t.Fatal("no rebuild for an undamaged index"); return nil, nil }
 	// Many closed sessions of one voyage, past CompactAbove.
@@ -88,12 +90,12 @@ func TestCompactionKeepsViewsAndWritersAtWork(t *testing.T) {
 	assert.Equal(t, "y3", string(got["y"]), "the writer's token survived the compaction")
 }
 
-// An index of live records, past CompactAbove, is not rewritten, and is
+// An index of live records, past the size to compact above, is not rewritten, and is
 // not read again for that until it has doubled: closing n voyages one
 // after another reads the index O(log n) times, not n.
 func TestALiveIndexIsLookedAtAgainOnlyWhenItHasDoubled(t *testing.T) {
-	defer func(old int64) { CompactAbove = old }(CompactAbove)
-	CompactAbove = 16 << 10
+	t.Parallel()
+	const above = 16 << 10
 	dir := t.TempDir()
 	rebuild := func() (map[string]View, error) { t.Fatal("no rebuild for an undamaged index"); return nil, nil }
 	path := filepath.Join(dir, Name)
@@ -109,7 +111,7 @@ func TestALiveIndexIsLookedAtAgainOnlyWhenItHasDoubled(t *testing.T) {
 		w, err := Open(dir, id, true, rebuild)
 		require.NoError(t, err)
 		require.NoError(t, w.Close(id, 1, []byte("a view of "+id)))
-		require.NoError(t, MaybeCompact(dir, true, rebuild))
+		require.NoError(t, maybeCompact(dir, true, rebuild, above))
 		if b := base(); b != last {
 			info, err := os.Stat(path)
 			require.NoError(t, err)
@@ -119,7 +121,7 @@ func TestALiveIndexIsLookedAtAgainOnlyWhenItHasDoubled(t *testing.T) {
 			looks++
 		}
 	}
-	assert.Greater(t, looks, 0, "past CompactAbove, it was looked at")
+	assert.Greater(t, looks, 0, "past the size to compact above, it was looked at")
 	assert.Less(t, looks, 6)
 	got, err := Read(path)
 	require.NoError(t, err)
@@ -129,6 +131,7 @@ func TestALiveIndexIsLookedAtAgainOnlyWhenItHasDoubled(t *testing.T) {
 // A rebuild waits for no writer: with a session open it leaves the
 // damaged index alone.
 func TestNoRebuildWhileAWriterIsAtWork(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rebuilt := 0
 	rebuild := func() (map[string]View, error) {
@@ -151,14 +154,12 @@ func TestNoRebuildWhileAWriterIsAtWork(t *testing.T) {
 
 	// The damage is now in the middle: readers distrust the whole index
 	// until a compaction, with no session open, rebuilds it.
-	defer func(old int64) { CompactAbove = old }(CompactAbove)
-	CompactAbove = 0
 	last, err := Open(dir, "z", true, rebuild)
 	require.NoError(t, err)
-	require.NoError(t, MaybeCompact(dir, true, rebuild))
+	require.NoError(t, maybeCompact(dir, true, rebuild, 0))
 	assert.Equal(t, 0, rebuilt, "a session is open")
 	require.NoError(t, last.Close("z", 1, []byte("z1")))
-	require.NoError(t, MaybeCompact(dir, true, rebuild))
+	require.NoError(t, maybeCompact(dir, true, rebuild, 0))
 	assert.Equal(t, 1, rebuilt, "no session open: rebuilt")
 	got, err := Read(path)
 	require.NoError(t, err)

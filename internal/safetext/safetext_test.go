@@ -10,6 +10,7 @@ import (
 )
 
 func TestCheckNamesFieldByteAndOffset(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, s string
 		offset  int
@@ -39,6 +40,7 @@ func TestCheckNamesFieldByteAndOffset(t *testing.T) {
 }
 
 func TestLineAndBlockEscapeWhatDrivesTheTerminal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		in    string
@@ -73,6 +75,8 @@ func TestLineAndBlockEscapeWhatDrivesTheTerminal(t *testing.T) {
 	}
 }
 
+// Not parallel: AllocsPerRun counts the whole process's allocations (and
+// sets GOMAXPROCS), so it runs before the parallel tests start, alone.
 func TestLineDoesNotAllocateForPlainText(t *testing.T) {
 	s := strings.Repeat("an ordinary reading, ünicode too. ", 20)
 	allocs := testing.AllocsPerRun(100, func() { _ = Line(s) })
@@ -100,6 +104,7 @@ func FuzzLine(f *testing.F) {
 }
 
 func TestWriterEscapesAStreamKeepingLinesAndTabs(t *testing.T) {
+	t.Parallel()
 	in := "ok  \tpkg\t0.1s\n\x1b[31mFAIL\x1b[0m café\r\n\u202ex\n"
 	want := "ok  \tpkg\t0.1s\n\\x1b[31mFAIL\\x1b[0m café\\r\n\\u202ex\n"
 	// Whatever the writes' boundaries (one cuts "é" in two), the output is

@@ -27,6 +27,7 @@ func registry() *Registry[shape] {
 }
 
 func TestRoundTripPutsKindFirst(t *testing.T) {
+	t.Parallel()
 	r := registry()
 	tests := []struct {
 		name string
@@ -49,6 +50,7 @@ func TestRoundTripPutsKindFirst(t *testing.T) {
 }
 
 func TestUnmarshalRefuses(t *testing.T) {
+	t.Parallel()
 	r := registry()
 	tests := []struct{ name, data, want string }{
 		{"not json", `{`, "shapes: decode"},

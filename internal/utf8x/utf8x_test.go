@@ -7,6 +7,7 @@ import (
 )
 
 func TestCompleteRunes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want int
@@ -24,6 +25,7 @@ func TestCompleteRunes(t *testing.T) {
 }
 
 func TestWholeCarriesACutRuneIntoTheNextChunk(t *testing.T) {
+	t.Parallel()
 	euro := []byte("€") // three bytes
 	whole, rest := Whole(nil, append([]byte("a"), euro[:2]...))
 	assert.Equal(t, "a", string(whole))
