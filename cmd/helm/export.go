@@ -93,8 +93,8 @@ func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) er
 			}
 			return h.Export(ctx, v.ID(), w)
 		},
-		"md":    story.WriteMarkdown,
-		"html":  story.WriteHTML,
+		"md":   story.WriteMarkdown,
+		"html": story.WriteHTML,
 	}[c.format]
 	if write == nil {
 		return usageErrorf(a.cmd, "voyage export: --format %q is not one of %v", c.format, exportFormats)
