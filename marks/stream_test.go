@@ -94,6 +94,7 @@ func TestAStreamedFileReadsUnderItsObservationsContext(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
 	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	s, err := m.Observe(ctx, &marks.Env{Dir: dir, StreamAbove: 1 << 10})
 	require.NoError(t, err)
 	// Binary from its first bytes once the sighting is stored: what is
