@@ -172,19 +172,32 @@ func describePlace(p place) string {
 	return fmt.Sprintf("offset %d of the pack", p.offset)
 }
 
-// ExportArchive writes the whole voyage as an archive: a header, every
-// event in the order it was recorded (as Events yields it, with
-// "voyage_id"), the stored bytes of every artifact it holds (base64 of
-// the compressed bytes, with their BLAKE3 address), and a trailer holding
-// the BLAKE3 digest of all that: the file alone carries the voyage, and
-// Home.Import makes it again in another home. A jettisoned artifact's
-// bytes are left out (its events say so).
+// Export writes the voyage with this id or unambiguous id prefix to w as
+// an archive, the form Import reads: a header, every event in the order
+// it was recorded (as Voyage.Events yields it, with "voyage_id"), the
+// stored bytes of every artifact it holds (base64 of the compressed
+// bytes, with their BLAKE3 address), and a trailer holding the BLAKE3
+// digest of all that: the file alone carries the voyage, and Import makes
+// it again in another home. A jettisoned artifact's bytes are left out
+// (its events say so).
 //
-// The archive holds the voyage as it stands when the export begins:
-// events appended meanwhile are left for the next one. Artifacts are
-// streamed, never held whole, and checked against their address on the
-// way: a damaged one fails the export, as it would fail a reader.
-func (v *Voyage) ExportArchive(ctx context.Context, w io.Writer) error {
+// Export opens the voyage itself and closes it after; like every read it
+// writes nothing. The archive holds the voyage as it stands when the
+// export begins: events appended meanwhile are left for the next one.
+// Artifacts are streamed, never held whole, and checked against their
+// address on the way: a damaged one fails the export, as it would fail a
+// reader.
+func (h *Home) Export(ctx context.Context, idOrPrefix string, w io.Writer) error {
+	v, err := h.Voyage(ctx, idOrPrefix)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	return v.exportArchive(ctx, w)
+}
+
+// exportArchive writes v as an archive (Export, Copy).
+func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 	const op = "export archive"
 	dir := v.rec.Dir()
 	// The first pass folds the events afresh: how many there are, and

@@ -149,10 +149,11 @@ func goldenFile(t *testing.T, path, got string) {
 	assert.Equal(t, string(want), got, "%s", path)
 }
 
-func exportArchive(t *testing.T, v *helm.Voyage) []byte {
+// exportArchive exports voyage id of h (Home.Export).
+func exportArchive(t *testing.T, h *helm.Home, id string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, v.ExportArchive(context.Background(), &buf))
+	require.NoError(t, h.Export(t.Context(), id, &buf))
 	return buf.Bytes()
 }
 
@@ -186,7 +187,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	h, err := helm.Open(t.TempDir(), quickOptions())
 	require.NoError(t, err)
 	v := richVoyage(t, h)
-	archive := exportArchive(t, v)
+	archive := exportArchive(t, h, v.ID())
 
 	// The archive's form: a header, the events, the artifacts, a trailer
 	// whose digest covers the rest.
@@ -250,7 +251,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		assert.Equal(t, orig.Blob == 0, a.Blob == 0, "artifact %s stays where it was", a.Hash)
 	}
 	// Exported again, it is the same archive, byte for byte.
-	assert.Equal(t, string(archive), string(exportArchive(t, imported)))
+	assert.Equal(t, string(archive), string(exportArchive(t, other, imported.ID())))
 
 	// The imported voyage compacts.
 	crep, err := imported.Compact(ctx)
@@ -285,7 +286,7 @@ func TestImportRefusesATamperedArchive(t *testing.T) {
 	h, err := helm.Open(t.TempDir(), quickOptions())
 	require.NoError(t, err)
 	v := richVoyage(t, h)
-	archive := exportArchive(t, v)
+	archive := exportArchive(t, h, v.ID())
 	n := bytes.Count(archive, []byte("\n"))
 	var events int
 	for i := 2; i < n; i++ {
@@ -382,11 +383,11 @@ func TestImportOfCorpusVoyages(t *testing.T) {
 			for _, info := range list {
 				v, err := h.Voyage(ctx, info.ID)
 				require.NoError(t, err)
-				archive := exportArchive(t, v)
+				archive := exportArchive(t, h, info.ID)
 				imported, err := other.Import(ctx, bytes.NewReader(archive))
 				require.NoError(t, err, "voyage %s", info.ID)
 				assert.Equal(t, viewsJSON(t, v), viewsJSON(t, imported), "voyage %s", info.ID)
-				assert.Equal(t, string(archive), string(exportArchive(t, imported)), "voyage %s exported again", info.ID)
+				assert.Equal(t, string(archive), string(exportArchive(t, other, info.ID)), "voyage %s exported again", info.ID)
 				rep, err := other.Verify(ctx, info.ID)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "voyage %s: %+v", info.ID, rep.Problems)
@@ -415,7 +416,7 @@ func TestArchiveOfADamagedArtifactFails(t *testing.T) {
 	require.NoError(t, err)
 	data[len(data)/2] ^= 0x10
 	require.NoError(t, os.WriteFile(pack, data, 0o600))
-	err = v.ExportArchive(ctx, new(bytes.Buffer))
+	err = h.Export(ctx, v.ID(), new(bytes.Buffer))
 	require.ErrorIs(t, err, helm.ErrArtifactDamaged)
 	assert.Equal(t, hint.Verify, helm.HintOf(err).Kind)
 }
@@ -466,7 +467,7 @@ func FuzzImport(f *testing.F) {
 	_, err = v.Perform(ctx, &exportAction{kind: "commit", result: logbook.ActionResult{SHA: "abc1234"}}, who, nil)
 	require.NoError(f, err)
 	var small bytes.Buffer
-	require.NoError(f, v.ExportArchive(ctx, &small))
+	require.NoError(f, src.Export(ctx, v.ID(), &small))
 	// Small seeds: a large artifact's (the pack's) would make each
 	// interesting input minimise for long. The pack's path is the round
 	// trip's and the tamper test's.
@@ -511,4 +512,47 @@ func FuzzImport(f *testing.F) {
 		require.True(t, rep.OK(), "an imported voyage does not verify: %+v", rep.Problems)
 		require.NoError(t, os.RemoveAll(filepath.Join(voyages, id)))
 	})
+}
+
+// TestExportOpensTheVoyageByPrefixAndWritesNothing: Home.Export finds the
+// voyage by an id prefix as every Home method does, writes the archive
+// Import reads, and, like every read, leaves the home as it was; an
+// unknown voyage is an error and w gets nothing.
+func TestExportOpensTheVoyageByPrefixAndWritesNothing(t *testing.T) {
+	ctx := t.Context()
+	h, err := helm.Open(t.TempDir(), quickOptions())
+	require.NoError(t, err)
+	v := richVoyage(t, h)
+	id := v.ID()
+	require.NoError(t, v.Close())
+	before := treeSum(t, h.Dir())
+
+	tests := []struct {
+		name    string
+		voyage  string
+		wantErr error
+	}{
+		{"by its id", id, nil},
+		{"by a prefix", id[:8], nil},
+		{"an unknown voyage", "ffffffff-ffff", helm.ErrNoVoyage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			err := h.Export(ctx, tt.voyage, &buf)
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				assert.Zero(t, buf.Len(), "nothing written to w")
+			} else {
+				require.NoError(t, err)
+				other, err := helm.Open(t.TempDir(), &helm.Options{NoSync: true})
+				require.NoError(t, err)
+				imported, err := other.Import(ctx, &buf)
+				require.NoError(t, err)
+				assert.Equal(t, id, imported.ID())
+				require.NoError(t, imported.Close())
+			}
+			assert.Equal(t, before, treeSum(t, h.Dir()), "the home is as it was")
+		})
+	}
 }

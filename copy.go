@@ -29,7 +29,7 @@ type CopyReport struct {
 
 // Copy copies the voyage with this id or prefix to the home dst (a home
 // on disk or a shared store, see OpenStore), with every artifact's bytes,
-// in the form ExportArchive writes and Import reads: everything is
+// in the form Export writes and Import reads: everything is
 // checked on arrival (every event, folded; every artifact, against its
 // BLAKE3 address; the digest of the whole) before dst records any of it.
 //
@@ -52,7 +52,7 @@ func (h *Home) Copy(ctx context.Context, idOrPrefix string, dst *Home) (CopyRepo
 	pr, pw := io.Pipe()
 	exported := make(chan error, 1)
 	go func() {
-		err := src.ExportArchive(ctx, pw)
+		err := src.exportArchive(ctx, pw)
 		pw.CloseWithError(err)
 		exported <- err
 	}()

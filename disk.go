@@ -152,7 +152,7 @@ func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (
 	}
 	// Opening the log folds its events into fresh views as it reads them:
 	// the check of the log and the replay are one pass.
-	log, err := segment.OpenScan(events, opts, v.applyRecord)
+	log, err := segment.OpenScan(ctx, events, opts, v.applyRecord)
 	if err != nil {
 		return nil, v.fail("open", err, hint.Hint{})
 	}

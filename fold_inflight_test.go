@@ -62,7 +62,7 @@ func TestAFoldOutsideTheLockKeepsACommitInFlight(t *testing.T) {
 	var armed atomic.Bool
 	j := v.rec.(*diskJournal)
 	require.NoError(t, j.log.Close())
-	j.log, err = segment.Open(filepath.Join(dir, "events"), &segment.Options{NoSync: true, Identity: id, NoRetain: true, FS: slowFS{armed: &armed}})
+	j.log, err = segment.Open(ctx, filepath.Join(dir, "events"), &segment.Options{NoSync: true, Identity: id, NoRetain: true, FS: slowFS{armed: &armed}})
 	require.NoError(t, err)
 
 	observeNote(t, v, "on the slate")

@@ -23,7 +23,7 @@ import (
 	"github.com/helmlog/helm/segment"
 )
 
-// Import makes the voyage an archive holds (Voyage.ExportArchive) in this
+// Import makes the voyage an archive holds (see Export) in this
 // home, and opens it: the same id, every event with its time, who
 // recorded it and its entry number, and every artifact's stored bytes, so
 // that its views read as the exported voyage's did. Only where an
@@ -554,7 +554,7 @@ func (a *archiveReader) readArtifact(im *importer, pack copyStower) error {
 }
 
 // readArtifactHead reads an artifact line up to its data, and checks that
-// it is written as ExportArchive writes it.
+// it is written as Export writes it.
 func (a *archiveReader) readArtifactHead() (archiveArtifactHead, error) {
 	const max = 256
 	var b []byte

@@ -1,13 +1,16 @@
 package helm_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -232,4 +235,59 @@ func TestEveryPackageStatesItsJob(t *testing.T) {
 	for dir, name := range names {
 		assert.True(t, strings.HasPrefix(docs[dir], "Package "+name+" "), "package %s (%s) has no doc comment saying its job", name, dir)
 	}
+}
+
+// TestLibraryMakesNoContextOfItsOwn: everything that may do I/O takes
+// its caller's ctx, so the library's code (test support aside: helmtest,
+// store/storetest) calls neither context.Background nor context.TODO, but
+// for one bounded cleanup: Voyage.Close's timeout (Close takes no ctx),
+// marked on its line with a "bounded cleanup" comment.
+func TestLibraryMakesNoContextOfItsOwn(t *testing.T) {
+	support := []string{"helmtest", filepath.Join("store", "storetest")}
+	fset := token.NewFileSet()
+	var allowed []string
+	for path := range librarySources(t) {
+		if slices.ContainsFunc(support, func(dir string) bool { return strings.HasPrefix(path, dir+string(filepath.Separator)) }) {
+			continue
+		}
+		src, err := os.ReadFile(path)
+		require.NoError(t, err)
+		file, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		name := "" // the name the file imports "context" as
+		for _, imp := range file.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "context" {
+				name = "context"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+			}
+		}
+		if name == "" {
+			continue
+		}
+		lines := strings.Split(string(src), "\n")
+		ast.Inspect(file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); !ok || id.Name != name || (sel.Sel.Name != "Background" && sel.Sel.Name != "TODO") {
+				return true
+			}
+			pos := fset.Position(call.Pos())
+			at := fmt.Sprintf("%s:%d", path, pos.Line)
+			if path == "voyage.go" && sel.Sel.Name == "Background" && strings.Contains(lines[pos.Line-1], "// bounded cleanup:") {
+				allowed = append(allowed, at)
+				return true
+			}
+			assert.Fail(t, "the library makes a context of its own", "%s calls context.%s: take the caller's ctx (only Voyage.Close's bounded cleanup may make one)", at, sel.Sel.Name)
+			return true
+		})
+	}
+	assert.LessOrEqual(t, len(allowed), 1, "one bounded cleanup at most: %v", allowed)
 }

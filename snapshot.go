@@ -120,9 +120,9 @@ func openFromSnapshot(ctx context.Context, v *Voyage, opts *segment.Options) (*s
 	v.st, v.snapFile = *snap.st, snap.f
 	// Most often the mark is in the last segment: the open reads from it.
 	events := filepath.Join(v.dir, "events")
-	log, err := segment.OpenAfter(events, opts, snap.mark, v.applyRecord)
+	log, err := segment.OpenAfter(ctx, events, opts, snap.mark, v.applyRecord)
 	if errors.Is(err, segment.ErrMarkElsewhere) { // found before any record was read
-		log, err = segment.Open(events, opts)
+		log, err = segment.Open(ctx, events, opts)
 		if err == nil {
 			if err = log.ScanAfter(ctx, snap.mark, v.applyRecord); err != nil {
 				log.Close()

@@ -118,7 +118,7 @@ const closeTimeout = 10 * time.Second
 // Close brings the caches a writer keeps up to date, if this Voyage
 // changed the voyage (only writers write caches), and releases its files.
 func (v *Voyage) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout) // bounded cleanup: the library's one Background (TestLibraryMakesNoContextOfItsOwn)
 	defer cancel()
 	return v.rec.close(ctx)
 }

@@ -8,7 +8,7 @@
 //
 //	Kind() string                                        // "commit", "create-pull-request", ...
 //	Perform(ctx) (logbook.ActionResult, error)           // touches the world
-//	DryRun() string                                      // what Perform would run, running nothing
+//	DryRun(ctx) string                                   // what Perform would run, running nothing
 //	Target(ctx) (Target, error)                          // what it acts on, for guard rules
 //
 // GitHub writes go through `gh api -X METHOD PATH --input -` with a JSON
@@ -141,12 +141,13 @@ func repoOf(ctx context.Context, r *runner.Runner, repo string) (string, error) 
 	return r.Repo(ctx)
 }
 
-// dryRepo names the repository for a dry run without contacting GitHub.
-func dryRepo(r *runner.Runner, repo string) string {
+// dryRepo names the repository for a dry run without contacting GitHub:
+// it may read the local origin URL, under ctx and for 10 s at most.
+func dryRepo(ctx context.Context, r *runner.Runner, repo string) string {
 	if repo != "" || r == nil {
 		return cmp.Or(repo, "OWNER/NAME")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if name, err := repoOf(ctx, r, repo); err == nil {
 		return name
@@ -283,8 +284,8 @@ func performAfter(ctx context.Context, kind string, r *runner.Runner, validate f
 }
 
 // dryCall renders the gh call perform would make.
-func dryCall(r *runner.Runner, repo string, c call) string {
-	method, path, body := c(dryRepo(r, repo))
+func dryCall(ctx context.Context, r *runner.Runner, repo string, c call) string {
+	method, path, body := c(dryRepo(ctx, r, repo))
 	return dryGHWrite(r, method, path, body)
 }
 

@@ -20,7 +20,7 @@ import (
 type action interface {
 	Kind() string
 	Perform(ctx context.Context) (logbook.ActionResult, error)
-	DryRun() string
+	DryRun(ctx context.Context) string
 }
 
 type fixture struct {
@@ -125,7 +125,7 @@ func TestGitHubActionsSendTheirRequests(t *testing.T) {
 			a := tc.action()
 			assert.Equal(t, tc.name, a.Kind())
 
-			dry := a.DryRun()
+			dry := a.DryRun(t.Context())
 			assert.Empty(t, f.srv.Requests(), "a dry run sends nothing")
 			assert.Contains(t, dry, "gh api -X "+tc.method+" "+tc.path+" --input -")
 			assert.Contains(t, dry, "GH_CONFIG_DIR=")
@@ -201,8 +201,8 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 	f.git.Git(t, "add", "widget.go")
 
 	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "Fix null check in widget init"}))
-	assert.True(t, strings.HasSuffix(commit.DryRun(), "GIT_TERMINAL_PROMPT=0 git commit -m 'Fix null check in widget init'"), commit.DryRun())
-	assert.True(t, strings.HasPrefix(commit.DryRun(), "cd "+f.git.Dir+" && "), commit.DryRun())
+	assert.True(t, strings.HasSuffix(commit.DryRun(t.Context()), "GIT_TERMINAL_PROMPT=0 git commit -m 'Fix null check in widget init'"), commit.DryRun(t.Context()))
+	assert.True(t, strings.HasPrefix(commit.DryRun(t.Context()), "cd "+f.git.Dir+" && "), commit.DryRun(t.Context()))
 	assert.Equal(t, "1", f.git.Git(t, "rev-list", "--count", "HEAD"), "a dry run commits nothing")
 	res, err := commit.Perform(ctx)
 	require.NoError(t, err)
@@ -221,7 +221,7 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 	assert.ErrorContains(t, err, "Validation Failed (HTTP 422)")
 
 	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{Branch: "fix-widget"}))
-	assert.Contains(t, push.DryRun(), "git push --porcelain origin fix-widget")
+	assert.Contains(t, push.DryRun(t.Context()), "git push --porcelain origin fix-widget")
 	assert.Empty(t, f.git.BareRef(t, "fix-widget"), "a dry run pushes nothing")
 	res, err = push.Perform(ctx)
 	require.NoError(t, err)
@@ -230,7 +230,7 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 	assert.Equal(t, sha, f.git.BareRef(t, "fix-widget"))
 
 	f.srv.ClearRequests()
-	dry := pr.DryRun()
+	dry := pr.DryRun(t.Context())
 	assert.Empty(t, f.srv.Requests())
 	assert.Contains(t, dry, "gh api repos/octo/widgets\n")
 	assert.Contains(t, dry, `"base":"<default-branch>"`)
@@ -279,10 +279,10 @@ func TestCreatePullRequestWithoutBranchUsesTheCurrentOne(t *testing.T) {
 	f.git.Git(t, "checkout", "-q", "-b", "feature")
 	f.git.Git(t, "push", "-q", "origin", "feature")
 	a := must[*actions.CreatePullRequest](t)(actions.NewCreatePullRequest(f.r, actions.CreatePullRequest{Title: "Feature", Base: "main"}))
-	assert.Contains(t, a.DryRun(), "<current-branch>")
+	assert.Contains(t, a.DryRun(t.Context()), "<current-branch>")
 	require.NoError(t, a.Resolve(ctx))
 	assert.Equal(t, "feature", a.Branch, "the parameters name the branch")
-	assert.Contains(t, a.DryRun(), `"head":"feature"`)
+	assert.Contains(t, a.DryRun(t.Context()), `"head":"feature"`)
 	res, err := a.Perform(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 3, res.Number)
@@ -310,13 +310,13 @@ func TestPushWithoutBranchPushesTheCurrentOne(t *testing.T) {
 	ctx := context.Background()
 	f.git.Git(t, "checkout", "-q", "-b", "fix-widget")
 	push := must[*actions.Push](t)(actions.NewPush(f.r, actions.Push{}))
-	assert.Contains(t, push.DryRun(), "git rev-parse --abbrev-ref HEAD\n")
-	assert.Contains(t, push.DryRun(), "git push --porcelain origin '<current-branch>'")
+	assert.Contains(t, push.DryRun(t.Context()), "git rev-parse --abbrev-ref HEAD\n")
+	assert.Contains(t, push.DryRun(t.Context()), "git push --porcelain origin '<current-branch>'")
 
 	require.NoError(t, push.Resolve(ctx))
 	sha := f.git.Git(t, "rev-parse", "HEAD")
 	assert.Equal(t, "fix-widget", push.Branch, "the parameters name the branch")
-	assert.True(t, strings.HasSuffix(push.DryRun(), "git push --porcelain --receive-pack=git-receive-pack origin "+sha+":refs/heads/fix-widget"), push.DryRun())
+	assert.True(t, strings.HasSuffix(push.DryRun(t.Context()), "git push --porcelain --receive-pack=git-receive-pack origin "+sha+":refs/heads/fix-widget"), push.DryRun(t.Context()))
 	data, err := json.Marshal(push)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"branch":"fix-widget","updates":[{"ref":"refs/heads/fix-widget","new":"`+sha+`","create":true}]}`, string(data))

@@ -54,7 +54,7 @@ func (a *Commit) Perform(ctx context.Context) (logbook.ActionResult, error) {
 }
 
 // DryRun renders the git command.
-func (a *Commit) DryRun() string { return dryGit(a.Runner, a.args()...) }
+func (a *Commit) DryRun(context.Context) string { return dryGit(a.Runner, a.args()...) }
 
 // Push pushes to a remote (`git push REMOTE SPEC`; the remote defaults to
 // origin, SPEC to the branch checked out). Result: Branch (the branch, or
@@ -360,7 +360,7 @@ func (a *Push) result() logbook.ActionResult {
 
 // DryRun renders the git command: once resolved, the push pinned to what
 // Resolve found; before, the push as asked.
-func (a *Push) DryRun() string {
+func (a *Push) DryRun(context.Context) string {
 	if a.Updates != nil {
 		return dryGit(a.Runner, a.runArgs()...)
 	}

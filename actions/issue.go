@@ -48,7 +48,9 @@ func (a *CreateIssue) Perform(ctx context.Context) (logbook.ActionResult, error)
 }
 
 // DryRun renders the gh call.
-func (a *CreateIssue) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *CreateIssue) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // CloseIssue closes an issue. It reads the issue's state first, so that
 // its inverse reopens only an issue it closed. Result: Number.
@@ -100,8 +102,8 @@ func (a *CloseIssue) Perform(ctx context.Context) (logbook.ActionResult, error) 
 
 // DryRun renders the gh calls: the read of the issue's state, and the
 // close.
-func (a *CloseIssue) DryRun() string {
-	return dryGH(a.Runner, nil, "api", a.path(dryRepo(a.Runner, a.Repo))) + "\n" + dryCall(a.Runner, a.Repo, a.call)
+func (a *CloseIssue) DryRun(ctx context.Context) string {
+	return dryGH(a.Runner, nil, "api", a.path(dryRepo(ctx, a.Runner, a.Repo))) + "\n" + dryCall(ctx, a.Runner, a.Repo, a.call)
 }
 
 // CommentIssue adds a comment to an issue. Result: Number, CommentID and
@@ -141,4 +143,6 @@ func (a *CommentIssue) Perform(ctx context.Context) (logbook.ActionResult, error
 }
 
 // DryRun renders the gh call.
-func (a *CommentIssue) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *CommentIssue) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}

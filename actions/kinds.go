@@ -21,7 +21,7 @@ import (
 type Action interface {
 	Kind() string
 	Perform(ctx context.Context) (logbook.ActionResult, error)
-	DryRun() string
+	DryRun(ctx context.Context) string
 	Target(ctx context.Context) (Target, error)
 }
 

@@ -125,8 +125,8 @@ func (a *CreatePullRequest) Perform(ctx context.Context) (logbook.ActionResult, 
 
 // DryRun renders the gh calls: the default-branch lookup when Base is
 // empty, the creation, and the review request.
-func (a *CreatePullRequest) DryRun() string {
-	repo := dryRepo(a.Runner, a.Repo)
+func (a *CreatePullRequest) DryRun(ctx context.Context) string {
+	repo := dryRepo(ctx, a.Runner, a.Repo)
 	var lines []string
 	base := a.Base
 	if base == "" {
@@ -191,7 +191,9 @@ func (a *MergePullRequest) Perform(ctx context.Context) (logbook.ActionResult, e
 }
 
 // DryRun renders the gh call.
-func (a *MergePullRequest) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *MergePullRequest) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // CommentPullRequest adds a comment to a pull request's conversation.
 // Result: Number, CommentID and URL.
@@ -230,7 +232,9 @@ func (a *CommentPullRequest) Perform(ctx context.Context) (logbook.ActionResult,
 }
 
 // DryRun renders the gh call.
-func (a *CommentPullRequest) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *CommentPullRequest) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // ReplyPullRequest answers an inline review comment (CommentID) on a pull
 // request's diff; "I addressed this feedback" reads differently in the
@@ -278,7 +282,9 @@ func (a *ReplyPullRequest) Perform(ctx context.Context) (logbook.ActionResult, e
 }
 
 // DryRun renders the gh call.
-func (a *ReplyPullRequest) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *ReplyPullRequest) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // RequestReview asks Reviewers (logins, or ORG/TEAM for teams) to review a
 // pull request. Result: Number and Reviewers.
@@ -355,6 +361,6 @@ func (a *RequestReview) Perform(ctx context.Context) (logbook.ActionResult, erro
 
 // DryRun renders the gh calls: the read of who is asked already, and the
 // request.
-func (a *RequestReview) DryRun() string {
-	return dryGH(a.Runner, nil, "api", a.pull(dryRepo(a.Runner, a.Repo))) + "\n" + dryCall(a.Runner, a.Repo, a.call)
+func (a *RequestReview) DryRun(ctx context.Context) string {
+	return dryGH(a.Runner, nil, "api", a.pull(dryRepo(ctx, a.Runner, a.Repo))) + "\n" + dryCall(ctx, a.Runner, a.Repo, a.call)
 }

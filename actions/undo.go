@@ -284,7 +284,9 @@ func (a *ResetCommit) Perform(ctx context.Context) (logbook.ActionResult, error)
 }
 
 // DryRun renders the git command.
-func (a *ResetCommit) DryRun() string { return dryGit(a.Runner, "reset", "--soft", a.SHA+"^") }
+func (a *ResetCommit) DryRun(context.Context) string {
+	return dryGit(a.Runner, "reset", "--soft", a.SHA+"^")
+}
 
 // Target names what the reset acts on, for guard rules: the repository,
 // the branch and the arguments --soft SHA^.
@@ -356,7 +358,9 @@ func (a *RevertCommit) Perform(ctx context.Context) (logbook.ActionResult, error
 }
 
 // DryRun renders the git command.
-func (a *RevertCommit) DryRun() string { return dryGit(a.Runner, "revert", "--no-edit", a.SHA) }
+func (a *RevertCommit) DryRun(context.Context) string {
+	return dryGit(a.Runner, "revert", "--no-edit", a.SHA)
+}
 
 // Target names what the revert acts on, for guard rules: the repository,
 // the branch and the arguments --no-edit SHA.
@@ -545,7 +549,7 @@ func (a *DeleteRemoteBranch) Perform(ctx context.Context) (logbook.ActionResult,
 }
 
 // DryRun renders the git command.
-func (a *DeleteRemoteBranch) DryRun() string { return dryGit(a.Runner, a.args()...) }
+func (a *DeleteRemoteBranch) DryRun(context.Context) string { return dryGit(a.Runner, a.args()...) }
 
 // Target names what the deletion acts on, for guard rules: every
 // repository the remote names (as a push's Target does), the branch, the
@@ -598,7 +602,9 @@ func (a *ClosePullRequest) Perform(ctx context.Context) (logbook.ActionResult, e
 }
 
 // DryRun renders the gh call.
-func (a *ClosePullRequest) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *ClosePullRequest) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // Target names the repository and the argument N.
 func (a *ClosePullRequest) Target(ctx context.Context) (Target, error) {
@@ -645,7 +651,9 @@ func (a *DeleteComment) Perform(ctx context.Context) (logbook.ActionResult, erro
 }
 
 // DryRun renders the gh call.
-func (a *DeleteComment) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *DeleteComment) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // Target names the repository and the arguments N --comment ID.
 func (a *DeleteComment) Target(ctx context.Context) (Target, error) {
@@ -682,7 +690,9 @@ func (a *DeleteReviewComment) Perform(ctx context.Context) (logbook.ActionResult
 }
 
 // DryRun renders the gh call.
-func (a *DeleteReviewComment) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *DeleteReviewComment) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // Target names the repository and the arguments N --comment ID.
 func (a *DeleteReviewComment) Target(ctx context.Context) (Target, error) {
@@ -722,7 +732,9 @@ func (a *RemoveReviewRequest) Perform(ctx context.Context) (logbook.ActionResult
 }
 
 // DryRun renders the gh call.
-func (a *RemoveReviewRequest) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *RemoveReviewRequest) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // Target names the repository and the arguments N --reviewer LOGIN...
 func (a *RemoveReviewRequest) Target(ctx context.Context) (Target, error) {
@@ -756,7 +768,9 @@ func (a *ReopenIssue) Perform(ctx context.Context) (logbook.ActionResult, error)
 }
 
 // DryRun renders the gh call.
-func (a *ReopenIssue) DryRun() string { return dryCall(a.Runner, a.Repo, a.call) }
+func (a *ReopenIssue) DryRun(ctx context.Context) string {
+	return dryCall(ctx, a.Runner, a.Repo, a.call)
+}
 
 // Target names the repository and the argument N.
 func (a *ReopenIssue) Target(ctx context.Context) (Target, error) {

@@ -110,7 +110,7 @@ func (m *FileContents) Observe(ctx context.Context, env *Env) (sighting.Sighting
 			return nil, fmt.Errorf("file-contents: %w", err)
 		}
 		path := env.resolve(m.abs(p))
-		content, large := largeText(env, path)
+		content, large := largeText(ctx, env, path)
 		if !large {
 			content = readContent(ctx, path)
 		}

@@ -15,8 +15,8 @@ import (
 // largeText returns a file's content as a source to be read when the
 // sighting is stored (sighting.TextSource), when env asks for it and the
 // file is larger than env.StreamAbove; ok is false otherwise, and the
-// file is read as usual.
-func largeText(env *Env, path string) (sighting.FileContent, bool) {
+// file is read as usual. The source reads under ctx, the observation's.
+func largeText(ctx context.Context, env *Env, path string) (sighting.FileContent, bool) {
 	if env == nil || env.StreamAbove <= 0 {
 		return sighting.FileContent{}, false
 	}
@@ -37,28 +37,35 @@ func largeText(env *Env, path string) (sighting.FileContent, bool) {
 	if !utf8.Valid(head) || bytes.IndexByte(head, 0) >= 0 {
 		return sighting.FileContent{}, false
 	}
-	return sighting.FileContent{Type: sighting.ContentText, SizeBytes: uint64(info.Size()), Source: fileText(path)}, true
+	return sighting.FileContent{Type: sighting.ContentText, SizeBytes: uint64(info.Size()), Source: fileText{ctx: ctx, path: path}}, true
 }
 
 // fileText is a large file's text, read from the file each time it is
 // opened: what a sighting records of it is what was read when the
-// sighting was stored.
-type fileText string
+// sighting was stored. It keeps the ctx of the observation that found the
+// file (OpenText, an interface method, takes none): the sighting is stored
+// under that observation, and a reader that turns out to be counting a
+// binary file's rest stops when it ends, as readContent does.
+type fileText struct {
+	ctx  context.Context
+	path string
+}
 
 // OpenText opens the file. A file that cannot be opened, cannot be read,
 // or turns out not to be text (a NUL byte or invalid UTF-8, as readContent
 // judges) makes the reader fail with a *sighting.NotTextError saying what
 // the file holds instead.
 func (p fileText) OpenText() (io.ReadCloser, error) {
-	f, err := openRegular(string(p))
+	f, err := openRegular(p.path)
 	if err != nil {
 		return nil, &sighting.NotTextError{Content: sighting.ErrorContent(errorMessage(err))}
 	}
-	return &textReader{f: f}, nil
+	return &textReader{ctx: p.ctx, f: f}, nil
 }
 
 // textReader reads a file, checking that it is text as it goes.
 type textReader struct {
+	ctx   context.Context // the observation's (fileText)
 	f     *os.File
 	carry []byte // an incomplete rune held back from the last read
 	total uint64
@@ -86,7 +93,7 @@ func (r *textReader) Read(p []byte) (int, error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			content = sighting.ErrorContent(errorMessage(err))
 		} else {
-			content = countRest(context.Background(), r.f, make([]byte, readChunk), r.total, err != nil)
+			content = countRest(r.ctx, r.f, make([]byte, readChunk), r.total, err != nil)
 		}
 		r.err = &sighting.NotTextError{Content: content}
 		return 0, r.err

@@ -82,3 +82,42 @@ func TestAStreamedFileThatIsNotTextSaysWhatItIs(t *testing.T) {
 		})
 	}
 }
+
+// TestAStreamedFileReadsUnderItsObservationsContext: the reader of a large
+// file's text stops counting a binary file's rest once the context of the
+// observation that found the file has ended, as a file read whole does.
+func TestAStreamedFileReadsUnderItsObservationsContext(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	text := strings.Repeat("text ", 300<<10)
+	m, err := marks.NewFileContents("f")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	s, err := m.Observe(ctx, &marks.Env{Dir: dir, StreamAbove: 1 << 10})
+	require.NoError(t, err)
+	// Binary from its first bytes once the sighting is stored: what is
+	// left is counted, under the observation's context.
+	require.NoError(t, os.WriteFile(path, append([]byte{0}, text...), 0o600))
+
+	tests := []struct {
+		name   string
+		cancel bool
+		want   sighting.FileContent
+	}{
+		{"while the observation's context lives", false, sighting.BinaryContent(uint64(len(text) + 1))},
+		{"once it has ended", true, sighting.ErrorContent("interrupted: " + context.Canceled.Error())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.cancel {
+				cancel()
+			}
+			err := sighting.Encode(&bytes.Buffer{}, s, sighting.EncodeOptions{})
+			var nt *sighting.NotTextError
+			require.True(t, errors.As(err, &nt), "got %v", err)
+			assert.Equal(t, tt.want, nt.Content)
+		})
+	}
+}

@@ -80,7 +80,7 @@ func BenchmarkRawFdatasync256(b *testing.B) {
 
 // BenchmarkAppendDurable256 is one appender, one 256 B record per durable Commit.
 func BenchmarkAppendDurable256(b *testing.B) {
-	l, err := Open(b.TempDir(), nil)
+	l, err := Open(ctx, b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func BenchmarkAppendDurable256(b *testing.B) {
 // units through the seam (a Datasync per unit).
 func BenchmarkAppendConcurrent16(b *testing.B) {
 	ufs := &unitCountFS{}
-	l, err := Open(b.TempDir(), &Options{FS: ufs})
+	l, err := Open(ctx, b.TempDir(), &Options{FS: ufs})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func BenchmarkAppendConcurrent16(b *testing.B) {
 // verification; one op is a full scan.
 func BenchmarkScan1M(b *testing.B) {
 	dir := b.TempDir()
-	l, err := Open(dir, &Options{NoSync: true})
+	l, err := Open(ctx, dir, &Options{NoSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func BenchmarkScan1M(b *testing.B) {
 // BenchmarkAppendNoSync256 shows the CPU and syscall overhead of a Commit
 // without the fdatasync.
 func BenchmarkAppendNoSync256(b *testing.B) {
-	l, err := Open(b.TempDir(), &Options{NoSync: true})
+	l, err := Open(ctx, b.TempDir(), &Options{NoSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -196,14 +196,14 @@ func BenchmarkAppendNoSync256(b *testing.B) {
 func BenchmarkCommitOnLargeLog(b *testing.B) {
 	for _, existing := range []int{0, 200_000} {
 		dir := b.TempDir()
-		l, err := Open(dir, &Options{NoSync: true})
+		l, err := Open(ctx, dir, &Options{NoSync: true})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if existing > 0 {
 			fillLog(b, l, existing, 256)
 		}
-		other, err := Open(dir, &Options{NoSync: true})
+		other, err := Open(ctx, dir, &Options{NoSync: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func BenchmarkCommitOnLargeLog(b *testing.B) {
 func BenchmarkDurableVsRaw256(b *testing.B) {
 	dir := b.TempDir()
 	rawf := openRaw(b, dir)
-	l, err := Open(filepath.Join(dir, "log"), nil)
+	l, err := Open(ctx, filepath.Join(dir, "log"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -32,8 +32,9 @@ type request struct {
 // is valid only during the decide call.
 type Tx struct {
 	l      *Log
-	base   uint64   // last seq on disk
-	staged [][]byte // records staged by earlier decides of this group
+	ctx    context.Context // the Commit's whose decide runs: Scan reads under it
+	base   uint64          // last seq on disk
+	staged [][]byte        // records staged by earlier decides of this group
 	done   bool
 }
 
@@ -41,7 +42,8 @@ type Tx struct {
 func (tx *Tx) Last() uint64 { return tx.base + uint64(len(tx.staged)) }
 
 // Scan calls fn for records from..Last(), from disk and then from the
-// records staged earlier in this group.
+// records staged earlier in this group. It reads under the ctx given to
+// Commit: when that ends, Scan returns its error.
 func (tx *Tx) Scan(from uint64, fn func(Record) error) error {
 	if tx.done {
 		return errors.New("segment: Tx used after its decide returned")
@@ -51,7 +53,7 @@ func (tx *Tx) Scan(from uint64, fn func(Record) error) error {
 	}
 	if from <= tx.base {
 		base := tx.base
-		err := scanDir(context.Background(), tx.l.fs, tx.l.dir, from, &tx.l.idx, func(r Record) error {
+		err := scanDir(tx.ctx, tx.l.fs, tx.l.dir, from, &tx.l.idx, func(r Record) error {
 			if r.Seq > base {
 				return errStop
 			}
@@ -243,6 +245,7 @@ func (l *Log) runGroup(group []*request) (end uint64) {
 	defer func() { clear(writers); l.writers = writers[:0] }()
 	for _, q := range live {
 		mark := len(tx.staged)
+		tx.ctx = q.ctx
 		recs, err := q.decide(tx)
 		if err == nil {
 			for _, d := range recs {
@@ -293,7 +296,7 @@ func (l *Log) takeWriter(ctx context.Context, giveUp func() bool) error {
 		// Also while the log had no segment when this Log last looked:
 		// another Log may have created the first one since, and this one
 		// must read it, not create (and replace) it again.
-		err = l.becomeWriter()
+		err = l.becomeWriter(ctx)
 	}
 	if err == nil {
 		err = l.catchUp(ctx, first)

@@ -49,7 +49,7 @@ func TestCrashChild(t *testing.T) {
 	if err != nil {
 		panic(err)
 	}
-	l, err := Open(dir, &Options{SegmentSize: 16 << 10})
+	l, err := Open(ctx, dir, &Options{SegmentSize: 16 << 10})
 	if err != nil {
 		panic(err)
 	}
@@ -118,7 +118,7 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 			collectAcks(t, filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c)), acked)
 		}
 
-		l, err := Open(logDir, nil)
+		l, err := Open(ctx, logDir, nil)
 		require.NoError(t, err, "round %d", round)
 		want := uint64(1)
 		seen := map[string]bool{}

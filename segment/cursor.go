@@ -288,7 +288,7 @@ func (c *cursor) advance(ctx context.Context, from uint64, emit func(Record) err
 // and no segment can follow it yet (seal truncates a segment to its data
 // end before the next one is created). With r.free the next segment is
 // looked for all the same.
-func (c *cursor) readSegment(ctx context.Context, from uint64, emit func(Record) error, r rules) (t *torn, free bool, err error) {
+func (c *cursor) readSegment(ctx stopper, from uint64, emit func(Record) error, r rules) (t *torn, free bool, err error) {
 	var prev finding
 	for attempt := 0; ; attempt++ {
 		fd, err := c.find(ctx, from, emit, r)
@@ -315,7 +315,7 @@ type finding struct {
 
 // find scans the current segment from c.p, emitting and moving c.p unit
 // by unit, and gathers what judging its end by r needs.
-func (c *cursor) find(ctx context.Context, from uint64, emit func(Record) error, r rules) (finding, error) {
+func (c *cursor) find(ctx stopper, from uint64, emit func(Record) error, r rules) (finding, error) {
 	s, err := c.sc.scan(ctx, c.f, c.file, c.p, func(recs []Record, end pos) error {
 		if emit != nil {
 			for _, rec := range recs {

@@ -34,7 +34,7 @@ func TestRealFullDiskTakesNearlyAllFreeSpace(t *testing.T) {
 	dir := filepath.Join(mnt, "log")
 	freeAtStart := statfsFree(t, mnt)
 
-	l, err := Open(dir, nil)
+	l, err := Open(ctx, dir, nil)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(3, 4))
 	var acked, failed [][]byte

@@ -161,7 +161,7 @@ func TestFullDiskFailsACommitOnlyWhenTheUnitItselfDoesNotFit(t *testing.T) {
 			dir := t.TempDir()
 			disk := &diskFS{dir: dir, capacity: tt.capacity}
 			opts := &Options{FS: disk, SegmentSize: tt.segmentSize}
-			l, err := Open(dir, opts)
+			l, err := Open(ctx, dir, opts)
 			require.NoError(t, err, "a new log opens on a disk too small for its first preallocation")
 			r := rand.New(rand.NewPCG(1, 2))
 			var acked [][]byte
@@ -190,7 +190,7 @@ func TestFullDiskFailsACommitOnlyWhenTheUnitItselfDoesNotFit(t *testing.T) {
 			rep, err := Verify(ctx, dir, nil)
 			require.NoError(t, err)
 			assert.Nil(t, rep.Torn, "the failed commit left a clean end")
-			l2, err := Open(dir, opts)
+			l2, err := Open(ctx, dir, opts)
 			require.NoError(t, err)
 			assert.Empty(t, l2.Cuts())
 			assert.Equal(t, acked, datas(t, l2), "the acknowledged records, and not the failed unit")

@@ -16,7 +16,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	l, err := segment.Open(filepath.Join(dir, "log"), nil)
+	l, err := segment.Open(ctx, filepath.Join(dir, "log"), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -42,7 +42,7 @@ func ExampleLog_Commit() {
 	dir, _ := os.MkdirTemp("", "voyage")
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	l, _ := segment.Open(dir, nil)
+	l, _ := segment.Open(ctx, dir, nil)
 	defer l.Close()
 	_, _ = l.Append(ctx, []byte("landed"))
 
@@ -69,7 +69,7 @@ func ExampleLog_AppendIf() {
 	dir, _ := os.MkdirTemp("", "voyage")
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	l, _ := segment.Open(dir, nil)
+	l, _ := segment.Open(ctx, dir, nil)
 	defer l.Close()
 	_, _ = l.Append(ctx, []byte("a"))
 
@@ -86,11 +86,12 @@ func ExampleLog_AppendIf() {
 func ExampleVerify() {
 	dir, _ := os.MkdirTemp("", "voyage")
 	defer os.RemoveAll(dir)
-	l, _ := segment.Open(dir, nil)
-	_, _ = l.Append(context.Background(), []byte("a"), []byte("b"))
+	ctx := context.Background()
+	l, _ := segment.Open(ctx, dir, nil)
+	_, _ = l.Append(ctx, []byte("a"), []byte("b"))
 	l.Close()
 
-	rep, err := segment.Verify(context.Background(), dir, nil)
+	rep, err := segment.Verify(ctx, dir, nil)
 	fmt.Println(rep.Segments, rep.Records, err)
 	// Output: 1 2 <nil>
 }

@@ -86,7 +86,7 @@ func TestWriteFaultsReachCallerPoisonWriterAndLoseNothingAcknowledged(t *testing
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			ffs := &faultFS{}
-			l, err := Open(dir, &Options{FS: ffs, SegmentSize: 600})
+			l, err := Open(ctx, dir, &Options{FS: ffs, SegmentSize: 600})
 			require.NoError(t, err)
 			var acked [][]byte
 			for i := 0; i < 8; i++ {

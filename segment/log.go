@@ -109,8 +109,11 @@ type Log struct {
 //
 // The first Commit creates what a writer needs: the directory, LOCK,
 // WATERMARK, and a segment in the current format.
-func Open(dir string, opts *Options) (*Log, error) {
-	return open(dir, opts, nil)
+//
+// ctx ends the open's reading (checked between reads) and its wait for the
+// shared lock a torn tail asks for; its error is returned as it is.
+func Open(ctx context.Context, dir string, opts *Options) (*Log, error) {
+	return openWith(ctx, dir, opts, nil, nil)
 }
 
 // OpenScan opens the log like Open and calls fn for every record of the
@@ -119,19 +122,15 @@ func Open(dir string, opts *Options) (*Log, error) {
 // caller that folds the whole log at open (a replay) wants. fn runs during
 // the open, with no lock held; an error from fn ends the open and is
 // returned.
-func OpenScan(dir string, opts *Options, fn func(Record) error) (*Log, error) {
+func OpenScan(ctx context.Context, dir string, opts *Options, fn func(Record) error) (*Log, error) {
 	if fn == nil {
 		fn = func(Record) error { return nil }
 	}
-	return open(dir, opts, fn)
-}
-
-func open(dir string, opts *Options, fn func(Record) error) (*Log, error) {
-	return openWith(dir, opts, fn, nil)
+	return openWith(ctx, dir, opts, fn, nil)
 }
 
 // openWith opens the log; after, when set, is where OpenAfter starts.
-func openWith(dir string, opts *Options, fn func(Record) error, after *Mark) (*Log, error) {
+func openWith(ctx context.Context, dir string, opts *Options, fn func(Record) error, after *Mark) (*Log, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -155,7 +154,7 @@ func openWith(dir string, opts *Options, fn func(Record) error, after *Mark) (*L
 	}
 	rec := &recovery{c: &l.w, full: fn != nil && after == nil, emit: fn, after: after}
 	l.w.sc.transient = o.NoRetain && fn != nil
-	err := rec.run(context.Background())
+	err := rec.run(ctx)
 	l.w.sc.transient, l.w.sc.spare = false, nil
 	if err != nil {
 		l.w.closeFile()
@@ -205,7 +204,7 @@ func (l *Log) lockForWrite(giveUp func() bool) error {
 // reopens the active segment read-write where the reader left it (or
 // finds the segments another writer created since), so that catchUp can
 // read on and cut.
-func (l *Log) becomeWriter() error {
+func (l *Log) becomeWriter(ctx context.Context) error {
 	c := &l.w
 	entries, err := l.fs.ReadDir(l.dir)
 	if err != nil {
@@ -236,7 +235,7 @@ func (l *Log) becomeWriter() error {
 	}
 	// Empty at open, or replaced: read what is there now, as Open would.
 	rec := &recovery{c: c, locked: true}
-	if err := rec.run(context.Background()); err != nil {
+	if err := rec.run(ctx); err != nil {
 		return err
 	}
 	l.torn, l.wm = rec.torn, rec.wm
@@ -279,7 +278,7 @@ func catchUpRules(wm watermark, first bool) rules {
 // a crashed writer (lock held). The writer cursor keeps its read-write
 // handle across rotations made by others. first: the first catch-up of
 // this Log (catchUpRules).
-func (l *Log) catchUp(ctx context.Context, first bool) error {
+func (l *Log) catchUp(ctx stopper, first bool) error {
 	c := &l.w
 	if c.f == nil {
 		return nil // still empty: nobody wrote since becomeWriter looked

@@ -21,7 +21,7 @@ var ctx = context.Background()
 
 func openT(t testing.TB, dir string, opts *Options) *Log {
 	t.Helper()
-	l, err := Open(dir, opts)
+	l, err := Open(ctx, dir, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
 	return l
@@ -325,7 +325,7 @@ func TestCommitHonoursCanceledContextWhileQueued(t *testing.T) {
 
 func TestClosedLogRefusesEverything(t *testing.T) {
 	t.Parallel()
-	l, err := Open(t.TempDir(), &Options{NoSync: true})
+	l, err := Open(ctx, t.TempDir(), &Options{NoSync: true})
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
 	_, err = l.Append(ctx, []byte("x"))
@@ -487,7 +487,7 @@ func TestOpenScanDeliversEveryRecordOnceAndNotATornUnit(t *testing.T) {
 
 	var got [][]byte
 	var seqs []uint64
-	l2, err := OpenScan(dir, &Options{SegmentSize: 4096, NoSync: true}, func(r Record) error {
+	l2, err := OpenScan(ctx, dir, &Options{SegmentSize: 4096, NoSync: true}, func(r Record) error {
 		got = append(got, r.Data)
 		seqs = append(seqs, r.Seq)
 		return nil
@@ -504,7 +504,7 @@ func TestOpenScanDeliversEveryRecordOnceAndNotATornUnit(t *testing.T) {
 	assert.Equal(t, uint64(len(want)), l2.Last())
 
 	boom := errors.New("stop here")
-	_, err = OpenScan(dir, nil, func(Record) error { return boom })
+	_, err = OpenScan(ctx, dir, nil, func(Record) error { return boom })
 	assert.ErrorIs(t, err, boom)
 }
 
@@ -545,7 +545,7 @@ func TestCommitWaitingForTheLockHonoursItsContext(t *testing.T) {
 func TestChainFromTheRecordsAlone(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l, err := Open(dir, &Options{Identity: "voyage-x", NoSync: true})
+	l, err := Open(ctx, dir, &Options{Identity: "voyage-x", NoSync: true})
 	require.NoError(t, err)
 	recs := [][]byte{[]byte("one"), {}, []byte("three")}
 	_, err = l.Append(context.Background(), recs...)

@@ -193,7 +193,7 @@ func TestWriterLockIsHeldUntilTheUnitIsDurable(t *testing.T) {
 func TestPipelineUnderRotationAndClose(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l, err := Open(dir, &Options{SegmentSize: 8 << 10})
+	l, err := Open(ctx, dir, &Options{SegmentSize: 8 << 10})
 	require.NoError(t, err)
 	const workers, each = 8, 40
 	var wg sync.WaitGroup
@@ -263,7 +263,7 @@ func TestOpenScanWithNoRetainDeliversTheSameRecords(t *testing.T) {
 	require.NoError(t, l.Close())
 	for _, noRetain := range []bool{false, true} {
 		var got []string
-		l, err := OpenScan(dir, &Options{NoRetain: noRetain}, func(rec Record) error {
+		l, err := OpenScan(ctx, dir, &Options{NoRetain: noRetain}, func(rec Record) error {
 			got = append(got, string(rec.Data)) // a copy
 			return nil
 		})
@@ -351,18 +351,18 @@ func TestOpenAfterAMark(t *testing.T) {
 	require.Greater(t, len(inLast), 2)
 	at := inLast[1]
 	var got []uint64
-	l2, err := OpenAfter(dir, nil, marks[at], func(r Record) error { got = append(got, r.Seq); return nil })
+	l2, err := OpenAfter(ctx, dir, nil, marks[at], func(r Record) error { got = append(got, r.Seq); return nil })
 	require.NoError(t, err)
 	assert.Equal(t, uint64(80), l2.Last())
 	require.NoError(t, l2.Close())
 	require.Len(t, got, 80-(at+1))
 	assert.Equal(t, uint64(at+2), got[0])
 
-	_, err = OpenAfter(dir, nil, marks[3], nil)
+	_, err = OpenAfter(ctx, dir, nil, marks[3], nil)
 	assert.ErrorIs(t, err, ErrMarkElsewhere)
 	bad := marks[at]
 	bad.Sum++
-	_, err = OpenAfter(dir, nil, bad, nil)
+	_, err = OpenAfter(ctx, dir, nil, bad, nil)
 	assert.ErrorIs(t, err, ErrNotAtMark)
 	assert.NotErrorIs(t, err, ErrMarkElsewhere)
 
@@ -372,6 +372,6 @@ func TestOpenAfterAMark(t *testing.T) {
 	require.NoError(t, err)
 	data[marks[at].End+30] ^= 0x10
 	require.NoError(t, os.WriteFile(path, data, 0o600))
-	_, err = OpenAfter(dir, nil, marks[at], nil)
+	_, err = OpenAfter(ctx, dir, nil, marks[at], nil)
 	assert.ErrorIs(t, err, ErrCorrupt)
 }

@@ -235,13 +235,14 @@ func (l *Log) trim() {
 	if c.f == nil || l.poison != nil {
 		return
 	}
-	// Best effort, at Close: not worth waiting long for.
-	deadline := time.Now().Add(100 * time.Millisecond)
-	if err := l.lock.lock(func() bool { return time.Now().After(deadline) }); err != nil {
+	// Best effort, at Close: not worth waiting long for, neither for the
+	// lock nor for the catch-up.
+	by := deadline(time.Now().Add(100 * time.Millisecond))
+	if err := l.lock.lock(func() bool { return by.Err() != nil }); err != nil {
 		return
 	}
 	defer l.lock.unlock()
-	if err := l.catchUp(context.Background(), false); err != nil {
+	if err := l.catchUp(by, false); err != nil {
 		return
 	}
 	fi, err := c.f.Stat()
@@ -253,6 +254,22 @@ func (l *Log) trim() {
 	} else {
 		l.alloc = -1
 	}
+}
+
+// stopper is what a read asks between reads: whether to stop, and why. A
+// context.Context is one; the catch-up at Close, which has no caller's
+// ctx, uses a deadline.
+type stopper interface{ Err() error }
+
+// deadline is a stopper that says stop (context.DeadlineExceeded) once its
+// time has passed.
+type deadline time.Time
+
+func (d deadline) Err() error {
+	if time.Now().After(time.Time(d)) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // unwrite zeroes what a failed write of a unit at off put into the file

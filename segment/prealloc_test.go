@@ -175,7 +175,7 @@ func TestIOErrorWhileExtendingPreallocationPoisonsAndLosesNothing(t *testing.T) 
 	t.Parallel()
 	dir := t.TempDir()
 	zfs := &zeroFaultFS{}
-	l, err := Open(dir, &Options{FS: zfs})
+	l, err := Open(ctx, dir, &Options{FS: zfs})
 	require.NoError(t, err)
 	path := filepath.Join(dir, segmentName(1))
 	_, err = l.Append(ctx, payload(-1, 256)) // creates the segment

@@ -254,9 +254,9 @@ var ErrMarkElsewhere = fmt.Errorf("%w (it is not in the last segment)", ErrNotAt
 // ScanAfter checks, and m must be in the last segment; otherwise it
 // returns an error matching ErrNotAtMark and nothing is open (the caller
 // opens the log another way).
-func OpenAfter(dir string, opts *Options, m Mark, fn func(Record) error) (*Log, error) {
+func OpenAfter(ctx context.Context, dir string, opts *Options, m Mark, fn func(Record) error) (*Log, error) {
 	if fn == nil {
 		fn = func(Record) error { return nil }
 	}
-	return openWith(dir, opts, fn, &m)
+	return openWith(ctx, dir, opts, fn, &m)
 }

@@ -38,12 +38,12 @@ func dirSize(t *testing.T, dir string) int64 {
 func TestReclaimFreesTheBytesAndKeepsTheChain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l, err := Open(dir, &Options{SegmentSize: 32 << 10, Identity: "voyage-1"})
+	l, err := Open(ctx, dir, &Options{SegmentSize: 32 << 10, Identity: "voyage-1"})
 	require.NoError(t, err)
 	const n = 60
 	// A second handle scans half way, so it holds a position (seq 31) in
 	// a file that Reclaim replaces.
-	other, err := Open(dir, &Options{Identity: "voyage-1"})
+	other, err := Open(ctx, dir, &Options{Identity: "voyage-1"})
 	require.NoError(t, err)
 	defer other.Close()
 	for i := 1; i <= n; i += 2 {
@@ -86,7 +86,7 @@ func TestReclaimFreesTheBytesAndKeepsTheChain(t *testing.T) {
 	assert.Equal(t, uint64(n), rep.Records)
 	assert.Equal(t, uint64(n/3), rep.Reclaimed)
 
-	l, err = Open(dir, &Options{SegmentSize: 32 << 10, Identity: "voyage-1"})
+	l, err = Open(ctx, dir, &Options{SegmentSize: 32 << 10, Identity: "voyage-1"})
 	require.NoError(t, err)
 	check(l, 1)
 	again, err := l.Reclaim(ctx, isBlob)
@@ -102,7 +102,7 @@ func TestReclaimFreesTheBytesAndKeepsTheChain(t *testing.T) {
 func TestReclaimedSegmentsAreRefusedAsNewerByTheirVersion(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l, err := Open(dir, nil)
+	l, err := Open(ctx, dir, nil)
 	require.NoError(t, err)
 	_, err = l.Append(ctx, blobby(3), blobby(4))
 	require.NoError(t, err)
@@ -119,7 +119,7 @@ func TestReclaimedSegmentsAreRefusedAsNewerByTheirVersion(t *testing.T) {
 func TestReclaimRefusesADamagedLogAndLeavesIt(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l, err := Open(dir, nil)
+	l, err := Open(ctx, dir, nil)
 	require.NoError(t, err)
 	_, err = l.Append(ctx, blobby(3), blobby(4))
 	require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestReclaimRefusesADamagedLogAndLeavesIt(t *testing.T) {
 	data[fileHeaderSize+frameHeaderSize+10] ^= 1 // inside the first blob
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 
-	l, err = Open(dir, nil)
+	l, err = Open(ctx, dir, nil)
 	if err == nil {
 		_, err = l.Reclaim(ctx, isBlob)
 		l.Close()
@@ -173,13 +173,13 @@ func crcOf(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 func TestAWriterAfterAReclaimElsewhereReadsTheLogAgain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l, err := Open(dir, nil)
+	l, err := Open(ctx, dir, nil)
 	require.NoError(t, err)
 	for i := 1; i <= 6; i++ {
 		_, err := l.Append(ctx, blobby(i))
 		require.NoError(t, err)
 	}
-	reader, err := Open(dir, nil) // positioned after seq 6 in segment 1
+	reader, err := Open(ctx, dir, nil) // positioned after seq 6 in segment 1
 	require.NoError(t, err)
 	defer reader.Close()
 	for i := 7; i <= 9; i++ { // others write on
@@ -187,7 +187,7 @@ func TestAWriterAfterAReclaimElsewhereReadsTheLogAgain(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.NoError(t, l.Close())
-	w, err := Open(dir, nil)
+	w, err := Open(ctx, dir, nil)
 	require.NoError(t, err)
 	rec, err := w.Reclaim(ctx, isBlob)
 	require.NoError(t, err)

@@ -32,7 +32,7 @@ type builtLog struct {
 // its write would, put the watermark back with crashBeforeLastBatch.
 func buildLog(t *testing.T, dir string) builtLog {
 	var recs [][]byte
-	l, err := Open(dir, &Options{SegmentSize: 700, NoSync: true})
+	l, err := Open(ctx, dir, &Options{SegmentSize: 700, NoSync: true})
 	require.NoError(t, err)
 	// Left open, as a crash leaves a log: Close would trim the
 	// preallocated tail these tests are about.
@@ -140,7 +140,7 @@ func TestOpenCutsTornTailAtEveryByteOffsetOfTheLastBatch(t *testing.T) {
 		require.NoError(t, os.Truncate(filepath.Join(dir, lastSeg), size))
 		before := readTree(t, dir)
 
-		l, err := Open(dir, &Options{NoSync: true})
+		l, err := Open(ctx, dir, &Options{NoSync: true})
 		require.NoError(t, err, "size %d", size)
 		got := datas(t, l)
 		assert.Equal(t, before, readTree(t, dir), "size %d: reading changed the log", size)
@@ -236,7 +236,7 @@ func TestEveryBitFlipIsDetected(t *testing.T) {
 		assert.ErrorIs(t, verr, ErrCorrupt, "Verify missed flip of bit %d in %s", bit, f.name)
 		if f.name == lastSeg && n%5 == 0 {
 			// Open must refuse too, and must not "repair" by cutting.
-			_, oerr := Open(dir, &Options{NoSync: true})
+			_, oerr := Open(ctx, dir, &Options{NoSync: true})
 			assert.ErrorIs(t, oerr, ErrCorrupt, "Open missed flip of bit %d in %s", bit, f.name)
 			after, err := os.ReadFile(path)
 			require.NoError(t, err)
@@ -262,7 +262,7 @@ func TestOpenRefusesDamageFollowedByValidRecords(t *testing.T) {
 	b[off] ^= 0xff
 	require.NoError(t, os.WriteFile(path, b, 0o600))
 
-	_, err = Open(dir, nil)
+	_, err = Open(ctx, dir, nil)
 	var ce *CorruptionError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, segmentName(1), ce.File)
@@ -328,7 +328,7 @@ func TestOpenRefusesForeignAndFutureSegmentFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(dir, segmentName(1)), tc.header(), 0o600))
-			_, err := Open(dir, nil)
+			_, err := Open(ctx, dir, nil)
 			var ce *CorruptionError
 			require.ErrorAs(t, err, &ce)
 			assert.Contains(t, ce.Reason, tc.reason)
@@ -449,7 +449,7 @@ func TestPartialFrameFollowedByZerosIsTorn(t *testing.T) {
 		rep, err := Verify(ctx, dir, nil)
 		require.NoError(t, err, name)
 		assert.Equal(t, wantCut, rep.Torn != nil, name)
-		l, err := Open(dir, &Options{NoSync: true})
+		l, err := Open(ctx, dir, &Options{NoSync: true})
 		require.NoError(t, err, name)
 		defer l.Close()
 		cutNow(t, l)

@@ -1,7 +1,6 @@
 package segment
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -105,7 +104,7 @@ type frameScanner struct {
 // timestamps) a stat of the active segment makes the writer's next write
 // take a fine-grained mtime, which measured ≈ 50 µs more per
 // append+fdatasync here.
-func (s *frameScanner) scan(ctx context.Context, f File, path string, p pos, unit func([]Record, pos) error) (stop, error) {
+func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([]Record, pos) error) (stop, error) {
 	if s.probe == nil {
 		s.probe = make([]byte, readProbe)
 	}

@@ -72,7 +72,7 @@ func TestEveryFlipOfTheLastAcknowledgedUnitIsDamageEvenWhenItEndsInZeros(t *test
 		_, verr := Verify(ctx, dir, nil)
 		require.ErrorIs(t, verr, ErrCorrupt, "Verify: flip of bit %d (offset %d)", bit, bit/8)
 		if bit%4 == 0 { // Open and a first commit: every fourth bit, for time
-			l, oerr := Open(dir, &Options{NoSync: true})
+			l, oerr := Open(ctx, dir, &Options{NoSync: true})
 			if oerr == nil {
 				_, cerr := l.Commit(ctx, func(*Tx) ([][]byte, error) { return nil, nil })
 				assert.ErrorIs(t, cerr, ErrCorrupt, "commit after flip of bit %d", bit)
@@ -194,13 +194,13 @@ func TestDamageMatrix(t *testing.T) {
 				assert.Contains(t, ce.Reason, tc.reason, what)
 				assert.Equal(t, dir, ce.Dir, what)
 			}
-			l, err := Open(dir, &Options{NoSync: true, Identity: "voyage-a"})
+			l, err := Open(ctx, dir, &Options{NoSync: true, Identity: "voyage-a"})
 			if deep[tc.name] && err == nil {
 				l.Close()
 			} else {
 				check("Open", err)
 			}
-			_, err = OpenScan(dir, &Options{NoSync: true, Identity: "voyage-a"}, func(Record) error { return nil })
+			_, err = OpenScan(ctx, dir, &Options{NoSync: true, Identity: "voyage-a"}, func(Record) error { return nil })
 			check("OpenScan", err)
 			rep, err := Verify(ctx, dir, &Options{Identity: "voyage-a"})
 			check("Verify", err)
@@ -281,7 +281,7 @@ func TestDeletingLOCKDoesNotLetTwoWritersIn(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < each; j++ { // a Log per append, as the CLI opens one per command
-				l, err := Open(dir, &Options{NoSync: true, SegmentSize: 8 << 10})
+				l, err := Open(ctx, dir, &Options{NoSync: true, SegmentSize: 8 << 10})
 				if !assert.NoError(t, err) {
 					return
 				}

@@ -328,7 +328,7 @@ func TestDocumentsReadTheSameAfterImport(t *testing.T) {
 				v, err := h.Voyage(ctx, info.ID)
 				require.NoError(t, err)
 				var archive bytes.Buffer
-				require.NoError(t, v.ExportArchive(ctx, &archive))
+				require.NoError(t, h.Export(ctx, info.ID, &archive))
 				imported, err := other.Import(ctx, &archive)
 				require.NoError(t, err, "voyage %s", info.ID)
 				for name, write := range writers {

@@ -345,7 +345,7 @@ func TestTranscriptOfNamedVoyagesIsNotStoppedByAnotherDamagedOne(t *testing.T) {
 // helm left on disk. The voyage is closed.
 func appendRaw(t *testing.T, home, id string, events ...*projection.Event) []uint64 {
 	t.Helper()
-	log, err := segment.Open(filepath.Join(home, "voyages", id, "events"), &segment.Options{Identity: id, NoSync: true})
+	log, err := segment.Open(t.Context(), filepath.Join(home, "voyages", id, "events"), &segment.Options{Identity: id, NoSync: true})
 	require.NoError(t, err)
 	defer log.Close()
 	var seqs []uint64

@@ -323,9 +323,9 @@ func (p *performing) flags(fs *pflag.FlagSet) {
 func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who logbook.Who, act actions.Action, undoes int) error {
 	if p.dryRun {
 		if a.g.json {
-			return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()})
+			return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun(ctx)})
 		}
-		out := strings.TrimRight(act.DryRun(), "\n")
+		out := strings.TrimRight(act.DryRun(ctx), "\n")
 		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
 		return err
 	}

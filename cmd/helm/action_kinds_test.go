@@ -191,7 +191,7 @@ func (a *tagRelease) Perform(context.Context) (logbook.ActionResult, error) {
 	return logbook.ActionResult{Number: int(a.Number)}, nil
 }
 
-func (a *tagRelease) DryRun() string {
+func (a *tagRelease) DryRun(context.Context) string {
 	return fmt.Sprintf("tag release %d %q of %s: notes %q, draft %t, labels %q, channel %q", a.Number, a.Name, a.runner.Repository, a.Notes, a.Draft, a.Labels, a.Channel)
 }
 

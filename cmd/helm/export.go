@@ -86,9 +86,15 @@ func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) er
 		return usageErrorf(a.cmd, "voyage export: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
 	write := map[string]func(context.Context, io.Writer, *helm.Voyage) error{
-		"jsonl": func(ctx context.Context, w io.Writer, v *helm.Voyage) error { return v.ExportArchive(ctx, w) },
-		"md":    story.WriteMarkdown,
-		"html":  story.WriteHTML,
+		"jsonl": func(ctx context.Context, w io.Writer, v *helm.Voyage) error {
+			h, err := a.openHome()
+			if err != nil {
+				return err
+			}
+			return h.Export(ctx, v.ID(), w)
+		},
+		"md":   story.WriteMarkdown,
+		"html": story.WriteHTML,
 	}[c.format]
 	if write == nil {
 		return usageErrorf(a.cmd, "voyage export: --format %q is not one of %v", c.format, exportFormats)

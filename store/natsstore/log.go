@@ -468,10 +468,14 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		it.Stop()
 		// Stopping leaves the consumer on the server for five idle
 		// minutes: a scan per request would pile them up. Delete it, in
-		// the background, whatever ended the read.
+		// the background, whatever ended the read. The deletion outlives
+		// the read on purpose (a cancelled read is one to clean up after):
+		// it keeps the read's values but not its cancellation, and is
+		// bounded by one attempt's timeout.
 		if info := cons.CachedInfo(); info != nil {
+			cleanup := context.WithoutCancel(ctx)
 			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), l.s.attempt)
+				ctx, cancel := context.WithTimeout(cleanup, l.s.attempt)
 				defer cancel()
 				_ = l.s.stream.DeleteConsumer(ctx, info.Name)
 			}()

@@ -76,7 +76,7 @@ func (d *Dir) Create(ctx context.Context, voyage string) (store.Log, error) {
 		}
 		return nil, err
 	}
-	return d.open(voyage, dir)
+	return d.open(ctx, voyage, dir)
 }
 
 // Open opens the voyage's log.
@@ -88,11 +88,11 @@ func (d *Dir) Open(ctx context.Context, voyage string) (store.Log, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", store.ErrNotFound, voyage, err)
 	}
-	return d.open(voyage, dir)
+	return d.open(ctx, voyage, dir)
 }
 
-func (d *Dir) open(voyage, dir string) (store.Log, error) {
-	l, err := segment.Open(filepath.Join(dir, "events"), d.logOptions(voyage))
+func (d *Dir) open(ctx context.Context, voyage, dir string) (store.Log, error) {
+	l, err := segment.Open(ctx, filepath.Join(dir, "events"), d.logOptions(voyage))
 	if err != nil {
 		return nil, damaged(err)
 	}

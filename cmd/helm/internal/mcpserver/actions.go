@@ -236,7 +236,7 @@ func (s *Server) addUndoTool() {
 // never confirmed, taking back entry undoes when that is not 0.
 func (s *Server) performOn(ctx context.Context, v *helm.Voyage, act actions.Action, opts actionArgs, undoes int) (toolOut, error) {
 	if opts.DryRun {
-		d := view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun()}
+		d := view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun(ctx)}
 		return toolOut{text: fmt.Sprintf("Dry run for voyage %s: nothing is run or recorded. Would run:\n%s", view.Short(v.ID()), safetext.Block(strings.TrimRight(d.DryRun, "\n"), "")), data: d}, nil
 	}
 	e, err := v.Perform(ctx, act, s.who, &helm.PerformOptions{AllowSecret: opts.AllowSecret, Why: opts.Why, Undoes: undoes})
