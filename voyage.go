@@ -252,7 +252,7 @@ func (v *Voyage) entries(ctx context.Context, section projection.Sections, from,
 	if section == projection.SectionFailed {
 		list = v.st.FailedActions
 	}
-	return cloneEntries(page(list, from, n)), nil
+	return logbook.Clone(page(list, from, n)), nil
 }
 
 // page returns s[from:from+n], clipped to s.
@@ -357,36 +357,6 @@ func artifactList(st *projection.State) []ArtifactInfo {
 	return out
 }
 
-func cloneEntries(in []logbook.Entry) []logbook.Entry {
-	out := slices.Clone(in)
-	for i := range out {
-		if b := out[i].Bearing; b != nil {
-			c := *b
-			c.Observations = slices.Clone(b.Observations)
-			c.Reading.History = slices.Clone(b.Reading.History)
-			out[i].Bearing = &c
-		}
-		if a := out[i].Action; a != nil {
-			c := *a
-			if a.Inverse != nil {
-				inv := *a.Inverse
-				c.Inverse = &inv
-			}
-			out[i].Action = &c
-		}
-		if n := out[i].Note; n != nil {
-			c := *n
-			out[i].Note = &c
-		}
-		if j := out[i].Judgement; j != nil {
-			c := *j
-			c.Evidence = slices.Clone(j.Evidence)
-			out[i].Judgement = &c
-		}
-	}
-	return out
-}
-
 // entryAt returns a copy of the entry recorded by the event at seq.
 func (v *Voyage) entryAt(ctx context.Context, seq uint64) (logbook.Entry, error) {
 	v.mu.Lock()
@@ -401,5 +371,5 @@ func (v *Voyage) entryAt(ctx context.Context, seq uint64) (logbook.Entry, error)
 	if !ok {
 		return logbook.Entry{}, fmt.Errorf("voyage %s: entry just recorded is not in the logbook view", v.id)
 	}
-	return cloneEntries([]logbook.Entry{e})[0], nil
+	return logbook.Clone([]logbook.Entry{e})[0], nil
 }

@@ -4,6 +4,7 @@ package logbook
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -201,4 +202,37 @@ type Entry struct {
 	Note      *Note         `json:"note,omitempty"`
 	Judgement *Judgement    `json:"judgement,omitempty"`
 	Policy    *PolicyRecord `json:"policy,omitempty"`
+}
+
+// Clone returns copies of entries that share no memory with them, so
+// that what folds further events into the originals changes none of the
+// copies.
+func Clone(entries []Entry) []Entry {
+	out := slices.Clone(entries)
+	for i := range out {
+		if b := out[i].Bearing; b != nil {
+			c := *b
+			c.Observations = slices.Clone(b.Observations)
+			c.Reading.History = slices.Clone(b.Reading.History)
+			out[i].Bearing = &c
+		}
+		if a := out[i].Action; a != nil {
+			c := *a
+			if a.Inverse != nil {
+				inv := *a.Inverse
+				c.Inverse = &inv
+			}
+			out[i].Action = &c
+		}
+		if n := out[i].Note; n != nil {
+			c := *n
+			out[i].Note = &c
+		}
+		if j := out[i].Judgement; j != nil {
+			c := *j
+			c.Evidence = slices.Clone(j.Evidence)
+			out[i].Judgement = &c
+		}
+	}
+	return out
 }

@@ -90,8 +90,8 @@ func Deterministic(start time.Time, step time.Duration, idPrefix string) *helm.O
 // own copies, in its types.
 func viewsOf(st *projection.State) *Views {
 	return &Views{
-		Info: infoOf(st.Voyage), Slate: st.SlateList(), Logbook: cloneEntries(st.Entries),
-		FailedActions: cloneEntries(st.FailedActions), Artifacts: artifactsOf(st),
+		Info: infoOf(st.Voyage), Slate: st.SlateList(), Logbook: logbook.Clone(st.Entries),
+		FailedActions: logbook.Clone(st.FailedActions), Artifacts: artifactsOf(st),
 	}
 }
 
@@ -132,36 +132,4 @@ func artifactInfo(a *projection.Artifact) helm.ArtifactInfo {
 		DerivedFrom: a.DerivedFrom, Method: a.Method, Status: logbook.ArtifactStatus(a.Status), ReducedTo: a.ReducedTo,
 		Reason: a.Reason,
 	}
-}
-
-// cloneEntries copies entries so that folding further events changes
-// none of them.
-func cloneEntries(in []logbook.Entry) []logbook.Entry {
-	out := slices.Clone(in)
-	for i := range out {
-		if b := out[i].Bearing; b != nil {
-			c := *b
-			c.Observations = slices.Clone(b.Observations)
-			c.Reading.History = slices.Clone(b.Reading.History)
-			out[i].Bearing = &c
-		}
-		if a := out[i].Action; a != nil {
-			c := *a
-			if a.Inverse != nil {
-				inv := *a.Inverse
-				c.Inverse = &inv
-			}
-			out[i].Action = &c
-		}
-		if n := out[i].Note; n != nil {
-			c := *n
-			out[i].Note = &c
-		}
-		if j := out[i].Judgement; j != nil {
-			c := *j
-			c.Evidence = slices.Clone(j.Evidence)
-			out[i].Judgement = &c
-		}
-	}
-	return out
 }
