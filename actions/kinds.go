@@ -172,8 +172,8 @@ func Kinds() []Kind {
 		{
 			Name: "create-pull-request", Summary: "open a pull request, and request reviews", GitHub: true,
 			Params: []Param{
-				{Name: "branch", Type: String, Doc: "the head branch, pushed already (default: the branch checked out)"},
 				{Name: "title", Type: String, Doc: "the pull request's title", Required: true},
+				{Name: "branch", Type: String, Doc: "the head branch, pushed already (default: the branch checked out)"},
 				{Name: "body", Type: String, Doc: "the pull request's description"},
 				{Name: "base", Type: String, Doc: "the branch to merge into (default: the repository's default branch)"},
 				{Name: "reviewers", Type: List, Doc: "logins to request reviews from"},
