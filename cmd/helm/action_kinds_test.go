@@ -284,3 +284,19 @@ func TestANewActionKindIsACommandAndATool(t *testing.T) {
 		assert.JSONEq(t, want, string(lj.Entries[i].Action.Params), "the parameters recorded")
 	}
 }
+
+// TestNoActionFlagShadowsAGlobalFlag: a parameter whose flag is spelled
+// like one of helm's global flags (--as, --voyage, --home, ...) would
+// quietly take its place on that command: the table's flags and the
+// global ones stay apart.
+func TestNoActionFlagShadowsAGlobalFlag(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	root := newRootCmd(&app{main: h.main()})
+	require.NotNil(t, root.PersistentFlags().Lookup("as"), "the global flags are where the test looks")
+	for _, k := range actions.Kinds() {
+		for _, p := range cliParams(k) {
+			assert.Nil(t, root.PersistentFlags().Lookup(p.flag), "helm action %s --%s shadows the global flag --%s", k.Name, p.flag, p.flag)
+		}
+	}
+}
