@@ -188,9 +188,13 @@ func (v *Voyage) loadView(ctx context.Context, which projection.Sections) error 
 }
 
 // fold folds the views anew from the first event, without the snapshot:
-// a section of it did not check out when it was read. The caller holds
-// v.mu.
+// a section of it did not check out when it was read. A fold that fails
+// leaves the views as they were, the sections still to read among them
+// (which, the snapshot closed, fail to load and fold again): never the
+// events it folded before it failed, which a later view would show as
+// the story, cut short. The caller holds v.mu.
 func (v *Voyage) fold(scan scanFunc) error {
+	was := v.st
 	v.st = projection.State{}
 	v.snapSeq = 0 // a writer's Close writes a good one
 	if v.snapFile != nil {
@@ -198,6 +202,7 @@ func (v *Voyage) fold(scan scanFunc) error {
 		v.snapFile = nil
 	}
 	if err := scan(1, v.applyRecord); err != nil {
+		v.st = was
 		return err
 	}
 	// A scan outside the log's lock does not see the units of this
@@ -206,6 +211,7 @@ func (v *Voyage) fold(scan scanFunc) error {
 	for _, f := range v.inflight {
 		if f.seq > v.st.Voyage.Seq {
 			if err := v.st.Apply(f.seq, f.e); err != nil {
+				v.st = was
 				return err
 			}
 		}
