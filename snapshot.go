@@ -175,16 +175,23 @@ func (v *Voyage) loadSections(which projection.Sections, scan scanFunc) error {
 }
 
 // loadView is loadSections for a view, outside the log's lock. A log that
-// cannot be folded again leaves the views part way and breaks the handle
-// for changes (as a failed write does): the error is returned, for the
-// view to say so rather than show what the views hold. The caller holds
-// v.mu.
+// cannot be folded again breaks the handle for changes (as a failed write
+// does): the error is returned, for the view to say so rather than show
+// what the views hold. A fold that ctx stopped breaks nothing: the views
+// are as they were, and the next read folds again. The caller holds v.mu.
 func (v *Voyage) loadView(ctx context.Context, which projection.Sections) error {
 	err := v.loadSections(which, v.logScan(ctx))
-	if err != nil && v.broken == nil {
+	if err != nil && v.broken == nil && !interrupted(ctx, err) {
 		v.broken = fmt.Errorf("a section of the snapshot did not check out, and folding the log instead failed: %w", err)
 	}
 	return err
+}
+
+// interrupted reports whether err is ctx's end rather than the log's:
+// a fold it stopped left the views as they were (fold), and the next
+// read folds again.
+func interrupted(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && errors.Is(err, ctx.Err())
 }
 
 // fold folds the views anew from the first event, without the snapshot:
