@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,23 @@ import (
 
 	"github.com/helmlog/helm"
 )
+
+// readPathVoyage records a voyage with a story, a large artifact (in the
+// pack on disk) and a small one, and closes it.
+func readPathVoyage(t *testing.T, h *helm.Home) string {
+	t.Helper()
+	ctx := context.Background()
+	v, err := h.Start(ctx, "Resolve #42: read path", helm.ResolveIssue, who, nil)
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, &note{Topic: "big", Text: strings.Repeat("a line of a large log, not compressible much 0123456789\n", 40000)}, who, nil)
+	require.NoError(t, err)
+	_, err = v.TakeBearing(ctx, "The widget crashes on a nil config.", who, nil)
+	require.NoError(t, err)
+	_, err = v.Note(ctx, "Writing the test for #42.", who)
+	require.NoError(t, err)
+	require.NoError(t, v.Close())
+	return v.ID()
+}
 
 // settledGoroutines polls until no more than n goroutines run, and
 // returns how many do (a leak shows as more than n, however long it

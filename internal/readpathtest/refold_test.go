@@ -1,4 +1,4 @@
-package helm_test
+package readpathtest_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/voyagetest"
 	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/search"
 	storydoc "github.com/helmlog/helm/story"
@@ -114,14 +115,18 @@ func TestFeatureReadsOfAStoryWhoseRefoldFailsReturnTheDamage(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h, err := helm.Open(t.TempDir(), helm.OptionsWithSnapshotEvery(3))
+			h, err := helm.Open(t.TempDir(), &helm.Options{NoSync: true})
 			require.NoError(t, err)
-			v, err := h.Start(ctx, "snapshotted", helm.OpenWaters, who, nil)
+			v, err := h.Start(ctx, "snapshotted", helm.OpenWaters, voyagetest.Who, nil)
 			require.NoError(t, err)
 			for i := range 6 {
-				_, err := v.Observe(ctx, &note{Topic: fmt.Sprint("t", i), Text: fmt.Sprint("note ", i)}, who, nil)
+				_, err := v.Observe(ctx, &voyagetest.Note{Topic: fmt.Sprint("t", i), Text: fmt.Sprint("note ", i)}, voyagetest.Who, nil)
 				require.NoError(t, err)
-				_, err = v.Note(ctx, fmt.Sprint("a note ", i), who)
+			}
+			// A closing writer writes a snapshot once 4096 events were
+			// folded since the last (the default, which no caller sets).
+			for i := 0; i < 4100; i++ {
+				_, err = v.Note(ctx, fmt.Sprint("a note ", i), voyagetest.Who)
 				require.NoError(t, err)
 			}
 			require.NoError(t, v.Close())

@@ -1,4 +1,8 @@
-package helm_test
+// Package readpathtest_test checks, over homes on disk and in a shared
+// store, the promises of the read path that the feature packages built on
+// the root (report, story, search, transcript) share with it: reading
+// writes nothing; a story that cannot be read whole is an error.
+package readpathtest_test
 
 import (
 	"bytes"
@@ -16,8 +20,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/voyagetest"
 	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/search"
+	"github.com/helmlog/helm/store/storetest"
 	storydoc "github.com/helmlog/helm/story"
 	"github.com/helmlog/helm/transcript"
 )
@@ -49,15 +55,15 @@ func statTree(t *testing.T, dir string) map[string]string {
 func readPathVoyage(t *testing.T, h *helm.Home) string {
 	t.Helper()
 	ctx := context.Background()
-	v, err := h.Start(ctx, "Resolve #42: read path", helm.ResolveIssue, who, nil)
+	v, err := h.Start(ctx, "Resolve #42: read path", helm.ResolveIssue, voyagetest.Who, nil)
 	require.NoError(t, err)
-	_, err = v.Observe(ctx, &note{Topic: "big", Text: strings.Repeat("a line of a large log, not compressible much 0123456789\n", 40000)}, who, nil)
+	_, err = v.Observe(ctx, &voyagetest.Note{Topic: "big", Text: strings.Repeat("a line of a large log, not compressible much 0123456789\n", 40000)}, voyagetest.Who, nil)
 	require.NoError(t, err)
-	_, err = v.TakeBearing(ctx, "The widget crashes on a nil config.", who, nil)
+	_, err = v.TakeBearing(ctx, "The widget crashes on a nil config.", voyagetest.Who, nil)
 	require.NoError(t, err)
-	_, err = v.Note(ctx, "Writing the test for #42.", who)
+	_, err = v.Note(ctx, "Writing the test for #42.", voyagetest.Who)
 	require.NoError(t, err)
-	_, err = v.Perform(ctx, &fakeAction{Message: "Fix null check"}, who, nil)
+	_, err = v.Perform(ctx, &voyagetest.Action{Of: "fix"}, voyagetest.Who, nil)
 	require.NoError(t, err)
 	require.NoError(t, v.Close())
 	return v.ID()
@@ -144,6 +150,37 @@ func TestEveryReadLeavesTheHomeAsItWas(t *testing.T) {
 				assert.Equal(t, before, statTree(t, root), "%s wrote to the home", r.name)
 			}
 		})
+	}
+}
+
+// readPathHomes opens two homes for the read path's tests: one on disk,
+// one shared (a store's voyages), each with a second opener, as another
+// process would be.
+func readPathHomes(t *testing.T) []struct {
+	name        string
+	home, other func() *helm.Home
+} {
+	t.Helper()
+	dir := t.TempDir()
+	st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
+	disk := func() *helm.Home {
+		h, err := helm.Open(filepath.Join(dir, "disk"), &helm.Options{NoSync: true})
+		require.NoError(t, err)
+		return h
+	}
+	shared := func(local string) func() *helm.Home {
+		return func() *helm.Home {
+			h, err := helm.OpenStore(filepath.Join(dir, local), st, "the test's store", &helm.Options{NoSync: true})
+			require.NoError(t, err)
+			return h
+		}
+	}
+	return []struct {
+		name        string
+		home, other func() *helm.Home
+	}{
+		{"disk", disk, disk},
+		{"shared", shared("a"), shared("b")},
 	}
 }
 
