@@ -118,7 +118,7 @@ func (v *Voyage) artifact(hash string, scan scanFunc) (*projection.Artifact, err
 		return a, err
 	}
 	if err := v.fold(scan); err != nil {
-		if v.broken == nil {
+		if v.broken == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			v.broken = fmt.Errorf("a block of the snapshot's artifact index did not check out, and folding the log instead failed: %w", err)
 		}
 		return nil, err

@@ -175,22 +175,33 @@ func (v *Voyage) loadSections(which projection.Sections, scan scanFunc) error {
 }
 
 // loadView is loadSections for a view, outside the log's lock. A log that
-// cannot be folded again leaves the views part way and breaks the handle
-// for changes (as a failed write does): the error is returned, for the
-// view to say so rather than show what the views hold. The caller holds
-// v.mu.
+// cannot be folded again breaks the handle for changes (as a failed write
+// does): the error is returned, for the view to say so rather than show
+// what the views hold. A fold that ctx stopped breaks nothing: the views
+// are as they were, and the next read folds again. The caller holds v.mu.
 func (v *Voyage) loadView(ctx context.Context, which projection.Sections) error {
 	err := v.loadSections(which, v.logScan(ctx))
-	if err != nil && v.broken == nil {
+	if err != nil && v.broken == nil && !interrupted(ctx, err) {
 		v.broken = fmt.Errorf("a section of the snapshot did not check out, and folding the log instead failed: %w", err)
 	}
 	return err
 }
 
+// interrupted reports whether err is ctx's end rather than the log's:
+// a fold it stopped left the views as they were (fold), and the next
+// read folds again.
+func interrupted(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && errors.Is(err, ctx.Err())
+}
+
 // fold folds the views anew from the first event, without the snapshot:
-// a section of it did not check out when it was read. The caller holds
-// v.mu.
+// a section of it did not check out when it was read. A fold that fails
+// leaves the views as they were, the sections still to read among them
+// (which, the snapshot closed, fail to load and fold again): never the
+// events it folded before it failed, which a later view would show as
+// the story, cut short. The caller holds v.mu.
 func (v *Voyage) fold(scan scanFunc) error {
+	was := v.st
 	v.st = projection.State{}
 	v.snapSeq = 0 // a writer's Close writes a good one
 	if v.snapFile != nil {
@@ -198,6 +209,7 @@ func (v *Voyage) fold(scan scanFunc) error {
 		v.snapFile = nil
 	}
 	if err := scan(1, v.applyRecord); err != nil {
+		v.st = was
 		return err
 	}
 	// A scan outside the log's lock does not see the units of this
@@ -206,6 +218,7 @@ func (v *Voyage) fold(scan scanFunc) error {
 	for _, f := range v.inflight {
 		if f.seq > v.st.Voyage.Seq {
 			if err := v.st.Apply(f.seq, f.e); err != nil {
+				v.st = was
 				return err
 			}
 		}
