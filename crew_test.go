@@ -508,9 +508,9 @@ func TestWorktreeOfAVoyage(t *testing.T) {
 	defer v.Close()
 	assert.Equal(t, named, v.Info().Worktree)
 	assert.Equal(t, "helm/"+v.ID()[:8], v.Info().Branch)
-	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "an active voyage's worktree is in use")
+	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, &helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "an active voyage's worktree is in use")
 	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
-	require.NoError(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{Force: true}))
+	require.NoError(t, v.RemoveWorktree(ctx, who, &helm.RemoveWorktreeOptions{Force: true}))
 	assert.False(t, v.Info().WorktreeRemoved.IsZero())
-	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "removed already")
+	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, &helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "removed already")
 }
