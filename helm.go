@@ -78,9 +78,10 @@ type Home struct {
 	rules logbook.PolicyRecord
 }
 
-// Open opens the home at dir. Opening reads: the home and its voyages
-// are created (mode 0700) by the first Start, so an absent or read-only
-// home can be listed.
+// Open opens the home at dir; opts may be nil (the zero Options). Opening
+// reads (the home's guard rules, PolicyFile, unless opts.Policy is set):
+// the home and its voyages are created (mode 0700) by the first Start, so
+// an absent or read-only home can be listed.
 func Open(dir string, opts *Options) (*Home, error) {
 	h := &Home{dir: dir}
 	if opts != nil {
