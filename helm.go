@@ -280,8 +280,8 @@ type StatusFilter string
 
 // Status filters: a status (active, blocked, ...), or one of these.
 const (
-	ListActive    StatusFilter = "active"
-	ListCompleted StatusFilter = "completed"
+	ListActive                 = StatusFilter(logbook.StatusActive)
+	ListCompleted              = StatusFilter(logbook.StatusCompleted)
 	ListAll       StatusFilter = "all"
 	// ListOpen selects the voyages not ended for good: active, blocked
 	// and partial.
@@ -294,7 +294,8 @@ const (
 // StatusFilters returns every filter List takes, in the order they are
 // documented.
 func StatusFilters() []StatusFilter {
-	return []StatusFilter{ListActive, "blocked", "partial", ListCompleted, "failed", "cancelled", ListOpen, ListClosed, ListAll}
+	return []StatusFilter{ListActive, StatusFilter(logbook.StatusBlocked), StatusFilter(logbook.StatusPartial), ListCompleted,
+		StatusFilter(logbook.StatusFailed), StatusFilter(logbook.StatusCancelled), ListOpen, ListClosed, ListAll}
 }
 
 // matches reports whether a voyage in status st passes filter f.
