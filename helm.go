@@ -128,7 +128,8 @@ func (h *Home) Dir() string { return h.dir }
 
 func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
 
-// Start starts a voyage and returns it open. who.Identity is required: it
+// Start starts a voyage of kind (empty: OpenWaters; another is an error
+// matching ErrInvalid) and returns it open. who.Identity is required: it
 // becomes the voyage's identity, the default for every later entry. opts
 // (nil: none) names the voyage's parent and the git repository it starts
 // in.
