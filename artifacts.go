@@ -160,6 +160,9 @@ func (v *Voyage) findArtifact(hash string, scan scanFunc) (projection.Artifact, 
 	case 1:
 		return *found[0], nil
 	case 0:
+		if len(hash) < 4 {
+			return projection.Artifact{}, fmt.Errorf("%w: %q: a prefix names one with at least 4 digits of its hash", ErrNoArtifact, hash)
+		}
 		return projection.Artifact{}, fmt.Errorf("%w: %q", ErrNoArtifact, hash)
 	}
 	return projection.Artifact{}, fmt.Errorf("%w: prefix %q matches %d artifacts; give more of the hash", ErrNoArtifact, hash, len(found))

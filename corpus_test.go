@@ -452,7 +452,7 @@ func corpusV03(w *corpusWriter) {
 	w.must(port.Complete(ctx, logbook.OutcomePartial, "The Go fix landed; the bindings still need the config.", corpusAgent))
 	w.must(port.Close())
 
-	w.observe(lead, w.mark(marks.NewDirectoryTree("widgets", marks.DirectoryTreeOptions{Skip: []string{"internal"}})), corpusLead, w.env)
+	w.observe(lead, w.mark(marks.NewDirectoryTree("widgets", &marks.DirectoryTreeOptions{Skip: []string{"internal"}})), corpusLead, w.env)
 	w.must(lead.Close())
 
 	// Failed.
@@ -495,12 +495,12 @@ func corpusV04(w *corpusWriter) {
 
 	w.must(err)
 	w.must(sub.Complete(ctx, logbook.OutcomeCompleted, "loader.go holds the loader.", corpusAgent))
-	w.must(sub.RemoveWorktree(ctx, corpusAgent, helm.RemoveWorktreeOptions{Force: true}))
+	w.must(sub.RemoveWorktree(ctx, corpusAgent, &helm.RemoveWorktreeOptions{Force: true}))
 	w.must(sub.Close())
 	_, err = lead.Note(ctx, "The loader moved; nothing else to split.", corpusLead)
 	w.must(err)
 	w.must(lead.Complete(ctx, logbook.OutcomeCompleted, "Split done.", corpusLead))
-	w.must(lead.RemoveWorktree(ctx, corpusLead, helm.RemoveWorktreeOptions{}))
+	w.must(lead.RemoveWorktree(ctx, corpusLead, &helm.RemoveWorktreeOptions{}))
 	w.must(lead.Close())
 }
 

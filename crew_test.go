@@ -308,6 +308,21 @@ func TestStartWithParentAndRepository(t *testing.T) {
 	assert.ErrorIs(t, err, helm.ErrNoVoyage)
 }
 
+// TestEveryStatusIsAFilter: each status a voyage can be in (active, or an
+// outcome it was completed with, as logbook declares them) is a filter
+// List takes, so that a new outcome cannot drop out of List, helm list
+// --status and the MCP schema that StatusFilters feeds.
+func TestEveryStatusIsAFilter(t *testing.T) {
+	t.Parallel()
+	statuses := []logbook.Status{logbook.StatusActive}
+	for _, o := range logbook.Outcomes() {
+		statuses = append(statuses, logbook.Status(o))
+	}
+	for _, st := range statuses {
+		assert.Contains(t, helm.StatusFilters(), helm.StatusFilter(st))
+	}
+}
+
 func TestListByStatusAndIdle(t *testing.T) {
 	ctx := context.Background()
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -508,9 +523,9 @@ func TestWorktreeOfAVoyage(t *testing.T) {
 	defer v.Close()
 	assert.Equal(t, named, v.Info().Worktree)
 	assert.Equal(t, "helm/"+v.ID()[:8], v.Info().Branch)
-	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "an active voyage's worktree is in use")
+	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, &helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "an active voyage's worktree is in use")
 	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
-	require.NoError(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{Force: true}))
+	require.NoError(t, v.RemoveWorktree(ctx, who, &helm.RemoveWorktreeOptions{Force: true}))
 	assert.False(t, v.Info().WorktreeRemoved.IsZero())
-	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "removed already")
+	assert.ErrorIs(t, v.RemoveWorktree(ctx, who, &helm.RemoveWorktreeOptions{}), helm.ErrInvalid, "removed already")
 }

@@ -46,8 +46,8 @@
 // a sentinel to match with errors.Is; what to do about one is data
 // (HintOf), never part of its message.
 //
-// This package is the facade. What reads voyages afterwards is built on
-// its read path beside it: package story tells a voyage's whole story,
+// What reads voyages afterwards is built on this package's read path, in
+// packages beside it: package story tells a voyage's whole story,
 // report summarises it for a pull request, transcript merges voyages
 // into one timeline, search finds entries across a home, and replay
 // folds recorded events into fresh views (helmtest builds tests on it).

@@ -236,10 +236,10 @@ func TestFollowStopsWhenTheCallerDoes(t *testing.T) {
 // reading the entries is returned, never a story cut short.
 func writeStory(ctx context.Context, v *helm.Voyage, w io.Writer) error {
 	info := v.Info()
-	h := logbook.Header{Intent: info.Intent, Identity: info.Identity, Created: info.Created, Status: string(info.Status),
-		CompletedAt: info.CompletedAt, Outcome: string(info.Outcome), Summary: info.Summary}
+	h := logbook.Header{Intent: info.Intent, Identity: info.Identity, Created: info.Created, Status: info.Status,
+		CompletedAt: info.CompletedAt, Outcome: info.Outcome, Summary: info.Summary}
 	for _, t := range info.Lifecycle {
-		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
+		h.Lifecycle = append(h.Lifecycle, logbook.Change(t))
 	}
 	var entries []logbook.Entry
 	for e, err := range v.Entries(ctx, nil) {

@@ -78,9 +78,10 @@ type Home struct {
 	rules logbook.PolicyRecord
 }
 
-// Open opens the home at dir. Opening reads: the home and its voyages
-// are created (mode 0700) by the first Start, so an absent or read-only
-// home can be listed.
+// Open opens the home at dir; opts may be nil (the zero Options). Opening
+// reads (the home's guard rules, PolicyFile, unless opts.Policy is set):
+// the home and its voyages are created (mode 0700) by the first Start, so
+// an absent or read-only home can be listed.
 func Open(dir string, opts *Options) (*Home, error) {
 	h := &Home{dir: dir}
 	if opts != nil {
@@ -127,7 +128,8 @@ func (h *Home) Dir() string { return h.dir }
 
 func (h *Home) now() time.Time { return h.opts.Clock().UTC() }
 
-// Start starts a voyage and returns it open. who.Identity is required: it
+// Start starts a voyage of kind (empty: OpenWaters; another is an error
+// matching ErrInvalid) and returns it open. who.Identity is required: it
 // becomes the voyage's identity, the default for every later entry. opts
 // (nil: none) names the voyage's parent and the git repository it starts
 // in.
@@ -279,8 +281,8 @@ type StatusFilter string
 
 // Status filters: a status (active, blocked, ...), or one of these.
 const (
-	ListActive    StatusFilter = "active"
-	ListCompleted StatusFilter = "completed"
+	ListActive                 = StatusFilter(logbook.StatusActive)
+	ListCompleted              = StatusFilter(logbook.StatusCompleted)
 	ListAll       StatusFilter = "all"
 	// ListOpen selects the voyages not ended for good: active, blocked
 	// and partial.
@@ -293,7 +295,8 @@ const (
 // StatusFilters returns every filter List takes, in the order they are
 // documented.
 func StatusFilters() []StatusFilter {
-	return []StatusFilter{ListActive, "blocked", "partial", ListCompleted, "failed", "cancelled", ListOpen, ListClosed, ListAll}
+	return []StatusFilter{ListActive, StatusFilter(logbook.StatusBlocked), StatusFilter(logbook.StatusPartial), ListCompleted,
+		StatusFilter(logbook.StatusFailed), StatusFilter(logbook.StatusCancelled), ListOpen, ListClosed, ListAll}
 }
 
 // matches reports whether a voyage in status st passes filter f.

@@ -342,6 +342,26 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	assert.Equal(t, big, s.(*noteSighting).Text)
 }
 
+// TestArtifactPrefixTooShortSaysSo: a prefix of fewer than 4 digits is
+// never looked up (the documented minimum), and the error says that, not
+// "no such artifact" of an artifact the voyage holds.
+func TestArtifactPrefixTooShortSaysSo(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	_, v := newVoyage(t, nil)
+	o, err := v.Observe(ctx, &note{Topic: "a", Text: "x"}, who, nil)
+	require.NoError(t, err)
+	for _, n := range []int{1, 3} {
+		_, err = v.ArtifactInfo(ctx, o.Artifact.Hash[:n])
+		require.Error(t, err)
+		assert.ErrorIs(t, err, helm.ErrNoArtifact)
+		assert.Contains(t, err.Error(), "at least 4")
+	}
+	a, err := v.ArtifactInfo(ctx, o.Artifact.Hash[:4])
+	require.NoError(t, err)
+	assert.Equal(t, o.Artifact.Hash, a.Hash)
+}
+
 func TestOpenReadsNoArtifactBodies(t *testing.T) {
 	ctx := context.Background()
 	h, v := newVoyage(t, nil)

@@ -88,7 +88,7 @@ func (o Observation) WriteJSON(w io.Writer) error {
 	bw.WriteString(`{"mark":`)
 	bw.Write(m)
 	bw.WriteString(`,"sighting":`)
-	if err := sighting.Encode(bw, o.Sighting, sighting.EncodeOptions{}); err != nil {
+	if err := sighting.Encode(bw, o.Sighting, nil); err != nil {
 		return fmt.Errorf("encode observation of %s: %w", o.Mark, err)
 	}
 	bw.WriteString(`,"observed_at":`)

@@ -59,7 +59,7 @@ func (h *Home) redactor() (*redact.Redactor, error) {
 		if env == nil {
 			env = os.Environ()
 		}
-		h.red, h.redErr = redact.New(redact.Options{
+		h.red, h.redErr = redact.New(&redact.Options{
 			Environ:  env,
 			ExtraEnv: h.opts.Redaction.ExtraEnv,
 			Values:   ghLoginTokens(h.dir),

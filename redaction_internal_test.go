@@ -18,7 +18,7 @@ import (
 // A field meant for an address that holds anything else is text, and
 // redacted as text.
 func TestContentAddressesAreNotRedacted(t *testing.T) {
-	r, err := redact.New(redact.Options{})
+	r, err := redact.New(nil)
 	require.NoError(t, err)
 	addr := "4b1d846e75fe8c3bb710e159f031db3818cc2c3ae2bf25fe160dae50f2752f17"
 	e := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: addr, DerivedFrom: addr}}

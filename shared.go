@@ -42,7 +42,8 @@ import (
 // OpenStore opens the home whose voyages st holds. dir is this machine's
 // directory for the home (it holds the guard rules, PolicyFile, and the
 // identities' GitHub logins) and where names the store in messages (its
-// URL). The caller closes st once done with the home.
+// URL). opts may be nil, as for Open. The caller closes st once done with
+// the home.
 func OpenStore(dir string, st store.Store, where string, opts *Options) (*Home, error) {
 	h, err := Open(dir, opts)
 	if err != nil {

@@ -54,7 +54,7 @@ func (s *streamedSighting) encode(w io.Writer) error {
 	}
 	var texts []*countingWriter
 	tail := &holdLast{w: w}
-	err := sighting.Encode(tail, s.cur, sighting.EncodeOptions{
+	err := sighting.Encode(tail, s.cur, &sighting.EncodeOptions{
 		JSON: func(doc []byte) []byte {
 			out, n := s.red.JSON(doc)
 			s.redactions += n

@@ -20,8 +20,7 @@ import (
 // Voyage is an open voyage: its event log and the views folded from it.
 // A Voyage is safe for concurrent use by several goroutines, and several
 // processes may have the same voyage open: each change first folds in the
-// events others appended, then checks its rules, under the log's lock
-// (commit.go).
+// events others appended, then checks its rules, under the log's lock.
 type Voyage struct {
 	home *Home
 	id   string

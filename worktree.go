@@ -98,9 +98,12 @@ func (e *WorktreeError) Is(target error) bool { return target == ErrWorktreeHold
 // working tree that holds work is left as it is and nothing is recorded:
 // the error is a *WorktreeError (matching ErrWorktreeHoldsWork) whose hint
 // says how to keep the work or to force. A working tree gone already
-// (removed by hand) is recorded as removed.
-func (v *Voyage) RemoveWorktree(ctx context.Context, who logbook.Who, opts RemoveWorktreeOptions) error {
+// (removed by hand) is recorded as removed. opts may be nil.
+func (v *Voyage) RemoveWorktree(ctx context.Context, who logbook.Who, opts *RemoveWorktreeOptions) error {
 	const op = "remove worktree"
+	if opts == nil {
+		opts = &RemoveWorktreeOptions{}
+	}
 	if err := checkWho(who); err != nil {
 		return v.fail(op, err, hint.Hint{})
 	}

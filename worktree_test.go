@@ -105,7 +105,7 @@ func TestRemoveWorktreeRefusesToLoseWork(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v, wt := worktreeVoyage(t)
 			tt.make(t, wt)
-			err := v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{})
+			err := v.RemoveWorktree(ctx, who, nil)
 			if tt.refused == nil {
 				require.NoError(t, err)
 				assert.NoDirExists(t, wt)
@@ -125,7 +125,7 @@ func TestRemoveWorktreeRefusesToLoseWork(t *testing.T) {
 			require.NoError(t, v.Refresh(ctx))
 			assert.True(t, v.Info().WorktreeRemoved.IsZero(), "nothing recorded")
 
-			require.NoError(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{Force: true}))
+			require.NoError(t, v.RemoveWorktree(ctx, who, &helm.RemoveWorktreeOptions{Force: true}))
 			assert.NoDirExists(t, wt)
 			assert.False(t, v.Info().WorktreeRemoved.IsZero())
 		})
@@ -142,13 +142,13 @@ func TestRemoveWorktreeKeepsCommitsOnceABranchHoldsThem(t *testing.T) {
 	git(t, wt, "commit", "-q", "--allow-empty", "-m", "one")
 	git(t, wt, "commit", "-q", "--allow-empty", "-m", "two")
 	head := git(t, wt, "rev-parse", "HEAD")
-	err := v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{})
+	err := v.RemoveWorktree(ctx, who, nil)
 	require.ErrorIs(t, err, helm.ErrWorktreeHoldsWork)
 	assert.Contains(t, helm.HintOf(err).Text, "git branch NAME "+head)
 	assert.Contains(t, err.Error(), "commit no branch or tag keeps: "+git(t, wt, "rev-parse", "--short", "HEAD")+" two")
 
 	git(t, wt, "branch", "kept", head)
-	require.NoError(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{}))
+	require.NoError(t, v.RemoveWorktree(ctx, who, nil))
 	assert.NoDirExists(t, wt)
 	assert.Equal(t, head, git(t, filepath.Join(filepath.Dir(wt), "repo"), "rev-parse", "kept"))
 }
@@ -161,7 +161,7 @@ func TestWorktreeErrorListsTwentyAndCounts(t *testing.T) {
 	for i := range 25 {
 		require.NoError(t, os.WriteFile(filepath.Join(wt, fmt.Sprintf("build-%02d.tmp", i)), nil, 0o644))
 	}
-	err := v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{})
+	err := v.RemoveWorktree(ctx, who, nil)
 	var held *helm.WorktreeError
 	require.True(t, errors.As(err, &held))
 	assert.Len(t, held.Ignored, 25, "the error holds them all")
@@ -178,6 +178,6 @@ func TestRemoveWorktreeGoneAlreadyIsRecorded(t *testing.T) {
 	ctx := context.Background()
 	v, wt := worktreeVoyage(t)
 	require.NoError(t, os.RemoveAll(wt))
-	require.NoError(t, v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{}))
+	require.NoError(t, v.RemoveWorktree(ctx, who, nil))
 	assert.False(t, v.Info().WorktreeRemoved.IsZero())
 }

@@ -81,7 +81,7 @@ func TestSecretCorpusIsWhatGitleaksFinds(t *testing.T) {
 	logging.Logger = logging.Logger.Output(io.Discard)
 	d, err := detect.NewDetectorDefaultConfig()
 	require.NoError(t, err)
-	red, err := redact.New(redact.Options{})
+	red, err := redact.New(nil)
 	require.NoError(t, err)
 	committed, err := os.ReadFile(secretCorpusFile)
 	require.NoError(t, err)
@@ -148,7 +148,7 @@ func generateSecretCorpus(t *testing.T) []byte {
 	logging.Logger = logging.Logger.Output(io.Discard)
 	d, err := detect.NewDetectorDefaultConfig()
 	require.NoError(t, err)
-	red, err := redact.New(redact.Options{})
+	red, err := redact.New(nil)
 	require.NoError(t, err)
 
 	var b bytes.Buffer

@@ -79,10 +79,10 @@ func jsHome(t *testing.T, url, home string) *helm.Home {
 func storyOf(t *testing.T, v *helm.Voyage) string {
 	t.Helper()
 	info := v.Info()
-	h := logbook.Header{Intent: info.Intent, Identity: info.Identity, Created: info.Created, Status: string(info.Status),
-		CompletedAt: info.CompletedAt, Outcome: string(info.Outcome), Summary: info.Summary}
+	h := logbook.Header{Intent: info.Intent, Identity: info.Identity, Created: info.Created, Status: info.Status,
+		CompletedAt: info.CompletedAt, Outcome: info.Outcome, Summary: info.Summary}
 	for _, c := range info.Lifecycle {
-		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(c.Status), At: c.At, Who: c.Who, Reason: c.Reason})
+		h.Lifecycle = append(h.Lifecycle, logbook.Change(c))
 	}
 	var b bytes.Buffer
 	require.NoError(t, logbook.WriteStory(&b, h, entriesOf(t, v)))

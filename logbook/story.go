@@ -14,9 +14,9 @@ type Header struct {
 	Intent      string
 	Identity    string
 	Created     time.Time
-	Status      string    // "active", "completed", ...
+	Status      Status    // StatusActive, StatusCompleted, ...
 	CompletedAt time.Time // zero while active
-	Outcome     string    // completed, blocked, failed, partial, cancelled
+	Outcome     Outcome   // the last completion's, while not active
 	Summary     string
 	// Lifecycle is every change of status, the start first. The story
 	// lists it when the voyage was resumed; otherwise Status says it.
@@ -25,7 +25,7 @@ type Header struct {
 
 // Change is one change of a voyage's status.
 type Change struct {
-	Status string
+	Status Status
 	At     time.Time
 	Who    Who
 	Reason string
@@ -44,11 +44,11 @@ func WriteStory(w io.Writer, h Header, entries []Entry) error {
 	fmt.Fprintf(&b, "Voyage: %s\n", safetext.Line(h.Intent))
 	fmt.Fprintf(&b, "Identity: %s\n", safetext.Line(h.Identity))
 	fmt.Fprintf(&b, "Created: %s\n", stamp(h.Created))
-	status := h.Status
+	status := string(h.Status)
 	if !h.CompletedAt.IsZero() {
 		// A completed voyage shows its outcome; "completed" reads as such.
 		if h.Outcome != "" {
-			status = h.Outcome
+			status = string(h.Outcome)
 		}
 		status += " (" + stamp(h.CompletedAt) + ")"
 	}
@@ -59,11 +59,11 @@ func WriteStory(w io.Writer, h Header, entries []Entry) error {
 	if resumed(h.Lifecycle) {
 		b.WriteString("Lifecycle:\n")
 		for i, c := range h.Lifecycle {
-			word := c.Status
+			word := string(c.Status)
 			switch {
 			case i == 0:
 				word = "started"
-			case c.Status == "active":
+			case c.Status == StatusActive:
 				word = "resumed"
 			}
 			fmt.Fprintf(&b, "  %s %s by %s", stamp(c.At), safetext.Line(word), safetext.Line(c.Who.Identity))
@@ -83,7 +83,7 @@ func WriteStory(w io.Writer, h Header, entries []Entry) error {
 
 func resumed(l []Change) bool {
 	for i, c := range l {
-		if i > 0 && c.Status == "active" {
+		if i > 0 && c.Status == StatusActive {
 			return true
 		}
 	}

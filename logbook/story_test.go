@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -190,4 +191,29 @@ func TestStoryOfTheCrew(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), buf.String())
+}
+
+// TestStoryHeaderTakesTheRecordsTypes: the story's header and its
+// lifecycle hold a voyage's status and outcome as the record's own types
+// (Status, Outcome), declared once here, not as strings a caller converts
+// to and from (issue 30: no duplicated enums, no hand converters).
+func TestStoryHeaderTakesTheRecordsTypes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		owner reflect.Type
+		field string
+		want  reflect.Type
+	}{
+		{name: "header status", owner: reflect.TypeFor[Header](), field: "Status", want: reflect.TypeFor[Status]()},
+		{name: "header outcome", owner: reflect.TypeFor[Header](), field: "Outcome", want: reflect.TypeFor[Outcome]()},
+		{name: "change status", owner: reflect.TypeFor[Change](), field: "Status", want: reflect.TypeFor[Status]()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, ok := tt.owner.FieldByName(tt.field)
+			require.True(t, ok)
+			assert.Equal(t, tt.want, f.Type)
+		})
+	}
 }

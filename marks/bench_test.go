@@ -89,7 +89,7 @@ func BenchmarkDirectoryTree100k(b *testing.B) {
 		}
 		return nil
 	})
-	m, err := marks.NewDirectoryTree(dir, marks.DirectoryTreeOptions{})
+	m, err := marks.NewDirectoryTree(dir, nil)
 	require.NoError(b, err)
 
 	runtime.GC()

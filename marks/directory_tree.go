@@ -44,9 +44,13 @@ type DirectoryTreeOptions struct {
 	MaxDepth *int
 }
 
-// NewDirectoryTree returns a mark walking root.
-func NewDirectoryTree(root string, opt DirectoryTreeOptions) (*DirectoryTree, error) {
+// NewDirectoryTree returns a mark walking root; opt may be nil (skip
+// nothing more, no depth limit).
+func NewDirectoryTree(root string, opt *DirectoryTreeOptions) (*DirectoryTree, error) {
 	const kind = "directory-tree"
+	if opt == nil {
+		opt = &DirectoryTreeOptions{}
+	}
 	r, err := cleanPath(kind, "root", root)
 	if err != nil {
 		return nil, err

@@ -39,7 +39,7 @@ func paths(listings []sighting.DirectoryListing) []string {
 	return out
 }
 
-func observeTree(t *testing.T, root string, opt marks.DirectoryTreeOptions) *sighting.DirectoryTree {
+func observeTree(t *testing.T, root string, opt *marks.DirectoryTreeOptions) *sighting.DirectoryTree {
 	t.Helper()
 	m, err := marks.NewDirectoryTree(root, opt)
 	require.NoError(t, err)
@@ -118,7 +118,7 @@ func TestDirectoryTreeHonoursGitignoreAsGitDoes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tree(t, dir, tt.files)
-			got := observeTree(t, dir, marks.DirectoryTreeOptions{})
+			got := observeTree(t, dir, nil)
 			assert.Equal(t, tt.want, paths(got.Listings))
 		})
 	}
@@ -136,7 +136,7 @@ func TestDirectoryTreeInsideRepositoryUsesParentIgnores(t *testing.T) {
 		"proj/main.go":        "",
 		"proj/generated/z.go": "",
 	})
-	got := observeTree(t, filepath.Join(repo, "proj"), marks.DirectoryTreeOptions{})
+	got := observeTree(t, filepath.Join(repo, "proj"), nil)
 	assert.Equal(t, []string{".gitignore", "important.log", "main.go"}, paths(got.Listings))
 }
 
@@ -152,11 +152,11 @@ func TestDirectoryTreeSkipDepthAndOrder(t *testing.T) {
 		"sub/keep.txt":          "",
 	})
 	t.Run("skip at any depth, files and directories", func(t *testing.T) {
-		got := observeTree(t, dir, marks.DirectoryTreeOptions{Skip: []string{"node_modules", ".DS_Store"}})
+		got := observeTree(t, dir, &marks.DirectoryTreeOptions{Skip: []string{"node_modules", ".DS_Store"}})
 		assert.Equal(t, []string{"Z.txt", "a.txt", "b/", "b/c/", "b/c/d/", "b/c/d/e.txt", "sub/", "sub/keep.txt"}, paths(got.Listings))
 	})
 	t.Run("listings are parents first, siblings sorted", func(t *testing.T) {
-		got := observeTree(t, dir, marks.DirectoryTreeOptions{Skip: []string{"node_modules"}})
+		got := observeTree(t, dir, &marks.DirectoryTreeOptions{Skip: []string{"node_modules"}})
 		var order []string
 		for _, l := range got.Listings {
 			order = append(order, l.Path)
@@ -169,7 +169,7 @@ func TestDirectoryTreeSkipDepthAndOrder(t *testing.T) {
 		assert.Equal(t, sighting.DirectoryEntry{Name: "b", IsDir: true}, root.Entries[2])
 	})
 	t.Run("max depth lists deeper directories as entries only", func(t *testing.T) {
-		got := observeTree(t, dir, marks.DirectoryTreeOptions{MaxDepth: ptr(1)})
+		got := observeTree(t, dir, &marks.DirectoryTreeOptions{MaxDepth: ptr(1)})
 		var order []string
 		for _, l := range got.Listings {
 			order = append(order, l.Path)
@@ -178,7 +178,7 @@ func TestDirectoryTreeSkipDepthAndOrder(t *testing.T) {
 		assert.Contains(t, paths(got.Listings), "b/c/")
 	})
 	t.Run("max depth zero lists the root", func(t *testing.T) {
-		got := observeTree(t, dir, marks.DirectoryTreeOptions{MaxDepth: ptr(0)})
+		got := observeTree(t, dir, &marks.DirectoryTreeOptions{MaxDepth: ptr(0)})
 		require.Len(t, got.Listings, 1)
 		assert.Equal(t, ".", got.Listings[0].Path)
 	})
@@ -190,7 +190,7 @@ func TestDirectoryTreeSurvivesHostileTrees(t *testing.T) {
 		tree(t, dir, map[string]string{"a/f.txt": "x"})
 		require.NoError(t, os.Symlink("..", filepath.Join(dir, "a", "up")))
 		require.NoError(t, os.Symlink("self", filepath.Join(dir, "self")))
-		got := observeTree(t, dir, marks.DirectoryTreeOptions{})
+		got := observeTree(t, dir, nil)
 		assert.Equal(t, []string{"a/", "a/f.txt", "a/up@", "self@"}, paths(got.Listings))
 		assert.Equal(t, "..", got.Listings[1].Entries[1].Symlink)
 	})
@@ -200,13 +200,13 @@ func TestDirectoryTreeSurvivesHostileTrees(t *testing.T) {
 		tree(t, dir, map[string]string{"locked/x": "", "ok/y": ""})
 		require.NoError(t, os.Chmod(filepath.Join(dir, "locked"), 0o000))
 		t.Cleanup(func() { _ = os.Chmod(filepath.Join(dir, "locked"), 0o755) })
-		got := observeTree(t, dir, marks.DirectoryTreeOptions{})
+		got := observeTree(t, dir, nil)
 		require.Len(t, got.Listings, 3)
 		assert.Equal(t, sighting.DirectoryListing{Path: "locked", Entries: []sighting.DirectoryEntry{}, Error: "permission denied"}, got.Listings[1])
 		assert.Equal(t, "ok", got.Listings[2].Path)
 	})
 	t.Run("missing root fails the observation", func(t *testing.T) {
-		m, err := marks.NewDirectoryTree(filepath.Join(t.TempDir(), "nope"), marks.DirectoryTreeOptions{})
+		m, err := marks.NewDirectoryTree(filepath.Join(t.TempDir(), "nope"), nil)
 		require.NoError(t, err)
 		_, err = m.Observe(context.Background(), nil)
 		assert.ErrorContains(t, err, "no such file")
@@ -214,7 +214,7 @@ func TestDirectoryTreeSurvivesHostileTrees(t *testing.T) {
 	t.Run("file root fails the observation", func(t *testing.T) {
 		dir := t.TempDir()
 		tree(t, dir, map[string]string{"f": ""})
-		m, err := marks.NewDirectoryTree("f", marks.DirectoryTreeOptions{})
+		m, err := marks.NewDirectoryTree("f", nil)
 		require.NoError(t, err)
 		_, err = m.Observe(context.Background(), &marks.Env{Dir: dir})
 		assert.ErrorContains(t, err, "not a directory")
@@ -228,7 +228,7 @@ func TestDirectoryTreeRecordsRawNames(t *testing.T) {
 		t.Skipf("file system refuses non-UTF-8 names: %v", err)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, bad, bad+".txt"), []byte("hi"), 0o644))
-	got := observeTree(t, dir, marks.DirectoryTreeOptions{})
+	got := observeTree(t, dir, nil)
 	require.Len(t, got.Listings, 2)
 	e := got.Listings[0].Entries[0]
 	assert.Equal(t, "caf\uFFFD", e.Name)
@@ -249,13 +249,13 @@ func TestNewDirectoryTreeValidates(t *testing.T) {
 	tests := []struct {
 		name    string
 		root    string
-		opt     marks.DirectoryTreeOptions
+		opt     *marks.DirectoryTreeOptions
 		wantErr string
 	}{
 		{name: "empty root", root: "", wantErr: "empty root"},
-		{name: "slash in skip", root: ".", opt: marks.DirectoryTreeOptions{Skip: []string{"a/b"}}, wantErr: "not a file name"},
-		{name: "dot skip", root: ".", opt: marks.DirectoryTreeOptions{Skip: []string{".."}}, wantErr: "not a file name"},
-		{name: "negative depth", root: ".", opt: marks.DirectoryTreeOptions{MaxDepth: ptr(-1)}, wantErr: "negative"},
+		{name: "slash in skip", root: ".", opt: &marks.DirectoryTreeOptions{Skip: []string{"a/b"}}, wantErr: "not a file name"},
+		{name: "dot skip", root: ".", opt: &marks.DirectoryTreeOptions{Skip: []string{".."}}, wantErr: "not a file name"},
+		{name: "negative depth", root: ".", opt: &marks.DirectoryTreeOptions{MaxDepth: ptr(-1)}, wantErr: "negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -264,7 +264,7 @@ func TestNewDirectoryTreeValidates(t *testing.T) {
 			assert.ErrorContains(t, err, tt.wantErr)
 		})
 	}
-	m, err := marks.NewDirectoryTree("./src/", marks.DirectoryTreeOptions{Skip: []string{"b", "a", "b"}, MaxDepth: ptr(2)})
+	m, err := marks.NewDirectoryTree("./src/", &marks.DirectoryTreeOptions{Skip: []string{"b", "a", "b"}, MaxDepth: ptr(2)})
 	require.NoError(t, err)
 	assert.Equal(t, &marks.DirectoryTree{Root: "src", Skip: []string{"a", "b"}, MaxDepth: ptr(2)}, m)
 }
@@ -280,9 +280,9 @@ func TestDirectoryTreeOfAnIgnoredDirectoryListsNothing(t *testing.T) {
 		"build/out/app.map":  "",
 		"src/build/keep.txt": "",
 	})
-	got := observeTree(t, filepath.Join(repo, "build", "out"), marks.DirectoryTreeOptions{})
+	got := observeTree(t, filepath.Join(repo, "build", "out"), nil)
 	assert.Empty(t, paths(got.Listings))
-	got = observeTree(t, filepath.Join(repo, "src", "build"), marks.DirectoryTreeOptions{})
+	got = observeTree(t, filepath.Join(repo, "src", "build"), nil)
 	assert.Equal(t, []string{"keep.txt"}, paths(got.Listings), "the anchored pattern speaks of the top's build only")
 }
 
@@ -332,7 +332,7 @@ func TestDirectoryTreeListsWhatGitDoesNotIgnore(t *testing.T) {
 	sort.Strings(want)
 
 	var got []string
-	for _, p := range paths(observeTree(t, repo, marks.DirectoryTreeOptions{}).Listings) {
+	for _, p := range paths(observeTree(t, repo, nil).Listings) {
 		if !strings.HasSuffix(p, "/") {
 			got = append(got, p)
 		}

@@ -64,7 +64,7 @@ func ExampleDirectoryTree() {
 	dir := exampleDir()
 	defer os.RemoveAll(dir)
 
-	m, err := marks.NewDirectoryTree(".", marks.DirectoryTreeOptions{Skip: []string{"logo.png"}})
+	m, err := marks.NewDirectoryTree(".", &marks.DirectoryTreeOptions{Skip: []string{"logo.png"}})
 	if err != nil {
 		panic(err)
 	}

@@ -178,7 +178,7 @@ func TestDirectoryTreeListsSpecialFilesWithoutOpeningThem(t *testing.T) {
 			for _, name := range []string{"x", ".gitignore", "sub/.gitignore", ".git/info/exclude"} {
 				sp.make(t, filepath.Join(dir, name))
 			}
-			m, err := marks.NewDirectoryTree(dir, marks.DirectoryTreeOptions{})
+			m, err := marks.NewDirectoryTree(dir, nil)
 			require.NoError(t, err)
 			got := observeWithin(t, m, nil).(*sighting.DirectoryTree)
 			want := []string{".gitignore", "sub/", "sub/.gitignore", "sub/a.txt", "x"}
@@ -196,7 +196,7 @@ func TestMarksStopWalkingWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, m := range []marks.Mark{
-		must(marks.NewDirectoryTree(dir, marks.DirectoryTreeOptions{})),
+		must(marks.NewDirectoryTree(dir, nil)),
 		must(marks.NewRustProject(dir)),
 		must(marks.NewGoProject(dir)),
 	} {

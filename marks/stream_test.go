@@ -43,7 +43,7 @@ func TestLargeFilesAreStreamedAsTheyWouldBeRead(t *testing.T) {
 	want, err := sighting.Marshal(whole)
 	require.NoError(t, err)
 	var got bytes.Buffer
-	require.NoError(t, sighting.Encode(&got, s, sighting.EncodeOptions{}))
+	require.NoError(t, sighting.Encode(&got, s, nil))
 	assert.True(t, bytes.Equal(want, got.Bytes()), "the streamed sighting is the one read whole")
 }
 
@@ -75,7 +75,7 @@ func TestAStreamedFileThatIsNotTextSaysWhatItIs(t *testing.T) {
 			} else {
 				require.NoError(t, os.WriteFile(path, tt.content, 0o600))
 			}
-			err := sighting.Encode(&bytes.Buffer{}, s, sighting.EncodeOptions{})
+			err := sighting.Encode(&bytes.Buffer{}, s, nil)
 			var nt *sighting.NotTextError
 			require.True(t, errors.As(err, &nt), "got %v", err)
 			assert.Equal(t, tt.want, nt.Content)
@@ -114,7 +114,7 @@ func TestAStreamedFileReadsUnderItsObservationsContext(t *testing.T) {
 			if tt.cancel {
 				cancel()
 			}
-			err := sighting.Encode(&bytes.Buffer{}, s, sighting.EncodeOptions{})
+			err := sighting.Encode(&bytes.Buffer{}, s, nil)
 			var nt *sighting.NotTextError
 			require.True(t, errors.As(err, &nt), "got %v", err)
 			assert.Equal(t, tt.want, nt.Content)

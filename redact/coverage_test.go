@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/helmlog/helm/redact"
 )
 
 // Samples of the shapes issue 29 names and of the families added with
@@ -27,7 +25,7 @@ var (
 
 func TestTheIssuesShapesAreHidden(t *testing.T) {
 	t.Parallel()
-	r := newRedactor(t, redact.Options{})
+	r := newRedactor(t, nil)
 	for _, tc := range []struct {
 		name, in, want string
 		leaks          []string // must not be in the output (want "" checks only these)
@@ -98,7 +96,7 @@ func TestTheIssuesShapesAreHidden(t *testing.T) {
 // credentials, prose about tokens and passwords.
 func TestOrdinaryTextIsKept(t *testing.T) {
 	t.Parallel()
-	r := newRedactor(t, redact.Options{})
+	r := newRedactor(t, nil)
 	for _, tc := range []struct{ name, text string }{
 		{"go handler", `func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) { token := r.Header.Get("X-Token"); if token == "" { return } }`},
 		{"go store", "if err := s.store.Put(ctx, key, value); err != nil {\n\tkeyID := fmt.Sprintf(\"%s-%d\", name, n)\n\ttoken = cfg.Token\n}"},
@@ -132,7 +130,7 @@ func TestOrdinaryTextIsKept(t *testing.T) {
 
 func TestJSONHidesTheArgumentAfterASecretFlag(t *testing.T) {
 	t.Parallel()
-	r := newRedactor(t, redact.Options{})
+	r := newRedactor(t, nil)
 	doc := `{"program":"mysql","args":["--password","hunter2","-h","db","--token", "t0k3n", "--verbose", "-p", "notaflagvalue"],"note":"--password"}`
 	got, n := r.JSON([]byte(doc))
 	require.True(t, json.Valid(got), "%s", got)

@@ -165,8 +165,12 @@ func builtin() []rule {
 var builtinRules = sync.OnceValue(builtin)
 
 // New returns a Redactor with the built-in rules and what opts adds. A
-// pattern that does not compile is an error naming it.
-func New(opts Options) (*Redactor, error) {
+// pattern that does not compile is an error naming it. opts may be nil:
+// the built-in rules alone.
+func New(opts *Options) (*Redactor, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
 	r := &Redactor{rules: append([]rule(nil), builtinRules()...)}
 	extra := map[string]bool{}
 	for _, n := range opts.ExtraEnv {

@@ -18,7 +18,7 @@ const (
 	pemBlock = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onL\n-----END RSA PRIVATE KEY-----"
 )
 
-func newRedactor(t *testing.T, opts redact.Options) *redact.Redactor {
+func newRedactor(t *testing.T, opts *redact.Options) *redact.Redactor {
 	t.Helper()
 	r, err := redact.New(opts)
 	require.NoError(t, err)
@@ -27,7 +27,7 @@ func newRedactor(t *testing.T, opts redact.Options) *redact.Redactor {
 
 func TestRules(t *testing.T) {
 	t.Parallel()
-	r := newRedactor(t, redact.Options{
+	r := newRedactor(t, &redact.Options{
 		Environ:  []string{"GH_TOKEN=s3cr3t-env-value", "MY_DB_PASSWORD=hunter2hunter2", "SHORT_TOKEN=abc", "PATH=/usr/bin:/bin", "CUSTOM=custom-secret-value"},
 		ExtraEnv: []string{"CUSTOM"},
 		Values:   map[string]string{"gh-login:alice": "gho_fromhostsyml0123456789abcdefABCDEF"},
@@ -74,7 +74,7 @@ func TestRules(t *testing.T) {
 
 func TestJSONKeepsTheDocumentAndHidesSecretFields(t *testing.T) {
 	t.Parallel()
-	r := newRedactor(t, redact.Options{Environ: []string{"GH_TOKEN=s3cr3t-env-value"}})
+	r := newRedactor(t, &redact.Options{Environ: []string{"GH_TOKEN=s3cr3t-env-value"}})
 	in := map[string]any{"kind": "command", "stdout": "GH_TOKEN=s3cr3t-env-value\n", "env": map[string]any{"DEPLOY_TOKEN": "plainvalue123", "HOME": "/root"}, "n": 3, "key": pemBlock}
 	raw, err := json.Marshal(in)
 	require.NoError(t, err)
@@ -96,9 +96,9 @@ func TestJSONKeepsTheDocumentAndHidesSecretFields(t *testing.T) {
 
 func TestNewRefusesABadPattern(t *testing.T) {
 	t.Parallel()
-	_, err := redact.New(redact.Options{Patterns: []redact.Pattern{{Name: "broken", Regexp: "("}}})
+	_, err := redact.New(&redact.Options{Patterns: []redact.Pattern{{Name: "broken", Regexp: "("}}})
 	assert.ErrorContains(t, err, `redaction pattern "broken"`)
-	_, err = redact.New(redact.Options{Patterns: []redact.Pattern{{Regexp: "x"}}})
+	_, err = redact.New(&redact.Options{Patterns: []redact.Pattern{{Regexp: "x"}}})
 	assert.ErrorContains(t, err, "has no name")
 }
 
@@ -116,7 +116,7 @@ func FuzzRedact(f *testing.F) {
 	f.Add("curl -u a:b -H 'X-Key: 9f86d081' https://x\nkind: Secret\ndata:\n  pw: |\n    cGFzcw==\n")
 	f.Add(anthropicKey + " " + openaiKey + " " + npmToken + " " + gitlabToken + " " + gcpKey + " " + slackToken)
 	f.Add(`<add key="Password" value="x" /> s.Ab3dEf6hIj9kLm2nOp5qRs8t 123456789012345|abcdefghijklmnopqrstuvwxyz0`)
-	r, err := redact.New(redact.Options{Environ: []string{"GH_TOKEN=s3cr3t-env-value"}})
+	r, err := redact.New(&redact.Options{Environ: []string{"GH_TOKEN=s3cr3t-env-value"}})
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, s string) {
 		got, n := r.String(s)
@@ -140,7 +140,7 @@ func FuzzRedact(f *testing.F) {
 }
 
 func BenchmarkRedact(b *testing.B) {
-	r, err := redact.New(redact.Options{Environ: []string{"GH_TOKEN=s3cr3t-env-value", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}})
+	r, err := redact.New(&redact.Options{Environ: []string{"GH_TOKEN=s3cr3t-env-value", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}})
 	require.NoError(b, err)
 	clean := strings.Repeat("func init() { widget.Reload(nil) } // a line of ordinary source\n", 1<<14) // ~1 MiB
 	dirty := clean[:len(clean)/2] + "export GH_TOKEN=" + ghToken + "\n" + clean[len(clean)/2:]
@@ -169,7 +169,7 @@ func BenchmarkRedact(b *testing.B) {
 // one; the token alone, or followed by a quote or a space, is.
 func TestTokensEndWhereTheirShapeDoes(t *testing.T) {
 	t.Parallel()
-	r, err := redact.New(redact.Options{})
+	r, err := redact.New(nil)
 	require.NoError(t, err)
 	for _, s := range []string{
 		"4b1d846e75fe8c3bb710e159f031db3818cc2c3ae2bf25fe160dae50f2752f17",

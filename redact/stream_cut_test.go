@@ -30,7 +30,7 @@ func oneWrite(t *testing.T, r *redact.Redactor, text string) (string, int) {
 func TestWriterHidesAGroupWhateverTheCut(t *testing.T) {
 	t.Parallel()
 	const reach = 128 << 10
-	r, err := redact.New(redact.Options{Patterns: []redact.Pattern{{Name: "ticket", Regexp: `TICKET-(\d{6,})`}}})
+	r, err := redact.New(&redact.Options{Patterns: []redact.Pattern{{Name: "ticket", Regexp: `TICKET-(\d{6,})`}}})
 	if err != nil {
 		t.Fatal(err)
 	}

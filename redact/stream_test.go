@@ -32,7 +32,7 @@ func streamed(t *testing.T, r *redact.Redactor, text string, seed uint64) (strin
 
 func TestWriterHidesWhatStringHidesWhereverTheChunksFall(t *testing.T) {
 	t.Parallel()
-	r := newRedactor(t, redact.Options{
+	r := newRedactor(t, &redact.Options{
 		Environ:  []string{"GH_TOKEN=s3cr3t-env-value"},
 		Patterns: []redact.Pattern{{Name: "ticket", Regexp: `TICKET-(\d{6,})`}},
 	})
@@ -71,7 +71,7 @@ func TestWriterHidesWhatStringHidesWhereverTheChunksFall(t *testing.T) {
 
 func TestWriterFindsASecretAcrossTheChunkBorder(t *testing.T) {
 	t.Parallel()
-	r := newRedactor(t, redact.Options{})
+	r := newRedactor(t, nil)
 	// Put a token across every position near the first chunk's end.
 	for _, at := range []int{1<<20 - 20, 1<<20 - 1, 1 << 20, 1<<20 + 5} {
 		text := strings.Repeat("x ", at/2) + strings.Repeat(" ", at%2) + ghToken + strings.Repeat(" y", 100<<10)

@@ -119,10 +119,10 @@ func TestCorpusExportsReplayToTheGoldenViews(t *testing.T) {
 func replayedView(t *testing.T, v *replay.Views) corpusView {
 	t.Helper()
 	info := v.Info
-	h := logbook.Header{Intent: info.Intent, Identity: info.Identity, Created: info.Created, Status: string(info.Status),
-		CompletedAt: info.CompletedAt, Outcome: string(info.Outcome), Summary: info.Summary}
+	h := logbook.Header{Intent: info.Intent, Identity: info.Identity, Created: info.Created, Status: info.Status,
+		CompletedAt: info.CompletedAt, Outcome: info.Outcome, Summary: info.Summary}
 	for _, c := range info.Lifecycle {
-		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(c.Status), At: c.At, Who: c.Who, Reason: c.Reason})
+		h.Lifecycle = append(h.Lifecycle, logbook.Change(c))
 	}
 	var story strings.Builder
 	require.NoError(t, logbook.WriteStory(&story, h, v.Logbook))

@@ -36,7 +36,7 @@ func Kinds() []string { return registry.Kinds() }
 func Marshal(s Sighting) ([]byte, error) {
 	if HasSources(s) {
 		var b bytes.Buffer
-		if err := Encode(&b, s, EncodeOptions{}); err != nil {
+		if err := Encode(&b, s, nil); err != nil {
 			return nil, err
 		}
 		return b.Bytes(), nil

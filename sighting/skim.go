@@ -67,8 +67,13 @@ type longString struct {
 // to its end, so that a stored form that verifies itself at its end has
 // done so before anything is decoded, and decodes it with every string
 // longer than opts.Long left in the stored JSON. Text opens the JSON again
-// for a long string; Close closes what it opened.
-func Skim(open func() (io.ReadCloser, error), opts SkimOptions) (*Skimmed, error) {
+// for a long string; Close closes what it opened. opts may be nil.
+func Skim(open func() (io.ReadCloser, error), opts *SkimOptions) (*Skimmed, error) {
+	var o SkimOptions
+	if opts != nil {
+		o = *opts
+	}
+	opts = &o
 	if opts.Long <= 0 {
 		opts.Long = 64 << 10
 	}

@@ -50,7 +50,7 @@ func TestSkimLeavesLongStringsInTheStoredJSON(t *testing.T) {
 		require.NoError(t, err)
 		for _, long := range []int{1, 16, 200, 1 << 20} {
 			for _, tiny := range []bool{false, true} {
-				sk, err := sighting.Skim(opener(data, tiny), sighting.SkimOptions{Long: long})
+				sk, err := sighting.Skim(opener(data, tiny), &sighting.SkimOptions{Long: long})
 				require.NoError(t, err, "%s, long %d", c.name, long)
 				// Each stand-in, replaced by its text as Text reads it and
 				// encoded again, gives back the stored JSON.
@@ -91,7 +91,7 @@ func TestSkimReadsLongStringsInAnyOrder(t *testing.T) {
 	s := &sighting.Command{Stdout: strings.Repeat("out\n", 50), Stderr: strings.Repeat("err\\\n", 50)}
 	data, err := sighting.Marshal(s)
 	require.NoError(t, err)
-	sk, err := sighting.Skim(opener(data, false), sighting.SkimOptions{Long: 8})
+	sk, err := sighting.Skim(opener(data, false), &sighting.SkimOptions{Long: 8})
 	require.NoError(t, err)
 	defer sk.Close()
 	got := sk.Sighting.(*sighting.Command)
@@ -107,7 +107,7 @@ func TestSkimReadsLongStringsInAnyOrder(t *testing.T) {
 func TestSkimFindsANewlineWrittenAsAUnicodeEscape(t *testing.T) {
 	t.Parallel()
 	data := []byte(`{"kind":"context","description":"one` + strings.Repeat("x", 100) + `\u000Atwo"}`)
-	sk, err := sighting.Skim(opener(data, true), sighting.SkimOptions{Long: 10})
+	sk, err := sighting.Skim(opener(data, true), &sighting.SkimOptions{Long: 10})
 	require.NoError(t, err)
 	d := sk.Sighting.(*sighting.Context).Description
 	assert.True(t, sk.IsLong(d))
@@ -122,7 +122,7 @@ func TestSkimRefusesASightingTooLargeToDecode(t *testing.T) {
 	}
 	data, err := sighting.Marshal(tree)
 	require.NoError(t, err)
-	_, err = sighting.Skim(opener(data, false), sighting.SkimOptions{MaxDoc: 4096})
+	_, err = sighting.Skim(opener(data, false), &sighting.SkimOptions{MaxDoc: 4096})
 	assert.ErrorIs(t, err, sighting.ErrTooLarge)
 }
 
@@ -133,7 +133,7 @@ func TestSkimReturnsTheStoredFormsError(t *testing.T) {
 	damaged := io.ErrClosedPipe
 	_, err = sighting.Skim(func() (io.ReadCloser, error) {
 		return io.NopCloser(io.MultiReader(bytes.NewReader(data), iotest.ErrReader(damaged))), nil
-	}, sighting.SkimOptions{})
+	}, nil)
 	assert.ErrorIs(t, err, damaged, "a stored form that fails at its end fails the skim")
 }
 
@@ -145,7 +145,7 @@ func TestSkimLeavesOnlyTheMembersNamed(t *testing.T) {
 	s := &sighting.Command{Stdout: strings.Repeat("o", 100), Stderr: strings.Repeat("e", 100), Dir: strings.Repeat("d", 100)}
 	data, err := sighting.Marshal(s)
 	require.NoError(t, err)
-	sk, err := sighting.Skim(opener(data, false), sighting.SkimOptions{Long: 10, Members: []string{"stdout"}})
+	sk, err := sighting.Skim(opener(data, false), &sighting.SkimOptions{Long: 10, Members: []string{"stdout"}})
 	require.NoError(t, err)
 	got := sk.Sighting.(*sighting.Command)
 	assert.True(t, sk.IsLong(got.Stdout))

@@ -77,8 +77,11 @@ func placeholder(i int) string { return "\x00helm-text-" + strconv.Itoa(i) + "\x
 // bytes read (for a StoredText, the size it records). When a source's content turns out not to be text, Encode
 // returns the source's *NotTextError, having written part of the
 // sighting: the caller discards what was written, replaces the content
-// with the error's, and encodes again.
-func Encode(w io.Writer, s Sighting, opts EncodeOptions) error {
+// with the error's, and encodes again. opts may be nil.
+func Encode(w io.Writer, s Sighting, opts *EncodeOptions) error {
+	if opts == nil {
+		opts = &EncodeOptions{}
+	}
 	f, ok := s.(*Files)
 	if !ok || !HasSources(s) {
 		data, err := registry.Marshal(s)

@@ -76,7 +76,7 @@ func TestEncodeWritesWhatMarshalWrites(t *testing.T) {
 		want, err := sighting.Marshal(inMemory)
 		require.NoError(t, err)
 		var got bytes.Buffer
-		require.NoError(t, sighting.Encode(&got, streamed, sighting.EncodeOptions{}))
+		require.NoError(t, sighting.Encode(&got, streamed, nil))
 		assert.Equal(t, string(want), got.String(), "text %q", text)
 		// Marshal reads the sources whole.
 		data, err := sighting.Marshal(streamed)
@@ -91,7 +91,7 @@ func TestEncodeRewritesAroundTheTexts(t *testing.T) {
 		{Path: "secret-path", Content: sighting.FileContent{Type: sighting.ContentText, Source: textSource{text: "a secret text"}}},
 	}}
 	var got bytes.Buffer
-	err := sighting.Encode(&got, s, sighting.EncodeOptions{
+	err := sighting.Encode(&got, s, &sighting.EncodeOptions{
 		JSON: func(doc []byte) []byte { return bytes.ReplaceAll(doc, []byte("secret"), []byte("hidden")) },
 		Text: func(dst io.Writer) io.WriteCloser { return upper{dst} },
 	})
@@ -110,7 +110,7 @@ func TestEncodeReturnsWhatTheSourceTurnedOutToBe(t *testing.T) {
 	s := &sighting.Files{Contents: []sighting.FileContents{
 		{Path: "x", Content: sighting.FileContent{Type: sighting.ContentText, Source: textSource{text: strings.Repeat("a", 50), fail: 20, notText: notText}}},
 	}}
-	err := sighting.Encode(io.Discard, s, sighting.EncodeOptions{})
+	err := sighting.Encode(io.Discard, s, nil)
 	var nt *sighting.NotTextError
 	require.True(t, errors.As(err, &nt), "got %v", err)
 	assert.Equal(t, sighting.BinaryContent(99), nt.Content)
@@ -127,7 +127,7 @@ func FuzzEscape(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, seed uint64) {
 		s := &sighting.Files{Contents: []sighting.FileContents{{Path: "p", Content: sighting.FileContent{Type: sighting.ContentText, Source: textSource{text: text, seed: seed}}}}}
 		var got bytes.Buffer
-		require.NoError(t, sighting.Encode(&got, s, sighting.EncodeOptions{}))
+		require.NoError(t, sighting.Encode(&got, s, nil))
 		want, err := sighting.Marshal(&sighting.Files{Contents: []sighting.FileContents{{Path: "p", Content: sighting.TextContent(text)}}})
 		require.NoError(t, err)
 		require.Equal(t, string(want), got.String(), "text %q", text)

@@ -44,11 +44,11 @@ func WriteText(ctx context.Context, w io.Writer, v *helm.Voyage) error {
 	info := v.Info()
 	h := logbook.Header{
 		Intent: info.Intent, Identity: info.Identity, Created: info.Created,
-		Status: string(info.Status), CompletedAt: info.CompletedAt,
-		Outcome: string(info.Outcome), Summary: info.Summary,
+		Status: info.Status, CompletedAt: info.CompletedAt,
+		Outcome: info.Outcome, Summary: info.Summary,
 	}
 	for _, t := range info.Lifecycle {
-		h.Lifecycle = append(h.Lifecycle, logbook.Change{Status: string(t.Status), At: t.At, Who: t.Who, Reason: t.Reason})
+		h.Lifecycle = append(h.Lifecycle, logbook.Change(t))
 	}
 	entries, err := collect(v.Entries(ctx, nil))
 	if err != nil {

@@ -1,6 +1,6 @@
 // Package transcript merges the events of several voyages into one
-// timeline (seed 003's event collector), and computes a crew's figures
-// over it (Stats): critical steps, parallelism, each identity's part.
+// timeline (Read, Follow), and computes a crew's figures over it
+// (StatsOf): critical steps, parallelism, each identity's part.
 //
 // It reads voyages through the root package's read path only
 // (helm.Voyage.Events and Follow). Each Line is one event of one voyage,

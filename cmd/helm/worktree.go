@@ -87,7 +87,7 @@ func (c *voyageCleanCommand) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := v.RemoveWorktree(ctx, who, helm.RemoveWorktreeOptions{Force: c.force, Git: git}); err != nil {
+	if err := v.RemoveWorktree(ctx, who, &helm.RemoveWorktreeOptions{Force: c.force, Git: git}); err != nil {
 		var held *helm.WorktreeError
 		if errors.As(err, &held) {
 			return &hinted{Err: err, Hint: keepWorkHint(info.ID, held)}

@@ -122,7 +122,7 @@ func Seed(ctx context.Context, dir string) (*Seeded, error) {
 	s.Main = main.ID()
 	r.observe(main, must(marks.NewContext("crash report: nil pointer dereference in widget.Init")), Ann, env)
 	r.observe(main, must(marks.NewFileContents("widget/init.go", "go.mod")), Ann, env)
-	r.observe(main, must(marks.NewDirectoryTree(".", marks.DirectoryTreeOptions{})), Ann, env)
+	r.observe(main, must(marks.NewDirectoryTree(".", nil)), Ann, env)
 	exit := 1
 	r.record(main, helm.Observation{
 		Mark: must(marks.NewCommand("", "go", "test", "./widget")),

@@ -156,7 +156,7 @@ var Kinds = []*Kind{
 		},
 		Build: func(_ context.Context, p *Params, _ Repo) (marks.Mark, error) {
 			// A negative depth is refused there: exit 2.
-			return marks.NewDirectoryTree(p.Root, marks.DirectoryTreeOptions{Skip: p.Skip, MaxDepth: p.MaxDepth})
+			return marks.NewDirectoryTree(p.Root, &marks.DirectoryTreeOptions{Skip: p.Skip, MaxDepth: p.MaxDepth})
 		},
 	},
 	{

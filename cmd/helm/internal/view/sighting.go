@@ -51,7 +51,7 @@ var streamedMembers = []string{"text", "stdout", "stderr", "description", "body"
 // address, and decodes it with its long texts left in the store. The
 // caller closes it.
 func skimSighting(ctx context.Context, v *helm.Voyage, hash string) (*sighting.Skimmed, error) {
-	sk, err := sighting.Skim(func() (io.ReadCloser, error) { return v.OpenArtifact(ctx, hash) }, sighting.SkimOptions{Members: streamedMembers})
+	sk, err := sighting.Skim(func() (io.ReadCloser, error) { return v.OpenArtifact(ctx, hash) }, &sighting.SkimOptions{Members: streamedMembers})
 	switch {
 	case err == nil:
 		return sk, nil

@@ -20,7 +20,7 @@ func renderSkimmed(t *testing.T, data []byte, long int) string {
 	t.Helper()
 	sk, err := sighting.Skim(func() (io.ReadCloser, error) {
 		return io.NopCloser(iotest.OneByteReader(bytes.NewReader(data))), nil
-	}, sighting.SkimOptions{Long: long, Members: streamedMembers})
+	}, &sighting.SkimOptions{Long: long, Members: streamedMembers})
 	require.NoError(t, err)
 	defer sk.Close()
 	var b strings.Builder
