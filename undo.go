@@ -13,11 +13,6 @@ import (
 	"github.com/helmlog/helm/redact"
 )
 
-// Inverse is how to take an action back, as recorded with its outcome:
-// the action that does it (its kind and parameters), or why there is
-// none.
-type Inverse = logbook.Inverse
-
 // Invertible is an action that says how to take back what it did. Once
 // Perform succeeds, the voyage asks it for the inverse of what it left
 // in the world and records that with the outcome; Undoable reads it back.
@@ -27,7 +22,7 @@ type Invertible interface {
 	// Inverse returns the action that takes back what Perform did, given
 	// its result, or, when there is none, why (Inverse.None). An error
 	// is recorded as the reason there is none; the action stays performed.
-	Inverse(ctx context.Context, result logbook.ActionResult) (Inverse, error)
+	Inverse(ctx context.Context, result logbook.ActionResult) (logbook.Inverse, error)
 }
 
 // Undoable returns how to take back the action of entry n, as it was
@@ -38,10 +33,10 @@ type Invertible interface {
 // being undone. Perform the undo with PerformOptions.Undoes set to n.
 // It first folds in what others recorded since the views were brought
 // up to date, as a change does: the entry may be theirs.
-func (v *Voyage) Undoable(ctx context.Context, n int) (Inverse, error) {
+func (v *Voyage) Undoable(ctx context.Context, n int) (logbook.Inverse, error) {
 	op := fmt.Sprintf("undo entry %d", n)
 	if err := v.refresh(ctx); err != nil {
-		return Inverse{}, v.fail(op, err, hint.Hint{})
+		return logbook.Inverse{}, v.fail(op, err, hint.Hint{})
 	}
 	v.mu.Lock()
 	err := v.loadView(ctx, projection.SectionEntries)
@@ -49,13 +44,13 @@ func (v *Voyage) Undoable(ctx context.Context, n int) (Inverse, error) {
 	if err == nil {
 		a, err = undoable(v.st.Entries, n)
 	}
-	var inv Inverse
+	var inv logbook.Inverse
 	if err == nil {
 		inv = *a.Inverse
 	}
 	v.mu.Unlock()
 	if err != nil {
-		return Inverse{}, v.fail(op, err, hint.Hint{})
+		return logbook.Inverse{}, v.fail(op, err, hint.Hint{})
 	}
 	return inv, nil
 }
@@ -107,9 +102,9 @@ func undoable(entries []logbook.Entry, n int) (*logbook.ActionRecord, error) {
 // else what an Invertible action declares (nil: it declares nothing),
 // checked against red, the home's redactor (every text stored is
 // redacted, and parameters redacted would undo something else).
-func inverseOf(ctx context.Context, red *redact.Redactor, a Action, result logbook.ActionResult, undoes int) *Inverse {
+func inverseOf(ctx context.Context, red *redact.Redactor, a Action, result logbook.ActionResult, undoes int) *logbook.Inverse {
 	if undoes != 0 {
-		return &Inverse{None: fmt.Sprintf("it is the undo of entry %d, and an undo is not undone: perform that action again instead", undoes)}
+		return &logbook.Inverse{None: fmt.Sprintf("it is the undo of entry %d, and an undo is not undone: perform that action again instead", undoes)}
 	}
 	ia, ok := a.(Invertible)
 	if !ok {
@@ -118,14 +113,14 @@ func inverseOf(ctx context.Context, red *redact.Redactor, a Action, result logbo
 	inv, err := ia.Inverse(ctx, result)
 	switch {
 	case err != nil:
-		return &Inverse{None: "helm could not tell how to take it back: " + err.Error()}
+		return &logbook.Inverse{None: "helm could not tell how to take it back: " + err.Error()}
 	case (inv.Kind == "") == (inv.None == ""):
-		return &Inverse{None: fmt.Sprintf("its action named no single way to take it back (kind %q, none %q)", inv.Kind, inv.None)}
+		return &logbook.Inverse{None: fmt.Sprintf("its action named no single way to take it back (kind %q, none %q)", inv.Kind, inv.None)}
 	case len(inv.Params) > 0 && !json.Valid(inv.Params):
-		return &Inverse{None: "its action named parameters to take it back that are not JSON"}
+		return &logbook.Inverse{None: "its action named parameters to take it back that are not JSON"}
 	}
 	if redacted, n := red.JSON(inv.Params); n > 0 {
-		return &Inverse{None: "the way to take it back holds what looks like a secret (" + strings.Join(secretRules(redacted), ", ") + "), which helm does not store"}
+		return &logbook.Inverse{None: "the way to take it back holds what looks like a secret (" + strings.Join(secretRules(redacted), ", ") + "), which helm does not store"}
 	}
 	return &inv
 }

@@ -35,15 +35,15 @@ func (a *openThing) Perform(context.Context) (logbook.ActionResult, error) {
 	}
 	return logbook.ActionResult{Number: a.Number}, nil
 }
-func (a *openThing) Inverse(_ context.Context, res logbook.ActionResult) (helm.Inverse, error) {
+func (a *openThing) Inverse(_ context.Context, res logbook.ActionResult) (logbook.Inverse, error) {
 	if a.invErr != nil {
-		return helm.Inverse{}, a.invErr
+		return logbook.Inverse{}, a.invErr
 	}
 	if a.none != "" {
-		return helm.Inverse{None: a.none}, nil
+		return logbook.Inverse{None: a.none}, nil
 	}
 	params, err := json.Marshal(closeThing{Number: res.Number})
-	return helm.Inverse{Kind: "close-issue", Params: params}, err
+	return logbook.Inverse{Kind: "close-issue", Params: params}, err
 }
 
 // partly opens a pull request, then fails to request its reviews.
@@ -89,7 +89,7 @@ func TestUndoIsAnActionLinkedToTheEntryItTakesBack(t *testing.T) {
 	e, err := v.Perform(ctx, &openThing{Number: 7}, who, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, e.N)
-	assert.Equal(t, &helm.Inverse{Kind: "close-issue", Params: json.RawMessage(`{"number":7}`)}, e.Action.Inverse)
+	assert.Equal(t, &logbook.Inverse{Kind: "close-issue", Params: json.RawMessage(`{"number":7}`)}, e.Action.Inverse)
 
 	u, err := v.Perform(ctx, undoOf(t, v, 1), who, &helm.PerformOptions{Undoes: 1, Why: "opened by mistake"})
 	require.NoError(t, err)

@@ -67,7 +67,7 @@ type Action struct {
 	// Inverse is how the action can be taken back, as recorded with its
 	// outcome; Undoes the entry it takes back, UndoneBy the entry that
 	// took it back (0: none).
-	Inverse  *helm.Inverse
+	Inverse  *logbook.Inverse
 	Undoes   int
 	UndoneBy int
 }

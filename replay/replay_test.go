@@ -26,10 +26,10 @@ var who = voyagetest.Who
 // to take it back.
 type invertible struct {
 	voyagetest.Action
-	inverse helm.Inverse
+	inverse logbook.Inverse
 }
 
-func (a *invertible) Inverse(context.Context, logbook.ActionResult) (helm.Inverse, error) {
+func (a *invertible) Inverse(context.Context, logbook.ActionResult) (logbook.Inverse, error) {
 	return a.inverse, nil
 }
 
@@ -56,7 +56,7 @@ func everyView(t *testing.T, h *helm.Home) *helm.Voyage {
 	_, err = v.Challenge(ctx, 1, helm.Challenge{Feedback: "It is the caller's check.", Reading: "Callers of init() pass nil."}, voyagetest.Bob)
 	require.NoError(t, err)
 	voyagetest.Perform(t, v, &invertible{voyagetest.Action{Of: "create-issue", Number: 7, Result: logbook.ActionResult{Number: 7}},
-		helm.Inverse{Kind: "close-issue", Params: []byte(`{"number":7}`)}}, who, "to track it")
+		logbook.Inverse{Kind: "close-issue", Params: []byte(`{"number":7}`)}}, who, "to track it")
 	voyagetest.Perform(t, v, &voyagetest.Action{Of: "close-issue", Number: 7, Result: logbook.ActionResult{Number: 7}}, who, "opened twice")
 	voyagetest.Perform(t, v, &voyagetest.Action{Of: "push", Fail: errors.New("remote rejected")}, who, "")
 	_, err = v.Perform(ctx, &voyagetest.Action{Of: "close-issue", Number: 7}, who, &helm.PerformOptions{Undoes: 2})

@@ -293,7 +293,7 @@ func TestReportDiffFollowsUndoneCommits(t *testing.T) {
 		require.NoError(t, err)
 		return r.Diff.Head
 	}
-	inverse := helm.Inverse{Kind: "reset-commit", Params: []byte(`{"sha":"` + head + `"}`)}
+	inverse := logbook.Inverse{Kind: "reset-commit", Params: []byte(`{"sha":"` + head + `"}`)}
 	perform(t, v, &invertibleWorldAction{worldAction{Of: "commit", Result: logbook.ActionResult{SHA: head}}, inverse}, who, "") // 1
 	require.Equal(t, head, headOf())
 	undo(1, &worldAction{Of: "reset-commit", Result: logbook.ActionResult{SHA: base, Branch: "main"}}) // 2
@@ -305,7 +305,7 @@ func TestReportDiffFollowsUndoneCommits(t *testing.T) {
 	undo(3, &worldAction{Of: "revert-commit", Result: logbook.ActionResult{SHA: revert, Branch: "main"}})                        // 4
 	assert.Equal(t, revert, headOf(), "the revert commit")
 	perform(t, v, &invertibleWorldAction{worldAction{Of: "push", Result: logbook.ActionResult{SHA: revert, Branch: "main"}},
-		helm.Inverse{Kind: "delete-remote-branch", Params: []byte(`{"branch":"main","sha":"` + revert + `"}`)}}, who, "") // 5
+		logbook.Inverse{Kind: "delete-remote-branch", Params: []byte(`{"branch":"main","sha":"` + revert + `"}`)}}, who, "") // 5
 	undo(5, &worldAction{Of: "delete-remote-branch", Result: logbook.ActionResult{SHA: revert, Branch: "main"}}) // 6
 	assert.Equal(t, revert, headOf(), "a branch deleted on the remote moves no head")
 }
@@ -313,9 +313,9 @@ func TestReportDiffFollowsUndoneCommits(t *testing.T) {
 // invertibleWorldAction is a worldAction that declares its inverse.
 type invertibleWorldAction struct {
 	worldAction
-	inverse helm.Inverse
+	inverse logbook.Inverse
 }
 
-func (a *invertibleWorldAction) Inverse(context.Context, logbook.ActionResult) (helm.Inverse, error) {
+func (a *invertibleWorldAction) Inverse(context.Context, logbook.ActionResult) (logbook.Inverse, error) {
 	return a.inverse, nil
 }

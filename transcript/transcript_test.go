@@ -508,8 +508,8 @@ func (a *openThing) Kind() string { return "create-issue" }
 func (a *openThing) Perform(context.Context) (logbook.ActionResult, error) {
 	return logbook.ActionResult{Number: a.Number}, nil
 }
-func (a *openThing) Inverse(_ context.Context, res logbook.ActionResult) (helm.Inverse, error) {
-	return helm.Inverse{Kind: "close-issue", Params: json.RawMessage(fmt.Sprintf(`{"number":%d}`, res.Number))}, nil
+func (a *openThing) Inverse(_ context.Context, res logbook.ActionResult) (logbook.Inverse, error) {
+	return logbook.Inverse{Kind: "close-issue", Params: json.RawMessage(fmt.Sprintf(`{"number":%d}`, res.Number))}, nil
 }
 
 // closeThing takes back an openThing.
