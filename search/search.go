@@ -71,18 +71,22 @@ type Hit struct {
 	Seq    uint64            `json:"seq,omitempty"`
 	At     time.Time         `json:"at"`
 	Who    logbook.Who       `json:"who"`
-	Kind   logbook.EntryKind `json:"kind"`
+	Kind   Kind              `json:"kind"`
 	Text   string            `json:"text"`
 }
 
-// The kinds of a hit that is not a logbook entry (its N is 0), besides
-// the entry kinds (logbook.EntryBearing, ...).
+// Kind says what a hit is: a logbook entry, by its entry kind
+// (Kind(logbook.EntryBearing), ...), or one of the kinds below, which
+// are no entry (the hit's N is 0).
+type Kind string
+
+// The kinds of a hit that is not a logbook entry.
 const (
 	// KindVoyage is the kind of a hit on a voyage's intent, at its start.
-	KindVoyage logbook.EntryKind = "voyage"
+	KindVoyage Kind = "voyage"
 	// KindStatus is the kind of a hit on the reason of a change of a
 	// voyage's status (a completion's summary, why it was resumed).
-	KindStatus logbook.EntryKind = "status"
+	KindStatus Kind = "status"
 )
 
 // Run finds the logbook entries of every voyage of home h that match q,
@@ -247,7 +251,7 @@ func searchVoyage(ctx context.Context, h *helm.Home, id string, m *matcher) ([]H
 	if err != nil {
 		return nil, err
 	}
-	hit := func(n int, seq uint64, at time.Time, who logbook.Who, kind logbook.EntryKind, text string) Hit {
+	hit := func(n int, seq uint64, at time.Time, who logbook.Who, kind Kind, text string) Hit {
 		return Hit{Voyage: info.ID, Intent: info.Intent, Status: info.Status, N: n, Seq: seq, At: at, Who: who, Kind: kind, Text: oneLine(text)}
 	}
 	var hits []Hit
@@ -272,7 +276,7 @@ func searchVoyage(ctx context.Context, h *helm.Home, id string, m *matcher) ([]H
 	}
 	for _, e := range entries {
 		if text, ok := m.matchEntry(e); ok {
-			hits = append(hits, hit(e.N, e.Seq, e.At, e.Who, e.Kind, text))
+			hits = append(hits, hit(e.N, e.Seq, e.At, e.Who, Kind(e.Kind), text))
 		}
 	}
 	return hits, nil

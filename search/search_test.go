@@ -147,7 +147,7 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, hits, 2)
 	assert.Equal(t, search.Hit{Voyage: a, Intent: "Resolve #42: fix widget crash", Status: logbook.StatusCompleted, N: 2, Seq: hits[0].Seq,
-		At: hits[0].At, Who: bob, Kind: logbook.EntryNote, Text: "Waiting for CI on PR #45."}, hits[0])
+		At: hits[0].At, Who: bob, Kind: search.Kind(logbook.EntryNote), Text: "Waiting for CI on PR #45."}, hits[0])
 	assert.NotZero(t, hits[0].Seq)
 	assert.Equal(t, logbook.StatusActive, hits[1].Status)
 }

@@ -66,7 +66,7 @@ func TestSearchPrintsOneLinePerHit(t *testing.T) {
 	require.Len(t, hits, 3)
 	assert.Equal(t, fix, hits[0].Voyage)
 	assert.Equal(t, 2, hits[0].N)
-	assert.Equal(t, logbook.EntryNote, hits[0].Kind)
+	assert.Equal(t, search.Kind(logbook.EntryNote), hits[0].Kind)
 	assert.Equal(t, "Opened PR #45; waiting for CI.", hits[0].Text)
 	assert.Equal(t, review, hits[1].Voyage)
 	assert.Equal(t, search.KindVoyage, hits[1].Kind)
