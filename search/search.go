@@ -64,15 +64,15 @@ type Query struct {
 // the field holding the text. Status is the voyage's. Its JSON form is
 // stable.
 type Hit struct {
-	Voyage string            `json:"voyage"`
-	Intent string            `json:"intent"`
-	Status logbook.Status    `json:"status"`
-	N      int               `json:"n"`
-	Seq    uint64            `json:"seq,omitempty"`
-	At     time.Time         `json:"at"`
-	Who    logbook.Who       `json:"who"`
-	Kind   Kind              `json:"kind"`
-	Text   string            `json:"text"`
+	Voyage string         `json:"voyage"`
+	Intent string         `json:"intent"`
+	Status logbook.Status `json:"status"`
+	N      int            `json:"n"`
+	Seq    uint64         `json:"seq,omitempty"`
+	At     time.Time      `json:"at"`
+	Who    logbook.Who    `json:"who"`
+	Kind   Kind           `json:"kind"`
+	Text   string         `json:"text"`
 }
 
 // Kind says what a hit is: a logbook entry, by its entry kind
