@@ -24,6 +24,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/ghtest"
+	"github.com/helmlog/helm/internal/hometest"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
@@ -597,39 +598,6 @@ func corpusViews(t *testing.T, h *helm.Home) map[string]corpusView {
 	return out
 }
 
-// asOf brings the golden views of a corpus entry and the views read
-// today to what both can say: the voyage's description gained fields
-// since some entries were written (its lifecycle, crew, last event), which
-// are compared where the golden has them; and the status of a voyage
-// completed with another outcome is that outcome today (golden files
-// written before said "completed" with outcome "blocked").
-func asOf(t *testing.T, golden, got []byte) (string, string) {
-	t.Helper()
-	var want, have map[string]map[string]any
-	require.NoError(t, json.Unmarshal(golden, &want))
-	require.NoError(t, json.Unmarshal(got, &have))
-	for id, w := range want {
-		wi, _ := w["info"].(map[string]any)
-		hi, _ := have[id]["info"].(map[string]any)
-		if wi == nil || hi == nil {
-			continue
-		}
-		if wi["status"] == "completed" && wi["outcome"] != nil {
-			wi["status"] = wi["outcome"]
-		}
-		for k := range hi {
-			if _, ok := wi[k]; !ok {
-				delete(hi, k)
-			}
-		}
-	}
-	a, err := json.Marshal(want)
-	require.NoError(t, err)
-	b, err := json.Marshal(have)
-	require.NoError(t, err)
-	return string(a), string(b)
-}
-
 // copyTree copies a corpus home to a temporary directory, so that tests
 // may write to it.
 func copyTree(t *testing.T, src string) string {
@@ -656,7 +624,7 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 			require.NoError(t, err)
 			got, err := json.MarshalIndent(corpusViews(t, h), "", "  ")
 			require.NoError(t, err)
-			wantJSON, gotJSON := asOf(t, data, got)
+			wantJSON, gotJSON := hometest.AsOf(t, data, got)
 			assert.JSONEq(t, wantJSON, gotJSON, "views of the corpus voyages")
 			ids := make([]string, 0, len(want))
 			for id := range want {

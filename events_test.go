@@ -16,50 +16,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/hometest"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
-	"github.com/helmlog/helm/store/storetest"
 )
-
-// readPathHomes opens two homes in dir for the read path's tests: one on
-// disk, one shared (a store's voyages), each with a second opener, as
-// another process would be.
-func readPathHomes(t *testing.T) []struct {
-	name        string
-	home, other func() *helm.Home
-} {
-	t.Helper()
-	dir := t.TempDir()
-	st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
-	disk := func() *helm.Home {
-		h, err := helm.Open(filepath.Join(dir, "disk"), &helm.Options{NoSync: true})
-		require.NoError(t, err)
-		return h
-	}
-	shared := func(local string) func() *helm.Home {
-		return func() *helm.Home {
-			h, err := helm.OpenStore(filepath.Join(dir, local), st, "the test's store", &helm.Options{NoSync: true})
-			require.NoError(t, err)
-			return h
-		}
-	}
-	return []struct {
-		name        string
-		home, other func() *helm.Home
-	}{
-		{"disk", disk, disk},
-		{"shared", shared("a"), shared("b")},
-	}
-}
 
 // TestEventsYieldsTheLogInOrder: Events yields every event of the log
 // from the seq asked, each with its seq, decoded; artifacts' bytes are
 // no event, their storage events are; from 0 and 1 mean the first.
 func TestEventsYieldsTheLogInOrder(t *testing.T) {
 	ctx := context.Background()
-	for _, home := range readPathHomes(t) {
-		t.Run(home.name, func(t *testing.T) {
-			v, err := home.home().Start(ctx, "Resolve #42", helm.OpenWaters, who, nil)
+	for _, home := range hometest.Homes(t) {
+		t.Run(home.Name, func(t *testing.T) {
+			v, err := home.Home().Start(ctx, "Resolve #42", helm.OpenWaters, who, nil)
 			require.NoError(t, err)
 			defer v.Close()
 			_, err = v.Observe(ctx, &note{Topic: "crash", Text: "nil config"}, who, nil)
@@ -170,9 +139,9 @@ func TestEventsNamesTheDamage(t *testing.T) {
 // are appended, until its context ends: then ctx's error, last.
 func TestFollowSeesWhatAnotherHomeAppends(t *testing.T) {
 	ctx := context.Background()
-	for _, home := range readPathHomes(t) {
-		t.Run(home.name, func(t *testing.T) {
-			h := home.home()
+	for _, home := range hometest.Homes(t) {
+		t.Run(home.Name, func(t *testing.T) {
+			h := home.Home()
 			v, err := h.Start(ctx, "Resolve #42", helm.OpenWaters, who, nil)
 			require.NoError(t, err)
 			defer v.Close()
@@ -194,7 +163,7 @@ func TestFollowSeesWhatAnotherHomeAppends(t *testing.T) {
 				done <- nil
 			}()
 
-			wv, err := home.other().Voyage(ctx, v.ID())
+			wv, err := home.Other().Voyage(ctx, v.ID())
 			require.NoError(t, err)
 			defer wv.Close()
 			_, err = wv.Note(ctx, "appended by another", who)

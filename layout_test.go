@@ -158,7 +158,8 @@ func TestCLIImportsTheFacadeAndItsFeatures(t *testing.T) {
 
 // TestRootImportsNoFeature: the root is the facade; what reads voyages
 // is built on it, never the other way round. Its own tests test the
-// facade alone, so they import none either.
+// facade alone, so they import none either (internal/hometest, which
+// opens homes and compares views, they may).
 func TestRootImportsNoFeature(t *testing.T) {
 	for path, imports := range importsOf(t, "*.go", true) {
 		for _, p := range imports {

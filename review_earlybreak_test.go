@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/hometest"
 )
 
 // readPathVoyage records a voyage with a story, a large artifact (in the
@@ -47,14 +48,14 @@ func settledGoroutines(n int) int {
 // goroutine behind and no lock held: the same handle, and another
 // home's, change the voyage afterwards. On disk and in a shared store.
 func TestIteratorsLeftEarlyReleaseEverything(t *testing.T) {
-	for _, home := range readPathHomes(t) {
-		t.Run(home.name, func(t *testing.T) {
+	for _, home := range hometest.Homes(t) {
+		t.Run(home.Name, func(t *testing.T) {
 			ctx := context.Background()
-			id := readPathVoyage(t, home.home())
-			reader, err := home.other().Voyage(ctx, id)
+			id := readPathVoyage(t, home.Home())
+			reader, err := home.Other().Voyage(ctx, id)
 			require.NoError(t, err)
 			defer reader.Close()
-			writer, err := home.home().Voyage(ctx, id)
+			writer, err := home.Home().Voyage(ctx, id)
 			require.NoError(t, err)
 			defer writer.Close()
 			base := runtime.NumGoroutine()
@@ -130,7 +131,7 @@ func TestIteratorsLeftEarlyReleaseEverything(t *testing.T) {
 				}
 			}()
 			var archive bytes.Buffer
-			require.NoError(t, home.other().Export(ctx, id, &archive))
+			require.NoError(t, home.Other().Export(ctx, id, &archive))
 			<-done
 			into, err := helm.Open(t.TempDir(), &helm.Options{NoSync: true})
 			require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/hometest"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/replay"
 )
@@ -21,39 +22,6 @@ type corpusView struct {
 	Story     string                      `json:"story"`
 	Slate     []logbook.ObservationRecord `json:"slate"`
 	Artifacts map[string]string           `json:"artifacts"` // hash -> SHA-256 of the bytes Artifact returns
-}
-
-// asOf brings the golden views of a corpus entry and the views read
-// today to what both can say: the voyage's description gained fields
-// since some entries were written (its lifecycle, crew, last event), which
-// are compared where the golden has them; and the status of a voyage
-// completed with another outcome is that outcome today (golden files
-// written before said "completed" with outcome "blocked").
-func asOf(t *testing.T, golden, got []byte) (string, string) {
-	t.Helper()
-	var want, have map[string]map[string]any
-	require.NoError(t, json.Unmarshal(golden, &want))
-	require.NoError(t, json.Unmarshal(got, &have))
-	for id, w := range want {
-		wi, _ := w["info"].(map[string]any)
-		hi, _ := have[id]["info"].(map[string]any)
-		if wi == nil || hi == nil {
-			continue
-		}
-		if wi["status"] == "completed" && wi["outcome"] != nil {
-			wi["status"] = wi["outcome"]
-		}
-		for k := range hi {
-			if _, ok := wi[k]; !ok {
-				delete(hi, k)
-			}
-		}
-	}
-	a, err := json.Marshal(want)
-	require.NoError(t, err)
-	b, err := json.Marshal(have)
-	require.NoError(t, err)
-	return string(a), string(b)
 }
 
 // TestCorpusExportsReplayToTheGoldenViews replays the JSONL exports that
@@ -108,7 +76,7 @@ func TestCorpusExportsReplayToTheGoldenViews(t *testing.T) {
 			require.NoError(t, err)
 			gotJSON, err := json.Marshal(got)
 			require.NoError(t, err)
-			a, b := asOf(t, wantJSON, gotJSON)
+			a, b := hometest.AsOf(t, wantJSON, gotJSON)
 			assert.JSONEq(t, a, b, "views replayed from the exports")
 		})
 	}

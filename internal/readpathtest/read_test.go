@@ -20,10 +20,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/hometest"
 	"github.com/helmlog/helm/internal/voyagetest"
 	"github.com/helmlog/helm/report"
 	"github.com/helmlog/helm/search"
-	"github.com/helmlog/helm/store/storetest"
 	storydoc "github.com/helmlog/helm/story"
 	"github.com/helmlog/helm/transcript"
 )
@@ -76,14 +76,14 @@ func readPathVoyage(t *testing.T, h *helm.Home) string {
 // transcript.Read, List and Verify.
 func TestEveryReadLeavesTheHomeAsItWas(t *testing.T) {
 	ctx := context.Background()
-	for _, home := range readPathHomes(t) {
-		t.Run(home.name, func(t *testing.T) {
-			id := readPathVoyage(t, home.home())
-			root := filepath.Dir(home.home().Dir())
+	for _, home := range hometest.Homes(t) {
+		t.Run(home.Name, func(t *testing.T) {
+			id := readPathVoyage(t, home.Home())
+			root := filepath.Dir(home.Home().Dir())
 			time.Sleep(20 * time.Millisecond) // a write after this shows in an mtime
 			before := statTree(t, root)
 
-			h := home.other()
+			h := home.Other()
 			reads := []struct {
 				name string
 				read func(*testing.T, *helm.Home)
@@ -150,37 +150,6 @@ func TestEveryReadLeavesTheHomeAsItWas(t *testing.T) {
 				assert.Equal(t, before, statTree(t, root), "%s wrote to the home", r.name)
 			}
 		})
-	}
-}
-
-// readPathHomes opens two homes for the read path's tests: one on disk,
-// one shared (a store's voyages), each with a second opener, as another
-// process would be.
-func readPathHomes(t *testing.T) []struct {
-	name        string
-	home, other func() *helm.Home
-} {
-	t.Helper()
-	dir := t.TempDir()
-	st := storetest.OpenDir(filepath.Join(dir, "shared"), &storetest.DirOptions{NoSync: true})
-	disk := func() *helm.Home {
-		h, err := helm.Open(filepath.Join(dir, "disk"), &helm.Options{NoSync: true})
-		require.NoError(t, err)
-		return h
-	}
-	shared := func(local string) func() *helm.Home {
-		return func() *helm.Home {
-			h, err := helm.OpenStore(filepath.Join(dir, local), st, "the test's store", &helm.Options{NoSync: true})
-			require.NoError(t, err)
-			return h
-		}
-	}
-	return []struct {
-		name        string
-		home, other func() *helm.Home
-	}{
-		{"disk", disk, disk},
-		{"shared", shared("a"), shared("b")},
 	}
 }
 
