@@ -174,7 +174,9 @@ func (r *Redactor) spans(s string) []span {
 	r.lits.each(s, func(lit, start int) { sc.hits = append(sc.hits, hit{start: start, lit: lit}) })
 	add := func(i int, fs []finding) {
 		for _, f := range fs {
-			if f.hide[0] >= f.hide[1] || strings.HasPrefix(s[f.hide[0]:f.hide[1]], "[REDACTED:") {
+			// A value holding a marker was judged when the marker was
+			// put there: hiding it again would not be idempotent.
+			if f.hide[0] >= f.hide[1] || strings.Contains(s[f.hide[0]:f.hide[1]], "[REDACTED:") {
 				continue
 			}
 			name := f.name
