@@ -2,9 +2,11 @@ package helm
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/segment"
 )
 
@@ -118,6 +120,9 @@ type journal interface {
 	// status reports what the journal knows of its log beyond the
 	// events: a torn tail, the cuts made, the writes.
 	status() StorageInfo
+	// head returns the chain's head (package chain) after the last record
+	// of the log as this handle last saw it.
+	head(ctx context.Context) (chain.Head, error)
 	// close writes the caches a writer keeps, if this handle changed the
 	// voyage, and releases the journal.
 	close(ctx context.Context) error
@@ -144,3 +149,17 @@ func (e *appendError) Unwrap() error { return e.err }
 // its magic), so that a voyage imported into a shared store and stowing
 // more there never names two copies alike.
 func sharedOffset(seq uint64) int64 { return int64(1<<62 | seq) }
+
+// scanHead computes the chain's head of voyage id by reading its whole
+// log from the first record.
+func scanHead(ctx context.Context, j journal, id string) (chain.Head, error) {
+	h := chain.Head{Hash: chain.Genesis(id)}
+	err := j.Scan(ctx, 1, func(r segment.Record) error {
+		if r.Reclaimed {
+			return fmt.Errorf("voyage %s: record %d was reclaimed and its digest is not kept: its chain cannot be computed", id, r.Seq)
+		}
+		h = chain.Head{Seq: r.Seq, Hash: chain.Link(h.Hash, r.Seq, r.Data)}
+		return nil
+	})
+	return h, err
+}

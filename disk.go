@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/internal/homeindex"
@@ -321,6 +322,10 @@ func (j *diskJournal) check(_ context.Context, ref artifact.Ref) *DamageError {
 }
 
 func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) { j.verifySnapshot(ctx, rep) }
+
+func (j *diskJournal) head(ctx context.Context) (chain.Head, error) {
+	return scanHead(ctx, j, j.v.id)
+}
 
 func (j *diskJournal) status() StorageInfo {
 	s := j.log.Stats()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
@@ -255,6 +256,10 @@ func (j *sharedJournal) verify(_ context.Context, rep *VerifyReport) {
 
 // status: a shared store's appends are whole or absent (no torn tail, no
 // cut); each unit is one request the store makes durable.
+func (j *sharedJournal) head(ctx context.Context) (chain.Head, error) {
+	return scanHead(ctx, j, j.v.id)
+}
+
 func (j *sharedJournal) status() StorageInfo {
 	n := j.units.Load()
 	return StorageInfo{Writes: WriteStats{Units: n, Records: j.records.Load(), Syncs: n}}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
@@ -82,6 +83,15 @@ func (v *Voyage) Storage() StorageInfo {
 	st := v.rec.status()
 	st.Dir = v.dir
 	return st
+}
+
+// Head returns where the voyage's tamper-evident chain stands: the seq
+// of its last record and the chain's link after it (package chain), as
+// this handle last saw the log. A head held outside the home — a commit
+// trailer, a pull request body, a line pasted elsewhere — is a witness
+// that Home.Verify checks the voyage against.
+func (v *Voyage) Head(ctx context.Context) (chain.Head, error) {
+	return v.rec.head(ctx)
 }
 
 // StorageInfo is what a Voyage handle knows of how its voyage is stored.
