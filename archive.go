@@ -3,6 +3,7 @@ package helm
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -25,33 +27,56 @@ import (
 // voyage — every event and the stored bytes of every artifact it still
 // holds — from which Home.Import makes the voyage again in another home.
 //
-//	line 1          {"helm_export":1,"voyage_id":ID,"events":N,"artifacts":M}
+//	line 1          {"helm_export":2,"voyage_id":ID,"events":N,"stubs":K,"artifacts":M,"head":{"seq":S,"hash":H}}
 //	N lines         every event in the order it was recorded, as Voyage.Events
-//	                yields it, with "voyage_id" added (the transcript's line):
-//	                the artifacts' events (stowed, reduced, jettisoned) too
+//	                yields it, with "voyage_id" added (the transcript's line)
+//	                and "record": the base64 of the event's bytes exactly as
+//	                the log stores them: the artifacts' events (stowed,
+//	                reduced, jettisoned) too
+//	K lines         {"stub":{"seq":Q,"size":L,"digest":D}}: every blob record
+//	                whose bytes the archive leaves out (a jettisoned
+//	                artifact's), by its length and BLAKE3 digest
 //	M lines         {"artifact":{"hash":H,"size":S,"encoding":"zstd","data":B}}
 //	                every artifact the voyage holds the bytes of, in the
 //	                order it was stored: B is the base64 of its stored,
 //	                zstd-compressed bytes, H the BLAKE3 of the uncompressed
 //	                bytes and S their size
-//	last line       {"helm_export_end":1,"digest":D}: D is the BLAKE3 (hex)
+//	last line       {"helm_export_end":2,"digest":D}: D is the BLAKE3 (hex)
 //	                of every byte before this line
+//
+// The head is the voyage's chain (package chain) after its last event, as
+// Voyage.Head gives it: every record of the log, by seq — the events'
+// records, the blob records an artifact line holds the bytes of (a blob
+// record is one byte, then the stored bytes) and the stubs' digests —
+// links into it, so Import recomputes the chain from the archive alone
+// and refuses one whose head is not the one it claims: an edit anywhere
+// in the voyage's records changes the head, and a head held elsewhere (a
+// witness) tells an edited archive whose head was recomputed too. A
+// voyage whose chain cannot be computed (a record reclaimed by a helm
+// that kept no digest of it) is archived without a head and without
+// stubs: such an archive, like one of format 1, carries no chain.
 //
 // A jettisoned artifact's bytes are left out: its events say that it was
 // jettisoned, and why. The keys are written in this order and the artifact
 // lines exactly in this form, so that a reader can stream an artifact's
-// data of any size; the digest makes any change to the file, anywhere,
-// detectable.
+// data of any size; the digest makes an accidental change to the file,
+// anywhere, detectable.
+//
+// Format 1 (helm before the chain) has no "stubs" or "head" in its header
+// and no "record" in its event lines; Import still reads it, and says the
+// archive carries no chain.
 
 // archiveVersion is the archive format's version: the header's
 // "helm_export" and the trailer's "helm_export_end".
-const archiveVersion = 1
+const archiveVersion = 2
 
 // archiveEvent is an event as an archive holds it: as Events yields it,
 // with its voyage's id (the transcript's line form).
 type archiveEvent struct {
 	VoyageID string `json:"voyage_id"`
 	projection.Event
+	// Record is the event's bytes as the log stores them (format 2).
+	Record []byte `json:"record,omitempty"`
 }
 
 // archiveHeader is an archive's first line.
@@ -59,7 +84,40 @@ type archiveHeader struct {
 	Export    int    `json:"helm_export"`
 	VoyageID  string `json:"voyage_id"`
 	Events    int    `json:"events"`
+	Stubs     int    `json:"stubs,omitempty"`
 	Artifacts int    `json:"artifacts"`
+	// Head is the voyage's chain head after its last event (format 2;
+	// nil: the archive carries no chain).
+	Head *chain.Head `json:"head,omitempty"`
+}
+
+// archiveStub is a blob record whose bytes an archive leaves out: its
+// place in the chain.
+type archiveStub struct {
+	Seq    uint64 `json:"seq"`
+	Size   int    `json:"size"`
+	Digest string `json:"digest"`
+}
+
+// archiveStubLine is a stub's line.
+type archiveStubLine struct {
+	Stub archiveStub `json:"stub"`
+}
+
+// linked is a record's place in the chain: its length and digest.
+type linked struct {
+	n      int
+	digest chain.Hash
+}
+
+// recordLink returns r's length and digest, the chain's link material;
+// false when the log kept neither (a reclaimed record of a format that
+// keeps no digest).
+func recordLink(r segment.Record) (linked, bool) {
+	if r.Reclaimed {
+		return linked{}, false
+	}
+	return linked{len(r.Data), chain.Digest(r.Data)}, true
 }
 
 // archiveTrailer is an archive's last line.
@@ -200,13 +258,18 @@ func (h *Home) Export(ctx context.Context, idOrPrefix string, w io.Writer) error
 func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 	const op = "export archive"
 	dir := v.rec.Dir()
-	// The first pass folds the events afresh: how many there are, and
-	// which stored copies hold the bytes of the artifacts the voyage has.
+	// The first pass folds the events afresh: how many there are, which
+	// stored copies hold the bytes of the artifacts the voyage has, and
+	// the chain up to the last event (with the links of the blob records,
+	// should the archive leave some out).
 	var st projection.State
 	var cs copies
 	var last uint64
 	events := 0
-	err := v.rec.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
+	link, chained := chain.Genesis(v.id), true
+	var head chain.Head
+	blobs := map[uint64]linked{}
+	fold := eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
 		if err := st.Apply(seq, e); err != nil {
 			return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, dir, seq, err)
 		}
@@ -214,7 +277,25 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 		last = seq
 		events++
 		return nil
-	}))
+	})
+	err := v.rec.Scan(ctx, 1, func(r segment.Record) error {
+		if chained {
+			l, ok := recordLink(r)
+			if chained = ok; ok {
+				link = chain.Next(link, r.Seq, l.n, l.digest)
+				if r.Reclaimed || artifact.IsBlob(r.Data) {
+					blobs[r.Seq] = l
+				}
+			}
+		}
+		if err := fold(r); err != nil {
+			return err
+		}
+		if last == r.Seq {
+			head = chain.Head{Seq: r.Seq, Hash: link}
+		}
+		return nil
+	})
 	if err != nil {
 		return v.fail(op, err, hint.Hint{})
 	}
@@ -225,30 +306,62 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return v.fail(op, fmt.Errorf("%w: %v", ErrDamaged, err), hint.Hint{})
 	}
+	// The stubs: the blob records of the copies whose bytes the archive
+	// leaves out.
+	var stubs []archiveStub
+	if chained {
+		isLive := map[int]bool{}
+		for _, i := range live {
+			isLive[i] = true
+		}
+		for i, c := range cs.list {
+			if b := c.ref.Blob; b != 0 && !isLive[i] {
+				l, ok := blobs[b]
+				if !ok {
+					return v.fail(op, fmt.Errorf("%w: the event at seq %d names record %d as its blob record, which the log does not hold as one", ErrDamaged, c.seq, b), hint.Hint{})
+				}
+				stubs = append(stubs, archiveStub{Seq: b, Size: l.n, Digest: l.digest.String()})
+			}
+		}
+		slices.SortFunc(stubs, func(a, b archiveStub) int { return cmp.Compare(a.Seq, b.Seq) })
+	}
 
 	bw := bufio.NewWriterSize(w, 64<<10)
 	sum := blake3.New()
 	out := io.MultiWriter(bw, sum)
-	head, err := json.Marshal(archiveHeader{Export: archiveVersion, VoyageID: v.id, Events: events, Artifacts: len(live)})
+	hdr := archiveHeader{Export: archiveVersion, VoyageID: v.id, Events: events, Stubs: len(stubs), Artifacts: len(live)}
+	if chained {
+		hdr.Head = &head
+	}
+	line, err := json.Marshal(hdr)
 	if err == nil {
-		_, err = out.Write(append(head, '\n'))
+		_, err = out.Write(append(line, '\n'))
 	}
 	if err == nil {
-		err = v.rec.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
-			if seq > last {
+		err = v.rec.Scan(ctx, 1, func(r segment.Record) error {
+			if r.Seq > last {
 				return errFound
 			}
-			e.Seq = seq
-			data, err := json.Marshal(archiveEvent{VoyageID: v.id, Event: *e})
-			if err != nil {
+			return eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
+				e.Seq = seq
+				data, err := json.Marshal(archiveEvent{VoyageID: v.id, Event: *e, Record: r.Data})
+				if err != nil {
+					return err
+				}
+				_, err = out.Write(append(data, '\n'))
 				return err
-			}
-			_, err = out.Write(append(data, '\n'))
-			return err
-		}))
+			})(r)
+		})
 		if errors.Is(err, errFound) {
 			err = nil
 		}
+	}
+	for _, s := range stubs {
+		if err != nil {
+			break
+		}
+		line, _ := json.Marshal(archiveStubLine{s})
+		_, err = out.Write(append(line, '\n'))
 	}
 	if err == nil {
 		err = v.exportArtifacts(ctx, out, &cs, live)

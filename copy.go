@@ -56,7 +56,7 @@ func (h *Home) Copy(ctx context.Context, idOrPrefix string, dst *Home) (CopyRepo
 		pw.CloseWithError(err)
 		exported <- err
 	}()
-	v, n, err := dst.importArchive(ctx, pr, true)
+	v, n, err := dst.importArchive(ctx, pr, true, nil)
 	pr.CloseWithError(errCopied) // an update found up to date reads no further
 	if xerr := <-exported; err != nil {
 		if xerr != nil && !errors.Is(xerr, errCopied) {

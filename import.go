@@ -12,12 +12,16 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/zeebo/blake3"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/segment"
@@ -45,16 +49,31 @@ import (
 // the archive holds them: their address is the hash of their bytes. A
 // jettisoned artifact, whose bytes an archive leaves out, is recorded as
 // Compact leaves one: its bytes reclaimed.
-func (h *Home) Import(ctx context.Context, r io.Reader) (*Voyage, error) {
-	v, _, err := h.importArchive(ctx, r, false)
+func (h *Home) Import(ctx context.Context, r io.Reader, opts *ImportOptions) (*Voyage, error) {
+	var o ImportOptions
+	if opts != nil {
+		o = *opts
+	}
+	v, _, err := h.importArchive(ctx, r, false, o.Witnesses)
 	return v, err
+}
+
+// ImportOptions are Import's options.
+type ImportOptions struct {
+	// Witnesses are heads of the voyage held outside the home (a commit
+	// trailer, a pull request's body, a pasted `helm voyage head`): the
+	// archive's chain must pass through each, or Import refuses it as
+	// tampered (ErrDamaged), naming the witness. An archive that carries
+	// no chain (format 1, or a voyage whose chain could not be computed)
+	// is refused when a witness is given: nothing can be checked against it.
+	Witnesses []chain.Head
 }
 
 // importArchive is Import; when update, a voyage the home holds already
 // is brought up to date with the archive's records after its own, if its
 // events are the archive's first (else it diverged: ErrDiverged). It
 // returns how many records it appended.
-func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Voyage, uint64, error) {
+func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool, witnesses []chain.Head) (*Voyage, uint64, error) {
 	const op = "import voyage"
 	ar := &archiveReader{br: bufio.NewReaderSize(r, 64<<10), sum: blake3.New()}
 	im, err := ar.readHead(ctx)
@@ -62,6 +81,12 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool) (*Vo
 		return nil, 0, &VoyageError{Op: op, Voyage: ar.id, Err: err}
 	}
 	defer im.close()
+	im.witnesses, im.now = witnesses, h.opts.Clock()
+	if len(witnesses) > 0 && im.hdr.Head == nil {
+		return nil, 0, &VoyageError{Op: op, Voyage: im.hdr.VoyageID,
+			Err:  fmt.Errorf("%w: archive line 1: the archive carries no chain (format %d, or a voyage whose chain could not be computed), so witness %s cannot be checked against it", ErrDamaged, im.hdr.Export, witnesses[0]),
+			Hint: hint.Hint{Kind: hint.Verify, Text: "export the voyage again with this helm, or import it without --witness (then nothing checks that it is the voyage the witness saw)"}}
+	}
 	id := im.hdr.VoyageID
 	red, err := h.redactor()
 	if err != nil {
@@ -230,6 +255,17 @@ type importer struct {
 	// that stored the copy.
 	after uint64
 	held  map[uint64]int64
+	// records are the events' bytes as the archive holds them (format
+	// 2; nil otherwise), in the order of events, and asStored says the
+	// record can be written as it is (redacting it changed nothing).
+	records  [][]byte
+	asStored []bool
+	// links are every record's place in the chain, by seq: the events'
+	// and the blob records' (read, or the stubs').
+	links     map[uint64]linked
+	stubs     map[uint64]bool
+	witnesses []chain.Head
+	now       time.Time
 }
 
 // last returns the sequence number of the archive's last record.
@@ -254,14 +290,20 @@ func (a *archiveReader) readHead(ctx context.Context) (*importer, error) {
 	case hdr.Export < 1:
 		return nil, a.invalid("not a helm archive's header (helm_export %d)", hdr.Export)
 	}
+	if hdr.Export < 2 && (hdr.Head != nil || hdr.Stubs != 0) {
+		return nil, a.invalid("an archive of format %d has no head and no stubs", hdr.Export)
+	}
+	if hdr.Head == nil && hdr.Stubs != 0 {
+		return nil, a.invalid("an archive without a head has no stubs (it says %d)", hdr.Stubs)
+	}
 	if u, err := uuid.Parse(hdr.VoyageID); err != nil || u.String() != hdr.VoyageID {
 		return nil, a.invalid("voyage id %q is not a lower-case UUID", hdr.VoyageID)
 	}
 	a.id = hdr.VoyageID
-	if hdr.Events < 1 || hdr.Artifacts < 0 {
-		return nil, a.invalid("an archive holds at least one event and no negative count of artifacts (events %d, artifacts %d)", hdr.Events, hdr.Artifacts)
+	if hdr.Events < 1 || hdr.Artifacts < 0 || hdr.Stubs < 0 {
+		return nil, a.invalid("an archive holds at least one event and no negative count of stubs or artifacts (events %d, stubs %d, artifacts %d)", hdr.Events, hdr.Stubs, hdr.Artifacts)
 	}
-	return &importer{hdr: hdr, seen: map[uint64]bool{}}, nil
+	return &importer{hdr: hdr, seen: map[uint64]bool{}, links: map[uint64]linked{}, stubs: map[uint64]bool{}}, nil
 }
 
 // strictJSON decodes line into v, refusing unknown fields and trailing
@@ -294,6 +336,8 @@ func (a *archiveReader) readEvents(ctx context.Context, im *importer) error {
 		}
 		var ids struct {
 			VoyageID string `json:"voyage_id"`
+			Seq      uint64 `json:"seq"`
+			Record   []byte `json:"record"`
 		}
 		if err := json.Unmarshal(line, &ids); err != nil {
 			return a.invalid("not an event (%v)", err)
@@ -301,9 +345,9 @@ func (a *archiveReader) readEvents(ctx context.Context, im *importer) error {
 		if ids.VoyageID != im.hdr.VoyageID {
 			return a.invalid("the event belongs to voyage %q, the archive to voyage %s", ids.VoyageID, im.hdr.VoyageID)
 		}
-		e, err := projection.Decode(line)
+		e, err := a.decodeEvent(im, line, ids.Seq, ids.Record)
 		if err != nil {
-			return a.invalid("%v", err)
+			return err
 		}
 		switch {
 		case e.Seq == 0:
@@ -316,9 +360,17 @@ func (a *archiveReader) readEvents(ctx context.Context, im *importer) error {
 			return a.invalid("a second voyage-started event")
 		}
 		last = e.Seq
+		if err := im.checkAttribution(e); err != nil {
+			return a.invalid("%v", err)
+		}
 		stored, err := importEvent(im.red, e, &im.st)
 		if err != nil {
 			return a.invalid("the %s event %d does not fold: %v", e.Type, e.Seq, err)
+		}
+		if ids.Record != nil {
+			im.records = append(im.records, ids.Record)
+			im.asStored = append(im.asStored, sameEvent(e, stored))
+			im.links[e.Seq] = linked{len(ids.Record), chain.Digest(ids.Record)}
 		}
 		im.events = append(im.events, stored)
 		im.seen[stored.Seq] = true
@@ -351,12 +403,181 @@ func (a *archiveReader) readEvents(ctx context.Context, im *importer) error {
 		im.want[im.cs.list[i].ref.Hash] = i
 		isLive[i] = true
 	}
+	left := map[uint64]bool{} // the blob records whose bytes the archive leaves out
 	for i, c := range im.cs.list {
 		if !isLive[i] && c.ref.Blob == 0 {
 			im.reclaim = append(im.reclaim, i)
 		}
+		if !isLive[i] && c.ref.Blob != 0 {
+			left[c.ref.Blob] = true
+		}
+	}
+	if err := a.readStubs(ctx, im, left); err != nil {
+		return err
 	}
 	im.blobs, im.offsets = map[uint64]spilled{}, map[int64]int64{}
+	return nil
+}
+
+// decodeEvent decodes an event line: of format 1 the line itself, of
+// format 2 the record it holds, which the rest of the line must be
+// exactly as Export writes it from that record (the JSON says nothing
+// the record does not).
+func (a *archiveReader) decodeEvent(im *importer, line []byte, seq uint64, record []byte) (*projection.Event, error) {
+	if im.hdr.Export < 2 {
+		if record != nil {
+			return nil, a.invalid("an event line of an archive of format 1 holds no record")
+		}
+		e, err := projection.Decode(line)
+		if err != nil {
+			return nil, a.invalid("%v", err)
+		}
+		return e, nil
+	}
+	if len(record) == 0 {
+		return nil, a.invalid("the event line holds no record (the event's stored bytes)")
+	}
+	e, err := projection.Decode(record)
+	if err != nil {
+		return nil, a.invalid("the event's record: %v", err)
+	}
+	e.Seq = seq
+	want, err := json.Marshal(archiveEvent{VoyageID: im.hdr.VoyageID, Event: *e, Record: record})
+	if err != nil {
+		return nil, a.invalid("the event's record: %v", err)
+	}
+	if !bytes.Equal(want, line) {
+		return nil, a.invalid("the %s event %d reads otherwise than its record: the line was changed", e.Type, seq)
+	}
+	return e, nil
+}
+
+// sameEvent reports whether the stored form import makes of e (redacted)
+// is e: then its record is written as the archive holds it.
+func sameEvent(e, stored *projection.Event) bool {
+	a, err1 := json.Marshal(e)
+	c := *stored
+	c.Seq, c.V = e.Seq, e.V
+	b, err2 := json.Marshal(&c)
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
+
+// maxAhead is how far in the future of the importing clock an event may
+// be dated: clocks differ a little, never by a day.
+const maxAhead = 24 * time.Hour
+
+// checkAttribution checks who recorded e and when exactly as a caller's
+// are checked (checkWho, logbook.ValidateIdentity for the identity: the
+// rules --as, --role and --method follow), and that e is not dated more
+// than a day after the importing clock. The error names the event and
+// the field.
+func (im *importer) checkAttribution(e *projection.Event) error {
+	where := fmt.Sprintf("the %s event %d", e.Type, e.Seq)
+	if err := checkWho(e.Who); err != nil {
+		return fmt.Errorf("%s: who: %v", where, errors.Unwrap(err))
+	}
+	if e.Who.Identity != "" {
+		if err := logbook.ValidateIdentity(e.Who.Identity); err != nil {
+			return fmt.Errorf("%s: who.identity: %v", where, err)
+		}
+	}
+	if e.At.After(im.now.Add(maxAhead)) {
+		return fmt.Errorf("%s: at: %s is more than a day after this clock's %s", where, e.At.UTC().Format(time.RFC3339), im.now.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// readStubs reads the archive's stubs (format 2): one for each blob
+// record in left, whose bytes the archive leaves out, in the order of
+// their seq.
+func (a *archiveReader) readStubs(ctx context.Context, im *importer, left map[uint64]bool) error {
+	if im.hdr.Head != nil && im.hdr.Stubs != len(left) {
+		return a.invalid("the events leave out the bytes of %d blob records, the header says the archive holds %d stubs", len(left), im.hdr.Stubs)
+	}
+	var last uint64
+	for range im.hdr.Stubs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, err := a.readLine(1024, true)
+		if err != nil {
+			return err
+		}
+		var s archiveStubLine
+		if err := strictJSON(line, &s); err != nil {
+			return a.invalid("not a stub (%v)", err)
+		}
+		d, err := parseDigest(s.Stub.Digest)
+		switch {
+		case err != nil:
+			return a.invalid("stub %d: %v", s.Stub.Seq, err)
+		case !left[s.Stub.Seq]:
+			return a.invalid("stub %d is not a blob record whose bytes the archive leaves out", s.Stub.Seq)
+		case s.Stub.Seq <= last:
+			return a.invalid("stub %d does not follow stub %d", s.Stub.Seq, last)
+		case s.Stub.Size < 1:
+			return a.invalid("stub %d: a record of %d bytes", s.Stub.Seq, s.Stub.Size)
+		}
+		last = s.Stub.Seq
+		im.links[s.Stub.Seq] = linked{s.Stub.Size, d}
+		im.stubs[s.Stub.Seq] = true
+	}
+	return nil
+}
+
+// parseDigest reads a BLAKE3 digest in 64 lowercase hex digits.
+func parseDigest(s string) (chain.Hash, error) {
+	var h chain.Hash
+	if b, err := hex.DecodeString(s); err != nil || len(b) != chain.Size || hex.EncodeToString(b) != s {
+		return h, fmt.Errorf("digest %q is not a BLAKE3-256 in 64 lowercase hex digits", s)
+	}
+	hex.Decode(h[:], []byte(s))
+	return h, nil
+}
+
+// checkChain recomputes the archive's chain (format 2, with a head)
+// from its records, once every one is read, and refuses an archive
+// whose head is not the one it claims, or whose chain does not pass
+// through a witness: an error matching ErrDamaged naming the head or the
+// witness.
+func (im *importer) checkChain(a *archiveReader) error {
+	head := im.hdr.Head
+	if head == nil {
+		return nil
+	}
+	at := map[uint64]chain.Hash{}
+	want := map[uint64]bool{}
+	for _, w := range im.witnesses {
+		want[w.Seq] = true
+	}
+	link := chain.Genesis(im.hdr.VoyageID)
+	last := im.last()
+	for seq := uint64(1); seq <= last; seq++ {
+		l, ok := im.links[seq]
+		if !ok {
+			return fmt.Errorf("%w: archive: record %d of the chain is neither an event nor a blob record it holds", ErrInvalid, seq)
+		}
+		link = chain.Next(link, seq, l.n, l.digest)
+		if want[seq] {
+			at[seq] = link
+		}
+	}
+	got := chain.Head{Seq: last, Hash: link}
+	if got != *head {
+		return fmt.Errorf("%w: archive line 1: the archive's records chain to head %s, its header claims %s: the archive was changed after it was written", ErrDamaged, got, head)
+	}
+	for _, w := range im.witnesses {
+		switch h, ok := at[w.Seq]; {
+		case w.Seq == 0:
+			if w.Hash != chain.Genesis(im.hdr.VoyageID) {
+				return fmt.Errorf("%w: witness %s is not the start of voyage %s", ErrDamaged, w, im.hdr.VoyageID)
+			}
+		case !ok:
+			return fmt.Errorf("%w: witness %s: the archive's chain ends at seq %d, before the witnessed head: it was cut short or rolled back", ErrDamaged, w, last)
+		case h != w.Hash:
+			return fmt.Errorf("%w: witness %s: the archive's chain is at %s:%s there: the voyage was changed at or below seq %d since the witness saw it", ErrDamaged, w, strconv.FormatUint(w.Seq, 10), h, w.Seq)
+		}
+	}
 	return nil
 }
 
@@ -384,6 +605,7 @@ func (im *importer) spillBlob(seq uint64, rec []byte) error {
 		return fmt.Errorf("hold the archive's blob records in %s: %w", im.spill.Name(), err)
 	}
 	im.blobs[seq] = spilled{off, len(rec)}
+	im.links[seq] = linked{len(rec), chain.Digest(rec)}
 	return nil
 }
 
@@ -447,7 +669,10 @@ func (a *archiveReader) readArtifacts(ctx context.Context, im *importer, pack co
 			return err
 		}
 	}
-	if err := a.readTrailer(); err != nil {
+	if err := a.readTrailer(im.hdr.Export); err != nil {
+		return err
+	}
+	if err := im.checkChain(a); err != nil {
 		return err
 	}
 	for hash := range im.want { // cannot be: the header counts them
@@ -637,7 +862,7 @@ func isBase64(c byte) bool {
 
 // readTrailer reads the archive's last line and checks its digest of
 // every byte before it; nothing may follow it.
-func (a *archiveReader) readTrailer() error {
+func (a *archiveReader) readTrailer(version int) error {
 	hashed := a.n
 	got := hex.EncodeToString(a.sum.Sum(nil))
 	line, err := a.readLine(256, false)
@@ -645,7 +870,7 @@ func (a *archiveReader) readTrailer() error {
 		return err
 	}
 	var tr archiveTrailer
-	if err := strictJSON(line, &tr); err != nil || tr.End != archiveVersion {
+	if err := strictJSON(line, &tr); err != nil || tr.End != version {
 		return a.invalid("not the archive's trailer (%.60q)", line)
 	}
 	if tr.Digest != got {
@@ -690,7 +915,7 @@ func (im *importer) appendTo(ctx context.Context, v *Voyage, after uint64, moved
 		return err
 	}
 	seq := uint64(0)
-	for _, e := range im.events {
+	for i, e := range im.events {
 		for seq+1 < e.Seq {
 			seq++
 			if !byBlob[seq] {
@@ -711,6 +936,11 @@ func (im *importer) appendTo(ctx context.Context, v *Voyage, after uint64, moved
 		}
 		stored := *e
 		stored.Seq = 0
+		// The archive's record is written as it is, so that the chain is
+		// the archive's, unless this home stores the event otherwise: its
+		// text redacted by rules the exporting home lacked, or its copy's
+		// bytes at another place.
+		asStored := im.records != nil && im.asStored[i]
 		if a := e.Artifact; a != nil && a.Blob == 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
 			off, ok := im.offsets[a.Offset]
 			if !ok {
@@ -719,8 +949,15 @@ func (im *importer) appendTo(ctx context.Context, v *Voyage, after uint64, moved
 			ref := *a
 			ref.Offset = off
 			stored.Artifact = &ref
+			asStored = asStored && off == a.Offset
 		}
-		rec, err := projection.Encode(&stored)
+		var rec []byte
+		var err error
+		if asStored {
+			rec = im.records[i]
+		} else {
+			rec, err = projection.Encode(&stored)
+		}
 		if err == nil && len(rec) > segment.DefaultMaxRecordSize {
 			err = fmt.Errorf("a %s event of %d bytes exceeds the log's record limit of %d bytes", e.Type, len(rec), segment.DefaultMaxRecordSize)
 		}

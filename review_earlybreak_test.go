@@ -135,7 +135,7 @@ func TestIteratorsLeftEarlyReleaseEverything(t *testing.T) {
 			<-done
 			into, err := helm.Open(t.TempDir(), &helm.Options{NoSync: true})
 			require.NoError(t, err)
-			imported, err := into.Import(ctx, &archive)
+			imported, err := into.Import(ctx, &archive, nil)
 			require.NoError(t, err, "an archive exported while the voyage was written imports")
 			require.NoError(t, imported.Close())
 		})

@@ -329,7 +329,7 @@ func TestDocumentsReadTheSameAfterImport(t *testing.T) {
 				require.NoError(t, err)
 				var archive bytes.Buffer
 				require.NoError(t, h.Export(ctx, info.ID, &archive))
-				imported, err := other.Import(ctx, &archive)
+				imported, err := other.Import(ctx, &archive, nil)
 				require.NoError(t, err, "voyage %s", info.ID)
 				for name, write := range writers {
 					var a, b bytes.Buffer

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/story"
 )
@@ -163,13 +166,25 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 }
 
 // voyageImportCommand makes an exported voyage in this home.
-type voyageImportCommand struct{}
+type voyageImportCommand struct {
+	witnesses []string
+}
 
-func (*voyageImportCommand) Flags(*pflag.FlagSet) {}
+func (c *voyageImportCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&c.witnesses, "witness", nil, "refuse the archive unless its chain passes through the head `SEQ:HEX` (as helm voyage head prints it; repeatable)")
+}
 
-func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) error {
+func (c *voyageImportCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) != 1 {
 		return usageErrorf(a.cmd, "voyage import: one FILE expected (a voyage exported with --format jsonl, or - for standard input), got %d arguments", len(args))
+	}
+	opts := &helm.ImportOptions{}
+	for _, w := range c.witnesses {
+		head, err := chain.Parse(w)
+		if err != nil {
+			return &usageError{Err: fmt.Errorf("voyage import: --witness: %w", err), Hint: "give a head exactly as helm voyage head prints it: SEQ:HEX"}
+		}
+		opts.Witnesses = append(opts.Witnesses, head)
 	}
 	h, err := a.openHome()
 	if err != nil {
@@ -190,7 +205,8 @@ func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) erro
 		}
 		r = f
 	}
-	v, err := h.Import(ctx, r)
+	hdr := &headerTap{r: r}
+	v, err := h.Import(ctx, hdr, opts)
 	if err != nil {
 		if helm.HintOf(err).Kind == hint.OtherHome {
 			var ve *helm.VoyageError
@@ -215,9 +231,43 @@ func (*voyageImportCommand) Run(ctx context.Context, a *app, args []string) erro
 		return fmt.Errorf("archive %s: %w", name, err)
 	}
 	a.voyages = append(a.voyages, v)
+	if !hdr.chained() {
+		fmt.Fprintln(a.stderr, "helm: note: the archive carried no chain (written by an older helm): nothing proved it is the voyage as exported")
+	}
 	if a.g.json {
 		return writeJSON(a.stdout, v.Info())
 	}
 	_, err = fmt.Fprintln(a.stdout, v.ID())
 	return err
+}
+
+// headerTap keeps the first line of what is read through it: the
+// archive's header, which says whether it carries a chain.
+type headerTap struct {
+	r    io.Reader
+	line []byte
+	done bool
+}
+
+func (t *headerTap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if !t.done {
+		b := p[:n]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b, t.done = b[:i], true
+		}
+		t.line = append(t.line, b...)
+		if len(t.line) > 4096 {
+			t.done = true
+		}
+	}
+	return n, err
+}
+
+// chained reports whether the header read holds a head.
+func (t *headerTap) chained() bool {
+	var hdr struct {
+		Head json.RawMessage `json:"head"`
+	}
+	return json.Unmarshal(t.line, &hdr) == nil && len(hdr.Head) > 0 && string(hdr.Head) != "null"
 }

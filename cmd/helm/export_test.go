@@ -45,7 +45,7 @@ func TestVoyageExportAndImport(t *testing.T) {
 	archive := h.ok("voyage", "export")
 	assert.Equal(t, archive, h.ok("voyage", "export", id[:8], "--format", "jsonl"), "jsonl is the default")
 	assert.Equal(t, archive, h.ok("--voyage", id[:3], "voyage", "export", id), "--voyage and VOYAGE agree")
-	assert.True(t, strings.HasPrefix(archive, `{"helm_export":1,"voyage_id":"`+id+`",`), archive[:80])
+	assert.True(t, strings.HasPrefix(archive, `{"helm_export":2,"voyage_id":"`+id+`",`), archive[:80])
 
 	path := filepath.Join(h.Dir, "fix-42.jsonl")
 	out := h.ok("voyage", "export", id[:8], "-o", "fix-42.jsonl")
