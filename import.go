@@ -446,6 +446,9 @@ func (a *archiveReader) decodeEvent(im *importer, line []byte, seq uint64, recor
 	if err != nil {
 		return nil, a.invalid("the event's record: %v", err)
 	}
+	if err := im.checkAttribution(e); err != nil {
+		return nil, a.invalid("%v", err) // before the JSON, which cannot hold invalid UTF-8
+	}
 	if !bytes.Equal(want, line) {
 		return nil, a.invalid("the %s event %d reads otherwise than its record: the line was changed", e.Type, seq)
 	}
