@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -502,6 +503,13 @@ func FuzzImport(f *testing.F) {
 	f.Add(small.Bytes())
 	f.Add(small.Bytes()[:small.Len()/2])
 	f.Add([]byte(`{"helm_export":1,"voyage_id":"a3b0fc12-0000-4000-8000-000000000001","events":1,"artifacts":0}` + "\n"))
+	f.Add([]byte(`{"helm_export":2,"voyage_id":"a3b0fc12-0000-4000-8000-000000000001","events":1,"stubs":1,"artifacts":0,"head":{"seq":1,"hash":"` + strings.Repeat("0", 64) + `"}}` + "\n"))
+	// The small archive's event lines without their records: format 1.
+	old := regexp.MustCompile(`,"record":"[^"]*"}\n`).ReplaceAll(small.Bytes(), []byte("}\n"))
+	old = regexp.MustCompile(`,"stubs":\d+`).ReplaceAll(old, nil)
+	old = regexp.MustCompile(`,"head":\{[^}]*\}`).ReplaceAll(old, nil)
+	old = regexp.MustCompile(`(?m)^\{"stub":.*\n`).ReplaceAll(old, nil)
+	f.Add(bytes.Replace(old, []byte(`{"helm_export":2,`), []byte(`{"helm_export":1,`), 1))
 	require.NoError(f, v.Close())
 
 	home, err := helm.Open(f.TempDir(), &helm.Options{NoSync: true})
@@ -526,7 +534,11 @@ func FuzzImport(f *testing.F) {
 			return
 		}
 		sum := blake3.Sum256(data[:i+1])
-		fixed := fmt.Appendf(bytes.Clone(data[:i+1]), `{"helm_export_end":1,"digest":"%x"}`+"\n", sum)
+		version := 1 // the trailer names the header's format
+		if bytes.HasPrefix(data, []byte(`{"helm_export":2,`)) {
+			version = 2
+		}
+		fixed := fmt.Appendf(bytes.Clone(data[:i+1]), `{"helm_export_end":%d,"digest":"%x"}`+"\n", version, sum)
 		v, err = home.Import(ctx, bytes.NewReader(fixed), nil)
 		if err != nil {
 			entries, _ := os.ReadDir(voyages)
