@@ -84,3 +84,30 @@ func TestWriterHidesAGroupWhateverTheCut(t *testing.T) {
 func isWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
+
+// A token found only once its neighbour is hidden (an sk- key glued to a
+// slack token) is found by the Writer as by String, wherever the cut
+// falls: the two findings' matches are one for the cut.
+func TestWriterFindsWhatAMarkersBoundaryRevealsWhateverTheCut(t *testing.T) {
+	t.Parallel()
+	const reach = 128 << 10
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "AKIAIOSFODNN7EXAMPLEsk-" + strings.Repeat("0123456789abcdef", 2) + "xoxb-1234567890-abcdefghij"
+	for _, k := range []int{1, 10, 20, 21, 23, 40, 55, 56, 57, 60, len(secret) - 1} {
+		L := 1<<20 + reach + 4096
+		cut := L - reach
+		pre := strings.Repeat("a", cut-k-1) + " "
+		text := pre + secret + " " + strings.Repeat("b", L-len(pre)-len(secret)-1)
+		want, wantN := r.String(text)
+		if !strings.Contains(want, "[REDACTED:aws-access-key-id][REDACTED:openai-api-key][REDACTED:slack-token]") {
+			t.Fatalf("String finds less than the three: %q", want[cut-k-5:cut-k+120])
+		}
+		got, n := oneWrite(t, r, text)
+		if got != want || n != wantN {
+			t.Errorf("cut %d bytes into %q: the stream differs from String (%d vs %d secrets)", k, secret, n, wantN)
+		}
+	}
+}
