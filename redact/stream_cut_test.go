@@ -111,3 +111,32 @@ func TestWriterFindsWhatAMarkersBoundaryRevealsWhateverTheCut(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWriter checks that the Writer hides what String hides, under the
+// same markers, with the chunk's cut falling at any byte of the input.
+func FuzzWriter(f *testing.F) {
+	f.Add("AKIAIOSFODNN7EXAMPLEsk-0123456789abcdef0123456789abcdefxoxb-1234567890-abcdefghij", uint16(21))
+	f.Add("DB_PASSWORD=correct-horse-battery", uint16(12))
+	f.Add("kind: Secret\ndata:\n  pw: cGFzc3dvcmQxMjM0", uint16(20))
+	f.Add("Authorization: Bearer 8f14e45fceea167a5a36 https://alice:pa55w0rd@example.com", uint16(30))
+	r, err := redact.New(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	const reach = 128 << 10
+	f.Fuzz(func(t *testing.T, s string, at uint16) {
+		if s == "" || len(s) > 4096 {
+			return
+		}
+		k := int(at) % len(s)
+		L := 1<<20 + reach + 8192
+		cut := L - reach
+		pre := strings.Repeat("a", cut-k-1) + " "
+		text := pre + s + " " + strings.Repeat("b", L-len(pre)-len(s)-1)
+		want, wantN := r.String(text)
+		got, n := oneWrite(t, r, text)
+		if got != want || n != wantN {
+			t.Fatalf("%q cut %d bytes in: the stream differs from String (%d vs %d secrets)", s, k, n, wantN)
+		}
+	})
+}
