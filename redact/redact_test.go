@@ -181,3 +181,33 @@ func TestTokensEndWhereTheirShapeDoes(t *testing.T) {
 	out, n := r.String(`key = "4b1dAbCdEfGhIjKlMnOpQrStUvWxYz0123456789ab"`)
 	assert.Equal(t, 1, n, out)
 }
+
+// TestAMarkersBoundaryCountsOnTheFirstRedaction: a marker ends the text
+// next to it (a token glued to a secret's letters stands alone once the
+// secret is hidden), so the first redaction judges every finding as if
+// the others were replaced already: a second one finds nothing more.
+func TestAMarkersBoundaryCountsOnTheFirstRedaction(t *testing.T) {
+	t.Parallel()
+	r := newRedactor(t, nil)
+	hex32 := strings.Repeat("0123456789abcdef", 2)
+	for _, tc := range []struct {
+		name, in, want string
+		n              int
+	}{
+		{"fuzz: an sk- key glued to a slack token", "sk-00000000000000000000000000000000XoXA-00000000", "[REDACTED:openai-api-key][REDACTED:slack-token]", 2},
+		{"fuzz: a secret's value that is a marker", "kind:SeCret.dAtA: 00:0", "kind:SeCret.dAtA: 00:[REDACTED:kubernetes-secret]", 1},
+		{"a token that must end where its shape does, before a secret", "x sk-" + hex32 + "xoxb-1234567890-abcdefghij y", "x [REDACTED:openai-api-key][REDACTED:slack-token] y", 2},
+		{"a token that must stand alone, after a secret", "AKIAIOSFODNN7EXAMPLEpul-" + hex32 + "01234567", "[REDACTED:aws-access-key-id][REDACTED:pulumi-token]", 2},
+		{"both sides", "AKIAIOSFODNN7EXAMPLEsk-" + hex32 + "xoxb-1234567890-abcdefghij", "[REDACTED:aws-access-key-id][REDACTED:openai-api-key][REDACTED:slack-token]", 3},
+		{"glued to plain letters it stays", "xsk-" + hex32 + "y", "xsk-" + hex32 + "y", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, n := r.String(tc.in)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.n, n)
+			again, m := r.String(got)
+			assert.Equal(t, got, again, "redacting twice is redacting once")
+			assert.Zero(t, m)
+		})
+	}
+}

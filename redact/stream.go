@@ -3,6 +3,7 @@ package redact
 import (
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unsafe"
@@ -146,11 +147,151 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// spans returns every finding of every value and rule in s, in order of
+// maxPasses bounds how many times spans runs the rules over a text: the
+// text itself, then the text with what was found replaced, while that
+// finds more.
+const maxPasses = 3
+
+// spans returns what String hides in s: every finding of every value and
+// rule, in order of what they hide, overlapping findings merged into one,
+// named by the value or the earliest rule among them (a finding that is a
+// marker already is left out), judged as if each were replaced by its
+// marker already. A marker changes what stands next to it: a token that
+// ran on into a secret's letters ends at the marker's bracket, and a rule
+// that wants its token to end there (sk- and 32 hex digits, glued to an
+// xoxa- token) finds it only once the other is hidden. So when the rules
+// find something, they run again over the text with the findings
+// replaced, and what they find there is added (in s's positions), until
+// a pass finds nothing new or after maxPasses passes: redacting what
+// String returns finds nothing more, and clean text is read once.
+func (r *Redactor) spans(s string) []span {
+	found := r.pass(s)
+	for range maxPasses - 1 {
+		if len(found) == 0 {
+			return found
+		}
+		t, marks := render(s, found)
+		more := r.pass(t)
+		if len(more) == 0 {
+			break
+		}
+		all := append(slices.Clip(found), marks.toSource(t, found, more)...)
+		merged := mergeSpans(all)
+		if slices.Equal(merged, found) {
+			break // what the pass found lies within markers already
+		}
+		found = merged
+	}
+	return found
+}
+
+// render returns s with each span of found replaced by its marker, and
+// where each marker starts in it.
+func render(s string, found []span) (string, markers) {
+	var b strings.Builder
+	b.Grow(len(s) + len(found)*len("[REDACTED:secret-assignment]"))
+	m := make(markers, len(found))
+	last := 0
+	for k, f := range found {
+		b.WriteString(s[last:f.start])
+		m[k] = [2]int{b.Len(), 0}
+		b.WriteString(Marker(f.name))
+		m[k][1] = b.Len()
+		last = f.end
+	}
+	b.WriteString(s[last:])
+	return b.String(), m
+}
+
+// markers are where the markers of a rendered text stand in it: start
+// and end, in order, one for each span rendered.
+type markers [][2]int
+
+// toSource returns the spans found in t, the text rendered from found,
+// in the positions of the text found was found in. What a span hides of
+// a marker becomes all of what the marker hides; its match reaches over
+// the whole match of a marker it touches or abuts (the marker made it a
+// secret: a boundary, a context), so that a Writer cuts no chunk
+// between them.
+func (m markers) toSource(t string, found, more []span) []span {
+	out := make([]span, 0, len(more))
+	for _, f := range more {
+		g := f
+		g.start = m.pos(found, f.start, false, false)
+		g.end = m.pos(found, f.end, true, false)
+		g.from = m.pos(found, f.from, false, true)
+		g.to = m.pos(found, f.to, true, true)
+		out = append(out, g)
+	}
+	return out
+}
+
+// pos maps a position of the rendered text to the source's. A position
+// inside a marker (an end: after its first byte; a start: before its
+// last) maps to the marker span's start or end; with match, to its
+// match's, and a position abutting a marker too.
+func (m markers) pos(found []span, p int, end, match bool) int {
+	// The last marker starting at or before p (an end: before p).
+	k := sort.Search(len(m), func(i int) bool {
+		if end {
+			return m[i][0] >= p
+		}
+		return m[i][0] > p
+	}) - 1
+	if match && k+1 < len(m) && m[k+1][0] == p && end {
+		return found[k+1].to // a match that ends where a marker starts
+	}
+	if k < 0 {
+		return p
+	}
+	inside := p < m[k][1]
+	if end {
+		inside = p <= m[k][1]
+	}
+	switch {
+	case inside && match && end:
+		return found[k].to
+	case inside && match:
+		return found[k].from
+	case inside && end:
+		return found[k].end
+	case inside:
+		return found[k].start
+	case match && !end && p == m[k][1]:
+		return found[k].from // a match that starts where a marker ends
+	}
+	return found[k].end + p - m[k][1]
+}
+
+// mergeSpans sorts spans by start (and rank) and merges those that
+// overlap, as pass does.
+func mergeSpans(found []span) []span {
+	slices.SortStableFunc(found, func(a, b span) int {
+		if d := a.start - b.start; d != 0 {
+			return d
+		}
+		return a.prio - b.prio
+	})
+	merged := make([]span, 0, len(found))
+	for _, f := range found {
+		if k := len(merged) - 1; k >= 0 && f.start < merged[k].end {
+			m := &merged[k]
+			m.end, m.from, m.to = max(m.end, f.end), min(m.from, f.from), max(m.to, f.to)
+			if f.prio < m.prio {
+				m.name, m.prio = f.name, f.prio
+			}
+			continue
+		}
+		merged = append(merged, f)
+	}
+	return merged
+}
+
+// pass returns every finding of every value and rule in s, in order of
 // what they hide, overlapping findings merged into one, named by the
 // value or the earliest rule among them. A finding that is a marker
 // already is left out.
-func (r *Redactor) spans(s string) []span {
+func (r *Redactor) pass(s string) []span {
 	if r == nil {
 		return nil
 	}

@@ -84,3 +84,59 @@ func TestWriterHidesAGroupWhateverTheCut(t *testing.T) {
 func isWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
+
+// A token found only once its neighbour is hidden (an sk- key glued to a
+// slack token) is found by the Writer as by String, wherever the cut
+// falls: the two findings' matches are one for the cut.
+func TestWriterFindsWhatAMarkersBoundaryRevealsWhateverTheCut(t *testing.T) {
+	t.Parallel()
+	const reach = 128 << 10
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "AKIAIOSFODNN7EXAMPLEsk-" + strings.Repeat("0123456789abcdef", 2) + "xoxb-1234567890-abcdefghij"
+	for _, k := range []int{1, 10, 20, 21, 23, 40, 55, 56, 57, 60, len(secret) - 1} {
+		L := 1<<20 + reach + 4096
+		cut := L - reach
+		pre := strings.Repeat("a", cut-k-1) + " "
+		text := pre + secret + " " + strings.Repeat("b", L-len(pre)-len(secret)-1)
+		want, wantN := r.String(text)
+		if !strings.Contains(want, "[REDACTED:aws-access-key-id][REDACTED:openai-api-key][REDACTED:slack-token]") {
+			t.Fatalf("String finds less than the three: %q", want[cut-k-5:cut-k+120])
+		}
+		got, n := oneWrite(t, r, text)
+		if got != want || n != wantN {
+			t.Errorf("cut %d bytes into %q: the stream differs from String (%d vs %d secrets)", k, secret, n, wantN)
+		}
+	}
+}
+
+// FuzzWriter checks that the Writer hides what String hides, under the
+// same markers, with the chunk's cut falling at any byte of the input.
+func FuzzWriter(f *testing.F) {
+	f.Add("AKIAIOSFODNN7EXAMPLEsk-0123456789abcdef0123456789abcdefxoxb-1234567890-abcdefghij", uint16(21))
+	f.Add("DB_PASSWORD=correct-horse-battery", uint16(12))
+	f.Add("kind: Secret\ndata:\n  pw: cGFzc3dvcmQxMjM0", uint16(20))
+	f.Add("Authorization: Bearer 8f14e45fceea167a5a36 https://alice:pa55w0rd@example.com", uint16(30))
+	r, err := redact.New(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	const reach = 128 << 10
+	f.Fuzz(func(t *testing.T, s string, at uint16) {
+		if s == "" || len(s) > 4096 {
+			return
+		}
+		k := int(at) % len(s)
+		L := 1<<20 + reach + 8192
+		cut := L - reach
+		pre := strings.Repeat("a", cut-k-1) + " "
+		text := pre + s + " " + strings.Repeat("b", L-len(pre)-len(s)-1)
+		want, wantN := r.String(text)
+		got, n := oneWrite(t, r, text)
+		if got != want || n != wantN {
+			t.Fatalf("%q cut %d bytes in: the stream differs from String (%d vs %d secrets)", s, k, n, wantN)
+		}
+	})
+}
