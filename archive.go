@@ -35,7 +35,8 @@ import (
 //	                reduced, jettisoned) too
 //	K lines         {"stub":{"seq":Q,"size":L,"digest":D}}: every blob record
 //	                whose bytes the archive leaves out (a jettisoned
-//	                artifact's), by its length and BLAKE3 digest
+//	                artifact's, a reduced one's payload), by its length
+//	                and BLAKE3 digest
 //	M lines         {"artifact":{"hash":H,"size":S,"encoding":"zstd","data":B}}
 //	                every artifact the voyage holds the bytes of, in the
 //	                order it was stored: B is the base64 of its stored,
@@ -57,7 +58,9 @@ import (
 // stubs: such an archive, like one of format 1, carries no chain.
 //
 // A jettisoned artifact's bytes are left out: its events say that it was
-// jettisoned, and why. The keys are written in this order and the artifact
+// jettisoned, and why; so is a reduced one's payload, which its summary
+// stands in for (archives written before Compact reclaimed such payloads
+// carry them, and still import). The keys are written in this order and the artifact
 // lines exactly in this form, so that a reader can stream an artifact's
 // data of any size; the digest makes an accidental change to the file,
 // anywhere, detectable.
@@ -201,10 +204,13 @@ func (c *copies) add(seq uint64, e *projection.Event) {
 }
 
 // live returns, in the order they were stored, the copies that hold the
-// bytes of an artifact the voyage has (stowed or reduced, not
-// jettisoned), by the views in st. An artifact whose place no copy
-// stored, or one whose copy stored another artifact, is an error.
-func (c *copies) live(st *projection.State) ([]int, error) {
+// bytes of an artifact the voyage has (stowed; reduced too if
+// withReduced; never jettisoned), by the views in st. An archive leaves
+// out a reduced artifact's payload, as Compact reclaims it: its summary
+// stands in for it; archives written before Compact did carry it
+// (withReduced). An artifact whose place no copy stored, or one whose
+// copy stored another artifact, is an error.
+func (c *copies) live(st *projection.State, withReduced bool) ([]int, error) {
 	var out []int
 	for hash, a := range st.Artifacts {
 		if a.Status == projection.Jettisoned {
@@ -216,6 +222,9 @@ func (c *copies) live(st *projection.State) ([]int, error) {
 		}
 		if c.list[i].ref.Hash != hash {
 			return nil, fmt.Errorf("artifact %s points to the bytes of artifact %s (%s)", hash, c.list[i].ref.Hash, describePlace(placeOf(&a.ArtifactRef)))
+		}
+		if a.Status == projection.Reduced && !withReduced {
+			continue
 		}
 		out = append(out, i)
 	}
@@ -236,8 +245,8 @@ func describePlace(p place) string {
 // stored bytes of every artifact it holds (base64 of the compressed
 // bytes, with their BLAKE3 address), and a trailer holding the BLAKE3
 // digest of all that: the file alone carries the voyage, and Import makes
-// it again in another home. A jettisoned artifact's bytes are left out
-// (its events say so).
+// it again in another home. A jettisoned artifact's bytes are left out,
+// and so is a reduced one's payload (its events say so).
 //
 // Export opens the voyage itself and closes it after; like every read it
 // writes nothing. The archive holds the voyage as it stands when the
@@ -302,7 +311,7 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 	if events == 0 {
 		return v.fail(op, fmt.Errorf("%w: the event log holds no events", ErrDamaged), hint.Hint{})
 	}
-	live, err := cs.live(&st)
+	live, err := cs.live(&st, false)
 	if err != nil {
 		return v.fail(op, fmt.Errorf("%w: %v", ErrDamaged, err), hint.Hint{})
 	}

@@ -108,6 +108,11 @@ type journal interface {
 	// check reads such a copy and checks it against its address, for
 	// Verify: nil, or the damage found.
 	check(ctx context.Context, ref artifact.Ref) *DamageError
+	// kept reports whether the bytes of such a copy of an artifact that
+	// is no longer stowed (jettisoned, reduced) are still held, for
+	// Verify to check: false once they are reclaimed (Compact) or were
+	// left out by the archive the voyage was imported from.
+	kept(ctx context.Context, ref artifact.Ref) (bool, error)
 
 	// summarize writes the voyage's listing summary (a cache) as its
 	// views stand; failing to is no error: listing reads the events.

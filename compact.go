@@ -13,29 +13,35 @@ import (
 // CompactReport says what Compact reclaimed.
 type CompactReport struct {
 	Voyage string `json:"voyage"`
-	// Artifacts counts the stored copies of jettisoned artifacts whose
-	// bytes were reclaimed: LogRecords blob records in the event log and
-	// the rest pack frames.
+	// Artifacts counts the stored copies whose bytes were reclaimed
+	// (jettisoned artifacts', reduced artifacts' original payloads, and
+	// older copies of an artifact stowed again): LogRecords blob records
+	// in the event log and the rest pack frames.
 	Artifacts  int `json:"artifacts"`
 	LogRecords int `json:"log_records"`
+	// Reduced counts, of Artifacts, the copies of reduced artifacts: the
+	// payloads their summaries stand in for.
+	Reduced int `json:"reduced"`
 	// LogBytes is what the event log's segment files shrank by; PackBytes
 	// the compressed bytes punched out of the pack file (the disk space
 	// freed there is that, less the parts of the file-system blocks it
 	// shares with the frames around it).
 	LogBytes  int64 `json:"log_bytes"`
 	PackBytes int64 `json:"pack_bytes"`
-	// Kept counts jettisoned blob records in segments written by the
-	// first format of the log, which are never rewritten.
+	// Kept counts blob records of jettisoned or reduced artifacts in
+	// segments written by the first format of the log, which are never
+	// rewritten.
 	Kept int `json:"kept"`
 }
 
-// Compact reclaims the bytes of the voyage's jettisoned artifacts: their
-// blob records in the event log become stubs that keep their place in the
-// log's chain (Verify still checks every record), and their pack frames
-// are punched out. Nothing else changes: the views, the story and every
-// entry number read the same before and after, and an artifact still
-// stowed is never touched. A copy stowed before a jettison and stowed
-// again later is reclaimed; the live copy is kept.
+// Compact reclaims the bytes of the voyage's jettisoned artifacts and the
+// original payloads of its reduced ones (their summaries, stowed, stay):
+// their blob records in the event log become stubs that keep their place
+// in the log's chain (Verify still checks every record), and their pack
+// frames are punched out. Nothing else changes: the views, the story and
+// every entry number read the same before and after, and an artifact
+// still stowed is never touched. A copy stowed before a jettison or a
+// reduction and stowed again later is reclaimed; the live copy is kept.
 //
 // Compact is a writer: other changes wait for it, and lose nothing. A
 // crash leaves every file as it was or as compacted, both whole; compact
@@ -52,8 +58,9 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 		return rep, v.fail(op, err, hint.Hint{})
 	}
 	// Every copy ever stowed, up to the views' seq; the live ones are the
-	// current copies of artifacts that are not jettisoned. Copies stowed
-	// after asOf (by another process meanwhile) are not looked at.
+	// current copies of stowed artifacts (neither jettisoned nor reduced).
+	// Copies stowed after asOf (by another process meanwhile) are not
+	// looked at.
 	v.mu.Lock()
 	if err := v.loadSections(projection.SectionArtifacts, v.logScan(ctx)); err != nil {
 		v.mu.Unlock()
@@ -61,8 +68,10 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 	}
 	asOf := v.st.Voyage.Seq
 	liveBlob, livePack := map[uint64]bool{}, map[int64]bool{}
-	for _, a := range v.st.Artifacts {
-		if a.Status == projection.Jettisoned {
+	reduced := map[string]bool{}
+	for h, a := range v.st.Artifacts {
+		if a.Status != projection.Stowed {
+			reduced[h] = a.Status == projection.Reduced
 			continue
 		}
 		if a.Blob != 0 {
@@ -72,8 +81,8 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 		}
 	}
 	v.mu.Unlock()
-	dropBlob := map[uint64]bool{}
-	var dropPack []artifact.Ref
+	dropBlob := map[uint64]bool{} // true: a reduced artifact's
+	var dropPack, dropReduced []artifact.Ref
 	seenPack := map[int64]bool{}
 	err := j.Scan(ctx, 1, eventsOf(v.id, j.Dir(), func(seq uint64, e *projection.Event) error {
 		if seq > asOf {
@@ -85,10 +94,14 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 		ref := e.Artifact
 		switch {
 		case ref.Blob != 0 && !liveBlob[ref.Blob]:
-			dropBlob[ref.Blob] = true
+			dropBlob[ref.Blob] = reduced[ref.Hash]
 		case ref.Blob == 0 && ref.StoredSize > 0 && !livePack[ref.Offset] && !seenPack[ref.Offset]:
 			seenPack[ref.Offset] = true
-			dropPack = append(dropPack, artifactRef(ref))
+			if reduced[ref.Hash] {
+				dropReduced = append(dropReduced, artifactRef(ref))
+			} else {
+				dropPack = append(dropPack, artifactRef(ref))
+			}
 		}
 		return nil
 	}))
@@ -96,15 +109,29 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 		return rep, v.fail(op, err, hint.Hint{})
 	}
 	if len(dropBlob) > 0 {
+		selected := 0 // of reduced artifacts
 		r, err := j.log.Reclaim(ctx, func(r segment.Record) bool {
-			return r.Seq <= asOf && dropBlob[r.Seq] && artifact.IsBlob(r.Data)
+			red, ok := dropBlob[r.Seq]
+			if ok = ok && r.Seq <= asOf && artifact.IsBlob(r.Data); ok && red {
+				selected++
+			}
+			return ok
 		})
 		rep.LogRecords, rep.LogBytes, rep.Kept = r.Records, r.Bytes, r.Skipped
+		// A record kept in a first-format segment was selected too, and
+		// may have been a reduced artifact's: then the count is at least.
+		rep.Reduced = max(0, selected-r.Skipped)
 		if err != nil {
 			return rep, v.fail(op, err, hint.Hint{})
 		}
 	}
 	frames, n, err := j.reclaimPack(ctx, dropPack)
+	if err == nil && len(dropReduced) > 0 { // told apart to be counted
+		var m int64
+		var red int
+		red, m, err = j.reclaimPack(ctx, dropReduced)
+		frames, n, rep.Reduced = frames+red, n+m, rep.Reduced+red
+	}
 	rep.PackBytes = n
 	rep.Artifacts = rep.LogRecords + frames
 	if err != nil {

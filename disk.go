@@ -321,6 +321,12 @@ func (j *diskJournal) check(_ context.Context, ref artifact.Ref) *DamageError {
 	return nil
 }
 
+// kept: a reclaimed frame keeps its header, its body all zeros.
+func (j *diskJournal) kept(_ context.Context, ref artifact.Ref) (bool, error) {
+	gone, err := j.pack.Reclaimed(ref)
+	return !gone, err
+}
+
 func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) { j.verifySnapshot(ctx, rep) }
 
 func (j *diskJournal) head(ctx context.Context) (chain.Head, error) {

@@ -390,9 +390,15 @@ func (a *archiveReader) readEvents(ctx context.Context, im *importer) error {
 	if n := uint64(len(im.events)); last-n != blobs {
 		return a.invalid("the events are numbered up to %d, but they and the %d blob records they name make %d records", last, blobs, n+blobs)
 	}
-	live, err := im.cs.live(&im.st)
+	live, err := im.cs.live(&im.st, false)
 	if err != nil {
 		return a.invalid("%v", err)
+	}
+	if len(live) != im.hdr.Artifacts {
+		// Written before archives left out reduced artifacts' payloads?
+		if old, _ := im.cs.live(&im.st, true); len(old) == im.hdr.Artifacts {
+			live = old
+		}
 	}
 	if len(live) != im.hdr.Artifacts {
 		return a.invalid("the events say the voyage holds the bytes of %d artifacts, the header says the archive holds %d", len(live), im.hdr.Artifacts)

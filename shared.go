@@ -241,6 +241,11 @@ func (j *sharedJournal) check(ctx context.Context, ref artifact.Ref) *DamageErro
 	return nil
 }
 
+// kept: a shared store, which never reclaims, keeps a jettisoned or
+// reduced artifact's copy as it was imported, which no export ships; its
+// bytes are not checked.
+func (j *sharedJournal) kept(context.Context, artifact.Ref) (bool, error) { return false, nil }
+
 // compact is refused: a shared store keeps every record and artifact.
 func (j *sharedJournal) compact(context.Context) (CompactReport, error) {
 	return CompactReport{Voyage: j.v.id}, j.v.fail("compact", fmt.Errorf("%w: the voyage is in %s, which keeps every record and artifact: compaction reclaims the bytes of jettisoned artifacts on this machine's disk only", ErrInvalid, j.s.name),

@@ -301,6 +301,38 @@ func (p *Pack) end() (int64, error) {
 	return st.Size(), nil
 }
 
+// Reclaimed reports whether the frame ref names is a reclaimed one (as
+// Reclaim or StowReclaimed leaves it): its header names ref's hash and
+// size, and every byte of its body is zero. Bytes that are only partly
+// zero are not reclaimed: they are there, and damaged. A missing pack or
+// a frame that is not ref's is a *DamageError.
+func (p *Pack) Reclaimed(ref Ref) (bool, error) {
+	rf, head, damaged, err := p.readFrame(ref, frameHead)
+	if err != nil {
+		return false, err
+	}
+	if hex.EncodeToString(head[8:frameHead]) != ref.Hash {
+		return false, damaged("the frame there is not this artifact's")
+	}
+	buf := make([]byte, min(ref.StoredSize, 64<<10))
+	for off := int64(0); off < ref.StoredSize; {
+		n := min(int64(len(buf)), ref.StoredSize-off)
+		if _, err := rf.ReadAt(buf[:n], ref.Offset+frameHead+off); err != nil {
+			if errors.Is(err, io.EOF) {
+				return false, damaged("the pack file ends before the artifact does")
+			}
+			return false, fmt.Errorf("read artifact %s from %s at offset %d: %w", ref.Hash, p.path, ref.Offset, err)
+		}
+		for _, b := range buf[:n] {
+			if b != 0 {
+				return false, nil
+			}
+		}
+		off += n
+	}
+	return true, nil
+}
+
 // Reclaim discards the compressed bytes of the frames refs name (artifacts
 // that were jettisoned): each frame keeps its header (size, crc, hash) and
 // its place, so no other frame moves and no event's offset changes, and
