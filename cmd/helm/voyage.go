@@ -535,6 +535,8 @@ type verifyJSON struct {
 	Store             string          `json:"store,omitempty"` // the shared store holding the log
 	ArtifactsChecked  int             `json:"artifacts_checked"`
 	ArtifactsSkipped  int             `json:"artifacts_skipped"`
+	SkippedJettisoned int             `json:"artifacts_skipped_jettisoned"`
+	SkippedReduced    int             `json:"artifacts_skipped_reduced"`
 	Problems          []verifyProblem `json:"problems"`
 	OpenedWithoutLoad bool            `json:"views_not_loaded,omitempty"`
 	// Snapshot is the voyage's snapshot, if it has one: the event it was
@@ -560,6 +562,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 	}
 	out.fill(rep.Events)
 	out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
+	out.SkippedJettisoned, out.SkippedReduced = rep.SkippedJettisoned, rep.SkippedReduced
 	out.Snapshot = rep.Snapshot
 	out.Policies = rep.Policies
 	for _, p := range rep.Problems {
@@ -606,7 +609,8 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 		if out.OpenedWithoutLoad {
 			b.WriteString("  artifacts: not checked (the events could not be loaded)\n")
 		} else {
-			fmt.Fprintf(&b, "  artifacts: %d checked against their BLAKE3 address, %d skipped (jettisoned or reduced)\n", out.ArtifactsChecked, out.ArtifactsSkipped)
+			fmt.Fprintf(&b, "  artifacts: %d checked against their BLAKE3 address, %d skipped (bytes gone: %d jettisoned, %d reduced, then compacted)\n",
+				out.ArtifactsChecked, out.ArtifactsSkipped, out.SkippedJettisoned, out.SkippedReduced)
 		}
 		if out.OK {
 			b.WriteString("OK: nothing damaged\n")
@@ -634,7 +638,8 @@ func (o *verifyJSON) fill(r helm.LogReport) {
 	}
 }
 
-// voyageCompactCommand reclaims the bytes of jettisoned artifacts.
+// voyageCompactCommand reclaims the bytes of jettisoned artifacts and the
+// payloads of reduced ones.
 type voyageCompactCommand struct{}
 
 func (*voyageCompactCommand) Flags(*pflag.FlagSet) {}
@@ -655,13 +660,17 @@ func (*voyageCompactCommand) Run(ctx context.Context, a *app, args []string) err
 		return writeJSON(a.stdout, rep)
 	}
 	if rep.Artifacts == 0 && rep.Kept == 0 {
-		_, err = fmt.Fprintf(a.stdout, "Voyage %s: nothing to reclaim (no jettisoned artifact holds bytes)\n", short(v.ID()))
+		_, err = fmt.Fprintf(a.stdout, "Voyage %s: nothing to reclaim (no jettisoned or reduced artifact holds bytes)\n", short(v.ID()))
 		return err
 	}
-	_, err = fmt.Fprintf(a.stdout, "Voyage %s compacted: %s reclaimed, %s from the event log (%s) and %s from the pack file\n",
-		short(v.ID()), plural(rep.Artifacts, "artifact"), size(rep.LogBytes), plural(rep.LogRecords, "record"), size(rep.PackBytes))
+	reduced := ""
+	if rep.Reduced > 0 {
+		reduced = fmt.Sprintf(" (%s of reduced artifacts)", plural(rep.Reduced, "payload"))
+	}
+	_, err = fmt.Fprintf(a.stdout, "Voyage %s compacted: %s reclaimed%s, %s from the event log (%s) and %s from the pack file\n",
+		short(v.ID()), plural(rep.Artifacts, "artifact"), reduced, size(rep.LogBytes), plural(rep.LogRecords, "record"), size(rep.PackBytes))
 	if err == nil && rep.Kept > 0 {
-		_, err = fmt.Fprintf(a.stdout, "  %s kept: in segments of the log's first format, which are never rewritten\n", plural(rep.Kept, "jettisoned record"))
+		_, err = fmt.Fprintf(a.stdout, "  %s kept: in segments of the log's first format, which are never rewritten\n", plural(rep.Kept, "jettisoned or reduced record"))
 	}
 	return err
 }
