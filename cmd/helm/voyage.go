@@ -554,7 +554,7 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 		return err
 	}
 	out := verifyJSON{Voyage: id}
-	rep, err := a.home.Verify(ctx, id)
+	rep, err := a.home.Verify(ctx, id, nil)
 	if err != nil {
 		return err
 	}
