@@ -45,9 +45,10 @@ var headLine = regexp.MustCompile(`(?m)^  head:      (\d+:[0-9a-f]{64})$`)
 
 func TestVerifyWithWitnessesPrintsEachAndExitsZeroWhenIntact(t *testing.T) {
 	t.Parallel()
-	h, _, repo, sha := witnessedVoyage(t)
+	h, id, repo, sha := witnessedVoyage(t)
 	out := h.ok("voyage", "verify", "--witness", repo)
 	golden(t, "verify-witness.golden", scrub(h, out, repo, sha))
+	assert.Equal(t, out, h.ok("voyage", "verify", id[:8], "--witness", repo), "the voyage named as VOYAGE")
 
 	m := headLine.FindStringSubmatch(out)
 	require.NotNil(t, m, out)

@@ -117,8 +117,8 @@ this helm folds beside the events instead, to make a recording.`,
 			Example: "  helm voyage replay --record testdata/fix-42.jsonl\n  helm voyage replay testdata/fix-42.jsonl",
 		}, &voyageReplayCommand{}),
 		leafCmd(a, &cobra.Command{
-			Use:   "verify",
-			Short: "check a voyage's event log and artifacts for damage",
+			Use:   "verify [VOYAGE] [--witness W]...",
+			Short: "check a voyage's event log and artifacts for damage, and against its witnesses",
 			Long: `Check every record of the voyage's event log (checksums and the chain
 linking records) and every stowed artifact against its BLAKE3 address,
 and print the chain's head (SEQ:HEX). With --witness, also check the log
@@ -594,14 +594,18 @@ type verifyJSON struct {
 }
 
 func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf(a.cmd, "voyage verify takes no arguments (choose the voyage with --voyage ID)")
+	if len(args) > 1 {
+		return usageErrorf(a.cmd, "voyage verify: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
 	opts, err := c.options(a)
 	if err != nil {
 		return err
 	}
-	id, err := a.voyageID(ctx)
+	arg := ""
+	if len(args) == 1 {
+		arg = args[0]
+	}
+	id, err := a.voyageIDArg(ctx, arg)
 	if err != nil {
 		return err
 	}
