@@ -324,3 +324,55 @@ func TestVerifyReadsOnlyWitnessesOfTheVoyage(t *testing.T) {
 	require.Len(t, rep.Problems, 1)
 	assert.Contains(t, rep.Problems[0].Error(), "the log's link at seq 2 differs")
 }
+
+// witnessedThing is a Witnessed action that records what it was given
+// and whether it ran.
+type witnessedThing struct {
+	Title string `json:"title"`
+	line  string
+	ran   bool
+}
+
+func (a *witnessedThing) Kind() string        { return "create-issue" }
+func (a *witnessedThing) Witness(line string) { a.line = line }
+func (a *witnessedThing) Perform(context.Context) (logbook.ActionResult, error) {
+	a.ran = true
+	return logbook.ActionResult{Number: 1, Witness: a.line}, nil
+}
+
+// An action that carries a witness does not run without one: when the
+// chain's head cannot be computed (a reclaimed record whose digest is not
+// kept), it is recorded as failed, with the reason, and not run.
+func TestPerformDoesNotRunAWitnessedActionWithoutItsHead(t *testing.T) {
+	ctx := context.Background()
+	_, v := newVoyage(t, nil)
+	o, err := v.Observe(ctx, &note{Topic: "big", Text: strings.Repeat("x", 2000)}, who, nil)
+	require.NoError(t, err)
+	require.NoError(t, v.Jettison(ctx, o.Record.Artifact, "no longer needed", who))
+	_, err = v.Compact(ctx)
+	require.NoError(t, err)
+	if _, err := v.Head(ctx); err == nil {
+		t.Skip("the journal computes the head past a reclaimed record (segment.Record.Digest landed): no head to fail")
+	}
+
+	a := &witnessedThing{Title: "Bug"}
+	_, err = v.Perform(ctx, a, who, nil)
+	var ae *helm.ActionError
+	require.ErrorAs(t, err, &ae)
+	assert.Contains(t, err.Error(), "not run: the head of the voyage's chain could not be computed")
+	assert.False(t, a.ran, "the action did not run unwitnessed")
+	entries := entriesOf(t, v)
+	last := entries[len(entries)-1]
+	require.NotNil(t, last.Action)
+	assert.Equal(t, logbook.ActionFailed, last.Action.Status)
+	assert.Contains(t, last.Action.Error, "could not be computed")
+
+	ok := &witnessedThing{Title: "Bug"}
+	_, v2 := newVoyage(t, nil)
+	e, err := v2.Perform(ctx, ok, who, nil)
+	require.NoError(t, err)
+	assert.True(t, ok.ran)
+	head := chain.Head{Seq: e.Seq}
+	assert.True(t, strings.HasPrefix(ok.line, "Helm-Voyage: "+v2.ID()+" "+strconv.FormatUint(head.Seq, 10)+":"), ok.line)
+	assert.Equal(t, ok.line, e.Action.Result.Witness)
+}
