@@ -632,7 +632,7 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 			}
 			sort.Strings(ids)
 			for _, id := range ids {
-				rep, err := h.Verify(ctx, id)
+				rep, err := h.Verify(ctx, id, nil)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "verify %s: %v", id, rep.Problems)
 			}
@@ -664,7 +664,7 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 				_, err = v.TakeBearing(ctx, "still readable", who, nil)
 				require.NoError(t, err)
 				require.NoError(t, v.Close())
-				rep, err := h.Verify(ctx, id)
+				rep, err := h.Verify(ctx, id, nil)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "verify %s after a write: %v", id, rep.Problems)
 				v, err = h.Voyage(ctx, id)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -23,6 +24,13 @@ type VerifyReport struct {
 	// it started under (N 0), then each change (policy entries, by
 	// number). Empty when it never ran under rules.
 	Policies []PolicyEntry `json:"policies,omitempty"`
+	// Head is the head of the voyage's chain after its last record, as
+	// Verify recomputed it from the first (zero when the log could not be
+	// read, or a reclaimed record keeps no digest to compute it past).
+	Head chain.Head `json:"head"`
+	// Witnesses are the witnesses checked (VerifyOptions), each with
+	// what the log says against it; one that fails is also in Problems.
+	Witnesses []WitnessReport `json:"witnesses,omitempty"`
 	// Problems lists the damage found, each where it is and why.
 	Problems []*DamageError `json:"problems,omitempty"`
 }
@@ -87,13 +95,23 @@ type LogReport struct {
 // artifact against its BLAKE3 address. It works on a voyage too damaged to
 // open, reporting where the damage is. Like every read it writes nothing.
 // Damage is reported in the report; the error is for a check that could
-// not run (an unknown voyage, a file that could not be read).
-func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, error) {
+// not run (an unknown voyage, a file that could not be read, a witness
+// repository git cannot read).
+//
+// It recomputes the chain from the first record (Head), and checks it
+// against the witnesses opts names (nil: none): a witness whose seq is
+// beyond the log's end, or whose link differs from the log's at its seq,
+// is damage naming the witness. Witnesses are checked once the voyage
+// opens; a log too damaged to open is damaged already.
+func (h *Home) Verify(ctx context.Context, idOrPrefix string, opts *VerifyOptions) (*VerifyReport, error) {
 	id, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		return nil, err
 	}
 	rep := &VerifyReport{Voyage: id}
+	if rep.Witnesses, err = witnesses(ctx, id, opts); err != nil {
+		return nil, err
+	}
 	logName, ok, err := h.back.verifyLog(ctx, id, rep)
 	if err != nil {
 		return nil, err
@@ -111,6 +129,9 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, er
 	}
 	defer v.Close()
 	v.rec.verify(ctx, rep)
+	if err := v.checkWitnesses(ctx, rep); err != nil {
+		return nil, err
+	}
 	v.verifyPolicies(ctx, rep)
 	return rep, v.verifyArtifacts(ctx, rep)
 }
