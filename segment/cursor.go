@@ -107,6 +107,11 @@ type cursor struct {
 	// no log id, the genesis of the empty identity.
 	genesis      chain.Hash
 	genesisKnown bool
+	// linkFrom says which segments the cursor computes the BLAKE3 chain
+	// in (a link per record costs more than the CRC): 0 none (readers:
+	// Scan, Follow, ScanDir), 1 all (Verify, the writer), N the segments
+	// from the one starting at N (recovery: the last segment).
+	linkFrom uint64
 	// firstV4 is the first seq of the first format-4 segment whose header
 	// the cursor checked (0: none): where the log's stored BLAKE3 chain
 	// starts.
@@ -364,7 +369,11 @@ type finding struct {
 // find scans the current segment from c.p, emitting and moving c.p unit
 // by unit, and gathers what judging its end by r needs.
 func (c *cursor) find(ctx stopper, from uint64, emit func(Record) error, r rules) (finding, error) {
-	s, err := c.sc.scan(ctx, c.f, c.file, c.p, func(recs []Record, end pos) error {
+	p := c.p
+	if c.linkFrom == 0 || c.first < c.linkFrom {
+		p.linked = false // not computed here: see linkFrom
+	}
+	s, err := c.sc.scan(ctx, c.f, c.file, p, func(recs []Record, end pos) error {
 		if emit != nil {
 			for _, rec := range recs {
 				if rec.Seq >= from {

@@ -168,6 +168,7 @@ func openWith(ctx context.Context, dir string, opts *Options, fn func(Record) er
 		return nil, err
 	}
 	l.torn, l.wm = rec.torn, rec.wm
+	l.w.linkFrom = 1 // the writer keeps the chain from here on
 	l.setLast(rec.last())
 	if l.w.f != nil {
 		l.w.noteTail()
@@ -238,7 +239,7 @@ func (l *Log) becomeWriter(ctx context.Context) error {
 		// its offsets moved): read the log again, as Open would.
 		l.idx.forget(cp.first)
 		c.closeFile()
-		*c = cursor{fs: c.fs, dir: c.dir, idx: c.idx, id: c.id, idKnown: c.idKnown, genesis: c.genesis, genesisKnown: c.genesisKnown}
+		*c = cursor{fs: c.fs, dir: c.dir, idx: c.idx, id: c.id, idKnown: c.idKnown, genesis: c.genesis, genesisKnown: c.genesisKnown, firstV4: c.firstV4}
 	}
 	// Empty at open, or replaced: read what is there now, as Open would.
 	rec := &recovery{c: c, locked: true}
@@ -246,6 +247,7 @@ func (l *Log) becomeWriter(ctx context.Context) error {
 		return err
 	}
 	l.torn, l.wm = rec.torn, rec.wm
+	c.linkFrom = 1
 	if c.f != nil {
 		cp := c.checkpoint()
 		if err := l.openWriter(cp.first, nil); err != nil {
@@ -292,7 +294,9 @@ func (l *Log) catchUp(ctx stopper, first bool) error {
 	}
 	// A scan of this Log may have verified records past the writer's
 	// position already: start after them.
-	if cp := l.idx.tailPos(); cp.p.next > c.p.next {
+	// Not to a position whose link is unknown (a reader's) when the
+	// writer knows its own: it reads on and keeps the chain.
+	if cp := l.idx.tailPos(); cp.p.next > c.p.next && (cp.p.linked || !c.p.linked) {
 		if cp.first != c.first {
 			if err := l.openWriter(cp.first, nil); err != nil {
 				return err

@@ -147,6 +147,9 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 			from = max(from, m.Last+1) // a second pass emitted up to from already
 		}
 	}
+	if c.linkFrom != 1 {
+		c.linkFrom = max(r.segs[len(r.segs)-1], 1) // the open checks the chain in the last segment
+	}
 	t, err := c.advance(ctx, from, r.emit, recoveryRules(wm, r.locked || again))
 	if err != nil {
 		return err
@@ -275,7 +278,7 @@ func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
 		o.FS = OSFS{}
 	}
 	var rep Report
-	c := &cursor{fs: o.FS, dir: dir}
+	c := &cursor{fs: o.FS, dir: dir, linkFrom: 1}
 	c.setIdentity(o.Identity)
 	defer c.closeFile()
 	r := &recovery{c: c, full: true, emit: func(rec Record) error {
