@@ -64,6 +64,46 @@ package segment
 // stubs refuses it as newer instead of calling it damaged. Only sealed
 // format-2 segments are rewritten; format-1 segments are left as they are.
 //
+// The BLAKE3 chain (format 4). Every record is linked by package chain:
+// link(n) = chain.Next(link(n-1), seq, len, BLAKE3(record)), from
+// chain.Genesis(Options.Identity). Formats 1 to 3 store only the CRC32C
+// chain above, which anyone can recompute; format 4 stores the BLAKE3
+// links too, beside it (frames are unchanged, and keep detecting
+// accidents as before):
+//
+//   - the header is 104 bytes: bytes 0..64 as format 2, then the link
+//     before the segment's first record (64..96), 4 zero bytes, and hcrc =
+//     CRC32C(bytes 0..100) at 100. The first segment's link is the
+//     genesis; every later one's is the previous segment's last link.
+//   - a stub (see "Reclaimed records") holds 40 data bytes: len, crc and
+//     the record's BLAKE3 digest, so the chain continues over it. A
+//     format-4 segment rewritten with stubs stays format 4. A format-3
+//     stub keeps only len and crc: the chain continues over it with a
+//     weak digest, BLAKE3("helm weak stub 1\x00" ‖ le32 len ‖ le32 crc)
+//     (weakDigest) — weak because the record's bytes are gone and only a
+//     CRC ever named them.
+//   - a WATERMARK slot of a format-4 log is 72 bytes, magic "HELMWM4\n":
+//     last, segment, sum as before, 4 zero bytes, the link at last
+//     (32..64), wcrc = CRC32C(bytes 0..64) at 64, 4 zero bytes. Slots of
+//     the older layout (magic "HELMWMK\n") are still read.
+//
+// Open reads the last segment from the link its header carries, so it
+// knows the head (Log.Head) without reading the log, and checks the
+// watermark's link where it passes its seq: an edit at or below the
+// watermark that did not also recompute the stored links is damage.
+// Verify recomputes the chain from the genesis over every segment and
+// checks every header's link and the watermark's. A Mark carries the link
+// at its seq (Mark.Hash), so ScanAfter and OpenAfter continue the chain
+// from it. Readers (Scan, Follow) do not compute links.
+//
+// A log whose last segment is format 1 to 3 goes on in format 2 (no
+// silent change of format on write); its head is computed by reading it
+// from the first record, once. Log.Rechain moves it on: it seals the last
+// segment and creates a format-4 one holding the rechain's unit (written
+// whole, fsynced, renamed: a crash leaves the old log or the rechained
+// one). The chain's definition does not change at a rechain: the head
+// after it commits to the whole history.
+//
 // The last segment is preallocated with zeros after its data (prealloc.go):
 // a zero frame header at a unit boundary ends the log. Sealed segments end
 // exactly after their last frame.
