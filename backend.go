@@ -2,7 +2,6 @@ package helm
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/helmlog/helm/artifact"
@@ -155,10 +154,7 @@ func sharedOffset(seq uint64) int64 { return int64(1<<62 | seq) }
 func scanHead(ctx context.Context, j journal, id string) (chain.Head, error) {
 	h := chain.Head{Hash: chain.Genesis(id)}
 	err := j.Scan(ctx, 1, func(r segment.Record) error {
-		if r.Reclaimed {
-			return fmt.Errorf("voyage %s: record %d was reclaimed and its digest is not kept: its chain cannot be computed", id, r.Seq)
-		}
-		h = chain.Head{Seq: r.Seq, Hash: chain.Link(h.Hash, r.Seq, r.Data)}
+		h = chain.Head{Seq: r.Seq, Hash: r.Link(h.Hash)} // a reclaimed record by the digest its stub keeps
 		return nil
 	})
 	return h, err

@@ -227,7 +227,10 @@ func (d *disk) verifyLog(ctx context.Context, id string, rep *VerifyReport) (str
 	}
 	srep, err := segment.Verify(ctx, eventsDir, &segment.Options{Identity: id})
 	rep.Events = LogReport{Segments: srep.Segments, Records: srep.Records, Reclaimed: srep.Reclaimed, Bytes: srep.Bytes,
-		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn)}
+		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn), Head: srep.Head, Chain: srep.Chain.Kind, Format: srep.Chain.Format}
+	if srep.Chain.Kind == "blake3" && srep.Chain.Since > 1 {
+		rep.Events.ChainSince = srep.Chain.Since
+	}
 	if err != nil {
 		if d := damageOf(id, err); d != nil {
 			rep.Problems = append(rep.Problems, d)
@@ -323,8 +326,19 @@ func (j *diskJournal) check(_ context.Context, ref artifact.Ref) *DamageError {
 
 func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) { j.verifySnapshot(ctx, rep) }
 
+// head is the log's stored head (segment.Log.Head: known at open for a
+// format-4 log, read once for an older one), continued over what other
+// processes appended since this handle last caught up.
 func (j *diskJournal) head(ctx context.Context) (chain.Head, error) {
-	return scanHead(ctx, j, j.v.id)
+	h, err := j.log.Head(ctx)
+	if err != nil {
+		return chain.Head{}, err
+	}
+	err = j.log.Scan(ctx, h.Seq+1, func(r segment.Record) error {
+		h = chain.Head{Seq: r.Seq, Hash: r.Link(h.Hash)}
+		return nil
+	})
+	return h, err
 }
 
 func (j *diskJournal) status() StorageInfo {

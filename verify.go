@@ -88,6 +88,18 @@ type LogReport struct {
 	// Torn is a torn final write that the next change will cut: what a
 	// crashed writer left, never acknowledged, so not damage.
 	Torn *Cut `json:"torn,omitempty"`
+	// Head is the BLAKE3 chain's head at LastSeq, recomputed from the
+	// voyage's genesis over every record.
+	Head chain.Head `json:"head"`
+	// Chain says which chain the log stores and checks: "blake3" (segment
+	// format 4: links stored and checked at open) or "crc32c" (an older
+	// segment format: it detects accidents, not edits; helm voyage rechain
+	// moves it on). Format is the segment format of the log's last
+	// segment, and ChainSince, for a log rechained onto BLAKE3, the first
+	// seq in format 4.
+	Chain      string `json:"chain"`
+	Format     uint32 `json:"format,omitempty"`
+	ChainSince uint64 `json:"chain_since,omitempty"`
 }
 
 // Verify checks the voyage with this id or prefix: every record of its
