@@ -93,7 +93,7 @@ type LogReport struct {
 	Head chain.Head `json:"head"`
 	// Chain says which chain the log stores and checks: "blake3" (segment
 	// format 4: links stored and checked at open) or "crc32c" (an older
-	// segment format: it detects accidents, not edits; helm voyage rechain
+	// segment format: it detects accidents, not edits; a rechain
 	// moves it on). Format is the segment format of the log's last
 	// segment, and ChainSince, for a log rechained onto BLAKE3, the first
 	// seq in format 4.

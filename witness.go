@@ -19,7 +19,7 @@ import (
 // witness. A zero VerifyOptions (or nil) checks the home alone.
 type VerifyOptions struct {
 	// Heads are heads as Voyage.Head returns them (chain.Parse reads
-	// them as `helm voyage head` prints them).
+	// them as chain.Head prints them).
 	Heads []chain.Head
 	// Repositories are local git repositories: every commit reachable
 	// from any of their refs whose message holds a Helm-Voyage line

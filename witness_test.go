@@ -3,7 +3,6 @@ package helm_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,8 +13,8 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/chain"
-	"github.com/helmlog/helm/internal/forge"
 	"github.com/helmlog/helm/internal/ghtest"
+	"github.com/helmlog/helm/internal/tamper"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
@@ -220,19 +219,27 @@ func TestVerifyWithAWitnessFindsAForgedLog(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
-		forge  func(t *testing.T, l *forge.Log)
+		forge  func(t *testing.T, home, id string)
 		reason string
 		// alone: verify without a witness finds nothing (the forger's
 		// checksums hold); not asserted where a cache written after the
 		// dropped records may prove the rollback (issue 31's caches).
 		alone bool
 	}{
-		{"a note's text edited", func(t *testing.T, l *forge.Log) {
-			_, err := l.Replace("DENIED by security", "PASSED by security")
+		{"a note's text edited", func(t *testing.T, home, id string) {
+			_, err := tamper.Replace(context.Background(), home, id, "DENIED by security", "PASSED by security")
 			require.NoError(t, err)
 		}, "the log's link at seq %d differs: edited, truncated or rolled back below it", true},
-		{"the witnessed records dropped", func(t *testing.T, l *forge.Log) {
-			require.NoError(t, l.DropUnits(2)) // the commit's outcome and intent
+		{"the witnessed records dropped", func(t *testing.T, home, id string) {
+			recs, err := tamper.Read(context.Background(), home, id)
+			require.NoError(t, err)
+			last := recs[len(recs)-1].Seq
+			require.NoError(t, tamper.Edit(context.Background(), home, id, func(r tamper.Record) []byte {
+				if r.Seq > last-2 { // the commit's outcome and intent
+					return nil
+				}
+				return r.Data
+			}))
 		}, "holds seq %d; the log ends at", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,10 +254,8 @@ func TestVerifyWithAWitnessFindsAForgedLog(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, w.v.Close())
 
-			l, err := forge.Open(filepath.Join(w.dir, "voyages", w.v.ID(), "events"))
-			require.NoError(t, err)
-			tc.forge(t, l)
-			require.NoError(t, l.Write())
+			tc.forge(t, w.dir, w.v.ID())
+			require.NoError(t, tamper.DropCaches(w.dir, w.v.ID()))
 			alone, err := w.home.Verify(ctx, w.v.ID(), nil)
 			require.NoError(t, err)
 			t.Logf("without a witness: ok %v, %v", alone.OK(), alone.Problems)

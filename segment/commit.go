@@ -334,13 +334,9 @@ func (l *Log) writeUnit(recs [][]byte, commits int) error {
 	}
 	rechain := l.rechain
 	if rechain && !c.p.linked {
-		// The chain's link at the log's end, for the new segment's header:
-		// read the log from its genesis (lock held: nothing moves).
-		h, err := l.readHead(context.Background(), c.p.next-1)
-		if err != nil {
-			return err
-		}
-		c.p.link, c.p.linked = h.Hash, true
+		// Rechain's decide read the link at the log's end (this unit's
+		// base: nothing moved since, the lock is held).
+		c.p.link, c.p.linked = l.rechainLink, true
 	}
 	p := c.p
 	buf := l.wbuf[:0]

@@ -130,7 +130,13 @@ func (l *Log) Rechain(ctx context.Context, records ...[]byte) (first uint64, err
 		if c.f == nil || c.version >= 4 {
 			return nil, fmt.Errorf("segment: rechain %s: %w", l.dir, ErrRechained)
 		}
-		l.rechain = true
+		// The chain's link at the log's end, for the new segment's header:
+		// read the log from its genesis (lock held: nothing moves).
+		h, err := l.readHead(tx.ctx, tx.base)
+		if err != nil {
+			return nil, err
+		}
+		l.rechain, l.rechainLink = true, h.Hash
 		return records, nil
 	})
 }

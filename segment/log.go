@@ -95,6 +95,9 @@ type Log struct {
 	writable bool      // the first Commit reopened the active segment for writing
 	wmFile   File      // WATERMARK, open for writing (nil until the first Commit)
 	rechain  bool      // the unit being decided is Rechain's: it starts a format-4 segment
+	// rechainLink is the chain's link at the log's end, read by Rechain's
+	// decide for the new segment's header.
+	rechainLink chain.Hash
 }
 
 // watermarkAt returns the watermark of the writer's position (mu held):
