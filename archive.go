@@ -206,7 +206,7 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 	var cs copies
 	var last uint64
 	events := 0
-	err := v.rec.Scan(ctx, 1, eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
+	err := v.scanEvents(ctx, 1, func(seq uint64, e *projection.Event) error { // a hidden record refuses the export
 		if err := st.Apply(seq, e); err != nil {
 			return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, dir, seq, err)
 		}
@@ -214,7 +214,7 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 		last = seq
 		events++
 		return nil
-	}))
+	})
 	if err != nil {
 		return v.fail(op, err, hint.Hint{})
 	}

@@ -131,6 +131,13 @@ func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage,
 				Err: fmt.Errorf("%s holds no events, not even the voyage's start: it was emptied or removed", events)},
 			Hint: hint.Hint{Kind: hint.Restore, Text: "restore the voyage's directory from a backup, or remove it"}}
 	}
+	// A cache that proves the log went further makes the voyage DAMAGED:
+	// no read shows it, no write changes it, and no close rewrites the
+	// cache (evidence.go).
+	if found := cacheEvidence(d.h.dir, dir, id, v.rec.(*diskJournal).log.Last(), nil); len(found) > 0 {
+		v.Close()
+		return nil, evidenceError("open", id, found)
+	}
 	return v, nil
 }
 
@@ -153,7 +160,13 @@ func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (
 	}
 	// Opening the log folds its events into fresh views as it reads them:
 	// the check of the log and the replay are one pass.
-	log, err := segment.OpenScan(ctx, events, opts, v.applyRecord)
+	var st stubs
+	log, err := segment.OpenScan(ctx, events, opts, st.events(id, events, v.applyEvent))
+	if err == nil {
+		if err = st.err(id, events); err != nil {
+			log.Close()
+		}
+	}
 	if err != nil {
 		return nil, v.fail("open", err, hint.Hint{})
 	}
@@ -202,8 +215,12 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 			rest = append(rest, id)
 		}
 	}
+	var seqs map[string]uint64 // how far the index saw each log go: a summary short of it is not trusted
+	if len(rest) > 0 {
+		seqs, _ = homeindex.Seqs(filepath.Join(d.h.dir, homeindex.Name))
+	}
 	read, unreadable, err := readEach(ctx, rest, 4*runtime.GOMAXPROCS(0), func(id string) (VoyageInfo, error) {
-		return d.summary(ctx, id)
+		return d.summary(ctx, id, seqs[id])
 	})
 	if err != nil {
 		return nil, err
@@ -234,6 +251,11 @@ func (d *disk) verifyLog(ctx context.Context, id string, rep *VerifyReport) (str
 			return eventsDir, false, nil // the artifact index is built from the events
 		}
 		return eventsDir, false, &VoyageError{Op: "verify", Voyage: id, Err: err}
+	}
+	// Caches that prove the log went further: the voyage does not open.
+	if found := cacheEvidence(d.h.dir, filepath.Join(d.voyagesDir(), id), id, srep.LastSeq, nil); len(found) > 0 {
+		rep.Problems = append(rep.Problems, found...)
+		return eventsDir, false, nil
 	}
 	return eventsDir, true, nil
 }
@@ -321,7 +343,15 @@ func (j *diskJournal) check(_ context.Context, ref artifact.Ref) *DamageError {
 	return nil
 }
 
-func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) { j.verifySnapshot(ctx, rep) }
+func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) {
+	j.verifySnapshot(ctx, rep)
+	// Verify reads every record anyway: a cache's head at the log's last
+	// seq is checked against the chain's (a cache beyond the log kept the
+	// voyage from opening: verifyLog reported it).
+	if head, err := j.head(ctx); err == nil {
+		rep.Problems = append(rep.Problems, cacheEvidence(j.d.h.dir, j.v.dir, j.v.id, j.log.Last(), &head)...)
+	}
+}
 
 func (j *diskJournal) head(ctx context.Context) (chain.Head, error) {
 	return scanHead(ctx, j, j.v.id)
