@@ -119,6 +119,7 @@ func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage,
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
 	}
+	cached := readClaims(d.h.dir, dir, id) // before the log: see claims
 	v, err := d.openDir(ctx, dir, id, fromSnapshot)
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage,
 	// A cache that proves the log went further makes the voyage DAMAGED:
 	// no read shows it, no write changes it, and no close rewrites the
 	// cache (evidence.go).
-	if found := cacheEvidence(d.h.dir, dir, id, v.rec.(*diskJournal).log.Last(), nil); len(found) > 0 {
+	if found := cached.against(v.rec.(*diskJournal).log.Last(), nil); len(found) > 0 {
 		v.Close()
 		return nil, evidenceError("open", id, found)
 	}
@@ -242,6 +243,7 @@ func (d *disk) verifyLog(ctx context.Context, id string, rep *VerifyReport) (str
 		rep.Problems = append(rep.Problems, &DamageError{Voyage: id, File: eventsDir, Reason: "the voyage's event log is gone", Err: err})
 		return eventsDir, false, nil
 	}
+	cached := readClaims(d.h.dir, filepath.Dir(eventsDir), id) // before the log: see claims
 	srep, err := segment.Verify(ctx, eventsDir, &segment.Options{Identity: id})
 	rep.Events = LogReport{Segments: srep.Segments, Records: srep.Records, Reclaimed: srep.Reclaimed, Bytes: srep.Bytes,
 		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn)}
@@ -253,7 +255,7 @@ func (d *disk) verifyLog(ctx context.Context, id string, rep *VerifyReport) (str
 		return eventsDir, false, &VoyageError{Op: "verify", Voyage: id, Err: err}
 	}
 	// Caches that prove the log went further: the voyage does not open.
-	if found := cacheEvidence(d.h.dir, filepath.Join(d.voyagesDir(), id), id, srep.LastSeq, nil); len(found) > 0 {
+	if found := cached.against(srep.LastSeq, nil); len(found) > 0 {
 		rep.Problems = append(rep.Problems, found...)
 		return eventsDir, false, nil
 	}
@@ -348,8 +350,9 @@ func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) {
 	// Verify reads every record anyway: a cache's head at the log's last
 	// seq is checked against the chain's (a cache beyond the log kept the
 	// voyage from opening: verifyLog reported it).
+	cached := readClaims(j.d.h.dir, j.v.dir, j.v.id) // before the log: see claims
 	if head, err := j.head(ctx); err == nil {
-		rep.Problems = append(rep.Problems, cacheEvidence(j.d.h.dir, j.v.dir, j.v.id, j.log.Last(), &head)...)
+		rep.Problems = append(rep.Problems, cached.against(head.Seq, &head)...)
 	}
 }
 
