@@ -60,7 +60,13 @@ func (v *Voyage) verifyPolicies(ctx context.Context, rep *VerifyReport) {
 // it was taken at, and why opening ignores it, if it does. A snapshot is
 // a cache: one that is ignored costs a slower open, not a wrong one. One
 // that opening would trust but whose views are not the events' is damage
-// (in Problems): remove it.
+// (in Problems): remove it. One whose mark is beyond the log's end is
+// never merely ignored: it is evidence that the log was rolled back, and
+// Verify reports it as damage before it looks further (evidence.go).
+// What is still ignored is harmless: a snapshot torn or of another
+// version says nothing, and one at a seq the log holds whose chain values
+// differ lags a recorded rewrite (compaction with redaction) or an edit
+// that only a witness proves.
 type SnapshotReport struct {
 	Seq     uint64 `json:"seq"`
 	Ignored string `json:"ignored,omitempty"`
