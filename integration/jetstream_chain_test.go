@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -271,4 +273,48 @@ func TestSharedJetStreamHeadFollowsEveryChange(t *testing.T) {
 	theirs, err := other.Head(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, after, theirs)
+}
+
+// The command line on a shared home: helm voyage head prints the head
+// (SEQ:HEX, or --json) of a voyage in the store, the chain over its
+// records; complete prints the head after it; report and the exports
+// give the same.
+func TestCLIVoyageHeadOnASharedHome(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bin := buildHelm(t)
+	srv := startServer(t, "cli-head", nil)
+	home := newHome()
+	c := newHelmCLI(t, bin, t.TempDir(), "HELM_STORE="+srv.ClientURL()+"/"+home)
+	id := strings.TrimSpace(c.ok("voyage", "new", "Resolve #42"))
+	c.ok("note", "one")
+
+	s := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
+	defer s.Close()
+	records := func() [][]byte {
+		l, err := s.Open(ctx, id)
+		require.NoError(t, err)
+		defer l.Close()
+		var out [][]byte
+		require.NoError(t, l.Scan(ctx, 1, func(r store.Record) error { out = append(out, bytes.Clone(r.Data)); return nil }))
+		return out
+	}
+	want := chainOf(id, records()...)
+	assert.Equal(t, want.String()+"\n", c.ok("voyage", "head"))
+	var js struct {
+		Voyage string `json:"voyage"`
+		Seq    uint64 `json:"seq"`
+		Hash   string `json:"hash"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(c.ok("voyage", "head", "--json", id[:8])), &js))
+	assert.Equal(t, id, js.Voyage)
+	assert.Equal(t, want.Seq, js.Seq)
+	assert.Equal(t, want.Hash.String(), js.Hash)
+
+	out := c.ok("complete", "--summary", "done")
+	want = chainOf(id, records()...)
+	assert.Contains(t, out, "\nHead:    "+want.String()+"\n", "complete prints the head after it")
+	assert.Equal(t, want.String()+"\n", c.ok("voyage", "head", id))
+	assert.Contains(t, c.ok("report", id), "- **Head:** `"+want.String()+"`\n")
+	assert.Contains(t, c.ok("voyage", "export", id, "--format", "md"), "- **Head:** `"+want.String()+"`\n")
 }

@@ -40,7 +40,7 @@ func TestVoyageHeadPrintsTheHead(t *testing.T) {
 	h.ok("complete", "--summary", "done")
 	second := h.start("second")
 
-	before := treeOf(t, h.Home)
+	before := hashTree(t, h.Home)
 	out := h.ok("voyage", "head")
 	assert.Regexp(t, headLine, out)
 	want := headOf(t, h, second)
@@ -59,7 +59,7 @@ func TestVoyageHeadPrintsTheHead(t *testing.T) {
 	assert.Equal(t, first, js.Voyage)
 	assert.Equal(t, headOf(t, h, first), js.Head, "the voyage named")
 	assert.Equal(t, headOf(t, h, first).String()+"\n", h.ok("--voyage", first, "voyage", "head"))
-	assert.Equal(t, before, treeOf(t, h.Home), "reading the head writes nothing")
+	assert.Equal(t, before, hashTree(t, h.Home), "reading the head writes nothing")
 
 	h.ok("note", "two")
 	assert.NotEqual(t, out, h.ok("voyage", "head"), "a record moves it")
@@ -88,4 +88,26 @@ func TestVoyageHeadRefusesWhatNamesNoOneVoyage(t *testing.T) {
 			assert.Empty(t, r.Stdout)
 		})
 	}
+}
+
+// The head is where the voyage's identity is printed: report (markdown
+// and JSON), the markdown and html exports; each the head helm voyage
+// head prints.
+func TestReportAndExportsGiveTheHead(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.start("exports")
+	h.ok("note", "one")
+	h.ok("complete", "--summary", "done")
+	head := headOf(t, h, id)
+	assert.Equal(t, head.String()+"\n", h.ok("voyage", "head", id))
+
+	assert.Contains(t, h.ok("report", id), "- **Head:** `"+head.String()+"`\n")
+	var r struct {
+		Head chain.Head `json:"head"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(h.ok("report", id, "--json")), &r))
+	assert.Equal(t, head, r.Head)
+	assert.Contains(t, h.ok("voyage", "export", id, "--format", "md"), "- **Head:** `"+head.String()+"`\n")
+	assert.Contains(t, h.ok("voyage", "export", id, "--format", "html"), "<dt>Head</dt><dd><code>"+head.String()+"</code></dd>")
 }
