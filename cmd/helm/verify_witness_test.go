@@ -41,7 +41,7 @@ var sizeBytes = regexp.MustCompile(`\(\d+ B\)`)
 
 var hash64 = regexp.MustCompile(`(\d+:)[0-9a-f]{64}\b`)
 
-var headLine = regexp.MustCompile(`(?m)^  head:      (\d+:[0-9a-f]{64})$`)
+var verifyHeadLine = regexp.MustCompile(`(?m)^  head:      (\d+:[0-9a-f]{64})$`)
 
 func TestVerifyWithWitnessesPrintsEachAndExitsZeroWhenIntact(t *testing.T) {
 	t.Parallel()
@@ -50,7 +50,7 @@ func TestVerifyWithWitnessesPrintsEachAndExitsZeroWhenIntact(t *testing.T) {
 	golden(t, "verify-witness.golden", scrub(h, out, repo, sha))
 	assert.Equal(t, out, h.ok("voyage", "verify", id[:8], "--witness", repo), "the voyage named as VOYAGE")
 
-	m := headLine.FindStringSubmatch(out)
+	m := verifyHeadLine.FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	given := h.ok("voyage", "verify", "--witness", m[1], "--witness", repo)
 	assert.Contains(t, given, "  witness:   "+m[1]+" given: ok\n")
@@ -83,7 +83,7 @@ func TestVerifyWithAWitnessFindsAnEditedNote(t *testing.T) {
 	t.Parallel()
 	h, id, repo, sha := witnessedVoyage(t)
 	out := h.ok("voyage", "verify", "--witness", repo)
-	head := headLine.FindStringSubmatch(out)[1]
+	head := verifyHeadLine.FindStringSubmatch(out)[1]
 
 	_, err := tamper.Replace(context.Background(), h.Home, id, "DENIED by security", "PASSED by security")
 	require.NoError(t, err)

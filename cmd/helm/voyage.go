@@ -28,8 +28,8 @@ import (
 
 func newVoyageCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
-		Use:     "voyage new|list|show|resume|verify|compact|export|import ...",
-		Short:   "start, list, show, resume, verify, compact, export and import voyages",
+		Use:     "voyage new|list|show|head|resume|verify|compact|export|import ...",
+		Short:   "start, list, show, resume, verify, compact, export and import voyages, and print their heads",
 		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
 	})
 	newCmd := leafCmd(a, &cobra.Command{
@@ -84,6 +84,23 @@ partial voyage.`,
 			Short:   "show a voyage: metadata, slate, logbook counts, artifacts",
 			Example: "  helm --voyage a3b voyage show --json",
 		}, &voyageShowCommand{}),
+		leafCmd(a, &cobra.Command{
+			Use:   "head [VOYAGE]",
+			Short: "print where a voyage's tamper-evident chain stands: SEQ:HEX",
+			Long: `Print the voyage's head: the seq of its last record and the BLAKE3
+chain's link after it, as SEQ:HEX (64 lowercase hex digits), one line and
+nothing else, so that $(helm voyage head) is the head. --json prints
+{"voyage":"ID","seq":N,"hash":"HEX"}. Without VOYAGE (or --voyage), the
+voyage commands act on here (helm voyage current).
+
+A head held outside the home is a witness: paste it in a pull request,
+an issue or a chat, or let the commits helm makes carry it (their
+Helm-Voyage trailer). Anyone with write access to the home can recompute
+the chain; no one can change a head held elsewhere, and any edit,
+truncation or rollback of a record at or below it changes the link at its
+seq. Reading the head records nothing.`,
+			Example: "  helm voyage head a3b\n  helm voyage head --json",
+		}, &voyageHeadCommand{}),
 		leafCmd(a, &cobra.Command{
 			Use:   "current",
 			Short: "say which voyage commands act on here, and why",
