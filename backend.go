@@ -54,6 +54,10 @@ type backend interface {
 	// false when the log is too damaged to open the voyage from (rep says
 	// why).
 	verifyLog(ctx context.Context, id string, rep *VerifyReport) (name string, ok bool, err error)
+	// records calls fn with each record of voyage id's log from the first,
+	// without opening the voyage (its views may not fold): for Verify's
+	// witness checks, which need the records alone.
+	records(ctx context.Context, id string, fn func(segment.Record) error) error
 }
 
 // journal is one open voyage's records and artifacts' bytes. A journal

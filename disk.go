@@ -246,6 +246,10 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 
 // verifyLog checks the log's files where they are: it works on a voyage
 // too damaged to open.
+func (d *disk) records(ctx context.Context, id string, fn func(segment.Record) error) error {
+	return segment.ScanDir(ctx, filepath.Join(d.voyagesDir(), id, "events"), 1, fn)
+}
+
 func (d *disk) verifyLog(ctx context.Context, id string, rep *VerifyReport) (string, bool, error) {
 	eventsDir := filepath.Join(d.voyagesDir(), id, "events")
 	if _, err := os.Stat(eventsDir); err != nil {

@@ -502,6 +502,15 @@ func (s *shared) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, e
 }
 
 // verifyLog has the store check every record and its place in the chain.
+func (s *shared) records(ctx context.Context, id string, fn func(segment.Record) error) error {
+	log, err := s.st.Open(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	return log.Scan(ctx, 1, recordsOf(fn))
+}
+
 func (s *shared) verifyLog(ctx context.Context, id string, rep *VerifyReport) (string, bool, error) {
 	rep.Events = LogReport{Store: s.name}
 	log, err := s.st.Open(ctx, id)

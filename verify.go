@@ -119,8 +119,10 @@ type LogReport struct {
 // It recomputes the chain from the first record (Head), and checks it
 // against the witnesses opts names (nil: none): a witness whose seq is
 // beyond the log's end, or whose link differs from the log's at its seq,
-// is damage naming the witness. Witnesses are checked once the voyage
-// opens; a log too damaged to open is damaged already.
+// is damage naming the witness. Witnesses are checked on the records
+// alone, also when the voyage does not open (a cache proves a rollback,
+// the views do not fold); a log whose records are damaged is damaged
+// already, and its chain stops at the damage.
 func (h *Home) Verify(ctx context.Context, idOrPrefix string, opts *VerifyOptions) (*VerifyReport, error) {
 	id, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
@@ -132,6 +134,12 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string, opts *VerifyOption
 	}
 	logName, ok, err := h.back.verifyLog(ctx, id, rep)
 	if err != nil {
+		return nil, err
+	}
+	// The witnesses need the records alone: they are checked when a cache
+	// proves a rollback or the views do not fold, too. A log damaged below
+	// the chain's checks is reported already; its chain stops there.
+	if err := h.checkWitnesses(ctx, id, logName, rep); err != nil && (ok || ctx.Err() != nil) {
 		return nil, err
 	}
 	if !ok {
@@ -147,9 +155,6 @@ func (h *Home) Verify(ctx context.Context, idOrPrefix string, opts *VerifyOption
 	}
 	defer v.Close()
 	v.rec.verify(ctx, rep)
-	if err := v.checkWitnesses(ctx, rep); err != nil {
-		return nil, err
-	}
 	v.verifyPolicies(ctx, rep)
 	return rep, v.verifyArtifacts(ctx, rep)
 }

@@ -123,7 +123,7 @@ func repositoryWitnesses(ctx context.Context, id, repo string) ([]WitnessReport,
 // witnesses too, for the head. A chain that cannot be computed (a record
 // reclaimed before records kept their digest) is an error when there are
 // witnesses to check, and leaves the head unset otherwise.
-func (v *Voyage) checkWitnesses(ctx context.Context, rep *VerifyReport) error {
+func (h *Home) checkWitnesses(ctx context.Context, id, dir string, rep *VerifyReport) error {
 	want := map[uint64]bool{}
 	for _, w := range rep.Witnesses {
 		if w.Malformed == "" {
@@ -131,17 +131,12 @@ func (v *Voyage) checkWitnesses(ctx context.Context, rep *VerifyReport) error {
 		}
 	}
 	links := map[uint64]chain.Hash{}
-	head := chain.Head{Hash: chain.Genesis(v.id)}
+	head := chain.Head{Hash: chain.Genesis(id)}
 	if want[0] {
 		links[0] = head.Hash
 	}
-	err := v.rec.Scan(ctx, 1, func(r segment.Record) error {
-		if r.Reclaimed {
-			// The same limit as the journal's head (scanHead): a
-			// reclaimed record's digest is not kept yet.
-			return fmt.Errorf("record %d was reclaimed and its digest is not kept: the chain cannot be computed past it", r.Seq)
-		}
-		head = chain.Head{Seq: r.Seq, Hash: chain.Link(head.Hash, r.Seq, r.Data)}
+	err := h.back.records(ctx, id, func(r segment.Record) error {
+		head = chain.Head{Seq: r.Seq, Hash: r.Link(head.Hash)}
 		if want[r.Seq] {
 			links[r.Seq] = head.Hash
 		}
@@ -149,7 +144,7 @@ func (v *Voyage) checkWitnesses(ctx context.Context, rep *VerifyReport) error {
 	})
 	if err != nil {
 		if ctx.Err() != nil || len(want) > 0 {
-			return fmt.Errorf("verify voyage %s against its witnesses: %w", v.id, err)
+			return fmt.Errorf("verify voyage %s against its witnesses: %w", id, err)
 		}
 		return nil
 	}
@@ -168,7 +163,7 @@ func (v *Voyage) checkWitnesses(ctx context.Context, rep *VerifyReport) error {
 		default:
 			continue
 		}
-		rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: v.rec.Dir(), Seq: w.Head.Seq, Reason: w.Problem})
+		rep.Problems = append(rep.Problems, &DamageError{Voyage: id, File: dir, Seq: w.Head.Seq, Reason: w.Problem})
 	}
 	return nil
 }
