@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
@@ -35,6 +36,19 @@ type ActionError struct {
 
 func (e *ActionError) Error() string { return e.Err.Error() }
 func (e *ActionError) Unwrap() error { return e.Err }
+
+// Witnessed is an Action that writes text into the world (a commit's
+// message, a pull request's body) and carries a witness in it. Once the
+// intent is recorded, and before Perform, the voyage gives it the trailer
+// line naming the voyage at the head of its chain, the intent included
+// (chain.Trailer: "Helm-Voyage: <voyage id> <SEQ>:<HEX>"); a head outside
+// the home is what Home.Verify checks the log against (VerifyOptions).
+// The line is no parameter: the intent records the action as asked. A
+// head that cannot be computed fails the action, recorded, before
+// Perform runs: it does not run unwitnessed.
+type Witnessed interface {
+	Witness(line string)
+}
 
 // resolver is an Action whose parameters default to the state of the
 // world (the actions package's Push): Perform resolves it before its
@@ -141,7 +155,11 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who, opts *P
 	if err != nil {
 		return logbook.Entry{}, err
 	}
-	result, perr := a.Perform(ctx)
+	var result logbook.ActionResult
+	perr := v.witness(ctx, a)
+	if perr == nil {
+		result, perr = a.Perform(ctx)
+	}
 	outcome := &projection.Event{Type: projection.ActionPerformed, Who: w, Action: &logbook.ActionRecord{ID: id, Kind: a.Kind(), Result: &result}}
 	if perr == nil {
 		// How to take it back: asked of the world as the action left it.
@@ -179,4 +197,20 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who, opts *P
 		return logbook.Entry{}, v.fail(op, &ActionError{Kind: a.Kind(), Err: perr}, hint.Hint{})
 	}
 	return v.entryAt(ctx, intent)
+}
+
+// witness gives a Witnessed action the trailer naming the voyage at the
+// head of its chain, read after the intent was recorded. The error is the
+// action's failure: it is not run without its witness.
+func (v *Voyage) witness(ctx context.Context, a Action) error {
+	w, ok := a.(Witnessed)
+	if !ok {
+		return nil
+	}
+	head, err := v.rec.head(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: not run: the head of the voyage's chain could not be computed for its %s witness: %w", a.Kind(), chain.TrailerKey, err)
+	}
+	w.Witness(chain.Trailer(v.id, head))
+	return nil
 }

@@ -278,7 +278,8 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 	link, chained := chain.Genesis(v.id), true
 	var head chain.Head
 	blobs := map[uint64]linked{}
-	fold := eventsOf(v.id, dir, func(seq uint64, e *projection.Event) error {
+	var hidden stubs // a hidden record refuses the export
+	fold := hidden.events(v.id, dir, func(seq uint64, e *projection.Event) error {
 		if err := st.Apply(seq, e); err != nil {
 			return fmt.Errorf("voyage %s, %s, record %d: %w", v.id, dir, seq, err)
 		}
@@ -305,6 +306,9 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = hidden.err(v.id, dir)
+	}
 	if err != nil {
 		return v.fail(op, err, hint.Hint{})
 	}

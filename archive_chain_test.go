@@ -28,11 +28,11 @@ type forgedEvent struct {
 	Record []byte `json:"record"`
 }
 
-// forge rewrites the archive's event at seq with edit, in its JSON and
+// forgeArchive rewrites the archive's event at seq with edit, in its JSON and
 // its record alike; with rehead it recomputes the header's head over the
 // records (the voyage must hold no blob records); it always recomputes
 // the trailer's digest. It is the adversary that knows the format.
-func forge(t *testing.T, archive []byte, seq uint64, edit func(*projection.Event), rehead bool) []byte {
+func forgeArchive(t *testing.T, archive []byte, seq uint64, edit func(*projection.Event), rehead bool) []byte {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(string(archive), "\n"), "\n")
 	var hdr map[string]json.RawMessage
@@ -114,7 +114,7 @@ func pass(e *projection.Event) { e.Note.Text = "PASSED by security" }
 func TestImportRefusesAnEditedArchiveWhoseChainNoLongerMatchesItsHead(t *testing.T) {
 	ctx := context.Background()
 	_, archive := noteVoyage(t)
-	edited := forge(t, archive, noteSeq(t, archive), pass, false)
+	edited := forgeArchive(t, archive, noteSeq(t, archive), pass, false)
 	require.True(t, digestMatches(edited), "the byte digest was recomputed")
 	other := homeWithAVoyage(t)
 	before := treeSum(t, other.Dir())
@@ -130,7 +130,7 @@ func TestImportOfAnArchiveWithItsHeadRecomputedIsRefusedOnlyByAWitness(t *testin
 	v, archive := noteVoyage(t)
 	witness, err := v.Head(ctx)
 	require.NoError(t, err)
-	edited := forge(t, archive, noteSeq(t, archive), pass, true)
+	edited := forgeArchive(t, archive, noteSeq(t, archive), pass, true)
 
 	// With a witness, it is refused, naming the witness.
 	other := homeWithAVoyage(t)
@@ -220,7 +220,7 @@ func TestImportChecksAttributionAsTheCLIDoes(t *testing.T) {
 	before := treeSum(t, other.Dir())
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			forged := forge(t, archive, seq, c.edit, true)
+			forged := forgeArchive(t, archive, seq, c.edit, true)
 			_, err := other.Import(ctx, bytes.NewReader(forged), nil)
 			require.ErrorIs(t, err, helm.ErrInvalid)
 			assert.Contains(t, err.Error(), fmt.Sprintf("event %d: %s", seq, c.field))
@@ -228,7 +228,7 @@ func TestImportChecksAttributionAsTheCLIDoes(t *testing.T) {
 		})
 	}
 	// root is a name the CLI takes (--as root): so does import.
-	forged := forge(t, archive, seq, func(e *projection.Event) { e.Who = logbook.Who{Identity: "root", Role: "coder", Method: "human"} }, true)
+	forged := forgeArchive(t, archive, seq, func(e *projection.Event) { e.Who = logbook.Who{Identity: "root", Role: "coder", Method: "human"} }, true)
 	v, err := other.Import(ctx, bytes.NewReader(forged), nil)
 	require.NoError(t, err)
 	v.Close()

@@ -250,7 +250,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	assert.Equal(t, want, viewsJSON(t, reopened), "opened afresh")
 	reopened.Close()
 	for _, home := range []*helm.Home{h, other} {
-		rep, err := home.Verify(ctx, v.ID())
+		rep, err := home.Verify(ctx, v.ID(), nil)
 		require.NoError(t, err)
 		assert.True(t, rep.OK(), "%+v", rep.Problems)
 	}
@@ -269,7 +269,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	crep, err := imported.Compact(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, crep.Artifacts, "the jettisoned artifact's place")
-	rep, err := other.Verify(ctx, v.ID())
+	rep, err := other.Verify(ctx, v.ID(), nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%+v", rep.Problems)
 
@@ -418,7 +418,7 @@ func TestImportOfCorpusVoyages(t *testing.T) {
 				if !bytes.Contains(again, []byte(`{"stub":`)) {
 					assert.Equal(t, string(archive), string(again), "voyage %s exported again", info.ID)
 				}
-				rep, err := other.Verify(ctx, info.ID)
+				rep, err := other.Verify(ctx, info.ID, nil)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "voyage %s: %+v", info.ID, rep.Problems)
 				_, err = imported.Compact(ctx)
@@ -554,7 +554,7 @@ func FuzzImport(f *testing.F) {
 		}
 		id := v.ID()
 		require.NoError(t, v.Close())
-		rep, err := home.Verify(ctx, id)
+		rep, err := home.Verify(ctx, id, nil)
 		require.NoError(t, err)
 		require.True(t, rep.OK(), "an imported voyage does not verify: %+v", rep.Problems)
 		require.NoError(t, os.RemoveAll(filepath.Join(voyages, id)))

@@ -128,7 +128,7 @@ func TestCompactCrashStress(t *testing.T) {
 			readAcks(t, filepath.Join(dir, fmt.Sprintf("acks-%d-%s", round, role)), stowed, jettisoned)
 		}
 
-		rep, err := h.Verify(ctx, id)
+		rep, err := h.Verify(ctx, id, nil)
 		require.NoError(t, err)
 		require.True(t, rep.OK(), "round %d: %v", round, rep.Problems)
 		reclaimedRecords = rep.Events.Reclaimed

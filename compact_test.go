@@ -88,7 +88,7 @@ func TestCompactReclaimsJettisonedBytesAndKeepsTheStory(t *testing.T) {
 			"the disk gives back the jettisoned bytes, but for the blocks pack frames share with their neighbours")
 	}
 
-	vr, err := h.Verify(ctx, id)
+	vr, err := h.Verify(ctx, id, nil)
 	require.NoError(t, err)
 	assert.True(t, vr.OK(), "%v", vr.Problems)
 	assert.Equal(t, uint64(2), vr.Events.Reclaimed)

@@ -23,12 +23,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/ghtest"
 	"github.com/helmlog/helm/internal/hometest"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/redact"
+	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/sighting"
 )
 
@@ -632,7 +634,7 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 			}
 			sort.Strings(ids)
 			for _, id := range ids {
-				rep, err := h.Verify(ctx, id)
+				rep, err := h.Verify(ctx, id, nil)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "verify %s: %v", id, rep.Problems)
 			}
@@ -664,7 +666,7 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 				_, err = v.TakeBearing(ctx, "still readable", who, nil)
 				require.NoError(t, err)
 				require.NoError(t, v.Close())
-				rep, err := h.Verify(ctx, id)
+				rep, err := h.Verify(ctx, id, nil)
 				require.NoError(t, err)
 				assert.True(t, rep.OK(), "verify %s after a write: %v", id, rep.Problems)
 				v, err = h.Voyage(ctx, id)
@@ -687,5 +689,40 @@ func TestCorpusVoyagesOpenVerifyAndAcceptWrites(t *testing.T) {
 				return nil
 			}))
 		})
+	}
+}
+
+// A voyage written in segment format 2 moves onto the stored BLAKE3 chain
+// by a rechain: its head is the same chain over the same records (the
+// rechain's record included), now checked from its format-4 segment.
+func TestCorpusFormat2VoyageRechainsOntoTheBLAKE3Chain(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join("testdata", "voyages", "v0.5-2026-11-27")
+	data, err := os.ReadFile(filepath.Join(src, "views.golden.json"))
+	require.NoError(t, err)
+	var want map[string]corpusView
+	require.NoError(t, json.Unmarshal(data, &want))
+	require.NotEmpty(t, want)
+	home := copyTree(t, src)
+	for id := range want {
+		events := filepath.Join(home, "voyages", id, "events")
+		before, err := segment.Verify(ctx, events, &segment.Options{Identity: id})
+		require.NoError(t, err)
+		require.Equal(t, "crc32c", before.Chain.Kind, "the corpus entry is format 2")
+		l, err := segment.Open(ctx, events, &segment.Options{Identity: id})
+		require.NoError(t, err)
+		h, err := l.Head(ctx)
+		require.NoError(t, err)
+		require.Equal(t, before.Head, h)
+		rec := []byte(`{"rechained":"` + h.String() + `"}`)
+		first, err := l.Rechain(ctx, rec)
+		require.NoError(t, err)
+		require.NoError(t, l.Close())
+
+		after, err := segment.Verify(ctx, events, &segment.Options{Identity: id})
+		require.NoError(t, err)
+		assert.Equal(t, "blake3", after.Chain.Kind)
+		assert.Equal(t, first, after.Chain.Since)
+		assert.Equal(t, chain.Head{Seq: first, Hash: chain.Link(h.Hash, first, rec)}, after.Head)
 	}
 }

@@ -119,6 +119,7 @@ func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage,
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
 	}
+	cached := readClaims(d.h.dir, dir, id) // before the log: see claims
 	v, err := d.openDir(ctx, dir, id, fromSnapshot)
 	if err != nil {
 		return nil, err
@@ -130,6 +131,22 @@ func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage,
 			Err: &DamageError{Voyage: id, File: events, Reason: "the event log holds no events, not even the voyage's start",
 				Err: fmt.Errorf("%s holds no events, not even the voyage's start: it was emptied or removed", events)},
 			Hint: hint.Hint{Kind: hint.Restore, Text: "restore the voyage's directory from a backup, or remove it"}}
+	}
+	// A cache that proves the log went further makes the voyage DAMAGED:
+	// no read shows it, no write changes it, and no close rewrites the
+	// cache (evidence.go).
+	log := v.rec.(*diskJournal).log
+	var head *chain.Head
+	if log.Chain().Kind == "blake3" {
+		// Format 4 stores the head: comparing it costs no read. An older
+		// log's would cost a read of the whole log; verify compares it.
+		if h, err := log.Head(ctx); err == nil {
+			head = &h
+		}
+	}
+	if found := cached.against(log.Last(), head); len(found) > 0 {
+		v.Close()
+		return nil, evidenceError("open", id, found)
 	}
 	return v, nil
 }
@@ -153,7 +170,13 @@ func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (
 	}
 	// Opening the log folds its events into fresh views as it reads them:
 	// the check of the log and the replay are one pass.
-	log, err := segment.OpenScan(ctx, events, opts, v.applyRecord)
+	var st stubs
+	log, err := segment.OpenScan(ctx, events, opts, st.events(id, events, v.applyEvent))
+	if err == nil {
+		if err = st.err(id, events); err != nil {
+			log.Close()
+		}
+	}
 	if err != nil {
 		return nil, v.fail("open", err, hint.Hint{})
 	}
@@ -202,8 +225,12 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 			rest = append(rest, id)
 		}
 	}
+	var seqs map[string]uint64 // how far the index saw each log go: a summary short of it is not trusted
+	if len(rest) > 0 {
+		seqs, _ = homeindex.Seqs(filepath.Join(d.h.dir, homeindex.Name))
+	}
 	read, unreadable, err := readEach(ctx, rest, 4*runtime.GOMAXPROCS(0), func(id string) (VoyageInfo, error) {
-		return d.summary(ctx, id)
+		return d.summary(ctx, id, seqs[id])
 	})
 	if err != nil {
 		return nil, err
@@ -219,21 +246,34 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 
 // verifyLog checks the log's files where they are: it works on a voyage
 // too damaged to open.
+func (d *disk) records(ctx context.Context, id string, fn func(segment.Record) error) error {
+	return segment.ScanDir(ctx, filepath.Join(d.voyagesDir(), id, "events"), 1, fn)
+}
+
 func (d *disk) verifyLog(ctx context.Context, id string, rep *VerifyReport) (string, bool, error) {
 	eventsDir := filepath.Join(d.voyagesDir(), id, "events")
 	if _, err := os.Stat(eventsDir); err != nil {
 		rep.Problems = append(rep.Problems, &DamageError{Voyage: id, File: eventsDir, Reason: "the voyage's event log is gone", Err: err})
 		return eventsDir, false, nil
 	}
+	cached := readClaims(d.h.dir, filepath.Dir(eventsDir), id) // before the log: see claims
 	srep, err := segment.Verify(ctx, eventsDir, &segment.Options{Identity: id})
 	rep.Events = LogReport{Segments: srep.Segments, Records: srep.Records, Reclaimed: srep.Reclaimed, Bytes: srep.Bytes,
-		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn)}
+		LastSeq: srep.LastSeq, Watermark: srep.Watermark, Torn: cutOf(srep.Torn), Head: srep.Head, Chain: srep.Chain.Kind, Format: srep.Chain.Format}
+	if srep.Chain.Kind == "blake3" && srep.Chain.Since > 1 {
+		rep.Events.ChainSince = srep.Chain.Since
+	}
 	if err != nil {
 		if d := damageOf(id, err); d != nil {
 			rep.Problems = append(rep.Problems, d)
 			return eventsDir, false, nil // the artifact index is built from the events
 		}
 		return eventsDir, false, &VoyageError{Op: "verify", Voyage: id, Err: err}
+	}
+	// Caches that prove the log went further: the voyage does not open.
+	if found := cached.against(srep.LastSeq, &srep.Head); len(found) > 0 {
+		rep.Problems = append(rep.Problems, found...)
+		return eventsDir, false, nil
 	}
 	return eventsDir, true, nil
 }
@@ -327,10 +367,30 @@ func (j *diskJournal) kept(_ context.Context, ref artifact.Ref) (bool, error) {
 	return !gone, err
 }
 
-func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) { j.verifySnapshot(ctx, rep) }
+func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) {
+	j.verifySnapshot(ctx, rep)
+	// Verify reads every record anyway: a cache's head at the log's last
+	// seq is checked against the chain's (a cache beyond the log kept the
+	// voyage from opening: verifyLog reported it).
+	cached := readClaims(j.d.h.dir, j.v.dir, j.v.id) // before the log: see claims
+	if head, err := j.head(ctx); err == nil {
+		rep.Problems = append(rep.Problems, cached.against(head.Seq, &head)...)
+	}
+}
 
+// head is the log's stored head (segment.Log.Head: known at open for a
+// format-4 log, read once for an older one), continued over what other
+// processes appended since this handle last caught up.
 func (j *diskJournal) head(ctx context.Context) (chain.Head, error) {
-	return scanHead(ctx, j, j.v.id)
+	h, err := j.log.Head(ctx)
+	if err != nil {
+		return chain.Head{}, err
+	}
+	err = j.log.Scan(ctx, h.Seq+1, func(r segment.Record) error {
+		h = chain.Head{Seq: r.Seq, Hash: r.Link(h.Hash)}
+		return nil
+	})
+	return h, err
 }
 
 func (j *diskJournal) status() StorageInfo {

@@ -251,7 +251,7 @@ func fillDiskWithVoyage(t *testing.T, every int) {
 			assert.False(t, have[k], "failed observation %.40s… was recorded", k)
 		}
 		assert.Equal(t, readings, got, "the acknowledged bearings")
-		rep, err := h.Verify(ctx, id)
+		rep, err := h.Verify(ctx, id, nil)
 		require.NoError(t, err)
 		assert.True(t, rep.OK(), "verify: %v", rep.Problems)
 		return v

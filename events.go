@@ -42,7 +42,11 @@ func (v *Voyage) Events(ctx context.Context, from uint64) iter.Seq2[Event, error
 // end of its log, decoded and upcast: the one call by which the read path
 // reaches the log.
 func (v *Voyage) scanEvents(ctx context.Context, from uint64, fn func(seq uint64, e *projection.Event) error) error {
-	return v.rec.Scan(ctx, from, eventsOf(v.id, v.rec.Dir(), fn))
+	var st stubs
+	if err := v.rec.Scan(ctx, from, st.events(v.id, v.rec.Dir(), fn)); err != nil {
+		return err
+	}
+	return st.err(v.id, v.rec.Dir())
 }
 
 // errStopped ends a scan whose caller stopped iterating.
@@ -72,16 +76,60 @@ func (v *Voyage) eventSeq(op string, scan func(fn func(uint64, *projection.Event
 // events are decoded, and upcast to the current schema; a record that
 // does not decode is an error naming the voyage, the log and the record.
 func eventsOf(id, dir string, fn func(seq uint64, e *projection.Event) error) func(segment.Record) error {
+	return (*stubs)(nil).events(id, dir, fn)
+}
+
+// stubs follows, through one scan, the reclaimed records it meets and the
+// artifact events that name them. A reclaimed record held an artifact's
+// bytes (Voyage.Compact reclaims those of jettisoned ones), and the event
+// that stowed the artifact names it as its blob record, after it; one
+// that no event names was an event, gone from the story. A read that
+// folds or yields events refuses such a log, as it refuses other damage:
+// nothing is left out of the story unsaid. (Verify checks every record
+// of the log the same way: checkReclaimed.)
+type stubs struct {
+	unnamed map[uint64]bool
+}
+
+// events is eventsOf that follows the scan's reclaimed records in s (nil:
+// not followed).
+func (s *stubs) events(id, dir string, fn func(seq uint64, e *projection.Event) error) func(segment.Record) error {
 	return func(r segment.Record) error {
-		if artifact.IsBlob(r.Data) || r.Reclaimed {
-			// A reclaimed record held a jettisoned artifact's bytes
-			// (Voyage.Compact); Verify checks that an artifact names it.
+		if r.Reclaimed {
+			if s != nil {
+				if s.unnamed == nil {
+					s.unnamed = map[uint64]bool{}
+				}
+				s.unnamed[r.Seq] = true
+			}
+			return nil
+		}
+		if artifact.IsBlob(r.Data) {
 			return nil
 		}
 		e, err := projection.Decode(r.Data)
 		if err != nil {
 			return fmt.Errorf("voyage %s, %s, record %d: %w", id, dir, r.Seq, err)
 		}
+		if a := e.Artifact; s != nil && a != nil && a.Blob != 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
+			delete(s.unnamed, a.Blob)
+		}
 		return fn(r.Seq, e)
 	}
+}
+
+// err is the damage the scan met: the first reclaimed record that no
+// event named.
+func (s *stubs) err(id, dir string) error {
+	if s == nil || len(s.unnamed) == 0 {
+		return nil
+	}
+	first := uint64(0)
+	for seq := range s.unnamed {
+		if first == 0 || seq < first {
+			first = seq
+		}
+	}
+	return &DamageError{Voyage: id, File: dir, Seq: first,
+		Reason: fmt.Sprintf("record %d was reclaimed, but no artifact was stored in it: an event's bytes are gone, and the story would be told without it", first)}
 }

@@ -310,7 +310,7 @@ func ExampleHome_Verify() {
 	v.Observe(ctx, &note{Topic: "b", Text: "b"}, who, nil)
 	v.Close()
 
-	rep, err := h.Verify(ctx, v.ID()[:8])
+	rep, err := h.Verify(ctx, v.ID()[:8], nil)
 	if err != nil {
 		panic(err) // the check could not run
 	}

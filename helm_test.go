@@ -282,7 +282,7 @@ func TestSmallArtifactsLiveInTheLogOnce(t *testing.T) {
 	s, err := readSighting(ctx, v2, arts[0].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, "same bytes", s.(*noteSighting).Text)
-	rep, err := h.Verify(ctx, v2.ID())
+	rep, err := h.Verify(ctx, v2.ID(), nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	assert.Equal(t, 1, rep.Artifacts)
@@ -298,7 +298,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	}
 	arts := artifactsOf(t, v)
 	require.Len(t, arts, 1, "identical sightings share one artifact")
-	rep, err := h.Verify(ctx, v.ID())
+	rep, err := h.Verify(ctx, v.ID(), nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	assert.Equal(t, 1, rep.Artifacts)
@@ -322,7 +322,7 @@ func TestArtifactsAreStowedOnceAndVerified(t *testing.T) {
 	assert.Equal(t, filepath.Join(v.Storage().Dir, "artifacts.pack"), de.File)
 	assert.Equal(t, arts[0].Hash, de.Artifact)
 	assert.Equal(t, hint.Verify, helm.HintOf(err).Kind)
-	rep, err = h.Verify(ctx, v2.ID())
+	rep, err = h.Verify(ctx, v2.ID(), nil)
 	require.NoError(t, err)
 	require.Len(t, rep.Problems, 1)
 	assert.Equal(t, arts[0].Hash, rep.Problems[0].Artifact)
@@ -579,7 +579,7 @@ func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
 		_, err := v.Observe(ctx, &note{Topic: fmt.Sprint(i), Text: fmt.Sprint(i)}, who, nil)
 		require.NoError(t, err)
 	}
-	rep, err := h.Verify(ctx, v.ID()[:8])
+	rep, err := h.Verify(ctx, v.ID()[:8], nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	assert.Equal(t, 3, rep.Artifacts, "three artifacts checked")
@@ -594,7 +594,7 @@ func TestHomeVerifyReportsDamageThatStopsOpening(t *testing.T) {
 
 	_, err = h.Voyage(ctx, v.ID())
 	require.Error(t, err)
-	rep, err = h.Verify(ctx, v.ID())
+	rep, err = h.Verify(ctx, v.ID(), nil)
 	require.NoError(t, err)
 	require.False(t, rep.OK())
 	p := rep.Problems[0]

@@ -61,7 +61,7 @@ func (h *Home) Import(ctx context.Context, r io.Reader, opts *ImportOptions) (*V
 // ImportOptions are Import's options.
 type ImportOptions struct {
 	// Witnesses are heads of the voyage held outside the home (a commit
-	// trailer, a pull request's body, a pasted `helm voyage head`): the
+	// trailer, a pull request's body, a head pasted elsewhere): the
 	// archive's chain must pass through each, or Import refuses it as
 	// tampered (ErrDamaged), naming the witness. An archive that carries
 	// no chain (format 1, or a voyage whose chain could not be computed)
@@ -85,7 +85,7 @@ func (h *Home) importArchive(ctx context.Context, r io.Reader, update bool, witn
 	if len(witnesses) > 0 && im.hdr.Head == nil {
 		return nil, 0, &VoyageError{Op: op, Voyage: im.hdr.VoyageID,
 			Err:  fmt.Errorf("%w: archive line 1: the archive carries no chain (format %d, or a voyage whose chain could not be computed), so witness %s cannot be checked against it", ErrDamaged, im.hdr.Export, witnesses[0]),
-			Hint: hint.Hint{Kind: hint.Verify, Text: "export the voyage again with this helm, or import it without --witness (then nothing checks that it is the voyage the witness saw)"}}
+			Hint: hint.Hint{Kind: hint.Verify, Text: "export the voyage again with this helm, or import it without a witness (then nothing checks that it is the voyage the witness saw)"}}
 	}
 	id := im.hdr.VoyageID
 	red, err := h.redactor()

@@ -108,9 +108,13 @@ func (d *disk) indexViews(ctx context.Context) homeindex.Rebuild {
 		}
 		out := make(map[string]homeindex.View, len(ids))
 		for _, id := range ids {
-			info, err := d.summary(ctx, id)
+			info, err := d.summary(ctx, id, 0)
 			if err != nil {
-				continue // damaged: listing reads it, and says so
+				// Damaged: listing reads it, and says so. A voyage that a
+				// cache proves rolled back loses its record in the rebuilt
+				// index (the old one did not check out); its summary and
+				// snapshot, which no write touches, remain evidence.
+				continue
 			}
 			view := info.view()
 			fp, ok := fingerprint(filepath.Join(d.voyagesDir(), id, "events"))

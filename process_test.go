@@ -88,7 +88,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	for k, n := range seen {
 		assert.Equal(t, 1, n, "%s sealed exactly once", k)
 	}
-	rep, err := h.Verify(ctx, v2.ID())
+	rep, err := h.Verify(ctx, v2.ID(), nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 }

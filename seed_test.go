@@ -41,7 +41,7 @@ func TestSeed(t *testing.T) {
 	require.Len(t, entries, 1)
 	assert.Equal(t, "token [REDACTED:github-token]", entries[0].Note.Text, "a history is redacted as any text")
 	assert.Contains(t, note.Note.Text, "ghp_", "the caller's events are left as they were")
-	rep, err := h.Verify(ctx, id)
+	rep, err := h.Verify(ctx, id, nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	_, err = h.Seed(ctx, []projection.Event{start})

@@ -259,11 +259,23 @@ func (j *sharedJournal) verify(_ context.Context, rep *VerifyReport) {
 	rep.Events.LastSeq = rep.Events.Records
 }
 
+// head asks the store for the head after the last record this handle
+// folded or appended: a JetStream unit stores the link after its last
+// record, which the store's Log read (and checked) when the handle folded
+// or appended it, so this reads no record.
+func (j *sharedJournal) head(ctx context.Context) (chain.Head, error) {
+	h, err := j.log.Head(ctx, j.v.seq())
+	if err != nil {
+		if d := damageOf(j.v.id, err); d != nil {
+			err = d
+		}
+		return chain.Head{}, &VoyageError{Op: "head", Voyage: j.v.id, Err: err}
+	}
+	return h, nil
+}
+
 // status: a shared store's appends are whole or absent (no torn tail, no
 // cut); each unit is one request the store makes durable.
-func (j *sharedJournal) head(ctx context.Context) (chain.Head, error) {
-	return scanHead(ctx, j, j.v.id)
-}
 
 func (j *sharedJournal) status() StorageInfo {
 	n := j.units.Load()
@@ -495,6 +507,15 @@ func (s *shared) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, e
 }
 
 // verifyLog has the store check every record and its place in the chain.
+func (s *shared) records(ctx context.Context, id string, fn func(segment.Record) error) error {
+	log, err := s.st.Open(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	return log.Scan(ctx, 1, recordsOf(fn))
+}
+
 func (s *shared) verifyLog(ctx context.Context, id string, rep *VerifyReport) (string, bool, error) {
 	rep.Events = LogReport{Store: s.name}
 	log, err := s.st.Open(ctx, id)

@@ -45,7 +45,7 @@ func story(t *testing.T, v *helm.Voyage) string {
 
 func verifyOK(t *testing.T, h *helm.Home, id string) {
 	t.Helper()
-	rep, err := h.Verify(context.Background(), id)
+	rep, err := h.Verify(context.Background(), id, nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "verify %s: %v", id, rep.Problems)
 }
@@ -742,7 +742,7 @@ func TestSharedDamagedArtifact(t *testing.T) {
 	require.ErrorIs(t, err, helm.ErrDamaged)
 	assert.Equal(t, hint.Verify, helm.HintOf(err).Kind)
 	assert.Contains(t, err.Error(), v.ID())
-	rep, err := h.Verify(ctx, v.ID())
+	rep, err := h.Verify(ctx, v.ID(), nil)
 	require.NoError(t, err)
 	require.Len(t, rep.Problems, 1)
 	assert.Contains(t, rep.Problems[0].Error(), o.Record.Artifact)

@@ -120,13 +120,20 @@ func openFromSnapshot(ctx context.Context, v *Voyage, opts *segment.Options) (*s
 	v.st, v.snapFile = *snap.st, snap.f
 	// Most often the mark is in the last segment: the open reads from it.
 	events := filepath.Join(v.dir, "events")
-	log, err := segment.OpenAfter(ctx, events, opts, snap.mark, v.applyRecord)
+	var st stubs // a reclaimed record after the mark must be an artifact's
+	apply := st.events(v.id, events, v.applyEvent)
+	log, err := segment.OpenAfter(ctx, events, opts, snap.mark, apply)
 	if errors.Is(err, segment.ErrMarkElsewhere) { // found before any record was read
 		log, err = segment.Open(ctx, events, opts)
 		if err == nil {
-			if err = log.ScanAfter(ctx, snap.mark, v.applyRecord); err != nil {
+			if err = log.ScanAfter(ctx, snap.mark, apply); err != nil {
 				log.Close()
 			}
+		}
+	}
+	if err == nil {
+		if err = st.err(v.id, events); err != nil {
+			log.Close() // the full open reports it
 		}
 	}
 	if err != nil {

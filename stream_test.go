@@ -105,7 +105,7 @@ func TestLargeFilesAreStoredAsStreams(t *testing.T) {
 	assert.Equal(t, before.Size(), after.Size())
 	assert.Len(t, artifactsOf(t, v), 1)
 
-	rep, err := h.Verify(ctx, v.ID())
+	rep, err := h.Verify(ctx, v.ID(), nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -21,9 +22,12 @@ import (
 // whose log has changed since (segment.Changed) is rebuilt from the
 // events.
 //
-// It is written without fsync, by writers only (Close after a change): a
-// summary lost to a crash, torn, or written by another version of helm is
-// ignored and the view rebuilt, so it needs none of the log's durability.
+// It is written without fsync, by writers only (Close after a change),
+// after the log made durable what it names: a summary lost to a crash,
+// torn, or written by another version of helm is ignored and the view
+// rebuilt, so it needs none of the log's durability. One that names a seq
+// beyond the log's end is not ignored: it is evidence of a rollback
+// (evidence.go).
 const summaryName = "summary.json"
 
 // summaryVersion is the version of summary.json's form and of the view it
@@ -35,11 +39,16 @@ type summaryFile struct {
 	Version int                   `json:"version"`
 	Voyage  projection.VoyageView `json:"voyage"`
 	Log     segment.Mark          `json:"log"`
+	// Head is the chain's head at Log.Last (package chain), when the
+	// writer had it: what the log was at that seq, not only how far it
+	// went. Optional within version 3: a summary without it (written
+	// before it existed) says only its seq (evidence.go).
+	Head *chain.Head `json:"head,omitempty"`
 }
 
 // summarize rewrites the voyage's summary. Failing to write a cache is
 // not an error for the caller: the next List rebuilds it.
-func (j *diskJournal) summarize(context.Context) {
+func (j *diskJournal) summarize(ctx context.Context) {
 	v := j.v
 	v.mu.Lock()
 	info, mark := v.st.Voyage, j.log.Mark()
@@ -47,7 +56,11 @@ func (j *diskJournal) summarize(context.Context) {
 	if mark.Last != info.Seq {
 		return // the log is ahead of these views: let the next open write it
 	}
-	data, err := json.Marshal(summaryFile{Version: summaryVersion, Voyage: info, Log: mark})
+	s := summaryFile{Version: summaryVersion, Voyage: info, Log: mark}
+	if head, err := j.head(ctx); err == nil && head.Seq == mark.Last {
+		s.Head = &head
+	}
+	data, err := json.Marshal(s)
 	if err != nil {
 		return
 	}
@@ -127,11 +140,13 @@ func readSummary(dir string) (*summaryFile, error) {
 }
 
 // summary returns the voyage view of id from its summary, or from the
-// events when the summary is missing, stale or not this voyage's. A read
-// writes no cache: the next change to the voyage rewrites its summary.
-func (d *disk) summary(ctx context.Context, id string) (VoyageInfo, error) {
+// events when the summary is missing, stale, not this voyage's, or short
+// of indexed, the seq the home index recorded for it (opening then finds
+// whether a cache proves the log rolled back). A read writes no cache:
+// the next change to the voyage rewrites its summary.
+func (d *disk) summary(ctx context.Context, id string, indexed uint64) (VoyageInfo, error) {
 	dir := filepath.Join(d.voyagesDir(), id)
-	if s, err := readSummary(dir); err == nil && s.Voyage.ID == id {
+	if s, err := readSummary(dir); err == nil && s.Voyage.ID == id && s.Log.Last >= indexed {
 		if changed, err := segment.Changed(filepath.Join(dir, "events"), s.Log); err == nil && !changed {
 			return voyageInfo(s.Voyage), nil
 		}

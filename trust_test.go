@@ -65,7 +65,7 @@ func TestVoyageHoldingAnotherVoyagesLogIsRefused(t *testing.T) {
 	require.Len(t, list, 1)
 	assert.Equal(t, b.ID(), list[0].ID)
 
-	rep, err := h.Verify(ctx, a.ID())
+	rep, err := h.Verify(ctx, a.ID(), nil)
 	require.NoError(t, err)
 	assert.False(t, rep.OK())
 	assert.Equal(t, before, readHome(t, h.Dir()), "reading a damaged voyage wrote to the home")
@@ -125,7 +125,7 @@ func TestReadingWritesNothing(t *testing.T) {
 			require.NoError(t, err)
 		}
 		require.NoError(t, v.Close())
-		rep, err := h.Verify(ctx, info.ID)
+		rep, err := h.Verify(ctx, info.ID, nil)
 		require.NoError(t, err)
 		assert.True(t, rep.OK(), "%v", rep.Problems)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
@@ -30,6 +31,13 @@ type VerifyReport struct {
 	// it started under (N 0), then each change (policy entries, by
 	// number). Empty when it never ran under rules.
 	Policies []PolicyEntry `json:"policies,omitempty"`
+	// Head is the head of the voyage's chain after its last record, as
+	// Verify recomputed it from the first (zero when the log could not be
+	// read, or a reclaimed record keeps no digest to compute it past).
+	Head chain.Head `json:"head"`
+	// Witnesses are the witnesses checked (VerifyOptions), each with
+	// what the log says against it; one that fails is also in Problems.
+	Witnesses []WitnessReport `json:"witnesses,omitempty"`
 	// Problems lists the damage found, each where it is and why.
 	Problems []*DamageError `json:"problems,omitempty"`
 }
@@ -59,7 +67,13 @@ func (v *Voyage) verifyPolicies(ctx context.Context, rep *VerifyReport) {
 // it was taken at, and why opening ignores it, if it does. A snapshot is
 // a cache: one that is ignored costs a slower open, not a wrong one. One
 // that opening would trust but whose views are not the events' is damage
-// (in Problems): remove it.
+// (in Problems): remove it. One whose mark is beyond the log's end is
+// never merely ignored: it is evidence that the log was rolled back, and
+// Verify reports it as damage before it looks further (evidence.go).
+// What is still ignored is harmless: a snapshot torn or of another
+// version says nothing, and one at a seq the log holds whose chain values
+// differ lags a recorded rewrite (compaction with redaction) or an edit
+// that only a witness proves.
 type SnapshotReport struct {
 	Seq     uint64 `json:"seq"`
 	Ignored string `json:"ignored,omitempty"`
@@ -87,6 +101,18 @@ type LogReport struct {
 	// Torn is a torn final write that the next change will cut: what a
 	// crashed writer left, never acknowledged, so not damage.
 	Torn *Cut `json:"torn,omitempty"`
+	// Head is the BLAKE3 chain's head at LastSeq, recomputed from the
+	// voyage's genesis over every record.
+	Head chain.Head `json:"head"`
+	// Chain says which chain the log stores and checks: "blake3" (segment
+	// format 4: links stored and checked at open) or "crc32c" (an older
+	// segment format: it detects accidents, not edits; a rechain
+	// moves it on). Format is the segment format of the log's last
+	// segment, and ChainSince, for a log rechained onto BLAKE3, the first
+	// seq in format 4.
+	Chain      string `json:"chain"`
+	Format     uint32 `json:"format,omitempty"`
+	ChainSince uint64 `json:"chain_since,omitempty"`
 }
 
 // Verify checks the voyage with this id or prefix: every record of its
@@ -94,15 +120,33 @@ type LogReport struct {
 // artifact against its BLAKE3 address. It works on a voyage too damaged to
 // open, reporting where the damage is. Like every read it writes nothing.
 // Damage is reported in the report; the error is for a check that could
-// not run (an unknown voyage, a file that could not be read).
-func (h *Home) Verify(ctx context.Context, idOrPrefix string) (*VerifyReport, error) {
+// not run (an unknown voyage, a file that could not be read, a witness
+// repository git cannot read).
+//
+// It recomputes the chain from the first record (Head), and checks it
+// against the witnesses opts names (nil: none): a witness whose seq is
+// beyond the log's end, or whose link differs from the log's at its seq,
+// is damage naming the witness. Witnesses are checked on the records
+// alone, also when the voyage does not open (a cache proves a rollback,
+// the views do not fold); a log whose records are damaged is damaged
+// already, and its chain stops at the damage.
+func (h *Home) Verify(ctx context.Context, idOrPrefix string, opts *VerifyOptions) (*VerifyReport, error) {
 	id, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		return nil, err
 	}
 	rep := &VerifyReport{Voyage: id}
+	if rep.Witnesses, err = witnesses(ctx, id, opts); err != nil {
+		return nil, err
+	}
 	logName, ok, err := h.back.verifyLog(ctx, id, rep)
 	if err != nil {
+		return nil, err
+	}
+	// The witnesses need the records alone: they are checked when a cache
+	// proves a rollback or the views do not fold, too. A log damaged below
+	// the chain's checks is reported already; its chain stops there.
+	if err := h.checkWitnesses(ctx, id, logName, rep); err != nil && (ok || ctx.Err() != nil) {
 		return nil, err
 	}
 	if !ok {

@@ -13,10 +13,15 @@ import (
 
 // Commit records the staged changes as a commit in the runner's working
 // directory (`git commit -m MESSAGE`). Nothing staged is an error carrying
-// git's own message. Result: SHA.
+// git's own message. Given a witness (Witness, by the voyage that
+// performs it), the commit carries it as a trailer (`--trailer LINE`),
+// after any trailers of the message's own; a commit whose message does
+// not end with it once made (a hook rewrote it) is an error with the
+// commit's SHA. Result: SHA, and the witness written.
 type Commit struct {
 	Message string         `json:"message"`
 	Runner  *runner.Runner `json:"-"`
+	witness
 }
 
 // NewCommit returns the commit action a describes, performed with r
@@ -36,7 +41,9 @@ func (a *Commit) validate() error {
 // Kind returns "commit".
 func (*Commit) Kind() string { return "commit" }
 
-func (a *Commit) args() []string { return []string{"commit", "-m", a.Message} }
+func (a *Commit) args() []string {
+	return append([]string{"commit", "-m", a.Message}, a.trailerArgs()...)
+}
 
 // Perform commits and returns the new commit's SHA.
 func (a *Commit) Perform(ctx context.Context) (logbook.ActionResult, error) {
@@ -50,7 +57,11 @@ func (a *Commit) Perform(ctx context.Context) (logbook.ActionResult, error) {
 	if err != nil {
 		return logbook.ActionResult{}, fmt.Errorf("commit: committed, but %w", err)
 	}
-	return logbook.ActionResult{SHA: sha}, nil
+	res := logbook.ActionResult{SHA: sha, Witness: a.line}
+	if err := a.checkTrailer(ctx, a.Runner, sha); err != nil {
+		return res, fmt.Errorf("commit: %w", err)
+	}
+	return res, nil
 }
 
 // DryRun renders the git command.

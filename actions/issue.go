@@ -8,12 +8,15 @@ import (
 	"github.com/helmlog/helm/runner"
 )
 
-// CreateIssue opens an issue. Result: Number and URL.
+// CreateIssue opens an issue. Given a witness (Witness), its body ends
+// with it, after a blank line. Result: Number, URL and the witness
+// written.
 type CreateIssue struct {
 	Repo   string         `json:"repo,omitempty"`
 	Title  string         `json:"title"`
 	Body   string         `json:"body,omitempty"`
 	Runner *runner.Runner `json:"-"`
+	witness
 }
 
 // NewCreateIssue returns the create-issue action a describes, performed with r
@@ -35,7 +38,7 @@ func (a *CreateIssue) validate() error {
 func (*CreateIssue) Kind() string { return "create-issue" }
 
 func (a *CreateIssue) call(repo string) (string, string, any) {
-	return "POST", "repos/" + repo + "/issues", map[string]any{"title": a.Title, "body": a.Body}
+	return "POST", "repos/" + repo + "/issues", map[string]any{"title": a.Title, "body": a.signed(a.Body)}
 }
 
 // Perform opens the issue.
@@ -44,7 +47,7 @@ func (a *CreateIssue) Perform(ctx context.Context) (logbook.ActionResult, error)
 	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &is); err != nil {
 		return logbook.ActionResult{}, err
 	}
-	return logbook.ActionResult{Number: is.Number, URL: is.HTMLURL}, nil
+	return logbook.ActionResult{Number: is.Number, URL: is.HTMLURL, Witness: a.line}, nil
 }
 
 // DryRun renders the gh call.
@@ -106,13 +109,15 @@ func (a *CloseIssue) DryRun(ctx context.Context) string {
 	return dryGH(a.Runner, nil, "api", a.path(dryRepo(ctx, a.Runner, a.Repo))) + "\n" + dryCall(ctx, a.Runner, a.Repo, a.call)
 }
 
-// CommentIssue adds a comment to an issue. Result: Number, CommentID and
-// URL.
+// CommentIssue adds a comment to an issue. Given a witness (Witness), the
+// comment ends with it, after a blank line. Result: Number, CommentID,
+// URL and the witness written.
 type CommentIssue struct {
 	Repo   string         `json:"repo,omitempty"`
 	Number int            `json:"number"`
 	Body   string         `json:"body"`
 	Runner *runner.Runner `json:"-"`
+	witness
 }
 
 // NewCommentIssue returns the comment-issue action a describes, performed with r
@@ -130,7 +135,7 @@ func (a *CommentIssue) validate() error {
 func (*CommentIssue) Kind() string { return "comment-issue" }
 
 func (a *CommentIssue) call(repo string) (string, string, any) {
-	return "POST", fmt.Sprintf("repos/%s/issues/%d/comments", repo, a.Number), map[string]any{"body": a.Body}
+	return "POST", fmt.Sprintf("repos/%s/issues/%d/comments", repo, a.Number), map[string]any{"body": a.signed(a.Body)}
 }
 
 // Perform posts the comment.
@@ -139,7 +144,7 @@ func (a *CommentIssue) Perform(ctx context.Context) (logbook.ActionResult, error
 	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &c); err != nil {
 		return logbook.ActionResult{}, err
 	}
-	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL}, nil
+	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL, Witness: a.line}, nil
 }
 
 // DryRun renders the gh call.

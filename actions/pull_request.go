@@ -16,6 +16,8 @@ import (
 // Reviewers are given, requests their review. Result: Number, URL and
 // Reviewers. If the pull request is created but the review request fails,
 // Perform returns the result (the pull request exists) with the error.
+// Given a witness (Witness), the body ends with it, after a blank line,
+// and the result records it.
 type CreatePullRequest struct {
 	// Repo is OWNER/NAME; empty means the runner's repository.
 	Repo      string         `json:"repo,omitempty"`
@@ -25,6 +27,7 @@ type CreatePullRequest struct {
 	Base      string         `json:"base,omitempty"`
 	Reviewers []string       `json:"reviewers,omitempty"`
 	Runner    *runner.Runner `json:"-"`
+	witness
 }
 
 // NewCreatePullRequest returns the create-pull-request action a describes, performed with r
@@ -78,7 +81,7 @@ func (a *CreatePullRequest) body(base string) map[string]any {
 	if head == "" {
 		head = "<current-branch>" // a dry run before Resolve
 	}
-	return map[string]any{"title": a.Title, "head": head, "base": base, "body": a.Body}
+	return map[string]any{"title": a.Title, "head": head, "base": base, "body": a.signed(a.Body)}
 }
 
 // Perform opens the pull request and requests the reviews.
@@ -112,7 +115,7 @@ func (a *CreatePullRequest) Perform(ctx context.Context) (logbook.ActionResult, 
 	if err := ghWrite(ctx, a.Runner, "POST", "repos/"+repo+"/pulls", a.body(base), &pr); err != nil {
 		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
 	}
-	res := logbook.ActionResult{Number: pr.Number, URL: pr.HTMLURL}
+	res := logbook.ActionResult{Number: pr.Number, URL: pr.HTMLURL, Witness: a.line}
 	if len(a.Reviewers) > 0 {
 		path := fmt.Sprintf("repos/%s/pulls/%d/requested_reviewers", repo, pr.Number)
 		if err := ghWrite(ctx, a.Runner, "POST", path, splitReviewers(a.Reviewers), nil); err != nil {
@@ -141,12 +144,17 @@ func (a *CreatePullRequest) DryRun(ctx context.Context) string {
 }
 
 // MergePullRequest merges a pull request by Method: merge (default),
-// squash or rebase. Result: Number and the merge commit's SHA.
+// squash or rebase. Given a witness (Witness), a merge or squash commit's
+// message is the witness line (GitHub keeps its own title): the commit
+// that lands on the base branch carries it. A rebase writes no message
+// and carries none. Result: Number, the merge commit's SHA, and the
+// witness written.
 type MergePullRequest struct {
 	Repo   string         `json:"repo,omitempty"`
 	Number int            `json:"number"`
 	Method string         `json:"method,omitempty"`
 	Runner *runner.Runner `json:"-"`
+	witness
 }
 
 // NewMergePullRequest returns the merge-pull-request action a describes, performed with r
@@ -176,7 +184,11 @@ func (a *MergePullRequest) call(repo string) (string, string, any) {
 	if method == "" {
 		method = "merge"
 	}
-	return "PUT", fmt.Sprintf("repos/%s/pulls/%d/merge", repo, a.Number), map[string]any{"merge_method": method}
+	body := map[string]any{"merge_method": method}
+	if a.line != "" && method != "rebase" {
+		body["commit_message"] = a.line
+	}
+	return "PUT", fmt.Sprintf("repos/%s/pulls/%d/merge", repo, a.Number), body
 }
 
 // Perform merges the pull request.
@@ -187,7 +199,11 @@ func (a *MergePullRequest) Perform(ctx context.Context) (logbook.ActionResult, e
 	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &out); err != nil {
 		return logbook.ActionResult{}, err
 	}
-	return logbook.ActionResult{Number: a.Number, SHA: out.SHA}, nil
+	res := logbook.ActionResult{Number: a.Number, SHA: out.SHA}
+	if a.line != "" && a.Method != "rebase" {
+		res.Witness = a.line
+	}
+	return res, nil
 }
 
 // DryRun renders the gh call.
@@ -196,12 +212,14 @@ func (a *MergePullRequest) DryRun(ctx context.Context) string {
 }
 
 // CommentPullRequest adds a comment to a pull request's conversation.
-// Result: Number, CommentID and URL.
+// Given a witness (Witness), the comment ends with it, after a blank
+// line. Result: Number, CommentID, URL and the witness written.
 type CommentPullRequest struct {
 	Repo   string         `json:"repo,omitempty"`
 	Number int            `json:"number"`
 	Body   string         `json:"body"`
 	Runner *runner.Runner `json:"-"`
+	witness
 }
 
 // NewCommentPullRequest returns the comment-pull-request action a describes, performed with r
@@ -219,7 +237,7 @@ func (a *CommentPullRequest) validate() error {
 func (*CommentPullRequest) Kind() string { return "comment-pull-request" }
 
 func (a *CommentPullRequest) call(repo string) (string, string, any) {
-	return "POST", fmt.Sprintf("repos/%s/issues/%d/comments", repo, a.Number), map[string]any{"body": a.Body}
+	return "POST", fmt.Sprintf("repos/%s/issues/%d/comments", repo, a.Number), map[string]any{"body": a.signed(a.Body)}
 }
 
 // Perform posts the comment.
@@ -228,7 +246,7 @@ func (a *CommentPullRequest) Perform(ctx context.Context) (logbook.ActionResult,
 	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &c); err != nil {
 		return logbook.ActionResult{}, err
 	}
-	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL}, nil
+	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL, Witness: a.line}, nil
 }
 
 // DryRun renders the gh call.
@@ -238,14 +256,16 @@ func (a *CommentPullRequest) DryRun(ctx context.Context) string {
 
 // ReplyPullRequest answers an inline review comment (CommentID) on a pull
 // request's diff; "I addressed this feedback" reads differently in the
-// logbook from a plain comment. Result: Number, the reply's CommentID and
-// its URL.
+// logbook from a plain comment. Given a witness (Witness), the reply ends
+// with it, after a blank line. Result: Number, the reply's CommentID, its
+// URL and the witness written.
 type ReplyPullRequest struct {
 	Repo      string         `json:"repo,omitempty"`
 	Number    int            `json:"number"`
 	CommentID int64          `json:"comment_id"`
 	Body      string         `json:"body"`
 	Runner    *runner.Runner `json:"-"`
+	witness
 }
 
 // NewReplyPullRequest returns the reply-pull-request action a describes, performed with r
@@ -269,7 +289,7 @@ func (a *ReplyPullRequest) validate() error {
 func (*ReplyPullRequest) Kind() string { return "reply-pull-request" }
 
 func (a *ReplyPullRequest) call(repo string) (string, string, any) {
-	return "POST", fmt.Sprintf("repos/%s/pulls/%d/comments/%d/replies", repo, a.Number, a.CommentID), map[string]any{"body": a.Body}
+	return "POST", fmt.Sprintf("repos/%s/pulls/%d/comments/%d/replies", repo, a.Number, a.CommentID), map[string]any{"body": a.signed(a.Body)}
 }
 
 // Perform posts the reply.
@@ -278,7 +298,7 @@ func (a *ReplyPullRequest) Perform(ctx context.Context) (logbook.ActionResult, e
 	if err := perform(ctx, a.Kind(), a.Runner, a.validate, a.Repo, a.call, &c); err != nil {
 		return logbook.ActionResult{}, err
 	}
-	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL}, nil
+	return logbook.ActionResult{Number: a.Number, CommentID: c.ID, URL: c.HTMLURL, Witness: a.line}, nil
 }
 
 // DryRun renders the gh call.

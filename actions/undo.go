@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
@@ -298,12 +299,16 @@ func (a *ResetCommit) Target(ctx context.Context) (Target, error) {
 // its changes (`git revert --no-edit SHA`) on the branch, which must be
 // checked out. The revert is not pushed: push it to take the commit back
 // on the remote. If git cannot revert cleanly, the revert is abandoned
-// (`git revert --abort`) and the working tree left as it was. Result:
-// Branch and the revert commit's SHA.
+// (`git revert --abort`) and the working tree left as it was. Given a
+// witness (Witness), the revert commit carries it as a trailer, as a
+// commit does (git revert takes no trailer: the revert is amended with
+// `git commit --amend --no-edit --trailer LINE`). Result: Branch, the
+// revert commit's SHA, and the witness written.
 type RevertCommit struct {
 	SHA    string         `json:"sha"`
 	Branch string         `json:"branch,omitempty"`
 	Runner *runner.Runner `json:"-"`
+	witness
 }
 
 func (a *RevertCommit) validate() error {
@@ -350,11 +355,21 @@ func (a *RevertCommit) Perform(ctx context.Context) (logbook.ActionResult, error
 		}
 		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
 	}
+	if a.line != "" {
+		if _, err := a.Runner.Git(ctx, append([]string{"commit", "--amend", "--no-edit"}, a.trailerArgs()...)...); err != nil {
+			sha, _ := revParse(context.WithoutCancel(ctx), a.Runner, "HEAD")
+			return logbook.ActionResult{SHA: sha, Branch: a.Branch}, fmt.Errorf("%s: reverted as %s, but the revert could not be given its %s trailer, so it witnesses nothing: %w", k, shortSHA(sha), chain.TrailerKey, err)
+		}
+	}
 	sha, err := revParse(ctx, a.Runner, "HEAD")
 	if err != nil {
 		return logbook.ActionResult{Branch: a.Branch}, fmt.Errorf("%s: reverted, but %w", k, err)
 	}
-	return logbook.ActionResult{SHA: sha, Branch: a.Branch}, nil
+	res := logbook.ActionResult{SHA: sha, Branch: a.Branch, Witness: a.line}
+	if err := a.checkTrailer(ctx, a.Runner, sha); err != nil {
+		return res, fmt.Errorf("%s: %w", k, err)
+	}
+	return res, nil
 }
 
 // DryRun renders the git command.

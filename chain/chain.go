@@ -87,7 +87,7 @@ func (h Head) String() string { return strconv.FormatUint(h.Seq, 10) + ":" + h.H
 func Parse(s string) (Head, error) {
 	seq, hx, ok := strings.Cut(strings.TrimSpace(s), ":")
 	if !ok {
-		return Head{}, fmt.Errorf("chain head %q: want SEQ:HEX (as helm voyage head prints it)", s)
+		return Head{}, fmt.Errorf("chain head %q: want SEQ:HEX (decimal seq, colon, 64 lowercase hex)", s)
 	}
 	n, err := strconv.ParseUint(seq, 10, 64)
 	if err != nil || seq != strconv.FormatUint(n, 10) {

@@ -125,7 +125,7 @@ func TestJetStreamVerifyFindsAVoyageRolledBackByTheAgent(t *testing.T) {
 	again := jsHome(t, srv.ClientURL(), home)
 	list, err := again.List(ctx, nil)
 	t.Logf("helm voyage list after the rollback: %d voyages, err %v (List checks what is cheap: it cannot tell)", len(list), err)
-	rep, err := again.Verify(ctx, id)
+	rep, err := again.Verify(ctx, id, nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, rep.Problems, "voyage verify passes a voyage whose last %d acknowledged units are gone (%d acknowledged, %d there): nothing outside the agent's reach witnesses its head", acknowledged-len(saved), acknowledged, len(saved))
 }

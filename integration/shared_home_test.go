@@ -78,7 +78,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, va.Info().Seq, list[0].Seq)
-	rep, err := b.Verify(ctx, va.ID())
+	rep, err := b.Verify(ctx, va.ID(), nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%v", rep.Problems)
 	assert.Equal(t, 1, rep.Artifacts)
@@ -103,7 +103,7 @@ func TestSharedHomeTwoClientsOneVoyage(t *testing.T) {
 	onDisk, err := readArtifact(ctx, dv, arts[0].Hash)
 	require.NoError(t, err)
 	assert.Equal(t, fromA, onDisk)
-	drep, err := disk.Verify(ctx, va.ID())
+	drep, err := disk.Verify(ctx, va.ID(), nil)
 	require.NoError(t, err)
 	assert.True(t, drep.OK(), "%v", drep.Problems)
 }

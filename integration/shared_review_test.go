@@ -91,7 +91,7 @@ func storyOf(t *testing.T, v *helm.Voyage) string {
 
 func verified(t *testing.T, h *helm.Home, id string) {
 	t.Helper()
-	rep, err := h.Verify(context.Background(), id)
+	rep, err := h.Verify(context.Background(), id, nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "verify %s: %v", id, rep.Problems)
 }

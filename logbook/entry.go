@@ -87,6 +87,10 @@ type ActionResult struct {
 	CommentID int64    `json:"comment_id,omitempty"`
 	URL       string   `json:"url,omitempty"`
 	Reviewers []string `json:"reviewers,omitempty"`
+	// Witness is the line the action wrote into the world naming the
+	// voyage at the head of its chain (a commit's trailer, the last line
+	// of a pull request's body): "Helm-Voyage: <voyage id> <SEQ>:<HEX>".
+	Witness string `json:"witness,omitempty"`
 }
 
 // ActionTarget is what an action acts on, resolved, as guard rules

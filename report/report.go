@@ -20,6 +20,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/markdown"
 	"github.com/helmlog/helm/logbook"
 )
@@ -33,6 +34,13 @@ import (
 type Report struct {
 	// Voyage describes the voyage, its lifecycle included.
 	Voyage helm.VoyageInfo `json:"voyage"`
+	// Head is where the voyage's tamper-evident chain stood when the
+	// report was made (Voyage.Head): pasted in a pull request with the
+	// report, a witness of every record up to it. NoHead says why there
+	// is none (a voyage compacted before the BLAKE3 chain kept no digest
+	// of the records it reclaimed), when there is not.
+	Head   *chain.Head `json:"head,omitempty"`
+	NoHead string      `json:"no_head,omitempty"`
 	// Ended is when the voyage was last completed, or, while it is
 	// active (Ongoing), the time of its last event.
 	Ended   time.Time `json:"ended"`
@@ -201,7 +209,11 @@ func Of(ctx context.Context, h *helm.Home, id string, opts *Options) (*Report, e
 		return nil, err
 	}
 	info := v.Info()
+	head, herr := v.Head(ctx)
 	entries, legacy, err := entriesOf(ctx, v)
+	if herr != nil && ctx.Err() != nil && err == nil {
+		err = herr
+	}
 	if cerr := v.Close(); err == nil {
 		err = cerr
 	}
@@ -209,6 +221,11 @@ func Of(ctx context.Context, h *helm.Home, id string, opts *Options) (*Report, e
 		return nil, err
 	}
 	r := build(info, entries, legacy)
+	if herr != nil {
+		r.NoHead = herr.Error()
+	} else {
+		r.Head = &head
+	}
 
 	all, err := h.List(ctx, nil)
 	var unreadable *helm.ListError
@@ -406,6 +423,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "## Voyage report: %s\n\n", markdown.Heading(info.Intent))
 
 	fmt.Fprintf(&b, "- **Voyage:** `%s` (%s)\n", markdown.Code(info.ID), markdown.Inline(string(info.Kind)))
+	if r.Head != nil {
+		fmt.Fprintf(&b, "- **Head:** `%s`\n", r.Head)
+	} else if r.NoHead != "" {
+		fmt.Fprintf(&b, "- **Head:** none: %s\n", markdown.Inline(r.NoHead))
+	}
 	status := markdown.Inline(string(info.Status))
 	if info.Summary != "" && info.Status != logbook.StatusActive {
 		status += " — " + markdown.Inline(info.Summary)

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/voyagetest"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/report"
@@ -318,4 +320,27 @@ type invertibleWorldAction struct {
 
 func (a *invertibleWorldAction) Inverse(context.Context, logbook.ActionResult) (logbook.Inverse, error) {
 	return a.inverse, nil
+}
+
+// The report carries the voyage's head, in markdown and in JSON: what a
+// pull request's description pastes is a witness of the records up to it.
+func TestReportCarriesTheHead(t *testing.T) {
+	ctx := context.Background()
+	h, v := reportVoyage(t)
+	want, err := v.Head(ctx)
+	require.NoError(t, err)
+	r, err := report.Of(ctx, h, v.ID(), &report.Options{})
+	require.NoError(t, err)
+	require.NotNil(t, r.Head)
+	assert.Equal(t, want, *r.Head)
+	var md bytes.Buffer
+	require.NoError(t, r.WriteMarkdown(&md))
+	assert.Contains(t, md.String(), "- **Voyage:** `"+v.ID()+"` (resolve-issue)\n- **Head:** `"+want.String()+"`\n")
+	js, err := json.Marshal(r)
+	require.NoError(t, err)
+	var back struct {
+		Head chain.Head `json:"head"`
+	}
+	require.NoError(t, json.Unmarshal(js, &back))
+	assert.Equal(t, want, back.Head, `"head": {"seq":N,"hash":"HEX"}`)
 }

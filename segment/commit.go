@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/helmlog/helm/chain"
 )
 
 // request is one Commit waiting in the group-commit queue. taken and lead
@@ -240,12 +242,15 @@ func (l *Log) runGroup(group []*request) (end uint64) {
 		return
 	}
 	defer l.release()
+	l.rechain = false
+	defer func() { l.rechain = false }()
 	tx := &Tx{l: l, base: l.w.p.next - 1, staged: l.staged[:0]}
 	writers := l.writers[:0]
 	defer func() { clear(writers); l.writers = writers[:0] }()
 	for _, q := range live {
 		mark := len(tx.staged)
 		tx.ctx = q.ctx
+		rechain := l.rechain
 		recs, err := q.decide(tx)
 		if err == nil {
 			for _, d := range recs {
@@ -258,6 +263,7 @@ func (l *Log) runGroup(group []*request) (end uint64) {
 		if err != nil {
 			q.err = err
 			tx.staged = tx.staged[:mark]
+			l.rechain = rechain
 			continue
 		}
 		if len(recs) > 0 {
@@ -318,7 +324,7 @@ func (l *Log) takeWriter(ctx context.Context, giveUp func() bool) error {
 // writer.
 func (l *Log) writeUnit(recs [][]byte, commits int) error {
 	c := &l.w
-	if c.f == nil || c.version < formatVersion {
+	if c.f == nil || c.version < legacyVersion {
 		l.smu.Lock()
 		err := l.upgrade()
 		l.smu.Unlock()
@@ -326,14 +332,42 @@ func (l *Log) writeUnit(recs [][]byte, commits int) error {
 			return l.setPoison(err)
 		}
 	}
+	rechain := l.rechain
+	if rechain && !c.p.linked {
+		// Rechain's decide read the link at the log's end (this unit's
+		// base: nothing moved since, the lock is held).
+		c.p.link, c.p.linked = l.rechainLink, true
+	}
 	p := c.p
 	buf := l.wbuf[:0]
-	sum := p.sum
+	sum, link := p.sum, p.link
 	for i, d := range recs {
-		buf, sum = appendFrame(buf, p.next+uint64(i), uint32(i), i == len(recs)-1, sum, d)
+		seq := p.next + uint64(i)
+		buf, sum = appendFrame(buf, seq, uint32(i), i == len(recs)-1, sum, d)
+		if p.linked {
+			link = chain.Link(link, seq, d)
+		}
 	}
 	if cap(buf) <= 4<<20 {
 		l.wbuf = buf[:0]
+	}
+	if rechain {
+		// A unit that starts a format-4 segment, written with it: the file
+		// appears (renamed, durable) holding the whole unit, or not at all.
+		l.smu.Lock()
+		err := l.seal()
+		if err == nil {
+			err = l.createSegment(p, formatVersion, buf)
+		}
+		l.smu.Unlock()
+		if err != nil {
+			return l.setPoison(err)
+		}
+		c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, unit: c.p.off, seed: p.sum, link: link, linked: true})
+		l.setLast(c.p.next - 1)
+		c.noteTail()
+		l.wrote(unitEnd{wm: l.watermarkAt(), file: c.name, off: c.p.off, records: len(recs)}, commits)
+		return nil
 	}
 	if p.off > c.start && p.off+int64(len(buf)) > l.opts.SegmentSize {
 		// The unit's frames were chained from p.sum, which is the new
@@ -342,7 +376,7 @@ func (l *Log) writeUnit(recs [][]byte, commits int) error {
 		l.smu.Lock()
 		err := l.seal()
 		if err == nil {
-			err = l.createSegment(p)
+			err = l.createSegment(p, l.writeVersion(), nil)
 		}
 		l.smu.Unlock()
 		if err != nil {
@@ -366,14 +400,14 @@ func (l *Log) writeUnit(recs [][]byte, commits int) error {
 		l.unwrite(c.p.off, n)
 		return l.setPoison(fmt.Errorf("segment: write %s at offset %d: %w", filepath.Join(l.dir, c.name), c.p.off, err))
 	}
-	c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, unit: c.p.off, seed: p.sum})
+	c.setPos(pos{off: c.p.off + int64(len(buf)), next: p.next + uint64(len(recs)), sum: sum, unit: c.p.off, seed: p.sum, link: link, linked: p.linked})
 	l.setLast(c.p.next - 1)
 	if c.p.off-c.noteOff >= indexSpacing {
 		l.idx.noteSparse(c.checkpoint())
 		c.noteOff = c.p.off
 	}
 	c.noteTail()
-	l.wrote(unitEnd{wm: watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum}, file: c.name, off: c.p.off, records: len(recs)}, commits)
+	l.wrote(unitEnd{wm: l.watermarkAt(), file: c.name, off: c.p.off, records: len(recs)}, commits)
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/helmlog/helm/chain"
 )
 
 // A cursor is a position in a log and the walk from it across segments:
@@ -26,6 +28,11 @@ type pos struct {
 	sum  uint32 // chain value after the last record
 	unit int64  // offset of the last unit's first frame (0: no unit in this segment)
 	seed uint32 // chain value before that unit
+	// link is the BLAKE3 chain's link after the last record, when linked:
+	// known from the log's genesis, a format-4 header, a Mark or a Head
+	// computed by reading the log. Unknown, the scanner does not compute it.
+	link   chain.Hash
+	linked bool
 }
 
 // torn describes bytes after the last complete unit of the last segment
@@ -94,6 +101,30 @@ type cursor struct {
 	id      LogID
 	idKnown bool
 	sawV2   bool // a format-2 segment was entered
+
+	// genesis is the BLAKE3 chain's genesis, when known (genesisKnown):
+	// from Options.Identity, or for an anonymous log whose headers carry
+	// no log id, the genesis of the empty identity.
+	genesis      chain.Hash
+	genesisKnown bool
+	// linkFrom says which segments the cursor computes the BLAKE3 chain
+	// in (a link per record costs more than the CRC): 0 none (readers:
+	// Scan, Follow, ScanDir), 1 all (Verify, the writer), N the segments
+	// from the one starting at N (recovery: the last segment).
+	linkFrom uint64
+	// firstV4 is the first seq of the first format-4 segment whose header
+	// the cursor checked (0: none): where the log's stored BLAKE3 chain
+	// starts.
+	firstV4 uint64
+}
+
+// setIdentity sets the log's identity on c: its log id and the BLAKE3
+// genesis.
+func (c *cursor) setIdentity(identity string) {
+	if identity != "" {
+		c.id, c.idKnown = idOf(identity), true
+		c.genesis, c.genesisKnown = chain.Genesis(identity), true
+	}
 }
 
 func (c *cursor) corrupt(off int64, seq uint64, reason string) *CorruptionError {
@@ -170,8 +201,27 @@ func (c *cursor) enter(h []byte, expect *pos) error {
 	case expect == nil && hdr.first == 1 && hdr.seed != genesis(hdr.version, hdr.id):
 		return c.corrupt(0, c.first, "hash chain does not start at this log's genesis (seed of the first segment)")
 	}
+	if hdr.first == 1 && !c.genesisKnown && hdr.id == (LogID{}) {
+		c.genesis, c.genesisKnown = chain.Genesis(""), true // an anonymous log
+	}
+	p := pos{next: hdr.first, sum: hdr.seed}
+	switch {
+	case hdr.version >= 4:
+		switch {
+		case expect != nil && expect.linked && hdr.link != expect.link:
+			return c.corrupt(0, c.first, "BLAKE3 chain broken between segments (the header's link does not match the previous segment's last record)")
+		case hdr.first == 1 && c.genesisKnown && hdr.link != c.genesis:
+			return c.corrupt(0, c.first, "BLAKE3 chain does not start at this log's genesis (link in the first segment's header)")
+		}
+		p.link, p.linked = hdr.link, true
+	case expect != nil:
+		p.link, p.linked = expect.link, expect.linked
+	case hdr.first == 1:
+		p.link, p.linked = c.genesis, c.genesisKnown
+	}
 	c.version, c.start = hdr.version, hdr.size()
-	c.setPos(pos{off: c.start, next: hdr.first, sum: hdr.seed})
+	p.off = c.start
+	c.setPos(p)
 	c.noteOff = c.start
 	return nil
 }
@@ -195,6 +245,9 @@ func (c *cursor) checkFileHeader(h []byte, first uint64) (fileHeader, error) {
 			return hdr, corrupt(fmt.Sprintf("segment belongs to another log (log id %x..., this log's is %x...): copied from another log?", hdr.id[:6], c.id[:6]))
 		}
 		c.id, c.idKnown, c.sawV2 = hdr.id, true, true
+	}
+	if hdr.version >= 4 && (c.firstV4 == 0 || first < c.firstV4) {
+		c.firstV4 = first
 	}
 	return hdr, nil
 }
@@ -316,7 +369,11 @@ type finding struct {
 // find scans the current segment from c.p, emitting and moving c.p unit
 // by unit, and gathers what judging its end by r needs.
 func (c *cursor) find(ctx stopper, from uint64, emit func(Record) error, r rules) (finding, error) {
-	s, err := c.sc.scan(ctx, c.f, c.file, c.p, func(recs []Record, end pos) error {
+	p := c.p
+	if c.linkFrom == 0 || c.first < c.linkFrom {
+		p.linked = false // not computed here: see linkFrom
+	}
+	s, err := c.sc.scan(ctx, c.f, c.file, p, func(recs []Record, end pos) error {
 		if emit != nil {
 			for _, rec := range recs {
 				if rec.Seq >= from {
@@ -326,8 +383,13 @@ func (c *cursor) find(ctx stopper, from uint64, emit func(Record) error, r rules
 				}
 			}
 		}
-		if w := r.wm.last; w != 0 && c.p.next <= w && end.next > w && (end.next-1 != w || end.sum != r.wm.sum) {
-			return c.corrupt(c.p.off, c.p.next, fmt.Sprintf("the log does not match its watermark: seq %d was acknowledged with chain sum %#08x, the log has %#08x after seq %d (a segment was rolled back or replaced)", w, r.wm.sum, end.sum, end.next-1))
+		if w := r.wm.last; w != 0 && c.p.next <= w && end.next > w {
+			if end.next-1 != w || end.sum != r.wm.sum {
+				return c.corrupt(c.p.off, c.p.next, fmt.Sprintf("the log does not match its watermark: seq %d was acknowledged with chain sum %#08x, the log has %#08x after seq %d (a segment was rolled back or replaced)", w, r.wm.sum, end.sum, end.next-1))
+			}
+			if r.wm.linked && end.linked && end.link != r.wm.link {
+				return c.corrupt(c.p.off, w, fmt.Sprintf("the WATERMARK's chain link at seq %d does not match the log: records at or below %d were edited", w, w))
+			}
 		}
 		c.p = end
 		if c.idx != nil && end.off-c.noteOff >= indexSpacing {

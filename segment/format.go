@@ -64,6 +64,46 @@ package segment
 // stubs refuses it as newer instead of calling it damaged. Only sealed
 // format-2 segments are rewritten; format-1 segments are left as they are.
 //
+// The BLAKE3 chain (format 4). Every record is linked by package chain:
+// link(n) = chain.Next(link(n-1), seq, len, BLAKE3(record)), from
+// chain.Genesis(Options.Identity). Formats 1 to 3 store only the CRC32C
+// chain above, which anyone can recompute; format 4 stores the BLAKE3
+// links too, beside it (frames are unchanged, and keep detecting
+// accidents as before):
+//
+//   - the header is 104 bytes: bytes 0..64 as format 2, then the link
+//     before the segment's first record (64..96), 4 zero bytes, and hcrc =
+//     CRC32C(bytes 0..100) at 100. The first segment's link is the
+//     genesis; every later one's is the previous segment's last link.
+//   - a stub (see "Reclaimed records") holds 40 data bytes: len, crc and
+//     the record's BLAKE3 digest, so the chain continues over it. A
+//     format-4 segment rewritten with stubs stays format 4. A format-3
+//     stub keeps only len and crc: the chain continues over it with a
+//     weak digest, BLAKE3("helm weak stub 1\x00" ‖ le32 len ‖ le32 crc)
+//     (weakDigest) — weak because the record's bytes are gone and only a
+//     CRC ever named them.
+//   - a WATERMARK slot of a format-4 log is 72 bytes, magic "HELMWM4\n":
+//     last, segment, sum as before, 4 zero bytes, the link at last
+//     (32..64), wcrc = CRC32C(bytes 0..64) at 64, 4 zero bytes. Slots of
+//     the older layout (magic "HELMWMK\n") are still read.
+//
+// Open reads the last segment from the link its header carries, so it
+// knows the head (Log.Head) without reading the log, and checks the
+// watermark's link where it passes its seq: an edit at or below the
+// watermark that did not also recompute the stored links is damage.
+// Verify recomputes the chain from the genesis over every segment and
+// checks every header's link and the watermark's. A Mark carries the link
+// at its seq (Mark.Hash), so ScanAfter and OpenAfter continue the chain
+// from it. Readers (Scan, Follow) do not compute links.
+//
+// A log whose last segment is format 1 to 3 goes on in format 2 (no
+// silent change of format on write); its head is computed by reading it
+// from the first record, once. Log.Rechain moves it on: it seals the last
+// segment and creates a format-4 one holding the rechain's unit (written
+// whole, fsynced, renamed: a crash leaves the old log or the rechained
+// one). The chain's definition does not change at a rechain: the head
+// after it commits to the whole history.
+//
 // The last segment is preallocated with zeros after its data (prealloc.go):
 // a zero frame header at a unit boundary ends the log. Sealed segments end
 // exactly after their last frame.
@@ -134,6 +174,8 @@ import (
 	"hash/crc32"
 	"strconv"
 	"strings"
+
+	"github.com/helmlog/helm/chain"
 )
 
 const (
@@ -142,18 +184,26 @@ const (
 	fileMagic = "HELMSEG\n"
 
 	// formatVersion is bumped on any incompatible change; a reader refuses a
-	// newer version instead of misreading it. Version 1 (no log id, genesis
-	// 0) is still read.
-	formatVersion = 2
+	// newer version instead of misreading it. Versions 1 (no log id, genesis
+	// 0), 2 and 3 are still read, and a log whose last segment is format 2
+	// or 3 goes on in format 2 (legacyVersion) until Rechain moves it on.
+	formatVersion = 4
+
+	// legacyVersion is the format a writer appends to a log whose last
+	// segment an older format wrote: no silent change of format on write.
+	legacyVersion = 2
 
 	// reclaimedVersion is the version of a segment rewritten with stubs
 	// (see "Reclaimed records"): format 2 plus stub frames. Readers read it;
 	// writers never create it, they rewrite sealed segments to it.
 	reclaimedVersion = 3
 
-	// fileHeaderSize is the size of a format-2 header: 72 keeps the first
-	// frame 8-aligned and holds a 32-byte log id.
-	fileHeaderSize = 72
+	// fileHeaderSize is the size of a format-4 header: 104 keeps the first
+	// frame 8-aligned and holds a 32-byte log id and a 32-byte chain link.
+	fileHeaderSize = 104
+
+	// fileHeaderSizeV2 is the size of a format-2 (and 3) header.
+	fileHeaderSizeV2 = 72
 
 	// fileHeaderSizeV1 is the size of a format-1 header.
 	fileHeaderSizeV1 = 32
@@ -161,11 +211,13 @@ const (
 	// watermarkName is the file that records how far the log was
 	// acknowledged; watermarkSlot is the distance between its two slots (a
 	// sector, so a torn slot write cannot touch the other).
-	watermarkName  = "WATERMARK"
-	watermarkMagic = "HELMWMK\n"
-	watermarkSlot  = 512
-	watermarkSize  = 2 * watermarkSlot
-	watermarkLen   = 32
+	watermarkName    = "WATERMARK"
+	watermarkMagic   = "HELMWMK\n"
+	watermarkSlot    = 512
+	watermarkSize    = 2 * watermarkSlot
+	watermarkLen     = 72 // a format-4 slot; watermarkLenV2 for an older one
+	watermarkLenV2   = 32
+	watermarkMagicV4 = "HELMWM4\n"
 
 	// frameHeaderSize holds hcrc, len, seq, idx and sum; 24 keeps frames
 	// 8-aligned, which lets recovery probe only aligned offsets for frames.
@@ -182,8 +234,12 @@ const (
 	// data is the record's length and CRC32C (format 3).
 	stubFrame = 1 << 30
 
-	// stubSize is the data length of a stub frame.
+	// stubSize is the data length of a format-3 stub frame: len and CRC.
 	stubSize = 8
+
+	// stubSizeV4 is the data length of a format-4 stub frame: len, CRC and
+	// the record's BLAKE3 digest.
+	stubSizeV4 = 8 + chain.Size
 
 	// maxFormatRecord is the largest record the format accepts (1 GiB). The
 	// len field could say 4 GiB, but a reader must hold a whole record in
@@ -252,28 +308,37 @@ type fileHeader struct {
 	version uint32
 	first   uint64
 	seed    uint32
-	id      LogID // zero for format 1
+	id      LogID      // zero for format 1
+	link    chain.Hash // format 4: the BLAKE3 link before the first record
 }
 
 // size is the header's size on disk: where the first frame starts.
 func (h fileHeader) size() int64 {
-	if h.version < 2 {
+	switch {
+	case h.version < 2:
 		return fileHeaderSizeV1
+	case h.version < 4:
+		return fileHeaderSizeV2
 	}
 	return fileHeaderSize
 }
 
 func encodeFileHeader(h fileHeader) []byte {
-	b := make([]byte, fileHeaderSize)
-	copy(b, fileMagic)
 	if h.version == 0 {
 		h.version = formatVersion
 	}
+	b := make([]byte, h.size())
+	copy(b, fileMagic)
 	binary.LittleEndian.PutUint32(b[8:], h.version)
 	binary.LittleEndian.PutUint32(b[12:], 0)
 	binary.LittleEndian.PutUint64(b[16:], h.first)
 	binary.LittleEndian.PutUint32(b[24:], h.seed)
 	copy(b[32:64], h.id[:])
+	if h.version >= 4 {
+		copy(b[64:96], h.link[:])
+		binary.LittleEndian.PutUint32(b[100:], crc32.Checksum(b[:100], castagnoli))
+		return b
+	}
 	binary.LittleEndian.PutUint32(b[68:], crc32.Checksum(b[:68], castagnoli))
 	return b
 }
@@ -289,25 +354,34 @@ func decodeFileHeader(b []byte) (fileHeader, string) {
 		return fileHeader{}, fmt.Sprintf("not a helm segment file (magic %q)", b[:8])
 	}
 	h := fileHeader{version: binary.LittleEndian.Uint32(b[8:])}
+	sumAt := func(n int) bool {
+		return len(b) >= n+4 && crc32.Checksum(b[:n], castagnoli) == binary.LittleEndian.Uint32(b[n:])
+	}
 	switch h.version {
 	case 1:
-		if crc32.Checksum(b[:28], castagnoli) != binary.LittleEndian.Uint32(b[28:]) {
+		if !sumAt(28) {
 			return fileHeader{}, "file header checksum mismatch"
 		}
-	case 2, reclaimedVersion:
-		if len(b) < fileHeaderSize {
-			return fileHeader{}, fmt.Sprintf("file header truncated (%d of %d bytes)", len(b), fileHeaderSize)
+	case 2, reclaimedVersion, formatVersion:
+		size := int(h.size())
+		if len(b) < size {
+			return fileHeader{}, fmt.Sprintf("file header truncated (%d of %d bytes)", len(b), size)
 		}
-		if crc32.Checksum(b[:68], castagnoli) != binary.LittleEndian.Uint32(b[68:]) {
+		if !sumAt(size - 4) {
 			return fileHeader{}, "file header checksum mismatch"
 		}
 		copy(h.id[:], b[32:64])
+		if h.version >= 4 {
+			if binary.LittleEndian.Uint32(b[96:]) != 0 {
+				return fileHeader{}, "file header reserved bytes are not zero"
+			}
+			copy(h.link[:], b[64:96])
+		}
 	default:
-		// A header whose checksum holds under either layout was written so:
+		// A header whose checksum holds under any layout was written so:
 		// a newer format. Otherwise the version field itself is damaged.
-		if crc32.Checksum(b[:28], castagnoli) == binary.LittleEndian.Uint32(b[28:]) ||
-			(len(b) >= fileHeaderSize && crc32.Checksum(b[:68], castagnoli) == binary.LittleEndian.Uint32(b[68:])) {
-			return fileHeader{}, fmt.Sprintf("segment format version %d, this build reads versions 1 to %d (written by a newer version: upgrade to read it)", h.version, reclaimedVersion)
+		if sumAt(28) || sumAt(68) || sumAt(100) {
+			return fileHeader{}, fmt.Sprintf("segment format version %d, this build reads versions 1 to %d (written by a newer version: upgrade to read it)", h.version, formatVersion)
 		}
 		return fileHeader{}, "file header checksum mismatch"
 	}
@@ -323,36 +397,78 @@ func decodeFileHeader(b []byte) (fileHeader, string) {
 
 // watermark is what one WATERMARK slot holds: the last seq of an
 // acknowledged unit, the first seq of the segment holding it, and the
-// chain sum after it. The zero watermark says nothing was acknowledged.
+// chain sum after it; a format-4 slot (linked) also the BLAKE3 link after
+// it. The zero watermark says nothing was acknowledged.
 type watermark struct {
 	last    uint64
 	segment uint64
 	sum     uint32
+	link    chain.Hash
+	linked  bool // a format-4 slot: link is the chain's link at last
 }
 
 func encodeWatermark(w watermark) []byte {
+	if !w.linked {
+		b := make([]byte, watermarkLenV2)
+		copy(b, watermarkMagic)
+		binary.LittleEndian.PutUint64(b[8:], w.last)
+		binary.LittleEndian.PutUint64(b[16:], w.segment)
+		binary.LittleEndian.PutUint32(b[24:], w.sum)
+		binary.LittleEndian.PutUint32(b[28:], crc32.Checksum(b[:28], castagnoli))
+		return b
+	}
 	b := make([]byte, watermarkLen)
-	copy(b, watermarkMagic)
+	copy(b, watermarkMagicV4)
 	binary.LittleEndian.PutUint64(b[8:], w.last)
 	binary.LittleEndian.PutUint64(b[16:], w.segment)
 	binary.LittleEndian.PutUint32(b[24:], w.sum)
-	binary.LittleEndian.PutUint32(b[28:], crc32.Checksum(b[:28], castagnoli))
+	copy(b[32:64], w.link[:])
+	binary.LittleEndian.PutUint32(b[64:], crc32.Checksum(b[:64], castagnoli))
 	return b
 }
 
-// decodeWatermark decodes one slot; ok is false for a slot that is
-// empty, torn or damaged.
+// decodeWatermark decodes one slot, of either layout (told by its magic);
+// ok is false for a slot that is empty, torn or damaged.
 func decodeWatermark(b []byte) (watermark, bool) {
-	if len(b) < watermarkLen || string(b[:8]) != watermarkMagic ||
-		crc32.Checksum(b[:28], castagnoli) != binary.LittleEndian.Uint32(b[28:]) {
+	if len(b) < watermarkLenV2 {
 		return watermark{}, false
 	}
-	return watermark{
-		last:    binary.LittleEndian.Uint64(b[8:]),
-		segment: binary.LittleEndian.Uint64(b[16:]),
-		sum:     binary.LittleEndian.Uint32(b[24:]),
-	}, true
+	var w watermark
+	switch string(b[:8]) {
+	case watermarkMagic:
+		if crc32.Checksum(b[:28], castagnoli) != binary.LittleEndian.Uint32(b[28:]) {
+			return watermark{}, false
+		}
+	case watermarkMagicV4:
+		if len(b) < watermarkLen || crc32.Checksum(b[:64], castagnoli) != binary.LittleEndian.Uint32(b[64:]) ||
+			binary.LittleEndian.Uint32(b[28:]) != 0 || binary.LittleEndian.Uint32(b[68:]) != 0 {
+			return watermark{}, false
+		}
+		copy(w.link[:], b[32:64])
+		w.linked = true
+	default:
+		return watermark{}, false
+	}
+	w.last = binary.LittleEndian.Uint64(b[8:])
+	w.segment = binary.LittleEndian.Uint64(b[16:])
+	w.sum = binary.LittleEndian.Uint32(b[24:])
+	return w, true
 }
+
+// weakDigest is what stands for the BLAKE3 digest of a record reclaimed
+// in a format-3 segment, whose stub keeps only its length and CRC32C (see
+// "Reclaimed records"): a digest of those. It is weak: the record's bytes
+// are gone and only a CRC ever named them, so anyone can forge a record
+// with the same stub.
+func weakDigest(n uint32, crc uint32) chain.Hash {
+	var b [len(weakTag) + 8]byte
+	copy(b[:], weakTag)
+	binary.LittleEndian.PutUint32(b[len(weakTag):], n)
+	binary.LittleEndian.PutUint32(b[len(weakTag)+4:], crc)
+	return chain.Digest(b[:])
+}
+
+const weakTag = "helm weak stub 1\x00"
 
 // frameSize is the on-disk size of a frame carrying n data bytes.
 func frameSize(n int) int {
@@ -380,16 +496,24 @@ func appendFrame(dst []byte, seq uint64, idx uint32, last bool, prevSum uint32, 
 }
 
 // appendStub appends the stub of frame f (see "Reclaimed records"): same
-// seq, idx, last bit and sum, with the record's length and CRC32C as data.
-func appendStub(dst []byte, f frame, recLen int, recCRC uint32) []byte {
+// seq, idx, last bit and sum, with the record's length and CRC32C as data,
+// and its BLAKE3 digest when digest is set (format 4).
+func appendStub(dst []byte, f frame, recLen int, recCRC uint32, digest *chain.Hash) []byte {
 	idx := f.idx | stubFrame
 	if f.last {
 		idx |= lastInUnit
 	}
+	n := stubSize
+	if digest != nil {
+		n = stubSizeV4
+	}
 	start := len(dst)
-	dst = append(dst, make([]byte, frameSize(stubSize))...)
+	dst = append(dst, make([]byte, frameSize(n))...)
 	h := dst[start:]
-	binary.LittleEndian.PutUint32(h[4:], stubSize)
+	if digest != nil {
+		copy(h[frameHeaderSize+8:], digest[:])
+	}
+	binary.LittleEndian.PutUint32(h[4:], uint32(n))
 	binary.LittleEndian.PutUint64(h[8:], f.seq)
 	binary.LittleEndian.PutUint32(h[16:], idx)
 	binary.LittleEndian.PutUint32(h[20:], f.sum)
@@ -402,7 +526,7 @@ func appendStub(dst []byte, f frame, recLen int, recCRC uint32) []byte {
 // ChainGenesis returns the hash chain's sum before the first record of the
 // log whose identity is identity, as this format computes it: so that
 // another store of the same records (package store) keeps the same chain.
-func ChainGenesis(identity string) uint32 { return genesis(formatVersion, idOf(identity)) }
+func ChainGenesis(identity string) uint32 { return genesis(legacyVersion, idOf(identity)) }
 
 // ChainNext returns the hash chain's sum after a record, continued from
 // the sum before it (ChainGenesis for the first).
@@ -432,6 +556,18 @@ type frame struct {
 	stub bool // the record was reclaimed: data is nil
 	sum  uint32
 	data []byte
+	// A stub's record: its length and BLAKE3 digest (a weakDigest for a
+	// format-3 stub).
+	recLen int
+	digest chain.Hash
+}
+
+// link returns the chain link after f, continued from prev.
+func (f *frame) link(prev chain.Hash) chain.Hash {
+	if f.stub {
+		return chain.Next(prev, f.seq, f.recLen, f.digest)
+	}
+	return chain.Link(prev, f.seq, f.data)
 }
 
 // unitStart is the seq of the first record of the frame's commit unit.
@@ -489,7 +625,7 @@ func decodeHeader(b []byte) (frame, int, decodeStatus) {
 		stub: idx&stubFrame != 0,
 		sum:  binary.LittleEndian.Uint32(h[20:]),
 	}
-	if n > maxFormatRecord || f.seq == 0 || uint64(f.idx) >= f.seq || (f.stub && n != stubSize) {
+	if n > maxFormatRecord || f.seq == 0 || uint64(f.idx) >= f.seq || (f.stub && n != stubSize && n != stubSizeV4) {
 		return frame{}, 0, frameHeader
 	}
 	return f, frameSize(int(n)), frameOK
@@ -509,11 +645,17 @@ func decodeFrame(b []byte, prevSum uint32) (frame, int, decodeStatus) {
 	data := b[frameHeaderSize : frameHeaderSize+n : frameHeaderSize+n]
 	var sum uint32
 	if f.stub {
-		recLen := binary.LittleEndian.Uint32(data)
+		recLen, recCRC := binary.LittleEndian.Uint32(data), binary.LittleEndian.Uint32(data[4:])
 		if recLen > maxFormatRecord {
 			return f, 0, frameBody
 		}
-		sum = chainOver(prevSum, int(recLen), binary.LittleEndian.Uint32(data[4:]))
+		sum = chainOver(prevSum, int(recLen), recCRC)
+		f.recLen = int(recLen)
+		if n == stubSizeV4 {
+			copy(f.digest[:], data[8:])
+		} else {
+			f.digest = weakDigest(recLen, recCRC)
+		}
 	} else {
 		f.data = data
 		sum = crc32.Update(prevSum, castagnoli, data)

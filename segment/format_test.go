@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"testing"
 
+	"github.com/helmlog/helm/chain"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,7 +53,9 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte{1, 2, 3}, uint32(7))
 	full, _ := appendFrame(nil, 4, 1, true, s, []byte("a reclaimed blob"))
 	fr, _, _ := decodeFrame(full, s)
-	f.Add(appendStub(nil, fr, len(fr.data), crc32.Checksum(fr.data, castagnoli)), s)
+	f.Add(appendStub(nil, fr, len(fr.data), crc32.Checksum(fr.data, castagnoli), nil), s)
+	d := chain.Digest(fr.data)
+	f.Add(appendStub(nil, fr, len(fr.data), crc32.Checksum(fr.data, castagnoli), &d), s)
 	f.Fuzz(func(t *testing.T, in []byte, prev uint32) {
 		fr, n, st := decodeFrame(in, prev)
 		if st != frameOK {
@@ -65,7 +69,13 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 		if fr.stub {
 			recLen, recCRC := binary.LittleEndian.Uint32(in[frameHeaderSize:]), binary.LittleEndian.Uint32(in[frameHeaderSize+4:])
-			if fr.data != nil || chainOver(prev, int(recLen), recCRC) != fr.sum || !bytes.Equal(appendStub(nil, fr, int(recLen), recCRC), in[:n]) {
+			var digest *chain.Hash
+			if n == frameSize(stubSizeV4) {
+				digest = &fr.digest
+			} else if fr.digest != weakDigest(recLen, recCRC) {
+				t.Fatalf("a format-3 stub's digest is not the weak one")
+			}
+			if fr.data != nil || fr.recLen != int(recLen) || chainOver(prev, int(recLen), recCRC) != fr.sum || !bytes.Equal(appendStub(nil, fr, int(recLen), recCRC, digest), in[:n]) {
 				t.Fatalf("accepted stub does not re-encode identically")
 			}
 			return
@@ -82,7 +92,9 @@ func FuzzDecodeRecord(f *testing.F) {
 // garbage header never panics.
 func FuzzDecodeFileHeader(f *testing.F) {
 	f.Add(encodeFileHeader(fileHeader{first: 1, seed: genesis(2, idOf("voyage")), id: idOf("voyage")}))
-	f.Add(encodeFileHeader(fileHeader{first: 4097, seed: 77}))
+	f.Add(encodeFileHeader(fileHeader{version: 2, first: 4097, seed: 77}))
+	f.Add(encodeFileHeader(fileHeader{version: 3, first: 4097, seed: 77}))
+	f.Add(encodeFileHeader(fileHeader{first: 1, seed: 9, id: idOf("voyage"), link: chain.Genesis("voyage")}))
 	v1 := make([]byte, fileHeaderSizeV1)
 	copy(v1, fileMagic)
 	binary.LittleEndian.PutUint32(v1[8:], 1)
@@ -95,11 +107,11 @@ func FuzzDecodeFileHeader(f *testing.F) {
 		if reason != "" {
 			return
 		}
-		if h.first == 0 || (h.version != 1 && h.version != 2) {
+		if h.first == 0 || h.version < 1 || h.version > formatVersion {
 			t.Fatalf("accepted header %+v", h)
 		}
-		if h.version == 2 && !bytes.Equal(encodeFileHeader(h), in[:fileHeaderSize]) {
-			t.Fatalf("accepted format-2 header does not re-encode identically")
+		if h.version >= 2 && !bytes.Equal(encodeFileHeader(h), in[:h.size()]) {
+			t.Fatalf("accepted format-%d header does not re-encode identically", h.version)
 		}
 	})
 }
@@ -108,6 +120,7 @@ func FuzzDecodeFileHeader(f *testing.F) {
 // same bytes.
 func FuzzDecodeWatermark(f *testing.F) {
 	f.Add(encodeWatermark(watermark{last: 42, segment: 1, sum: 0xdeadbeef}))
+	f.Add(encodeWatermark(watermark{last: 42, segment: 1, sum: 0xdeadbeef, link: chain.Digest([]byte("x")), linked: true}))
 	f.Add(make([]byte, watermarkLen))
 	f.Add([]byte("HELMWMK\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -115,7 +128,8 @@ func FuzzDecodeWatermark(f *testing.F) {
 		if !ok {
 			return
 		}
-		if !bytes.Equal(encodeWatermark(w), in[:watermarkLen]) {
+		want := encodeWatermark(w)
+		if !bytes.Equal(want, in[:len(want)]) {
 			t.Fatalf("accepted slot does not re-encode identically")
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/durable"
 )
 
@@ -93,6 +94,17 @@ type Log struct {
 	base     int64     // its size when this writer first extended it (-1: not yet): steps grow with what it added
 	writable bool      // the first Commit reopened the active segment for writing
 	wmFile   File      // WATERMARK, open for writing (nil until the first Commit)
+	rechain  bool      // the unit being decided is Rechain's: it starts a format-4 segment
+	// rechainLink is the chain's link at the log's end, read by Rechain's
+	// decide for the new segment's header.
+	rechainLink chain.Hash
+}
+
+// watermarkAt returns the watermark of the writer's position (mu held):
+// in a format-4 segment a format-4 slot, with the chain's link.
+func (l *Log) watermarkAt() watermark {
+	c := &l.w
+	return watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum, link: c.p.link, linked: c.version >= 4 && c.p.linked}
 }
 
 // Open opens the log in dir for reading and appending. Opening reads: it
@@ -149,9 +161,7 @@ func openWith(ctx context.Context, dir string, opts *Options, fn func(Record) er
 	}
 	l := &Log{dir: dir, fs: o.FS, opts: o}
 	l.w = cursor{fs: o.FS, dir: dir, idx: &l.idx}
-	if o.Identity != "" {
-		l.w.id, l.w.idKnown = idOf(o.Identity), true
-	}
+	l.w.setIdentity(o.Identity)
 	rec := &recovery{c: &l.w, full: fn != nil && after == nil, emit: fn, after: after}
 	l.w.sc.transient = o.NoRetain && fn != nil
 	err := rec.run(ctx)
@@ -161,6 +171,7 @@ func openWith(ctx context.Context, dir string, opts *Options, fn func(Record) er
 		return nil, err
 	}
 	l.torn, l.wm = rec.torn, rec.wm
+	l.w.linkFrom = 1 // the writer keeps the chain from here on
 	l.setLast(rec.last())
 	if l.w.f != nil {
 		l.w.noteTail()
@@ -231,7 +242,7 @@ func (l *Log) becomeWriter(ctx context.Context) error {
 		// its offsets moved): read the log again, as Open would.
 		l.idx.forget(cp.first)
 		c.closeFile()
-		*c = cursor{fs: c.fs, dir: c.dir, idx: c.idx, id: c.id, idKnown: c.idKnown}
+		*c = cursor{fs: c.fs, dir: c.dir, idx: c.idx, id: c.id, idKnown: c.idKnown, genesis: c.genesis, genesisKnown: c.genesisKnown, firstV4: c.firstV4}
 	}
 	// Empty at open, or replaced: read what is there now, as Open would.
 	rec := &recovery{c: c, locked: true}
@@ -239,6 +250,7 @@ func (l *Log) becomeWriter(ctx context.Context) error {
 		return err
 	}
 	l.torn, l.wm = rec.torn, rec.wm
+	c.linkFrom = 1
 	if c.f != nil {
 		cp := c.checkpoint()
 		if err := l.openWriter(cp.first, nil); err != nil {
@@ -285,7 +297,9 @@ func (l *Log) catchUp(ctx stopper, first bool) error {
 	}
 	// A scan of this Log may have verified records past the writer's
 	// position already: start after them.
-	if cp := l.idx.tailPos(); cp.p.next > c.p.next {
+	// Not to a position whose link is unknown (a reader's) when the
+	// writer knows its own: it reads on and keeps the chain.
+	if cp := l.idx.tailPos(); cp.p.next > c.p.next && (cp.p.linked || !c.p.linked) {
 		if cp.first != c.first {
 			if err := l.openWriter(cp.first, nil); err != nil {
 				return err
@@ -401,12 +415,17 @@ func (l *Log) syncDir() error {
 }
 
 // createSegment creates the segment starting at p.next with chain seed
-// p.sum and makes it the active one (smu held: no fdatasync of the old
-// one may be running as it is closed). The file (header plus the first
+// p.sum (format 4: and BLAKE3 link p.link) in format version and makes it
+// the active one (smu held: no fdatasync of the old one may be running as
+// it is closed). The file (header, unit when given, and the first
 // preallocated zeros) is written under a temporary name, fsynced, renamed
 // and the directory fsynced, so a segment file always has a complete header
-// and exists durably before anything in it is acknowledged.
-func (l *Log) createSegment(p pos) error {
+// and exists durably before anything in it is acknowledged; a unit written
+// with it (Rechain's) is in the log exactly when the file is.
+func (l *Log) createSegment(p pos, version uint32, unit []byte) error {
+	if version >= 4 && !p.linked {
+		return fmt.Errorf("segment: create a format-%d segment at seq %d: the chain's link there is not known", version, p.next)
+	}
 	name := segmentName(p.next)
 	path := filepath.Join(l.dir, name)
 	tmp := path + ".tmp"
@@ -414,23 +433,37 @@ func (l *Log) createSegment(p pos) error {
 	if err != nil {
 		return fmt.Errorf("segment: create %s: %w", tmp, err)
 	}
-	alloc := max(min(preallocMin, l.opts.SegmentSize), fileHeaderSize)
-	_, err = f.WriteAt(encodeFileHeader(fileHeader{first: p.next, seed: p.sum, id: l.w.id}), 0)
+	hdr := fileHeader{version: version, first: p.next, seed: p.sum, id: l.w.id, link: p.link}
+	hsize := hdr.size()
+	alloc := max(min(preallocMin, l.opts.SegmentSize), hsize+int64(len(unit)))
+	_, err = f.WriteAt(encodeFileHeader(hdr), 0)
 	if err == nil {
-		alloc, err = l.preallocNew(f, alloc)
+		alloc, err = l.preallocNew(f, alloc, hsize)
+	}
+	if err == nil && len(unit) > 0 {
+		var n int
+		n, err = f.WriteAt(unit, hsize)
+		if err == nil && n != len(unit) {
+			err = fmt.Errorf("short write (%d of %d bytes)", n, len(unit))
+		}
+		alloc = max(alloc, hsize+int64(len(unit)))
 	}
 	if err == nil {
 		err = l.publish(f, tmp, path)
 	}
 	if err != nil {
 		f.Close()
+		l.fs.Remove(tmp)
 		return fmt.Errorf("segment: create segment %s: %w", path, err)
 	}
 	l.w.use(f, p.next, path)
 	l.alloc, l.base = alloc, 0
-	l.w.version, l.w.start, l.w.sawV2 = formatVersion, fileHeaderSize, true
-	l.w.setPos(pos{off: fileHeaderSize, next: p.next, sum: p.sum})
-	l.w.noteOff = fileHeaderSize
+	l.w.version, l.w.start, l.w.sawV2 = version, hsize, true
+	if version >= 4 && (l.w.firstV4 == 0 || p.next < l.w.firstV4) {
+		l.w.firstV4 = p.next
+	}
+	l.w.setPos(pos{off: hsize, next: p.next, sum: p.sum, link: p.link, linked: p.linked})
+	l.w.noteOff = hsize
 	l.w.noteTail()
 	l.pmu.Lock()
 	l.pl.file = f // the sync stage syncs the new segment from now on (smu held)
@@ -460,7 +493,7 @@ func (l *Log) publish(f File, tmp, path string) error {
 func (l *Log) upgrade() error {
 	c := &l.w
 	if c.f == nil {
-		return l.createSegment(pos{next: 1, sum: genesis(formatVersion, c.id)})
+		return l.createSegment(pos{next: 1, sum: genesis(formatVersion, c.id), link: l.genesis(), linked: true}, formatVersion, nil)
 	}
 	p := c.p
 	if p.off > c.start {
@@ -468,9 +501,26 @@ func (l *Log) upgrade() error {
 			return err
 		}
 	} else if p.next == 1 {
-		p.sum = genesis(formatVersion, c.id)
+		p.sum = genesis(legacyVersion, c.id)
 	}
-	return l.createSegment(p)
+	return l.createSegment(p, legacyVersion, nil)
+}
+
+// genesis returns the BLAKE3 genesis of a new log: its identity's.
+func (l *Log) genesis() chain.Hash {
+	if l.w.genesisKnown {
+		return l.w.genesis
+	}
+	return chain.Genesis(l.opts.Identity)
+}
+
+// writeVersion is the format the writer appends in: the active segment's
+// (format 2 for an older log's, 4 for a format-4 one).
+func (l *Log) writeVersion() uint32 {
+	if l.w.version >= 4 {
+		return formatVersion
+	}
+	return legacyVersion
 }
 
 // ensureWatermark opens WATERMARK for the writer, creating it if the log
@@ -492,7 +542,7 @@ func (l *Log) ensureWatermark() error {
 	}
 	var w watermark
 	if c := &l.w; c.f != nil {
-		w = watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum}
+		w = l.watermarkAt()
 	}
 	buf := make([]byte, watermarkSize)
 	copy(buf, encodeWatermark(w))
@@ -528,7 +578,7 @@ func (l *Log) ensureWatermark() error {
 func (l *Log) writeWatermark(w watermark, slot int) (next int, err error) {
 	b := encodeWatermark(w)
 	if slot < 0 {
-		var cur [watermarkSlot + watermarkLen]byte
+		var cur [watermarkSize]byte
 		n, _ := l.wmFile.ReadAt(cur[:], 0)
 		slot = 0
 		if _, older, _ := newestWatermark(cur[:n]); older >= 0 {

@@ -95,7 +95,7 @@ func (l *Log) acquire(ctx context.Context, giveUp func() bool) error {
 	// now is durable (its writers synced it before releasing the lock).
 	c := &l.w
 	l.pl.held, l.pl.slot, l.pl.file = true, -1, c.f
-	l.pl.written = unitEnd{wm: watermark{last: c.p.next - 1, segment: c.pFirst, sum: c.p.sum}, file: c.name, off: c.p.off}
+	l.pl.written = unitEnd{wm: l.watermarkAt(), file: c.name, off: c.p.off}
 	l.pl.durable = c.p.next - 1
 	return nil
 }

@@ -190,9 +190,9 @@ func shareTarget(target, alloc, end, free int64) int64 {
 // whose header is written, towards want bytes and returns its size. On a
 // full disk it settles for less, down to no preallocation at all: the first
 // unit then extends the file by what it needs.
-func (l *Log) preallocNew(f File, want int64) (int64, error) {
-	want = shareTarget(want, fileHeaderSize, fileHeaderSize, l.freeSpace())
-	return extend(f, fileHeaderSize, fileHeaderSize, want)
+func (l *Log) preallocNew(f File, want, hsize int64) (int64, error) {
+	want = shareTarget(want, hsize, hsize, l.freeSpace())
+	return extend(f, hsize, hsize, want)
 }
 
 // seal truncates the active segment to its data end before a rotation, so
@@ -304,6 +304,11 @@ type Mark struct {
 	// all still there, as they were.
 	Sealed    []SealedSegment `json:"sealed,omitempty"`
 	Watermark bool            `json:"watermark,omitempty"`
+	// Hash is the BLAKE3 chain's link at Last (64 lowercase hex digits),
+	// when the Log knew it: ScanAfter and OpenAfter continue the chain
+	// from it, so a Log opened from a mark knows its Head without reading
+	// what comes before. Empty in a mark of an older version.
+	Hash string `json:"hash,omitempty"`
 }
 
 // SealedSegment is a segment file before the last one: its size and the
@@ -345,6 +350,9 @@ func (l *Log) Mark() Mark {
 		return Mark{}
 	}
 	m := Mark{Segment: segmentName(cp.first), End: cp.p.off, Last: cp.p.next - 1, Unit: cp.p.unit, Seed: cp.p.seed, Sum: cp.p.sum}
+	if cp.p.linked {
+		m.Hash = cp.p.link.String()
+	}
 	if _, err := l.fs.Stat(filepath.Join(l.dir, watermarkName)); err == nil {
 		m.Watermark = true
 	}

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"sort"
 	"time"
+
+	"github.com/helmlog/helm/chain"
 )
 
 // Record is one entry of the log.
@@ -17,6 +19,20 @@ type Record struct {
 	// Reclaimed says the record's bytes were reclaimed (Log.Reclaim): Data
 	// is nil, and the chain still proves what the record was.
 	Reclaimed bool
+	// Len and Digest are a reclaimed record's length and BLAKE3 digest,
+	// kept by its stub, so that the chain continues over it (Link). A
+	// stub of a format-3 segment keeps only a CRC: its Digest is a weak
+	// one derived from the length and CRC (see "Reclaimed records").
+	Len    int
+	Digest chain.Hash
+}
+
+// Link returns the BLAKE3 chain's link after r, continued from prev.
+func (r Record) Link(prev chain.Hash) chain.Hash {
+	if r.Reclaimed {
+		return chain.Next(prev, r.Seq, r.Len, r.Digest)
+	}
+	return chain.Link(prev, r.Seq, r.Data)
 }
 
 // errStop ends a scan early without error.
@@ -238,7 +254,15 @@ func (c *cursor) positionAt(m Mark) error {
 	if !unitIsAt(b, m) {
 		return ErrNotAtMark
 	}
-	c.moveTo(checkpoint{first: c.first, fi: c.fi, p: pos{off: m.End, next: m.Last + 1, sum: m.Sum, unit: m.Unit, seed: m.Seed}, start: c.start, version: c.version})
+	p := pos{off: m.End, next: m.Last + 1, sum: m.Sum, unit: m.Unit, seed: m.Seed}
+	if m.Hash != "" {
+		h, err := chain.Parse(fmt.Sprintf("%d:%s", m.Last, m.Hash))
+		if err != nil {
+			return ErrNotAtMark
+		}
+		p.link, p.linked = h.Hash, true
+	}
+	c.moveTo(checkpoint{first: c.first, fi: c.fi, p: p, start: c.start, version: c.version})
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/helmlog/helm/chain"
 )
 
 // Reclaimed says what a Reclaim did.
@@ -132,14 +134,25 @@ func (l *Log) reclaimSegment(first uint64, drop func(Record) bool, out *Reclaime
 		if err := l.seal(); err != nil {
 			return l.setPoison(err)
 		}
-		if err := l.createSegment(l.w.p); err != nil {
+		if err := l.createSegment(l.w.p, l.writeVersion(), nil); err != nil {
 			return l.setPoison(err)
 		}
 	}
-	buf := encodeFileHeader(fileHeader{version: reclaimedVersion, first: hdr.first, seed: hdr.seed, id: hdr.id})
+	// A format-4 segment stays format 4, its stubs keeping the record's
+	// BLAKE3 digest; a format-2 one becomes format 3 (stubs with a CRC).
+	version := uint32(reclaimedVersion)
+	if hdr.version >= 4 {
+		version = hdr.version
+	}
+	buf := encodeFileHeader(fileHeader{version: version, first: hdr.first, seed: hdr.seed, id: hdr.id, link: hdr.link})
 	for _, fr := range frames {
 		if fr.drop {
-			buf = appendStub(buf, fr.f, len(fr.f.data), crc32.Checksum(fr.f.data, castagnoli))
+			var digest *chain.Hash
+			if version >= 4 {
+				d := chain.Digest(fr.f.data)
+				digest = &d
+			}
+			buf = appendStub(buf, fr.f, len(fr.f.data), crc32.Checksum(fr.f.data, castagnoli), digest)
 		} else {
 			buf = append(buf, data[fr.off:fr.off+fr.n]...)
 		}

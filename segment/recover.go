@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/helmlog/helm/chain"
 )
 
 // recovery is the read that Open, OpenScan, a first writer and Verify
@@ -145,6 +147,9 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 			from = max(from, m.Last+1) // a second pass emitted up to from already
 		}
 	}
+	if c.linkFrom != 1 {
+		c.linkFrom = max(r.segs[len(r.segs)-1], 1) // the open checks the chain in the last segment
+	}
 	t, err := c.advance(ctx, from, r.emit, recoveryRules(wm, r.locked || again))
 	if err != nil {
 		return err
@@ -208,7 +213,7 @@ func newestWatermark(b []byte) (w watermark, older int, ok bool) {
 	var valid [2]bool
 	for i := range 2 {
 		off := i * watermarkSlot
-		if off+watermarkLen > len(b) {
+		if off+watermarkLenV2 > len(b) {
 			break
 		}
 		s, v := decodeWatermark(b[off:])
@@ -242,6 +247,16 @@ type Report struct {
 	// Watermark is the last seq the log's WATERMARK says was acknowledged
 	// (0: none recorded).
 	Watermark uint64
+	// Head is the BLAKE3 chain's head at LastSeq, recomputed from the
+	// log's genesis over every record (a reclaimed one by the digest its
+	// stub keeps); the zero Head when the genesis is not known (a log
+	// with an identity verified without Options.Identity).
+	Head chain.Head
+	// Chain says which chain protects the log: "blake3" (format 4; its
+	// stored links — segment headers, WATERMARK — were checked against
+	// the recomputation) or "crc32c" (an older format: only accidents are
+	// detected).
+	Chain ChainInfo
 	// Torn is a torn final write that the next writer will cut (nil if none).
 	Torn *Cut
 	// Problem is the first damage found (nil if none); Verify also returns it.
@@ -263,10 +278,8 @@ func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
 		o.FS = OSFS{}
 	}
 	var rep Report
-	c := &cursor{fs: o.FS, dir: dir}
-	if o.Identity != "" {
-		c.id, c.idKnown = idOf(o.Identity), true
-	}
+	c := &cursor{fs: o.FS, dir: dir, linkFrom: 1}
+	c.setIdentity(o.Identity)
 	defer c.closeFile()
 	r := &recovery{c: c, full: true, emit: func(rec Record) error {
 		rep.Records++
@@ -290,6 +303,10 @@ func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
 			rep.Problem = ce
 		}
 		return rep, err
+	}
+	rep.Chain = c.chainInfo()
+	if c.p.linked {
+		rep.Head = chain.Head{Seq: c.p.next - 1, Hash: c.p.link}
 	}
 	if r.torn != nil {
 		rep.Torn = &Cut{File: r.torn.file, Offset: r.torn.off, Bytes: r.torn.size - r.torn.off}

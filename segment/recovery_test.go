@@ -319,10 +319,10 @@ func TestOpenRefusesForeignAndFutureSegmentFiles(t *testing.T) {
 		{"foreign", func() []byte { return []byte("PK\x03\x04 this is a zip file, not a segment") }, "not a helm segment file"},
 		{"future version", func() []byte {
 			h := encodeFileHeader(fileHeader{first: 1})
-			binary.LittleEndian.PutUint32(h[8:], reclaimedVersion+1)
-			binary.LittleEndian.PutUint32(h[68:], crc32.Checksum(h[:68], castagnoli))
+			binary.LittleEndian.PutUint32(h[8:], formatVersion+1)
+			binary.LittleEndian.PutUint32(h[100:], crc32.Checksum(h[:100], castagnoli))
 			return h
-		}, "format version 4"},
+		}, "format version 5"},
 		{"damaged header", func() []byte { h := encodeFileHeader(fileHeader{first: 1}); h[17] ^= 4; return h }, "checksum"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -128,6 +128,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 		bufOff = p.off                              // file offset of buf[0]
 		cur    = p.off
 		sum    = p.sum
+		link   = p.link
 		next   = p.next
 		chunk  = int64(readProbe) * 8
 	)
@@ -189,10 +190,17 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 		if st != frameOK {
 			return stop{kind: stopFrame, off: cur, st: st, size: size}, nil
 		}
-		pending = append(pending, Record{Seq: fr.seq, Data: fr.data, Reclaimed: fr.stub})
+		rec := Record{Seq: fr.seq, Data: fr.data, Reclaimed: fr.stub}
+		if fr.stub {
+			rec.Len, rec.Digest = fr.recLen, fr.digest
+		}
+		pending = append(pending, rec)
+		if p.linked {
+			link = fr.link(link)
+		}
 		sum, next, cur = fr.sum, next+1, cur+int64(n)
 		if fr.last {
-			end := pos{off: cur, next: next, sum: sum, unit: p.off, seed: p.sum}
+			end := pos{off: cur, next: next, sum: sum, unit: p.off, seed: p.sum, link: link, linked: p.linked}
 			if err := unit(pending, end); err != nil {
 				return stop{}, err
 			}

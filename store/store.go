@@ -18,6 +18,9 @@
 //   - it lists its voyages, with a summary each (Store.Voyages, Summary),
 //     and with each log's tail, checked as far as the store can without
 //     reading the logs (Store.List, Listing);
+//   - it gives the voyage's chain head after a record (Log.Head), from
+//     what it keeps (a JetStream unit stores the link after its last
+//     record) rather than by reading the log, where it can;
 //   - it checks everything it holds (Log.Verify).
 //
 // Records are opaque bytes here; the events they encode are the
@@ -33,6 +36,7 @@ import (
 	"io"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 )
 
 // Record is one record of a voyage's log: its sequence number, from 1, and
@@ -116,6 +120,14 @@ type Log interface {
 	// Follow is Scan that goes on with the records appended later, by
 	// any writer, until ctx ends (it returns ctx.Err()) or fn errs.
 	Follow(ctx context.Context, from uint64, fn func(Record) error) error
+	// Head returns the voyage's chain head after record seq (package
+	// chain: the link after the records 1 to seq, from the genesis of
+	// the voyage's id); seq 0 gives the genesis. seq is the last record
+	// of a unit AppendIf appended (a Log may refuse another) and no later
+	// than the last record: a store that keeps the link after each unit
+	// answers from it without reading the records before. Damage it
+	// meets is a *DamageError, or an error matching ErrDamaged.
+	Head(ctx context.Context, seq uint64) (chain.Head, error)
 	// Verify reads every record and checks it: its checksum and its
 	// place in the voyage's hash chain. Damage is a *DamageError, or an
 	// error matching ErrDamaged.

@@ -88,7 +88,8 @@ func TestActionFailureExitsThreeWithGitsMessage(t *testing.T) {
 	h, _, _ := newGitHubHarness(t)
 	h.start("nothing to commit")
 	r := h.fails(3, "action", "commit", "--message", "Empty")
-	assert.Contains(t, r.Stderr, "helm: commit failed on voyage a3b00001 (recorded as a failed action): git commit -m Empty exited with status 1\n")
+	// The commit carries the voyage's witness (the head at the intent).
+	assert.Regexp(t, `helm: commit failed on voyage a3b00001 \(recorded as a failed action\): git commit -m Empty --trailer 'Helm-Voyage: a3b00001-0000-4000-8000-000000000001 \d+:[0-9a-f]{64}' exited with status 1\n`, r.Stderr)
 	assert.Contains(t, r.Stderr, "nothing to commit")
 	show := h.ok("voyage", "show")
 	assert.Contains(t, show, "Logbook:   0 bearings, 1 action (1 failed)\n", "a failure keeps its entry")

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/logbook"
 )
@@ -99,8 +100,19 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 		return err
 	}
 	info := v.Info()
+	// The head after the completion: a witness of the whole voyage, to
+	// paste where the recorded party cannot rewrite it. The voyage is
+	// completed whether or not it has one.
+	head, herr := v.Head(ctx)
+	if herr != nil {
+		fmt.Fprintf(a.stderr, "helm: complete: voyage %s has no head to print: %s\n", short(v.ID()), printable(herr.Error()))
+	}
 	if a.g.json {
-		return writeJSON(a.stdout, info)
+		out := completedJSON{VoyageInfo: info}
+		if herr == nil {
+			out.Head = &head
+		}
+		return writeJSON(a.stdout, out)
 	}
 	var b strings.Builder
 	switch info.Status {
@@ -111,11 +123,21 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	default:
 		fmt.Fprintf(&b, "Voyage %s completed: %s\n", short(v.ID()), info.Status)
 	}
+	if herr == nil {
+		fmt.Fprintf(&b, "Head:    %s\n", head)
+	}
 	if info.Summary != "" {
 		fmt.Fprintf(&b, "Summary: %s\n", block(info.Summary, "         "))
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// completedJSON is the --json form of complete: the voyage as voyage
+// show describes it, and its head after the completion.
+type completedJSON struct {
+	helm.VoyageInfo
+	Head *chain.Head `json:"head,omitempty"`
 }
 
 // completableVoyage opens the voyage to complete: the resolved one when

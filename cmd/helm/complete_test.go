@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/logbook"
 )
 
@@ -24,12 +25,12 @@ func TestComplete(t *testing.T) {
 		outcome logbook.Outcome
 	}{
 		{"default", []string{"--summary", "Fixed null check in widget init. PR #45 merged."},
-			"Voyage a3b00001 completed\nSummary: Fixed null check in widget init. PR #45 merged.\n", logbook.OutcomeCompleted},
+			"Voyage a3b00001 completed\nHead:    <head>\nSummary: Fixed null check in widget init. PR #45 merged.\n", logbook.OutcomeCompleted},
 		{"blocked", []string{"--outcome", "blocked", "--summary", "Waiting on upstream."},
-			"Voyage a3b00001 is blocked (helm voyage resume continues it)\nSummary: Waiting on upstream.\n", logbook.OutcomeBlocked},
-		{"failed", []string{"--outcome", "failed", "--summary", "x"}, "Voyage a3b00001 completed: failed\nSummary: x\n", logbook.OutcomeFailed},
-		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 is partial (helm voyage resume continues it)\nSummary: x\n", logbook.OutcomePartial},
-		{"cancelled", []string{"--outcome", "cancelled", "--summary", "x"}, "Voyage a3b00001 completed: cancelled\nSummary: x\n", logbook.OutcomeCancelled},
+			"Voyage a3b00001 is blocked (helm voyage resume continues it)\nHead:    <head>\nSummary: Waiting on upstream.\n", logbook.OutcomeBlocked},
+		{"failed", []string{"--outcome", "failed", "--summary", "x"}, "Voyage a3b00001 completed: failed\nHead:    <head>\nSummary: x\n", logbook.OutcomeFailed},
+		{"partial", []string{"--outcome", "partial", "--summary", "x"}, "Voyage a3b00001 is partial (helm voyage resume continues it)\nHead:    <head>\nSummary: x\n", logbook.OutcomePartial},
+		{"cancelled", []string{"--outcome", "cancelled", "--summary", "x"}, "Voyage a3b00001 completed: cancelled\nHead:    <head>\nSummary: x\n", logbook.OutcomeCancelled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,7 +38,8 @@ func TestComplete(t *testing.T) {
 			h := newHarness(t)
 			id := h.start("complete")
 			h.at(30)
-			assert.Equal(t, tt.want, h.ok(append([]string{"complete"}, tt.args...)...))
+			out := h.ok(append([]string{"complete"}, tt.args...)...)
+			assert.Equal(t, strings.ReplaceAll(tt.want, "<head>", headOf(t, h, id).String()), out, "the head after the completion")
 			var v helm.VoyageInfo
 			require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", string(tt.outcome), "--json")), &[]*helm.VoyageInfo{&v}))
 			assert.Equal(t, id, v.ID)
@@ -71,10 +73,14 @@ func TestCompleteUsage(t *testing.T) {
 	assert.Contains(t, r.Stderr, "helm: complete: no summary for voyage a3b00001")
 	assert.Contains(t, r.Stderr, "standard input is not a terminal")
 	assert.Contains(t, r.Stderr, "\nTry: helm complete --outcome blocked --summary \"TEXT\"\n")
-	var v helm.VoyageInfo
+	var v struct {
+		helm.VoyageInfo
+		Head chain.Head `json:"head"`
+	}
 	require.NoError(t, json.Unmarshal([]byte(h.ok("complete", "--json", "--summary", "done")), &v))
 	assert.Equal(t, logbook.StatusCompleted, v.Status)
 	assert.Equal(t, "done", v.Summary)
+	assert.Equal(t, headOf(t, h, v.ID), v.Head, "the head after the completion")
 }
 
 // TestDevNullIsNoTerminal: /dev/null is a character device, but nobody

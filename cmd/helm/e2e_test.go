@@ -142,8 +142,10 @@ func normalise(s, id, sha, home, dir string) string {
 	s = strings.ReplaceAll(s, home, "$HELM_HOME")
 	s = strings.ReplaceAll(s, dir, "$WORK")
 	for _, r := range []struct{ re, with string }{
+		{`\b([0-9]+):[0-9a-f]{64}\b`, "${1}:<chain head>"},
 		{`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`, "<time>"},
 		{`artifact [0-9a-f]{8}`, "artifact <hash>"},
+		{`\b(\d+):[0-9a-f]{64}\b`, "$1:<chain-hash>"}, // a head covers the paths recorded
 		{`\d+(\.\d)? (B|KiB|MiB)\b`, "<size>"},
 		{`\(devel\)|v\d+\.\d+\.\d+\S*`, "<version>"},
 	} {

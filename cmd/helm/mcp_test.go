@@ -364,9 +364,11 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	evidence, _ := ok[any](c, "log", with(map[string]any{"evidence": true, "who": "claude-1"}))
 	assert.Contains(t, evidence, "Evidence of Context: the user says init crashes")
 	_, show := ok[struct {
+		Head      string
 		Logbook   helm.LogbookCounts
 		Artifacts view.Totals
 	}](c, "voyage_show", vid)
+	assert.Equal(t, h.ok("voyage", "head", id), show.Head+"\n", "the head, as helm voyage head prints it")
 	assert.Equal(t, 11, show.Logbook.Actions)
 	assert.Equal(t, len(marks)+2, show.Artifacts.Count)
 	seen, _ := ok[any](c, "sighting_show", with(map[string]any{"sighting": "command:"}))
@@ -390,8 +392,12 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	assert.Equal(t, logbook.StatusBlocked, blocked.Status)
 	_, resumed := ok[helm.VoyageInfo](c, "voyage_resume", with(map[string]any{"reason": "Reviewed."}))
 	assert.Equal(t, logbook.StatusActive, resumed.Status)
-	_, done := ok[helm.VoyageInfo](c, "complete", with(map[string]any{"summary": "reload() checks for nil; PR merged."}))
+	_, done := ok[struct {
+		helm.VoyageInfo
+		Head string
+	}](c, "complete", with(map[string]any{"summary": "reload() checks for nil; PR merged."}))
 	assert.Equal(t, logbook.StatusCompleted, done.Status)
+	assert.Equal(t, h.ok("voyage", "head", id), done.Head+"\n", "the head after the completion")
 
 	// The events, as the CLI exports them: every one the server's.
 	types := map[string]int{}

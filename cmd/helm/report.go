@@ -116,23 +116,13 @@ func (a *app) openVoyageArg(ctx context.Context, arg string) (*helm.Voyage, erro
 	if arg == "" {
 		return a.openVoyage(ctx)
 	}
+	id, err := a.voyageIDArg(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
 	h, err := a.openHome()
 	if err != nil {
 		return nil, err
-	}
-	id, err := resolveVoyage(ctx, h, "VOYAGE", arg)
-	if err != nil {
-		return nil, err
-	}
-	if a.g.voyage != "" {
-		flag, err := resolveVoyage(ctx, h, "--voyage", a.g.voyage)
-		if err != nil {
-			return nil, err
-		}
-		if flag != id {
-			return nil, usageErrorf(a.cmd, "%s: --voyage %s and VOYAGE %s name different voyages (%s and %s); give one of them",
-				commandName(a.cmd), a.g.voyage, arg, short(flag), short(id))
-		}
 	}
 	v, err := h.Voyage(ctx, id)
 	if err != nil {
@@ -140,4 +130,33 @@ func (a *app) openVoyageArg(ctx context.Context, arg string) (*helm.Voyage, erro
 	}
 	a.voyages = append(a.voyages, v)
 	return v, nil
+}
+
+// voyageIDArg is the id of the voyage an optional positional VOYAGE
+// names, which must agree with --voyage when both are given; without
+// VOYAGE, the voyage voyageID chooses. It opens no voyage (verify reads
+// one too damaged to open).
+func (a *app) voyageIDArg(ctx context.Context, arg string) (string, error) {
+	if arg == "" {
+		return a.voyageID(ctx)
+	}
+	h, err := a.openHome()
+	if err != nil {
+		return "", err
+	}
+	id, err := resolveVoyage(ctx, h, "VOYAGE", arg)
+	if err != nil {
+		return "", err
+	}
+	if a.g.voyage != "" {
+		flag, err := resolveVoyage(ctx, h, "--voyage", a.g.voyage)
+		if err != nil {
+			return "", err
+		}
+		if flag != id {
+			return "", usageErrorf(a.cmd, "%s: --voyage %s and VOYAGE %s name different voyages (%s and %s); give one of them",
+				commandName(a.cmd), a.g.voyage, arg, short(flag), short(id))
+		}
+	}
+	return id, nil
 }

@@ -143,13 +143,16 @@ type frame struct {
 // end is the offset after the frame's padding.
 func (f frame) end() int64 { return (f.off + 24 + f.len + 7) &^ 7 }
 
-// segmentFrames walks the frames of a format-2 segment's bytes up to the
-// first all-zero frame header (preallocated space) or the end of the file.
+// segmentFrames walks the frames of a format-2 or format-4 segment's
+// bytes (headers of 72 and 104 bytes) up to the first all-zero frame
+// header (preallocated space) or the end of the file.
 func segmentFrames(t *testing.T, b []byte) []frame {
 	t.Helper()
-	require.True(t, len(b) >= 72 && string(b[:8]) == "HELMSEG\n" && binary.LittleEndian.Uint32(b[8:]) == 2, "a format-2 segment")
+	require.True(t, len(b) >= 72 && string(b[:8]) == "HELMSEG\n", "a segment")
+	header := map[uint32]int64{2: 72, 4: 104}[binary.LittleEndian.Uint32(b[8:])]
+	require.NotZero(t, header, "a format-2 or format-4 segment")
 	var out []frame
-	for off := int64(72); off+24 <= int64(len(b)); {
+	for off := header; off+24 <= int64(len(b)); {
 		h := b[off : off+24]
 		if bytes.Equal(h, make([]byte, 24)) {
 			break

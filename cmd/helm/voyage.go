@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
@@ -26,8 +28,8 @@ import (
 
 func newVoyageCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
-		Use:     "voyage new|list|show|resume|verify|compact|export|import ...",
-		Short:   "start, list, show, resume, verify, compact, export and import voyages",
+		Use:     "voyage new|list|show|head|resume|verify|compact|export|import ...",
+		Short:   "start, list, show, resume, verify, compact, export and import voyages, and print their heads",
 		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
 	})
 	newCmd := leafCmd(a, &cobra.Command{
@@ -83,6 +85,23 @@ partial voyage.`,
 			Example: "  helm --voyage a3b voyage show --json",
 		}, &voyageShowCommand{}),
 		leafCmd(a, &cobra.Command{
+			Use:   "head [VOYAGE]",
+			Short: "print where a voyage's tamper-evident chain stands: SEQ:HEX",
+			Long: `Print the voyage's head: the seq of its last record and the BLAKE3
+chain's link after it, as SEQ:HEX (64 lowercase hex digits), one line and
+nothing else, so that $(helm voyage head) is the head. --json prints
+{"voyage":"ID","seq":N,"hash":"HEX"}. Without VOYAGE (or --voyage), the
+voyage commands act on here (helm voyage current).
+
+A head held outside the home is a witness: paste it in a pull request,
+an issue or a chat, or let the commits helm makes carry it (their
+Helm-Voyage trailer). Anyone with write access to the home can recompute
+the chain; no one can change a head held elsewhere, and any edit,
+truncation or rollback of a record at or below it changes the link at its
+seq. Reading the head records nothing.`,
+			Example: "  helm voyage head a3b\n  helm voyage head --json",
+		}, &voyageHeadCommand{}),
+		leafCmd(a, &cobra.Command{
 			Use:   "current",
 			Short: "say which voyage commands act on here, and why",
 			Long: `Say which voyage a command run here acts on, and why: --voyage, then
@@ -115,12 +134,18 @@ this helm folds beside the events instead, to make a recording.`,
 			Example: "  helm voyage replay --record testdata/fix-42.jsonl\n  helm voyage replay testdata/fix-42.jsonl",
 		}, &voyageReplayCommand{}),
 		leafCmd(a, &cobra.Command{
-			Use:   "verify",
-			Short: "check a voyage's event log and artifacts for damage",
+			Use:   "verify [VOYAGE] [--witness W]...",
+			Short: "check a voyage's event log and artifacts for damage, and against its witnesses",
 			Long: `Check every record of the voyage's event log (checksums and the chain
-linking records) and every stowed artifact against its BLAKE3 address.
-Exits 1 when anything is damaged.`,
-			Example: "  helm --voyage a3b voyage verify",
+linking records) and every stowed artifact against its BLAKE3 address,
+and print the chain's head (SEQ:HEX). With --witness, also check the log
+against heads held outside the home: a git repository (every commit
+reachable from its refs whose Helm-Voyage trailer names the voyage: helm
+puts one on every commit it makes) or a head as helm voyage head prints
+it. A witness the log no longer reaches, or whose link differs, means the
+log was edited, truncated or rolled back at or below it. Exits 1 when
+anything is damaged or a witness differs.`,
+			Example: "  helm --voyage a3b voyage verify\n  helm --voyage a3b voyage verify --witness ~/src/widgets",
 		}, &voyageVerifyCommand{}),
 		leafCmd(a, &cobra.Command{
 			Use:   "compact",
@@ -509,10 +534,45 @@ func firstLine(s string) string {
 	return s
 }
 
-// voyageVerifyCommand checks a voyage for damage.
-type voyageVerifyCommand struct{}
+// voyageVerifyCommand checks a voyage for damage, and against the
+// witnesses given.
+type voyageVerifyCommand struct {
+	witnesses []string
+}
 
-func (*voyageVerifyCommand) Flags(*pflag.FlagSet) {}
+func (c *voyageVerifyCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&c.witnesses, "witness", nil, "check the log against `W`: a git repository (its commits' Helm-Voyage trailers) or a head SEQ:HEX as helm voyage head prints it (repeatable)")
+}
+
+// options reads the --witness values: a directory is a git repository,
+// anything else must be a head as printed.
+func (c *voyageVerifyCommand) options(a *app) (*helm.VerifyOptions, error) {
+	if len(c.witnesses) == 0 {
+		return nil, nil
+	}
+	opts := &helm.VerifyOptions{}
+	for _, w := range c.witnesses {
+		if fi, err := os.Stat(w); err == nil && fi.IsDir() {
+			opts.Repositories = append(opts.Repositories, w)
+			continue
+		}
+		h, err := chain.Parse(w)
+		if err != nil {
+			return nil, &usageError{
+				Err:  fmt.Errorf("--witness %q is neither a directory (a git repository) nor a head: %v", w, err),
+				Hint: "helm " + commandWords(a.cmd) + "--witness PATH-TO-REPOSITORY, or --witness SEQ:HEX as helm voyage head prints it",
+			}
+		}
+		opts.Heads = append(opts.Heads, h)
+	}
+	return opts, nil
+}
+
+// witnessLine is one witness checked, as --json gives it.
+type witnessLine struct {
+	helm.WitnessReport
+	OK bool `json:"ok"`
+}
 
 // verifyProblem is one damage verify found: where (file, offset, seq,
 // artifact), why, and the whole message.
@@ -545,20 +605,39 @@ type verifyJSON struct {
 	// Policies are the guard rules the voyage recorded: the first it ran
 	// under, then each change, by entry number.
 	Policies []helm.PolicyEntry `json:"policies,omitempty"`
+	// Head is the chain's head after the last record, recomputed from
+	// the first (absent when it could not be).
+	Head *chain.Head `json:"head,omitempty"`
+	// Witnesses are the witnesses checked (--witness).
+	Witnesses []witnessLine `json:"witnesses,omitempty"`
 }
 
-func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf(a.cmd, "voyage verify takes no arguments (choose the voyage with --voyage ID)")
+func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
+	if len(args) > 1 {
+		return usageErrorf(a.cmd, "voyage verify: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
-	id, err := a.voyageID(ctx)
+	opts, err := c.options(a)
+	if err != nil {
+		return err
+	}
+	arg := ""
+	if len(args) == 1 {
+		arg = args[0]
+	}
+	id, err := a.voyageIDArg(ctx, arg)
 	if err != nil {
 		return err
 	}
 	out := verifyJSON{Voyage: id}
-	rep, err := a.home.Verify(ctx, id)
+	rep, err := a.home.Verify(ctx, id, opts)
 	if err != nil {
 		return err
+	}
+	if rep.Head != (chain.Head{}) {
+		out.Head = &rep.Head
+	}
+	for _, w := range rep.Witnesses {
+		out.Witnesses = append(out.Witnesses, witnessLine{WitnessReport: w, OK: w.Problem == "" && w.Malformed == ""})
 	}
 	out.fill(rep.Events)
 	out.ArtifactsChecked, out.ArtifactsSkipped = rep.Artifacts, rep.Skipped
@@ -569,8 +648,15 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 		out.Problems = append(out.Problems, verifyProblem{DamageError: p, Message: p.Error()})
 	}
 	// Damage in the event log stops the views from loading, and with them
-	// the artifact index: the artifacts go unchecked.
-	out.OpenedWithoutLoad = len(rep.Problems) > 0 && rep.Artifacts == 0 && rep.Skipped == 0
+	// the artifact index: the artifacts go unchecked. A witness that
+	// differs stops nothing.
+	differ := 0
+	for _, w := range rep.Witnesses {
+		if w.Problem != "" {
+			differ++
+		}
+	}
+	out.OpenedWithoutLoad = len(rep.Problems) > differ && rep.Artifacts == 0 && rep.Skipped == 0
 	if out.Problems == nil {
 		out.Problems = []verifyProblem{}
 	}
@@ -594,6 +680,23 @@ func (*voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) erro
 			fmt.Fprintf(&b, "  snapshot:  ignored by opening, which folds every event instead (not damage): %s\n", s.Ignored)
 		} else if s != nil {
 			fmt.Fprintf(&b, "  snapshot:  at event %d\n", s.Seq)
+		}
+		if out.Head != nil {
+			fmt.Fprintf(&b, "  head:      %s\n", out.Head)
+		}
+		for _, w := range out.Witnesses {
+			where := "given"
+			if w.Commit != "" {
+				where = "commit " + w.Commit + " in " + w.Repository
+			}
+			switch {
+			case w.Malformed != "":
+				fmt.Fprintf(&b, "  witness:   %s: not read (%s)\n", where, printable(w.Malformed))
+			case w.Problem != "":
+				fmt.Fprintf(&b, "  witness:   %s %s: DIFFERS\n", w.Head, where)
+			default:
+				fmt.Fprintf(&b, "  witness:   %s %s: ok\n", w.Head, where)
+			}
 		}
 		for _, p := range out.Policies {
 			desc := "no guard rules"

@@ -161,6 +161,7 @@ type voyage struct {
 	staleAt int64           // where the last stale close is (-1: none)
 	seq     uint64          // the trusted view's seq
 	view    []byte          // the trusted view (nil: none)
+	highest uint64          // the highest seq any close recorded (see Seqs)
 }
 
 // fold reads the records of data (the whole file) into what they say of
@@ -190,6 +191,7 @@ func fold(data []byte) (map[string]*voyage, error) {
 			delete(v.open, r.token)
 			v.staleAt, v.view = off, nil
 		case kindClose:
+			v.highest = max(v.highest, r.seq)
 			at, ok := v.open[r.token]
 			delete(v.open, r.token)
 			if ok && at > v.staleAt && (v.view == nil || r.seq >= v.seq) {
@@ -219,6 +221,36 @@ func Read(path string) (map[string][]byte, error) {
 		if len(v.open) == 0 && v.view != nil {
 			out[id] = v.view
 		}
+	}
+	return out, nil
+}
+
+// Seqs returns, for each voyage the index at path names, the highest seq
+// that any writer's close recorded for it, whether or not writers opened
+// it since: how far its log went, as the index saw it. A writer closes at
+// a seq its log had made durable, so a log that ends below it was rolled
+// back or truncated (the caller judges; the index only says). Records
+// after one that does not check out are not read: what precedes it was
+// written whole, and still says how far the log went. A missing index
+// reads as none, with an error matching fs.ErrNotExist.
+func Seqs(path string) (map[string]uint64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < headerSize || string(data[:len(magic)]) != magic {
+		return nil, fmt.Errorf("%s: %w: not a helm home index", path, ErrDamaged)
+	}
+	out := map[string]uint64{}
+	for off := headerSize; off < len(data); {
+		r, n, err := decodeRecord(data[off:])
+		if err != nil {
+			return out, fmt.Errorf("%s: %w: the record at offset %d does not check out", path, err, off)
+		}
+		if r.kind == kindClose && r.seq > out[r.id] {
+			out[r.id] = r.seq
+		}
+		off += n
 	}
 	return out, nil
 }
@@ -401,6 +433,15 @@ func maybeCompact(dir string, noSync bool, rebuild Rebuild, above int64) error {
 	}
 	out := header(0)
 	for id, v := range voyages {
+		if v.highest > v.seq || v.view == nil && v.highest > 0 {
+			// A close whose view is no longer trusted still says how far
+			// the log went (Seqs): it is kept, as a close of no view that
+			// a stale close follows, so that no view is trusted for it.
+			t := NewToken()
+			out = appendRecord(out, record{kind: kindOpen, token: t, id: id})
+			out = appendRecord(out, record{kind: kindClose, token: t, id: id, seq: v.highest})
+			out = appendRecord(out, record{kind: kindStale, id: id})
+		}
 		if v.view != nil {
 			t := NewToken()
 			out = appendRecord(out, record{kind: kindOpen, token: t, id: id})

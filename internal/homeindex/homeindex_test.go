@@ -181,3 +181,82 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	})
 }
+
+// Seqs says how far each voyage's log went, as its writers' closes
+// recorded: the highest, whether or not a writer opened it since, and
+// whether or not a stale close distrusted its view.
+func TestSeqsRecordsTheHighestCloseOfEachVoyage(t *testing.T) {
+	t.Parallel()
+	a, b, c := NewToken(), NewToken(), NewToken()
+	tests := []struct {
+		name string
+		recs []record
+		want map[string]uint64
+	}{
+		{"closed", []record{{kind: kindOpen, token: a, id: "x"}, {kind: kindClose, token: a, id: "x", seq: 5, view: []byte("v")}}, map[string]uint64{"x": 5}},
+		{"a writer at work since", []record{{kind: kindOpen, token: a, id: "x"}, {kind: kindClose, token: a, id: "x", seq: 5, view: []byte("v")},
+			{kind: kindOpen, token: b, id: "x"}}, map[string]uint64{"x": 5}},
+		{"a stale close since", []record{{kind: kindOpen, token: a, id: "x"}, {kind: kindClose, token: a, id: "x", seq: 7, view: []byte("v")},
+			{kind: kindOpen, token: b, id: "x"}, {kind: kindStale, token: b, id: "x"}}, map[string]uint64{"x": 7}},
+		{"a lower close later", []record{{kind: kindOpen, token: a, id: "x"}, {kind: kindClose, token: a, id: "x", seq: 9, view: []byte("v")},
+			{kind: kindOpen, token: c, id: "x"}, {kind: kindClose, token: c, id: "x", seq: 4, view: []byte("w")}}, map[string]uint64{"x": 9}},
+		{"opened only", []record{{kind: kindOpen, token: a, id: "y"}}, map[string]uint64{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := header(headerSize)
+			for _, r := range tt.recs {
+				data = appendRecord(data, r)
+			}
+			path := filepath.Join(t.TempDir(), Name)
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+			got, err := Seqs(path)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// A record torn or damaged after others leaves what precedes it: those
+// closes were written whole and still say how far the log went.
+func TestSeqsReadsTheRecordsBeforeDamage(t *testing.T) {
+	t.Parallel()
+	a := NewToken()
+	data := header(headerSize)
+	data = appendRecord(data, record{kind: kindOpen, token: a, id: "x"})
+	data = appendRecord(data, record{kind: kindClose, token: a, id: "x", seq: 12, view: []byte("v")})
+	data = append(data, 1, 2, 3) // torn
+	path := filepath.Join(t.TempDir(), Name)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	got, err := Seqs(path)
+	require.ErrorIs(t, err, ErrDamaged)
+	assert.Equal(t, map[string]uint64{"x": 12}, got)
+}
+
+// Compaction keeps how far a voyage went even when no view of it is
+// trusted any more (a stale close followed): the index stays evidence.
+func TestCompactionKeepsTheHighestSeqOfAnUntrustedVoyage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rebuild := func() (map[string]View, error) { t.Fatal("no rebuild for an undamaged index"); return nil, nil }
+	view := make([]byte, 4<<10)
+	for i := 0; i < int(CompactAbove)/len(view)+2; i++ {
+		w, err := Open(dir, "x", true, rebuild)
+		require.NoError(t, err)
+		require.NoError(t, w.Close("x", uint64(i+1), view))
+	}
+	w, err := Open(dir, "x", true, rebuild)
+	require.NoError(t, err)
+	require.NoError(t, w.Close("x", 0, nil)) // stale
+	path := filepath.Join(dir, Name)
+	before, err := Seqs(path)
+	require.NoError(t, err)
+	require.NoError(t, MaybeCompact(dir, true, rebuild))
+	after, err := Seqs(path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	got, err := Read(path)
+	require.NoError(t, err)
+	assert.NotContains(t, got, "x", "still no trusted view")
+}

@@ -90,7 +90,7 @@ func TestEveryReadLeavesTheHomeAsItWas(t *testing.T) {
 			}{
 				{"List", func(t *testing.T, h *helm.Home) { _, err := h.List(ctx, nil); require.NoError(t, err) }},
 				{"Export", func(t *testing.T, h *helm.Home) { require.NoError(t, h.Export(ctx, id[:8], io.Discard)) }},
-				{"Verify", func(t *testing.T, h *helm.Home) { _, err := h.Verify(ctx, id); require.NoError(t, err) }},
+				{"Verify", func(t *testing.T, h *helm.Home) { _, err := h.Verify(ctx, id, nil); require.NoError(t, err) }},
 				{"report.Of", func(t *testing.T, h *helm.Home) { _, err := report.Of(ctx, h, id, nil); require.NoError(t, err) }},
 				{"search.Run", func(t *testing.T, h *helm.Home) {
 					hits, err := search.Run(ctx, h, &search.Query{Text: "widget"})

@@ -5,27 +5,43 @@ package natsstore
 // A voyage's log is the subject helm.<home>.v.<voyage> of the home's
 // stream HELM_<home>. Each commit unit (the records of one AppendIf) is one
 // message, so JetStream's own atomicity of a message makes a unit whole or
-// absent. The message's payload holds the records:
+// absent. The message's payload holds the records and, from version 2,
+// the voyage's hash chain after them:
 //
-//	+---------+-----------------+----------------------------------------------+
-//	| version | count (uvarint) | count × ( length (uvarint) | record bytes )  |
-//	+---------+-----------------+----------------------------------------------+
-//	 1 byte: 1
+//	+---------+-----------------+----------------------------------------------+------------+
+//	| version | count (uvarint) | count × ( length (uvarint) | record bytes )  | link       |
+//	+---------+-----------------+----------------------------------------------+------------+
+//	 1 byte: 2                                                                   32 bytes
 //
-// and its headers say where the unit belongs in the voyage:
+// link is the BLAKE3 chain's link after the unit's last record (package
+// chain: the one chain of a voyage, the same in every store and export),
+// so the voyage's head is its last unit's Helm-Seq + Helm-Count - 1 and
+// link, read with one request. Version 1, written by helm before the
+// BLAKE3 chain, is the same without the link; helm still reads it and
+// computes the chain over its records (the chain runs over the records,
+// not the units, so a voyage's head is the same whichever version holds
+// them). A voyage may hold version 1 units and then version 2 units (an
+// older voyage that a newer helm appends to), never a version 1 unit after
+// a version 2 one: a newer helm writes version 2 only, and an older one
+// refuses to append after a payload it cannot read.
+//
+// The message's headers say where the unit belongs in the voyage:
 //
 //	Helm-Seq:    the sequence number of the unit's first record (decimal)
 //	Helm-Count:  the number of records (decimal), the payload's count
-//	Helm-Chain:  the hash chain's sum after the unit's last record (8 hex digits)
+//	Helm-Chain:  the CRC32C chain's sum after the unit's last record (8 hex digits)
 //	Helm-Unit:   the unit's number on the subject, from 1 (decimal)
 //
-// The chain is the segment log's (segment.ChainGenesis of the voyage id,
-// then segment.ChainNext over each record), so a voyage has the same chain
-// in every store. A reader checks, message by message, that each unit
+// The CRC32C chain is the segment log's (segment.ChainGenesis of the
+// voyage id, then segment.ChainNext over each record), on every unit of
+// either version. A reader checks, message by message, that each unit
 // begins where the previous one ended (Helm-Seq), that the payload holds
-// Helm-Count records exactly, and that the chain continued over them is
-// Helm-Chain: a message edited, dropped, reordered or published onto the
-// subject by something other than helm breaks one of the three.
+// Helm-Count records exactly, that the CRC32C chain continued over them is
+// Helm-Chain and, for a version 2 unit, that the BLAKE3 chain continued
+// over them is its link: a message edited, dropped, reordered or
+// published onto the subject by something other than helm breaks one of
+// them. Anyone with the stream's credentials can recompute both chains: a
+// head held elsewhere (a witness) is what shows such an edit.
 //
 // Helm-Unit numbers a voyage's messages, so that the number of messages
 // the stream holds on the subject, which one request gives for every
@@ -37,10 +53,9 @@ package natsstore
 // it on every unit or on none, and a reader checks that the numbers run
 // from 1 without a gap.
 //
-// The payload carries no checksum of its own: the chain sum covers every
-// record's bytes, and the framing is checked by decoding it exactly (every
-// uvarint in its shortest form, every length within the payload, nothing
-// left over), so a payload has one encoding.
+// The framing is checked by decoding it exactly (every uvarint in its
+// shortest form, every length within the payload, nothing left over), so
+// a payload has one encoding.
 
 import (
 	"encoding/binary"
@@ -49,13 +64,19 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/helmlog/helm/chain"
 )
 
-// payloadVersion is the version byte of the payload format drawn above. A
-// payload of a later version is refused: its error (a *store.DamageError,
-// as this helm cannot read it) gives the reason "written by a newer helm",
-// so that the fix is an upgrade, not a restore.
-const payloadVersion = 1
+// payloadVersion is the version byte of the payload format drawn above,
+// the one helm writes. A payload of a later version is refused: its error
+// (a *store.DamageError, as this helm cannot read it) gives the reason
+// "written by a newer helm", so that the fix is an upgrade, not a
+// restore. A payload of version payloadCRC (no link) is read.
+const (
+	payloadVersion = 2
+	payloadCRC     = 1
+)
 
 // The headers of a unit's message.
 const (
@@ -83,7 +104,7 @@ func payloadSize(records [][]byte) int {
 	for _, r := range records {
 		n += uvarintLen(uint64(len(r))) + len(r)
 	}
-	return n
+	return n + chain.Size
 }
 
 func uvarintLen(x uint64) int {
@@ -95,8 +116,9 @@ func uvarintLen(x uint64) int {
 	return n
 }
 
-// encodeUnit returns the payload of a unit of records.
-func encodeUnit(records [][]byte) []byte {
+// encodeUnit returns the payload of a unit of records, after which the
+// chain's link is link.
+func encodeUnit(records [][]byte, link chain.Hash) []byte {
 	b := make([]byte, 0, payloadSize(records))
 	b = append(b, payloadVersion)
 	b = binary.AppendUvarint(b, uint64(len(records)))
@@ -104,48 +126,64 @@ func encodeUnit(records [][]byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(r)))
 		b = append(b, r...)
 	}
-	return b
+	return append(b, link[:]...)
 }
 
-// decodeUnit returns the records of a unit's payload, as sub-slices of it.
-func decodeUnit(b []byte) ([][]byte, error) {
+// unit is a decoded payload: its records, as sub-slices of it, and the
+// chain's link after the last, if its version stores it (linked).
+type unit struct {
+	records [][]byte
+	link    chain.Hash
+	linked  bool
+}
+
+// decodeUnit decodes a unit's payload, of either version.
+func decodeUnit(b []byte) (unit, error) {
+	var u unit
 	if len(b) == 0 {
-		return nil, errors.New("empty payload")
+		return u, errors.New("empty payload")
 	}
-	if b[0] != payloadVersion {
-		if b[0] > payloadVersion {
-			return nil, fmt.Errorf("%w: version %d", errNewerFormat, b[0])
+	switch {
+	case b[0] == payloadVersion:
+		if len(b) < 1+chain.Size {
+			return u, errors.New("the payload is shorter than its chain link")
 		}
-		return nil, fmt.Errorf("payload version %d is not a helm unit", b[0])
+		u.linked = true
+		copy(u.link[:], b[len(b)-chain.Size:])
+		b = b[:len(b)-chain.Size]
+	case b[0] > payloadVersion:
+		return u, fmt.Errorf("%w: version %d", errNewerFormat, b[0])
+	case b[0] != payloadCRC:
+		return u, fmt.Errorf("payload version %d is not a helm unit", b[0])
 	}
 	b = b[1:]
 	count, n := binary.Uvarint(b)
 	if n <= 0 || n != uvarintLen(count) {
-		return nil, errors.New("bad record count")
+		return u, errors.New("bad record count")
 	}
 	b = b[n:]
 	// Every record takes a byte of length at least: a count beyond that
 	// is damage, and must not size an allocation.
 	if count > uint64(len(b)) {
-		return nil, fmt.Errorf("record count %d exceeds the payload", count)
+		return u, fmt.Errorf("record count %d exceeds the payload", count)
 	}
-	records := make([][]byte, 0, count)
+	u.records = make([][]byte, 0, count)
 	for i := range count {
 		l, n := binary.Uvarint(b)
 		if n <= 0 || n != uvarintLen(l) {
-			return nil, fmt.Errorf("bad length of record %d of the unit", i+1)
+			return u, fmt.Errorf("bad length of record %d of the unit", i+1)
 		}
 		b = b[n:]
 		if l > uint64(len(b)) {
-			return nil, fmt.Errorf("record %d of the unit: length %d exceeds the payload", i+1, l)
+			return u, fmt.Errorf("record %d of the unit: length %d exceeds the payload", i+1, l)
 		}
-		records = append(records, b[:l:l])
+		u.records = append(u.records, b[:l:l])
 		b = b[l:]
 	}
 	if len(b) != 0 {
-		return nil, fmt.Errorf("%d bytes after the unit's last record", len(b))
+		return u, fmt.Errorf("%d bytes after the unit's last record", len(b))
 	}
-	return records, nil
+	return u, nil
 }
 
 // unitHeader is what a unit's headers say.

@@ -7,7 +7,20 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/chain"
 )
+
+// link is a link for a unit of the tests.
+var link = chain.Link(chain.Genesis("v"), 1, []byte("a record"))
+
+// encodeCRCUnit encodes records as helm wrote units before the BLAKE3
+// chain: payload version 1, with no link.
+func encodeCRCUnit(records [][]byte) []byte {
+	b := encodeUnit(records, chain.Hash{})
+	b[0] = payloadCRC
+	return b[:len(b)-chain.Size]
+}
 
 func TestUnitRoundTrips(t *testing.T) {
 	for _, tc := range []struct {
@@ -19,30 +32,48 @@ func TestUnitRoundTrips(t *testing.T) {
 		{"binary and long", [][]byte{bytes.Repeat([]byte{0, 0xff, 0x80}, 70000), []byte("after")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := encodeUnit(tc.records)
+			b := encodeUnit(tc.records, link)
 			assert.Len(t, b, payloadSize(tc.records))
 			got, err := decodeUnit(b)
 			require.NoError(t, err)
-			require.Len(t, got, len(tc.records))
-			for i := range got {
-				assert.True(t, bytes.Equal(tc.records[i], got[i]), "record %d", i)
+			assert.True(t, got.linked)
+			assert.Equal(t, link, got.link)
+			require.Len(t, got.records, len(tc.records))
+			for i := range got.records {
+				assert.True(t, bytes.Equal(tc.records[i], got.records[i]), "record %d", i)
 			}
 		})
 	}
 }
 
+// A unit written before the BLAKE3 chain (payload version 1) still
+// decodes: its records, and no link.
+func TestDecodeUnitReadsUnitsWithoutALink(t *testing.T) {
+	records := [][]byte{[]byte("abc"), {}, []byte("de")}
+	b := encodeCRCUnit(records)
+	assert.Equal(t, []byte{1, 3, 3, 'a', 'b', 'c', 0, 2, 'd', 'e'}, b, "the format of helm before the BLAKE3 chain")
+	got, err := decodeUnit(b)
+	require.NoError(t, err)
+	assert.False(t, got.linked)
+	assert.Equal(t, records, got.records)
+}
+
 func TestDecodeUnitRefusesDamage(t *testing.T) {
-	good := encodeUnit([][]byte{[]byte("abc"), []byte("de")})
+	good := encodeUnit([][]byte{[]byte("abc"), []byte("de")}, link)
+	old := encodeCRCUnit([][]byte{[]byte("abc"), []byte("de")})
 	for _, tc := range []struct {
 		name    string
 		payload []byte
 		want    string
 	}{
 		{"empty", nil, "empty payload"},
-		{"newer version", append([]byte{2}, good[1:]...), "newer helm"},
+		{"newer version", append([]byte{3}, good[1:]...), "newer helm"},
 		{"version zero", append([]byte{0}, good[1:]...), "not a helm unit"},
-		{"cut in a record", good[:len(good)-1], "exceeds the payload"},
-		{"bytes after", append(bytes.Clone(good), 0), "after the unit's last record"},
+		{"shorter than its link", good[:chain.Size], "shorter than its chain link"},
+		{"link cut", good[:len(good)-1], "exceeds the payload"},
+		{"cut in a record", old[:len(old)-1], "exceeds the payload"},
+		{"bytes after", append(bytes.Clone(old), 0), "after the unit's last record"},
+		{"a version 1 unit read as version 2", append([]byte{2}, old[1:]...), "shorter than its chain link"},
 		{"count beyond the payload", []byte{1, 0xff, 0xff, 0x03, 0}, "exceeds the payload"},
 		{"bad count", []byte{1, 0xff}, "bad record count"},
 		{"bad length", []byte{1, 1, 0xff}, "bad length of record 1"},
@@ -111,17 +142,24 @@ func TestCheckNameRefusesWhatIsNoSubjectToken(t *testing.T) {
 }
 
 func FuzzDecodeUnit(f *testing.F) {
-	f.Add(encodeUnit([][]byte{[]byte("a"), {}, []byte("bcd")}))
-	f.Add(encodeUnit(nil))
+	f.Add(encodeUnit([][]byte{[]byte("a"), {}, []byte("bcd")}, link))
+	f.Add(encodeUnit(nil, link))
+	f.Add(encodeCRCUnit([][]byte{[]byte("a"), {}, []byte("bcd")}))
+	f.Add(encodeCRCUnit(nil))
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Add([]byte{2})
+	f.Add([]byte{3})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		records, err := decodeUnit(b)
+		u, err := decodeUnit(b)
 		if err != nil {
 			return
 		}
-		// What decodes encodes back to the same bytes.
-		assert.Equal(t, b, encodeUnit(records))
+		// What decodes encodes back to the same bytes, in its version.
+		want := encodeUnit(u.records, u.link)
+		if !u.linked {
+			want = encodeCRCUnit(u.records)
+		}
+		assert.Equal(t, b, want)
 	})
 }
 

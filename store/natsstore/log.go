@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
 )
@@ -26,12 +27,12 @@ import (
 // the stream: the last unit it knows of (tail) and, every indexEvery
 // records, a unit it read and checked (index), so that a Scan from a
 // record starts near it instead of at the voyage's first message, and
-// continues the chain from a sum it checked.
+// continues the chains from the sum and link it checked.
 type log struct {
 	s       *Store
 	voyage  string
 	subject string
-	genesis uint32
+	genesis point // the voyage's start
 
 	mu    sync.Mutex
 	tail  point   // the last unit known: after it, tail.first is the next record
@@ -41,18 +42,28 @@ type log struct {
 }
 
 // point is a place in a voyage's log: the unit whose first record is
-// first, its message's stream sequence, the chain sum before it, and the
-// number of units before it. Past the tail, first is the record after
-// the last, stream the last message's sequence, prev the chain sum after
-// it, and units the last unit's number.
+// first, its message's stream sequence, the CRC32C chain's sum and the
+// BLAKE3 chain's link before it, and the number of units before it. Past
+// the tail, first is the record after the last, stream the last message's
+// sequence, prev and link the chains after it, and units the last unit's
+// number.
 //
 // units is 0 at the voyage's start (first is 1) and in a voyage written
 // before units were numbered (Helm-Unit): there, past the start, units
 // is not known.
+//
+// link is known (linked) at the start, at every point a read reached (it
+// computes the chain from the start or a linked point) and every point an
+// append made; a tail read from a unit of payload version 1 alone
+// (fetchTail), which stores no link, has none. stores: the unit before
+// the point stores its link (version 2), and so must every later one.
 type point struct {
 	first, stream uint64
 	prev          uint32
 	units         uint64
+	link          chain.Hash
+	linked        bool
+	stores        bool
 }
 
 // numbered reports whether the units before p are numbered (or there are
@@ -74,8 +85,8 @@ func (p point) next() uint64 {
 const indexEvery = 256
 
 func (s *Store) newLog(voyage string) *log {
-	g := segment.ChainGenesis(voyage)
-	return &log{s: s, voyage: voyage, subject: s.names.subject(voyage), genesis: g, tail: point{first: 1, prev: g}}
+	g := point{first: 1, prev: segment.ChainGenesis(voyage), link: chain.Genesis(voyage), linked: true}
+	return &log{s: s, voyage: voyage, subject: s.names.subject(voyage), genesis: g, tail: g}
 }
 
 // where names the voyage's subject, for errors.
@@ -91,10 +102,11 @@ func (l *log) damage(stream, seq uint64, reason string) error {
 	return &store.DamageError{Voyage: l.voyage, Where: where, Seq: seq, Reason: reason}
 }
 
-// learn moves the tail on to p if p is later.
+// learn moves the tail on to p if p is later, or the same and knows the
+// link.
 func (l *log) learn(p point) {
 	l.mu.Lock()
-	if p.stream > l.tail.stream {
+	if p.stream > l.tail.stream || p.stream == l.tail.stream && p.linked && !l.tail.linked {
 		l.tail = p
 	}
 	l.mu.Unlock()
@@ -110,25 +122,25 @@ func (l *log) fetchTail(ctx context.Context) (point, error) {
 		return err
 	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return point{first: 1, prev: l.genesis}, nil
+		return l.genesis, nil
 	}
 	if err != nil {
 		return point{}, fmt.Errorf("jetstream: the last record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
+	var u unit
 	h, err := parseHeader(msg.Header)
 	if err == nil {
 		// The payload too, so that nothing is appended on top of a
 		// message that is not a unit (its chain is Verify's to check).
-		var records [][]byte
-		if records, err = decodeUnit(msg.Data); err == nil && uint64(len(records)) != h.count {
-			err = fmt.Errorf("the message holds %d records, its header says %d", len(records), h.count)
+		if u, err = decodeUnit(msg.Data); err == nil && uint64(len(u.records)) != h.count {
+			err = fmt.Errorf("the message holds %d records, its header says %d", len(u.records), h.count)
 		}
 	}
 	if err != nil {
 		// Where the damage is, for a read to go up to it.
 		return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
 	}
-	p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain, units: h.unit}
+	p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain, units: h.unit, link: u.link, linked: u.linked, stores: u.linked}
 	l.learn(p)
 	return p, nil
 }
@@ -167,9 +179,8 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		}
 		return expectLast + 1, nil
 	}
-	payload := encodeUnit(records)
-	if max := l.s.nc.MaxPayload() - headerRoom; int64(len(payload)) > max {
-		return 0, fmt.Errorf("%w: voyage %s: a unit of %d records takes %d bytes, and %s takes messages of %d at most (its max_payload less %d for the headers); nothing was appended", store.ErrTooLarge, l.voyage, len(records), len(payload), l.s.url, max, headerRoom)
+	if size, max := payloadSize(records), l.s.nc.MaxPayload()-headerRoom; int64(size) > max {
+		return 0, fmt.Errorf("%w: voyage %s: a unit of %d records takes %d bytes, and %s takes messages of %d at most (its max_payload less %d for the headers); nothing was appended", store.ErrTooLarge, l.voyage, len(records), size, l.s.url, max, headerRoom)
 	}
 	l.mu.Lock()
 	tail := l.tail
@@ -188,12 +199,23 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 	// writer's unit on the same tail.
 	id := "helm-" + rand.Text()
 	for attempt := 0; ; attempt++ {
-		sum := tail.prev
-		for _, r := range records {
+		if !tail.linked {
+			// A tail of payload version 1, read alone, stores no link:
+			// the chain up to it is computed from the records, once.
+			h, err := l.Head(ctx, expectLast)
+			if err != nil {
+				return 0, err
+			}
+			tail.link, tail.linked = h.Hash, true
+		}
+		sum, link := tail.prev, tail.link
+		for i, r := range records {
 			sum = segment.ChainNext(sum, r)
+			link = chain.Link(link, expectLast+1+uint64(i), r)
 		}
 		unit := tail.next()
-		msg := &nats.Msg{Subject: l.subject, Data: payload, Header: nats.Header{}}
+		after := point{first: expectLast + uint64(len(records)) + 1, prev: sum, units: unit, link: link, linked: true, stores: true}
+		msg := &nats.Msg{Subject: l.subject, Data: encodeUnit(records, link), Header: nats.Header{}}
 		unitHeader{first: expectLast + 1, count: uint64(len(records)), chain: sum, unit: unit}.set(msg.Header)
 		actx, cancel := context.WithTimeout(ctx, l.s.attempt)
 		ack, err := l.s.js.PublishMsg(actx, msg,
@@ -202,7 +224,8 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			jetstream.WithExpectLastSequencePerSubject(tail.stream))
 		cancel()
 		if err == nil {
-			l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: ack.Sequence, prev: sum, units: unit})
+			after.stream = ack.Sequence
+			l.learn(after)
 			return expectLast + 1, nil
 		}
 		if isWrongLast(err) && attempt > 0 {
@@ -216,7 +239,8 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 				return 0, ferr
 			}
 			if ours {
-				l.learn(point{first: expectLast + uint64(len(records)) + 1, stream: seq, prev: sum, units: unit})
+				after.stream = seq
+				l.learn(after)
 				return expectLast + 1, nil
 			}
 		}
@@ -307,18 +331,71 @@ func pause(ctx context.Context, attempt int) {
 }
 
 func (l *log) Scan(ctx context.Context, from uint64, fn func(store.Record) error) error {
-	return l.read(ctx, from, false, false, fn)
+	return l.read(ctx, from, false, false, records(fn))
 }
 
 func (l *log) Follow(ctx context.Context, from uint64, fn func(store.Record) error) error {
-	return l.read(ctx, from, true, false, fn)
+	return l.read(ctx, from, true, false, records(fn))
+}
+
+// records adapts fn to read's, which also gives each record's link.
+func records(fn func(store.Record) error) func(store.Record, chain.Hash) error {
+	return func(rec store.Record, _ chain.Hash) error { return fn(rec) }
 }
 
 // Verify reads every message of the voyage from its first, checking each
-// against the chain continued from the genesis.
+// against the chains continued from the genesis.
 func (l *log) Verify(ctx context.Context) error {
-	return l.read(ctx, 1, false, true, func(store.Record) error { return nil })
+	return l.read(ctx, 1, false, true, func(store.Record, chain.Hash) error { return nil })
 }
+
+// Head returns the chain's head after record seq, which a unit ends: the
+// link that unit stores, as this Log last read or appended it, or as the
+// voyage's last message holds it (one request). A unit of payload version
+// 1 stores none: the chain is then computed from the records, reading
+// them from the nearest point this Log knows the link at (a read from the
+// voyage's first message, at worst), as it is for a record inside a unit.
+func (l *log) Head(ctx context.Context, seq uint64) (chain.Head, error) {
+	if l.closed.Load() {
+		return chain.Head{}, store.ErrClosed
+	}
+	if seq == 0 {
+		return chain.Head{Hash: l.genesis.link}, nil
+	}
+	l.mu.Lock()
+	tail := l.tail
+	l.mu.Unlock()
+	if tail.stream == 0 || tail.first-1 != seq || !tail.linked {
+		var err error
+		if tail, err = l.fetchTail(ctx); err != nil {
+			return chain.Head{}, err
+		}
+	}
+	if tail.first-1 == seq && tail.linked {
+		return chain.Head{Seq: seq, Hash: tail.link}, nil
+	}
+	if seq >= tail.first {
+		return chain.Head{}, fmt.Errorf("store: voyage %s, %s: no head after record %d: the log ends at record %d", l.voyage, l.where(), seq, tail.first-1)
+	}
+	var head chain.Head
+	err := l.read(ctx, seq, false, false, func(rec store.Record, link chain.Hash) error {
+		if rec.Seq < seq {
+			return nil
+		}
+		head = chain.Head{Seq: rec.Seq, Hash: link}
+		return errHead
+	})
+	if errors.Is(err, errHead) {
+		return head, nil
+	}
+	if err == nil {
+		err = fmt.Errorf("store: voyage %s, %s: no head after record %d: the log ended before it", l.voyage, l.where(), seq)
+	}
+	return chain.Head{}, err
+}
+
+// errHead stops the read of Head at the record it wants.
+var errHead = errors.New("the head is found")
 
 // start returns where a read from record from begins: the latest point
 // checked at or before it, the tail if from is after it, or the voyage's
@@ -326,14 +403,23 @@ func (l *log) Verify(ctx context.Context) error {
 func (l *log) start(from uint64, tail point) point {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if from >= tail.first && tail.stream != 0 {
-		return point{first: tail.first, stream: tail.stream + 1, prev: tail.prev, units: tail.units}
+	if from >= tail.first && tail.stream != 0 && tail.linked {
+		p := tail
+		p.stream++
+		return p
 	}
 	i := sort.Search(len(l.index), func(i int) bool { return l.index[i].first > from })
 	if i > 0 {
 		return l.index[i-1]
 	}
-	return point{first: 1, stream: 1, prev: l.genesis}
+	return l.begin()
+}
+
+// begin is where a read from the voyage's first message starts.
+func (l *log) begin() point {
+	p := l.genesis
+	p.stream = 1
+	return p
 }
 
 // remember adds a checked unit to the index, unless a point is within
@@ -351,7 +437,7 @@ func (l *log) remember(p point) {
 // read delivers the records from from on: up to the last when it began
 // (Scan), or on until ctx ends (Follow). verify reads from the voyage's
 // first message and checks the last one is where the tail was.
-func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn func(store.Record) error) error {
+func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn func(store.Record, chain.Hash) error) error {
 	if l.closed.Load() {
 		return store.ErrClosed
 	}
@@ -369,11 +455,12 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 	if !follow && from >= tail.first {
 		return nil // nothing at or after from
 	}
-	p := point{first: 1, stream: 1, prev: l.genesis}
+	p := l.begin()
 	if !verify {
 		p = l.start(from, tail)
 	}
-	next, sum, at := p.first, p.prev, p // at: after the last unit read
+	next, sum, link, at := p.first, p.prev, p.link, p // at: after the last unit read
+	var links []chain.Hash                            // the link after each record of a unit
 	// unit checks the message at stream holding a unit and gives fn its
 	// records from from on; done when a Scan has read up to the tail.
 	unit := func(stream uint64, hdr nats.Header, data []byte) (done bool, err error) {
@@ -384,14 +471,15 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		if h.first != next {
 			return false, l.damage(stream, next, fmt.Sprintf("the message holds records %d to %d where record %d comes next: records are missing, repeated or out of order", h.first, h.last(), next))
 		}
-		records, err := decodeUnit(data)
+		u, err := decodeUnit(data)
 		if err != nil {
 			return false, l.damage(stream, next, err.Error())
 		}
+		records := u.records
 		if uint64(len(records)) != h.count {
 			return false, l.damage(stream, next, fmt.Sprintf("the message holds %d records, its header says %d", len(records), h.count))
 		}
-		before := sum
+		before, beforeLink := sum, link
 		for _, r := range records {
 			sum = segment.ChainNext(sum, r)
 		}
@@ -407,19 +495,30 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		case h.unit != 0 && h.unit != at.units+1:
 			return false, l.damage(stream, next, fmt.Sprintf("the message is unit %d where unit %d comes next: units are missing, repeated or out of order", h.unit, at.units+1))
 		}
-		l.remember(point{first: h.first, stream: stream, prev: before, units: at.units})
-		at = point{first: h.last() + 1, stream: stream, prev: sum, units: h.unit}
+		links = links[:0]
+		for i, r := range records {
+			link = chain.Link(link, h.first+uint64(i), r)
+			links = append(links, link)
+		}
+		switch {
+		case u.linked && link != u.link:
+			return false, l.damage(stream, next, fmt.Sprintf("hash chain broken: the records continue the BLAKE3 chain to %s, the message says %s (a record was changed, or a unit dropped or replaced before it)", link, u.link))
+		case !u.linked && at.stores:
+			return false, l.damage(stream, next, "the message stores no chain link (payload version 1) where the voyage's units before it store one")
+		}
+		l.remember(point{first: h.first, stream: stream, prev: before, units: at.units, link: beforeLink, linked: true, stores: at.stores})
+		at = point{first: h.last() + 1, stream: stream, prev: sum, units: h.unit, link: link, linked: true, stores: u.linked}
 		l.learn(at)
 		for i, r := range records {
 			if seq := h.first + uint64(i); seq >= from {
-				if err := fn(store.Record{Seq: seq, Data: r}); err != nil {
+				if err := fn(store.Record{Seq: seq, Data: r}, links[i]); err != nil {
 					return false, err
 				}
 			}
 		}
 		next = h.last() + 1
 		if !follow && stream >= tail.stream {
-			if verify && (stream != tail.stream || next != tail.first || sum != tail.prev) {
+			if verify && (stream != tail.stream || next != tail.first || sum != tail.prev || tail.linked && link != tail.link) {
 				return false, l.damage(stream, next-1, fmt.Sprintf("the voyage's last message is %d, ending at record %d with chain %08x, but reading ended at message %d, record %d, chain %08x", tail.stream, tail.first-1, tail.prev, stream, next-1, sum))
 			}
 			return true, nil

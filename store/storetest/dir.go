@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
 )
@@ -245,6 +246,35 @@ func (l *dirLog) Scan(ctx context.Context, from uint64, fn func(store.Record) er
 func (l *dirLog) Follow(ctx context.Context, from uint64, fn func(store.Record) error) error {
 	return damaged(l.log.Follow(ctx, from, func(r segment.Record) error { return fn(store.Record{Seq: r.Seq, Data: r.Data}) }))
 }
+
+// Head computes the chain from the records: the segment log of this
+// store keeps no head to answer from.
+func (l *dirLog) Head(ctx context.Context, seq uint64) (chain.Head, error) {
+	h := chain.Head{Hash: chain.Genesis(l.voyage)}
+	if seq == 0 {
+		return h, nil
+	}
+	err := l.log.Scan(ctx, 1, func(r segment.Record) error {
+		if r.Reclaimed {
+			return fmt.Errorf("store: voyage %s, %s: record %d was reclaimed: its chain cannot be computed", l.voyage, l.dir, r.Seq)
+		}
+		h = chain.Head{Seq: r.Seq, Hash: chain.Link(h.Hash, r.Seq, r.Data)}
+		if r.Seq == seq {
+			return errHead
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errHead):
+		return h, nil
+	case err == nil:
+		return chain.Head{}, fmt.Errorf("store: voyage %s, %s: no head after record %d: the log ends at record %d", l.voyage, l.dir, seq, h.Seq)
+	}
+	return chain.Head{}, damaged(err)
+}
+
+// errHead stops Head's scan at its record.
+var errHead = errors.New("the head is found")
 
 func (l *dirLog) Verify(ctx context.Context) error {
 	_, err := segment.Verify(ctx, l.log.Dir(), l.opts)

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/store"
 )
 
@@ -51,6 +52,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Summaries", summaries},
 		{"ListWithTails", listWithTails},
 		{"Reopen", reopen},
+		{"Heads", heads},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			open := newStore(t)
@@ -475,4 +477,42 @@ func reopen(t *testing.T, open func() store.Store) {
 	require.NoError(t, err)
 	assert.Len(t, got, 50000)
 	require.NoError(t, l.Verify(ctx))
+}
+
+// heads: the head after each unit's last record is the chain over the
+// records up to it, from the genesis of the voyage's id, from the writer
+// and from another client that read nothing; there is none past the log's
+// end.
+func heads(t *testing.T, open func() store.Store) {
+	ctx := ctxOf(t)
+	l := create(t, client(t, open), "v-heads")
+	h, err := l.Head(ctx, 0)
+	require.NoError(t, err)
+	assert.Equal(t, chain.Head{Hash: chain.Genesis("v-heads")}, h, "an empty log's head is the genesis")
+
+	units := [][][]byte{{[]byte("a"), []byte("b")}, {{}}, {[]byte("c"), bytes.Repeat([]byte{0, 0xff}, 1000), []byte("d")}}
+	want := map[uint64]chain.Head{}
+	link, last := chain.Genesis("v-heads"), uint64(0)
+	for _, u := range units {
+		_, err := l.AppendIf(ctx, last, u...)
+		require.NoError(t, err)
+		for _, r := range u {
+			last++
+			link = chain.Link(link, last, r)
+		}
+		want[last] = chain.Head{Seq: last, Hash: link}
+		h, err := l.Head(ctx, last)
+		require.NoError(t, err)
+		assert.Equal(t, want[last], h, "the writer's head after record %d", last)
+	}
+	for _, seq := range []uint64{6, 2, 3} {
+		reader, err := client(t, open).Open(ctx, "v-heads")
+		require.NoError(t, err)
+		h, err := reader.Head(ctx, seq)
+		require.NoError(t, err)
+		assert.Equal(t, want[seq], h, "a new client's head after record %d", seq)
+		require.NoError(t, reader.Close())
+	}
+	_, err = l.Head(ctx, 7)
+	assert.ErrorContains(t, err, "no head after record 7")
 }

@@ -95,7 +95,7 @@ func (s *Server) addVoyageTools() {
 		}, enum("status", filters...), byDefault("status", string(helm.ListActive)))
 
 	addTool(s, &mcp.Tool{Name: "voyage_show", Annotations: reads,
-		Description: "Show a voyage: what it is for, who started it and where, its status, how many bearings, actions, notes and judgements its logbook holds, the observations on its slate, and what its artifacts (the stored sightings) add up to (artifact_list lists them)."},
+		Description: "Show a voyage: what it is for, who started it and where, its status, its head (where its tamper-evident chain stands, SEQ:HEX: paste it in a pull request or issue as a witness), how many bearings, actions, notes and judgements its logbook holds, the observations on its slate, and what its artifacts (the stored sightings) add up to (artifact_list lists them)."},
 		func(ctx context.Context, in *voyageArg) (toolOut, error) {
 			v, err := s.voyage(ctx, in.Voyage)
 			if err != nil {
@@ -109,13 +109,19 @@ func (s *Server) addVoyageTools() {
 			if err != nil {
 				return toolOut{}, err
 			}
+			head, noHead := headOf(ctx, v)
+			if ctx.Err() != nil {
+				return toolOut{}, ctx.Err()
+			}
 			out := struct {
 				Voyage        helm.VoyageInfo             `json:"voyage"`
+				Head          string                      `json:"head,omitempty"`
+				NoHead        string                      `json:"no_head,omitempty"`
 				Logbook       helm.LogbookCounts          `json:"logbook"`
 				Slate         []logbook.ObservationRecord `json:"slate"`
 				Artifacts     view.Totals                 `json:"artifacts"`
 				FailedActions []logbook.Entry             `json:"failed_actions,omitempty"`
-			}{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), Artifacts: totals, FailedActions: failed}
+			}{Voyage: v.Info(), Head: head, NoHead: noHead, Logbook: v.LogbookCounts(), Slate: v.Slate(), Artifacts: totals, FailedActions: failed}
 			if out.Slate == nil {
 				out.Slate = []logbook.ObservationRecord{}
 			}
@@ -136,7 +142,7 @@ func (s *Server) addVoyageTools() {
 		})
 
 	addTool(s, &mcp.Tool{Name: "complete", Annotations: discards,
-		Description: "Complete the voyage with an outcome and a summary of what came of it. Nothing more is recorded on it afterwards, unless it is blocked or partial and resumed (voyage_resume)."},
+		Description: "Complete the voyage with an outcome and a summary of what came of it. Nothing more is recorded on it afterwards, unless it is blocked or partial and resumed (voyage_resume). Returns the voyage and its head after the completion (SEQ:HEX): a witness of the whole voyage, to paste in the pull request or issue."},
 		func(ctx context.Context, in *completeArgs) (toolOut, error) {
 			v, err := s.voyage(ctx, in.Voyage)
 			if err != nil {
@@ -148,7 +154,13 @@ func (s *Server) addVoyageTools() {
 			if err := v.Complete(ctx, logbook.Outcome(in.Outcome), in.Summary, s.who); err != nil {
 				return toolOut{}, err
 			}
-			return toolOut{data: v.Info()}, nil
+			// Completed whether or not it has a head.
+			head, noHead := headOf(ctx, v)
+			return toolOut{data: struct {
+				helm.VoyageInfo
+				Head   string `json:"head,omitempty"`
+				NoHead string `json:"no_head,omitempty"`
+			}{v.Info(), head, noHead}}, nil
 		}, enum("outcome", outcomeNames()...), byDefault("outcome", string(logbook.OutcomeCompleted)))
 }
 
@@ -159,4 +171,15 @@ func outcomeNames() []string {
 		names = append(names, string(o))
 	}
 	return names
+}
+
+// headOf returns the voyage's head as helm voyage head prints it, or why
+// it has none (a voyage compacted before the BLAKE3 chain kept no digest
+// of the records it reclaimed).
+func headOf(ctx context.Context, v *helm.Voyage) (head, noHead string) {
+	h, err := v.Head(ctx)
+	if err != nil {
+		return "", err.Error()
+	}
+	return h.String(), ""
 }
