@@ -597,7 +597,15 @@ func flipFirstRecord(t *testing.T, dir string) string {
 	f, err := os.OpenFile(segs[0], os.O_RDWR, 0)
 	require.NoError(t, err)
 	defer f.Close()
-	const at = 72 + 24 + 4 // the file's header, the frame's, into the data
+	hdr := make([]byte, 12)
+	_, err = f.ReadAt(hdr, 0)
+	require.NoError(t, err)
+	// The file's header (72 bytes in format 2, 104 in format 4, which
+	// adds the chain's link), the frame's, into the data.
+	at := int64(72 + 24 + 4)
+	if binary.LittleEndian.Uint32(hdr[8:]) >= 4 {
+		at = 104 + 24 + 4
+	}
 	b := []byte{0}
 	_, err = f.ReadAt(b, at)
 	require.NoError(t, err)

@@ -36,11 +36,8 @@ type Report struct {
 	Voyage helm.VoyageInfo `json:"voyage"`
 	// Head is where the voyage's tamper-evident chain stood when the
 	// report was made (Voyage.Head): pasted in a pull request with the
-	// report, a witness of every record up to it. NoHead says why there
-	// is none (a voyage compacted before the BLAKE3 chain kept no digest
-	// of the records it reclaimed), when there is not.
-	Head   *chain.Head `json:"head,omitempty"`
-	NoHead string      `json:"no_head,omitempty"`
+	// report, a witness of every record up to it.
+	Head chain.Head `json:"head"`
 	// Ended is when the voyage was last completed, or, while it is
 	// active (Ongoing), the time of its last event.
 	Ended   time.Time `json:"ended"`
@@ -211,7 +208,7 @@ func Of(ctx context.Context, h *helm.Home, id string, opts *Options) (*Report, e
 	info := v.Info()
 	head, herr := v.Head(ctx)
 	entries, legacy, err := entriesOf(ctx, v)
-	if herr != nil && ctx.Err() != nil && err == nil {
+	if err == nil {
 		err = herr
 	}
 	if cerr := v.Close(); err == nil {
@@ -221,11 +218,7 @@ func Of(ctx context.Context, h *helm.Home, id string, opts *Options) (*Report, e
 		return nil, err
 	}
 	r := build(info, entries, legacy)
-	if herr != nil {
-		r.NoHead = herr.Error()
-	} else {
-		r.Head = &head
-	}
+	r.Head = head
 
 	all, err := h.List(ctx, nil)
 	var unreadable *helm.ListError
@@ -423,11 +416,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "## Voyage report: %s\n\n", markdown.Heading(info.Intent))
 
 	fmt.Fprintf(&b, "- **Voyage:** `%s` (%s)\n", markdown.Code(info.ID), markdown.Inline(string(info.Kind)))
-	if r.Head != nil {
-		fmt.Fprintf(&b, "- **Head:** `%s`\n", r.Head)
-	} else if r.NoHead != "" {
-		fmt.Fprintf(&b, "- **Head:** none: %s\n", markdown.Inline(r.NoHead))
-	}
+	fmt.Fprintf(&b, "- **Head:** `%s`\n", r.Head)
 	status := markdown.Inline(string(info.Status))
 	if info.Summary != "" && info.Status != logbook.StatusActive {
 		status += " — " + markdown.Inline(info.Summary)

@@ -62,10 +62,8 @@ func WriteText(ctx context.Context, w io.Writer, v *helm.Voyage) error {
 type storyDoc struct {
 	Info helm.VoyageInfo
 	// Head is where the voyage's chain stands after the events told
-	// (Voyage.Head): a witness of them, for whoever holds the document;
-	// NoHead says why there is none, when there is not.
+	// (Voyage.Head): a witness of them, for whoever holds the document.
 	Head    chain.Head
-	NoHead  string
 	Entries []logbook.Entry
 	// Legacy are the actions an older helm took out of the story when
 	// they failed (Entries outside the story).
@@ -85,13 +83,7 @@ func docOf(ctx context.Context, v *helm.Voyage) (*storyDoc, error) {
 	d := &storyDoc{Info: v.Info(), Slate: v.Slate(), Artifacts: map[string]helm.ArtifactInfo{}}
 	var err error
 	if d.Head, err = v.Head(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		// A voyage whose chain cannot be computed (compacted before the
-		// BLAKE3 chain, its reclaimed records' digests not kept) is
-		// still told; the entries' read finds damage if there is any.
-		d.NoHead = err.Error()
+		return nil, err
 	}
 	if d.Entries, err = collect(v.Entries(ctx, nil)); err != nil {
 		return nil, err
@@ -231,11 +223,7 @@ func (d *storyDoc) writeMarkdown(b *strings.Builder) {
 	info := d.Info
 	fmt.Fprintf(b, "# Voyage: %s\n\n", markdown.Heading(info.Intent))
 	fmt.Fprintf(b, "- **Voyage:** `%s` (%s)\n", markdown.Code(info.ID), markdown.Inline(string(info.Kind)))
-	if d.NoHead != "" {
-		fmt.Fprintf(b, "- **Head:** none: %s\n", markdown.Inline(d.NoHead))
-	} else {
-		fmt.Fprintf(b, "- **Head:** `%s`\n", d.Head)
-	}
+	fmt.Fprintf(b, "- **Head:** `%s`\n", d.Head)
 	fmt.Fprintf(b, "- **Identity:** %s\n", markdown.Inline(info.Identity))
 	status := markdown.Inline(string(info.Status))
 	if !info.CompletedAt.IsZero() && info.Status != logbook.StatusActive {
@@ -447,13 +435,13 @@ func WriteHTML(ctx context.Context, w io.Writer, v *helm.Voyage) error {
 // html/template to escape.
 
 type htmlPage struct {
-	Intent, ID, Head, NoHead, Kind, Identity, Status, Created string
-	Completed, Summary                                        string
-	Repo, Branch, Base, Parent                                string
-	Crew                                                      []string
-	Lifecycle                                                 []htmlChange
-	Entries, Legacy                                           []htmlEntry
-	Slate                                                     []htmlObservation
+	Intent, ID, Head, Kind, Identity, Status, Created string
+	Completed, Summary                                string
+	Repo, Branch, Base, Parent                        string
+	Crew                                              []string
+	Lifecycle                                         []htmlChange
+	Entries, Legacy                                   []htmlEntry
+	Slate                                             []htmlObservation
 }
 
 type htmlChange struct {
@@ -502,7 +490,7 @@ func (d *storyDoc) htmlPage() htmlPage {
 	line, block := safetext.Line, func(s string) string { return safetext.Block(s, "") }
 	info := d.Info
 	p := htmlPage{
-		Intent: line(info.Intent), ID: info.ID, Head: d.Head.String(), NoHead: line(d.NoHead), Kind: line(string(info.Kind)), Identity: line(info.Identity),
+		Intent: line(info.Intent), ID: info.ID, Head: d.Head.String(), Kind: line(string(info.Kind)), Identity: line(info.Identity),
 		Status: line(string(info.Status)), Created: stamp(info.Created), Summary: block(info.Summary),
 		Repo: line(info.Repo), Branch: line(info.Branch), Base: line(info.Base), Parent: line(info.Parent),
 	}

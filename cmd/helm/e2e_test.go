@@ -145,7 +145,6 @@ func normalise(s, id, sha, home, dir string) string {
 		{`\b([0-9]+):[0-9a-f]{64}\b`, "${1}:<chain head>"},
 		{`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`, "<time>"},
 		{`artifact [0-9a-f]{8}`, "artifact <hash>"},
-		{`\b(\d+):[0-9a-f]{64}\b`, "$1:<chain-hash>"}, // a head covers the paths recorded
 		{`\d+(\.\d)? (B|KiB|MiB)\b`, "<size>"},
 		{`\(devel\)|v\d+\.\d+\.\d+\S*`, "<version>"},
 	} {

@@ -423,8 +423,12 @@ func tearLastWrite(t *testing.T, h *harness, id string) (seg string, unit int64,
 	before, err := os.ReadFile(filepath.Join(events, seg))
 	require.NoError(t, err)
 	unit = dataEnd(before)
+	// What the torn write's process would have written after its commit,
+	// had it not crashed: the watermark, the summary, and the home
+	// index's record of its close (a cache beyond the log is evidence of
+	// a rollback, so the crash must not leave one).
 	saved := map[string][]byte{}
-	for _, name := range []string{filepath.Join(events, "WATERMARK"), filepath.Join(dir, "summary.json")} {
+	for _, name := range []string{filepath.Join(events, "WATERMARK"), filepath.Join(dir, "summary.json"), filepath.Join(h.Home, "index")} {
 		b, err := os.ReadFile(name)
 		require.NoError(t, err)
 		saved[name] = b

@@ -52,7 +52,13 @@ func damageWhereOpeningDoesNotLook(t *testing.T, vdir string) string {
 	segs, err := filepath.Glob(filepath.Join(vdir, "events", "*.seg"))
 	require.NoError(t, err)
 	require.NotEmpty(t, segs)
-	flipByte(t, segs[0], 72+24+4)
+	seg, err := os.ReadFile(segs[0])
+	require.NoError(t, err)
+	header := int64(72) // format 2; format 4's adds the chain's link
+	if binary.LittleEndian.Uint32(seg[8:]) >= 4 {
+		header = 104
+	}
+	flipByte(t, segs[0], header+24+4) // into the first record's data
 	return segs[0]
 }
 
