@@ -405,8 +405,11 @@ func (v *Voyage) withRules(events []*projection.Event) []*projection.Event {
 		return events
 	}
 	at, t := 0, projection.PolicyChanged
-	if events[0].Type == projection.VoyageStarted {
+	switch events[0].Type {
+	case projection.VoyageStarted:
 		at, t = 1, projection.PolicyAdopted
+	case projection.ChainRechained:
+		at = 1 // the first record of the first format-4 segment
 	}
 	var who logbook.Who
 	for _, e := range events {

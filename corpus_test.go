@@ -715,7 +715,7 @@ func TestCorpusFormat2VoyageRechainsOntoTheBLAKE3Chain(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, before.Head, h)
 		rec := []byte(`{"rechained":"` + h.String() + `"}`)
-		first, err := l.Rechain(ctx, rec)
+		first, err := l.Rechain(ctx, func(*segment.Tx, uint32) ([][]byte, error) { return [][]byte{rec}, nil })
 		require.NoError(t, err)
 		require.NoError(t, l.Close())
 

@@ -289,6 +289,13 @@ type diskJournal struct {
 	idxMu  sync.Mutex
 	idx    *homeindex.Writer // this handle's session in the home index (index.go)
 	idxOff bool              // the index could not be written: it was removed
+
+	// rechaining makes commit append through segment.Log.Rechain
+	// (Home.Rechain), which tells its decide where the older format's
+	// CRC32C chain ends: after record oldEnd, with sum oldSum.
+	rechaining bool
+	oldEnd     uint64
+	oldSum     uint32
 }
 
 func (j *diskJournal) Scan(ctx context.Context, from uint64, fn func(segment.Record) error) error {
@@ -305,7 +312,7 @@ func (j *diskJournal) Dir() string { return j.log.Dir() }
 // (segment.Log.Commit): the views take each commit's events in before
 // the next one decides.
 func (j *diskJournal) commit(ctx context.Context, decide func(logTx) ([][]byte, error), applied func() error) error {
-	_, err := j.log.Commit(ctx, func(tx *segment.Tx) ([][]byte, error) {
+	run := func(tx *segment.Tx) ([][]byte, error) {
 		records, err := decide(tx)
 		if err == nil {
 			err = applied()
@@ -314,7 +321,15 @@ func (j *diskJournal) commit(ctx context.Context, decide func(logTx) ([][]byte, 
 			return nil, err
 		}
 		return records, nil
-	})
+	}
+	if j.rechaining {
+		_, err := j.log.Rechain(ctx, func(tx *segment.Tx, sum uint32) ([][]byte, error) {
+			j.oldEnd, j.oldSum = tx.Last(), sum
+			return run(tx)
+		})
+		return err
+	}
+	_, err := j.log.Commit(ctx, run)
 	return err
 }
 

@@ -136,6 +136,8 @@ func (h *Home) checkWitnesses(ctx context.Context, id, dir string, rep *VerifyRe
 		links[0] = head.Hash
 	}
 	err := h.back.records(ctx, id, func(r segment.Record) error {
+		// A reclaimed record by the digest its stub keeps (a format-3
+		// stub's weak one), as scanHead and segment.Verify do.
 		head = chain.Head{Seq: r.Seq, Hash: r.Link(head.Hash)}
 		if want[r.Seq] {
 			links[r.Seq] = head.Hash

@@ -180,7 +180,22 @@ const (
 	// EntryPolicy records the guard rules the voyage's writers ran under
 	// from then on: the policy the voyage started under, and each change.
 	EntryPolicy EntryKind = "policy"
+	// EntryRechain records that the voyage's log moved from an older
+	// segment format's CRC32C chain onto the stored BLAKE3 chain (helm
+	// voyage rechain), who moved it and why.
+	EntryRechain EntryKind = "rechain"
 )
+
+// RechainRecord is what a rechain recorded: where the older format's
+// CRC32C chain ended (the seq of the last record before the rechain, and
+// the chain's sum after it, 8 lowercase hex digits) and why the log was
+// moved on. The BLAKE3 chain itself is the same before and after: the
+// head after the rechain commits to every record, the old ones included.
+type RechainRecord struct {
+	Seq    uint64 `json:"seq"`
+	CRC32C string `json:"crc32c"`
+	Why    string `json:"why"`
+}
 
 // PolicyRecord names the guard rules a voyage ran under: the digest of
 // the policy (package policy's Digest: "sha256:" and the hex SHA-256 of
@@ -194,18 +209,19 @@ type PolicyRecord struct {
 // Entry is one logbook entry. N is its number in the story, given when
 // it was recorded and never changed; Seq is the sequence number of the
 // event that recorded it. Exactly one of Bearing, Action, Note,
-// Judgement and Policy is set, the one Kind names.
+// Judgement, Policy and Rechain is set, the one Kind names.
 type Entry struct {
-	N         int           `json:"n"`
-	Seq       uint64        `json:"seq"`
-	Kind      EntryKind     `json:"kind"`
-	At        time.Time     `json:"at"`
-	Who       Who           `json:"who"`
-	Bearing   *Bearing      `json:"bearing,omitempty"`
-	Action    *ActionRecord `json:"action,omitempty"`
-	Note      *Note         `json:"note,omitempty"`
-	Judgement *Judgement    `json:"judgement,omitempty"`
-	Policy    *PolicyRecord `json:"policy,omitempty"`
+	N         int            `json:"n"`
+	Seq       uint64         `json:"seq"`
+	Kind      EntryKind      `json:"kind"`
+	At        time.Time      `json:"at"`
+	Who       Who            `json:"who"`
+	Bearing   *Bearing       `json:"bearing,omitempty"`
+	Action    *ActionRecord  `json:"action,omitempty"`
+	Note      *Note          `json:"note,omitempty"`
+	Judgement *Judgement     `json:"judgement,omitempty"`
+	Policy    *PolicyRecord  `json:"policy,omitempty"`
+	Rechain   *RechainRecord `json:"rechain,omitempty"`
 }
 
 // Clone returns copies of entries that share no memory with them, so
@@ -236,6 +252,10 @@ func Clone(entries []Entry) []Entry {
 			c := *j
 			c.Evidence = slices.Clone(j.Evidence)
 			out[i].Judgement = &c
+		}
+		if r := out[i].Rechain; r != nil {
+			c := *r
+			out[i].Rechain = &c
 		}
 	}
 	return out

@@ -94,7 +94,7 @@ func resumed(l []Change) bool {
 var readingIndent = strings.Repeat(" ", len("  Reading: "))
 
 // Title returns an entry's kind as its heading names it: "Bearing",
-// "Action", "Note", "Judgement" or "Policy".
+// "Action", "Note", "Judgement", "Policy" or "Rechain".
 func Title(k EntryKind) string {
 	switch k {
 	case EntryBearing:
@@ -107,6 +107,8 @@ func Title(k EntryKind) string {
 		return "Judgement"
 	case EntryPolicy:
 		return "Policy"
+	case EntryRechain:
+		return "Rechain"
 	}
 	return string(k)
 }
@@ -153,6 +155,8 @@ func writeEntry(b *strings.Builder, e Entry, owner string) {
 		}
 	case EntryPolicy:
 		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribePolicy(e.Policy)))
+	case EntryRechain:
+		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribeRechain(e.Rechain, e.Who)))
 	}
 }
 
@@ -166,6 +170,22 @@ func DescribePolicy(p *PolicyRecord) string {
 	s := "guard rules " + p.Digest
 	if len(p.Sources) > 0 {
 		s += " from " + strings.Join(p.Sources, ", ")
+	}
+	return s
+}
+
+// DescribeRechain says what a rechain entry records: "re-chained onto
+// BLAKE3 (was CRC32C at seq 41: 9f2c41d0), by ann: WHY".
+func DescribeRechain(r *RechainRecord, who Who) string {
+	if r == nil {
+		return "re-chained onto BLAKE3"
+	}
+	s := fmt.Sprintf("re-chained onto BLAKE3 (was CRC32C at seq %d: %s)", r.Seq, r.CRC32C)
+	if who.Identity != "" {
+		s += ", by " + who.Identity
+	}
+	if r.Why != "" {
+		s += ": " + r.Why
 	}
 	return s
 }

@@ -145,6 +145,7 @@ var typeCodes = [...]Type{
 	18: WorktreeRemoved,
 	19: PolicyAdopted,
 	20: PolicyChanged,
+	21: ChainRechained,
 }
 
 // codeOf is the inverse of typeCodes.
@@ -186,6 +187,8 @@ func payloadName(t Type) string {
 		return "judgement"
 	case PolicyAdopted, PolicyChanged:
 		return "policy"
+	case ChainRechained:
+		return "rechain"
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		return "artifact"
 	case Observed:
@@ -217,6 +220,7 @@ func checkPayloads(e *Event) error {
 		{"note", e.Note != nil},
 		{"judgement", e.Judgement != nil},
 		{"policy", e.Policy != nil},
+		{"rechain", e.Rechain != nil},
 		{"artifact", e.Artifact != nil},
 		{"observation", e.Obs != nil},
 		{"key", e.Key != ""},
@@ -324,6 +328,10 @@ func Encode(e *Event) ([]byte, error) {
 	case PolicyAdopted, PolicyChanged:
 		if p := e.Policy; w.opt(p != nil) {
 			w.policy(p)
+		}
+	case ChainRechained:
+		if r := e.Rechain; w.opt(r != nil) {
+			w.rechain(r)
 		}
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		if a := e.Artifact; w.opt(a != nil) {
@@ -519,6 +527,17 @@ func (w *encoder) policy(p *logbook.PolicyRecord) {
 			w.str(s)
 		}
 	}
+}
+
+func (w *encoder) rechain(r *logbook.RechainRecord) {
+	w.uvarint(r.Seq)
+	w.str(r.CRC32C)
+	w.str(r.Why)
+}
+
+// rechain reads what encoder.rechain writes.
+func (d *decoder) rechain() logbook.RechainRecord {
+	return logbook.RechainRecord{Seq: d.uvarint("rechain seq"), CRC32C: d.string("rechain crc32c"), Why: d.string("rechain why")}
 }
 
 // policy reads what encoder.policy writes.
@@ -878,6 +897,14 @@ func (d *decoder) payload(t Type, v int) *Event {
 		if t == PolicyChanged {
 			e.N = d.entryNumber()
 		}
+		return e
+	case ChainRechained:
+		e := &Event{}
+		if d.opt("rechain") {
+			r := d.rechain()
+			e.Rechain = &r
+		}
+		e.N = d.entryNumber()
 		return e
 	case Judged:
 		e := &Event{}

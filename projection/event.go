@@ -41,6 +41,10 @@ const (
 	// from then on, when they differ from the last recorded: an entry of
 	// the story.
 	PolicyChanged Type = "policy-changed"
+	// ChainRechained records that the log moved from an older segment
+	// format's CRC32C chain onto the stored BLAKE3 chain: an entry of
+	// the story, the first record of the log's first format-4 segment.
+	ChainRechained Type = "chain-rechained"
 )
 
 // currentVersion is the schema version each event type is written with.
@@ -68,6 +72,7 @@ var currentVersion = map[Type]int{
 	WorktreeRemoved:    1,
 	PolicyAdopted:      1,
 	PolicyChanged:      1,
+	ChainRechained:     1,
 }
 
 // Event is one change to a voyage. Exactly one payload field is set, the
@@ -99,19 +104,20 @@ type Event struct {
 	// Bearing is the payload of BearingTaken. Its Observations are nil
 	// when the bearing seals the slate as the events before it left it
 	// (what helm writes); a list names them outright.
-	Bearing   *logbook.Bearing      `json:"bearing,omitempty"`
-	Challenge *Challenge            `json:"challenge,omitempty"`
-	Action    *logbook.ActionRecord `json:"action,omitempty"`
-	Note      *logbook.Note         `json:"note,omitempty"`
-	Judgement *logbook.Judgement    `json:"judgement,omitempty"`
-	Policy    *logbook.PolicyRecord `json:"policy,omitempty"`
+	Bearing   *logbook.Bearing       `json:"bearing,omitempty"`
+	Challenge *Challenge             `json:"challenge,omitempty"`
+	Action    *logbook.ActionRecord  `json:"action,omitempty"`
+	Note      *logbook.Note          `json:"note,omitempty"`
+	Judgement *logbook.Judgement     `json:"judgement,omitempty"`
+	Policy    *logbook.PolicyRecord  `json:"policy,omitempty"`
+	Rechain   *logbook.RechainRecord `json:"rechain,omitempty"`
 }
 
 // IsEntry reports whether events of type t record a story entry (and
 // so carry its number).
 func IsEntry(t Type) bool {
 	switch t {
-	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged, PolicyChanged:
+	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged, PolicyChanged, ChainRechained:
 		return true
 	}
 	return false

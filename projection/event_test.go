@@ -88,6 +88,7 @@ func sampleEvents() []*Event {
 		{Type: Judged, V: 1, N: 5, At: at, Who: logbook.Who{Identity: "judge", Role: "reviewer", Method: "human"}, Judgement: &logbook.Judgement{Score: 7, Dimension: "correctness", Evidence: []int{1, 2}, Text: "sound"}},
 		{Type: PolicyAdopted, V: 1, At: at, Who: who, Policy: &logbook.PolicyRecord{Digest: "sha256:" + strings.Repeat("cd", 32), Sources: []string{"/home/j/.helm/policy.toml"}}},
 		{Type: PolicyChanged, V: 1, N: 6, At: at, Who: who, Policy: &logbook.PolicyRecord{Digest: "sha256:" + strings.Repeat("ab", 32), Sources: []string{"/etc/helm/policy.toml", "/home/j/.helm/policy.toml"}}},
+		{Type: ChainRechained, V: 1, N: 7, At: at, Who: logbook.Who{Identity: "ann", Role: "maintainer", Method: "human"}, Rechain: &logbook.RechainRecord{Seq: 41, CRC32C: "9f2c41d0", Why: "witness its history"}},
 	}
 }
 

@@ -48,8 +48,9 @@ import (
 //	entry    := uvarint(n seq) str(kind) time(at) who opt(bearing)
 //	            opt(action str(why rule) uvarint(undoes undone_by)
 //	            inverse) opt(str(note text))
-//	            opt(judgement) opt(policy)
+//	            opt(judgement) opt(policy) opt(rechain)
 //	policy   := str(digest) list of str(source)
+//	rechain  := uvarint(seq) str(crc32c why)
 //	artifact := str(hash) varint(size stored_size offset) uvarint(blob)
 //	            str(derived_from method reason status reduced_to)
 //
@@ -67,8 +68,8 @@ import (
 // version 2 had no lifecycle, crew, notes, judgements or refused actions;
 // version 3 no worktree removal; version 4 no undo (entries undone, and
 // how to undo them); version 5 no policy (the voyage's, and policy
-// entries).
-const SnapshotVersion = 6
+// entries); version 6 no rechain entries.
+const SnapshotVersion = 7
 
 // snapshotFormat is a snapshot's first byte.
 const snapshotFormat = 0x53 // 'S'
@@ -403,6 +404,9 @@ func (w *encoder) entry(e *logbook.Entry) {
 	if p := e.Policy; w.opt(p != nil) {
 		w.policy(p)
 	}
+	if r := e.Rechain; w.opt(r != nil) {
+		w.rechain(r)
+	}
 }
 
 func (w *encoder) artifact(a *Artifact) {
@@ -416,7 +420,7 @@ func (w *encoder) artifact(a *Artifact) {
 // transition take.
 const (
 	minTransition = 6  // 2 strs, a time, a who
-	minEntry      = 11 // 2 uvarints, a str, a time, a who (3 strs), 4 opts
+	minEntry      = 13 // 2 uvarints, a str, a time, a who (3 strs), 6 opts
 	minArtifact   = 11 // 7 strs, 3 varints, a uvarint
 	minBlockRef   = 7  // 2 uvarints, a u32, a str
 )
@@ -938,6 +942,10 @@ func (d *decoder) entry(e *logbook.Entry) {
 	if d.opt("entry policy") {
 		p := d.policy()
 		e.Policy = &p
+	}
+	if d.opt("entry rechain") {
+		r := d.rechain()
+		e.Rechain = &r
 	}
 }
 

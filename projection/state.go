@@ -287,6 +287,16 @@ func (s *State) apply(seq uint64, e *Event) error {
 			}
 			en.Policy = &p
 		}
+	case ChainRechained:
+		if e.Rechain == nil {
+			return errMissing("rechain")
+		}
+		en, err := s.entry(seq, e, logbook.EntryRechain)
+		if err != nil {
+			return err
+		}
+		r := *e.Rechain
+		en.Rechain = &r
 	case Judged:
 		if e.Judgement == nil {
 			return errMissing("judgement")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"strconv"
 
 	"github.com/helmlog/helm/chain"
@@ -110,20 +111,25 @@ func (l *Log) readHead(ctx context.Context, last uint64) (chain.Head, error) {
 // ErrRechained is Rechain's error on a log already on the BLAKE3 chain.
 var ErrRechained = errors.New("the log is already on the BLAKE3 chain (its last segment is format 4)")
 
-// Rechain appends records (helm's "rechained" event) to a log whose last
-// segment an older format wrote, as one commit unit at the start of a new
-// format-4 segment: the current segment is sealed, the new one created
-// holding the unit (written whole under a temporary name, fsynced and
-// renamed, so a crash leaves the old log or the rechained one), and the
-// watermark moves to the format-4 slot layout. From then on the log is
-// written in format 4: heads are stored and checked at open, and stubs
-// keep digests. The chain itself does not change: the head after the
-// records commits to the whole history, old records included. On a log
-// already in format 4 (a new log is) it returns an error matching
-// ErrRechained.
-func (l *Log) Rechain(ctx context.Context, records ...[]byte) (first uint64, err error) {
-	if len(records) == 0 {
-		return 0, errors.New("segment: Rechain with no record")
+// Rechain appends the records decide returns (helm's "rechained" event)
+// to a log whose last segment an older format wrote, as one commit unit at
+// the start of a new format-4 segment: the current segment is sealed, the
+// new one created holding the unit (written whole under a temporary name,
+// fsynced and renamed, so a crash leaves the old log or the rechained
+// one), and the watermark moves to the format-4 slot layout. From then on
+// the log is written in format 4: heads are stored and checked at open,
+// and stubs keep digests. The chain itself does not change: the head
+// after the records commits to the whole history, old records included.
+//
+// decide runs as Commit's does, under the writer lock, and is told where
+// the older format's chain ends: sum is the CRC32C chain's sum after
+// record tx.Last(), which the unit follows. On a log already in format 4
+// (a new log is) decide is not called and Rechain returns an error
+// matching ErrRechained; no records, or an error from decide, appends
+// nothing.
+func (l *Log) Rechain(ctx context.Context, decide func(tx *Tx, sum uint32) ([][]byte, error)) (first uint64, err error) {
+	if decide == nil {
+		return 0, errors.New("segment: Rechain with nil decide")
 	}
 	return l.Commit(ctx, func(tx *Tx) ([][]byte, error) {
 		c := &l.w
@@ -134,6 +140,14 @@ func (l *Log) Rechain(ctx context.Context, records ...[]byte) (first uint64, err
 		// read the log from its genesis (lock held: nothing moves).
 		h, err := l.readHead(tx.ctx, tx.base)
 		if err != nil {
+			return nil, err
+		}
+		sum := c.p.sum
+		for _, d := range tx.staged { // staged by earlier decides of the group
+			sum = crc32.Update(sum, castagnoli, d)
+		}
+		records, err := decide(tx, sum)
+		if err != nil || len(records) == 0 {
 			return nil, err
 		}
 		l.rechain, l.rechainLink = true, h.Hash

@@ -181,10 +181,22 @@ func TestRechainMovesAFormat2LogOntoTheStoredChain(t *testing.T) {
 	assert.Equal(t, "crc32c", rep.Chain.Kind)
 	assert.Equal(t, h, rep.Head)
 
+	wm, _, err := readWatermark(OSFS{}, dir)
+	require.NoError(t, err)
+	require.Equal(t, uint64(30), wm.last)
 	ev := []byte(`{"type":"chain_rechained"}`)
-	first, err := l.Rechain(ctx, ev)
+	var told struct {
+		last uint64
+		sum  uint32
+	}
+	first, err := l.Rechain(ctx, func(tx *Tx, sum uint32) ([][]byte, error) {
+		told.last, told.sum = tx.Last(), sum
+		return [][]byte{ev}, nil
+	})
 	require.NoError(t, err)
 	require.Equal(t, uint64(31), first)
+	assert.Equal(t, uint64(30), told.last)
+	assert.Equal(t, wm.sum, told.sum, "decide is told where the CRC32C chain ends")
 	recs = append(recs, ev)
 	want := chainOf(id, recs)
 	h, err = l.Head(ctx)
@@ -192,7 +204,7 @@ func TestRechainMovesAFormat2LogOntoTheStoredChain(t *testing.T) {
 	assert.Equal(t, want, h, "the chain's definition does not change at a rechain")
 	assert.Equal(t, ChainInfo{Kind: "blake3", Since: 31, Format: formatVersion}, l.Chain())
 	assert.Equal(t, "blake3 since seq 31", l.Chain().String())
-	_, err = l.Rechain(ctx, ev)
+	_, err = l.Rechain(ctx, just(ev))
 	assert.ErrorIs(t, err, ErrRechained)
 	_, err = l.Append(ctx, []byte("after"))
 	require.NoError(t, err)
@@ -216,7 +228,7 @@ func TestRechainMovesAFormat2LogOntoTheStoredChain(t *testing.T) {
 	fresh := openT(t, t.TempDir(), opts)
 	_, err = fresh.Append(ctx, []byte("new"))
 	require.NoError(t, err)
-	_, err = fresh.Rechain(ctx, ev)
+	_, err = fresh.Rechain(ctx, just(ev))
 	assert.ErrorIs(t, err, ErrRechained, "a new log is on the BLAKE3 chain from its genesis")
 	require.NoError(t, fresh.Close())
 }
@@ -250,7 +262,7 @@ func TestACrashDuringRechainLeavesTheOldLogOrTheRechainedOne(t *testing.T) {
 				tc.arm(ffs)
 			}
 			ev := []byte("rechained")
-			_, err = l.Rechain(ctx, ev)
+			_, err = l.Rechain(ctx, just(ev))
 			if tc.arm != nil {
 				require.Error(t, err)
 			} else {
@@ -274,7 +286,7 @@ func TestACrashDuringRechainLeavesTheOldLogOrTheRechainedOne(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, chainOf(id, recs), h)
 			if !tc.rechained {
-				_, err = l.Rechain(ctx, ev)
+				_, err = l.Rechain(ctx, just(ev))
 				require.NoError(t, err, "a rechain that failed can be done again")
 				recs = append(recs, ev)
 			}
@@ -285,4 +297,9 @@ func TestACrashDuringRechainLeavesTheOldLogOrTheRechainedOne(t *testing.T) {
 			assert.Equal(t, chainOf(id, recs), rep.Head)
 		})
 	}
+}
+
+// just is a Rechain decide that appends recs.
+func just(recs ...[]byte) func(*Tx, uint32) ([][]byte, error) {
+	return func(*Tx, uint32) ([][]byte, error) { return recs, nil }
 }

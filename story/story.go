@@ -347,6 +347,8 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e logbook.Entry) {
 		}
 	case logbook.EntryPolicy:
 		b.WriteString(markdown.Inline(logbook.DescribePolicy(e.Policy)) + "\n")
+	case logbook.EntryRechain:
+		b.WriteString(markdown.Inline(logbook.DescribeRechain(e.Rechain, e.Who)) + "\n")
 	}
 }
 
@@ -484,6 +486,7 @@ var entryIcons = map[logbook.EntryKind]string{
 	logbook.EntryNote:      "✎",
 	logbook.EntryJudgement: "⚖",
 	logbook.EntryPolicy:    "§",
+	logbook.EntryRechain:   "⛓",
 }
 
 func (d *storyDoc) htmlPage() htmlPage {
@@ -558,6 +561,8 @@ func (d *storyDoc) htmlEntry(e logbook.Entry) htmlEntry {
 		h.Dimension, h.Score, h.Evidence, h.Text = line(j.Dimension), j.Score, logbook.JoinNumbers(j.Evidence), block(j.Text)
 	case logbook.EntryPolicy:
 		h.Text = block(logbook.DescribePolicy(e.Policy))
+	case logbook.EntryRechain:
+		h.Text = block(logbook.DescribeRechain(e.Rechain, e.Who))
 	}
 	return h
 }

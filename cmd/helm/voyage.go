@@ -28,8 +28,8 @@ import (
 
 func newVoyageCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
-		Use:     "voyage new|list|show|head|resume|verify|compact|export|import ...",
-		Short:   "start, list, show, resume, verify, compact, export and import voyages, and print their heads",
+		Use:     "voyage new|list|show|head|resume|verify|compact|rechain|export|import ...",
+		Short:   "start, list, show, resume, verify, compact, rechain, export and import voyages, and print their heads",
 		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
 	})
 	newCmd := leafCmd(a, &cobra.Command{
@@ -158,6 +158,7 @@ Other commands on the voyage wait for it; a crash leaves every file whole,
 and compacting again finishes the work.`,
 			Example: "  helm artifact jettison 9f2c --reason \"holds a customer's data\"\n  helm voyage compact",
 		}, &voyageCompactCommand{}),
+		newVoyageRechainCmd(a),
 		newVoyageExportCmd(a),
 		newVoyageImportCmd(a),
 		newVoyagePushCmd(a),
@@ -608,6 +609,13 @@ type verifyJSON struct {
 	// Head is the chain's head after the last record, recomputed from
 	// the first (absent when it could not be).
 	Head *chain.Head `json:"head,omitempty"`
+	// Chain is the chain the log stores: "blake3" or "crc32c" (an older
+	// segment format: it detects accidents, not edits); Format the
+	// segment format of its last segment; ChainSince, for a log
+	// rechained onto BLAKE3, the first seq in format 4.
+	Chain      string `json:"chain,omitempty"`
+	Format     uint32 `json:"format,omitempty"`
+	ChainSince uint64 `json:"chain_since,omitempty"`
 	// Witnesses are the witnesses checked (--witness).
 	Witnesses []witnessLine `json:"witnesses,omitempty"`
 }
@@ -684,6 +692,9 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 		if out.Head != nil {
 			fmt.Fprintf(&b, "  head:      %s\n", out.Head)
 		}
+		if line := chainLine(out.Chain, out.Format, out.ChainSince); line != "" {
+			fmt.Fprintf(&b, "  chain:     %s\n", line)
+		}
 		for _, w := range out.Witnesses {
 			where := "given"
 			if w.Commit != "" {
@@ -736,9 +747,24 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 func (o *verifyJSON) fill(r helm.LogReport) {
 	o.Segments, o.Records, o.Bytes, o.LastSeq, o.Watermark = r.Segments, r.Records, r.Bytes, r.LastSeq, r.Watermark
 	o.Reclaimed, o.Store = r.Reclaimed, r.Store
+	o.Chain, o.Format, o.ChainSince = r.Chain, r.Format, r.ChainSince
 	if r.Torn != nil {
 		o.TornTail = fmt.Sprintf("%s at offset %d (%d bytes)", r.Torn.File, r.Torn.Offset, r.Torn.Bytes)
 	}
+}
+
+// chainLine says plainly which chain protects the log ("" when verify
+// could not tell).
+func chainLine(kind string, format uint32, since uint64) string {
+	switch {
+	case kind == "crc32c":
+		return fmt.Sprintf("CRC32C (segment format %d): detects accidents, not edits; helm voyage rechain moves it onto the BLAKE3 chain", format)
+	case kind == "blake3" && since > 1:
+		return fmt.Sprintf("BLAKE3 since seq %d (re-chained)", since)
+	case kind == "blake3":
+		return "BLAKE3"
+	}
+	return ""
 }
 
 // voyageCompactCommand reclaims the bytes of jettisoned artifacts and the

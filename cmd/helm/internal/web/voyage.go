@@ -221,6 +221,8 @@ func (s *Server) entryItem(ctx context.Context, v *helm.Voyage, e logbook.Entry,
 		if p := e.Policy; p != nil && p.Digest != "" {
 			it.Note = "guard rules " + p.Digest + " from " + strings.Join(p.Sources, ", ")
 		}
+	case logbook.EntryRechain:
+		it.Icon, it.Title, it.Note = "⛓", "Rechain "+itoa(e.N), logbook.DescribeRechain(e.Rechain, e.Who)
 	default:
 		it.Icon, it.Title = "•", string(e.Kind)+" "+itoa(e.N)
 	}
