@@ -120,9 +120,10 @@ func repositoryWitnesses(ctx context.Context, id, repo string) ([]WitnessReport,
 // sets rep.Head to the head after its last, and checks each witness in
 // rep.Witnesses against the link at its seq: a seq beyond the log's end
 // or a link that differs is damage naming the witness. It runs without
-// witnesses too, for the head. A chain that cannot be computed (a record
-// reclaimed before records kept their digest) is an error when there are
-// witnesses to check, and leaves the head unset otherwise.
+// witnesses too, for the head. A reclaimed record links by the digest its
+// stub keeps (a weak one for a format-3 stub: package segment). A log
+// that cannot be read is an error when there are witnesses to check, and
+// leaves the head unset otherwise.
 func (v *Voyage) checkWitnesses(ctx context.Context, rep *VerifyReport) error {
 	want := map[uint64]bool{}
 	for _, w := range rep.Witnesses {
@@ -136,12 +137,9 @@ func (v *Voyage) checkWitnesses(ctx context.Context, rep *VerifyReport) error {
 		links[0] = head.Hash
 	}
 	err := v.rec.Scan(ctx, 1, func(r segment.Record) error {
-		if r.Reclaimed {
-			// The same limit as the journal's head (scanHead): a
-			// reclaimed record's digest is not kept yet.
-			return fmt.Errorf("record %d was reclaimed and its digest is not kept: the chain cannot be computed past it", r.Seq)
-		}
-		head = chain.Head{Seq: r.Seq, Hash: chain.Link(head.Hash, r.Seq, r.Data)}
+		// A reclaimed record by the digest its stub keeps, as the
+		// journal's head counts it (scanHead).
+		head = chain.Head{Seq: r.Seq, Hash: r.Link(head.Hash)}
 		if want[r.Seq] {
 			links[r.Seq] = head.Hash
 		}
