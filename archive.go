@@ -52,10 +52,12 @@ import (
 // links into it, so Import recomputes the chain from the archive alone
 // and refuses one whose head is not the one it claims: an edit anywhere
 // in the voyage's records changes the head, and a head held elsewhere (a
-// witness) tells an edited archive whose head was recomputed too. A
-// voyage whose chain cannot be computed (a record reclaimed by a helm
-// that kept no digest of it) is archived without a head and without
-// stubs: such an archive, like one of format 1, carries no chain.
+// witness) tells an edited archive whose head was recomputed too. A blob
+// record compacted away is a stub by the length and digest its log kept:
+// the weak digest a format-3 stub stands for (package segment) where a
+// helm of that format reclaimed it, as Voyage.Head counts it. Helm before
+// this one wrote archives of format 2 without a head (and without stubs)
+// for such a voyage: Import reads them as carrying no chain.
 //
 // A jettisoned artifact's bytes are left out: its events say that it was
 // jettisoned, and why; so is a reduced one's payload, which its summary
@@ -113,14 +115,13 @@ type linked struct {
 	digest chain.Hash
 }
 
-// recordLink returns r's length and digest, the chain's link material;
-// false when the log kept neither (a reclaimed record of a format that
-// keeps no digest).
-func recordLink(r segment.Record) (linked, bool) {
+// recordLink returns r's length and digest, the chain's link material:
+// a reclaimed record's are those its stub keeps (Record.Link).
+func recordLink(r segment.Record) linked {
 	if r.Reclaimed {
-		return linked{}, false
+		return linked{r.Len, r.Digest}
 	}
-	return linked{len(r.Data), chain.Digest(r.Data)}, true
+	return linked{len(r.Data), chain.Digest(r.Data)}
 }
 
 // archiveTrailer is an archive's last line.
@@ -275,7 +276,7 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 	var cs copies
 	var last uint64
 	events := 0
-	link, chained := chain.Genesis(v.id), true
+	link := chain.Genesis(v.id)
 	var head chain.Head
 	blobs := map[uint64]linked{}
 	var hidden stubs // a hidden record refuses the export
@@ -289,14 +290,10 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 		return nil
 	})
 	err := v.rec.Scan(ctx, 1, func(r segment.Record) error {
-		if chained {
-			l, ok := recordLink(r)
-			if chained = ok; ok {
-				link = chain.Next(link, r.Seq, l.n, l.digest)
-				if r.Reclaimed || artifact.IsBlob(r.Data) {
-					blobs[r.Seq] = l
-				}
-			}
+		l := recordLink(r)
+		link = chain.Next(link, r.Seq, l.n, l.digest)
+		if r.Reclaimed || artifact.IsBlob(r.Data) {
+			blobs[r.Seq] = l
 		}
 		if err := fold(r); err != nil {
 			return err
@@ -322,30 +319,25 @@ func (v *Voyage) exportArchive(ctx context.Context, w io.Writer) error {
 	// The stubs: the blob records of the copies whose bytes the archive
 	// leaves out.
 	var stubs []archiveStub
-	if chained {
-		isLive := map[int]bool{}
-		for _, i := range live {
-			isLive[i] = true
-		}
-		for i, c := range cs.list {
-			if b := c.ref.Blob; b != 0 && !isLive[i] {
-				l, ok := blobs[b]
-				if !ok {
-					return v.fail(op, fmt.Errorf("%w: the event at seq %d names record %d as its blob record, which the log does not hold as one", ErrDamaged, c.seq, b), hint.Hint{})
-				}
-				stubs = append(stubs, archiveStub{Seq: b, Size: l.n, Digest: l.digest.String()})
-			}
-		}
-		slices.SortFunc(stubs, func(a, b archiveStub) int { return cmp.Compare(a.Seq, b.Seq) })
+	isLive := map[int]bool{}
+	for _, i := range live {
+		isLive[i] = true
 	}
+	for i, c := range cs.list {
+		if b := c.ref.Blob; b != 0 && !isLive[i] {
+			l, ok := blobs[b]
+			if !ok {
+				return v.fail(op, fmt.Errorf("%w: the event at seq %d names record %d as its blob record, which the log does not hold as one", ErrDamaged, c.seq, b), hint.Hint{})
+			}
+			stubs = append(stubs, archiveStub{Seq: b, Size: l.n, Digest: l.digest.String()})
+		}
+	}
+	slices.SortFunc(stubs, func(a, b archiveStub) int { return cmp.Compare(a.Seq, b.Seq) })
 
 	bw := bufio.NewWriterSize(w, 64<<10)
 	sum := blake3.New()
 	out := io.MultiWriter(bw, sum)
-	hdr := archiveHeader{Export: archiveVersion, VoyageID: v.id, Events: events, Stubs: len(stubs), Artifacts: len(live)}
-	if chained {
-		hdr.Head = &head
-	}
+	hdr := archiveHeader{Export: archiveVersion, VoyageID: v.id, Events: events, Stubs: len(stubs), Artifacts: len(live), Head: &head}
 	line, err := json.Marshal(hdr)
 	if err == nil {
 		_, err = out.Write(append(line, '\n'))

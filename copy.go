@@ -9,6 +9,7 @@ import (
 
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
 )
 
 // ErrDiverged: another home's copy of a voyage is not the first records
@@ -181,8 +182,28 @@ func copyForm(e *projection.Event) []byte {
 // so that a copy left part way (the store refused or lost a later unit)
 // is a voyage that ends where one of its events does, which copying again
 // brings up to date.
-func (v *Voyage) appendImported(ctx context.Context, records [][]byte, after uint64, events map[uint64]bool, moved func(last uint64) error) error {
+//
+// stubs names, by sequence number, blob records whose bytes are gone (a
+// jettisoned artifact's, which an archive leaves out): a journal that
+// holds stubs (a home on disk, a log of format 4: stubber) appends each
+// as one, by its length and digest, so that the chain is the archive's;
+// any other appends the record records holds in its place (an empty blob
+// record), and the chain differs from that record on.
+func (v *Voyage) appendImported(ctx context.Context, records [][]byte, after uint64, events map[uint64]bool, stubs map[uint64]segment.Record, moved func(last uint64) error) error {
 	for _, unit := range unitsOf(records, after, events, v.rec.maxUnit()) {
+		if s, ok := v.rec.(stubber); ok && holdsStub(stubs, after, len(unit)) {
+			done, err := s.appendStubbed(ctx, after, unit, stubs)
+			if errors.Is(err, segment.ErrConflict) {
+				return moved(after)
+			}
+			if err != nil {
+				return err
+			}
+			if done {
+				after += uint64(len(unit))
+				continue
+			}
+		}
 		err := v.rec.commit(ctx, func(tx logTx) ([][]byte, error) {
 			if tx.Last() != after {
 				return nil, moved(after)
@@ -200,6 +221,27 @@ func (v *Voyage) appendImported(ctx context.Context, records [][]byte, after uin
 		after += uint64(len(unit))
 	}
 	return nil
+}
+
+// stubber is a journal that appends a record as a stub, by its length
+// and digest (segment.Log.AppendRecords): a home on disk.
+type stubber interface {
+	// appendStubbed appends records after record after as one unit, those
+	// stubs names by sequence number as stubs; done false, and nothing
+	// appended, when the log holds no stubs (it goes on in a format older
+	// than 4). A log that does not end at after is a segment.ErrConflict.
+	appendStubbed(ctx context.Context, after uint64, records [][]byte, stubs map[uint64]segment.Record) (done bool, err error)
+}
+
+// holdsStub reports whether stubs names one of the n records after
+// record after.
+func holdsStub(stubs map[uint64]segment.Record, after uint64, n int) bool {
+	for seq := range stubs {
+		if seq > after && seq <= after+uint64(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // unitsOf splits records, the records after record after, into units of

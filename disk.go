@@ -335,6 +335,21 @@ func (j *diskJournal) commit(ctx context.Context, decide func(logTx) ([][]byte, 
 
 func (j *diskJournal) maxUnit() int { return 0 }
 
+func (j *diskJournal) appendStubbed(ctx context.Context, after uint64, records [][]byte, stubs map[uint64]segment.Record) (bool, error) {
+	recs := make([]segment.Record, len(records))
+	for i, d := range records {
+		recs[i] = segment.Record{Data: d}
+		if s, ok := stubs[after+uint64(i)+1]; ok {
+			recs[i] = segment.Record{Reclaimed: true, Len: s.Len, Digest: s.Digest}
+		}
+	}
+	_, err := j.log.AppendRecords(ctx, after, recs...)
+	if errors.Is(err, segment.ErrStubFormat) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // settle leaves a streamed artifact streamed: the pack takes it as it is
 // written (artifact.Pack.StowStream).
 func (j *diskJournal) settle(*artifact.Encoded) error { return nil }

@@ -262,8 +262,10 @@ type importer struct {
 	asStored []bool
 	// links are every record's place in the chain, by seq: the events'
 	// and the blob records' (read, or the stubs').
-	links     map[uint64]linked
-	stubs     map[uint64]bool
+	links map[uint64]linked
+	stubs map[uint64]bool
+	// stubbed are the blob records to append as stubs, by seq (blob).
+	stubbed   map[uint64]segment.Record
 	witnesses []chain.Head
 	now       time.Time
 }
@@ -918,7 +920,7 @@ func (im *importer) appendTo(ctx context.Context, v *Voyage, after uint64, moved
 		if len(batch) == 0 {
 			return nil
 		}
-		err := v.appendImported(ctx, batch, base, im.seen, moved)
+		err := v.appendImported(ctx, batch, base, im.seen, im.stubbed, moved)
 		base += uint64(len(batch))
 		batch, size = batch[:0], 0
 		return err
@@ -983,12 +985,20 @@ func (im *importer) appendTo(ctx context.Context, v *Voyage, after uint64, moved
 	return flush()
 }
 
-// blob returns the blob record seq, read back from the spill file; a
+// blob returns the blob record seq, read back from the spill file. A
 // jettisoned artifact's, which the archive leaves out, is an empty blob
-// record that keeps its place, as a reclaimed one would.
+// record that keeps its place; when the archive gives its stub (its
+// length and digest), it is noted in im.stubbed too, for a journal that
+// appends it as a stub, keeping the archive's chain (appendImported).
 func (im *importer) blob(seq uint64) ([]byte, error) {
 	at, ok := im.blobs[seq]
 	if !ok {
+		if l, ok := im.links[seq]; ok && im.stubs[seq] {
+			if im.stubbed == nil {
+				im.stubbed = map[uint64]segment.Record{}
+			}
+			im.stubbed[seq] = segment.Record{Seq: seq, Reclaimed: true, Len: l.n, Digest: l.digest}
+		}
 		return artifact.BlobRecord(&artifact.Encoded{Compressed: []byte{}}), nil
 	}
 	rec := make([]byte, at.n)

@@ -72,7 +72,7 @@ func (h *Home) Seed(ctx context.Context, events []projection.Event) (*Voyage, er
 		all[uint64(i+1)] = true
 	}
 	err = h.back.create(ctx, id, func(v *Voyage) error {
-		return v.appendImported(ctx, records, 0, all, func(last uint64) error {
+		return v.appendImported(ctx, records, 0, all, nil, func(last uint64) error {
 			if last == 0 {
 				return errors.New("the new voyage's log is not empty")
 			}

@@ -32,8 +32,8 @@ type VerifyReport struct {
 	// number). Empty when it never ran under rules.
 	Policies []PolicyEntry `json:"policies,omitempty"`
 	// Head is the head of the voyage's chain after its last record, as
-	// Verify recomputed it from the first (zero when the log could not be
-	// read, or a reclaimed record keeps no digest to compute it past).
+	// Verify recomputed it from the first, a reclaimed record by the
+	// digest its stub keeps (zero when the log could not be read).
 	Head chain.Head `json:"head"`
 	// Witnesses are the witnesses checked (VerifyOptions), each with
 	// what the log says against it; one that fails is also in Problems.

@@ -120,9 +120,10 @@ func repositoryWitnesses(ctx context.Context, id, repo string) ([]WitnessReport,
 // sets rep.Head to the head after its last, and checks each witness in
 // rep.Witnesses against the link at its seq: a seq beyond the log's end
 // or a link that differs is damage naming the witness. It runs without
-// witnesses too, for the head. A chain that cannot be computed (a record
-// reclaimed before records kept their digest) is an error when there are
-// witnesses to check, and leaves the head unset otherwise.
+// witnesses too, for the head. A reclaimed record links by the digest its
+// stub keeps (a weak one for a format-3 stub: package segment). A log
+// that cannot be read is an error when there are witnesses to check, and
+// leaves the head unset otherwise.
 func (h *Home) checkWitnesses(ctx context.Context, id, dir string, rep *VerifyReport) error {
 	want := map[uint64]bool{}
 	for _, w := range rep.Witnesses {

@@ -16,6 +16,9 @@ import (
 type request struct {
 	ctx    context.Context
 	decide func(*Tx) ([][]byte, error)
+	// stubs are the records of decide's batch, by their index in it, to
+	// append as stubs (AppendRecords); their Data in the batch is nil.
+	stubs map[int]Record
 	// wake receives exactly once: false when the request's group is done
 	// (first and err are set), true when its goroutine is to lead the next
 	// group. It carries the role so the woken goroutine never reads lead,
@@ -37,7 +40,10 @@ type Tx struct {
 	ctx    context.Context // the Commit's whose decide runs: Scan reads under it
 	base   uint64          // last seq on disk
 	staged [][]byte        // records staged by earlier decides of this group
-	done   bool
+	// stubs are the staged records to append as stubs, by their index in
+	// staged (AppendRecords): Reclaimed, with Len and Digest.
+	stubs map[int]Record
+	done  bool
 }
 
 // Last returns the last seq, including records staged earlier in this group.
@@ -67,7 +73,11 @@ func (tx *Tx) Scan(from uint64, fn func(Record) error) error {
 	}
 	for i, d := range tx.staged {
 		if seq := tx.base + uint64(i) + 1; seq >= from {
-			if err := fn(Record{Seq: seq, Data: d}); err != nil {
+			r := Record{Seq: seq, Data: d}
+			if s, ok := tx.stubs[i]; ok {
+				r = Record{Seq: seq, Reclaimed: true, Len: s.Len, Digest: s.Digest}
+			}
+			if err := fn(r); err != nil {
 				return err
 			}
 		}
@@ -94,13 +104,19 @@ func (tx *Tx) Scan(from uint64, fn func(Record) error) error {
 // After a failed write or fsync every later Commit fails with ErrPoisoned
 // until the log is reopened.
 func (l *Log) Commit(ctx context.Context, decide func(tx *Tx) ([][]byte, error)) (first uint64, err error) {
+	return l.commit(ctx, decide, nil)
+}
+
+// commit is Commit; stubs are the records of decide's batch to append as
+// stubs, by index (AppendRecords).
+func (l *Log) commit(ctx context.Context, decide func(tx *Tx) ([][]byte, error), stubs map[int]Record) (first uint64, err error) {
 	if decide == nil {
 		return 0, errors.New("segment: Commit with nil decide")
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	r := &request{ctx: ctx, decide: decide}
+	r := &request{ctx: ctx, decide: decide, stubs: stubs}
 	l.qmu.Lock()
 	if l.closed {
 		l.qmu.Unlock()
@@ -260,6 +276,9 @@ func (l *Log) runGroup(group []*request) (end uint64) {
 				}
 			}
 		}
+		if err == nil && len(q.stubs) > 0 {
+			err = l.checkStubs(q.stubs, len(recs))
+		}
 		if err != nil {
 			q.err = err
 			tx.staged = tx.staged[:mark]
@@ -270,6 +289,12 @@ func (l *Log) runGroup(group []*request) (end uint64) {
 			q.first = tx.base + uint64(mark) + 1
 			tx.staged = append(tx.staged, recs...)
 			writers = append(writers, q)
+			for i, s := range q.stubs {
+				if tx.stubs == nil {
+					tx.stubs = map[int]Record{}
+				}
+				tx.stubs[mark+i] = s
+			}
 		}
 	}
 	tx.done = true
@@ -280,7 +305,7 @@ func (l *Log) runGroup(group []*request) (end uint64) {
 	if len(tx.staged) == 0 {
 		return
 	}
-	if err := l.writeUnit(tx.staged, len(writers)); err != nil {
+	if err := l.writeUnit(tx.staged, tx.stubs, len(writers)); err != nil {
 		for _, q := range writers {
 			q.first, q.err = 0, err
 		}
@@ -319,10 +344,11 @@ func (l *Log) takeWriter(ctx context.Context, giveUp func() bool) error {
 	return nil
 }
 
-// writeUnit appends recs as one commit unit: rotate if needed, one write.
-// The sync stage makes it durable (pipeline.go). Any failure poisons the
-// writer.
-func (l *Log) writeUnit(recs [][]byte, commits int) error {
+// writeUnit appends recs as one commit unit: rotate if needed, one write;
+// the records stubs names by index are written as stubs (checkStubs let
+// them in). The sync stage makes it durable (pipeline.go). Any failure
+// poisons the writer.
+func (l *Log) writeUnit(recs [][]byte, stubs map[int]Record, commits int) error {
 	c := &l.w
 	if c.f == nil || c.version < legacyVersion {
 		l.smu.Lock()
@@ -339,10 +365,19 @@ func (l *Log) writeUnit(recs [][]byte, commits int) error {
 		c.p.link, c.p.linked = l.rechainLink, true
 	}
 	p := c.p
+	if len(stubs) > 0 && !(p.linked && (c.version >= 4 || rechain)) {
+		// checkStubs let them in: the log cannot have changed format since.
+		return fmt.Errorf("segment: write %s at seq %d: a stub in a segment of format %d, which holds none", filepath.Join(l.dir, c.name), p.next, c.version)
+	}
 	buf := l.wbuf[:0]
 	sum, link := p.sum, p.link
 	for i, d := range recs {
 		seq := p.next + uint64(i)
+		if s, ok := stubs[i]; ok {
+			buf, sum = appendNewStub(buf, seq, uint32(i), i == len(recs)-1, sum, s.Len, s.Digest)
+			link = chain.Next(link, seq, s.Len, s.Digest)
+			continue
+		}
 		buf, sum = appendFrame(buf, seq, uint32(i), i == len(recs)-1, sum, d)
 		if p.linked {
 			link = chain.Link(link, seq, d)
@@ -420,6 +455,65 @@ func (l *Log) setPoison(err error) error {
 // the seq of the first.
 func (l *Log) Append(ctx context.Context, records ...[]byte) (first uint64, err error) {
 	return l.Commit(ctx, func(*Tx) ([][]byte, error) { return records, nil })
+}
+
+// AppendRecords appends recs as one atomic batch only if the log's last
+// seq is expectLast, as AppendIf does: each record's Data, or, for a
+// record with Reclaimed set, a stub (see "Reclaimed records" in
+// format.go) that keeps the record's Len and Digest in place of its bytes.
+// A stub is a record whose bytes were reclaimed before it came to this
+// log — a log copied, record by record as Scan yields them, from one that
+// Reclaim shrank — and the chain goes on over it as over the record
+// (Record.Link), so the copy's Head is the original's. Seq is ignored.
+//
+// Only a format-4 log holds stubs that keep a digest: a log that goes on
+// in an older format refuses a batch holding one with ErrStubFormat, and
+// appends nothing. A stub keeps CRC32C 0 for the record (its bytes never
+// reached this log): the CRC32C chain goes on over that, and checks the
+// stub against accidents as any frame.
+func (l *Log) AppendRecords(ctx context.Context, expectLast uint64, recs ...Record) (first uint64, err error) {
+	batch := make([][]byte, len(recs))
+	var stubs map[int]Record
+	for i, r := range recs {
+		if !r.Reclaimed {
+			batch[i] = r.Data
+			continue
+		}
+		if stubs == nil {
+			stubs = map[int]Record{}
+		}
+		stubs[i] = Record{Reclaimed: true, Len: r.Len, Digest: r.Digest}
+	}
+	return l.commit(ctx, func(tx *Tx) ([][]byte, error) {
+		if last := tx.Last(); last != expectLast {
+			return nil, &ConflictError{Expected: expectLast, Actual: last}
+		}
+		return batch, nil
+	}, stubs)
+}
+
+// ErrStubFormat is AppendRecords' error for a stub in a log that goes on
+// in a format older than 4, which keeps no digest in a stub.
+var ErrStubFormat = errors.New("segment: a stub needs a log of format 4 (one that keeps the BLAKE3 chain)")
+
+// checkStubs checks the stubs of a batch of n records (l.mu held, the
+// writer lock taken): the log goes on in format 4 (or the batch starts a
+// new log, which is format 4, or Rechain's format-4 segment), and every
+// stub's record is of a length the log takes.
+func (l *Log) checkStubs(stubs map[int]Record, n int) error {
+	c := &l.w
+	if !(c.f == nil || l.rechain || (c.version >= 4 && c.p.linked)) {
+		return fmt.Errorf("%w: the log in %s goes on in format %d", ErrStubFormat, l.dir, c.version)
+	}
+	for i, s := range stubs {
+		switch {
+		case i < 0 || i >= n:
+			return fmt.Errorf("segment: a stub at index %d of a batch of %d records (log %s)", i, n, l.dir)
+		case s.Len < 0 || int64(s.Len) > l.opts.MaxRecordSize:
+			return fmt.Errorf("%w: a stub of a record of %d bytes: MaxRecordSize is %d (log %s)", ErrTooLarge, s.Len, l.opts.MaxRecordSize, l.dir)
+		}
+	}
+	return nil
 }
 
 // AppendIf appends records as one atomic batch only if the log's last seq

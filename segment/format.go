@@ -77,7 +77,12 @@ package segment
 //     genesis; every later one's is the previous segment's last link.
 //   - a stub (see "Reclaimed records") holds 40 data bytes: len, crc and
 //     the record's BLAKE3 digest, so the chain continues over it. A
-//     format-4 segment rewritten with stubs stays format 4. A format-3
+//     format-4 segment rewritten with stubs stays format 4. A stub may
+//     also be appended as one (Log.AppendRecords: a copy of a record
+//     reclaimed elsewhere, whose bytes never reach this log): it is
+//     written in its unit as any frame is, with crc 0 (no CRC of those
+//     bytes is known), and checks out as any stub; only format-4 segments
+//     take one. A format-3
 //     stub keeps only len and crc: the chain continues over it with a
 //     weak digest, BLAKE3("helm weak stub 1\x00" ‖ le32 len ‖ le32 crc)
 //     (weakDigest) — weak because the record's bytes are gone and only a
@@ -521,6 +526,16 @@ func appendStub(dst []byte, f frame, recLen int, recCRC uint32, digest *chain.Ha
 	binary.LittleEndian.PutUint32(h[frameHeaderSize:], uint32(recLen))
 	binary.LittleEndian.PutUint32(h[frameHeaderSize+4:], recCRC)
 	return dst
+}
+
+// appendNewStub appends the stub of a record of n bytes whose BLAKE3
+// digest is digest, appended without its bytes (Log.AppendRecords), as
+// the frame seq of its unit at idx, chained from prevSum; it returns dst
+// and the chain's sum after it. Its CRC32C of the record is 0: no CRC of
+// bytes that never reached the log is known.
+func appendNewStub(dst []byte, seq uint64, idx uint32, last bool, prevSum uint32, n int, digest chain.Hash) ([]byte, uint32) {
+	sum := chainOver(prevSum, n, 0)
+	return appendStub(dst, frame{seq: seq, idx: idx, last: last, sum: sum}, n, 0, &digest), sum
 }
 
 // ChainGenesis returns the hash chain's sum before the first record of the

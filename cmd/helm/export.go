@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -231,13 +232,33 @@ func (c *voyageImportCommand) Run(ctx context.Context, a *app, args []string) er
 		return fmt.Errorf("archive %s: %w", name, err)
 	}
 	a.voyages = append(a.voyages, v)
-	if !hdr.chained() {
+	archived := hdr.head()
+	if archived == nil {
 		fmt.Fprintln(a.stderr, "helm: note: the archive carried no chain (written by an older helm): nothing proved it is the voyage as exported")
 	}
-	if a.g.json {
-		return writeJSON(a.stdout, v.Info())
+	head, herr := v.Head(ctx)
+	switch {
+	case herr != nil:
+		fmt.Fprintf(a.stderr, "helm: voyage import: voyage %s has no head to print: %s\n", short(v.ID()), printable(herr.Error()))
+	case archived != nil && head != *archived:
+		// This home stores some record otherwise than the archive did
+		// (its redaction hides more, or its store names artifacts
+		// otherwise): the voyage is the same story, not the same chain.
+		fmt.Fprintf(a.stderr, "helm: note: the archive's head is %s; this home holds the voyage at head %s: it stores some record otherwise (docs/export.md), so a witness of the exported voyage does not hold for this copy\n", archived, head)
 	}
-	_, err = fmt.Fprintln(a.stdout, v.ID())
+	if a.g.json {
+		out := completedJSON{VoyageInfo: v.Info()}
+		if herr == nil {
+			out.Head = &head
+		}
+		return writeJSON(a.stdout, out)
+	}
+	var b strings.Builder
+	fmt.Fprintln(&b, v.ID())
+	if herr == nil {
+		fmt.Fprintf(&b, "Head: %s\n", head)
+	}
+	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
 }
 
@@ -264,10 +285,14 @@ func (t *headerTap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// chained reports whether the header read holds a head.
-func (t *headerTap) chained() bool {
+// head returns the head the header read holds (nil: the archive carries
+// no chain).
+func (t *headerTap) head() *chain.Head {
 	var hdr struct {
-		Head json.RawMessage `json:"head"`
+		Head *chain.Head `json:"head"`
 	}
-	return json.Unmarshal(t.line, &hdr) == nil && len(hdr.Head) > 0 && string(hdr.Head) != "null"
+	if json.Unmarshal(t.line, &hdr) != nil {
+		return nil
+	}
+	return hdr.Head
 }

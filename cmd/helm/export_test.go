@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/chain"
 )
 
 // exportHarness records a voyage with a small and a large sighting, a
@@ -70,7 +71,7 @@ func TestVoyageExportAndImport(t *testing.T) {
 	// Another home imports it and tells the same story.
 	other := newHarness(t)
 	got := other.ok("voyage", "import", path)
-	assert.Equal(t, id+"\n", got)
+	assert.Equal(t, id+"\nHead: "+h.ok("voyage", "head", id), got, "the voyage's id, then its head: the exported voyage's")
 	assert.Equal(t, h.ok("--voyage", id, "log"), other.ok("--voyage", id, "log"))
 	assert.Equal(t, h.ok("--voyage", id, "voyage", "show", "--json"), other.ok("--voyage", id, "voyage", "show", "--json"))
 	assert.Contains(t, other.ok("--voyage", id, "voyage", "verify"), "OK: nothing damaged")
@@ -84,10 +85,47 @@ func TestVoyageExportAndImport(t *testing.T) {
 	// From standard input, --json describes it.
 	third := newHarness(t)
 	third.Stdin = archive
-	var info helm.VoyageInfo
-	require.NoError(t, json.Unmarshal([]byte(third.ok("voyage", "import", "-", "--json")), &info))
-	assert.Equal(t, id, info.ID)
-	assert.Equal(t, "Resolve #42: fix widget crash", info.Intent)
+	var imported struct {
+		helm.VoyageInfo
+		Head chain.Head `json:"head"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(third.ok("voyage", "import", "-", "--json")), &imported))
+	assert.Equal(t, id, imported.ID)
+	assert.Equal(t, "Resolve #42: fix widget crash", imported.Intent)
+	assert.Equal(t, strings.TrimSpace(h.ok("voyage", "head", id)), imported.Head.String())
+}
+
+// TestVoyageImportOfACompactedVoyagePrintsItsHead: a voyage whose
+// jettisoned artifact was compacted away imports with the head the
+// exporting home gives it, prints it, and verifies.
+func TestVoyageImportOfACompactedVoyagePrintsItsHead(t *testing.T) {
+	t.Parallel()
+	h, id := exportHarness(t)
+	h.ok("observe", "context", "a customer's card: 4111")
+	home, err := helm.Open(h.Home, nil)
+	require.NoError(t, err)
+	v, err := home.Voyage(t.Context(), id)
+	require.NoError(t, err)
+	var hash string
+	for _, o := range v.Slate() {
+		if strings.HasPrefix(o.Key, "context") {
+			hash = o.Artifact
+		}
+	}
+	require.NoError(t, v.Close())
+	require.NotEmpty(t, hash)
+	h.ok("artifact", "jettison", hash, "--reason", "holds a customer's card")
+	assert.Contains(t, h.ok("voyage", "compact"), "1 artifact reclaimed")
+	head := h.ok("voyage", "head", id)
+	h.ok("voyage", "export", id, "-o", "compacted.jsonl")
+
+	other := newHarness(t)
+	r := other.run("voyage", "import", filepath.Join(h.Dir, "compacted.jsonl"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, id+"\nHead: "+head, r.Stdout)
+	assert.Empty(t, r.Stderr, "no note: the archive's head is the imported voyage's")
+	assert.Equal(t, head, other.ok("voyage", "head", id))
+	assert.Contains(t, other.ok("--voyage", id, "voyage", "verify", "--witness", strings.TrimSpace(head)), "OK: nothing damaged")
 }
 
 func TestVoyageImportRefusesATamperedFile(t *testing.T) {
