@@ -290,6 +290,11 @@ func TestAttackEditedSummaryViewIsFoundByVerify(t *testing.T) {
 		require.NoError(t, err)
 		listed := list[0].Outcome == logbook.OutcomeFailed
 		assert.True(t, listed || !rep.OK(), "list shows the forged outcome %q and verify (witnesses %d) says OK", list[0].Outcome, len(rep.Witnesses))
+		var named bool
+		for _, p := range rep.Problems {
+			named = named || (p.File == path && strings.Contains(p.Reason, `summary.json says outcome "completed"`) && strings.Contains(p.Reason, "the cache was edited"))
+		}
+		assert.True(t, named, "the problem names summary.json and what it says: %v", rep.Problems)
 	}
 }
 

@@ -366,6 +366,7 @@ func (j *diskJournal) check(_ context.Context, ref artifact.Ref) *DamageError {
 
 func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) {
 	j.verifySnapshot(ctx, rep)
+	j.verifyViews(rep)
 	// Verify reads every record anyway: a cache's head at the log's last
 	// seq is checked against the chain's (a cache beyond the log kept the
 	// voyage from opening: verifyLog reported it).
