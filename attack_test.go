@@ -114,6 +114,19 @@ func TestAttackHonestCompactedVoyageVerifiesWithItsWitnesses(t *testing.T) {
 	require.NoError(t, err, "verifying an intact compacted voyage against its witnesses runs")
 	assert.True(t, vr.OK(), "%v", vr.Problems)
 	assert.Equal(t, after, vr.Head)
+
+	alone, err := h.Verify(ctx, v.ID(), nil)
+	require.NoError(t, err)
+	assert.True(t, alone.OK(), "without a witness: %v", alone.Problems)
+	v, err = h.Voyage(ctx, v.ID())
+	require.NoError(t, err, "the stub is named by the stow of its commit: the voyage opens")
+	defer v.Close()
+	for _, err := range v.Events(ctx, 0) {
+		require.NoError(t, err, "reads take the stub")
+	}
+	again, err := v.Head(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, after, again, "the head computed from the records, the stub by its digest")
 }
 
 // A record below a witnessed head is turned into a stub that keeps its

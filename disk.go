@@ -433,6 +433,22 @@ func (j *diskJournal) head(ctx context.Context) (chain.Head, error) {
 	return h, nil
 }
 
+// cacheHead is the head a cache records (summary.json): the one head
+// computed, when this handle computed one (continued over what was
+// appended since: a few records), else the stored one. A close must not
+// cost a read of the whole log; a cache hands out nothing, and one that
+// records a stored head that is not the records' is found by verify,
+// which compares it with the chain.
+func (j *diskJournal) cacheHead(ctx context.Context) (chain.Head, error) {
+	j.headMu.Lock()
+	computed := j.verified.Seq > 0
+	j.headMu.Unlock()
+	if computed {
+		return j.head(ctx)
+	}
+	return j.log.Head(ctx)
+}
+
 // errHeadReached ends head's read at the stored head's seq.
 var errHeadReached = errors.New("the stored head's seq is reached")
 

@@ -63,7 +63,7 @@ func (j *diskJournal) summarize(ctx context.Context) {
 		return // the log is ahead of these views: let the next open write it
 	}
 	s := summaryFile{Version: summaryVersion, Voyage: info, Log: mark}
-	if head, err := j.head(ctx); err == nil && head.Seq == mark.Last {
+	if head, err := j.cacheHead(ctx); err == nil && head.Seq == mark.Last {
 		s.Head = &head
 	}
 	data, err := json.Marshal(s)
