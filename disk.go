@@ -296,6 +296,9 @@ type diskJournal struct {
 	rechaining bool
 	oldEnd     uint64
 	oldSum     uint32
+
+	headMu   sync.Mutex
+	verified chain.Head // the chain computed from the records, up to verified.Seq (head)
 }
 
 func (j *diskJournal) Scan(ctx context.Context, from uint64, fn func(segment.Record) error) error {
@@ -399,28 +402,100 @@ func (j *diskJournal) kept(_ context.Context, ref artifact.Ref) (bool, error) {
 
 func (j *diskJournal) verify(ctx context.Context, rep *VerifyReport) {
 	j.verifySnapshot(ctx, rep)
+	j.verifyViews(rep)
 	// Verify reads every record anyway: a cache's head at the log's last
 	// seq is checked against the chain's (a cache beyond the log kept the
 	// voyage from opening: verifyLog reported it).
 	cached := readClaims(j.d.h.dir, j.v.dir, j.v.id) // before the log: see claims
-	if head, err := j.head(ctx); err == nil {
-		rep.Problems = append(rep.Problems, cached.against(head.Seq, &head)...)
+	head, err := j.head(ctx)
+	if err != nil {
+		var d *DamageError
+		if errors.As(err, &d) {
+			rep.Problems = append(rep.Problems, d) // the stored head is not the records'
+		}
+		return
 	}
+	rep.Problems = append(rep.Problems, cached.against(head.Seq, &head)...)
 }
 
-// head is the log's stored head (segment.Log.Head: known at open for a
-// format-4 log, read once for an older one), continued over what other
-// processes appended since this handle last caught up.
+// head is the chain's head at the log's end as this handle sees it,
+// computed from the records: never a stored link alone. The first call
+// of a handle reads the log from its genesis (every record, or a stub's
+// digest); later ones continue from that verified point over the records
+// appended since, read from disk. The result is compared with the head
+// the log stores (segment.Log.Head: the last segment's header link, kept
+// by WATERMARK too, carried over the segment's records), which anyone
+// who can write the home can rewrite: a mismatch is damage, and no head
+// is handed out — a head is what witnesses certify.
 func (j *diskJournal) head(ctx context.Context) (chain.Head, error) {
-	h, err := j.log.Head(ctx)
-	if err != nil {
-		return chain.Head{}, err
+	j.headMu.Lock()
+	defer j.headMu.Unlock()
+	linked := j.log.Chain().Kind == "blake3"
+	stored := chain.Head{Seq: j.log.Last()} // an older log stores no link: its head is only computed
+	if linked {
+		var err error
+		if stored, err = j.log.Head(ctx); err != nil {
+			return chain.Head{}, err
+		}
 	}
-	err = j.log.Scan(ctx, h.Seq+1, func(r segment.Record) error {
-		h = chain.Head{Seq: r.Seq, Hash: r.Link(h.Hash)}
-		return nil
-	})
-	return h, err
+	h := j.verified
+	if h.Seq == 0 {
+		h.Hash = chain.Genesis(j.v.id)
+	}
+	if h.Seq < stored.Seq {
+		err := j.log.Scan(ctx, h.Seq+1, func(r segment.Record) error {
+			if r.Seq > stored.Seq {
+				return errHeadReached
+			}
+			h = chain.Head{Seq: r.Seq, Hash: r.Link(h.Hash)} // a reclaimed record by the digest its stub keeps
+			return nil
+		})
+		if err != nil && !errors.Is(err, errHeadReached) {
+			return chain.Head{}, err
+		}
+	}
+	if h.Seq != stored.Seq {
+		return chain.Head{}, fmt.Errorf("voyage %s: the chain's head: the log's records end at seq %d, its stored head is at seq %d", j.v.id, h.Seq, stored.Seq)
+	}
+	if linked && h.Hash != stored.Hash {
+		events := j.log.Dir()
+		file := lastSegment(events)
+		return chain.Head{}, &DamageError{Voyage: j.v.id, File: file, Seq: h.Seq,
+			Reason: fmt.Sprintf("the stored chain link at seq %d does not match the records: the log was edited", h.Seq),
+			Err: fmt.Errorf("voyage %s is damaged: %s: the stored chain link at seq %d does not match the records: the log was edited (stored %s, the records give %s)",
+				j.v.id, file, h.Seq, stored.Hash, h.Hash)}
+	}
+	j.verified = h
+	return h, nil
+}
+
+// cacheHead is the head a cache records (summary.json): the one head
+// computed, when this handle computed one (continued over what was
+// appended since: a few records), else the stored one. A close must not
+// cost a read of the whole log; a cache hands out nothing, and one that
+// records a stored head that is not the records' is found by verify,
+// which compares it with the chain.
+func (j *diskJournal) cacheHead(ctx context.Context) (chain.Head, error) {
+	j.headMu.Lock()
+	computed := j.verified.Seq > 0
+	j.headMu.Unlock()
+	if computed {
+		return j.head(ctx)
+	}
+	return j.log.Head(ctx)
+}
+
+// errHeadReached ends head's read at the stored head's seq.
+var errHeadReached = errors.New("the stored head's seq is reached")
+
+// lastSegment names the segment file of the log in dir whose header holds
+// the stored link head compares (the last one), or dir if none is found.
+func lastSegment(dir string) string {
+	names, err := filepath.Glob(filepath.Join(dir, "*.seg"))
+	if err != nil || len(names) == 0 {
+		return dir
+	}
+	return names[len(names)-1] // zero-padded first seqs: sorted by name
 }
 
 func (j *diskJournal) status() StorageInfo {

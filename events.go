@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/hint"
@@ -82,13 +83,33 @@ func eventsOf(id, dir string, fn func(seq uint64, e *projection.Event) error) fu
 // stubs follows, through one scan, the reclaimed records it meets and the
 // artifact events that name them. A reclaimed record held an artifact's
 // bytes (Voyage.Compact reclaims those of jettisoned ones), and the event
-// that stowed the artifact names it as its blob record, after it; one
-// that no event names was an event, gone from the story. A read that
-// folds or yields events refuses such a log, as it refuses other damage:
-// nothing is left out of the story unsaid. (Verify checks every record
-// of the log the same way: checkReclaimed.)
+// that stowed the artifact names it as its blob record, after it, in the
+// same commit: helm writes each blob record just before the event naming
+// it, and an import keeps an archive's blob records before their events
+// (import.go: a blob is a record before its event that no event is). So a
+// stub is named only by an artifact stow (or reduction) whose blob record
+// it is, with nothing between the two but blob records (or their stubs)
+// and such events, as a batch of them is written. A stub that no event
+// names so — none at all, or one further on, past another event — was an
+// event, gone from the story: a later event naming it is a forgery that
+// would tell the story without it. A read that folds or yields events
+// refuses such a log, as it refuses other damage: nothing is left out of
+// the story unsaid. (Verify checks every record of the log the same way:
+// checkReclaimed.)
 type stubs struct {
-	unnamed map[uint64]bool
+	// open are the stubs of the run of blob records and artifact events
+	// the scan is in, not named yet; hidden are those whose run ended
+	// before an event named them.
+	open   map[uint64]bool
+	hidden []uint64
+}
+
+// end closes the run: its stubs left unnamed are hidden records.
+func (s *stubs) end() {
+	for seq := range s.open {
+		s.hidden = append(s.hidden, seq)
+		delete(s.open, seq)
+	}
 }
 
 // events is eventsOf that follows the scan's reclaimed records in s (nil:
@@ -97,10 +118,10 @@ func (s *stubs) events(id, dir string, fn func(seq uint64, e *projection.Event) 
 	return func(r segment.Record) error {
 		if r.Reclaimed {
 			if s != nil {
-				if s.unnamed == nil {
-					s.unnamed = map[uint64]bool{}
+				if s.open == nil {
+					s.open = map[uint64]bool{}
 				}
-				s.unnamed[r.Seq] = true
+				s.open[r.Seq] = true
 			}
 			return nil
 		}
@@ -111,8 +132,12 @@ func (s *stubs) events(id, dir string, fn func(seq uint64, e *projection.Event) 
 		if err != nil {
 			return fmt.Errorf("voyage %s, %s, record %d: %w", id, dir, r.Seq, err)
 		}
-		if a := e.Artifact; s != nil && a != nil && a.Blob != 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
-			delete(s.unnamed, a.Blob)
+		if s != nil && len(s.open) > 0 {
+			if a := e.Artifact; a != nil && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
+				delete(s.open, a.Blob) // its blob record, in its run
+			} else {
+				s.end()
+			}
 		}
 		return fn(r.Seq, e)
 	}
@@ -121,15 +146,19 @@ func (s *stubs) events(id, dir string, fn func(seq uint64, e *projection.Event) 
 // err is the damage the scan met: the first reclaimed record that no
 // event named.
 func (s *stubs) err(id, dir string) error {
-	if s == nil || len(s.unnamed) == 0 {
+	if s == nil {
 		return nil
 	}
-	first := uint64(0)
-	for seq := range s.unnamed {
-		if first == 0 || seq < first {
-			first = seq
-		}
+	s.end() // the log's end ends the run
+	if len(s.hidden) == 0 {
+		return nil
 	}
-	return &DamageError{Voyage: id, File: dir, Seq: first,
-		Reason: fmt.Sprintf("record %d was reclaimed, but no artifact was stored in it: an event's bytes are gone, and the story would be told without it", first)}
+	return hiddenRecord(id, dir, slices.Min(s.hidden))
+}
+
+// hiddenRecord is the damage of the reclaimed record seq of voyage id's
+// log in dir that no artifact event names as its blob record.
+func hiddenRecord(id, dir string, seq uint64) *DamageError {
+	return &DamageError{Voyage: id, File: dir, Seq: seq,
+		Reason: fmt.Sprintf("record %d was reclaimed, but no artifact was stored in it (no artifact event of its commit names it as its blob record): an event's bytes are gone, and the story would be told without it", seq)}
 }

@@ -1,13 +1,19 @@
 package helm
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/helmlog/helm/internal/homeindex"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/durable"
@@ -57,7 +63,7 @@ func (j *diskJournal) summarize(ctx context.Context) {
 		return // the log is ahead of these views: let the next open write it
 	}
 	s := summaryFile{Version: summaryVersion, Voyage: info, Log: mark}
-	if head, err := j.head(ctx); err == nil && head.Seq == mark.Last {
+	if head, err := j.cacheHead(ctx); err == nil && head.Seq == mark.Last {
 		s.Head = &head
 	}
 	data, err := json.Marshal(s)
@@ -160,4 +166,103 @@ func (d *disk) summary(ctx context.Context, id string, indexed uint64) (VoyageIn
 	}
 	defer v.Close()
 	return v.Info(), nil
+}
+
+// verifyViews compares the views the caches that List trusts hold with
+// the voyage's view folded from every event (Verify's): summary.json's,
+// and the home index's record of the voyage. List trusts either while the
+// log's files are unchanged since it was written, so an edited view is
+// what a listing shows; it is damage to report. A cache of an earlier
+// seq than the events' says nothing here (List does not trust it: the
+// log changed since).
+func (j *diskJournal) verifyViews(rep *VerifyReport) {
+	v := j.v
+	v.mu.Lock()
+	want := v.st.Voyage
+	v.mu.Unlock()
+	path := filepath.Join(v.dir, summaryName)
+	if s, err := readSummary(v.dir); err == nil && s.Voyage.ID == v.id && s.Voyage.Seq == want.Seq {
+		if d := viewDiff(summaryName, s.Voyage, want); d != "" {
+			rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: path, Reason: d})
+		}
+	}
+	index := filepath.Join(j.d.h.dir, homeindex.Name)
+	views, err := homeindex.Read(index)
+	if err != nil {
+		return
+	}
+	if data, ok := views[v.id]; ok {
+		got, _, err := decodeView(data)
+		if err != nil || got.ID != v.id || got.Seq != want.Seq {
+			return
+		}
+		// The index keeps the fields a listing shows: compare those.
+		indexed, _, err := decodeView(encodeView(want))
+		if err != nil {
+			return
+		}
+		if d := viewDiff("the home index", got, indexed); d != "" {
+			rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: index, Reason: d})
+		}
+	}
+}
+
+// viewDiff says how the view cache holds differs from want, the events':
+// "" when it does not.
+func viewDiff(cache string, got, want projection.VoyageView) string {
+	fields := func(p projection.VoyageView) map[string]json.RawMessage {
+		data, _ := json.Marshal(p)
+		var m map[string]json.RawMessage
+		json.Unmarshal(data, &m)
+		return m
+	}
+	g, w := fields(got), fields(want)
+	keys := make([]string, 0, len(g)+len(w))
+	for k := range g {
+		keys = append(keys, k)
+	}
+	for k := range w {
+		if _, ok := g[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b string) int { // what a listing shows first
+		return cmp.Or(cmp.Compare(fieldRank(a), fieldRank(b)), cmp.Compare(a, b))
+	})
+	var says, events []string
+	for _, k := range keys {
+		if !bytes.Equal(g[k], w[k]) {
+			says = append(says, k+" "+shown(g[k]))
+			events = append(events, shown(w[k]))
+		}
+	}
+	if len(says) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s says %s, the events say %s: the cache was edited", cache, strings.Join(says, ", "), strings.Join(events, ", "))
+}
+
+func fieldRank(k string) int {
+	switch k {
+	case "status":
+		return 0
+	case "outcome":
+		return 1
+	case "summary":
+		return 2
+	}
+	return 3
+}
+
+// shown is a JSON value as the message says it: a string without its
+// quotes, a missing one as "nothing".
+func shown(v json.RawMessage) string {
+	if v == nil {
+		return "nothing"
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return strconv.Quote(s)
+	}
+	return string(v)
 }

@@ -3,7 +3,7 @@ package helm
 import (
 	"context"
 	"errors"
-	"fmt"
+	"slices"
 
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/chain"
@@ -224,11 +224,9 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 	if len(blobs) == 0 && rep.Events.Reclaimed == 0 {
 		return nil
 	}
-	var reclaimed []uint64
+	reclaimed := false
 	err := v.rec.Scan(ctx, 1, func(r segment.Record) error {
-		if r.Reclaimed {
-			reclaimed = append(reclaimed, r.Seq)
-		}
+		reclaimed = reclaimed || r.Reclaimed
 		a, ok := blobs[r.Seq]
 		if !ok {
 			return nil
@@ -252,8 +250,8 @@ func (v *Voyage) verifyArtifacts(ctx context.Context, rep *VerifyReport) error {
 		}
 		rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
 	}
-	if len(reclaimed) > 0 {
-		if err := v.checkReclaimed(ctx, reclaimed, rep); err != nil {
+	if reclaimed {
+		if err := v.checkReclaimed(ctx, rep); err != nil {
 			return err
 		}
 	}
@@ -274,16 +272,12 @@ func readBlob(a ArtifactInfo, record []byte, dir string) ([]byte, error) {
 }
 
 // checkReclaimed reports every reclaimed record that no artifact's stow
-// names as its blob record: bytes that were not a jettisoned artifact's
-// or a reduced one's payload (an event's) are gone.
-func (v *Voyage) checkReclaimed(ctx context.Context, seqs []uint64, rep *VerifyReport) error {
-	named := map[uint64]bool{}
-	err := v.rec.Scan(ctx, 1, eventsOf(v.id, v.rec.Dir(), func(_ uint64, e *projection.Event) error {
-		if e.Artifact != nil && e.Artifact.Blob != 0 && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
-			named[e.Artifact.Blob] = true
-		}
-		return nil
-	}))
+// names as its blob record, in its commit (the rule of stubs): bytes that
+// were not a jettisoned artifact's or a reduced one's payload (an
+// event's) are gone.
+func (v *Voyage) checkReclaimed(ctx context.Context, rep *VerifyReport) error {
+	var st stubs
+	err := v.rec.Scan(ctx, 1, st.events(v.id, v.rec.Dir(), func(uint64, *projection.Event) error { return nil }))
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return err
@@ -291,11 +285,10 @@ func (v *Voyage) checkReclaimed(ctx context.Context, seqs []uint64, rep *VerifyR
 		rep.Problems = append(rep.Problems, problem(v.id, v.rec.Dir(), err))
 		return nil
 	}
-	for _, seq := range seqs {
-		if !named[seq] {
-			rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: v.rec.Dir(), Seq: seq,
-				Reason: fmt.Sprintf("record %d was reclaimed, but no artifact was stored in it: an event's bytes are gone", seq)})
-		}
+	st.end()
+	slices.Sort(st.hidden)
+	for _, seq := range st.hidden {
+		rep.Problems = append(rep.Problems, hiddenRecord(v.id, v.rec.Dir(), seq))
 	}
 	return nil
 }
