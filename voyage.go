@@ -91,7 +91,11 @@ func (v *Voyage) Storage() StorageInfo {
 // trailer, a pull request body, a line pasted elsewhere — is a witness
 // that Home.Verify checks the voyage against.
 func (v *Voyage) Head(ctx context.Context) (chain.Head, error) {
-	return v.rec.head(ctx)
+	h, err := v.rec.head(ctx)
+	if err != nil {
+		return chain.Head{}, v.fail("head", err, hint.Hint{})
+	}
+	return h, nil
 }
 
 // StorageInfo is what a Voyage handle knows of how its voyage is stored.
