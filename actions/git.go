@@ -42,7 +42,7 @@ func (a *Commit) validate() error {
 func (*Commit) Kind() string { return "commit" }
 
 func (a *Commit) args() []string {
-	return append([]string{"commit", "-m", a.Message}, a.trailerArgs()...)
+	return append(committing("commit", "-m", a.Message), a.trailerArgs()...)
 }
 
 // Perform commits and returns the new commit's SHA.
