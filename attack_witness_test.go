@@ -19,6 +19,8 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/internal/ghtest"
 	"github.com/helmlog/helm/internal/tamper"
 	"github.com/helmlog/helm/logbook"
 )
@@ -45,14 +47,24 @@ func hook(t *testing.T, w *witnessed, name, script string) {
 }
 
 // performCommit stages a change and performs a commit through the voyage;
-// it returns the entry and whether the action was recorded performed.
+// it returns the entry and whether the action was recorded performed. A
+// commit helm refuses before recording anything (its message holds a
+// Helm-Voyage line) returns a zero entry, not performed, with the
+// refusal checked: ErrInvalid, the witness hint, nothing recorded.
 func performCommit(t *testing.T, w *witnessed, message string) (logbook.Entry, bool) {
 	t.Helper()
 	w.git.WriteFile(t, "widget.go", "changed "+message+"\n")
 	w.git.Git(t, "add", "widget.go")
 	c, err := actions.NewCommit(w.r, actions.Commit{Message: message})
 	require.NoError(t, err)
+	before := len(entriesOf(t, w.v))
 	e, err := w.v.Perform(context.Background(), c, who, nil)
+	if errors.Is(err, helm.ErrInvalid) {
+		assert.Equal(t, hint.Witness, helm.HintOf(err).Kind, "%v", err)
+		assert.Contains(t, err.Error(), "line is helm's to write")
+		assert.Len(t, entriesOf(t, w.v), before, "refused before anything is recorded")
+		return logbook.Entry{}, false
+	}
 	if err != nil {
 		var ae *helm.ActionError
 		require.True(t, errors.As(err, &ae), "a failed commit is an ActionError: %v", err)
@@ -100,63 +112,81 @@ func TestAttackRepositoryConfigCannotLeaveACommitUnwitnessed(t *testing.T) {
 		name    string
 		setup   func(t *testing.T, w *witnessed)
 		message string
+		fails   string // what the failure recorded says, when it must fail
 	}{
 		{"i18n.commitEncoding IBM037 (EBCDIC)", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "i18n.commitEncoding", "IBM037")
-		}, "Fix null check"},
+		}, "Fix null check", ""},
 		{"i18n.commitEncoding UTF-16LE", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "i18n.commitEncoding", "UTF-16LE")
-		}, "Fix null check!"},
+		}, "Fix null check!", ""},
 		{"commit-msg hook strips the trailer", func(t *testing.T, w *witnessed) {
 			hook(t, w, "commit-msg", `sed -i '/^Helm-Voyage/d' "$1"`)
-		}, "Fix null check"},
+		}, "Fix null check", ""},
 		{"commit-msg hook rewrites the head", func(t *testing.T, w *witnessed) {
 			hook(t, w, "commit-msg", `sed -i 's/^\(Helm-Voyage: [^ ]*\) .*/\1 1:`+strings.Repeat("0", 64)+`/' "$1"`)
-		}, "Fix null check"},
+		}, "Fix null check", ""},
 		{"post-commit hook amends the trailer away", func(t *testing.T, w *witnessed) {
 			hook(t, w, "post-commit", `[ -n "$AMENDED" ] && exit 0; AMENDED=1 git commit -q --amend --no-verify -m "Fix null check"`)
-		}, "Fix null check"},
+		}, "Fix null check", ""},
+		{"post-commit hook relabels the commit's encoding", func(t *testing.T, w *witnessed) {
+			hook(t, w, "post-commit", `new=$(git cat-file commit HEAD | sed '1,/^$/d' | git -c i18n.commitEncoding=IBM037 commit-tree 'HEAD^{tree}' -p HEAD^) && git update-ref HEAD "$new"`)
+		}, "Fix null check", "git labelled its message IBM037"},
+		{"commit-msg hook adds a false line for the voyage as the subject", func(t *testing.T, w *witnessed) {
+			hook(t, w, "commit-msg", `id=$(git config helm.test.voyage); sed -i "1i Helm-Voyage: $id 1:`+strings.Repeat("0", 64)+`" "$1"`)
+			w.git.Git(t, "config", "helm.test.voyage", w.v.ID())
+		}, "Fix null check", "holds 2 Helm-Voyage lines"},
 		{"trailer.where start", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "trailer.where", "start")
-		}, "Fix\n\nSigned-off-by: A <a@example.com>"},
+		}, "Fix\n\nSigned-off-by: A <a@example.com>", ""},
 		{"trailer.ifexists doNothing after a forged line", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "trailer.ifexists", "doNothing")
-		}, "Fix\n\nHelm-Voyage: VOYAGE 1:" + strings.Repeat("0", 64)},
+		}, "Fix\n\nHelm-Voyage: VOYAGE 1:" + strings.Repeat("0", 64), ""},
 		{"trailer key alias", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "trailer.hv.key", "Helm-Voyage")
 			w.git.Git(t, "config", "trailer.Helm-Voyage.key", "Xelm-Voyage")
-		}, "Fix null check"},
+		}, "Fix null check", ""},
 		{"trailer.separators =", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "trailer.separators", "=")
-		}, "Fix null check"},
+		}, "Fix null check", ""},
 		{"core.commentChar H with cleanup strip", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "core.commentChar", "H")
 			w.git.Git(t, "config", "commit.cleanup", "strip")
-		}, "Fix null check"},
+		}, "Fix null check", ""},
 		{"commit.cleanup scissors with a scissors line", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "commit.cleanup", "scissors")
-		}, "Fix null check\n# ------------------------ >8 ------------------------\nhidden"},
+		}, "Fix null check\n# ------------------------ >8 ------------------------\nhidden", ""},
 		{"commit.cleanup verbatim with # lines", func(t *testing.T, w *witnessed) {
 			w.git.Git(t, "config", "commit.cleanup", "verbatim")
-		}, "Fix null check\n# a comment\n"},
-		{"CRLF message", func(*testing.T, *witnessed) {}, "Fix null check\r\n\r\nBody line\r\n"},
-		{"last paragraph not trailers", func(*testing.T, *witnessed) {}, "Fix\n\nNot: a trailer\nbut prose follows it"},
-		{"very long message", func(*testing.T, *witnessed) {}, "Fix\n\n" + strings.Repeat("long line of prose\n", 5000)},
+		}, "Fix null check\n# a comment\n", ""},
+		{"CRLF message", func(*testing.T, *witnessed) {}, "Fix null check\r\n\r\nBody line\r\n", ""},
+		{"last paragraph not trailers", func(*testing.T, *witnessed) {}, "Fix\n\nNot: a trailer\nbut prose follows it", ""},
+		{"very long message", func(*testing.T, *witnessed) {}, "Fix\n\n" + strings.Repeat("long line of prose\n", 5000), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWitnessed(t)
 			tc.setup(t, w)
 			e, performed := performCommit(t, w, strings.ReplaceAll(tc.message, "VOYAGE", w.v.ID()))
+			if tc.fails != "" {
+				require.False(t, performed)
+				require.NotNil(t, e.Action)
+				assert.Contains(t, e.Action.Error, tc.fails)
+			}
 			if !performed {
-				t.Logf("held: recorded as failed: %s", e.Action.Error)
+				if e.Action != nil {
+					t.Logf("held: recorded as failed: %s", e.Action.Error)
+				}
 				return
 			}
 			sha := e.Action.Result.SHA
+			raw := gitIn(t, w.git.Dir, "cat-file", "commit", sha)
+			header, _, _ := strings.Cut(raw, "\n\n")
+			assert.NotContains(t, header, "\nencoding ", "helm's commit is UTF-8, with no encoding header")
 			require.NotEmpty(t, sha)
 			w.git.Git(t, "push", "-q", "origin", "HEAD:main")
 			clone := cleanClone(t, w)
 
-			raw := gitIn(t, clone, "cat-file", "commit", sha)
+			raw = gitIn(t, clone, "cat-file", "commit", sha)
 			assert.Equal(t, 1, strings.Count(raw, "Helm-Voyage: "+w.v.ID()+" "), "one line names the voyage in the commit:\n%s", raw)
 
 			rep, mine := witnessOf(t, w, clone, sha)
@@ -240,10 +270,9 @@ func TestAttackWitnessRepositoryHidesTheWitnessFromVerify(t *testing.T) {
 			fake := strings.TrimSpace(w.git.Git(t, "commit-tree", tree, "-p", parent, "-m", "Fix null check"))
 			w.git.Git(t, "replace", sha, fake)
 		}},
-		{".git/shallow cuts history above it", func(t *testing.T, w *witnessed, _ string) {
+		{"commit-graph file", func(t *testing.T, w *witnessed, _ string) {
 			w.git.Git(t, "commit", "-q", "--allow-empty", "-m", "on top")
-			top := strings.TrimSpace(w.git.Git(t, "rev-parse", "HEAD"))
-			require.NoError(t, os.WriteFile(filepath.Join(w.git.Dir, ".git", "shallow"), []byte(top+"\n"), 0o644))
+			w.git.Git(t, "commit-graph", "write", "--reachable")
 		}},
 		{".git/info/grafts cuts history above it", func(t *testing.T, w *witnessed, _ string) {
 			w.git.Git(t, "commit", "-q", "--allow-empty", "-m", "on top")
@@ -272,32 +301,107 @@ func TestAttackWitnessRepositoryHidesTheWitnessFromVerify(t *testing.T) {
 	}
 }
 
-// The agent writes a Helm-Voyage line naming THIS voyage in its own
-// commit message, with a head the log never had. helm promises every
-// commit it makes carries exactly one trustworthy line: either it
-// refuses such a message, or the commit it makes carries one line naming
-// the voyage and verify finds the honest voyage intact. (Otherwise the
-// agent makes an honest log look "edited, truncated or rolled back".)
-func TestAttackOwnVoyageLineInTheMessage(t *testing.T) {
+// The agent makes the repository shallow above helm's witnessed commit
+// (.git/shallow naming the commit on top): the history below it cannot
+// be read, so verify refuses the repository as a witness — an error with
+// no report and a hint to unshallow — rather than miss the witness.
+func TestAttackShallowWitnessRepositoryIsRefused(t *testing.T) {
+	w := newWitnessed(t)
+	w.commit(t, "widget.go", "Fix null check")
+	w.git.Git(t, "commit", "-q", "--allow-empty", "-m", "on top")
+	top := strings.TrimSpace(w.git.Git(t, "rev-parse", "HEAD"))
+	require.NoError(t, os.WriteFile(filepath.Join(w.git.Dir, ".git", "shallow"), []byte(top+"\n"), 0o644))
+
+	rep, err := w.home.Verify(context.Background(), w.v.ID(), &helm.VerifyOptions{Repositories: []string{w.git.Dir}})
+	require.Error(t, err)
+	assert.Nil(t, rep)
+	assert.Contains(t, err.Error(), "witness repository "+w.git.Dir+" is shallow: some commits cannot be read")
+	assert.Equal(t, hint.Witness, helm.HintOf(err).Kind)
+	assert.Contains(t, helm.HintOf(err).Text, "fetch --unshallow")
+	assert.NotErrorIs(t, err, helm.ErrInvalid, "not bad input: the check could not run (exit 1, as for a directory git cannot read)")
+}
+
+// The agent writes a Helm-Voyage line naming THIS voyage (or one that
+// does not parse) in its own commit message, pull request, issue or
+// comment, with a head the log never had: helm refuses it before
+// anything is recorded or run (ErrInvalid, with the witness hint), so
+// the agent cannot make an honest log look "edited, truncated or rolled
+// back" with a line beside helm's.
+func TestAttackOwnVoyageLineInTheMessageIsRefusedBeforeAnythingIsRecorded(t *testing.T) {
 	zeros := strings.Repeat("0", 64)
 	for _, tc := range []struct{ name, message string }{
 		{"as the last trailer", "Fix\n\nHelm-Voyage: VOYAGE 1:" + zeros},
 		{"in the body", "Fix\n\nHelm-Voyage: VOYAGE 2:" + zeros + "\n\nMore prose."},
 		{"lower-case key, indented", "Fix\n\n   helm-voyage: VOYAGE 1:" + zeros + "\n\nMore prose."},
 		{"as the subject", "Helm-Voyage: VOYAGE 1:" + zeros},
+		{"after a lone CR", "Fix\rHelm-Voyage: VOYAGE 1:" + zeros},
+		{"a line that does not parse", "Fix\n\nHelm-Voyage: VOYAGE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWitnessed(t)
+			head := strings.TrimSpace(w.git.Git(t, "rev-parse", "HEAD"))
 			e, performed := performCommit(t, w, strings.ReplaceAll(tc.message, "VOYAGE", w.v.ID()))
-			if !performed {
-				t.Logf("held: refused: %s", e.Action.Error)
-				return
-			}
-			rep, mine := witnessOf(t, w, w.git.Dir, e.Action.Result.SHA)
-			assert.Len(t, mine, 1, "the commit helm made carries one line naming the voyage: %+v", mine)
-			assert.True(t, rep.OK(), "an honest voyage verifies against the commit helm made: %v", rep.Problems)
+			require.False(t, performed)
+			assert.Nil(t, e.Action, "refused, not recorded as failed")
+			assert.Equal(t, head, strings.TrimSpace(w.git.Git(t, "rev-parse", "HEAD")), "nothing was committed")
 		})
 	}
+
+	w := newWitnessed(t)
+	w.git.Git(t, "checkout", "-q", "-b", "fix")
+	w.git.Git(t, "commit", "-q", "--allow-empty", "-m", "Fix")
+	w.git.Git(t, "push", "-q", "origin", "fix")
+	iss := w.srv.AddIssue("octo/widgets", ghtest.Issue{Title: "Crash"})
+	pr := w.srv.AddPull("octo/widgets", ghtest.PullRequest{Title: "Old", Head: "fix", HeadSHA: "abc", User: "john-agent"})
+	line := "Helm-Voyage: " + w.v.ID() + " 1:" + zeros
+	for _, tc := range []struct {
+		name  string
+		build func() (helm.Action, error)
+	}{
+		{"pull request body", func() (helm.Action, error) {
+			return actions.NewCreatePullRequest(w.r, actions.CreatePullRequest{Branch: "fix", Base: "main", Title: "Fix", Body: "Fixes #1.\n\n" + line})
+		}},
+		{"pull request title", func() (helm.Action, error) {
+			return actions.NewCreatePullRequest(w.r, actions.CreatePullRequest{Branch: "fix", Base: "main", Title: line})
+		}},
+		{"issue body", func() (helm.Action, error) {
+			return actions.NewCreateIssue(w.r, actions.CreateIssue{Title: "Bug", Body: "> quoted is fine\n" + line})
+		}},
+		{"issue comment", func() (helm.Action, error) {
+			return actions.NewCommentIssue(w.r, actions.CommentIssue{Number: iss, Body: line + "\n\nOn it."})
+		}},
+		{"pull request comment", func() (helm.Action, error) {
+			return actions.NewCommentPullRequest(w.r, actions.CommentPullRequest{Number: pr, Body: "  " + strings.ToLower(line)})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := tc.build()
+			require.NoError(t, err)
+			before := len(entriesOf(t, w.v))
+			w.srv.ClearRequests()
+			_, err = w.v.Perform(context.Background(), a, who, nil)
+			require.ErrorIs(t, err, helm.ErrInvalid)
+			assert.Equal(t, hint.Witness, helm.HintOf(err).Kind)
+			assert.Len(t, entriesOf(t, w.v), before, "nothing recorded")
+			for _, r := range w.srv.Requests() {
+				assert.Equal(t, "GET", r.Method, "nothing sent to GitHub: %+v", r)
+			}
+		})
+	}
+}
+
+// A well-formed line naming another voyage passes (it is that voyage's
+// witness: a squashed message may carry one), and verify of this voyage
+// ignores it: the commit holds one line naming this voyage.
+func TestAttackAnotherVoyagesLineInTheMessageIsKeptAndIgnored(t *testing.T) {
+	w := newWitnessed(t)
+	other := "00000000-0000-4000-8000-000000000000"
+	e, performed := performCommit(t, w, "Fix\n\nHelm-Voyage: "+other+" 1:"+strings.Repeat("0", 64))
+	require.True(t, performed)
+	rep, mine := witnessOf(t, w, w.git.Dir, e.Action.Result.SHA)
+	assert.Len(t, mine, 1)
+	assert.True(t, rep.OK(), "%v", rep.Problems)
+	assert.Equal(t, []helm.RepositoryReport{{Repository: w.git.Dir, Witnesses: 1}}, rep.Repositories)
 }
 
 // A line naming a voyage id that is a prefix, an extension or another

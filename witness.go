@@ -60,12 +60,17 @@ func (w WitnessReport) name() string {
 }
 
 // refuseWitnessLine refuses a Witnessed action whose parameters (params,
-// as recorded) hold a Helm-Voyage line in any text: a commit message, a
-// title, a body. The line is helm's to write: one the caller wrote would
-// stand beside helm's, and a second line naming the voyage with a head
-// the log never had makes an honest log verify as tampered. The error
-// wraps ErrInvalid; it comes before anything is recorded or run.
-func refuseWitnessLine(a Action, params []byte) error {
+// as recorded) hold, in any text (a commit message, a title, a body), a
+// Helm-Voyage line (witnessline's rule, which verify reads by) that
+// names voyage id or does not parse. The line naming the voyage is
+// helm's to write: one the caller wrote would stand beside helm's, and
+// with a head the log never had it makes an honest log verify as
+// tampered; one that does not parse is listed by verify as a witness it
+// cannot read. A well-formed line naming another voyage is that voyage's
+// witness (a squashed message may carry one): verify of this voyage
+// ignores it. The error wraps ErrInvalid; it comes before anything is
+// recorded or run.
+func refuseWitnessLine(a Action, params []byte, id string) error {
 	if _, ok := a.(Witnessed); !ok {
 		return nil
 	}
@@ -78,8 +83,15 @@ func refuseWitnessLine(a Action, params []byte) error {
 	walk = func(name string, v any) {
 		switch v := v.(type) {
 		case string:
-			if line, ok := witnessline.First(v); ok && found == nil {
-				found = fmt.Errorf("%w: %s holds the line %q: a %s line is helm's to write (it adds the one naming the voyage at its head); nothing was recorded or run", ErrInvalid, name, line, chain.TrailerKey)
+			for line, value := range witnessline.Lines(v) {
+				voyage, _, err := chain.ParseTrailerValue(value)
+				switch {
+				case found != nil:
+				case err != nil:
+					found = fmt.Errorf("%w: %s holds the line %q, which verify would read as a %s line it cannot parse: a %s line is helm's to write; nothing was recorded or run", ErrInvalid, name, line, chain.TrailerKey, chain.TrailerKey)
+				case voyage == id:
+					found = fmt.Errorf("%w: %s holds the line %q, naming this voyage: a %s line is helm's to write (it adds the one naming the voyage at its head); nothing was recorded or run", ErrInvalid, name, line, chain.TrailerKey)
+				}
 			}
 		case map[string]any:
 			for _, k := range slices.Sorted(maps.Keys(v)) {
@@ -97,7 +109,8 @@ func refuseWitnessLine(a Action, params []byte) error {
 
 // RepositoryReport is a witness repository Verify read (VerifyOptions):
 // its path, and how many Helm-Voyage lines naming the voyage its commits
-// hold (Witnesses, each in VerifyReport.Witnesses). A repository holding
+// hold (Witnesses, each in VerifyReport.Witnesses; lines that do not
+// parse are listed there, not counted). A repository holding
 // none witnesses nothing: Verify returns the report with an error.
 type RepositoryReport struct {
 	Repository string `json:"repository"`
@@ -119,7 +132,13 @@ func witnesses(ctx context.Context, id string, opts *VerifyOptions, rep *VerifyR
 		if err != nil {
 			return err
 		}
-		rep.Repositories = append(rep.Repositories, RepositoryReport{Repository: abs, Witnesses: len(found)})
+		n := 0
+		for _, w := range found {
+			if w.Malformed == "" {
+				n++
+			}
+		}
+		rep.Repositories = append(rep.Repositories, RepositoryReport{Repository: abs, Witnesses: n})
 		rep.Witnesses = append(rep.Witnesses, found...)
 	}
 	return nil

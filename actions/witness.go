@@ -75,8 +75,9 @@ func (w *witness) trailerArgs() []string {
 
 // checkTrailer checks the commit sha as git stored it (git cat-file, no
 // transcoding): it carries no encoding header other than UTF-8, its
-// message holds exactly one Helm-Voyage line (witnessline's rule, which
-// verify reads by), and that line is the witness, as the message's last.
+// message holds exactly one Helm-Voyage line naming the voyage or not
+// parsing (witnessline's rule, which verify reads by), and that line is
+// the witness, as the message's last.
 // A commit-msg or post-commit hook, a trailer alias or an encoding in the
 // repository's configuration could otherwise have dropped, rewritten,
 // doubled or hidden it, and the commit would go unwitnessed, or witness
@@ -95,9 +96,13 @@ func (w *witness) checkTrailer(ctx context.Context, r *runner.Runner, sha string
 			return fmt.Errorf("commit %s was made, but git labelled its message %s (the repository's i18n.commitEncoding, or a hook): a reader that honours the label reads another text, so it witnesses nothing", shortSHA(sha), enc)
 		}
 	}
+	_, value, _ := strings.Cut(w.line, ":")
+	voyage, _, _ := chain.ParseTrailerValue(value)
 	var lines []string
-	for line := range witnessline.Lines(msg) {
-		lines = append(lines, line)
+	for line, value := range witnessline.Lines(msg) {
+		if v, _, err := chain.ParseTrailerValue(value); err != nil || v == voyage {
+			lines = append(lines, line)
+		}
 	}
 	last := strings.TrimRight(msg, "\n")
 	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
@@ -107,7 +112,7 @@ func (w *witness) checkTrailer(ctx context.Context, r *runner.Runner, sha string
 	case last != w.line:
 		return fmt.Errorf("commit %s was made, but its message does not end with the witness %q (a commit-msg hook or the repository's trailer configuration changed it): it witnesses nothing", shortSHA(sha), w.line)
 	case len(lines) != 1:
-		return fmt.Errorf("commit %s was made, but its message holds %d %s lines, not only the witness %q (a hook or a commit template added them): it witnesses nothing for sure", shortSHA(sha), len(lines), chain.TrailerKey, w.line)
+		return fmt.Errorf("commit %s was made, but its message holds %d %s lines naming the voyage or not parsing, not only the witness %q (a hook added them): it witnesses nothing for sure", shortSHA(sha), len(lines), chain.TrailerKey, w.line)
 	}
 	return nil
 }
