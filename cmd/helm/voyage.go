@@ -690,11 +690,11 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 		}
 		for _, r := range out.Repositories {
 			if r.Witnesses == 0 {
-				fmt.Fprintf(&b, "  repository: %s: holds no %s line naming voyage %s: nothing there witnesses it\n", printable(r.Repository), chain.TrailerKey, id)
+				fmt.Fprintf(&b, "  git repo:  %s: holds no %s line naming voyage %s: nothing there witnesses it\n", printable(r.Repository), chain.TrailerKey, id)
 			} else if r.Witnesses == 1 {
-				fmt.Fprintf(&b, "  repository: %s: 1 witness of the voyage\n", printable(r.Repository))
+				fmt.Fprintf(&b, "  git repo:  %s: 1 witness of the voyage\n", printable(r.Repository))
 			} else {
-				fmt.Fprintf(&b, "  repository: %s: %d witnesses of the voyage\n", printable(r.Repository), r.Witnesses)
+				fmt.Fprintf(&b, "  git repo:  %s: %d witnesses of the voyage\n", printable(r.Repository), r.Witnesses)
 			}
 		}
 		for _, w := range out.Witnesses {
