@@ -317,7 +317,7 @@ func TestAttackShallowWitnessRepositoryIsRefused(t *testing.T) {
 	assert.Nil(t, rep)
 	assert.Contains(t, err.Error(), "witness repository "+w.git.Dir+" is shallow: some commits cannot be read")
 	assert.Equal(t, hint.Witness, helm.HintOf(err).Kind)
-	assert.Contains(t, helm.HintOf(err).Text, "fetch --unshallow")
+	assert.Contains(t, helm.HintOf(err).Text, "unshallow "+w.git.Dir)
 	assert.NotErrorIs(t, err, helm.ErrInvalid, "not bad input: the check could not run (exit 1, as for a directory git cannot read)")
 }
 

@@ -191,7 +191,7 @@ func repositoryWitnesses(ctx context.Context, id, repo string) (string, []Witnes
 	if strings.TrimSpace(string(out)) == "true" {
 		return "", nil, &VoyageError{Op: "verify against witnesses", Voyage: id,
 			Err:  fmt.Errorf("witness repository %s is shallow: some commits cannot be read, and a witness among them would go unseen", abs),
-			Hint: hint.Hint{Kind: hint.Witness, Text: "git -C " + abs + " fetch --unshallow, then verify again"}}
+			Hint: hint.Hint{Kind: hint.Witness, Text: "unshallow " + abs + " (git fetch, unshallowing it), then verify again"}}
 	}
 	shas, err := r.Git(ctx, append(slices.Clone(witnessConfig), "rev-list", "--all")...)
 	if err != nil {

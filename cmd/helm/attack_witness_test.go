@@ -87,7 +87,7 @@ func TestAttackVerifyRefusesAShallowRepository(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(g.Dir, ".git", "shallow"), []byte(top+"\n"), 0o644))
 	r := h.fails(1, "voyage", "verify", "--witness", g.Dir)
 	assert.Contains(t, r.Stderr, "witness repository "+g.Dir+" is shallow")
-	assert.Contains(t, r.Stderr, "Try: git -C "+g.Dir+" fetch --unshallow, then verify again")
+	assert.Contains(t, r.Stderr, "Try: unshallow "+g.Dir+" (git fetch, unshallowing it), then verify again")
 	assert.Empty(t, r.Stdout)
 }
 
