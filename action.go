@@ -104,6 +104,9 @@ func (v *Voyage) Perform(ctx context.Context, a Action, who logbook.Who, opts *P
 	if err != nil {
 		return logbook.Entry{}, v.fail(op, fmt.Errorf("%w: encode parameters: %v", ErrInvalid, err), hint.Hint{})
 	}
+	if err := refuseWitnessLine(a, params, v.id); err != nil {
+		return logbook.Entry{}, v.fail(op, err, hint.Hint{Kind: hint.Witness, Text: "take the " + chain.TrailerKey + " line out (or quote it, \"> ...\"): helm adds the one line naming the voyage itself"})
+	}
 	red, err := v.home.redactor()
 	if err != nil {
 		return logbook.Entry{}, v.fail(op, err, hint.Hint{})

@@ -44,7 +44,6 @@ func detected(rep *helm.VerifyReport, err error) bool {
 // deleted locally; the pushed remote still has it) is a check that
 // checked nothing, reported as a pass.
 func TestAttackWitnessRepositoryThatShowsNoWitness(t *testing.T) {
-	t.Skip("witfix") // the witness repository's cases are the witfix branch's
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string

@@ -38,6 +38,9 @@ type VerifyReport struct {
 	// Witnesses are the witnesses checked (VerifyOptions), each with
 	// what the log says against it; one that fails is also in Problems.
 	Witnesses []WitnessReport `json:"witnesses,omitempty"`
+	// Repositories are the witness repositories read (VerifyOptions),
+	// in order, each with the number of witnesses it held.
+	Repositories []RepositoryReport `json:"repositories,omitempty"`
 	// Problems lists the damage found, each where it is and why.
 	Problems []*DamageError `json:"problems,omitempty"`
 }
@@ -130,13 +133,27 @@ type LogReport struct {
 // alone, also when the voyage does not open (a cache proves a rollback,
 // the views do not fold); a log whose records are damaged is damaged
 // already, and its chain stops at the damage.
+//
+// A witness repository that holds no Helm-Voyage line naming the voyage
+// is no damage, but the check it was given for did not happen: Verify
+// returns the report (Repositories counts each one's witnesses) with an
+// error naming it. One that is shallow, or that git cannot read, is an
+// error with no report.
 func (h *Home) Verify(ctx context.Context, idOrPrefix string, opts *VerifyOptions) (*VerifyReport, error) {
+	rep, err := h.verify(ctx, idOrPrefix, opts)
+	if err == nil {
+		err = unwitnessed(rep)
+	}
+	return rep, err
+}
+
+func (h *Home) verify(ctx context.Context, idOrPrefix string, opts *VerifyOptions) (*VerifyReport, error) {
 	id, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		return nil, err
 	}
 	rep := &VerifyReport{Voyage: id}
-	if rep.Witnesses, err = witnesses(ctx, id, opts); err != nil {
+	if err := witnesses(ctx, id, opts, rep); err != nil {
 		return nil, err
 	}
 	logName, ok, err := h.back.verifyLog(ctx, id, rep)

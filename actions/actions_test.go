@@ -201,7 +201,7 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 	f.git.Git(t, "add", "widget.go")
 
 	commit := must[*actions.Commit](t)(actions.NewCommit(f.r, actions.Commit{Message: "Fix null check in widget init"}))
-	assert.True(t, strings.HasSuffix(commit.DryRun(t.Context()), "GIT_TERMINAL_PROMPT=0 git commit -m 'Fix null check in widget init'"), commit.DryRun(t.Context()))
+	assert.True(t, strings.HasSuffix(commit.DryRun(t.Context()), "GIT_TERMINAL_PROMPT=0 git -c i18n.commitEncoding=UTF-8 commit -m 'Fix null check in widget init'"), commit.DryRun(t.Context()))
 	assert.True(t, strings.HasPrefix(commit.DryRun(t.Context()), "cd "+f.git.Dir+" && "), commit.DryRun(t.Context()))
 	assert.Equal(t, "1", f.git.Git(t, "rev-list", "--count", "HEAD"), "a dry run commits nothing")
 	res, err := commit.Perform(ctx)
@@ -212,7 +212,7 @@ func TestCommitPushAndOpenPullRequest(t *testing.T) {
 	_, err = commit.Perform(ctx)
 	require.Error(t, err, "nothing to commit")
 	assert.Contains(t, err.Error(), "nothing to commit")
-	assert.Contains(t, err.Error(), "commit: git commit -m")
+	assert.Contains(t, err.Error(), "commit: git -c i18n.commitEncoding=UTF-8 commit -m")
 
 	// Opening the pull request before pushing: the stand-in, like GitHub,
 	// rejects an unknown head branch.

@@ -50,7 +50,7 @@ func (a *Commit) Perform(ctx context.Context) (logbook.ActionResult, error) {
 	if err := a.validate(); err != nil {
 		return logbook.ActionResult{}, err
 	}
-	if _, err := a.Runner.Git(ctx, a.args()...); err != nil {
+	if _, err := a.Runner.Git(ctx, committing(a.args()...)...); err != nil {
 		return logbook.ActionResult{}, fmt.Errorf("commit: %w", err)
 	}
 	sha, err := revParse(ctx, a.Runner, "HEAD")
@@ -65,7 +65,7 @@ func (a *Commit) Perform(ctx context.Context) (logbook.ActionResult, error) {
 }
 
 // DryRun renders the git command.
-func (a *Commit) DryRun(context.Context) string { return dryGit(a.Runner, a.args()...) }
+func (a *Commit) DryRun(context.Context) string { return dryGit(a.Runner, committing(a.args()...)...) }
 
 // Push pushes to a remote (`git push REMOTE SPEC`; the remote defaults to
 // origin, SPEC to the branch checked out). Result: Branch (the branch, or

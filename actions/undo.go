@@ -347,7 +347,7 @@ func (a *RevertCommit) Perform(ctx context.Context) (logbook.ActionResult, error
 		}
 		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
 	}
-	if _, err := a.Runner.Git(ctx, "revert", "--no-edit", a.SHA); err != nil {
+	if _, err := a.Runner.Git(ctx, committing("revert", "--no-edit", a.SHA)...); err != nil {
 		// Abandon the revert only when it started (it stopped on a
 		// conflict): there is nothing to abort when it failed before.
 		if at, _ := pseudoRef(context.WithoutCancel(ctx), a.Runner, "REVERT_HEAD"); at != "" {
@@ -356,7 +356,7 @@ func (a *RevertCommit) Perform(ctx context.Context) (logbook.ActionResult, error
 		return logbook.ActionResult{}, fmt.Errorf("%s: %w", k, err)
 	}
 	if a.line != "" {
-		if _, err := a.Runner.Git(ctx, append([]string{"commit", "--amend", "--no-edit"}, a.trailerArgs()...)...); err != nil {
+		if _, err := a.Runner.Git(ctx, append(committing("commit", "--amend", "--no-edit"), a.trailerArgs()...)...); err != nil {
 			sha, _ := revParse(context.WithoutCancel(ctx), a.Runner, "HEAD")
 			return logbook.ActionResult{SHA: sha, Branch: a.Branch}, fmt.Errorf("%s: reverted as %s, but the revert could not be given its %s trailer, so it witnesses nothing: %w", k, shortSHA(sha), chain.TrailerKey, err)
 		}
@@ -374,7 +374,7 @@ func (a *RevertCommit) Perform(ctx context.Context) (logbook.ActionResult, error
 
 // DryRun renders the git command.
 func (a *RevertCommit) DryRun(context.Context) string {
-	return dryGit(a.Runner, "revert", "--no-edit", a.SHA)
+	return dryGit(a.Runner, committing("revert", "--no-edit", a.SHA)...)
 }
 
 // Target names what the revert acts on, for guard rules: the repository,

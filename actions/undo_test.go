@@ -184,7 +184,7 @@ func TestPushedCommitIsReverted(t *testing.T) {
 	u, err := actions.FromInverse(ctx, f.r, inv)
 	require.NoError(t, err)
 	require.Equal(t, "revert-commit", u.Kind(), "pushed: revert, not reset")
-	assert.Contains(t, u.DryRun(t.Context()), "git revert --no-edit "+res.SHA)
+	assert.Contains(t, u.DryRun(t.Context()), "git -c i18n.commitEncoding=UTF-8 revert --no-edit "+res.SHA)
 	got, err := u.Perform(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, f.git.Git(t, "rev-parse", "HEAD"), got.SHA)

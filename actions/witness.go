@@ -3,9 +3,11 @@ package actions
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/helmlog/helm/chain"
+	"github.com/helmlog/helm/internal/witnessline"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -48,6 +50,18 @@ func (w *witness) signed(s string) string {
 	return s + "\n\n" + w.line
 }
 
+// utf8Commit are the git options before a command that makes a commit
+// (commit, revert, an amend): the commit is UTF-8 with no encoding
+// header, whatever i18n.commitEncoding the repository sets. A commit
+// labelled with another encoding keeps helm's UTF-8 bytes, but git log
+// (and any reader that honours the label) transcodes them, and the
+// witness reads as something else.
+var utf8Commit = []string{"-c", "i18n.commitEncoding=UTF-8"}
+
+// committing returns git's arguments for a command that makes a commit:
+// utf8Commit, then args.
+func committing(args ...string) []string { return append(slices.Clone(utf8Commit), args...) }
+
 // trailerArgs are the arguments that make git commit append the witness
 // as a trailer, with git's own trailer handling (after the message's own
 // trailers, whatever they say); checkTrailer then checks the commit git
@@ -59,10 +73,15 @@ func (w *witness) trailerArgs() []string {
 	return []string{"--trailer", w.line}
 }
 
-// checkTrailer checks that the commit sha's message ends with the
-// witness line: a commit-msg hook, or a trailer alias in the repository's
-// configuration, could otherwise have dropped or rewritten it, and the
-// commit would go unwitnessed without anyone knowing.
+// checkTrailer checks the commit sha as git stored it (git cat-file, no
+// transcoding): it carries no encoding header other than UTF-8, its
+// message holds exactly one Helm-Voyage line naming the voyage or not
+// parsing (witnessline's rule, which verify reads by), and that line is
+// the witness, as the message's last.
+// A commit-msg or post-commit hook, a trailer alias or an encoding in the
+// repository's configuration could otherwise have dropped, rewritten,
+// doubled or hidden it, and the commit would go unwitnessed, or witness
+// falsely, without anyone knowing.
 func (w *witness) checkTrailer(ctx context.Context, r *runner.Runner, sha string) error {
 	if w.line == "" {
 		return nil
@@ -71,13 +90,35 @@ func (w *witness) checkTrailer(ctx context.Context, r *runner.Runner, sha string
 	if err != nil {
 		return fmt.Errorf("read back commit %s for its %s trailer: %w", shortSHA(sha), chain.TrailerKey, err)
 	}
-	_, msg, _ := strings.Cut(string(out), "\n\n")
-	msg = strings.TrimRight(msg, "\n")
-	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-		msg = msg[i+1:]
+	header, msg, _ := strings.Cut(string(out), "\n\n")
+	for line := range strings.Lines(header) {
+		if enc, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "encoding "); ok && !isUTF8(enc) {
+			return fmt.Errorf("commit %s was made, but git labelled its message %s (the repository's i18n.commitEncoding, or a hook): a reader that honours the label reads another text, so it witnesses nothing", shortSHA(sha), enc)
+		}
 	}
-	if msg != w.line {
+	_, value, _ := strings.Cut(w.line, ":")
+	voyage, _, _ := chain.ParseTrailerValue(value)
+	var lines []string
+	for line, value := range witnessline.Lines(msg) {
+		if v, _, err := chain.ParseTrailerValue(value); err != nil || v == voyage {
+			lines = append(lines, line)
+		}
+	}
+	last := strings.TrimRight(msg, "\n")
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	switch {
+	case last != w.line:
 		return fmt.Errorf("commit %s was made, but its message does not end with the witness %q (a commit-msg hook or the repository's trailer configuration changed it): it witnesses nothing", shortSHA(sha), w.line)
+	case len(lines) != 1:
+		return fmt.Errorf("commit %s was made, but its message holds %d %s lines naming the voyage or not parsing, not only the witness %q (a hook added them): it witnesses nothing for sure", shortSHA(sha), len(lines), chain.TrailerKey, w.line)
 	}
 	return nil
+}
+
+// isUTF8 reports whether enc, a commit's encoding header, names UTF-8 as
+// git reads it.
+func isUTF8(enc string) bool {
+	return strings.EqualFold(enc, "UTF-8") || strings.EqualFold(enc, "UTF8")
 }

@@ -69,4 +69,9 @@ const (
 	// would lose (WorktreeError lists it); keep it first, or remove the
 	// working tree anyway (RemoveWorktreeOptions.Force).
 	KeepWork Kind = "keep-work"
+	// Witness: a witness cannot be written or read as given (a
+	// parameter holds a Helm-Voyage line, which is helm's to write; a
+	// witness repository is shallow or holds no witness of the voyage);
+	// the hint's text says what to change.
+	Witness Kind = "witness"
 )

@@ -23,7 +23,7 @@ func TestActionDryRunRecordsNothing(t *testing.T) {
 		args []string
 		want []string // in the printed commands
 	}{
-		{[]string{"commit", "--message", "Fix it"}, []string{"git commit -m 'Fix it'"}},
+		{[]string{"commit", "--message", "Fix it"}, []string{"git -c i18n.commitEncoding=UTF-8 commit -m 'Fix it'"}},
 		{[]string{"push", "--branch", "main"}, []string{"git push --porcelain --receive-pack=git-receive-pack origin ", ":refs/heads/main"}},
 		{[]string{"create-pull-request", "--branch", "fix-widget", "--title", "Fix widget crash", "--base", "main", "--reviewer", "dyreby"}, []string{"gh api", "repos/octo/widgets/pulls", "requested_reviewers"}},
 		{[]string{"merge-pull-request", "45", "--merge-method", "squash"}, []string{"repos/octo/widgets/pulls/45/merge"}},
@@ -89,7 +89,7 @@ func TestActionFailureExitsThreeWithGitsMessage(t *testing.T) {
 	h.start("nothing to commit")
 	r := h.fails(3, "action", "commit", "--message", "Empty")
 	// The commit carries the voyage's witness (the head at the intent).
-	assert.Regexp(t, `helm: commit failed on voyage a3b00001 \(recorded as a failed action\): git commit -m Empty --trailer 'Helm-Voyage: a3b00001-0000-4000-8000-000000000001 \d+:[0-9a-f]{64}' exited with status 1\n`, r.Stderr)
+	assert.Regexp(t, `helm: commit failed on voyage a3b00001 \(recorded as a failed action\): git -c i18n.commitEncoding=UTF-8 commit -m Empty --trailer 'Helm-Voyage: a3b00001-0000-4000-8000-000000000001 \d+:[0-9a-f]{64}' exited with status 1\n`, r.Stderr)
 	assert.Contains(t, r.Stderr, "nothing to commit")
 	show := h.ok("voyage", "show")
 	assert.Contains(t, show, "Logbook:   0 bearings, 1 action (1 failed)\n", "a failure keeps its entry")

@@ -115,7 +115,7 @@ func TestEndToEndResolvingAnIssue(t *testing.T) {
 	g.Git(t, "switch", "-q", "-c", "fix-widget")
 	g.WriteFile(t, "src/lib.rs", "pub fn init() { /* null check */ }\n")
 	_, stderr := run(false, 3, "--voyage", v, "action", "commit", "--message", "Fix null check in widget init") // nothing staged yet
-	assert.Contains(t, stderr, "helm: commit failed on voyage "+id[:8]+" (recorded as a failed action): git commit")
+	assert.Contains(t, stderr, "helm: commit failed on voyage "+id[:8]+" (recorded as a failed action): git -c i18n.commitEncoding=UTF-8 commit")
 	assert.Contains(t, stderr, "no changes added to commit", "git's own message")
 	g.Git(t, "add", "src/lib.rs")
 	helm(0, "--voyage", v, "action", "commit", "--message", "Fix null check in widget init", "--dry-run")

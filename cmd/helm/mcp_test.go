@@ -310,7 +310,7 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	g.Git(t, "add", "widget.rs")
 	dry, d := ok[view.DryRun](c, "commit", with(map[string]any{"message": "Check for nil in reload", "dry_run": true}))
 	assert.Contains(t, dry, "nothing is run or recorded")
-	assert.Contains(t, d.DryRun, "git commit -m")
+	assert.Contains(t, d.DryRun, "git -c i18n.commitEncoding=UTF-8 commit -m")
 	_, commit := ok[logbook.Entry](c, "commit", with(map[string]any{"message": "Check for nil in reload", "why": "the bearing says so"}))
 	sha := g.Git(t, "rev-parse", "HEAD")
 	assert.Equal(t, sha, commit.Action.Result.SHA)

@@ -618,6 +618,10 @@ type verifyJSON struct {
 	ChainSince uint64 `json:"chain_since,omitempty"`
 	// Witnesses are the witnesses checked (--witness).
 	Witnesses []witnessLine `json:"witnesses,omitempty"`
+	// Repositories are the witness repositories read (--witness), each
+	// with how many witnesses of the voyage it held: one holding none
+	// makes ok false and the exit status 1.
+	Repositories []helm.RepositoryReport `json:"repositories,omitempty"`
 }
 
 func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -637,10 +641,13 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 		return err
 	}
 	out := verifyJSON{Voyage: id}
-	rep, err := a.home.Verify(ctx, id, opts)
-	if err != nil {
-		return err
+	// A witness repository holding no witness of the voyage comes with
+	// the report: the report is printed, and the error said after it.
+	rep, incomplete := a.home.Verify(ctx, id, opts)
+	if rep == nil {
+		return incomplete
 	}
+	out.Repositories = rep.Repositories
 	if rep.Head != (chain.Head{}) {
 		out.Head = &rep.Head
 	}
@@ -668,7 +675,7 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 	if out.Problems == nil {
 		out.Problems = []verifyProblem{}
 	}
-	out.OK = len(out.Problems) == 0
+	out.OK = len(out.Problems) == 0 && incomplete == nil
 	if a.g.json {
 		if err := writeJSON(a.stdout, out); err != nil {
 			return err
@@ -694,6 +701,15 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 		}
 		if line := chainLine(out.Chain, out.Format, out.ChainSince); line != "" {
 			fmt.Fprintf(&b, "  chain:     %s\n", line)
+		}
+		for _, r := range out.Repositories {
+			if r.Witnesses == 0 {
+				fmt.Fprintf(&b, "  git repo:  %s: holds no %s line naming voyage %s: nothing there witnesses it\n", printable(r.Repository), chain.TrailerKey, id)
+			} else if r.Witnesses == 1 {
+				fmt.Fprintf(&b, "  git repo:  %s: 1 witness of the voyage\n", printable(r.Repository))
+			} else {
+				fmt.Fprintf(&b, "  git repo:  %s: %d witnesses of the voyage\n", printable(r.Repository), r.Witnesses)
+			}
 		}
 		for _, w := range out.Witnesses {
 			where := "given"
@@ -726,9 +742,12 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 			fmt.Fprintf(&b, "  artifacts: %d checked against their BLAKE3 address, %d skipped (bytes gone: %d jettisoned, %d reduced, then compacted)\n",
 				out.ArtifactsChecked, out.ArtifactsSkipped, out.SkippedJettisoned, out.SkippedReduced)
 		}
-		if out.OK {
+		switch {
+		case out.OK:
 			b.WriteString("OK: nothing damaged\n")
-		} else {
+		case len(out.Problems) == 0:
+			b.WriteString("NOT CHECKED: a witness repository holds no witness of the voyage (nothing found damaged)\n")
+		default:
 			fmt.Fprintf(&b, "DAMAGED: %s\n", plural(len(out.Problems), "problem"))
 			for _, p := range out.Problems {
 				fmt.Fprintf(&b, "  - %s\n", p.Message)
@@ -738,10 +757,10 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 			return err
 		}
 	}
-	if !out.OK {
-		return &damagedError{Voyage: id}
+	if len(out.Problems) > 0 {
+		return errors.Join(&damagedError{Voyage: id}, incomplete)
 	}
-	return nil
+	return incomplete
 }
 
 func (o *verifyJSON) fill(r helm.LogReport) {
