@@ -287,19 +287,6 @@ func TestArchiveRoundTrip(t *testing.T) {
 	require.ErrorIs(t, err, helm.ErrInvalid, "nor into the home it came from")
 }
 
-// archiveBody is an archive without its header, its stubs and its
-// trailer: its events and artifacts.
-func archiveBody(archive []byte) string {
-	lines := strings.Split(strings.TrimSuffix(string(archive), "\n"), "\n")
-	var out []string
-	for _, l := range lines[1 : len(lines)-1] {
-		if !strings.HasPrefix(l, `{"stub":`) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
 // lineStart returns the offset of line n (from 1) in data.
 func lineStart(data []byte, n int) int {
 	off := 0

@@ -157,14 +157,3 @@ func (e *appendError) Unwrap() error { return e.err }
 // its magic), so that a voyage imported into a shared store and stowing
 // more there never names two copies alike.
 func sharedOffset(seq uint64) int64 { return int64(1<<62 | seq) }
-
-// scanHead computes the chain's head of voyage id by reading its whole
-// log from the first record.
-func scanHead(ctx context.Context, j journal, id string) (chain.Head, error) {
-	h := chain.Head{Hash: chain.Genesis(id)}
-	err := j.Scan(ctx, 1, func(r segment.Record) error {
-		h = chain.Head{Seq: r.Seq, Hash: r.Link(h.Hash)} // a reclaimed record by the digest its stub keeps
-		return nil
-	})
-	return h, err
-}

@@ -309,7 +309,7 @@ func (h *Home) checkWitnesses(ctx context.Context, id, dir string, rep *VerifyRe
 	}
 	err := h.back.records(ctx, id, func(r segment.Record) error {
 		// A reclaimed record by the digest its stub keeps (a format-3
-		// stub's weak one), as scanHead and segment.Verify do.
+		// stub's weak one), as the journal's head and segment.Verify do.
 		head = chain.Head{Seq: r.Seq, Hash: r.Link(head.Hash)}
 		if want[r.Seq] {
 			links[r.Seq] = head.Hash

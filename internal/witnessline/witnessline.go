@@ -40,12 +40,3 @@ func Lines(text string) iter.Seq2[string, string] {
 		}
 	}
 }
-
-// First returns the first Helm-Voyage line of text, trimmed, and whether
-// there is one.
-func First(text string) (string, bool) {
-	for line := range Lines(text) {
-		return line, true
-	}
-	return "", false
-}
