@@ -102,6 +102,10 @@ type stubs struct {
 	// before an event named them.
 	open   map[uint64]bool
 	hidden []uint64
+	// named are the stubs named so far, each with the seq of the event
+	// naming it (kept when names is set: Verify's witnesses use them).
+	names bool
+	named map[uint64]uint64
 }
 
 // end closes the run: its stubs left unnamed are hidden records.
@@ -134,6 +138,12 @@ func (s *stubs) events(id, dir string, fn func(seq uint64, e *projection.Event) 
 		}
 		if s != nil && len(s.open) > 0 {
 			if a := e.Artifact; a != nil && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
+				if s.names && s.open[a.Blob] {
+					if s.named == nil {
+						s.named = map[uint64]uint64{}
+					}
+					s.named[a.Blob] = r.Seq
+				}
 				delete(s.open, a.Blob) // its blob record, in its run
 			} else {
 				s.end()

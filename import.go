@@ -487,10 +487,14 @@ func (im *importer) checkAttribution(e *projection.Event) error {
 	if err := checkWho(e.Who); err != nil {
 		return fmt.Errorf("%s: who: %v", where, errors.Unwrap(err))
 	}
-	if e.Who.Identity != "" {
-		if err := logbook.ValidateIdentity(e.Who.Identity); err != nil {
-			return fmt.Errorf("%s: who.identity: %v", where, err)
-		}
+	// helm records every event with an identity (a verb without one
+	// takes the voyage's), and every entry with a role and a method
+	// (ErrMissingWho): an archive of events helm never writes is refused.
+	if err := logbook.ValidateIdentity(e.Who.Identity); err != nil {
+		return fmt.Errorf("%s: who.identity: %v", where, err)
+	}
+	if projection.IsEntry(e.Type) && (e.Who.Role == "" || e.Who.Method == "") {
+		return fmt.Errorf("%s: who: an entry records a role and a method (role %q, method %q)", where, e.Who.Role, e.Who.Method)
 	}
 	if e.At.After(im.now.Add(maxAhead)) {
 		return fmt.Errorf("%s: at: %s is more than a day after this clock's %s", where, e.At.UTC().Format(time.RFC3339), im.now.UTC().Format(time.RFC3339))
@@ -587,6 +591,16 @@ func (im *importer) checkChain(a *archiveReader) error {
 			return fmt.Errorf("%w: witness %s: the archive's chain ends at seq %d, before the witnessed head: it was cut short or rolled back", ErrDamaged, w, last)
 		case h != w.Hash:
 			return fmt.Errorf("%w: witness %s: the archive's chain is at %s:%s there: the voyage was changed at or below seq %d since the witness saw it", ErrDamaged, w, strconv.FormatUint(w.Seq, 10), h, w.Seq)
+		}
+		// helm writes a blob record and the event naming it in one
+		// commit: no head was ever taken between them. One between them
+		// proves the "blob" was the last record of a commit — an event,
+		// left out as a stub, and the naming event forged above the
+		// witness (Verify checks the same).
+		for _, c := range im.cs.list {
+			if b := c.ref.Blob; b != 0 && b <= w.Seq && w.Seq < c.seq {
+				return fmt.Errorf("%w: witness %s holds seq %d between record %d and the artifact event %d that names it as its blob record: helm writes the two in one commit, so record %d was an event, left out, and event %d forged", ErrDamaged, w, w.Seq, b, c.seq, b, c.seq)
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package helm
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/helmlog/helm/artifact"
@@ -293,7 +295,7 @@ func readBlob(a ArtifactInfo, record []byte, dir string) ([]byte, error) {
 // were not a jettisoned artifact's or a reduced one's payload (an
 // event's) are gone.
 func (v *Voyage) checkReclaimed(ctx context.Context, rep *VerifyReport) error {
-	var st stubs
+	st := stubs{names: true}
 	err := v.rec.Scan(ctx, 1, st.events(v.id, v.rec.Dir(), func(uint64, *projection.Event) error { return nil }))
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -306,6 +308,23 @@ func (v *Voyage) checkReclaimed(ctx context.Context, rep *VerifyReport) error {
 	slices.Sort(st.hidden)
 	for _, seq := range st.hidden {
 		rep.Problems = append(rep.Problems, hiddenRecord(v.id, v.rec.Dir(), seq))
+	}
+	// A blob record and the event naming it are written in one commit:
+	// no head was ever taken between them. A witness between a stub and
+	// the event that names it proves the stub was the last record of a
+	// commit — an event, hidden, and the naming event forged above the
+	// witness.
+	stubSeqs := slices.Sorted(maps.Keys(st.named))
+	for _, w := range rep.Witnesses {
+		if w.Malformed != "" {
+			continue
+		}
+		for _, seq := range stubSeqs {
+			if by := st.named[seq]; seq <= w.Head.Seq && w.Head.Seq < by {
+				rep.Problems = append(rep.Problems, &DamageError{Voyage: v.id, File: v.rec.Dir(), Seq: seq,
+					Reason: fmt.Sprintf("record %d was reclaimed and event %d names it as an artifact's blob record, but witness %s holds seq %d between them: helm writes a blob record and its event in one commit, so record %d was an event, hidden, and event %d forged", seq, by, w.name(), w.Head.Seq, seq, by)})
+			}
+		}
 	}
 	return nil
 }
