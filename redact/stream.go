@@ -274,17 +274,23 @@ func mergeSpans(found []span) []span {
 	})
 	merged := make([]span, 0, len(found))
 	for _, f := range found {
-		if k := len(merged) - 1; k >= 0 && f.start < merged[k].end {
-			m := &merged[k]
-			m.end, m.from, m.to = max(m.end, f.end), min(m.from, f.from), max(m.to, f.to)
-			if f.prio < m.prio {
-				m.name, m.prio = f.name, f.prio
-			}
-			continue
-		}
-		merged = append(merged, f)
+		merged = mergeSpan(merged, f)
 	}
 	return merged
+}
+
+// mergeSpan appends f to merged, spans in order of start, or widens the
+// last span when f overlaps it: the higher priority names it.
+func mergeSpan(merged []span, f span) []span {
+	if k := len(merged) - 1; k >= 0 && f.start < merged[k].end {
+		m := &merged[k]
+		m.end, m.from, m.to = max(m.end, f.end), min(m.from, f.from), max(m.to, f.to)
+		if f.prio < m.prio {
+			m.name, m.prio = f.name, f.prio
+		}
+		return merged
+	}
+	return append(merged, f)
 }
 
 // pass returns every finding of every value and rule in s, in order of
@@ -380,16 +386,7 @@ func (r *Redactor) pass(s string) []span {
 	sc.order = order
 	merged := make([]span, 0, len(found))
 	for _, i := range order {
-		f := found[i]
-		if k := len(merged) - 1; k >= 0 && f.start < merged[k].end {
-			m := &merged[k]
-			m.end, m.from, m.to = max(m.end, f.end), min(m.from, f.from), max(m.to, f.to)
-			if f.prio < m.prio {
-				m.name, m.prio = f.name, f.prio
-			}
-			continue
-		}
-		merged = append(merged, f)
+		merged = mergeSpan(merged, found[i])
 	}
 	return merged
 }

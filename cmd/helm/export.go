@@ -106,10 +106,7 @@ func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) er
 	if a.g.json && c.out == "" && c.format != "jsonl" {
 		return usageErrorf(a.cmd, "voyage export: --json and --format %s disagree; give one of them", c.format)
 	}
-	arg := ""
-	if len(args) == 1 {
-		arg = args[0]
-	}
+	arg := firstArg(args)
 	v, err := a.openVoyageArg(ctx, arg)
 	if err != nil {
 		return err

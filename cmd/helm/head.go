@@ -30,10 +30,7 @@ func (*voyageHeadCommand) Run(ctx context.Context, a *app, args []string) error 
 	if len(args) > 1 {
 		return usageErrorf(a.cmd, "voyage head: one VOYAGE at most, got %q", args)
 	}
-	arg := ""
-	if len(args) == 1 {
-		arg = args[0]
-	}
+	arg := firstArg(args)
 	v, err := a.openVoyageArg(ctx, arg)
 	if err != nil {
 		return err

@@ -56,10 +56,7 @@ func (c *voyageRechainCommand) Run(ctx context.Context, a *app, args []string) e
 	if strings.TrimSpace(c.why) == "" {
 		return usageErrorf(a.cmd, "voyage rechain: say why with --why TEXT (it is recorded)")
 	}
-	arg := ""
-	if len(args) == 1 {
-		arg = args[0]
-	}
+	arg := firstArg(args)
 	v, err := a.openVoyageArg(ctx, arg)
 	if err != nil {
 		return err

@@ -56,10 +56,7 @@ func (c *reportCommand) Run(ctx context.Context, a *app, args []string) error {
 	if a.g.json && a.cmd.Flags().Changed("format") && c.format != "json" {
 		return usageErrorf(a.cmd, "report: --json and --format %s disagree; give one of them", c.format)
 	}
-	arg := ""
-	if len(args) == 1 {
-		arg = args[0]
-	}
+	arg := firstArg(args)
 	v, err := a.openVoyageArg(ctx, arg)
 	if err != nil {
 		return err
@@ -112,6 +109,14 @@ func (a *app) diffStat(ctx context.Context, dir, base, head string) ([]report.Fi
 // voyages is a usage error. With neither, it resolves the voyage as
 // openVoyage does (HELM_VOYAGE, else the only active voyage). It is closed
 // when the command ends.
+// firstArg is a command's optional positional argument ("" when none).
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
 func (a *app) openVoyageArg(ctx context.Context, arg string) (*helm.Voyage, error) {
 	if arg == "" {
 		return a.openVoyage(ctx)

@@ -243,10 +243,7 @@ func (c *voyageCopyCommand) Run(ctx context.Context, a *app, args []string) erro
 	if c.push {
 		name, flag = "voyage push", "--to"
 	}
-	arg := ""
-	if len(args) == 1 {
-		arg = args[0]
-	}
+	arg := firstArg(args)
 	switch {
 	case len(args) > 1:
 		return usageErrorf(a.cmd, "%s: one VOYAGE at most, got %d arguments %q", name, len(args), args)

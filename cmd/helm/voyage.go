@@ -632,10 +632,7 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 	if err != nil {
 		return err
 	}
-	arg := ""
-	if len(args) == 1 {
-		arg = args[0]
-	}
+	arg := firstArg(args)
 	id, err := a.voyageIDArg(ctx, arg)
 	if err != nil {
 		return err
