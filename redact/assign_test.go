@@ -13,7 +13,33 @@ import (
 
 // assignRegexp is the regular expression assignments stands for: the
 // oracle it is checked against.
-var assignRegexp = regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:token|secret|password|passwd|api[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*["']?\s*(?::=|=>|\?=|[:=])\s*["']?([^\s"',;]{8,})`)
+var assignRegexp = regexp.MustCompile(asciiFold(`[A-Za-z0-9_.-]*(?:token|secret|password|passwd|api[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*["']?\s*(?::=|=>|\?=|[:=])\s*["']?([^\s"',;]{8,})`))
+
+// asciiFold makes the keywords of re match in any ASCII case. Not (?i):
+// Go's case folding is Unicode's, so (?i) would match "tokenſ" (U+017F,
+// the long s) and a Kelvin sign for k, which names no secret the scanner
+// (ASCII, as the names of variables are) should find (a fuzz finding).
+func asciiFold(re string) string {
+	var b strings.Builder
+	class, escaped := false, false
+	for _, c := range re {
+		switch {
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '[':
+			class = true
+		case c == ']':
+			class = false
+		case !class && 'a' <= c && c <= 'z':
+			b.WriteString("[" + string(c) + string(c-'a'+'A') + "]")
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
 
 func regexpAssignments(s string) [][2]int {
 	var spans [][2]int
