@@ -19,7 +19,6 @@ import (
 	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/tamper"
 	"github.com/helmlog/helm/projection"
-	"github.com/helmlog/helm/segment"
 )
 
 // Round 1's hidden-record attack named a stub far below the witness from a
@@ -81,18 +80,7 @@ func hideWitnessedHead(t *testing.T, decoy string) {
 		require.NoError(t, err)
 		forged[i].Data = d
 	}
-	events := tamper.Events(h.Dir(), id)
-	require.NoError(t, os.RemoveAll(events))
-	l, err := segment.Open(ctx, events, &segment.Options{Identity: id, NoSync: true, SegmentSize: segSize})
-	require.NoError(t, err)
-	for _, r := range forged {
-		_, err := l.Append(ctx, r.Data)
-		require.NoError(t, err)
-	}
-	got, err := l.Reclaim(ctx, func(r segment.Record) bool { return r.Seq == target })
-	require.NoError(t, err)
-	require.Equal(t, 1, int(got.Records), "the note's record is a stub")
-	require.NoError(t, l.Close())
+	require.NoError(t, tamper.ForgeStubbed(ctx, h.Dir(), id, forged, segSize, target))
 	require.NoError(t, tamper.DropCaches(h.Dir(), id))
 
 	if v, err := h.Voyage(ctx, id); err == nil {

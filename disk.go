@@ -455,7 +455,13 @@ func (j *diskJournal) head(ctx context.Context) (chain.Head, error) {
 		}
 	}
 	if h.Seq != stored.Seq {
-		return chain.Head{}, fmt.Errorf("voyage %s: the chain's head: the log's records end at seq %d, its stored head is at seq %d", j.v.id, h.Seq, stored.Seq)
+		// The read stopped short of what the log holds: a record below
+		// its end does not check out (a reader takes it for a write in
+		// progress).
+		events := j.log.Dir()
+		return chain.Head{}, &DamageError{Voyage: j.v.id, File: events, Seq: h.Seq + 1,
+			Reason: fmt.Sprintf("the chain's head: the records read end at seq %d, the log holds %d: record %d does not check out", h.Seq, stored.Seq, h.Seq+1),
+			Err:    fmt.Errorf("voyage %s is damaged: %s: the records read end at seq %d, the log holds %d", j.v.id, events, h.Seq, stored.Seq)}
 	}
 	if linked && h.Hash != stored.Hash {
 		events := j.log.Dir()

@@ -49,12 +49,20 @@ func Read(ctx context.Context, home, id string) ([]Record, error) {
 // identity, one unit per record: checksums, chains and WATERMARK are all
 // recomputed. The old events directory is removed.
 func Forge(ctx context.Context, home, id string, recs []Record) error {
+	return ForgeStubbed(ctx, home, id, recs, 0, 0)
+}
+
+// ForgeStubbed is Forge in segments of segmentSize bytes (0: the
+// default), then with the record at seq stub (0: none) turned into a stub
+// keeping its true digest, as compaction would: the chain through it is
+// unchanged.
+func ForgeStubbed(ctx context.Context, home, id string, recs []Record, segmentSize int64, stub uint64) error {
 	dir := Events(home, id)
 	tmp := dir + ".forged"
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	l, err := segment.Open(ctx, tmp, &segment.Options{Identity: id, NoSync: true})
+	l, err := segment.Open(ctx, tmp, &segment.Options{Identity: id, NoSync: true, SegmentSize: segmentSize})
 	if err != nil {
 		return fmt.Errorf("tamper: open forged log: %w", err)
 	}
@@ -62,6 +70,16 @@ func Forge(ctx context.Context, home, id string, recs []Record) error {
 		if _, err := l.Append(ctx, r.Data); err != nil {
 			l.Close()
 			return fmt.Errorf("tamper: append: %w", err)
+		}
+	}
+	if stub != 0 {
+		got, err := l.Reclaim(ctx, func(r segment.Record) bool { return r.Seq == stub })
+		if err == nil && got.Records != 1 {
+			err = fmt.Errorf("tamper: record %d was not stubbed (%d records reclaimed)", stub, got.Records)
+		}
+		if err != nil {
+			l.Close()
+			return err
 		}
 	}
 	if err := l.Close(); err != nil {
