@@ -184,6 +184,9 @@ const (
 	// segment format's CRC32C chain onto the stored BLAKE3 chain (helm
 	// voyage rechain), who moved it and why.
 	EntryRechain EntryKind = "rechain"
+	// EntryStep is a step an agent host reported at its tool boundary
+	// (Step): a prompt, a tool call, a decision, a notification.
+	EntryStep EntryKind = "step"
 )
 
 // RechainRecord is what a rechain recorded: where the older format's
@@ -209,7 +212,7 @@ type PolicyRecord struct {
 // Entry is one logbook entry. N is its number in the story, given when
 // it was recorded and never changed; Seq is the sequence number of the
 // event that recorded it. Exactly one of Bearing, Action, Note,
-// Judgement, Policy and Rechain is set, the one Kind names.
+// Judgement, Policy, Rechain and Step is set, the one Kind names.
 type Entry struct {
 	N         int            `json:"n"`
 	Seq       uint64         `json:"seq"`
@@ -222,6 +225,7 @@ type Entry struct {
 	Judgement *Judgement     `json:"judgement,omitempty"`
 	Policy    *PolicyRecord  `json:"policy,omitempty"`
 	Rechain   *RechainRecord `json:"rechain,omitempty"`
+	Step      *Step          `json:"step,omitempty"`
 }
 
 // Clone returns copies of entries that share no memory with them, so
@@ -256,6 +260,23 @@ func Clone(entries []Entry) []Entry {
 		if r := out[i].Rechain; r != nil {
 			c := *r
 			out[i].Rechain = &c
+		}
+		if s := out[i].Step; s != nil {
+			c := *s
+			c.Input = slices.Clone(s.Input)
+			if s.Decision != nil {
+				d := *s.Decision
+				c.Decision = &d
+			}
+			if s.Result != nil {
+				r := *s.Result
+				c.Result = &r
+			}
+			if s.Usage != nil {
+				u := *s.Usage
+				c.Usage = &u
+			}
+			out[i].Step = &c
 		}
 	}
 	return out
