@@ -84,7 +84,7 @@ const claudeGoldens = "testdata/claudecode"
 func TestClaudeCodeHookPayloadsAreCaptured(t *testing.T) {
 	program := findClaudeCode(t)
 	var capture string
-	s := runScriptedSession(t, program, func(s *claudeSession) {
+	s := runScriptedSession(t, program, scriptDenyReason, func(s *claudeSession) {
 		capture = filepath.Join(s.root, "capture")
 		installCaptureHooks(t, s.project, capture)
 	})

@@ -90,7 +90,10 @@ type scriptedSession struct {
 // victim surviving the denied rm; the denial in Claude Code's own
 // permission_denials and in the tool_result the model was sent; the
 // resume kept the session's id.
-func runScriptedSession(t *testing.T, program string, install func(s *claudeSession)) *scriptedSession {
+//
+// denyReason is what the model must be told of the denial (a part of
+// the guard's reason).
+func runScriptedSession(t *testing.T, program, denyReason string, install func(s *claudeSession)) *scriptedSession {
 	t.Helper()
 	s := &scriptedSession{claudeSession: newClaudeSession(t, program, sessionScript)}
 	seedProject(t, s.project)
@@ -134,7 +137,7 @@ func runScriptedSession(t *testing.T, program string, install func(s *claudeSess
 		if b, ok := r.toolResult(idRm); ok {
 			told = true
 			assert.True(t, b.IsError, "the denied call's tool_result is an error")
-			assert.Contains(t, b.text(), scriptDenyReason)
+			assert.Contains(t, b.text(), denyReason, "the model is told why")
 		}
 	}
 	assert.True(t, told, "a request carried the denied call's tool_result")

@@ -56,6 +56,8 @@ type claudeSession struct {
 	tmp     string // TMPDIR
 	project string // the working directory (cwd of the session)
 	model   *modelServer
+	// extraEnv is added to every run's environment (and so the hooks').
+	extraEnv []string
 }
 
 // claudeResult is what claude -p --output-format json prints (the fields
@@ -103,7 +105,7 @@ func newClaudeSession(t *testing.T, program string, script func(project string) 
 // them): no update check, telemetry, error reports or other traffic
 // beyond the model endpoint.
 func (s *claudeSession) env() []string {
-	return []string{
+	return append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + s.home,
 		"TMPDIR=" + s.tmp,
@@ -116,7 +118,7 @@ func (s *claudeSession) env() []string {
 		"DISABLE_AUTOUPDATER=1",
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1",
-	}
+	}, s.extraEnv...)
 }
 
 // The tools the session pre-approves: PreToolUse hooks still run first.
