@@ -107,6 +107,7 @@ func runScriptedSession(t *testing.T, program, denyReason string, install func(s
 	s.elapsed = time.Since(start)
 	t.Logf("the scripted session (two claude -p runs) took %s", s.elapsed.Round(time.Millisecond))
 
+	assert.Empty(t, s.egress.Seen(), "Claude Code tried no traffic beyond the model stand-in")
 	left, problems := s.model.Unserved()
 	require.Empty(t, problems, "the stand-in served every request from the script")
 	require.Empty(t, left, "every scripted turn was asked for")

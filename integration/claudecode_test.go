@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,6 +59,10 @@ type claudeSession struct {
 	tmp     string // TMPDIR
 	project string // the working directory (cwd of the session)
 	model   *modelServer
+	// egress stands as the HTTP(S) proxy of every run: a request that
+	// is not for the stand-in on loopback reaches it, is refused and
+	// recorded, so a test sees any traffic Claude Code tries beyond it.
+	egress *egressRecorder
 	// extraEnv is added to every run's environment (and so the hooks').
 	extraEnv []string
 }
@@ -96,6 +103,7 @@ func newClaudeSession(t *testing.T, program string, script func(project string) 
 		require.NoError(t, os.MkdirAll(d, 0o755))
 	}
 	s.model = newModelServer(t, script(s.project))
+	s.egress = newEgressRecorder(t)
 	return s
 }
 
@@ -113,6 +121,9 @@ func (s *claudeSession) env() []string {
 		"LANG=C.UTF-8",
 		"TERM=dumb",
 		"ANTHROPIC_BASE_URL=" + s.model.URL(),
+		"HTTPS_PROXY=" + s.egress.URL(), "HTTP_PROXY=" + s.egress.URL(),
+		"https_proxy=" + s.egress.URL(), "http_proxy=" + s.egress.URL(),
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 		"ANTHROPIC_API_KEY=sk-ant-stand-in",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1",
@@ -152,6 +163,35 @@ func (s *claudeSession) run(prompt string, args ...string) claudeResult {
 	res.Raw = append(json.RawMessage(nil), stdout.Bytes()...)
 	require.NoError(s.t, err, "claude -p exits 0: %s", stderr.String())
 	return res
+}
+
+// egressRecorder is a proxy that lets nothing through and records what
+// was asked of it (CONNECT host:port, or the URL of a plain request).
+type egressRecorder struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	seen []string
+}
+
+func newEgressRecorder(t *testing.T) *egressRecorder {
+	e := &egressRecorder{}
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		e.seen = append(e.seen, r.Method+" "+r.Host+r.URL.Path)
+		e.mu.Unlock()
+		http.Error(w, "no traffic beyond the model stand-in in this test", http.StatusForbidden)
+	}))
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+func (e *egressRecorder) URL() string { return e.srv.URL }
+
+// Seen returns what was asked of the proxy.
+func (e *egressRecorder) Seen() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.seen...)
 }
 
 // transcriptDir is where Claude Code keeps the project's session files:
