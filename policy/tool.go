@@ -98,15 +98,39 @@ func (rule *Rule) toolMismatch(r Request) (miss, bool) {
 	if rule.Command != "" && !rule.matchesCommands(r.Commands) {
 		return miss{"command", rule.Command, showCommands(r.Commands)}, false
 	}
-	if rule.Path != "" && !slices.ContainsFunc(r.Paths, func(p string) bool { return matchPath(rule.Path, p, r.Project) }) {
-		return miss{"path", rule.Path, strings.Join(r.Paths, " ")}, false
+	// A path or host known only when the call runs may be any: it
+	// matches a rule that denies or asks, never one that allows.
+	open := rule.Decision != Allow
+	if rule.Path != "" && !slices.ContainsFunc(r.Paths, func(p string) bool {
+		if _, ok := Unknown(p); ok {
+			return open
+		}
+		return matchPath(rule.Path, p, r.Project)
+	}) {
+		return miss{"path", rule.Path, showWords(r.Paths)}, false
 	}
 	if rule.Host != "" && !slices.ContainsFunc(r.Hosts, func(h string) bool {
+		if _, ok := Unknown(h); ok {
+			return open
+		}
 		return checkGlob(rule.Host) == nil && matchGlob(strings.ToLower(rule.Host), strings.ToLower(h))
 	}) {
-		return miss{"host", rule.Host, strings.Join(r.Hosts, " ")}, false
+		return miss{"host", rule.Host, showWords(r.Hosts)}, false
 	}
 	return miss{}, true
+}
+
+// showWords renders paths or hosts for a trace, an unknown one as
+// "<unknown: TEXT>".
+func showWords(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if why, ok := Unknown(w); ok {
+			w = "<unknown: " + why + ">"
+		}
+		out[i] = w
+	}
+	return strings.Join(out, " ")
 }
 
 // matchAlternatives matches value against a glob with | alternatives
@@ -135,10 +159,10 @@ func (rule *Rule) matchesCommands(argvs [][]string) bool {
 }
 
 // MatchCommand reports whether the command pattern (a rule's command
-// field, "rm -rf") matches argv as a rule that denies would: an unknown
-// command or word matches.
+// field, "rm -rf") surely matches argv: an unknown command or word
+// matches nothing (it is what a gate asks: did the tests run?).
 func MatchCommand(pattern string, argv []string) bool {
-	return matchCommand(parseCommandLine(splitPattern(pattern)), parseCommandLine(argv), true)
+	return matchCommand(parseCommandLine(splitPattern(pattern)), parseCommandLine(argv), false)
 }
 
 // matchPath matches a path the call touches against a rule's path: a
@@ -160,14 +184,7 @@ func matchPath(pattern, p, project string) bool {
 func showCommands(argvs [][]string) string {
 	parts := make([]string, 0, len(argvs))
 	for _, argv := range argvs {
-		words := make([]string, len(argv))
-		for i, w := range argv {
-			if why, ok := Unknown(w); ok {
-				w = "<unknown: " + why + ">"
-			}
-			words[i] = w
-		}
-		parts = append(parts, strings.Join(words, " "))
+		parts = append(parts, showWords(argv))
 	}
 	return strings.Join(parts, "; ")
 }

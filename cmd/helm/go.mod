@@ -39,4 +39,5 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1
 )
