@@ -19,6 +19,7 @@ require (
 	github.com/zeebo/blake3 v0.2.4
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.46.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -39,5 +40,4 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1
 )

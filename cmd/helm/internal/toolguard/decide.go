@@ -52,11 +52,19 @@ func decide(p *policy.Policy, reqs []policy.Request) agent.Decision {
 	if v.Rule == nil {
 		return NoDecision
 	}
-	var decider policy.Request
+	// The request that decided: one the rule matches for sure, if any,
+	// else one it matches because something is unknown.
+	unsure := ""
 	for _, r := range reqs {
-		if c := p.Check(r); c.Decision == v.Decision && c.Rule == v.Rule {
-			decider = r
+		if c := p.Check(r); c.Decision != v.Decision || c.Rule != v.Rule {
+			continue
+		}
+		if surely(*v.Rule, r) {
+			unsure = ""
 			break
+		}
+		if unsure == "" {
+			unsure = unknownIn(r)
 		}
 	}
 	d := agent.Decision{Rule: v.RuleName(), Reason: v.Rule.Reason}
@@ -72,10 +80,17 @@ func decide(p *policy.Policy, reqs []policy.Request) agent.Decision {
 	if d.Reason == "" {
 		d.Reason = v.String() + " of helm's guard rules"
 	}
-	if why := unknownIn(decider); why != "" {
-		d.Reason = "helm cannot tell what this command runs: " + why + "; " + d.Reason
+	if unsure != "" {
+		d.Reason = "helm cannot tell what this command runs: " + unsure + "; " + d.Reason
 	}
 	return d
+}
+
+// surely reports whether rule matches r without reading anything
+// unknown as what it needs: as a rule that allows would.
+func surely(rule policy.Rule, r policy.Request) bool {
+	rule.Decision = policy.Allow
+	return (&policy.Policy{Rules: []policy.Rule{rule}}).Check(r).Rule != nil
 }
 
 // unknownIn says what a request holds that is known only when it runs.
@@ -279,7 +294,7 @@ func toolCalls(tool string, input json.RawMessage, cwd string) ([]call, error) {
 		var c call
 		for _, u := range urls {
 			h := urlHost(u)
-			if h == "" {
+			if h == "" && !strings.Contains(u, "://") {
 				h = urlHost("https://" + u)
 			}
 			if h == "" {
