@@ -259,7 +259,12 @@ func matchCommand(pat, argv commandLine, open bool) bool {
 	}
 	wild := open && len(argv.unknown) > 0
 	for _, f := range pat.flags {
-		if !slices.Contains(argv.flags, f) && !wild {
+		// A flag without a value matches it with any value
+		// (--force-with-lease=main is --force-with-lease).
+		has := slices.ContainsFunc(argv.flags, func(g string) bool {
+			return g == f || !strings.Contains(f, "=") && strings.HasPrefix(g, f+"=")
+		})
+		if !has && !wild {
 			return false
 		}
 	}
