@@ -1,6 +1,8 @@
 package policy_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -285,4 +287,22 @@ func TestDigestOfActionRulesIsUnchanged(t *testing.T) {
 	assert.Equal(t, "sha256:c07dbba198840ffcd5da851cdb73e4268ca57463c6f776b6549c2ecbae31ac21", p.Digest())
 	q := &policy.Policy{Rules: []policy.Rule{{Name: "r", Decision: policy.Deny, Action: "push", Tool: "Bash"}}}
 	assert.NotEqual(t, p.Digest(), q.Digest())
+}
+
+// TestGuardDocExamplesParse: the policy docs/guard.md shows parses, and
+// decides as it says.
+func TestGuardDocExamplesParse(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "guard.md"))
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(doc), "```toml\n")
+	require.True(t, ok)
+	block, _, ok = strings.Cut(block, "```")
+	require.True(t, ok)
+	p := mustParse(t, block)
+	assert.Equal(t, policy.Deny, p.Check(bashReq("rm", "-fr", "build")).Decision)
+	assert.Equal(t, policy.Allow, p.Check(policy.Request{Event: policy.EventTool, Tool: "WebFetch", Hosts: []string{"docs.example.com"}}).Decision)
+	assert.Equal(t, policy.Deny, p.Check(policy.Request{Event: policy.EventTool, Tool: "WebFetch", Hosts: []string{"x.example"}}).Decision)
+	assert.Equal(t, policy.Ask, p.Check(policy.Request{Event: policy.EventTool, Tool: "mcp__x__y"}).Decision)
+	assert.Len(t, p.Gates(policy.Request{Event: policy.EventStop}), 1)
 }
