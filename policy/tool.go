@@ -42,13 +42,6 @@ const (
 // request's Project.
 const OutsideProject = "outside-project"
 
-// toolFieldNames are a tool-call rule's matchers, in the order Explain
-// tries them after the event and who.
-var toolFieldNames = []string{"tool", "command", "path", "host"}
-
-// toolOnlyFields are the fields that make a rule a tool-call rule.
-var toolOnlyFields = []string{"tool", "command", "path", "host", "event", "until"}
-
 // actionOnlyFields are the fields only an action rule may have.
 var actionOnlyFields = []string{"action", "repo", "branch", "args", "ref", "force", "delete"}
 
