@@ -19,6 +19,7 @@ require (
 	github.com/zeebo/blake3 v0.2.4
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.46.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
