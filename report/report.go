@@ -23,7 +23,6 @@ import (
 	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/markdown"
 	"github.com/helmlog/helm/logbook"
-	"github.com/helmlog/helm/transcript"
 )
 
 // Report summarises a voyage: its description and lifecycle, its crew,
@@ -63,7 +62,7 @@ type Report struct {
 	// Agents sums the steps agent hosts reported (helm.Voyage.Step): the
 	// prompts, the tool calls and those denied or failed, and what they
 	// cost; zero when none did.
-	Agents transcript.AgentStats `json:"agents,omitzero"`
+	Agents logbook.StepStats `json:"agents,omitzero"`
 	// Unreadable lists the voyages of the home that could not be read
 	// while looking for sub-voyages: any of them may be one.
 	Unreadable []string `json:"unreadable,omitempty"`
@@ -436,7 +435,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "- **Part of:** voyage `%s`\n", markdown.Code(info.Parent))
 	}
 	fmt.Fprintf(&b, "- **Started:** %s by %s\n", stamp(info.Created), markdown.Inline(info.Identity))
-	if a := r.Agents; a != (transcript.AgentStats{}) {
+	if a := r.Agents; a != (logbook.StepStats{}) {
 		fmt.Fprintf(&b, "- **Agent steps:** %s, %s (%d denied, %d failed); %d input, %d output, %d cache tokens; $%.4f\n",
 			countWord(a.Prompts, "prompt"), countWord(a.ToolCalls, "tool call"), a.DeniedCalls, a.FailedCalls,
 			a.InputTokens, a.OutputTokens, a.CacheReadTokens+a.CacheWriteTokens, a.CostUSD)

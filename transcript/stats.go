@@ -55,55 +55,7 @@ type Stats struct {
 	Judgements []JudgementStats `json:"judgements,omitempty"`
 	// Agents sums the steps agent hosts reported in these voyages
 	// (helm.Voyage.Step): zero when none did.
-	Agents AgentStats `json:"agents,omitzero"`
-}
-
-// AgentStats sums the steps agent hosts reported: the prompts, the tool
-// calls (and among them those the guard denied and those that failed),
-// and what the steps cost where the hosts said: tokens by kind, dollars,
-// and the time the model took.
-type AgentStats struct {
-	Prompts          int           `json:"prompts"`
-	ToolCalls        int           `json:"tool_calls"`
-	DeniedCalls      int           `json:"denied_calls"`
-	FailedCalls      int           `json:"failed_calls"`
-	InputTokens      int64         `json:"input_tokens"`
-	OutputTokens     int64         `json:"output_tokens"`
-	CacheReadTokens  int64         `json:"cache_read_tokens"`
-	CacheWriteTokens int64         `json:"cache_write_tokens"`
-	CostUSD          float64       `json:"cost_usd"`
-	ModelTime        time.Duration `json:"model_time_ns"`
-}
-
-// Add counts a step as the story holds it (logbook.Entry.Step): its
-// kind, its decision, and its result and usage, a call's result included.
-func (a *AgentStats) Add(s *logbook.Step) {
-	switch s.Kind {
-	case logbook.StepPrompt:
-		a.Prompts++
-	case logbook.StepTool:
-		a.ToolCalls++
-		if s.Decision != nil && s.Decision.Verdict == "deny" {
-			a.DeniedCalls++
-		}
-	}
-	a.finished(s)
-}
-
-// finished counts what a step-finished event attaches to its call: the
-// result and the usage.
-func (a *AgentStats) finished(s *logbook.Step) {
-	if s.Kind == logbook.StepTool && s.Result != nil && s.Result.Failed {
-		a.FailedCalls++
-	}
-	if u := s.Usage; u != nil {
-		a.InputTokens += u.InputTokens
-		a.OutputTokens += u.OutputTokens
-		a.CacheReadTokens += u.CacheReadTokens
-		a.CacheWriteTokens += u.CacheWriteTokens
-		a.CostUSD += u.CostUSD
-		a.ModelTime += u.Duration
-	}
+	Agents logbook.StepStats `json:"agents,omitzero"`
 }
 
 // CrewStats is one identity's part in a main voyage and its sub-voyages.
@@ -249,7 +201,7 @@ func StatsOf(lines []Line) []Stats {
 				break
 			}
 			if l.Type == projection.StepFinished {
-				f.stats.Agents.finished(l.Step)
+				f.stats.Agents.AddResult(l.Step)
 				break
 			}
 			f.stats.Agents.Add(l.Step)

@@ -581,7 +581,7 @@ func TestStatsSumTheAgentsSteps(t *testing.T) {
 	require.NoError(t, err)
 	stats := transcript.StatsOf(lines)
 	require.Len(t, stats, 1)
-	assert.Equal(t, transcript.AgentStats{Prompts: 1, ToolCalls: 3, DeniedCalls: 1, FailedCalls: 1,
+	assert.Equal(t, logbook.StepStats{Prompts: 1, ToolCalls: 3, DeniedCalls: 1, FailedCalls: 1,
 		InputTokens: 200, OutputTokens: 20, CacheReadTokens: 2000, CacheWriteTokens: 10, CostUSD: 0.5, ModelTime: 2 * time.Second}, stats[0].Agents)
 	assert.Equal(t, 3, stats[0].TotalSteps, "the tool calls are the crew's steps")
 	require.Len(t, stats[0].Crew, 1)
