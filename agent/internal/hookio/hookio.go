@@ -50,16 +50,26 @@ func Object(raw json.RawMessage, field string) (json.RawMessage, error) {
 	if t[0] != '{' {
 		return nil, fmt.Errorf("%s is not a JSON object", field)
 	}
-	return t, nil
+	return compact(t), nil
 }
 
-// Raw returns raw trimmed, nil when absent or null.
+// compact is raw without insignificant space: the form inputs and
+// responses are kept in, whatever the host's layout.
+func compact(raw []byte) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// Raw returns raw compacted, nil when absent or null.
 func Raw(raw json.RawMessage) json.RawMessage {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
 		return nil
 	}
-	return t
+	return compact(t)
 }
 
 // Tools is what a host's adapter knows of its tools: the text a person

@@ -4,7 +4,7 @@ import "strings"
 
 // Quote joins argv into a command line a POSIX shell splits back into
 // argv: a word of letters, digits and -_./=:,+@% stays as it is, any
-// other is single-quoted (a ' inside written as '\''). Hosts run hook
+// other is single-quoted (a ' inside written as '\”). Hosts run hook
 // commands with sh -c, so a helm installed under a path with spaces
 // still runs.
 func Quote(argv []string) string {

@@ -27,7 +27,7 @@ type op struct {
 }
 
 // Unified returns the unified diff that turns old into new, with path in
-// its header ("--- a/PATH", "+++ b/PATH") and hunks numbered from the
+// its header ("--- a/PATH", "+++ b/PATH"; an absolute path as it is) and hunks numbered from the
 // texts' first lines. Equal texts give "". A text that does not end in a
 // newline is compared as if it did: these are snippets, not files.
 func Unified(path, old, new string) string {
@@ -36,7 +36,11 @@ func Unified(path, old, new string) string {
 	}
 	ops := diff(lines(old), lines(new))
 	var b strings.Builder
-	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", path, path)
+	if strings.HasPrefix(path, "/") {
+		fmt.Fprintf(&b, "--- %s\n+++ %s\n", path, path)
+	} else {
+		fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", path, path)
+	}
 	oldLine, newLine := 1, 1 // the line numbers ops[i] starts at
 	for i := 0; i < len(ops); {
 		if ops[i].kind == ' ' {
