@@ -130,7 +130,7 @@ func TestParseRefusesWhatIsNotAPayload(t *testing.T) {
 	big := `{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"` + strings.Repeat("a", claudecode.MaxPayload) + `"}`
 	tests := []struct {
 		name, in, want string
-		is         error
+		is             error
 	}{
 		{name: "unknown event", in: `{"session_id":"s","hook_event_name":"TeleportStart"}`, want: `"TeleportStart"`, is: claudecode.ErrUnknownEvent},
 		{name: "no event", in: `{"session_id":"s"}`, want: "no hook_event_name"},

@@ -79,7 +79,7 @@ func TestParseReadsEveryDocumentedEvent(t *testing.T) {
 func TestParseRefusesWhatIsNotAPayload(t *testing.T) {
 	tests := []struct {
 		name, in, want string
-		is         error
+		is             error
 	}{
 		{name: "model hook helm does not read", in: `{"session_id":"s","hook_event_name":"AfterModel"}`, want: `"AfterModel"`, is: gemini.ErrUnknownEvent},
 		{name: "no session", in: `{"hook_event_name":"AfterAgent"}`, want: "no session_id"},

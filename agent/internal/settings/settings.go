@@ -15,7 +15,8 @@
 // the matcher groups, event lists and the hooks object they leave empty.
 // Uninstalling what an install added gives back the bytes it was given,
 // unless that document held an empty hooks object or event list (those
-// go too: they hold nothing).
+// go too: they hold nothing) or was an empty object with space inside
+// ("{ }" comes back as "{}").
 package settings
 
 import (
@@ -23,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -62,17 +64,64 @@ func (h Host) Install(doc []byte, command string) ([]byte, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		doc = []byte("{}\n")
 	}
-	doc, err := h.Uninstall(doc)
-	if err != nil {
+	handler := h.Handler(command)
+	current, err := h.current(doc, handler)
+	if err != nil || current {
+		return doc, err
+	}
+	if doc, err = h.Uninstall(doc); err != nil {
 		return nil, err
 	}
-	handler := h.Handler(command)
 	for _, ev := range h.Events {
 		if doc, err = h.add(doc, ev, handler); err != nil {
 			return nil, err
 		}
 	}
 	return doc, nil
+}
+
+// current says doc holds exactly the handlers Install would write: one
+// on each of the host's events, in a group with its matcher, and none
+// elsewhere. Installing over it changes nothing.
+func (h Host) current(doc []byte, handler any) (bool, error) {
+	_, hooks, err := h.hooks(doc)
+	if err != nil || hooks == nil {
+		return false, err
+	}
+	var want any
+	_ = json.Unmarshal(mustMarshal(handler), &want)
+	matchers := map[string]string{}
+	for _, ev := range h.Events {
+		matchers[ev.Name] = ev.Matcher
+	}
+	count := map[string]int{}
+	for _, m := range hooks.members {
+		for _, g := range groups(m.val) {
+			for _, hd := range handlers(g) {
+				if _, ok := h.helmCommand(hd); !ok {
+					continue
+				}
+				matcher, ours := matchers[m.key]
+				var got, gm any
+				_ = json.Unmarshal(doc[hd.start:hd.end], &got)
+				if _, mn := g.member("matcher"); mn != nil {
+					_ = json.Unmarshal(doc[mn.start:mn.end], &gm)
+				} else {
+					gm = ""
+				}
+				if !ours || gm != matcher || !reflect.DeepEqual(got, want) {
+					return false, nil
+				}
+				count[m.key]++
+			}
+		}
+	}
+	for _, ev := range h.Events {
+		if count[ev.Name] != 1 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Uninstall returns doc without helm's handlers.
