@@ -7,7 +7,7 @@ import (
 
 	"github.com/helmlog/helm/agent"
 	"github.com/helmlog/helm/agent/internal/hookio"
-	"github.com/helmlog/helm/agent/internal/udiff"
+	"github.com/helmlog/helm/agent/udiff"
 	"github.com/helmlog/helm/logbook"
 )
 

@@ -46,12 +46,13 @@ type Host struct {
 }
 
 // Status is what a settings document holds of helm's hooks: the events
-// with a helm handler, those of the host's events without one, and the
-// distinct commands helm's handlers run.
+// with a helm handler, those of the host's events without one, the
+// distinct commands helm's handlers run, and each command's program.
 type Status struct {
 	Events   []string `json:"events"`
 	Missing  []string `json:"missing"`
 	Commands []string `json:"commands"`
+	Programs []string `json:"programs"`
 }
 
 // Complete says every event helm hooks has its handler.
@@ -147,7 +148,7 @@ func (h Host) Uninstall(doc []byte) ([]byte, error) {
 
 // Installed reads what doc holds of helm's handlers.
 func (h Host) Installed(doc []byte) (Status, error) {
-	st := Status{Events: []string{}, Missing: []string{}, Commands: []string{}}
+	st := Status{Events: []string{}, Missing: []string{}, Commands: []string{}, Programs: []string{}}
 	var hooks *node
 	if len(bytes.TrimSpace(doc)) > 0 {
 		var err error
@@ -163,7 +164,9 @@ func (h Host) Installed(doc []byte) (Status, error) {
 					if c, ok := h.helmCommand(hd); ok {
 						found[m.key] = true
 						if !slices.Contains(st.Commands, c) {
+							argv, _ := Split(c) // helm's: it splits
 							st.Commands = append(st.Commands, c)
+							st.Programs = append(st.Programs, argv[0])
 						}
 					}
 				}

@@ -94,7 +94,7 @@ func TestInstallKeepsEveryOtherByte(t *testing.T) {
 
 			st, err := testHost.Installed(once)
 			require.NoError(t, err)
-			assert.Equal(t, Status{Events: []string{"PreToolUse", "Stop"}, Missing: []string{}, Commands: []string{cmd}}, st)
+			assert.Equal(t, Status{Events: []string{"PreToolUse", "Stop"}, Missing: []string{}, Commands: []string{cmd}, Programs: []string{"/usr/local/bin/helm"}}, st)
 			assert.True(t, st.Complete())
 
 			back, err := testHost.Uninstall(once)
