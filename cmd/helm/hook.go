@@ -63,6 +63,8 @@ session is recorded as a voyage and its tool calls pass helm's guard rules.
 The hook command names the identity, role and method the session is
 recorded under (--as, --role, --method when installing): the agent cannot
 choose them, and it is never recorded as human.`,
+		Example: `  helm hook install claude-code --as claude-1
+  helm hook status`,
 	}
 	group(a, c)
 	c.AddCommand(
