@@ -78,15 +78,10 @@ type Options struct {
 // Sub-voyages that cannot be opened make it fail, naming them: a trace
 // with a hole in it would look whole.
 func Trace(ctx context.Context, h *helm.Home, v *helm.Voyage, opts *Options) (ptrace.Traces, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
 	if err := v.Refresh(ctx); err != nil {
 		return ptrace.Traces{}, err
 	}
-	root, err := uuid.Parse(v.ID())
-	if err != nil {
+	if _, err := uuid.Parse(v.ID()); err != nil {
 		return ptrace.Traces{}, fmt.Errorf("voyage %s: its id is not a UUID: %w", v.ID(), err)
 	}
 	all, err := h.List(ctx, nil)
@@ -99,7 +94,69 @@ func Trace(ctx context.Context, h *helm.Home, v *helm.Voyage, opts *Options) (pt
 			children[info.Parent] = append(children[info.Parent], info.ID)
 		}
 	}
+	l := &loader{ctx: ctx, h: h, children: children, seen: map[string]bool{}}
+	c, err := l.load(v)
+	if err != nil {
+		return ptrace.Traces{}, err
+	}
+	return build(c, opts), nil
+}
 
+// crew is what a trace is built from: a voyage as read (its description,
+// head and entries) and its sub-voyages, read alike.
+type crew struct {
+	info    helm.VoyageInfo
+	head    string
+	entries []logbook.Entry
+	subs    []*crew
+}
+
+// loader reads a voyage and its sub-voyages through the public API.
+type loader struct {
+	ctx      context.Context
+	h        *helm.Home
+	children map[string][]string
+	seen     map[string]bool
+}
+
+func (l *loader) load(v *helm.Voyage) (*crew, error) {
+	c := &crew{info: v.Info()}
+	l.seen[c.info.ID] = true
+	if head, err := v.Head(l.ctx); err == nil {
+		c.head = head.String()
+	}
+	for e, err := range v.Entries(l.ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		c.entries = append(c.entries, e)
+	}
+	for _, id := range l.children[c.info.ID] {
+		if l.seen[id] {
+			continue
+		}
+		sv, err := l.h.Voyage(l.ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("voyage %s: open its sub-voyage %s: %w", c.info.ID, id, err)
+		}
+		sub, err := l.load(sv)
+		if cerr := sv.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.subs = append(c.subs, sub)
+	}
+	return c, nil
+}
+
+// build makes the trace of c: it reads nothing.
+func build(c *crew, opts *Options) ptrace.Traces {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	rs.SetSchemaUrl(SchemaURL)
@@ -112,19 +169,13 @@ func Trace(ctx context.Context, h *helm.Home, v *helm.Voyage, opts *Options) (pt
 	ss.SetSchemaUrl(SchemaURL)
 	ss.Scope().SetName(ScopeName)
 	ss.Scope().SetVersion(o.ServiceVersion)
-
-	b := &builder{
-		ctx:      ctx,
-		h:        h,
-		trace:    pcommon.TraceID(root),
-		spans:    ss.Spans(),
-		children: children,
-		seen:     map[string]bool{},
+	var trace pcommon.TraceID
+	if id, err := uuid.Parse(c.info.ID); err == nil {
+		trace = pcommon.TraceID(id)
 	}
-	if _, err := b.voyage(v, pcommon.NewSpanIDEmpty()); err != nil {
-		return ptrace.Traces{}, err
-	}
-	return td, nil
+	b := &builder{trace: trace, spans: ss.Spans()}
+	b.voyage(c, pcommon.NewSpanIDEmpty())
+	return td
 }
 
 // SpanID is the span id of entry n of voyage id (0: the voyage's own
@@ -140,26 +191,17 @@ func SpanID(id string, n int) pcommon.SpanID {
 }
 
 type builder struct {
-	ctx      context.Context
-	h        *helm.Home
-	trace    pcommon.TraceID
-	spans    ptrace.SpanSlice
-	children map[string][]string
-	seen     map[string]bool
+	trace pcommon.TraceID
+	spans ptrace.SpanSlice
 }
 
-// voyage appends the spans of voyage v under parent (empty: v is the
+// voyage appends the spans of voyage c under parent (empty: c is the
 // root) and those of its sub-voyages, and returns the end of its span.
-func (b *builder) voyage(v *helm.Voyage, parent pcommon.SpanID) (time.Time, error) {
-	info := v.Info()
-	b.seen[info.ID] = true
-	entries, err := b.entries(v)
-	if err != nil {
-		return time.Time{}, err
-	}
+func (b *builder) voyage(c *crew, parent pcommon.SpanID) time.Time {
+	info, entries := c.info, c.entries
 	own := SpanID(info.ID, 0)
 	sp := b.spans.AppendEmpty()
-	b.base(sp, SpanID(info.ID, 0), parent, "voyage "+info.Intent)
+	b.base(sp, own, parent, "voyage "+info.Intent)
 	at := sp.Attributes()
 	put(at, "helm.voyage.id", info.ID)
 	put(at, "helm.voyage.intent", info.Intent)
@@ -172,9 +214,7 @@ func (b *builder) voyage(v *helm.Voyage, parent pcommon.SpanID) (time.Time, erro
 	if len(info.Lifecycle) > 0 {
 		who(at, info.Lifecycle[0].Who)
 	}
-	if head, err := v.Head(b.ctx); err == nil {
-		put(at, "helm.voyage.head", head.String())
-	}
+	put(at, "helm.voyage.head", c.head)
 	put(at, "vcs.repository.name", info.Repo)
 	put(at, "vcs.ref.head.name", info.Branch)
 	put(at, "vcs.ref.base.revision", info.Base)
@@ -193,16 +233,14 @@ func (b *builder) voyage(v *helm.Voyage, parent pcommon.SpanID) (time.Time, erro
 		put(ev.Attributes(), "helm.reason", t.Reason)
 		who(ev.Attributes(), t.Who)
 	}
-	switch info.Outcome {
-	case logbook.OutcomeCompleted:
-		sp.Status().SetCode(ptrace.StatusCodeOk)
-	case logbook.OutcomeFailed:
-		sp.Status().SetCode(ptrace.StatusCodeError)
-		sp.Status().SetMessage(bound(info.Summary))
-	}
-	if info.Status == logbook.StatusActive {
-		sp.Status().SetCode(ptrace.StatusCodeUnset)
-		sp.Status().SetMessage("")
+	if info.Status != logbook.StatusActive {
+		switch info.Outcome {
+		case logbook.OutcomeCompleted:
+			sp.Status().SetCode(ptrace.StatusCodeOk)
+		case logbook.OutcomeFailed:
+			sp.Status().SetCode(ptrace.StatusCodeError)
+			sp.Status().SetMessage(bound(info.Summary))
+		}
 	}
 
 	start := info.Created
@@ -223,42 +261,17 @@ func (b *builder) voyage(v *helm.Voyage, parent pcommon.SpanID) (time.Time, erro
 	for _, e := range entries {
 		end = later(end, b.entry(info.ID, own, e))
 	}
-	for _, id := range b.children[info.ID] {
-		if b.seen[id] {
-			continue
-		}
-		sub, err := b.h.Voyage(b.ctx, id)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("voyage %s: open its sub-voyage %s: %w", info.ID, id, err)
-		}
+	for _, sub := range c.subs {
 		under := own
-		if n, ok := opened[id]; ok {
+		if n, ok := opened[sub.info.ID]; ok {
 			under = SpanID(info.ID, n)
 		}
-		subEnd, err := b.voyage(sub, under)
-		if cerr := sub.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return time.Time{}, err
-		}
-		end = later(end, subEnd)
+		end = later(end, b.voyage(sub, under))
 	}
+	end = later(end, start)
 	sp.SetStartTimestamp(ts(start))
-	sp.SetEndTimestamp(ts(later(end, start)))
-	return later(end, start), nil
-}
-
-// entries reads every entry of the voyage's story.
-func (b *builder) entries(v *helm.Voyage) ([]logbook.Entry, error) {
-	var out []logbook.Entry
-	for e, err := range v.Entries(b.ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, nil
+	sp.SetEndTimestamp(ts(end))
+	return end
 }
 
 func (b *builder) base(sp ptrace.Span, id, parent pcommon.SpanID, name string) {

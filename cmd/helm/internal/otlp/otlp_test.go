@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,8 +24,6 @@ import (
 	"github.com/helmlog/helm/marks"
 	"github.com/helmlog/helm/replay"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // commit stands in for a commit: it leaves abc1234 and touches nothing.
 type commit struct {
@@ -102,7 +99,7 @@ func golden(t *testing.T, name string, td ptrace.Traces) {
 	require.NoError(t, json.Indent(&pretty, bytes.TrimSpace(line), "", "  "))
 	pretty.WriteByte('\n')
 	path := filepath.Join("testdata", name)
-	if *update {
+	if *otlp.Update {
 		require.NoError(t, os.MkdirAll("testdata", 0o755))
 		require.NoError(t, os.WriteFile(path, pretty.Bytes(), 0o644))
 	}
