@@ -21,7 +21,7 @@
 // matches, the request is allowed. A rule's fields:
 //
 //	name      shown in messages; a rule without one is called "rule N (line L)"
-//	decision  allow, deny or confirm (required)
+//	decision  allow, deny or confirm (required); ask, block: see tool calls below
 //	action    the action kind: merge-pull-request, push, ...; observe-command for commands
 //	identity  who acts
 //	role      the role they act in
@@ -57,6 +57,41 @@
 // actions asks git); CheckAll takes the requests and returns the
 // strictest verdict. Stack puts a system policy under a home's: the
 // strictest of the two decides, so the home's cannot loosen it.
+//
+// Tool calls. A coding agent's host (Claude Code, Gemini CLI) asks helm,
+// through its hooks, whether a tool call may run, and whether the agent
+// may stop; the same [[rule]] list decides. A rule with any of these
+// fields is a tool-call rule: it decides tool calls (and gates) only,
+// and a rule with none of them decides actions only, so a policy written
+// for actions keeps its meaning:
+//
+//	tool      the tool's name, a glob with | between alternatives: "Bash", "Edit|Write", "mcp__*"
+//	command   a command and flags, "rm -rf", "git push --force": see MatchCommand
+//	path      a path the call touches (absolute, cleaned, symlinks resolved), a glob, or "outside-project"
+//	host      a host the call fetches from, a glob, case folded: "*.example.com"
+//	event     tool (the default: a call about to run, and a permission request for one),
+//	          permission (permission requests only), stop or subagent-stop (gates)
+//	until     a gate's condition: bearing-since-edit, or tests-pass with command = "go test"
+//	reason    what the agent is shown when the rule denies, asks or holds it (any rule)
+//
+// identity, role, method and actor match tool calls too; action, repo,
+// branch, args, ref, force and delete are an action's and Parse rejects
+// them on a tool-call rule. A tool call's decision is allow, deny or ask
+// (a person decides in the host); confirm on a tool-call rule means ask,
+// and ask on an action rule means confirm. A gate's decision is block.
+//
+// A command pattern matches every command a shell call runs, whatever
+// the spelling: rm -rf matches rm -r -f, rm -fr, /bin/rm --recursive
+// --force, and the same inside sh -c, pipelines and lists (the caller
+// parses the script; see UnknownCommand). What the caller could not know
+// before it runs — a command name from a variable, a flag from one, a
+// path or host from one — matches every rule that denies or asks, and no
+// rule that allows: the guard fails closed. A call makes one request per
+// command, path and host (CheckAll): a rule allows the call only when
+// rules allowed every one of them, and any deny denies it.
+//
+// Gates (Gates) all apply, not the first alone: each holds an agent that
+// wants to stop until its condition holds over the voyage.
 //
 // The guard decides what helm does. It cannot stop what is done behind
 // helm's back (git and gh run directly), nor a policy file edited by

@@ -27,7 +27,7 @@ var (
 // Decision is what a rule decides for the requests it matches.
 type Decision string
 
-// The three decisions.
+// The decisions.
 const (
 	// Allow lets the request run.
 	Allow Decision = "allow"
@@ -35,6 +35,15 @@ const (
 	Deny Decision = "deny"
 	// Confirm lets it run only when a person has confirmed it.
 	Confirm Decision = "confirm"
+	// Ask leaves a tool call to a person: the agent's host asks them. A
+	// rule that asks decides an action as Confirm does (the action runs
+	// only once a person confirms it), and a rule that confirms decides a
+	// tool call as Ask does: the verdict says Confirm for an action and
+	// Ask for a tool call, whichever a rule wrote.
+	Ask Decision = "ask"
+	// Block is a gate's decision: the agent may not stop yet (see
+	// Rule.Until).
+	Block Decision = "block"
 )
 
 // Rule is one [[rule]] table. Every matcher (Action to Args) is a glob
@@ -65,6 +74,32 @@ type Rule struct {
 	// Force and Delete, when set, match a ref update that is (true) or is
 	// not (false) a forced update, or a deletion.
 	Force, Delete *bool
+	// Tool to Until make the rule a tool-call rule (see IsToolRule),
+	// which decides tool calls and gates only.
+	//
+	// Tool matches the tool's name: a glob, with | between alternatives
+	// ("Bash", "Edit|Write", "mcp__*").
+	Tool string
+	// Command matches a command the call runs: a command and flags
+	// ("rm -rf", "git push --force"), matched on the parsed argv in any
+	// spelling (see MatchCommand). A command helm cannot know before it
+	// runs matches a rule that denies or asks, never one that allows.
+	Command string
+	// Path matches a path the call touches: a glob on the absolute,
+	// cleaned path, or "outside-project" (OutsideProject).
+	Path string
+	// Host matches a host the call fetches from: a glob, case folded
+	// ("*.example.com").
+	Host string
+	// Event is the event the rule decides: EventTool (the default),
+	// EventPermission, EventStop or EventSubagentStop.
+	Event string
+	// Until makes a stop rule a gate: the agent is held (Block) until
+	// the condition holds (UntilBearingSinceEdit, UntilTestsPass).
+	Until string
+	// Reason, when given, is what the agent is shown when the rule denies,
+	// asks or holds it.
+	Reason string
 	// Line is the 1-based line of the rule's [[rule]] header in its
 	// source, or 0 when unknown.
 	Line int
@@ -149,6 +184,12 @@ func (p *Policy) Digest() string {
 			for _, pat := range r.patterns() {
 				fmt.Fprintf(h, " %q", pat)
 			}
+			if r.IsToolRule() || r.Reason != "" {
+				// Only then: an action rule's digest is what it always was.
+				for _, pat := range [...]string{r.Tool, r.Command, r.Path, r.Host, r.Event, r.Until, r.Reason} {
+					fmt.Fprintf(h, " %q", pat)
+				}
+			}
 			h.Write([]byte{'\n'})
 		}
 	}
@@ -172,6 +213,18 @@ type Request struct {
 	// when none; Force and Delete say the update is forced, or a deletion.
 	Ref           string
 	Force, Delete bool
+	// Event makes the request a tool call (EventTool, EventPermission) or
+	// a stop (EventStop, EventSubagentStop); empty for an action. Tool is
+	// the tool's name; Commands every argv the call runs (parsed by the
+	// caller; see UnknownCommand); Paths the absolute, cleaned paths it
+	// touches; Hosts the hosts it fetches from; Project the project's top
+	// directory, for "outside-project".
+	Event    string     `json:",omitempty"`
+	Tool     string     `json:",omitempty"`
+	Commands [][]string `json:",omitempty"`
+	Paths    []string   `json:",omitempty"`
+	Hosts    []string   `json:",omitempty"`
+	Project  string     `json:",omitempty"`
 }
 
 // Actor returns "human" when the request's method is "human", else
@@ -185,7 +238,8 @@ func (r Request) Actor() string {
 
 // Verdict is the policy's answer to one request.
 type Verdict struct {
-	// Decision is Allow, Deny or Confirm.
+	// Decision is Allow, Deny or Confirm for an action; Allow, Deny or
+	// Ask for a tool call; Block for a gate.
 	Decision Decision
 	// Rule is the rule that decided, nil when none matched (Allow).
 	Rule *Rule
@@ -202,6 +256,10 @@ func (v Verdict) String() string {
 		verb = ErrDenied.Error()
 	case Confirm:
 		verb = ErrNeedsConfirmation.Error()
+	case Ask:
+		verb = "left to a person"
+	case Block:
+		verb = "held"
 	}
 	if v.Rule == nil {
 		return verb + ": no rule matched"
@@ -226,7 +284,7 @@ func (v Verdict) Err() error {
 	switch v.Decision {
 	case Allow:
 		return nil
-	case Confirm:
+	case Confirm, Ask:
 		sentinel = ErrNeedsConfirmation
 	default:
 		sentinel = ErrDenied
@@ -259,58 +317,101 @@ func (p *Policy) Check(r Request) Verdict {
 		return Verdict{Decision: Allow}
 	}
 	if p.layers != nil {
-		return strictest(p.layers, func(l *Policy) Verdict { return l.Check(r) })
+		return strictest(p.layers, func(l *Policy) Verdict { return l.Check(r) }, false)
 	}
 	fields := requestFields(r)
 	for i := range p.Rules {
 		rule := &p.Rules[i]
-		if _, ok := rule.mismatch(fields); ok {
-			d := rule.Decision
-			if d != Allow && d != Confirm {
-				d = Deny
-			}
-			return Verdict{Decision: d, Rule: rule, Source: p.Source}
+		if _, ok := rule.matches(r, fields); ok {
+			return Verdict{Decision: decisionFor(rule.Decision, r), Rule: rule, Source: p.Source}
 		}
 	}
 	return Verdict{Decision: Allow, Source: p.Source}
 }
 
-// CheckAll checks each of rs, the requests one action makes (a push to
-// several URLs, or of several refs), and returns the strictest verdict:
-// the first deny, else the first confirm, else allow. Deny wins: a rule
-// that matches any one of them decides for the action. No request is
-// allowed.
+// decisionFor is what a rule's decision d means for r: for an action,
+// Allow, Confirm (a rule that asks) or Deny; for a tool call, Allow, Ask
+// (a rule that confirms) or Deny; for a stop, Block. Anything else
+// denies.
+func decisionFor(d Decision, r Request) Decision {
+	switch {
+	case d == Allow:
+		return Allow
+	case !r.IsToolCall() && (d == Confirm || d == Ask):
+		return Confirm
+	case r.IsToolCall() && (d == Confirm || d == Ask):
+		return Ask
+	case d == Block && (r.Event == EventStop || r.Event == EventSubagentStop):
+		return Block
+	}
+	return Deny
+}
+
+// matches checks the rule against r: an action rule only against an
+// action, a tool-call rule only against a tool call or stop.
+func (rule *Rule) matches(r Request, fields [len(fieldNames)]string) (miss, bool) {
+	switch tool := rule.IsToolRule(); {
+	case tool && !r.IsToolCall():
+		return miss{"kind", "tool call", "action"}, false
+	case !tool && r.IsToolCall():
+		return miss{"kind", "action", "tool call"}, false
+	case tool:
+		return rule.toolMismatch(r)
+	}
+	if f, ok := rule.mismatch(fields); !ok {
+		return miss{fieldNames[f], rule.patterns()[f], fields[f]}, false
+	}
+	return miss{}, true
+}
+
+// CheckAll checks each of rs, the requests one action or tool call makes
+// (a push to several URLs, or of several refs; a shell command's every
+// command, path and host), and returns the strictest verdict: the first
+// deny, else the first confirm (or ask), else the first allow that no
+// rule made, else allow. Deny wins: a rule that matches any one of them
+// decides for the whole. An allow by a rule holds only when rules
+// allowed every request: ls && curl is not allowed by a rule that allows
+// ls. No request is allowed.
 func (p *Policy) CheckAll(rs []Request) Verdict {
 	if len(rs) == 0 {
 		return Verdict{Decision: Allow, Source: sourceOf(p)}
 	}
-	return strictest(rs, p.Check)
+	return strictest(rs, p.Check, true)
 }
 
-// strictest returns the strictest of check's verdicts over xs (deny, then
-// confirm, then allow), the first of equals.
-func strictest[T any](xs []T, check func(T) Verdict) Verdict {
+// strictest returns the strictest of check's verdicts over xs (deny or
+// block, then confirm or ask, then allow), the first of equals. Among
+// allows, unruled ranks over ruled when every x must be allowed by a rule
+// (the requests of one call), and below it when any may be (the stacked
+// policies of one request: a layer that says nothing leaves it to the
+// others).
+func strictest[T any](xs []T, check func(T) Verdict, unruledOverRuled bool) Verdict {
 	var best Verdict
+	bestRank := 0
 	for i, x := range xs {
 		v := check(x)
-		if i == 0 || rank(v.Decision) > rank(best.Decision) {
-			best = v
+		r := rank(v, unruledOverRuled)
+		if i == 0 || r > bestRank {
+			best, bestRank = v, r
 		}
-		if best.Decision == Deny {
+		if best.Decision == Deny || best.Decision == Block {
 			break
 		}
 	}
 	return best
 }
 
-func rank(d Decision) int {
-	switch d {
+func rank(v Verdict, unruledOverRuled bool) int {
+	switch v.Decision {
 	case Allow:
+		if (v.Rule == nil) == unruledOverRuled {
+			return 1
+		}
 		return 0
-	case Confirm:
-		return 1
+	case Confirm, Ask:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 func sourceOf(p *Policy) string {
@@ -379,11 +480,11 @@ func (p *Policy) Explain(r Request) []Trace {
 	var traces []Trace
 	for i := range p.Rules {
 		rule := &p.Rules[i]
-		f, ok := rule.mismatch(fields)
+		m, ok := rule.matches(r, fields)
 		if ok {
 			return append(traces, Trace{Rule: rule, Matched: true})
 		}
-		traces = append(traces, Trace{Rule: rule, Field: fieldNames[f], Pattern: rule.patterns()[f], Value: fields[f]})
+		traces = append(traces, Trace{Rule: rule, Field: m.field, Pattern: m.pattern, Value: m.value})
 	}
 	return traces
 }
@@ -396,7 +497,7 @@ var fieldNames = [...]string{"action", "identity", "role", "method", "actor", "r
 var boolFields = []string{"force", "delete"}
 
 // knownFields are every field a [[rule]] may have.
-var knownFields = append([]string{"name", "decision"}, fieldNames[:]...)
+var knownFields = append(append([]string{"name", "decision"}, fieldNames[:]...), "tool", "command", "path", "host", "event", "until", "reason")
 
 func requestFields(r Request) [len(fieldNames)]string {
 	return [...]string{r.Action, r.Identity, r.Role, r.Method, r.Actor(), r.Repo, r.Branch, strings.Join(r.Args, " "),
@@ -670,6 +771,20 @@ func (rule *Rule) field(name string) *string {
 		return &rule.Name
 	case "decision":
 		return (*string)(&rule.Decision)
+	case "tool":
+		return &rule.Tool
+	case "command":
+		return &rule.Command
+	case "path":
+		return &rule.Path
+	case "host":
+		return &rule.Host
+	case "event":
+		return &rule.Event
+	case "until":
+		return &rule.Until
+	case "reason":
+		return &rule.Reason
 	}
 	return [...]*string{&rule.Action, &rule.Identity, &rule.Role, &rule.Method, &rule.Actor, &rule.Repo, &rule.Branch, &rule.Args, &rule.Ref}[slices.Index(fieldNames[:], name)]
 }
@@ -689,12 +804,13 @@ type problem struct{ field, what string }
 func (rule *Rule) problems() []problem {
 	var out []problem
 	switch rule.Decision {
-	case Allow, Deny, Confirm:
+	case Allow, Deny, Confirm, Ask, Block:
 	case "":
-		out = append(out, problem{"decision", `no decision: give decision = "allow", "deny" or "confirm"`})
+		out = append(out, problem{"decision", `no decision: give decision = "allow", "deny", "ask" or "confirm" ("block" for a gate)`})
 	default:
-		out = append(out, problem{"decision", fmt.Sprintf("decision %q is not allow, deny or confirm", rule.Decision)})
+		out = append(out, problem{"decision", fmt.Sprintf("decision %q is not allow, deny, ask or confirm (or block, for a gate)", rule.Decision)})
 	}
+	out = append(out, rule.toolProblems()...)
 	for i, pattern := range rule.patterns() {
 		if pattern == "" {
 			continue

@@ -224,7 +224,7 @@ func TestParseRejectsWhatItDoesNotUnderstand(t *testing.T) {
 		want       []string // the error's lines
 	}{
 		{"unknown field names its line", readmeRules + "\n[[rule]]\nname = \"typo\"\nacton = \"push\"\ndecision = \"deny\"\n",
-			[]string{`policy.toml:28: unknown field "acton" in [[rule]] 5 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete)`}},
+			[]string{`policy.toml:28: unknown field "acton" in [[rule]] 5 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete, tool, command, path, host, event, until, reason)`}},
 		{"unknown fields each reported, in order", "[[rule]]\nzeta = 1\ndecision = \"deny\"\nalpha = \"x\"\n",
 			[]string{`policy.toml:2: unknown field "zeta" in [[rule]] 1`, `policy.toml:4: unknown field "alpha" in [[rule]] 1`}},
 		{"a sub-table is an unknown field", "[[rule]]\ndecision = \"deny\"\n[rule.when]\nbranch = \"main\"\n",
@@ -232,11 +232,13 @@ func TestParseRejectsWhatItDoesNotUnderstand(t *testing.T) {
 		{"a dotted key is an unknown field", "[[rule]]\ndecision = \"deny\"\nwhen.branch = \"main\"\n",
 			[]string{`policy.toml:3: unknown field "when" in [[rule]] 1`}},
 		{"no decision", "[[rule]]\nname = \"r\"\naction = \"push\"\n",
-			[]string{`policy.toml:1: [[rule]] 1 ("r"): no decision: give decision = "allow", "deny" or "confirm"`}},
-		{"unknown decision", "[[rule]]\nname = \"r\"\ndecision = \"block\"\n",
-			[]string{`policy.toml:3: [[rule]] 1 ("r"): decision "block" is not allow, deny or confirm`}},
+			[]string{`policy.toml:1: [[rule]] 1 ("r"): no decision: give decision = "allow", "deny", "ask" or "confirm" ("block" for a gate)`}},
+		{"unknown decision", "[[rule]]\nname = \"r\"\ndecision = \"stop\"\n",
+			[]string{`policy.toml:3: [[rule]] 1 ("r"): decision "stop" is not allow, deny, ask or confirm (or block, for a gate)`}},
+		{"block is a gate's decision", "[[rule]]\nname = \"r\"\ndecision = \"block\"\n",
+			[]string{`policy.toml:3: [[rule]] 1 ("r"): decision "block" is for a gate`}},
 		{"decision is case-sensitive", "[[rule]]\ndecision = \"Deny\"\n",
-			[]string{`policy.toml:2: [[rule]] 1 ("rule 1 (line 1)"): decision "Deny" is not allow, deny or confirm`}},
+			[]string{`policy.toml:2: [[rule]] 1 ("rule 1 (line 1)"): decision "Deny" is not allow, deny, ask or confirm (or block, for a gate)`}},
 		{"actor that matches no actor", "[[rule]]\nname = \"r\"\nactor = \"bot\"\ndecision = \"deny\"\n",
 			[]string{`policy.toml:3: [[rule]] 1 ("r"): actor "bot" matches neither agent nor human`}},
 		{"unclosed class", "\n[[rule]]\nname = \"r\"\nbranch = \"feat[\"\ndecision = \"deny\"\n",
@@ -284,7 +286,7 @@ func TestErrorCarriesThePlace(t *testing.T) {
 	var pe *policy.Error
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, policy.Error{Source: "/home/j/.helm/policy.toml", Line: 6, Rule: 2, Err: pe.Err}, *pe)
-	assert.Equal(t, `/home/j/.helm/policy.toml:6: unknown field "acton" in [[rule]] 2 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete)`, err.Error())
+	assert.Equal(t, `/home/j/.helm/policy.toml:6: unknown field "acton" in [[rule]] 2 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete, tool, command, path, host, event, until, reason)`, err.Error())
 }
 
 // TestLinesSurviveTrickyTOML: text inside strings, arrays and inline
@@ -371,7 +373,7 @@ func TestValidateChecksPoliciesBuiltInCode(t *testing.T) {
 	}}
 	err := p.Validate()
 	require.Error(t, err)
-	assert.Equal(t, "built-in:4: [[rule]] 2 (\"bad\"): decision \"nope\" is not allow, deny or confirm\nbuilt-in:4: [[rule]] 2 (\"bad\"): branch \"[\" has a '[' at byte 0 that is never closed (write \\[ for a bracket)", err.Error())
+	assert.Equal(t, "built-in:4: [[rule]] 2 (\"bad\"): decision \"nope\" is not allow, deny, ask or confirm (or block, for a gate)\nbuilt-in:4: [[rule]] 2 (\"bad\"): branch \"[\" has a '[' at byte 0 that is never closed (write \\[ for a bracket)", err.Error())
 
 	// Check on an invalid policy fails closed on the decision and never
 	// matches a malformed glob.

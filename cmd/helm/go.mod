@@ -20,6 +20,7 @@ require (
 	go.opentelemetry.io/collector/pdata v1.71.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.46.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +16,8 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/agent"
+	"github.com/helmlog/helm/cmd/helm/internal/toolguard"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 )
@@ -91,12 +96,46 @@ func newPolicyCmd(a *app) *cobra.Command {
 the file policy in config.toml names). The first rule whose every given
 field matches decides: allow, deny, or confirm (the action runs only with
 --yes); when none matches, the action is allowed. A refused action is
-recorded in the story as a refused entry naming the rule.`,
-		Example: `  helm policy check merge-pull-request --as bob --role coder --method claude -- 45`,
+recorded in the story as a refused entry naming the rule.
+
+The same list decides a coding agent's tool calls (its hooks ask helm): a
+rule with tool, command, path, host, event or until is a tool-call rule,
+and decides tool calls only; a rule without them decides actions only.
+
+  [[rule]]
+  name = "no rm -rf"
+  command = "rm -rf"        # rm -r -f, /bin/rm --recursive --force, sh -c '...'
+  decision = "deny"
+
+  [[rule]]
+  name = "stay in the project"
+  tool = "Read|Edit|Write|Bash"
+  path = "outside-project"
+  decision = "deny"
+
+  [[rule]]
+  name = "MCP tools ask"
+  tool = "mcp__*"
+  decision = "ask"
+
+  [[rule]]
+  name = "a bearing before stopping"
+  event = "stop"
+  until = "bearing-since-edit"   # or until = "tests-pass" with command = "go test"
+  decision = "block"
+
+A tool call is allowed, denied (the agent is shown the reason) or asked
+(the host asks a person); when no rule matches, the host's own
+permission flow holds. A command helm cannot know before it runs ($X -rf,
+a sourced file) is denied or asked by any rule on commands. See
+docs/guard.md.`,
+		Example: `  helm policy check merge-pull-request --as bob --role coder --method claude -- 45
+  helm policy check --tool Bash --command 'rm -fr build'
+  helm policy check --tool Read --path /etc/passwd`,
 	})
 	c.AddCommand(leafCmd(a, &cobra.Command{
-		Use:   "check KIND [--repo OWNER/NAME] [--branch B] [--remote NAME] [--force] [-- ARG...]",
-		Short: "say which rule would decide an action, and why the others did not",
+		Use:   "check KIND [--repo OWNER/NAME] [--branch B] [--remote NAME] [--force] [-- ARG...] | check --tool NAME [--command C] [--path P] [--url U]",
+		Short: "say which rule would decide an action or a tool call, and why the others did not",
 		Long: `Say which guard rule would decide an action of KIND (push,
 merge-pull-request, ..., or observe-command for a command mark) performed
 by the resolved identity, role and method (--as, --role, --method) on the
@@ -109,10 +148,21 @@ A push without --repo is resolved as helm action push resolves it, in the
 working directory's repository: git says which refs it would create,
 update, force or delete (git push --dry-run, which changes nothing) and
 every repository the remote's URLs name, as configured and as rewritten;
-each is checked, and the strictest decision holds.`,
+each is checked, and the strictest decision holds.
+
+With --tool, say which rule would decide a coding agent's tool call: the
+tool NAME (Bash, Read, Edit, WebFetch, mcp__github__merge, ...) with its
+shell command (--command, parsed as the shell would: every command it
+runs is checked), the path it touches (--path) or the URL it fetches
+(--url), in the working directory and the project (--project, default
+the working directory), as a call about to run or, with --event
+permission, a permission request.`,
 		Example: `  helm policy check merge-pull-request --as bob --role agent --method claude -- 45
   helm policy check push --branch main
-  helm policy check observe-command -- rm -rf build`,
+  helm policy check observe-command -- rm -rf build
+  helm policy check --tool Bash --command 'rm -fr build'
+  helm policy check --tool Read --path /etc/passwd
+  helm policy check --tool WebFetch --url https://x.example/`,
 	}, &policyCheckCommand{}))
 	return c
 }
@@ -120,9 +170,17 @@ each is checked, and the strictest decision holds.`,
 type policyCheckCommand struct {
 	repo, branch, remote string
 	force                bool
+	// A tool call's.
+	tool, command, path, url, event, project string
 }
 
 func (c *policyCheckCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.tool, "tool", "", "check a tool call of the tool `NAME` (Bash, Read, WebFetch, mcp__...) rather than an action")
+	fs.StringVar(&c.command, "command", "", "with --tool: the shell command `C` it runs")
+	fs.StringVar(&c.path, "path", "", "with --tool: the path `P` it reads or writes")
+	fs.StringVar(&c.url, "url", "", "with --tool: the URL `U` it fetches")
+	fs.StringVar(&c.event, "event", "tool", "with --tool: `tool` (a call about to run) or permission (a permission request)")
+	fs.StringVar(&c.project, "project", "", "with --tool: the project's top directory `DIR`, for outside-project (default the working directory)")
 	fs.StringVar(&c.repo, "repo", "", "the repository acted on, `OWNER/NAME`")
 	fs.StringVar(&c.branch, "branch", "", "the branch acted on, `B` (for a push: what helm action push --branch takes)")
 	fs.StringVar(&c.remote, "remote", "", "for a push: the remote, `NAME` (default origin)")
@@ -140,12 +198,20 @@ type policyCheck struct {
 	Actor    string           `json:"actor"`
 	Decision policy.Decision  `json:"decision"`
 	Rule     string           `json:"rule,omitempty"`
-	Trace    []string         `json:"trace"`
+	// Reason is, for a tool call, what the agent would be shown.
+	Reason string   `json:"reason,omitempty"`
+	Trace  []string `json:"trace"`
 }
 
 func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) error {
+	if c.tool != "" {
+		return c.runTool(ctx, a, args)
+	}
+	if c.command != "" || c.path != "" || c.url != "" || c.project != "" || a.cmd.Flags().Changed("event") {
+		return usageErrorf(a.cmd, "policy check: --command, --path, --url, --event and --project describe a tool call: give its --tool")
+	}
 	if len(args) == 0 {
-		return usageErrorf(a.cmd, "policy check: the action KIND is required (push, merge-pull-request, observe-command, ...)")
+		return usageErrorf(a.cmd, "policy check: the action KIND is required (push, merge-pull-request, observe-command, ...), or --tool NAME for a tool call")
 	}
 	h, err := a.openHome()
 	if err != nil {
@@ -288,4 +354,135 @@ func (a *app) voyageIdentity(ctx context.Context) string {
 		return ""
 	}
 	return v.Info().Identity
+}
+
+// runTool explains the decision on a tool call, built from the flags as
+// an agent's host would report it.
+func (c *policyCheckCommand) runTool(ctx context.Context, a *app, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf(a.cmd, "policy check --tool takes no KIND or arguments: describe the call with --command, --path or --url")
+	}
+	if c.repo != "" || c.branch != "" || c.remote != "" || c.force {
+		return usageErrorf(a.cmd, "policy check --tool: --repo, --branch, --remote and --force describe an action, not a tool call")
+	}
+	kind := agent.PreTool
+	switch c.event {
+	case "tool":
+	case "permission":
+		kind = agent.Permission
+	default:
+		return usageErrorf(a.cmd, "policy check --tool: --event is tool or permission, not %q", c.event)
+	}
+	h, err := a.openHome()
+	if err != nil {
+		return err
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return err
+	}
+	p, err := a.policy(h.Dir(), cfg)
+	if err != nil {
+		return err
+	}
+	identity, err := a.resolveIdentity(a.voyageIdentity(ctx))
+	if err != nil {
+		return err
+	}
+	role, method, err := a.resolveRoleMethod(false)
+	if err != nil {
+		return err
+	}
+	who := logbook.Who{Identity: identity, Role: role, Method: method}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("policy check: working directory: %w", err)
+	}
+	input := map[string]string{}
+	if c.command != "" {
+		input["command"] = c.command
+	}
+	if c.path != "" {
+		input["file_path"], input["path"], input["notebook_path"] = c.path, c.path, c.path
+	}
+	if c.url != "" {
+		input["url"] = c.url
+	}
+	raw, err := json.Marshal(input)
+	if err != nil {
+		return err
+	}
+	ev := agent.Event{Kind: kind, Cwd: wd, Project: c.project, Tool: &agent.ToolCall{Name: c.tool, Input: raw}}
+	reqs, err := toolguard.Requests(ev, who, "")
+	if err != nil {
+		return &usageError{Err: fmt.Errorf("policy check: %w", err), Hint: "give the call's --command (Bash), --path (Read, Edit, Write) or --url (WebFetch)"}
+	}
+	d, _ := toolguard.Decide(p, ev, who, "")
+	verdict := p.CheckAll(reqs)
+	decider := reqs[0]
+	for _, r := range reqs {
+		if v := p.Check(r); v.Decision == verdict.Decision && v.Rule == verdict.Rule {
+			decider = r
+			break
+		}
+	}
+	out := policyCheck{Policy: "(none)", Digest: p.Digest(), Request: decider, Requests: reqs, Actor: decider.Actor(),
+		Decision: verdict.Decision, Rule: verdict.RuleName(), Reason: d.Reason, Trace: []string{}}
+	if verdict.Rule == nil {
+		out.Decision = ""
+	}
+	if p != nil {
+		out.Policy = p.Source
+		for _, t := range p.Explain(decider) {
+			out.Trace = append(out.Trace, t.String())
+		}
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, out)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Policy: %s\n", printable(out.Policy))
+	fmt.Fprintf(&b, "Tool call: %s by %s (role %s, method %s, actor %s), event %s\n", printable(c.tool), printable(identity),
+		printable(orNone(role)), printable(orNone(method)), decider.Actor(), printable(decider.Event))
+	for _, r := range reqs {
+		var parts []string
+		for _, argv := range r.Commands {
+			parts = append(parts, "command "+strconv.Quote(showArgv(argv)))
+		}
+		for _, p := range r.Paths {
+			parts = append(parts, "path "+strconv.Quote(showArgv([]string{p})))
+		}
+		for _, h := range r.Hosts {
+			parts = append(parts, "host "+strconv.Quote(showArgv([]string{h})))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, "  %s\n", printable(strings.Join(parts, ", ")))
+		}
+	}
+	for _, t := range out.Trace {
+		fmt.Fprintf(&b, "  %s\n", printable(t))
+	}
+	if verdict.Rule == nil {
+		b.WriteString("Decision: none: no rule matched; the agent's host decides as it would without helm\n")
+	} else {
+		fmt.Fprintf(&b, "Decision: %s\n", printable(verdict.String()))
+	}
+	if d.Reason != "" && d.Reason != verdict.String()+" of helm's guard rules" {
+		fmt.Fprintf(&b, "Reason: %s\n", printable(d.Reason))
+	}
+	_, err = fmt.Fprint(a.stdout, b.String())
+	return err
+}
+
+// showArgv renders an argv, a word known only when it runs as
+// <unknown: ...>.
+func showArgv(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		if why, ok := policy.Unknown(w); ok {
+			w = "<unknown: " + why + ">"
+		}
+		words[i] = w
+	}
+	return strings.Join(words, " ")
 }
