@@ -92,6 +92,7 @@ var corpusScript = []struct {
 	{"v0.3", corpusV03},
 	{"v0.4", corpusV04},
 	{"v0.6", corpusV06},
+	{"v0.8", corpusV08},
 }
 
 // corpusWriter is what the parts of the script share: the home, the
@@ -532,6 +533,47 @@ func corpusV06(w *corpusWriter) {
 		w.must(err)
 		w.must(v.Close())
 	}
+}
+
+// corpusV08: a Claude Code session's voyage (its session key stored with
+// the start) and a subagent's sub-voyage: a prompt, tool calls with their
+// decisions and results (one long enough to be stowed), a denied call,
+// usage, and the session's end.
+func corpusV08(w *corpusWriter) {
+	ctx := w.ctx
+	v, err := w.h.Start(ctx, "claude-code session 5c1e", helm.OpenWaters, corpusAgent, &helm.StartOptions{Session: "claude-code:5c1e"})
+	w.must(err)
+	sub, err := w.h.Start(ctx, "claude-code subagent a-1 (Explore)", helm.OpenWaters, corpusAgent,
+		&helm.StartOptions{Parent: v.Info().ID, Session: "claude-code:5c1e/a-1"})
+	w.must(err)
+	step := func(v *helm.Voyage, s logbook.Step) {
+		s.Agent = "claude-code"
+		if s.Session == "" {
+			s.Session = "5c1e"
+		}
+		_, err := v.Step(ctx, s, corpusAgent)
+		w.must(err)
+	}
+	step(v, logbook.Step{Kind: logbook.StepSession, Text: "startup"})
+	step(v, logbook.Step{Kind: logbook.StepPrompt, Text: "make the tests pass",
+		Usage: &logbook.Usage{Model: "claude-sonnet-4", InputTokens: 1200, OutputTokens: 80, CacheReadTokens: 4000, CostUSD: 0.0125, Duration: 1500 * time.Millisecond}})
+	call := logbook.Step{Kind: logbook.StepTool, ID: "toolu_01", Tool: "Bash", Text: "go test ./...",
+		Input: json.RawMessage(`{"command":"go test ./..."}`), Decision: &logbook.StepDecision{Verdict: "allow"}}
+	step(v, call)
+	call.Result = &logbook.StepResult{Output: strings.Repeat("=== RUN   TestX\n--- PASS: TestX (0.00s)\n", 200), Duration: 2300 * time.Millisecond}
+	step(v, call)
+	step(v, logbook.Step{Kind: logbook.StepTool, ID: "toolu_02", Tool: "Bash", Text: "rm -r -f build",
+		Input:    json.RawMessage(`{"command":"rm -r -f build"}`),
+		Decision: &logbook.StepDecision{Verdict: "deny", Rule: `"no rm -rf" (policy.toml:3)`, Reason: "recursive deletes need a person"}})
+	step(v, logbook.Step{Kind: logbook.StepSubagent, Text: "Explore", Voyage: sub.Info().ID})
+	step(sub, logbook.Step{Kind: logbook.StepTool, Session: "5c1e/a-1", ID: "toolu_03", Tool: "Read", Text: "README.md",
+		Input: json.RawMessage(`{"file_path":"README.md"}`), Result: &logbook.StepResult{Output: "# widgets", Duration: 3 * time.Millisecond}})
+	w.must(sub.Complete(ctx, logbook.OutcomeCompleted, "explored", corpusAgent))
+	w.must(sub.Close())
+	step(v, logbook.Step{Kind: logbook.StepSubagent, Text: "Explore", Voyage: sub.Info().ID, Result: &logbook.StepResult{Output: "explored"}})
+	step(v, logbook.Step{Kind: logbook.StepSession, Text: "logout", Result: &logbook.StepResult{}})
+	w.must(v.Complete(ctx, logbook.OutcomePartial, "session ended: logout", corpusAgent))
+	w.must(v.Close())
 }
 
 // corpusPush is a recorded push that touches nothing.

@@ -432,7 +432,7 @@ decision = "confirm"
 	assert.Equal(t, `"agents may not commit" (policy.toml:2)`, entries[0].Action.Rule)
 	assert.Equal(t, "bot", entries[0].Who.Identity)
 	assert.Equal(t, helm.ObserveCommand, entries[3].Action.Kind)
-	assert.Equal(t, 3, v.LogbookCounts().Refused)
+	assert.Equal(t, 3, v.Info().Counts.Refused)
 }
 
 // TestInfoCrewIsACopy: the crew Info returns is the caller's: a later

@@ -21,8 +21,13 @@
 //     Challenge replaces a bearing's reading, keeping the one it replaces.
 //   - Perform records an Action's intent durably, performs it, and
 //     records its outcome.
+//   - Step records what an agent host (Claude Code, ...) reported at its
+//     own tool boundary: a prompt, a tool call with the guard's decision
+//     and its result, a notification; a call's result is attached to
+//     the call's entry.
 //   - Complete ends the voyage with an Outcome and a summary.
-//   - Info, Slate and LogbookCounts read the views, which are in memory;
+//   - Info (with the logbook's counts) and Slate read the views, which
+//     are in memory;
 //     Entries and Artifacts yield the logbook and the artifact index from
 //     any point on, at the cost of what they yield, and OpenArtifact and
 //     ArtifactInfo read one artifact: these may read the disk, so they

@@ -2,6 +2,7 @@ package helm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -110,7 +111,7 @@ func ExampleVoyage_Entries() {
 		v.Observe(ctx, &note{Topic: fmt.Sprint("file ", i), Text: fmt.Sprint("contents ", i)}, who, nil)
 		v.TakeBearing(ctx, fmt.Sprint("reading ", i), who, nil)
 	}
-	fmt.Println(v.LogbookCounts().Entries, "entries")
+	fmt.Println(v.Info().Counts.Entries, "entries")
 	for e, err := range v.Entries(ctx, &helm.EntriesOptions{From: 4}) {
 		if err != nil {
 			panic(err)
@@ -125,7 +126,7 @@ func ExampleVoyage_Entries() {
 
 // The logbook's counts are known without reading its entries: a long
 // voyage opened from its snapshot answers them from the snapshot's head.
-func ExampleVoyage_LogbookCounts() {
+func ExampleLogbookCounts() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
 	defer os.RemoveAll(dir)
@@ -138,7 +139,7 @@ func ExampleVoyage_LogbookCounts() {
 		v.Observe(ctx, &note{Topic: fmt.Sprint("file ", i), Text: fmt.Sprint("contents ", i)}, who, nil)
 		v.TakeBearing(ctx, fmt.Sprint("reading ", i), who, nil)
 	}
-	c := v.LogbookCounts()
+	c := v.Info().Counts
 	fmt.Println(c.Entries, "entries,", c.Bearings, "bearings,", c.Actions, "actions")
 	// Output:
 	// 3 entries, 3 bearings, 0 actions
@@ -252,7 +253,7 @@ func ExampleVoyage_Perform() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(v.LogbookCounts().Entries, "in the story; entry", e.N, "is", e.Action.Status)
+		fmt.Println(v.Info().Counts.Entries, "in the story; entry", e.N, "is", e.Action.Status)
 	}
 	// Output:
 	// 1 commit performed abc1234def5678
@@ -380,4 +381,44 @@ func ExampleHome_Redact() {
 	}
 	fmt.Println(n, text)
 	// Output: 3 GH_TOKEN is [REDACTED:env:GH_TOKEN]; see TICKET-[REDACTED:ticket]; DB_PASSWORD=[REDACTED:secret-assignment]
+}
+
+// An agent host's steps, as a hook reports them: the call is recorded
+// before it runs, with the guard's decision, and its result is attached
+// to the same entry once it ran.
+func ExampleVoyage_Step() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, nil)
+	who := logbook.Who{Identity: "ann", Role: "coder", Method: "claude-code"}
+	v, _ := h.Start(ctx, "claude-code session 5c1e", helm.OpenWaters, who, &helm.StartOptions{Session: "claude-code:5c1e"})
+	defer v.Close()
+
+	cc := logbook.Step{Agent: "claude-code", Session: "5c1e"}
+	prompt := cc
+	prompt.Kind, prompt.Text = logbook.StepPrompt, "make the tests pass"
+	v.Step(ctx, prompt, who)
+
+	call := cc
+	call.Kind, call.ID, call.Tool, call.Text = logbook.StepTool, "toolu_01", "Bash", "go test ./..."
+	call.Input = json.RawMessage(`{"command":"go test ./..."}`)
+	call.Decision = &logbook.StepDecision{Verdict: "allow"}
+	e, _ := v.Step(ctx, call, who)
+	fmt.Println("entry", e.N, "waits for its result:", e.Step.Result == nil)
+
+	call.Result = &logbook.StepResult{Output: "ok  \texample.com/x\t0.2s", Duration: 1200 * time.Millisecond}
+	e, _ = v.Step(ctx, call, who)
+	fmt.Println("entry", e.N, "failed:", e.Step.Result.Failed)
+	for _, line := range logbook.DescribeStep(e.Step) {
+		fmt.Println(line)
+	}
+	info := v.Info()
+	fmt.Println(info.Session, info.Counts.Steps, "steps")
+	// Output:
+	// entry 2 waits for its result: true
+	// entry 2 failed: false
+	// Bash: go test ./...
+	// → ok (1.2s)
+	// claude-code:5c1e 2 steps
 }

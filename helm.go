@@ -140,7 +140,7 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.
 	const op = "start voyage"
 	if err := errors.Join(checkText("intent", intent), checkWho(who), checkText("repository", opts.Repo),
 		checkText("directory", opts.Dir), checkText("base commit", opts.Base), checkText("branch", opts.Branch),
-		checkText("worktree", opts.Worktree)); err != nil {
+		checkText("worktree", opts.Worktree), checkText("session", opts.Session)); err != nil {
 		return nil, &VoyageError{Op: op, Err: err}
 	}
 	if opts.Parent != "" {
@@ -172,7 +172,7 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.
 		if err != nil {
 			return nil, &VoyageError{Op: op, Voyage: id, Err: err}
 		}
-		prepared.Parent, prepared.Prepare = opts.Parent, nil
+		prepared.Parent, prepared.Session, prepared.Prepare = opts.Parent, opts.Session, nil
 		if err := errors.Join(checkText("repository", prepared.Repo), checkText("directory", prepared.Dir),
 			checkText("base commit", prepared.Base), checkText("branch", prepared.Branch), checkText("worktree", prepared.Worktree)); err != nil {
 			return nil, &VoyageError{Op: op, Voyage: id, Err: err}
@@ -187,7 +187,8 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.
 			return []*projection.Event{{
 				Type: projection.VoyageStarted, Who: who,
 				Voyage: &projection.VoyageInfo{ID: id, Intent: intent, Kind: string(kind), Parent: opts.Parent,
-					Repo: opts.Repo, Dir: opts.Dir, Base: opts.Base, Branch: opts.Branch, Worktree: opts.Worktree},
+					Repo: opts.Repo, Dir: opts.Dir, Base: opts.Base, Branch: opts.Branch, Worktree: opts.Worktree,
+					Session: strings.TrimSpace(opts.Session)},
 			}}, nil
 		})
 		return err
@@ -209,10 +210,17 @@ type StartOptions struct {
 	Repo, Dir, Base, Branch string
 	// Worktree is a working tree made for the voyage alone.
 	Worktree string
+	// Session is the agent host's session the voyage records, keyed by
+	// its host: "claude-code:<session id>", and
+	// "claude-code:<session id>/<agent id>" for a subagent's sub-voyage.
+	// It is stored with the start (VoyageInfo.Session), so that a hook
+	// that finds a voyage again by its own index can check it is the
+	// session's.
+	Session string
 	// Prepare, when set, runs once the voyage's id is known and before
 	// anything is recorded, to make what is named from it (a working
-	// tree); the options it returns replace these, but for Parent and
-	// Prepare. An error stops the start: nothing is recorded.
+	// tree); the options it returns replace these, but for Parent,
+	// Session and Prepare. An error stops the start: nothing is recorded.
 	Prepare func(id string) (StartOptions, error)
 }
 

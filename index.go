@@ -237,7 +237,7 @@ func appendFingerprint(b []byte, fp logPrint) []byte {
 
 // viewVersion is the first byte of an encoded view: raise it when
 // VoyageView changes (a view of another version is not trusted).
-const viewVersion = 3 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal
+const viewVersion = 4 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session
 
 // encodeView encodes a voyage view compactly for the home index.
 func encodeView(p projection.VoyageView) []byte {
@@ -266,7 +266,7 @@ func encodeView(p projection.VoyageView) []byte {
 	for _, id := range p.Crew {
 		b = appendStr(b, id)
 	}
-	return b
+	return appendStr(b, p.Session)
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -361,6 +361,7 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 			p.Crew[i] = str()
 		}
 	}
+	p.Session = str()
 	if b == nil {
 		return p, nil, errView
 	}

@@ -35,8 +35,8 @@ func lazyViews(t *testing.T, r *rand.Rand, v *Voyage) []any {
 		func() { out[2] = entriesOf(t, v) },
 		func() { out[3] = failedOf(t, v) },
 		func() { out[4] = artifactsOf(t, v) },
-		func() { out[5] = v.LogbookCounts() },
-		func() { out[6] = v.LogbookCounts().Entries },
+		func() { out[5] = v.Info().Counts },
+		func() { out[6] = v.Info().Counts.Entries },
 		func() {
 			for after := ""; ; {
 				p, err := v.artifactsAfter(context.Background(), after, 1+r.IntN(3))
@@ -110,7 +110,7 @@ func TestOpenFromSnapshotIsTheReplay(t *testing.T) {
 						require.ErrorIs(t, err, ErrEmptySlate)
 					}
 				case k < 8:
-					if n := v.LogbookCounts().Entries; n > 0 {
+					if n := v.Info().Counts.Entries; n > 0 {
 						_, err := v.Challenge(ctx, 1+r.IntN(n), Challenge{Feedback: "no", Reading: fmt.Sprint("better ", step)}, indexWho)
 						require.NoError(t, err)
 					}
@@ -397,7 +397,7 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 7, e.N)
 	assert.Equal(t, "a reading after the snapshot", e.Bearing.Reading.Text)
-	assert.Equal(t, 7, v.LogbookCounts().Entries)
+	assert.Equal(t, 7, v.Info().Counts.Entries)
 	v.mu.Lock()
 	assert.Equal(t, projection.AllSections, v.st.Pending(), "observing looked its artifact up, reading nothing else")
 	v.mu.Unlock()
@@ -412,7 +412,7 @@ func TestBearingAfterTheSnapshotLeavesItsEntriesUnread(t *testing.T) {
 	assert.Less(t, v.snapSeq, v.st.Voyage.Seq, "a tail after the snapshot")
 	assert.Equal(t, projection.AllSections, v.st.Pending(), "a stow and a bearing in the tail read nothing")
 	v.mu.Unlock()
-	assert.Equal(t, LogbookCounts{Entries: 7, Bearings: 7}, v.LogbookCounts())
+	assert.Equal(t, LogbookCounts{Entries: 7, Bearings: 7}, v.Info().Counts)
 	requireSameAsReplay(t, h, v, "a stow and a bearing after the snapshot")
 	require.NoError(t, v.Close())
 }

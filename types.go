@@ -43,6 +43,10 @@ type VoyageInfo struct {
 	Base     string `json:"base,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Worktree string `json:"worktree,omitempty"`
+	// Session is the agent host's session the voyage records
+	// (StartOptions.Session): "claude-code:<session id>", and
+	// "claude-code:<session id>/<agent id>" for a subagent's sub-voyage.
+	Session string `json:"session,omitempty"`
 	// WorktreeRemoved is when Worktree was removed.
 	WorktreeRemoved time.Time      `json:"worktree_removed,omitzero"`
 	Status          logbook.Status `json:"status"`
@@ -59,6 +63,11 @@ type VoyageInfo struct {
 	// description includes, and LastAt that event's time.
 	Seq    uint64    `json:"seq"`
 	LastAt time.Time `json:"last_at,omitzero"`
+	// Counts counts the story's entries, of each kind, as of Seq: set by
+	// Voyage.Info, which keeps them as events fold (it costs the same
+	// however long the voyage, and reads nothing). A listing
+	// (Home.List) leaves them zero: open the voyage for them.
+	Counts LogbookCounts `json:"counts,omitzero"`
 }
 
 // Transition is one change of a voyage's status: its start, a
@@ -96,9 +105,9 @@ func voyageInfo(p projection.VoyageView) VoyageInfo {
 	return VoyageInfo{
 		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, Created: p.Created,
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
-		WorktreeRemoved: p.WorktreeRemoved,
-		Status:          logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
-		Outcome:         logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
+		Session: p.Session, WorktreeRemoved: p.WorktreeRemoved,
+		Status:  logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
+		Outcome: logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
 		Lifecycle: lifecycleOf(p.Lifecycle), Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,
 	}
 }
@@ -108,8 +117,8 @@ func (i VoyageInfo) view() projection.VoyageView {
 	return projection.VoyageView{
 		ID: i.ID, Intent: i.Intent, Kind: string(i.Kind), Identity: i.Identity, Created: i.Created,
 		Parent: i.Parent, Repo: i.Repo, Dir: i.Dir, Base: i.Base, Branch: i.Branch, Worktree: i.Worktree,
-		WorktreeRemoved: i.WorktreeRemoved,
-		Status:          projection.Status(i.Status), Outcome: projection.Outcome(i.Outcome), Summary: i.Summary, CompletedAt: i.CompletedAt,
+		Session: i.Session, WorktreeRemoved: i.WorktreeRemoved,
+		Status: projection.Status(i.Status), Outcome: projection.Outcome(i.Outcome), Summary: i.Summary, CompletedAt: i.CompletedAt,
 		Lifecycle: lifecycleView(i.Lifecycle), Crew: i.Crew, Seq: i.Seq, LastAt: i.LastAt,
 	}
 }

@@ -125,7 +125,7 @@ func TestUndoIsAnActionLinkedToTheEntryItTakesBack(t *testing.T) {
 		assert.ErrorIs(t, err, helm.ErrNotUndoable)
 		assert.Zero(t, ran, "nothing was run")
 	}
-	assert.Equal(t, 2, again.LogbookCounts().Entries)
+	assert.Equal(t, 2, again.Info().Counts.Entries)
 }
 
 func TestUndoableSaysWhyAnEntryCannotBeUndone(t *testing.T) {
@@ -261,7 +261,7 @@ func TestConcurrentUndosOfOneEntry(t *testing.T) {
 	again, err := h.Voyage(ctx, v.ID())
 	require.NoError(t, err)
 	defer again.Close()
-	assert.Equal(t, 2, again.LogbookCounts().Entries)
+	assert.Equal(t, 2, again.Info().Counts.Entries)
 	assert.Equal(t, 2, entriesOf(t, again)[0].Action.UndoneBy)
 }
 

@@ -45,7 +45,7 @@ func TestEntriesFromAnyNumberAreTheLogbook(t *testing.T) {
 	longVoyage(t, v, 600)
 	all := entriesOf(t, v)
 	require.Len(t, all, 600)
-	assert.Equal(t, 600, v.LogbookCounts().Entries)
+	assert.Equal(t, 600, v.Info().Counts.Entries)
 
 	tests := []struct {
 		name     string

@@ -156,11 +156,18 @@ func (v *Voyage) refresh(ctx context.Context) error {
 	return v.foldNew(v.logScan(ctx))
 }
 
-// Info describes the voyage: its intent, identity, status and outcome.
+// Info describes the voyage: its intent, identity, status and outcome,
+// and the counts of its story's entries (VoyageInfo.Counts). It reads
+// nothing: the views are in memory, and the counts are kept as events
+// fold, so a voyage opened from its snapshot need not read its entries.
 func (v *Voyage) Info() VoyageInfo {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return voyageInfo(v.st.Voyage)
+	info := voyageInfo(v.st.Voyage)
+	c := v.st.Counts()
+	info.Counts = LogbookCounts{Entries: c.Entries, Bearings: c.Bearings, Actions: c.Actions, OutcomeUnknown: c.OutcomeUnknown,
+		Failed: c.Failed, Refused: c.Refused, Notes: c.Notes, Judgements: c.Judgements, Steps: c.Steps}
+	return info
 }
 
 // Slate returns the observations gathered since the last bearing, ordered
@@ -171,22 +178,11 @@ func (v *Voyage) Slate() []logbook.ObservationRecord {
 	return v.st.SlateList()
 }
 
-// LogbookCounts counts the story's entries: all of them, and of each
-// kind (LogbookCounts). It costs the same however long the voyage, and
-// reads nothing: the counts are kept as events fold, and a snapshot holds
-// them, so a voyage opened from one need not read its entries.
-func (v *Voyage) LogbookCounts() LogbookCounts {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	c := v.st.Counts()
-	return LogbookCounts{Entries: c.Entries, Bearings: c.Bearings, Actions: c.Actions, OutcomeUnknown: c.OutcomeUnknown,
-		Failed: c.Failed, Refused: c.Refused, Notes: c.Notes, Judgements: c.Judgements}
-}
-
-// LogbookCounts counts a voyage's logbook entries: all of them, the
-// bearings, the actions (refused ones apart) and among them those whose
-// outcome is unknown and those that failed, the refused actions, the
-// notes and the judgements.
+// LogbookCounts counts a voyage's logbook entries (VoyageInfo.Counts):
+// all of them, the bearings, the actions (refused ones apart) and among
+// them those whose outcome is unknown and those that failed, the refused
+// actions, the notes, the judgements and the steps agents reported
+// (Voyage.Step).
 type LogbookCounts struct {
 	Entries        int `json:"entries"`
 	Bearings       int `json:"bearings"`
@@ -196,6 +192,7 @@ type LogbookCounts struct {
 	Refused        int `json:"refused"`
 	Notes          int `json:"notes"`
 	Judgements     int `json:"judgements"`
+	Steps          int `json:"steps,omitempty"`
 }
 
 // EntriesOptions choose the entries Entries yields.

@@ -111,3 +111,53 @@ func (u *Usage) Add(o Usage) {
 	u.CostUSD += o.CostUSD
 	u.Duration += o.Duration
 }
+
+// StepStats sums the steps agent hosts reported (package transcript's
+// stats and package report say them): the prompts, the tool
+// calls (and among them those the guard denied and those that failed),
+// and what the steps cost where the hosts said: tokens by kind, dollars,
+// and the time the model took.
+type StepStats struct {
+	Prompts          int           `json:"prompts"`
+	ToolCalls        int           `json:"tool_calls"`
+	DeniedCalls      int           `json:"denied_calls"`
+	FailedCalls      int           `json:"failed_calls"`
+	InputTokens      int64         `json:"input_tokens"`
+	OutputTokens     int64         `json:"output_tokens"`
+	CacheReadTokens  int64         `json:"cache_read_tokens"`
+	CacheWriteTokens int64         `json:"cache_write_tokens"`
+	CostUSD          float64       `json:"cost_usd"`
+	ModelTime        time.Duration `json:"model_time_ns"`
+}
+
+// Add counts a step as the story holds it (Entry.Step): its
+// kind, its decision, and its result and usage, a call's result included.
+func (a *StepStats) Add(s *Step) {
+	switch s.Kind {
+	case StepPrompt:
+		a.Prompts++
+	case StepTool:
+		a.ToolCalls++
+		if s.Decision != nil && s.Decision.Verdict == "deny" {
+			a.DeniedCalls++
+		}
+	}
+	a.AddResult(s)
+}
+
+// AddResult counts what a call's result brings when it is attached to
+// the call later (a step-finished event's step): whether it failed, and
+// its usage.
+func (a *StepStats) AddResult(s *Step) {
+	if s.Kind == StepTool && s.Result != nil && s.Result.Failed {
+		a.FailedCalls++
+	}
+	if u := s.Usage; u != nil {
+		a.InputTokens += u.InputTokens
+		a.OutputTokens += u.OutputTokens
+		a.CacheReadTokens += u.CacheReadTokens
+		a.CacheWriteTokens += u.CacheWriteTokens
+		a.CostUSD += u.CostUSD
+		a.ModelTime += u.Duration
+	}
+}

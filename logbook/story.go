@@ -94,7 +94,7 @@ func resumed(l []Change) bool {
 var readingIndent = strings.Repeat(" ", len("  Reading: "))
 
 // Title returns an entry's kind as its heading names it: "Bearing",
-// "Action", "Note", "Judgement", "Policy" or "Rechain".
+// "Action", "Note", "Judgement", "Policy", "Rechain" or "Step".
 func Title(k EntryKind) string {
 	switch k {
 	case EntryBearing:
@@ -109,6 +109,8 @@ func Title(k EntryKind) string {
 		return "Policy"
 	case EntryRechain:
 		return "Rechain"
+	case EntryStep:
+		return "Step"
 	}
 	return string(k)
 }
@@ -157,6 +159,10 @@ func writeEntry(b *strings.Builder, e Entry, owner string) {
 		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribePolicy(e.Policy)))
 	case EntryRechain:
 		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribeRechain(e.Rechain, e.Who)))
+	case EntryStep:
+		for _, line := range DescribeStep(e.Step) {
+			fmt.Fprintf(b, "  %s\n", safetext.Line(line))
+		}
 	}
 }
 

@@ -37,9 +37,10 @@ package projection
 //
 // Payloads at the current versions (fields in this order):
 //
-//	voyage-started v2       opt{str id, str intent, str kind, str parent,
+//	voyage-started v3       opt{str id, str intent, str kind, str parent,
 //	                            str repo, str dir, str base, str branch,
-//	                            str worktree} (v1 ended after kind)
+//	                            str worktree, str session} (v2 ended
+//	                            after worktree, v1 after kind)
 //	voyage-completed v1     opt{str outcome, str summary}
 //	voyage-resumed v1       opt{str reason}
 //	worktree-removed v1     opt{str path, opt forced}
@@ -64,6 +65,8 @@ package projection
 //	                            list varint evidence, str text} uvarint n
 //	policy-adopted v1       opt{str digest, list str sources}
 //	policy-changed v1       opt{str digest, list str sources} uvarint n
+//	step-recorded v1        opt{step} uvarint n
+//	step-finished v1        opt{step}
 //
 //	action       str id, str kind, raw params, str status, opt result,
 //	             str error, time done_at
@@ -75,6 +78,15 @@ package projection
 //	result       str sha, str branch, varint number, varint comment_id,
 //	             str url, list str reviewers
 //	inverse      opt{str kind, raw params, str none}
+//	step         str kind, str agent, str session, str id, str tool,
+//	             raw input, str text, str voyage,
+//	             opt{str verdict, str rule, str reason},
+//	             opt{str output, str artifact, opt failed, varint duration},
+//	             opt usage
+//	usage        str model, varint input_tokens, varint output_tokens,
+//	             varint cache_read_tokens, varint cache_write_tokens,
+//	             f64 cost_usd, varint duration
+//	f64          8 bytes, little-endian IEEE 754 (math.Float64bits)
 //
 // Nothing follows the payload: trailing bytes are an error.
 //
@@ -114,6 +126,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/helmlog/helm/logbook"
@@ -146,6 +159,8 @@ var typeCodes = [...]Type{
 	19: PolicyAdopted,
 	20: PolicyChanged,
 	21: ChainRechained,
+	22: StepRecorded,
+	23: StepFinished,
 }
 
 // codeOf is the inverse of typeCodes.
@@ -189,6 +204,8 @@ func payloadName(t Type) string {
 		return "policy"
 	case ChainRechained:
 		return "rechain"
+	case StepRecorded, StepFinished:
+		return "step"
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		return "artifact"
 	case Observed:
@@ -227,6 +244,7 @@ func checkPayloads(e *Event) error {
 		{"bearing", e.Bearing != nil},
 		{"challenge", e.Challenge != nil},
 		{"action", e.Action != nil},
+		{"step", e.Step != nil},
 	} {
 		if p.set && p.name != want {
 			return fmt.Errorf("a %s event has no %s payload, but this one carries one", e.Type, p.name)
@@ -257,6 +275,12 @@ func checkPayloads(e *Event) error {
 				return fmt.Errorf("an action's inverse names either the action that undoes it or why there is none (kind %q, none %q)", inv.Kind, inv.None)
 			}
 		}
+	}
+	if st := e.Step; st != nil && st.Usage != nil && (math.IsNaN(st.Usage.CostUSD) || math.IsInf(st.Usage.CostUSD, 0)) {
+		return fmt.Errorf("a %s event's cost is %v, not a number of dollars", e.Type, st.Usage.CostUSD)
+	}
+	if e.Type == StepFinished && e.Step != nil && e.Step.Result == nil {
+		return fmt.Errorf("a %s event attaches a result to its step, but this one has none", e.Type)
 	}
 	if e.N < 0 || e.N != 0 && !IsEntry(e.Type) {
 		return fmt.Errorf("a %s event records no numbered entry, but this one has number %d", e.Type, e.N)
@@ -302,6 +326,7 @@ func Encode(e *Event) ([]byte, error) {
 			w.str(e.Voyage.Base)
 			w.str(e.Voyage.Branch)
 			w.str(e.Voyage.Worktree)
+			w.str(e.Voyage.Session)
 		}
 	case VoyageCompleted:
 		if w.opt(e.Completion != nil) {
@@ -332,6 +357,10 @@ func Encode(e *Event) ([]byte, error) {
 	case ChainRechained:
 		if r := e.Rechain; w.opt(r != nil) {
 			w.rechain(r)
+		}
+	case StepRecorded, StepFinished:
+		if st := e.Step; w.opt(st != nil) {
+			w.step(st)
 		}
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		if a := e.Artifact; w.opt(a != nil) {
@@ -538,6 +567,79 @@ func (w *encoder) rechain(r *logbook.RechainRecord) {
 // rechain reads what encoder.rechain writes.
 func (d *decoder) rechain() logbook.RechainRecord {
 	return logbook.RechainRecord{Seq: d.uvarint("rechain seq"), CRC32C: d.string("rechain crc32c"), Why: d.string("rechain why")}
+}
+
+// step writes what decoder.step reads.
+func (w *encoder) step(s *logbook.Step) {
+	w.str(string(s.Kind))
+	w.str(s.Agent)
+	w.str(s.Session)
+	w.str(s.ID)
+	w.str(s.Tool)
+	w.raw(s.Input)
+	w.str(s.Text)
+	w.str(s.Voyage)
+	if d := s.Decision; w.opt(d != nil) {
+		w.str(d.Verdict)
+		w.str(d.Rule)
+		w.str(d.Reason)
+	}
+	if r := s.Result; w.opt(r != nil) {
+		w.str(r.Output)
+		w.str(r.Artifact)
+		w.opt(r.Failed)
+		w.varint(int64(r.Duration))
+	}
+	if u := s.Usage; w.opt(u != nil) {
+		w.str(u.Model)
+		w.varint(u.InputTokens)
+		w.varint(u.OutputTokens)
+		w.varint(u.CacheReadTokens)
+		w.varint(u.CacheWriteTokens)
+		w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(u.CostUSD))
+		w.varint(int64(u.Duration))
+	}
+}
+
+// step reads what encoder.step writes.
+func (d *decoder) step(s *logbook.Step) {
+	s.Kind = logbook.StepKind(d.string("step kind"))
+	s.Agent = d.string("step agent")
+	s.Session = d.string("step session")
+	s.ID = d.string("step id")
+	s.Tool = d.string("step tool")
+	s.Input = d.rawMessage("step input")
+	s.Text = d.string("step text")
+	s.Voyage = d.string("step voyage")
+	if d.opt("step decision") {
+		s.Decision = &logbook.StepDecision{Verdict: d.string("decision verdict"), Rule: d.string("decision rule"), Reason: d.string("decision reason")}
+	}
+	if d.opt("step result") {
+		s.Result = &logbook.StepResult{Output: d.string("result output"), Artifact: d.string("result artifact"),
+			Failed: d.opt("result failed"), Duration: time.Duration(d.varint("result duration"))}
+	}
+	if d.opt("step usage") {
+		u := &logbook.Usage{Model: d.string("usage model"), InputTokens: d.varint("usage input_tokens"),
+			OutputTokens: d.varint("usage output_tokens"), CacheReadTokens: d.varint("usage cache_read_tokens"),
+			CacheWriteTokens: d.varint("usage cache_write_tokens")}
+		at := d.off
+		if u.CostUSD = math.Float64frombits(d.u64("usage cost_usd")); math.IsNaN(u.CostUSD) || math.IsInf(u.CostUSD, 0) {
+			d.fail("usage cost_usd", at, "%v is not a cost", u.CostUSD)
+		}
+		u.Duration = time.Duration(d.varint("usage duration"))
+		s.Usage = u
+	}
+}
+
+// u64 reads 8 bytes, little-endian.
+func (d *decoder) u64(field string) uint64 {
+	if d.off+8 > len(d.buf) {
+		d.fail(field, d.off, "record ends")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.buf[d.off:])
+	d.off += 8
+	return v
 }
 
 // policy reads what encoder.policy writes.
@@ -861,6 +963,9 @@ func (d *decoder) payload(t Type, v int) *Event {
 			x.p.Branch = d.string("voyage branch")
 			x.p.Worktree = d.string("voyage worktree")
 		}
+		if v >= 3 {
+			x.p.Session = d.string("voyage session")
+		}
 		x.e.Voyage = &x.p
 		return &x.e
 	case VoyageCompleted:
@@ -906,6 +1011,16 @@ func (d *decoder) payload(t Type, v int) *Event {
 		}
 		e.N = d.entryNumber()
 		return e
+	case StepRecorded, StepFinished:
+		x := &boxed[logbook.Step]{}
+		if d.opt("step") {
+			d.step(&x.p)
+			x.e.Step = &x.p
+		}
+		if t == StepRecorded {
+			x.e.N = d.entryNumber()
+		}
+		return &x.e
 	case Judged:
 		e := &Event{}
 		if d.opt("judgement") {

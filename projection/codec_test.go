@@ -29,9 +29,9 @@ func oddEvents() []*Event {
 		{Text: "second", ChallengedWith: long},
 	}
 	return []*Event{
-		{Type: VoyageStarted, V: 2},
-		{Type: VoyageStarted, V: 2, At: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), Voyage: &VoyageInfo{}},
-		{Type: VoyageStarted, V: 2, Voyage: &VoyageInfo{ID: "i", Parent: long, Repo: "o/r", Dir: "/d", Base: "b", Branch: "x", Worktree: "/w"}},
+		{Type: VoyageStarted, V: 3},
+		{Type: VoyageStarted, V: 3, At: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), Voyage: &VoyageInfo{}},
+		{Type: VoyageStarted, V: 3, Voyage: &VoyageInfo{ID: "i", Parent: long, Repo: "o/r", Dir: "/d", Base: "b", Branch: "x", Worktree: "/w"}},
 		{Type: VoyageResumed, V: 1},
 		{Type: PolicyAdopted, V: 1},
 		{Type: PolicyAdopted, V: 1, Policy: &logbook.PolicyRecord{Digest: long, Sources: []string{}}},
@@ -82,6 +82,17 @@ func oddEvents() []*Event {
 		{Type: ActionPerformed, V: 2, Action: &logbook.ActionRecord{ID: "a", Inverse: &logbook.Inverse{None: long}}},
 		{Type: ActionFailed, V: 1, Action: &logbook.ActionRecord{ID: "a", Error: "boom"}},
 		{Type: ActionFailed, V: 1},
+		{Type: VoyageStarted, V: 3, Voyage: &VoyageInfo{ID: "i", Session: "claude-code:s-1/a-2"}},
+		{Type: StepRecorded, V: 1, N: 1},
+		{Type: StepRecorded, V: 1, N: 2, Step: &logbook.Step{}},
+		{Type: StepRecorded, V: 1, N: 3, At: at, Who: who, Step: &logbook.Step{Kind: logbook.StepTool, Agent: "claude-code", Session: "s", ID: "t1",
+			Tool: "Bash", Input: json.RawMessage(`{"command": "ls"}`), Text: long, Voyage: "v",
+			Decision: &logbook.StepDecision{Verdict: "deny", Rule: "r", Reason: long},
+			Result:   &logbook.StepResult{Output: long, Artifact: "h", Failed: true, Duration: -time.Second},
+			Usage:    &logbook.Usage{Model: "m", InputTokens: math.MaxInt64, OutputTokens: -1, CacheReadTokens: 3, CacheWriteTokens: 4, CostUSD: 0.0123, Duration: time.Hour}}},
+		{Type: StepRecorded, V: 1, N: 4, Step: &logbook.Step{Input: json.RawMessage{}, Usage: &logbook.Usage{CostUSD: math.SmallestNonzeroFloat64}}},
+		{Type: StepFinished, V: 1, Step: &logbook.Step{Agent: "a", ID: "t1", Result: &logbook.StepResult{}}},
+		{Type: StepFinished, V: 1},
 	}
 }
 
@@ -173,13 +184,13 @@ func TestDecodeOldVersions(t *testing.T) {
 		want *Event
 	}{
 		{"voyage-started v1", who(record{formatBinary}.u(1).u(1)).b(1).s("id").s("intent").s("open-waters"),
-			&Event{Type: VoyageStarted, V: 2, Voyage: &VoyageInfo{ID: "id", Intent: "intent", Kind: "open-waters"}}},
+			&Event{Type: VoyageStarted, V: 3, Voyage: &VoyageInfo{ID: "id", Intent: "intent", Kind: "open-waters"}}},
 		{"bearing-taken v2", who(record{formatBinary}.u(7).u(2)).b(1).u(0).s("r").s("agent").u(0),
 			&Event{Type: BearingTaken, V: 3, Bearing: &logbook.Bearing{Reading: logbook.Reading{Text: "r", Source: logbook.SourceAgent}}}},
 		{"action-intended v1", who(record{formatBinary}.u(9).u(1)).b(1).s("a1").s("commit").u(0).s("").b(0).s("").b(timeZero),
 			&Event{Type: ActionIntended, V: 3, Action: &logbook.ActionRecord{ID: "a1", Kind: "commit"}}},
 		{"voyage-started v1 JSON", []byte(`{"type":"voyage-started","v":1,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"voyage":{"id":"id","intent":"intent","kind":"open-waters"}}`),
-			&Event{Type: VoyageStarted, V: 2, Voyage: &VoyageInfo{ID: "id", Intent: "intent", Kind: "open-waters"}}},
+			&Event{Type: VoyageStarted, V: 3, Voyage: &VoyageInfo{ID: "id", Intent: "intent", Kind: "open-waters"}}},
 		{"bearing-taken v2 JSON", []byte(`{"type":"bearing-taken","v":2,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"bearing":{"observations":null,"reading":{"text":"r"}}}`),
 			&Event{Type: BearingTaken, V: 3, Bearing: &logbook.Bearing{Reading: logbook.Reading{Text: "r"}}}},
 		{"action-intended v1 JSON", []byte(`{"type":"action-intended","v":1,"at":"0001-01-01T00:00:00Z","who":{"identity":"ann","role":"coder","method":"human"},"action":{"id":"a1","kind":"commit"}}`),

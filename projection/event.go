@@ -45,6 +45,14 @@ const (
 	// format's CRC32C chain onto the stored BLAKE3 chain: an entry of
 	// the story, the first record of the log's first format-4 segment.
 	ChainRechained Type = "chain-rechained"
+	// StepRecorded records a step an agent host reported at its tool
+	// boundary (logbook.Step): a prompt, a tool call, a decision, a
+	// notification. An entry of the story.
+	StepRecorded Type = "step-recorded"
+	// StepFinished attaches a tool call's result (and what it cost) to
+	// the open tool step of the same agent, session and id, as
+	// action-performed completes an action's intent. Not an entry.
+	StepFinished Type = "step-finished"
 )
 
 // currentVersion is the schema version each event type is written with.
@@ -52,7 +60,7 @@ const (
 // the JSON form, by the binary decoder's version switch (codec.go) for
 // the binary form.
 var currentVersion = map[Type]int{
-	VoyageStarted:      2, // v1 had no parent, repository or base commit
+	VoyageStarted:      3, // v1 had no parent, repository or base commit; v2 no session
 	VoyageCompleted:    1,
 	ArtifactStowed:     1,
 	Observed:           1,
@@ -73,6 +81,8 @@ var currentVersion = map[Type]int{
 	PolicyAdopted:      1,
 	PolicyChanged:      1,
 	ChainRechained:     1,
+	StepRecorded:       1,
+	StepFinished:       1,
 }
 
 // Event is one change to a voyage. Exactly one payload field is set, the
@@ -111,13 +121,17 @@ type Event struct {
 	Judgement *logbook.Judgement     `json:"judgement,omitempty"`
 	Policy    *logbook.PolicyRecord  `json:"policy,omitempty"`
 	Rechain   *logbook.RechainRecord `json:"rechain,omitempty"`
+	// Step is the payload of StepRecorded (the step) and StepFinished
+	// (the agent, session and id of the tool call it finishes, with its
+	// result and usage).
+	Step *logbook.Step `json:"step,omitempty"`
 }
 
 // IsEntry reports whether events of type t record a story entry (and
 // so carry its number).
 func IsEntry(t Type) bool {
 	switch t {
-	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged, PolicyChanged, ChainRechained:
+	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged, PolicyChanged, ChainRechained, StepRecorded:
 		return true
 	}
 	return false
@@ -127,7 +141,10 @@ func IsEntry(t Type) bool {
 // one is a sub-voyage of; Repo, Dir, Base and Branch describe the git
 // repository it started in (OWNER/NAME when its origin names one, the
 // working tree's top directory, HEAD's commit, the branch checked out);
-// Worktree is a working tree made for the voyage alone.
+// Worktree is a working tree made for the voyage alone. Session is the
+// agent host's session the voyage records, keyed by its host
+// ("claude-code:<session id>", "claude-code:<session id>/<agent id>" for
+// a subagent): how a hook finds the voyage of a session again.
 type VoyageInfo struct {
 	ID       string `json:"id"`
 	Intent   string `json:"intent"`
@@ -138,6 +155,7 @@ type VoyageInfo struct {
 	Base     string `json:"base,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Worktree string `json:"worktree,omitempty"`
+	Session  string `json:"session,omitempty"`
 }
 
 // Removal is the payload of WorktreeRemoved: the voyage's working tree
@@ -208,7 +226,7 @@ type upcaster func(raw map[string]json.RawMessage) error
 // upcasters[type][v] upgrades version v of type to v+1.
 var upcasters = map[Type]map[int]upcaster{
 	BearingTaken:    {1: upcastBearingV1, 2: upcastNothing},
-	VoyageStarted:   {1: upcastNothing},
+	VoyageStarted:   {1: upcastNothing, 2: upcastNothing},
 	ActionIntended:  {1: upcastNothing, 2: upcastNothing},
 	ActionPerformed: {1: upcastNothing},
 }

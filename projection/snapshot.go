@@ -32,14 +32,16 @@ import (
 //	head     := voyage slate counts section(entries)
 //	            section(failed actions) section(artifacts)
 //	voyage   := str(id intent kind identity) time(created) str(parent
-//	            repo dir base branch worktree status outcome summary)
+//	            repo dir base branch worktree session status outcome
+//	            summary)
 //	            time(completed_at worktree_removed) list of transition
 //	            list of str(crew)
 //	            uvarint(seq) time(last_at) policy
 //	transition := str(status) time(at) who str(reason)
 //	slate    := list of str(key) observation (ordered by key)
 //	counts   := uvarint(entries bearings actions outcome_unknown notes
-//	            judgements failed refused stored_n) list of str(legacy)
+//	            judgements failed refused steps stored_n) list of
+//	            str(legacy)
 //	            (legacy: the actions intended before entry numbers were
 //	            stored whose outcome is not recorded)
 //	section  := list of blockref (a nil list: the State's was nil)
@@ -48,9 +50,10 @@ import (
 //	entry    := uvarint(n seq) str(kind) time(at) who opt(bearing)
 //	            opt(action str(why rule) uvarint(undoes undone_by)
 //	            inverse) opt(str(note text))
-//	            opt(judgement) opt(policy) opt(rechain)
+//	            opt(judgement) opt(policy) opt(rechain) opt(step)
 //	policy   := str(digest) list of str(source)
 //	rechain  := uvarint(seq) str(crc32c why)
+//	step     := as the event codec writes it (codec.go)
 //	artifact := str(hash) varint(size stored_size offset) uvarint(blob)
 //	            str(derived_from method reason status reduced_to)
 //
@@ -68,8 +71,9 @@ import (
 // version 2 had no lifecycle, crew, notes, judgements or refused actions;
 // version 3 no worktree removal; version 4 no undo (entries undone, and
 // how to undo them); version 5 no policy (the voyage's, and policy
-// entries); version 6 no rechain entries.
-const SnapshotVersion = 7
+// entries); version 6 no rechain entries; version 7 no agents' steps nor
+// the session a voyage records.
+const SnapshotVersion = 8
 
 // snapshotFormat is a snapshot's first byte.
 const snapshotFormat = 0x53 // 'S'
@@ -102,15 +106,15 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // counts are the logbook's counts, kept as events fold so that they are
 // known without the entries.
 type counts struct {
-	bearings, actions, unknown, notes, judgements, failed, refused int
+	bearings, actions, unknown, notes, judgements, failed, refused, steps int
 }
 
 // LogbookCounts counts the logbook's entries: all of them, the bearings,
 // the actions (refused ones apart), the actions whose outcome is
 // unknown, the failed actions among those in the story, the refused
-// actions, the notes and the judgements.
+// actions, the notes, the judgements and the agents' steps.
 type LogbookCounts struct {
-	Entries, Bearings, Actions, OutcomeUnknown, Failed, Refused, Notes, Judgements int
+	Entries, Bearings, Actions, OutcomeUnknown, Failed, Refused, Notes, Judgements, Steps int
 }
 
 // lazy is what a State opened from a snapshot has not read yet.
@@ -169,7 +173,7 @@ func (s *State) Counts() LogbookCounts {
 	}
 	c := &s.counts
 	return LogbookCounts{Entries: n, Bearings: c.bearings, Actions: c.actions, OutcomeUnknown: c.unknown,
-		Failed: c.failed, Refused: c.refused, Notes: c.notes, Judgements: c.judgements}
+		Failed: c.failed, Refused: c.refused, Notes: c.notes, Judgements: c.judgements, Steps: c.steps}
 }
 
 // Needs returns the pending sections that folding e reads or changes.
@@ -205,6 +209,10 @@ func (s *State) Needs(e *Event) Sections {
 	case ActionFailed:
 		if e.Action == nil || s.actions[e.Action.ID] == nil || s.legacy[e.Action.ID] {
 			need = SectionEntries | SectionFailed
+		}
+	case StepFinished:
+		if e.Step == nil || s.steps[keyOf(e.Step)] == nil {
+			need = SectionEntries // the call was recorded before the snapshot
 		}
 	}
 	return need & p
@@ -242,7 +250,7 @@ func (s *State) encodeSnapshot(block int) ([]byte, error) {
 	h.str(v.Kind)
 	h.str(v.Identity)
 	h.time(v.Created)
-	for _, x := range []string{v.Parent, v.Repo, v.Dir, v.Base, v.Branch, v.Worktree} {
+	for _, x := range []string{v.Parent, v.Repo, v.Dir, v.Base, v.Branch, v.Worktree, v.Session} {
 		h.str(x)
 	}
 	h.str(string(v.Status))
@@ -281,6 +289,7 @@ func (s *State) encodeSnapshot(block int) ([]byte, error) {
 	h.uvarint(uint64(c.Judgements))
 	h.uvarint(uint64(c.Failed))
 	h.uvarint(uint64(c.Refused))
+	h.uvarint(uint64(c.Steps))
 	h.uvarint(uint64(s.storedN))
 	legacy := slices.Sorted(maps.Keys(s.legacy))
 	if h.list(false, len(legacy)) {
@@ -407,6 +416,9 @@ func (w *encoder) entry(e *logbook.Entry) {
 	if r := e.Rechain; w.opt(r != nil) {
 		w.rechain(r)
 	}
+	if st := e.Step; w.opt(st != nil) {
+		w.step(st)
+	}
 }
 
 func (w *encoder) artifact(a *Artifact) {
@@ -420,7 +432,7 @@ func (w *encoder) artifact(a *Artifact) {
 // transition take.
 const (
 	minTransition = 6  // 2 strs, a time, a who
-	minEntry      = 13 // 2 uvarints, a str, a time, a who (3 strs), 6 opts
+	minEntry      = 14 // 2 uvarints, a str, a time, a who (3 strs), 7 opts
 	minArtifact   = 11 // 7 strs, 3 varints, a uvarint
 	minBlockRef   = 7  // 2 uvarints, a u32, a str
 )
@@ -496,6 +508,7 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 		Artifacts: map[string]*Artifact{},
 		bearings:  map[uint64]*logbook.Bearing{},
 		actions:   map[string]*logbook.ActionRecord{},
+		steps:     map[stepKey]*logbook.Step{},
 		legacy:    map[string]bool{},
 	}
 	v := &s.Voyage
@@ -510,6 +523,7 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 	v.Base = d.string("voyage base")
 	v.Branch = d.string("voyage branch")
 	v.Worktree = d.string("voyage worktree")
+	v.Session = d.string("voyage session")
 	v.Status = Status(d.string("voyage status"))
 	v.Outcome = Outcome(d.string("voyage outcome"))
 	v.Summary = d.string("voyage summary")
@@ -550,6 +564,7 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 	s.counts.judgements = d.count("judgements count")
 	s.counts.failed = d.count("failed count")
 	s.counts.refused = d.count("refused count")
+	s.counts.steps = d.count("steps count")
 	s.storedN = d.count("stored entry number")
 	n, _ = d.list("legacy actions", minString)
 	for range n {
@@ -718,6 +733,11 @@ func (s *State) Load(which Sections) error {
 			}
 			if e.Action != nil && e.Action.Status != logbook.ActionRefused && !since[e.Action.ID] {
 				s.actions[e.Action.ID] = e.Action
+			}
+			if e.Step != nil && isOpen(e.Step) {
+				if _, later := s.steps[keyOf(e.Step)]; !later {
+					s.steps[keyOf(e.Step)] = e.Step
+				}
 			}
 		}
 		if s.Entries != nil {
@@ -946,6 +966,10 @@ func (d *decoder) entry(e *logbook.Entry) {
 	if d.opt("entry rechain") {
 		r := d.rechain()
 		e.Rechain = &r
+	}
+	if d.opt("entry step") {
+		e.Step = &logbook.Step{}
+		d.step(e.Step)
 	}
 }
 

@@ -266,6 +266,8 @@ func TestCountsAreTheLogbooks(t *testing.T) {
 			want.Notes++
 		case e.Judgement != nil:
 			want.Judgements++
+		case e.Step != nil:
+			want.Steps++
 		case e.Action.Status == logbook.ActionRefused:
 			want.Refused++
 		default:
@@ -280,6 +282,7 @@ func TestCountsAreTheLogbooks(t *testing.T) {
 	}
 	require.NotZero(t, want.Actions)
 	require.NotZero(t, want.Failed)
+	require.NotZero(t, want.Steps)
 	assert.Equal(t, want, st.Counts())
 }
 
@@ -349,7 +352,7 @@ func TestOldSnapshotVersionIsRefused(t *testing.T) {
 	t.Parallel()
 	v1 := []byte{snapshotFormat, 1, 1, 'v'}
 	_, err := OpenSnapshot(bytes.NewReader(v1), int64(len(v1)))
-	assert.ErrorContains(t, err, "version 1, this helm reads 7")
+	assert.ErrorContains(t, err, "version 1, this helm reads 8")
 }
 
 func FuzzDecodeSnapshot(f *testing.F) {

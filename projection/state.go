@@ -60,7 +60,10 @@ type VoyageView struct {
 	Base     string `json:"base,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Worktree string `json:"worktree,omitempty"`
-	Status   Status `json:"status"`
+	// Session is the agent host's session the voyage records
+	// (VoyageInfo.Session).
+	Session string `json:"session,omitempty"`
+	Status  Status `json:"status"`
 	// Outcome, Summary and CompletedAt are the last completion's, while
 	// the voyage is not active.
 	Outcome     Outcome   `json:"outcome,omitempty"`
@@ -124,6 +127,7 @@ type State struct {
 	// them without renumbering when an entry is removed.
 	bearings map[uint64]*logbook.Bearing      // BearingTaken seq -> its entry's bearing
 	actions  map[string]*logbook.ActionRecord // action id -> its entry's action
+	steps    map[stepKey]*logbook.Step        // open tool call -> its entry's step
 
 	counts counts // the logbook's, kept as events fold
 	// legacy holds the ids of actions intended without a stored entry
@@ -153,6 +157,9 @@ func (s *State) Apply(seq uint64, e *Event) error {
 		s.bearings = map[uint64]*logbook.Bearing{}
 		s.actions = map[string]*logbook.ActionRecord{}
 		s.legacy = map[string]bool{}
+	}
+	if s.steps == nil {
+		s.steps = map[stepKey]*logbook.Step{}
 	}
 	if seq <= s.Voyage.Seq {
 		return fmt.Errorf("event %d applied after event %d: out of order", seq, s.Voyage.Seq)
@@ -192,6 +199,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		v, in := &s.Voyage, e.Voyage
 		v.ID, v.Intent, v.Kind = in.ID, in.Intent, in.Kind
 		v.Parent, v.Repo, v.Dir, v.Base, v.Branch, v.Worktree = in.Parent, in.Repo, in.Dir, in.Base, in.Branch, in.Worktree
+		v.Session = in.Session
 		v.Identity, v.Created, v.Status = e.Who.Identity, e.At, StatusActive
 		v.Lifecycle = append(v.Lifecycle, Transition{Status: StatusActive, At: e.At, Who: e.Who})
 	case VoyageCompleted:
@@ -297,6 +305,38 @@ func (s *State) apply(seq uint64, e *Event) error {
 		}
 		r := *e.Rechain
 		en.Rechain = &r
+	case StepRecorded:
+		if e.Step == nil {
+			return errMissing("step")
+		}
+		en, err := s.entry(seq, e, logbook.EntryStep)
+		if err != nil {
+			return err
+		}
+		st := cloneStep(e.Step)
+		en.Step = st
+		s.counts.steps++
+		if isOpen(st) {
+			s.steps[keyOf(st)] = st
+		}
+	case StepFinished:
+		if e.Step == nil || e.Step.Result == nil {
+			return errMissing("step result")
+		}
+		k := keyOf(e.Step)
+		st, ok := s.steps[k]
+		if !ok {
+			return fmt.Errorf("no open tool step %s of %s session %s", k.id, k.agent, k.session)
+		}
+		delete(s.steps, k)
+		r := *e.Step.Result
+		st.Result = &r
+		if u := e.Step.Usage; u != nil {
+			if st.Usage == nil {
+				st.Usage = &logbook.Usage{}
+			}
+			st.Usage.Add(*u)
+		}
 	case Judged:
 		if e.Judgement == nil {
 			return errMissing("judgement")
@@ -407,6 +447,53 @@ func (s *State) apply(seq uint64, e *Event) error {
 		return fmt.Errorf("unknown event type %q", e.Type)
 	}
 	return nil
+}
+
+// stepKey names a tool call: its agent, session and the host's id.
+type stepKey struct{ agent, session, id string }
+
+func keyOf(s *logbook.Step) stepKey { return stepKey{s.Agent, s.Session, s.ID} }
+
+// isOpen reports whether s is a tool call waiting for its result: a
+// step-finished event of its agent, session and id attaches it.
+func isOpen(s *logbook.Step) bool {
+	return s.Kind == logbook.StepTool && s.ID != "" && s.Result == nil
+}
+
+// cloneStep returns a copy of s that shares no memory with it.
+func cloneStep(s *logbook.Step) *logbook.Step {
+	c := *s
+	c.Input = slices.Clip(s.Input)
+	if s.Decision != nil {
+		d := *s.Decision
+		c.Decision = &d
+	}
+	if s.Result != nil {
+		r := *s.Result
+		c.Result = &r
+	}
+	if s.Usage != nil {
+		u := *s.Usage
+		c.Usage = &u
+	}
+	return &c
+}
+
+// OpenStep returns the sequence number of the event that recorded the
+// tool call that agent's session names id, while the call waits for its
+// result (none recorded yet); false if there is none. While the entries are pending,
+// only calls recorded since the snapshot are found: Load them first.
+func (s *State) OpenStep(agent, session, id string) (seq uint64, ok bool) {
+	st, ok := s.steps[stepKey{agent, session, id}]
+	if !ok {
+		return 0, false
+	}
+	for i := len(s.Entries) - 1; i >= 0; i-- {
+		if s.Entries[i].Step == st {
+			return s.Entries[i].Seq, true
+		}
+	}
+	return 0, false
 }
 
 // removeEntry takes entry i out of the story and renumbers what follows.

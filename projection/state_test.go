@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -28,11 +29,12 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 	events := []*Event{start}
 	slate := map[string]logbook.ObservationRecord{}
 	var bearings []uint64
-	var open []string // intended actions without outcome
+	var open []string  // intended actions without outcome
+	var calls []string // tool steps without result
 	artifacts := map[string]bool{}
 	for len(events) < n {
 		var e *Event
-		switch k := r.IntN(13); {
+		switch k := r.IntN(15); {
 		case k < 4:
 			h := fmt.Sprintf("h%d", r.IntN(20))
 			if !artifacts[h] {
@@ -97,6 +99,25 @@ func randomVoyage(r *rand.Rand, n int) []*Event {
 		case k == 12 && r.IntN(2) == 0:
 			e = ev(Judged)
 			e.Judgement = &logbook.Judgement{Score: 1 + r.IntN(10), Dimension: "care", Evidence: []int{1}, Text: "ok"}
+		case k == 13:
+			e = ev(StepRecorded)
+			id := fmt.Sprint("t", len(events))
+			e.Step = &logbook.Step{Kind: logbook.StepTool, Agent: "claude-code", Session: "s", ID: id, Tool: "Bash",
+				Input: json.RawMessage(`{"command":"ls"}`), Text: "ls", Decision: &logbook.StepDecision{Verdict: "allow"}}
+			if r.IntN(3) == 0 {
+				e.Step = &logbook.Step{Kind: logbook.StepPrompt, Agent: "claude-code", Session: "s", Text: fmt.Sprint("prompt ", len(events)),
+					Usage: &logbook.Usage{Model: "m", InputTokens: 7, CostUSD: 0.25}}
+			} else {
+				calls = append(calls, id)
+			}
+		case k == 14 && len(calls) > 0:
+			i := r.IntN(len(calls))
+			id := calls[i]
+			calls = append(calls[:i], calls[i+1:]...)
+			e = ev(StepFinished)
+			e.Step = &logbook.Step{Kind: logbook.StepTool, Agent: "claude-code", Session: "s", ID: id,
+				Result: &logbook.StepResult{Output: "ok", Failed: r.IntN(4) == 0, Duration: time.Second},
+				Usage:  &logbook.Usage{Model: "m", OutputTokens: 3}}
 		case k == 12:
 			c := ev(VoyageCompleted)
 			c.Completion = &Completion{Outcome: OutcomeBlocked, Summary: "waiting"}
@@ -175,7 +196,7 @@ func TestUndoneEntries(t *testing.T) {
 	ev := func(ty Type, n int, a *logbook.ActionRecord) *Event {
 		return &Event{Type: ty, V: currentVersion[ty], At: at, Who: who, N: n, Action: a}
 	}
-	start := &Event{Type: VoyageStarted, V: 2, At: at, Who: who, Voyage: &VoyageInfo{ID: "v", Intent: "i", Kind: "open-waters"}}
+	start := &Event{Type: VoyageStarted, V: 3, At: at, Who: who, Voyage: &VoyageInfo{ID: "v", Intent: "i", Kind: "open-waters"}}
 	inv := &logbook.Inverse{Kind: "close-pull-request", Params: json.RawMessage(`{"number":4}`)}
 	events := []*Event{
 		start,
@@ -432,4 +453,46 @@ func TestLegacyFailedActionLeavesStoryRenumbered(t *testing.T) {
 	assert.Equal(t, logbook.ActionPerformed, st.Entries[0].Action.Status)
 	require.Len(t, st.FailedActions, 1)
 	assert.Equal(t, "rejected", st.FailedActions[0].Action.Error)
+}
+
+// TestStepFinishedAttachesToItsCall: a tool call's result lands on the
+// call's entry (one entry, its number kept, usage summed), also when the
+// call was recorded before the snapshot the state was opened from; a
+// result no open call of the same agent, session and id waits for is
+// refused.
+func TestStepFinishedAttachesToItsCall(t *testing.T) {
+	t.Parallel()
+	call := func(session, id string) *logbook.Step {
+		return &logbook.Step{Kind: logbook.StepTool, Agent: "claude-code", Session: session, ID: id, Tool: "Bash", Text: "ls",
+			Usage: &logbook.Usage{Model: "m", InputTokens: 5}}
+	}
+	done := func(session, id string) *Event {
+		return &Event{Type: StepFinished, Step: &logbook.Step{Kind: logbook.StepTool, Agent: "claude-code", Session: session, ID: id,
+			Result: &logbook.StepResult{Output: "a\nb", Duration: time.Second}, Usage: &logbook.Usage{Model: "m", OutputTokens: 2}}}
+	}
+	events := []*Event{
+		{Type: VoyageStarted, Voyage: &VoyageInfo{ID: "v", Session: "claude-code:s"}},
+		{Type: StepRecorded, N: 1, Step: call("s", "t1")},
+		{Type: StepRecorded, N: 2, Step: call("s", "t2")},
+	}
+	var st State
+	fold(t, events, &st, 0)
+	snap, err := st.EncodeSnapshot()
+	require.NoError(t, err)
+	lazy, err := OpenSnapshot(bytes.NewReader(snap), int64(len(snap)))
+	require.NoError(t, err)
+	assert.Equal(t, "claude-code:s", lazy.Voyage.Session)
+	for _, s := range []*State{&st, lazy} {
+		assert.Equal(t, SectionEntries&s.Pending(), s.Needs(done("s", "t1")), "the call is in the snapshot's entries")
+		require.NoError(t, s.Apply(4, done("s", "t1")))
+		require.Len(t, s.Entries, 2)
+		got := s.Entries[0].Step
+		require.NotNil(t, got.Result)
+		assert.Equal(t, "a\nb", got.Result.Output)
+		assert.Equal(t, &logbook.Usage{Model: "m", InputTokens: 5, OutputTokens: 2}, got.Usage)
+		assert.Nil(t, s.Entries[1].Step.Result, "the other call waits still")
+		assert.Equal(t, 2, s.Counts().Steps)
+		assert.Error(t, s.Apply(5, done("s", "t1")), "finished already")
+		assert.Error(t, s.Apply(5, done("other", "t2")), "another session's call")
+	}
 }

@@ -51,9 +51,21 @@ func ViewsPath(path string) string {
 
 // ViewsDigest returns a digest of views: equal views, equal digests.
 func ViewsDigest(v *Views) string {
-	data, _ := json.Marshal(v) // Views has no type json cannot encode
+	data, _ := json.Marshal(compared(v)) // Views has no type json cannot encode
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
+}
+
+// compared is what of v a recording compares: v without the logbook's
+// counts in its Info, which the logbook v holds says already (and which
+// recordings made before Info carried them lack).
+func compared(v *Views) *Views {
+	if v == nil || v.Info.Counts == (helm.LogbookCounts{}) {
+		return v
+	}
+	c := *v
+	c.Info.Counts = helm.LogbookCounts{}
+	return &c
 }
 
 // NewRecording returns the recording of events: their views, and the digest of
@@ -306,7 +318,7 @@ func mapsKeys(ms ...map[string]string) func(func(string) bool) {
 // path: Logbook[0].bearing.reading.text.
 func flatten(v *Views) map[string]string {
 	out := map[string]string{}
-	data, err := json.Marshal(v)
+	data, err := json.Marshal(compared(v))
 	if err != nil {
 		return out
 	}

@@ -90,14 +90,14 @@ func Deterministic(start time.Time, step time.Duration, idPrefix string) *helm.O
 // own copies, in its types.
 func viewsOf(st *projection.State) *Views {
 	return &Views{
-		Info: infoOf(st.Voyage), Slate: st.SlateList(), Logbook: logbook.Clone(st.Entries),
+		Info: infoOf(st.Voyage, st.Counts()), Slate: st.SlateList(), Logbook: logbook.Clone(st.Entries),
 		FailedActions: logbook.Clone(st.FailedActions), Artifacts: artifactsOf(st),
 	}
 }
 
 // infoOf is the description of the voyage p folds, as helm.Voyage.Info
 // gives it (TestInfoOfSetsEveryField keeps the two alike).
-func infoOf(p projection.VoyageView) helm.VoyageInfo {
+func infoOf(p projection.VoyageView, c projection.LogbookCounts) helm.VoyageInfo {
 	var lifecycle []helm.Transition
 	if p.Lifecycle != nil {
 		lifecycle = make([]helm.Transition, len(p.Lifecycle))
@@ -108,10 +108,12 @@ func infoOf(p projection.VoyageView) helm.VoyageInfo {
 	return helm.VoyageInfo{
 		ID: p.ID, Intent: p.Intent, Kind: helm.Kind(p.Kind), Identity: p.Identity, Created: p.Created,
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
-		WorktreeRemoved: p.WorktreeRemoved,
-		Status:          logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
-		Outcome:         logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
+		Session: p.Session, WorktreeRemoved: p.WorktreeRemoved,
+		Status:  logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
+		Outcome: logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
 		Lifecycle: lifecycle, Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,
+		Counts: helm.LogbookCounts{Entries: c.Entries, Bearings: c.Bearings, Actions: c.Actions, OutcomeUnknown: c.OutcomeUnknown,
+			Failed: c.Failed, Refused: c.Refused, Notes: c.Notes, Judgements: c.Judgements, Steps: c.Steps},
 	}
 }
 

@@ -65,7 +65,7 @@ func TestInfoOfSetsEveryField(t *testing.T) {
 	fill(t, reflect.ValueOf(&p).Elem())
 	p.Status, p.Outcome = projection.StatusCompleted, projection.OutcomeBlocked
 	p.Lifecycle = []projection.Transition{{Status: projection.StatusActive, At: p.Created, Who: logbook.Who{Identity: "x"}, Reason: "r"}}
-	info := infoOf(p)
+	info := infoOf(p, projection.LogbookCounts{Entries: 9, Bearings: 1, Actions: 2, OutcomeUnknown: 1, Failed: 1, Refused: 1, Notes: 1, Judgements: 1, Steps: 1})
 	assert.Empty(t, zeroFields(reflect.ValueOf(info)), "fields of helm.VoyageInfo that infoOf leaves unset")
 	assert.Equal(t, "blocked", string(info.Status), "the status a completion with another outcome reads as")
 }

@@ -54,7 +54,7 @@ func ExampleOf() {
 	// ## Voyage report: Resolve #42: fix widget crash
 	//
 	// - **Voyage:** `a3b0fc12-0000-4000-8000-000000000001` (resolve-issue)
-	// - **Head:** `8:03a66947e7461c91e7373ab886bc1e82fb3c9d35201b0769f12bcf043ae5c1ad`
+	// - **Head:** `8:41273613f02de1ce7bbeda43c112fff3c6c454e4d2e7ae83e64a62ee2f182f68`
 	// - **Status:** completed — Fixed null check in widget init.
 	// - **Repository:** octo/widgets, branch main, base `1a2b3c4`
 	// - **Started:** 2026-02-26T17:01:00Z by john-agent

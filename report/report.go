@@ -59,6 +59,10 @@ type Report struct {
 	Diff Diff `json:"diff"`
 	// SubVoyages are the voyages started with this one as their parent.
 	SubVoyages []SubVoyage `json:"sub_voyages"`
+	// Agents sums the steps agent hosts reported (helm.Voyage.Step): the
+	// prompts, the tool calls and those denied or failed, and what they
+	// cost; zero when none did.
+	Agents logbook.StepStats `json:"agents,omitzero"`
 	// Unreadable lists the voyages of the home that could not be read
 	// while looking for sub-voyages: any of them may be one.
 	Unreadable []string `json:"unreadable,omitempty"`
@@ -359,6 +363,8 @@ func build(info helm.VoyageInfo, entries, legacy []logbook.Entry) *Report {
 			if a := e.Action; a.Status == logbook.ActionPerformed && a.Result != nil && a.Result.SHA != "" && actions.MovesHead(a.Kind) {
 				r.Diff.Head = a.Result.SHA
 			}
+		case e.Step != nil:
+			r.Agents.Add(e.Step)
 		case e.Note != nil:
 			r.Notes = append(r.Notes, Note{N: e.N, At: e.At, Who: e.Who, Text: e.Note.Text})
 			if m != nil {
@@ -429,6 +435,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "- **Part of:** voyage `%s`\n", markdown.Code(info.Parent))
 	}
 	fmt.Fprintf(&b, "- **Started:** %s by %s\n", stamp(info.Created), markdown.Inline(info.Identity))
+	if a := r.Agents; a != (logbook.StepStats{}) {
+		fmt.Fprintf(&b, "- **Agent steps:** %s, %s (%d denied, %d failed); %d input, %d output, %d cache tokens; $%.4f\n",
+			countWord(a.Prompts, "prompt"), countWord(a.ToolCalls, "tool call"), a.DeniedCalls, a.FailedCalls,
+			a.InputTokens, a.OutputTokens, a.CacheReadTokens+a.CacheWriteTokens, a.CostUSD)
+	}
 	switch {
 	case r.Ongoing:
 		fmt.Fprintf(&b, "- **Last event:** %s (%s so far)\n", stamp(r.Ended), humanDuration(r.Duration()))

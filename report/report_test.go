@@ -343,3 +343,42 @@ func TestReportCarriesTheHead(t *testing.T) {
 	require.NoError(t, json.Unmarshal(js, &back))
 	assert.Equal(t, want, back.Head, `"head": {"seq":N,"hash":"HEX"}`)
 }
+
+// TestReportSumsTheAgentsSteps: a hooked session's report counts its
+// prompts and tool calls (a call and its result once), the denied and
+// failed ones, and what they cost, in its JSON and its markdown.
+func TestReportSumsTheAgentsSteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	ann := logbook.Who{Identity: "ann", Role: "coder", Method: "claude-code"}
+	v, err := h.Start(ctx, "claude-code session s", helm.OpenWaters, ann, &helm.StartOptions{Session: "claude-code:s"})
+	require.NoError(t, err)
+	defer v.Close()
+	usage := &logbook.Usage{InputTokens: 100, OutputTokens: 10, CacheReadTokens: 1000, CostUSD: 0.25, Duration: time.Second}
+	for _, s := range []logbook.Step{
+		{Kind: logbook.StepPrompt, Text: "go", Usage: usage},
+		{Kind: logbook.StepTool, ID: "t1", Tool: "Bash", Text: "make"},
+		{Kind: logbook.StepTool, ID: "t1", Result: &logbook.StepResult{Failed: true}, Usage: usage},
+		{Kind: logbook.StepTool, ID: "t2", Tool: "Bash", Text: "rm -rf /", Decision: &logbook.StepDecision{Verdict: "deny"}},
+	} {
+		s.Agent, s.Session = "claude-code", "s"
+		_, err := v.Step(ctx, s, ann)
+		require.NoError(t, err)
+	}
+	r, err := report.Of(ctx, h, v.ID(), &report.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, r.Agents.Prompts)
+	assert.Equal(t, 2, r.Agents.ToolCalls)
+	assert.Equal(t, 1, r.Agents.DeniedCalls)
+	assert.Equal(t, 1, r.Agents.FailedCalls)
+	assert.Equal(t, int64(200), r.Agents.InputTokens)
+	assert.InDelta(t, 0.5, r.Agents.CostUSD, 1e-9)
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"agents":{"prompts":1,"tool_calls":2,"denied_calls":1,"failed_calls":1,`)
+	var md bytes.Buffer
+	require.NoError(t, r.WriteMarkdown(&md))
+	assert.Contains(t, md.String(), "- **Agent steps:** 1 prompt, 2 tool calls (1 denied, 1 failed); 200 input, 20 output, 2000 cache tokens; $0.5000\n")
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -20,6 +21,9 @@ import (
 // critical, as if the sub-voyages ran side by side:
 //
 //	CriticalSteps = Σ over stages (S_main + max_i S_sub,i)
+//
+// An agent host's tool call (Voyage.Step) is a step too; its prompts,
+// notifications and the like are not, and are counted apart (Agents).
 //
 // TotalSteps counts every step, Overhead is TotalSteps − CriticalSteps
 // (the steps spent beside the critical path), and Parallelism is
@@ -49,23 +53,28 @@ type Stats struct {
 	Crew []CrewStats `json:"crew"`
 	// Judgements are the judgements recorded in these voyages.
 	Judgements []JudgementStats `json:"judgements,omitempty"`
+	// Agents sums the steps agent hosts reported in these voyages
+	// (helm.Voyage.Step): zero when none did.
+	Agents logbook.StepStats `json:"agents,omitzero"`
 }
 
 // CrewStats is one identity's part in a main voyage and its sub-voyages.
 // Active is the time from its first event to its last.
 type CrewStats struct {
-	Identity     string        `json:"identity"`
-	Roles        []string      `json:"roles"`
-	Steps        int           `json:"steps"`
-	Observations int           `json:"observations"`
-	Bearings     int           `json:"bearings"`
-	Actions      int           `json:"actions"`
-	Failures     int           `json:"failures"`
-	Refused      int           `json:"refused"`
-	Notes        int           `json:"notes"`
-	First        time.Time     `json:"first"`
-	Last         time.Time     `json:"last"`
-	Active       time.Duration `json:"active_ns"`
+	Identity     string   `json:"identity"`
+	Roles        []string `json:"roles"`
+	Steps        int      `json:"steps"`
+	Observations int      `json:"observations"`
+	Bearings     int      `json:"bearings"`
+	Actions      int      `json:"actions"`
+	Failures     int      `json:"failures"`
+	Refused      int      `json:"refused"`
+	Notes        int      `json:"notes"`
+	// ToolCalls counts the tool calls agent hosts reported for it.
+	ToolCalls int           `json:"tool_calls,omitempty"`
+	First     time.Time     `json:"first"`
+	Last      time.Time     `json:"last"`
+	Active    time.Duration `json:"active_ns"`
 }
 
 // JudgementStats is one judgement: who judged which voyage, on what.
@@ -78,10 +87,12 @@ type JudgementStats struct {
 }
 
 // isStep reports whether a transcript line is a step.
-func isStep(t projection.Type) bool {
-	switch t {
+func isStep(l *Line) bool {
+	switch l.Type {
 	case projection.Observed, projection.BearingTaken, projection.ActionIntended, projection.ActionRefused, projection.NoteAdded:
 		return true
+	case projection.StepRecorded:
+		return l.Step != nil && l.Step.Kind == logbook.StepTool
 	}
 	return false
 }
@@ -142,7 +153,7 @@ func StatsOf(lines []Line) []Stats {
 			f.subs[lane] = make([]int, f.stage+1)
 			f.stats.Subs = append(f.stats.Subs, lane)
 		}
-		if isStep(l.Type) {
+		if isStep(&l) {
 			c.Steps++
 			if lane == "" {
 				f.main[f.stage]++
@@ -185,6 +196,18 @@ func StatsOf(lines []Line) []Stats {
 			}
 		case projection.NoteAdded:
 			c.Notes++
+		case projection.StepRecorded, projection.StepFinished:
+			if l.Step == nil {
+				break
+			}
+			if l.Type == projection.StepFinished {
+				f.stats.Agents.AddResult(l.Step)
+				break
+			}
+			f.stats.Agents.Add(l.Step)
+			if l.Step.Kind == logbook.StepTool {
+				c.ToolCalls++
+			}
 		case projection.Judged:
 			if l.Judgement == nil {
 				break

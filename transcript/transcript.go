@@ -361,6 +361,11 @@ func (l *Line) Describe() string {
 	case projection.Judged:
 		j := e.Judgement
 		return fmt.Sprintf("Judgement %d: %s %d/10 (evidence: %s): %s", l.N, j.Dimension, j.Score, logbook.JoinNumbers(j.Evidence), j.Text)
+	case projection.StepRecorded:
+		return fmt.Sprintf("Step %d: %s", l.N, strings.Join(logbook.DescribeStep(e.Step), "; "))
+	case projection.StepFinished:
+		// The call's own line is its entry's; this one says how it ended.
+		return fmt.Sprintf("%s call %s finished: %s", e.Step.Agent, e.Step.ID, strings.Join(logbook.DescribeStep(e.Step)[1:], "; "))
 	}
 	return string(e.Type)
 }
@@ -417,6 +422,8 @@ func payloadMissing(e *helm.Event) bool {
 		return e.Note == nil
 	case projection.Judged:
 		return e.Judgement == nil
+	case projection.StepRecorded, projection.StepFinished:
+		return e.Step == nil
 	}
 	return false
 }

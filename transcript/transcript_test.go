@@ -544,3 +544,55 @@ func TestUndoIsLinkedToTheIntentItTakesBack(t *testing.T) {
 	assert.Contains(t, intents[1].Links, transcript.Link{Rel: transcript.LinkUndoes, Seq: intents[0].Seq, Entry: 1})
 	assert.Equal(t, "Action 2: close-issue intended (why: opened by mistake)", intents[1].Describe())
 }
+
+// TestStatsSumTheAgentsSteps: an agent's tool calls are steps of the
+// crew; its prompts, the calls the guard denied and those that failed,
+// and the tokens, dollars and model time its steps cost are summed, a
+// call's result counted once with its call.
+func TestStatsSumTheAgentsSteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), &helm.Options{NoSync: true})
+	require.NoError(t, err)
+	ann := logbook.Who{Identity: "ann", Role: "coder", Method: "claude-code"}
+	v, err := h.Start(ctx, "claude-code session s", helm.OpenWaters, ann, &helm.StartOptions{Session: "claude-code:s"})
+	require.NoError(t, err)
+	defer v.Close()
+	usage := &logbook.Usage{Model: "m", InputTokens: 100, OutputTokens: 10, CacheReadTokens: 1000, CacheWriteTokens: 5, CostUSD: 0.25, Duration: time.Second}
+	call := func(id string, mod func(*logbook.Step)) logbook.Step {
+		s := logbook.Step{Kind: logbook.StepTool, Agent: "claude-code", Session: "s", ID: id, Tool: "Bash", Text: "ls"}
+		if mod != nil {
+			mod(&s)
+		}
+		return s
+	}
+	for _, s := range []logbook.Step{
+		{Kind: logbook.StepPrompt, Agent: "claude-code", Session: "s", Text: "go", Usage: usage},
+		call("t1", nil),
+		call("t1", func(s *logbook.Step) { s.Result, s.Usage = &logbook.StepResult{Failed: true}, usage }),
+		call("t2", func(s *logbook.Step) { s.Decision = &logbook.StepDecision{Verdict: "deny", Rule: "r"} }),
+		call("t3", func(s *logbook.Step) { s.Result = &logbook.StepResult{Output: "ok"} }),
+		{Kind: logbook.StepNotification, Agent: "claude-code", Session: "s", Text: "idle"},
+	} {
+		_, err := v.Step(ctx, s, ann)
+		require.NoError(t, err)
+	}
+	lines, err := transcript.Read(ctx, h, nil, nil)
+	require.NoError(t, err)
+	stats := transcript.StatsOf(lines)
+	require.Len(t, stats, 1)
+	assert.Equal(t, logbook.StepStats{Prompts: 1, ToolCalls: 3, DeniedCalls: 1, FailedCalls: 1,
+		InputTokens: 200, OutputTokens: 20, CacheReadTokens: 2000, CacheWriteTokens: 10, CostUSD: 0.5, ModelTime: 2 * time.Second}, stats[0].Agents)
+	assert.Equal(t, 3, stats[0].TotalSteps, "the tool calls are the crew's steps")
+	require.Len(t, stats[0].Crew, 1)
+	assert.Equal(t, 3, stats[0].Crew[0].ToolCalls)
+	data, err := json.Marshal(stats[0])
+	require.NoError(t, err)
+	for _, field := range []string{`"tool_calls":3`, `"denied_calls":1`, `"prompts":1`, `"cache_read_tokens":2000`, `"cost_usd":0.5`, `"model_time_ns":2000000000`} {
+		assert.Contains(t, string(data), field)
+	}
+	var text bytes.Buffer
+	require.NoError(t, transcript.Write(&text, lines))
+	assert.Contains(t, text.String(), "Step 2: Bash: ls")
+	assert.Contains(t, text.String(), "claude-code call t1 finished: → failed")
+}

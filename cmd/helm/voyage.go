@@ -379,7 +379,9 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	if err != nil {
 		return err
 	}
-	s := voyageShow{Voyage: v.Info(), Logbook: v.LogbookCounts(), Slate: v.Slate(), FailedActions: failed}
+	info := v.Info()
+	s := voyageShow{Voyage: info, Logbook: info.Counts, Slate: v.Slate(), FailedActions: failed}
+	s.Voyage.Counts = helm.LogbookCounts{} // shown once, as "logbook"
 	if s.Slate == nil {
 		s.Slate = []logbook.ObservationRecord{}
 	}
@@ -390,7 +392,6 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 		return writeShowJSON(a.stdout, &s, v.Artifacts(ctx, nil))
 	}
 	var b strings.Builder
-	info := s.Voyage
 	fmt.Fprintf(&b, "Voyage:    %s\n", info.ID)
 	fmt.Fprintf(&b, "Intent:    %s\n", printable(info.Intent))
 	fmt.Fprintf(&b, "Kind:      %s\n", printable(string(info.Kind)))

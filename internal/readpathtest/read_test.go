@@ -108,7 +108,7 @@ func TestEveryReadLeavesTheHomeAsItWas(t *testing.T) {
 					_ = v.Storage()
 					_ = v.Info()
 					_ = v.Slate()
-					_ = v.LogbookCounts()
+					_ = v.Info().Counts
 					for _, err := range v.Entries(ctx, nil) {
 						require.NoError(t, err)
 						break

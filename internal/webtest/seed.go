@@ -173,7 +173,7 @@ func Seed(ctx context.Context, dir string) (*Seeded, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	s.Entries = main.LogbookCounts().Entries
+	s.Entries = main.Info().Counts.Entries
 	return s, nil
 }
 

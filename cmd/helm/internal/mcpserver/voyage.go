@@ -113,6 +113,9 @@ func (s *Server) addVoyageTools() {
 			if ctx.Err() != nil {
 				return toolOut{}, ctx.Err()
 			}
+			info := v.Info()
+			logbookCounts := info.Counts
+			info.Counts = helm.LogbookCounts{} // shown once, as "logbook"
 			out := struct {
 				Voyage        helm.VoyageInfo             `json:"voyage"`
 				Head          string                      `json:"head,omitempty"`
@@ -121,7 +124,7 @@ func (s *Server) addVoyageTools() {
 				Slate         []logbook.ObservationRecord `json:"slate"`
 				Artifacts     view.Totals                 `json:"artifacts"`
 				FailedActions []logbook.Entry             `json:"failed_actions,omitempty"`
-			}{Voyage: v.Info(), Head: head, NoHead: noHead, Logbook: v.LogbookCounts(), Slate: v.Slate(), Artifacts: totals, FailedActions: failed}
+			}{Voyage: info, Head: head, NoHead: noHead, Logbook: logbookCounts, Slate: v.Slate(), Artifacts: totals, FailedActions: failed}
 			if out.Slate == nil {
 				out.Slate = []logbook.ObservationRecord{}
 			}

@@ -206,7 +206,7 @@ func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *transcript.Lin
 		}
 		parts = append(parts, part{ID: id, Into: into, HTML: b.String()})
 	}
-	add("voyage-head", "", "head", voyagePage{Info: info, Counts: v.LogbookCounts()})
+	add("voyage-head", "", "head", voyagePage{Info: info, Counts: v.Info().Counts})
 	entry := 0
 	switch l.Type {
 	case projection.BearingTaken, projection.ActionIntended, projection.ActionRefused, projection.NoteAdded, projection.Judged:

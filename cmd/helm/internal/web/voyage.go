@@ -95,7 +95,7 @@ func (s *Server) voyagePage(w http.ResponseWriter, r *http.Request) {
 	defer v.Close()
 	p := voyagePage{Info: v.Info(), Torn: v.Storage().Torn}
 	p.Title = p.Info.Intent
-	p.Counts = v.LogbookCounts()
+	p.Counts = v.Info().Counts
 	b := &budget{left: pageSightingBudget}
 	if p.Items, err = s.timeline(r.Context(), v, p.Info, b); err != nil {
 		s.fail(w, r, 0, err)
