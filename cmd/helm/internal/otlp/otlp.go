@@ -211,6 +211,7 @@ func (b *builder) voyage(c *crew, parent pcommon.SpanID) time.Time {
 	put(at, "helm.voyage.summary", info.Summary)
 	put(at, "helm.voyage.parent", info.Parent)
 	put(at, "helm.voyage.identity", info.Identity)
+	put(at, "helm.voyage.session", info.Session)
 	if len(info.Lifecycle) > 0 {
 		who(at, info.Lifecycle[0].Who)
 	}

@@ -263,3 +263,92 @@ func TestLongTextsAreBoundedAtAUTF8Boundary(t *testing.T) {
 	assert.True(t, strings.HasSuffix(got, "…"))
 	assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(got, "…")), "a prefix of the text, cut between runes")
 }
+
+// agentHome records, on a fixed clock, a Claude Code session's voyage
+// through Voyage.Step: a prompt, a Bash call whose result came 3.5 s
+// later with the model's usage, an rm -r -f a rule denied, and a
+// subagent whose sub-voyage holds its own tool call.
+func agentHome(t *testing.T) (*helm.Home, *helm.Voyage) {
+	t.Helper()
+	ctx := context.Background()
+	opts := replay.Deterministic(time.Date(2026, 2, 26, 17, 0, 0, 0, time.UTC), time.Minute, "a3b0fc12")
+	opts.NoSync = true
+	h, err := helm.Open(t.TempDir(), opts)
+	require.NoError(t, err)
+	agent := logbook.Who{Identity: "john", Role: "coder", Method: "claude-code"}
+	v, err := h.Start(ctx, "Fix the flaky widget test", helm.OpenWaters, agent, &helm.StartOptions{Session: "claude-code:9f6c2d1e"})
+	require.NoError(t, err)
+	t.Cleanup(func() { v.Close() })
+	step := func(v *helm.Voyage, s logbook.Step) {
+		t.Helper()
+		s.Agent, s.Session = "claude-code", "9f6c2d1e"
+		_, err := v.Step(ctx, s, agent)
+		require.NoError(t, err)
+	}
+	step(v, logbook.Step{Kind: logbook.StepPrompt, Text: "Make TestWidget pass reliably."})
+	step(v, logbook.Step{Kind: logbook.StepTool, ID: "toolu_01", Tool: "Bash", Text: "go test ./widget/...",
+		Input: json.RawMessage(`{"command":"go test ./widget/..."}`), Decision: &logbook.StepDecision{Verdict: "allow"}})
+	step(v, logbook.Step{Kind: logbook.StepTool, ID: "toolu_01", Tool: "Bash",
+		Result: &logbook.StepResult{Output: "ok  \twidget\t0.41s", Duration: 3500 * time.Millisecond},
+		Usage:  &logbook.Usage{Model: "claude-sonnet-4-5", InputTokens: 12, OutputTokens: 85, CacheReadTokens: 14000, CacheWriteTokens: 900, CostUSD: 0.0123}})
+	step(v, logbook.Step{Kind: logbook.StepTool, ID: "toolu_02", Tool: "Bash", Text: "rm -r -f build",
+		Input:    json.RawMessage(`{"command":"rm -r -f build"}`),
+		Decision: &logbook.StepDecision{Verdict: "deny", Rule: `"no rm -rf" (policy.toml:3)`, Reason: "recursive deletes need a person"}})
+	sub, err := h.Start(ctx, "Explore: find the flaky wait", helm.OpenWaters, agent, &helm.StartOptions{Parent: v.ID(), Session: "claude-code:9f6c2d1e/agent-1"})
+	require.NoError(t, err)
+	step(v, logbook.Step{Kind: logbook.StepSubagent, ID: "agent-1", Text: "Explore", Voyage: sub.ID()})
+	step(sub, logbook.Step{Kind: logbook.StepTool, ID: "toolu_03", Tool: "Grep", Text: "time.Sleep", Decision: &logbook.StepDecision{Verdict: "allow"}})
+	step(sub, logbook.Step{Kind: logbook.StepTool, ID: "toolu_03", Tool: "Grep",
+		Result: &logbook.StepResult{Output: "widget_test.go:1", Duration: 120 * time.Millisecond},
+		Usage:  &logbook.Usage{Model: "claude-haiku-4-5", InputTokens: 400, OutputTokens: 20}})
+	require.NoError(t, sub.Complete(ctx, logbook.OutcomeCompleted, "found it", agent))
+	require.NoError(t, sub.Close())
+	step(v, logbook.Step{Kind: logbook.StepMessage, Text: "The test waits for readiness now."})
+	require.NoError(t, v.Complete(ctx, logbook.OutcomePartial, "session ended: logout", agent))
+	return h, v
+}
+
+func TestTraceOfAnAgentSessionMatchesGolden(t *testing.T) {
+	t.Parallel()
+	h, v := agentHome(t)
+	td, err := otlp.Trace(context.Background(), h, v, &otlp.Options{ServiceVersion: "v0.1.0-test"})
+	require.NoError(t, err)
+	golden(t, "session.otlp.json", td)
+}
+
+func TestTraceOfAnAgentSessionHasToolSpansUnderTheirVoyages(t *testing.T) {
+	t.Parallel()
+	h, v := agentHome(t)
+	td, err := otlp.Trace(context.Background(), h, v, nil)
+	require.NoError(t, err)
+	s := spans(t, td)
+	root := s["voyage Fix the flaky widget test"]
+	bash := s["execute_tool Bash"]
+	denied := s["execute_tool Bash 2"]
+	opener := s["subagent Explore"]
+	sub := s["voyage Explore: find the flaky wait"]
+	grep := s["execute_tool Grep"]
+
+	assert.Equal(t, "claude-code:9f6c2d1e", str(root, "helm.voyage.session"))
+	assert.Equal(t, root.SpanID(), bash.ParentSpanID())
+	assert.Equal(t, 3500*time.Millisecond, bash.EndTimestamp().AsTime().Sub(bash.StartTimestamp().AsTime()), "a call lasts until its result")
+	assert.Equal(t, "execute_tool", str(bash, "gen_ai.operation.name"))
+	assert.Equal(t, "Bash", str(bash, "gen_ai.tool.name"))
+	assert.Equal(t, "toolu_01", str(bash, "gen_ai.tool.call.id"))
+	assert.Equal(t, "anthropic", str(bash, "gen_ai.provider.name"))
+	assert.Equal(t, "claude-sonnet-4-5", str(bash, "gen_ai.request.model"))
+	assert.Equal(t, "14912", str(bash, "gen_ai.usage.input_tokens"), "every input token, the cache's included")
+	assert.Equal(t, "85", str(bash, "gen_ai.usage.output_tokens"))
+	assert.Equal(t, "14000", str(bash, "gen_ai.usage.cache_read.input_tokens"))
+	assert.Equal(t, "900", str(bash, "gen_ai.usage.cache_creation.input_tokens"))
+	assert.Equal(t, "ok  \twidget\t0.41s", str(bash, "gen_ai.tool.call.result"))
+
+	assert.Equal(t, "deny", str(denied, "helm.guard.verdict"))
+	assert.Equal(t, `"no rm -rf" (policy.toml:3)`, str(denied, "helm.guard.rule"))
+	assert.Equal(t, denied.StartTimestamp(), denied.EndTimestamp(), "a denied call never ran")
+
+	assert.Equal(t, opener.SpanID(), sub.ParentSpanID(), "the sub-voyage hangs under the step that opened it")
+	assert.Equal(t, sub.SpanID(), grep.ParentSpanID())
+	assert.Equal(t, 120*time.Millisecond, grep.EndTimestamp().AsTime().Sub(grep.StartTimestamp().AsTime()))
+	assert.Equal(t, "claude-haiku-4-5", str(grep, "gen_ai.response.model"))
+}
