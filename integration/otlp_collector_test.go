@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -24,6 +25,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 )
 
 // otlpCollector starts the OpenTelemetry Collector's own OTLP receiver
@@ -181,4 +185,77 @@ func TestOtlpFileExportIsValidOTLPJSONForTheReceiver(t *testing.T) {
 	fromFile := sink.AllTraces()[0]
 	helmRun(t, bin, home, "voyage", "export", id, "--otlp-endpoint", endpoint)
 	assert.Equal(t, fromFile, sink.AllTraces()[1])
+}
+
+// sessionVoyage records in home, through the library, a Claude Code
+// session as a hook records it: a Bash call whose result came 2.5 s later
+// with the model's usage, an rm -r -f a rule denied, and a subagent whose
+// sub-voyage holds its own Read; and returns the voyage's id.
+func sessionVoyage(t *testing.T, home string) string {
+	t.Helper()
+	ctx := context.Background()
+	h, err := helm.Open(home, nil)
+	require.NoError(t, err)
+	agent := logbook.Who{Identity: "john", Role: "coder", Method: "claude-code"}
+	v, err := h.Start(ctx, "Fix the flaky widget test", helm.OpenWaters, agent, &helm.StartOptions{Session: "claude-code:s-1"})
+	require.NoError(t, err)
+	defer v.Close()
+	step := func(v *helm.Voyage, s logbook.Step) {
+		t.Helper()
+		s.Agent, s.Session = "claude-code", "s-1"
+		_, err := v.Step(ctx, s, agent)
+		require.NoError(t, err)
+	}
+	step(v, logbook.Step{Kind: logbook.StepPrompt, Text: "Make TestWidget pass reliably."})
+	step(v, logbook.Step{Kind: logbook.StepTool, ID: "toolu_01", Tool: "Bash", Text: "go test ./...", Input: json.RawMessage(`{"command":"go test ./..."}`), Decision: &logbook.StepDecision{Verdict: "allow"}})
+	step(v, logbook.Step{Kind: logbook.StepTool, ID: "toolu_01", Tool: "Bash",
+		Result: &logbook.StepResult{Output: "ok", Duration: 2500 * time.Millisecond},
+		Usage:  &logbook.Usage{Model: "claude-sonnet-4-5", InputTokens: 10, OutputTokens: 40, CacheReadTokens: 1000, CacheWriteTokens: 50}})
+	step(v, logbook.Step{Kind: logbook.StepTool, ID: "toolu_02", Tool: "Bash", Text: "rm -r -f build",
+		Decision: &logbook.StepDecision{Verdict: "deny", Rule: `"no rm -rf" (policy.toml:1)`, Reason: "recursive deletes need a person"}})
+	sub, err := h.Start(ctx, "Explore", helm.OpenWaters, agent, &helm.StartOptions{Parent: v.ID(), Session: "claude-code:s-1/agent-1"})
+	require.NoError(t, err)
+	defer sub.Close()
+	step(v, logbook.Step{Kind: logbook.StepSubagent, ID: "agent-1", Text: "Explore", Voyage: sub.ID()})
+	step(sub, logbook.Step{Kind: logbook.StepTool, ID: "toolu_03", Tool: "Read", Text: "widget_test.go"})
+	step(sub, logbook.Step{Kind: logbook.StepTool, ID: "toolu_03", Tool: "Read", Result: &logbook.StepResult{Output: "package widget", Duration: 30 * time.Millisecond}})
+	return v.ID()
+}
+
+func TestOtlpToolStepsReachTheCollectorWithGenAIAttributes(t *testing.T) {
+	bin := buildHelm(t)
+	home := filepath.Join(t.TempDir(), "home")
+	id := sessionVoyage(t, home)
+	endpoint, sink := otlpCollector(t)
+	helmRun(t, bin, home, "voyage", "export", id, "--otlp-endpoint", endpoint)
+	require.Equal(t, 7, sink.SpanCount(), "two voyages, a prompt, two Bash calls, the subagent step and its Read")
+	s := spanIndex(sink.AllTraces())
+
+	root := s["voyage Fix the flaky widget test"]
+	bash := s["execute_tool Bash"]
+	denied := s["execute_tool Bash 2"]
+	sub := s["voyage Explore"]
+	read := s["execute_tool Read"]
+	assert.Equal(t, root.SpanID(), bash.ParentSpanID())
+	assert.Equal(t, 2500*time.Millisecond, bash.EndTimestamp().AsTime().Sub(bash.StartTimestamp().AsTime()), "a call lasts until its result")
+	for k, want := range map[string]string{
+		"gen_ai.operation.name":                    "execute_tool",
+		"gen_ai.tool.name":                         "Bash",
+		"gen_ai.tool.call.id":                      "toolu_01",
+		"gen_ai.provider.name":                     "anthropic",
+		"gen_ai.request.model":                     "claude-sonnet-4-5",
+		"gen_ai.usage.input_tokens":                "1060",
+		"gen_ai.usage.output_tokens":               "40",
+		"gen_ai.usage.cache_read.input_tokens":     "1000",
+		"gen_ai.usage.cache_creation.input_tokens": "50",
+		"helm.guard.verdict":                       "allow",
+	} {
+		assert.Equal(t, want, attr(bash, k), k)
+	}
+	assert.Equal(t, "deny", attr(denied, "helm.guard.verdict"))
+	assert.Equal(t, `"no rm -rf" (policy.toml:1)`, attr(denied, "helm.guard.rule"))
+	assert.Equal(t, s["subagent Explore"].SpanID(), sub.ParentSpanID(), "the sub-voyage hangs under the step that opened it")
+	assert.Equal(t, sub.SpanID(), read.ParentSpanID())
+	assert.Equal(t, 30*time.Millisecond, read.EndTimestamp().AsTime().Sub(read.StartTimestamp().AsTime()))
+	assert.Equal(t, root.TraceID(), read.TraceID(), "one trace")
 }
