@@ -10,24 +10,27 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/chain"
+	"github.com/helmlog/helm/cmd/helm/internal/otlp"
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/story"
 )
 
 // exportFormats are what voyage export writes.
-var exportFormats = []string{"jsonl", "md", "html"}
+var exportFormats = []string{"jsonl", "md", "html", "otlp"}
 
 func newVoyageExportCmd(a *app) *cobra.Command {
 	c := leafCmd(a, &cobra.Command{
-		Use:   "export [VOYAGE] [--format jsonl|md|html] [-o FILE]",
-		Short: "write a voyage to a file: the whole of it (jsonl), or its story (md, html)",
+		Use:   "export [VOYAGE] [--format jsonl|md|html|otlp] [-o FILE] [--otlp-endpoint URL]",
+		Short: "write a voyage to a file: the whole of it (jsonl), its story (md, html) or its trace (otlp)",
 		Long: `Write a voyage out, on standard output or, with -o FILE, to FILE (written
 beside it and renamed into place, so that FILE is whole or untouched).
 
@@ -44,9 +47,26 @@ notes, the judgements and the lifecycle (helm report summarises).
 --format html is the same story as one self-contained page with a
 timeline, to open in a browser: no script, no request of its own.
 
+--format otlp is the voyage as an OpenTelemetry trace, for Jaeger,
+Grafana Tempo, Langfuse or Honeycomb: one line of OTLP/JSON (an
+ExportTraceServiceRequest, as the collector's file exporter writes it).
+The voyage is the root span, each entry a span under it, each sub-voyage
+a child span (of the subagent step that opened it, if one did); tool
+calls carry the OpenTelemetry GenAI attributes (semantic conventions
+` + otlp.SemconvVersion + `): tool name, call id, model and tokens. Ids
+derive from the voyage's: exported twice, the same trace. Each text
+attribute is cut to ` + strconv.Itoa(otlp.MaxAttrBytes) + ` bytes; the voyage keeps the whole.
+
+--otlp-endpoint URL sends that trace to a collector instead, by OTLP/HTTP
+(protobuf, POST; a URL with no path gets /v1/traces), with each
+--otlp-header NAME=VALUE (credentials for a hosted viewer) and within
+--otlp-timeout. A collector that refuses it is an error naming the
+endpoint, the HTTP status and what the collector said (exit 1). An export
+never writes to the voyage.
+
 VOYAGE is an id or an unambiguous prefix, as --voyage takes; without
 either, the only active voyage.`,
-		Example: "  helm voyage export a3b -o fix-42.jsonl\n  helm voyage export a3b --format md > story.md\n  helm --voyage a3b voyage export --format html -o fix-42.html",
+		Example: "  helm voyage export a3b -o fix-42.jsonl\n  helm voyage export a3b --format md > story.md\n  helm --voyage a3b voyage export --format html -o fix-42.html\n  helm voyage export a3b --format otlp -o fix-42.otlp.jsonl\n  helm voyage export a3b --otlp-endpoint http://127.0.0.1:4318\n  helm voyage export a3b --otlp-endpoint https://api.honeycomb.io --otlp-header x-honeycomb-team=KEY",
 	}, &voyageExportCommand{})
 	fixedValues(c, "format", exportFormats...)
 	return c
@@ -71,18 +91,31 @@ nothing is written then.`,
 }
 
 // voyageExportCommand writes a voyage out.
-type voyageExportCommand struct{ format, out string }
-
-func (c *voyageExportCommand) Flags(fs *pflag.FlagSet) {
-	fs.StringVar(&c.format, "format", "jsonl", "output `FORMAT`: jsonl (the whole voyage, to import), md or html (its story)")
-	fs.StringVarP(&c.out, "output", "o", "", "write to `FILE` (written beside it, then renamed into place) instead of standard output")
+type voyageExportCommand struct {
+	format, out string
+	// endpoint, headers and timeout send the trace (--otlp-endpoint).
+	endpoint string
+	headers  []string
+	timeout  time.Duration
 }
 
-// exportResult is the --json form of voyage export -o.
+func (c *voyageExportCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.format, "format", "jsonl", "output `FORMAT`: jsonl (the whole voyage, to import), md or html (its story), otlp (its trace, OTLP/JSON)")
+	fs.StringVarP(&c.out, "output", "o", "", "write to `FILE` (written beside it, then renamed into place) instead of standard output")
+	fs.StringVar(&c.endpoint, "otlp-endpoint", "", "send the voyage's trace by OTLP/HTTP to `URL` (a URL with no path gets /v1/traces) instead of writing it")
+	fs.StringArrayVar(&c.headers, "otlp-header", nil, "send the header `NAME=VALUE` with --otlp-endpoint (repeatable: credentials for a hosted viewer)")
+	fs.DurationVar(&c.timeout, "otlp-timeout", 10*time.Second, "give up on --otlp-endpoint after `DURATION`")
+}
+
+// exportResult is the --json form of voyage export -o, and of
+// --otlp-endpoint (Endpoint, the URL with any password hidden, and the
+// number of spans sent).
 type exportResult struct {
-	Voyage string `json:"voyage"`
-	Format string `json:"format"`
-	Path   string `json:"path"`
+	Voyage   string `json:"voyage"`
+	Format   string `json:"format"`
+	Path     string `json:"path,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Spans    int    `json:"spans,omitempty"`
 }
 
 func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -99,16 +132,44 @@ func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) er
 		},
 		"md":   story.WriteMarkdown,
 		"html": story.WriteHTML,
+		"otlp": a.writeOTLP,
 	}[c.format]
 	if write == nil {
 		return usageErrorf(a.cmd, "voyage export: --format %q is not one of %v", c.format, exportFormats)
 	}
-	if a.g.json && c.out == "" && c.format != "jsonl" {
+	var target *otlpTarget
+	if c.endpoint != "" || a.cmd.Flags().Changed("otlp-header") || a.cmd.Flags().Changed("otlp-timeout") {
+		if c.endpoint == "" {
+			return usageErrorf(a.cmd, "voyage export: --otlp-header and --otlp-timeout go with --otlp-endpoint")
+		}
+		if a.cmd.Flags().Changed("format") && c.format != "otlp" {
+			return usageErrorf(a.cmd, "voyage export: --otlp-endpoint sends a trace, and --format %s is not one; leave --format out", c.format)
+		}
+		if c.out != "" {
+			return usageErrorf(a.cmd, "voyage export: --otlp-endpoint sends the trace and -o writes it; give one of them (--format otlp -o FILE writes it)")
+		}
+		t, err := parseOTLPTarget(c.endpoint, c.headers, c.timeout)
+		if err != nil {
+			return err
+		}
+		target = t
+	} else if a.g.json && c.out == "" && c.format != "jsonl" {
 		return usageErrorf(a.cmd, "voyage export: --json and --format %s disagree; give one of them", c.format)
 	}
 	arg := firstArg(args)
 	v, err := a.openVoyageArg(ctx, arg)
 	if err != nil {
+		return err
+	}
+	if target != nil {
+		n, err := a.sendOTLP(ctx, v, target)
+		if err != nil {
+			return err
+		}
+		if a.g.json {
+			return writeJSON(a.stdout, exportResult{Voyage: v.ID(), Format: "otlp", Endpoint: shownEndpoint(target.url), Spans: n})
+		}
+		_, err = fmt.Fprintf(a.stdout, "Sent voyage %s (%d spans) to %s\n", short(v.ID()), n, shownEndpoint(target.url))
 		return err
 	}
 	if c.out == "" || c.out == "-" {
