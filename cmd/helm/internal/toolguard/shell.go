@@ -36,6 +36,26 @@ const maxDepth = 8
 // word that expands to more is an unknown word.
 const maxBraceWords = 64
 
+// The bounds of what the guard reads of one tool call. The host lets a
+// call go ahead when its hook does not answer in time, so a guard that
+// works for seconds on a large input fails open: past a bound it stops
+// reading, and what it did not read is an unknown command (denied by any
+// rule that denies). The work is linear in what it reads, so the bounds
+// bound the time: about 30 ms for each on a slow machine.
+const (
+	// MaxScriptBytes bounds the bytes of shell script parsed for one
+	// call, the scripts it runs (sh -c, eval, here-documents) included.
+	MaxScriptBytes = 1 << 20
+	// MaxCommands bounds the simple commands read.
+	MaxCommands = 2000
+	// MaxWords bounds the words of those commands (after brace
+	// expansion) and of their redirections.
+	MaxWords = 20000
+)
+
+// maxQuote bounds the text of a word quoted in a reason.
+const maxQuote = 80
+
 // call is one simple command a script runs, with the paths and hosts it
 // touches.
 type call struct {
@@ -50,6 +70,13 @@ type scan struct {
 	calls []call
 	// piped are the statements whose input is a pipe.
 	piped map[*syntax.Stmt]bool
+	// src is the script being walked (its words are quoted from it).
+	src string
+	// bytes, cmds and nwords count what was read, against the bounds;
+	// stopped is set when one was passed: nothing more is read.
+	bytes, cmds, nwords int
+	stopped             bool
+	res                 *resolver
 }
 
 // Commands returns every simple command the shell script src runs, as
@@ -79,10 +106,13 @@ func Commands(src, cwd string) (argvs [][]string, paths, hosts []string, err err
 	return argvs, dedupe(paths), dedupe(hosts), err
 }
 
+// dedupe drops the repeats of xs, keeping the first of each.
 func dedupe(xs []string) []string {
 	var out []string
+	seen := make(map[string]bool, len(xs))
 	for _, x := range xs {
-		if !slices.Contains(out, x) {
+		if !seen[x] {
+			seen[x] = true
 			out = append(out, x)
 		}
 	}
@@ -92,7 +122,7 @@ func dedupe(xs []string) []string {
 // commands is Commands, one call per command.
 func commands(src, cwd string) ([]call, error) {
 	home, _ := os.UserHomeDir()
-	s := &scan{cwd: filepath.Clean(cwd), home: home, piped: map[*syntax.Stmt]bool{}}
+	s := &scan{cwd: filepath.Clean(cwd), home: home, piped: map[*syntax.Stmt]bool{}, res: newResolver()}
 	if cwd == "" {
 		s.cwd = ""
 	}
@@ -105,18 +135,39 @@ func (s *scan) unknown(why string, rest ...string) {
 	s.calls = append(s.calls, call{argv: append([]string{policy.UnknownCommand(why)}, rest...)})
 }
 
+// stop records that a bound was passed, with why, and stops reading.
+func (s *scan) stop(why string) {
+	if !s.stopped {
+		s.stopped = true
+		s.unknown(why + ", more than helm reads")
+	}
+}
+
 // script parses src and walks it.
 func (s *scan) script(src string, depth int) error {
+	if s.stopped {
+		return nil
+	}
 	if depth > maxDepth {
 		s.unknown(fmt.Sprintf("scripts nested more than %d deep", maxDepth))
 		return nil
 	}
+	if s.bytes += len(src); s.bytes > MaxScriptBytes {
+		s.stop(fmt.Sprintf("the script (with the scripts it runs) is longer than %d bytes", MaxScriptBytes))
+		return nil
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		s.unknown("the script does not parse: " + err.Error())
+		s.unknown("the script does not parse: " + quote(err.Error()))
 		return fmt.Errorf("parse shell script: %w", err)
 	}
+	outer := s.src
+	s.src = src
+	defer func() { s.src = outer }()
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if s.stopped {
+			return false
+		}
 		switch n := n.(type) {
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
@@ -152,12 +203,15 @@ func (s *scan) stmt(st *syntax.Stmt, depth int) {
 		if r.Word == nil {
 			continue
 		}
+		if !s.count(1) {
+			return
+		}
 		v, ok := s.word(r.Word)
 		if !ok {
-			redirPaths = append(redirPaths, policy.UnknownWord(printWord(r.Word)))
+			redirPaths = append(redirPaths, policy.UnknownWord(s.printWord(r.Word)))
 			continue
 		}
-		redirPaths = append(redirPaths, s.resolve(v))
+		redirPaths = append(redirPaths, s.resolve(v)...)
 	}
 	c, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 {
@@ -169,8 +223,11 @@ func (s *scan) stmt(st *syntax.Stmt, depth int) {
 	var argv []string
 	for i, w := range c.Args {
 		words, ok := s.words(w)
+		if !s.count(len(words)) {
+			return
+		}
 		if !ok {
-			text := printWord(w)
+			text := s.printWord(w)
 			if i == 0 {
 				argv = append(argv, policy.UnknownCommand("the command's name comes from "+text))
 			} else {
@@ -179,7 +236,7 @@ func (s *scan) stmt(st *syntax.Stmt, depth int) {
 			continue
 		}
 		if i == 0 && len(words) == 1 && hasGlob(w) {
-			argv = append(argv, policy.UnknownCommand("the command's name is a pattern: "+text(w)))
+			argv = append(argv, policy.UnknownCommand("the command's name is a pattern: "+s.printWord(w)))
 			continue
 		}
 		argv = append(argv, words...)
@@ -194,6 +251,15 @@ func (s *scan) stmt(st *syntax.Stmt, depth int) {
 	s.run(argv, in, redirPaths, depth)
 }
 
+// count counts n words read, and reports whether the bound holds (else
+// reading stops).
+func (s *scan) count(n int) bool {
+	if s.nwords += n; s.nwords > MaxWords {
+		s.stop(fmt.Sprintf("the script has more than %d words", MaxWords))
+	}
+	return !s.stopped
+}
+
 // input is where a command's standard input comes from, for a shell
 // that reads its script there.
 type input struct {
@@ -204,6 +270,13 @@ type input struct {
 // run records argv (and the paths of its redirections) and follows the
 // commands it runs in turn.
 func (s *scan) run(argv []string, in input, extra []string, depth int) {
+	if s.stopped {
+		return
+	}
+	if s.cmds++; s.cmds > MaxCommands {
+		s.stop(fmt.Sprintf("the script runs more than %d commands", MaxCommands))
+		return
+	}
 	c := call{argv: argv, paths: extra}
 	c.paths = append(c.paths, s.operandPaths(argv)...)
 	c.hosts = hostsOf(argv)
@@ -323,7 +396,7 @@ func (s *scan) shell(name string, args []string, in input, depth int) {
 		}
 		_ = s.script(v, depth+1)
 	case in.redir != nil:
-		s.unknown(name + " runs the script it reads from " + printWord(in.redir.Word) + ", which helm does not read")
+		s.unknown(name + " runs the script it reads from " + s.printWord(in.redir.Word) + ", which helm does not read")
 	case in.piped:
 		s.unknown(name + " runs the script piped into it")
 	default:
@@ -332,11 +405,17 @@ func (s *scan) shell(name string, args []string, in input, depth int) {
 }
 
 // cd follows a change of directory for the relative paths after it; one
-// helm cannot follow makes them unknown.
+// helm cannot follow makes them unknown. cd reads ".." as a reader
+// cleaning the path does, cd -P as the kernel does.
 func (s *scan) cd(args []string) {
 	var dirs []string
+	physical := false
 	for _, a := range args {
-		if a != "-L" && a != "-P" && a != "-e" && a != "--" {
+		switch {
+		case a == "--":
+		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "LPe@") == "":
+			physical = strings.LastIndexAny(a, "LP") >= 0 && a[strings.LastIndexAny(a, "LP")] == 'P'
+		default:
 			dirs = append(dirs, a)
 		}
 	}
@@ -346,7 +425,11 @@ func (s *scan) cd(args []string) {
 	case len(dirs) > 1 || dirs[0] == "-" || isUnknown(dirs[0]) || s.cwd == "" && !filepath.IsAbs(dirs[0]):
 		s.cwd = ""
 	default:
-		s.cwd = s.resolve(dirs[0])
+		ps := s.resolve(dirs[0])
+		s.cwd = ps[0]
+		if physical {
+			s.cwd = ps[len(ps)-1]
+		}
 	}
 }
 
@@ -622,28 +705,45 @@ func (s *scan) operandPaths(argv []string) []string {
 		if !dashdash && strings.HasPrefix(w, "-") && len(w) > 1 {
 			_, v, ok := strings.Cut(w, "=")
 			if ok && (strings.HasPrefix(v, "/") || strings.HasPrefix(v, ".") || strings.HasPrefix(v, "~")) {
-				out = append(out, s.resolve(v))
+				out = append(out, s.resolve(v)...)
 			}
 			continue
 		}
 		if w == "" || isURL(w) {
 			continue
 		}
-		out = append(out, s.resolve(w))
+		out = append(out, s.resolve(w)...)
 	}
 	return out
 }
 
 // resolve makes p absolute (against the working directory, ~ expanded)
-// and clean, and resolves the symlinks of its longest existing prefix:
-// a link in the project that points out of it is outside the project.
-// A relative path after a cd helm could not follow is unknown.
-func (s *scan) resolve(p string) string {
-	return resolvePath(p, s.cwd, s.home)
+// and resolves its symlinks: see resolver.paths. A relative path after a
+// cd helm could not follow is unknown.
+func (s *scan) resolve(p string) []string {
+	return s.res.paths(p, s.cwd, s.home)
 }
 
-// resolvePath is resolve for a working directory and home.
-func resolvePath(p, cwd, home string) string {
+// resolver resolves the symlinks of paths, remembering each resolved
+// directory entry so that a call naming many paths costs one lstat per
+// new entry.
+type resolver struct {
+	known map[string]string // a resolved directory joined with a name → where it leads
+}
+
+func newResolver() *resolver { return &resolver{known: map[string]string{}} }
+
+// maxLinks is how many symlinks one path may go through (Linux's
+// ELOOP bound); past it the path is left as it is.
+const maxLinks = 40
+
+// paths makes p absolute (against cwd, ~ expanded) and returns where it
+// leads: its symlinks resolved, ".." taken both as a reader cleaning the
+// path does (link/.. is the directory holding link) and as the kernel
+// does (the directory above link's target). A link in the project that
+// points out of it, or a ".." after one, is outside the project. The
+// part of a path that does not exist is kept as written, cleaned.
+func (r *resolver) paths(p, cwd, home string) []string {
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		p = home + p[1:]
@@ -655,29 +755,71 @@ func resolvePath(p, cwd, home string) string {
 	}
 	if !filepath.IsAbs(p) {
 		if cwd == "" {
-			return policy.UnknownWord(p + " (relative to a directory helm cannot tell)")
+			return []string{policy.UnknownWord(p + " (relative to a directory helm cannot tell)")}
 		}
-		p = filepath.Join(cwd, p)
+		p = cwd + string(filepath.Separator) + p
 	}
-	p = filepath.Clean(p)
-	return evalExisting(p)
+	lexical := r.physical(filepath.Clean(p), new(int))
+	if !slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
+		return []string{lexical}
+	}
+	if kernel := r.physical(p, new(int)); kernel != lexical {
+		return []string{lexical, kernel}
+	}
+	return []string{lexical}
 }
 
-// evalExisting resolves the symlinks of the longest prefix of the clean,
-// absolute p that exists.
-func evalExisting(p string) string {
-	rest := ""
-	for dir := p; ; {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
+// resolvePath is the first of resolver.paths, with a resolver of its own.
+func resolvePath(p, cwd, home string) string { return newResolver().paths(p, cwd, home)[0] }
+
+// evalExisting resolves the symlinks of the clean, absolute p.
+func evalExisting(p string) string { return newResolver().physical(p, new(int)) }
+
+// physical resolves the absolute path p entry by entry as the kernel
+// does: a symlink is replaced by its target before what follows it
+// (".." included) is read. From the first entry that does not exist,
+// the rest is joined as written. links counts the symlinks followed.
+func (r *resolver) physical(p string, links *int) string {
+	vol := filepath.VolumeName(p)
+	sep := string(filepath.Separator)
+	cur := vol + sep
+	parts := strings.Split(p[len(vol):], sep)
+	for i, name := range parts {
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
+		next := filepath.Join(cur, name)
+		if to, ok := r.known[next]; ok {
+			cur = to
+			continue
 		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
+		rest := func() string { return filepath.Join(append([]string{next}, parts[i+1:]...)...) }
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return rest()
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			r.known[next] = next
+			cur = next
+			continue
+		}
+		*links++
+		target, err := os.Readlink(next)
+		if err != nil || *links > maxLinks {
+			return rest()
+		}
+		if !filepath.IsAbs(target) {
+			target = cur + sep + target
+		}
+		to := r.physical(target, links)
+		r.known[next] = to
+		cur = to
 	}
+	return cur
 }
 
 // webCommands take a URL without its scheme (curl example.com).
@@ -908,16 +1050,27 @@ func escapedOnly(v string) bool {
 	return true
 }
 
-// text is a word's value for a message, or its source.
-func text(w *syntax.Word) string { return printWord(w) }
-
-// printWord is a word as written.
-func printWord(w *syntax.Word) string {
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, w); err != nil {
-		return "a word helm cannot print"
+// printWord is a word as written, cut to maxQuote bytes: a reason
+// quotes a bounded part of a command (quoting each nested word whole
+// would be quadratic in its nesting).
+func (s *scan) printWord(w *syntax.Word) string {
+	a, b := int(w.Pos().Offset()), int(w.End().Offset())
+	if a < 0 || a > b || b > len(s.src) {
+		return "a word"
 	}
-	return b.String()
+	return quote(s.src[a:b])
+}
+
+// quote cuts t to maxQuote bytes, at a character's start.
+func quote(t string) string {
+	if len(t) <= maxQuote {
+		return t
+	}
+	i := maxQuote
+	for i > 0 && !utf8.RuneStart(t[i]) {
+		i--
+	}
+	return t[:i] + "…"
 }
 
 // unescape applies an unquoted literal's backslashes: \c is c, and a
