@@ -45,7 +45,12 @@ const maxBraceWords = 64
 const (
 	// MaxScriptBytes bounds the bytes of shell script parsed for one
 	// call, the scripts it runs (sh -c, eval, here-documents) included.
-	MaxScriptBytes = 1 << 20
+	// (A model writes a command of a few kilobytes; its output is
+	// bounded well below this.)
+	MaxScriptBytes = 256 << 10
+	// MaxNesting bounds how deep brackets nest in a script, counted
+	// before it is parsed (the parser and the walk recurse on them).
+	MaxNesting = 500
 	// MaxCommands bounds the simple commands read.
 	MaxCommands = 2000
 	// MaxWords bounds the words of those commands (after brace
@@ -135,6 +140,24 @@ func (s *scan) unknown(why string, rest ...string) {
 	s.calls = append(s.calls, call{argv: append([]string{policy.UnknownCommand(why)}, rest...)})
 }
 
+// nesting is how deep the brackets of src nest, quotes not minded (a
+// bound, not a parse: a closing bracket before its opening one counts
+// for nothing).
+func nesting(src string) int {
+	depth, most := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{', '[':
+			if depth++; depth > most {
+				most = depth
+			}
+		case ')', '}', ']':
+			depth = max(depth-1, 0)
+		}
+	}
+	return most
+}
+
 // stop records that a bound was passed, with why, and stops reading.
 func (s *scan) stop(why string) {
 	if !s.stopped {
@@ -156,6 +179,10 @@ func (s *scan) script(src string, depth int) error {
 		s.stop(fmt.Sprintf("the script (with the scripts it runs) is longer than %d bytes", MaxScriptBytes))
 		return nil
 	}
+	if nesting(src) > MaxNesting {
+		s.stop(fmt.Sprintf("the script's brackets nest more than %d deep", MaxNesting))
+		return nil
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		s.unknown("the script does not parse: " + quote(err.Error()))
@@ -164,25 +191,51 @@ func (s *scan) script(src string, depth int) error {
 	outer := s.src
 	s.src = src
 	defer func() { s.src = outer }()
-	syntax.Walk(f, func(n syntax.Node) bool {
+	var visit func(n syntax.Node) bool
+	visit = func(n syntax.Node) bool {
 		if s.stopped {
 			return false
 		}
 		switch n := n.(type) {
-		case *syntax.BinaryCmd:
-			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
-				s.piped[n.Y] = true
-			}
 		case *syntax.Stmt:
 			s.stmt(n, depth)
+			if b, ok := n.Cmd.(*syntax.BinaryCmd); ok {
+				s.chain(b, depth, visit)
+				return false
+			}
 		case *syntax.DeclClause:
 			// export/declare/local: a value that is a word is an
 			// assignment, a naked one may expand to options; neither
 			// runs a command (substitutions inside are walked).
 		}
 		return true
-	})
+	}
+	syntax.Walk(f, visit)
 	return nil
+}
+
+// chain walks a list or pipeline (a && b || c | d), in order, without
+// recursing on its length: a chain of 30,000 commands is a tree 30,000
+// deep.
+func (s *scan) chain(b *syntax.BinaryCmd, depth int, visit func(syntax.Node) bool) {
+	var stack []*syntax.Stmt
+	push := func(b *syntax.BinaryCmd) {
+		if b.Op == syntax.Pipe || b.Op == syntax.PipeAll {
+			s.piped[b.Y] = true
+		}
+		stack = append(stack, b.Y, b.X)
+	}
+	push(b)
+	for len(stack) > 0 && !s.stopped {
+		st := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if inner, ok := st.Cmd.(*syntax.BinaryCmd); ok {
+			s.stmt(st, depth)
+			push(inner)
+			continue
+		}
+		syntax.Walk(st, visit)
+	}
 }
 
 // stmt handles one statement: its command when it is a simple one, and
