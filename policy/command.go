@@ -73,7 +73,7 @@ var flagTable = map[string]flagSpec{
 	"shred": {synonyms: map[string]string{"-u": "remove", "--remove": "remove", "-f": "force", "--force": "force"},
 		values: []string{"-n", "--iterations", "-s", "--size"}},
 	"git push": {synonyms: map[string]string{"-f": "force", "--force": "force", "--force-with-lease": "force",
-		"-d": "delete", "--delete": "delete", "--mirror": "mirror"},
+		"-d": "delete", "--delete": "delete", "--mirror": "force mirror"},
 		values: []string{"-o", "--push-option", "--repo", "--receive-pack", "--exec"}},
 	"git reset":    {values: []string{"--pathspec-from-file"}},
 	"git clean":    {synonyms: map[string]string{"-f": "force", "--force": "force", "-d": "dirs", "-x": "ignored", "-X": "only-ignored"}, values: []string{"-e", "--exclude"}},
@@ -158,6 +158,7 @@ func parseCommandLine(argv []string) commandLine {
 	}
 	rest := argv[1:]
 	key := c.name
+	var configs []string // git -c key=value
 	if c.name == "git" {
 		// Global options, then the subcommand.
 		i := 0
@@ -165,6 +166,13 @@ func parseCommandLine(argv []string) commandLine {
 			w := rest[i]
 			if _, ok := Unknown(w); ok || !strings.HasPrefix(w, "-") {
 				break
+			}
+			switch {
+			case w == "-c" && i+1 < len(rest):
+				configs = append(configs, rest[i+1])
+			case strings.HasPrefix(w, "--config-env"):
+				// A setting whose value is in the environment.
+				c.unknown = append(c.unknown, UnknownWord(w))
 			}
 			if slices.Contains(gitGlobalValues, w) {
 				i++
@@ -189,6 +197,13 @@ func parseCommandLine(argv []string) commandLine {
 		}
 		return flag
 	}
+	if key == "git push" {
+		for _, kv := range configs {
+			if pushForcedBy(kv) {
+				c.flags = append(c.flags, "force")
+			}
+		}
+	}
 	add := func(flag, value string, hasValue bool) {
 		for _, f := range strings.Fields(canon(flag)) {
 			if hasValue {
@@ -209,6 +224,7 @@ func parseCommandLine(argv []string) commandLine {
 			i = len(rest)
 		case strings.HasPrefix(w, "--"):
 			name, value, has := strings.Cut(w, "=")
+			name = spec.longOption(name)
 			if !has && slices.Contains(spec.values, name) && i+1 < len(rest) {
 				i++
 				value, has = rest[i], true
@@ -246,6 +262,67 @@ func parseCommandLine(argv []string) commandLine {
 	return c
 }
 
+// abbreviates reports whether g, a long option of an argv, may be an
+// abbreviation of the pattern's long option f that the flag table does
+// not know (--upl for --upload-file): a rule that denies reads it so.
+func abbreviates(g, f string) bool {
+	name, _, _ := strings.Cut(g, "=")
+	return strings.HasPrefix(f, "--") && !strings.Contains(f, "=") && len(name) > 3 && strings.HasPrefix(name, "--") && strings.HasPrefix(f, name)
+}
+
+// longOption is the long option name abbreviates: GNU getopt_long and
+// git take any prefix of a long option that names one option alone
+// (rm --rec --for is rm --recursive --force). A prefix of several
+// options of the table with the same meaning (git push --forc:
+// --force, --force-with-lease) is that meaning; one the table does not
+// know is itself.
+func (spec flagSpec) longOption(name string) string {
+	if _, ok := spec.synonyms[name]; ok || slices.Contains(spec.values, name) || len(name) < 3 {
+		return name
+	}
+	found, meaning := "", ""
+	for full, m := range spec.synonyms {
+		if strings.HasPrefix(full, name) {
+			if found != "" && m != meaning {
+				return name // ambiguous: the program refuses it
+			}
+			found, meaning = full, m
+		}
+	}
+	for _, full := range spec.values {
+		if strings.HasPrefix(full, name) && strings.HasPrefix(full, "--") {
+			if found != "" && found != full {
+				return name
+			}
+			found = full
+		}
+	}
+	if found == "" {
+		return name
+	}
+	return found
+}
+
+// pushForcedBy reports whether a git -c setting makes a push force:
+// remote.NAME.push with a +refspec, remote.NAME.mirror.
+func pushForcedBy(setting string) bool {
+	key, value, _ := strings.Cut(setting, "=")
+	key = strings.ToLower(key)
+	if !strings.HasPrefix(key, "remote.") {
+		return false
+	}
+	switch {
+	case strings.HasSuffix(key, ".push"):
+		return strings.HasPrefix(value, "+")
+	case strings.HasSuffix(key, ".mirror"):
+		switch strings.ToLower(value) {
+		case "", "true", "yes", "on", "1":
+			return true
+		}
+	}
+	return false
+}
+
 // matchCommand reports whether the pattern (parsed) matches the argv
 // (parsed). open says an unknown name or word may stand for whatever the
 // pattern needs (a rule that denies or asks); otherwise it stands for
@@ -262,7 +339,7 @@ func matchCommand(pat, argv commandLine, open bool) bool {
 		// A flag without a value matches it with any value
 		// (--force-with-lease=main is --force-with-lease).
 		has := slices.ContainsFunc(argv.flags, func(g string) bool {
-			return g == f || !strings.Contains(f, "=") && strings.HasPrefix(g, f+"=")
+			return g == f || !strings.Contains(f, "=") && strings.HasPrefix(g, f+"=") || open && abbreviates(g, f)
 		})
 		if !has && !wild {
 			return false

@@ -82,6 +82,10 @@ type scan struct {
 	bytes, cmds, nwords int
 	stopped             bool
 	res                 *resolver
+	// aliases defined so far; expanding, those being expanded (bash
+	// does not expand an alias inside itself).
+	aliases   map[string]string
+	expanding map[string]bool
 }
 
 // Commands returns every simple command the shell script src runs, as
@@ -127,7 +131,8 @@ func dedupe(xs []string) []string {
 // commands is Commands, one call per command.
 func commands(src, cwd string) ([]call, error) {
 	home, _ := os.UserHomeDir()
-	s := &scan{cwd: filepath.Clean(cwd), home: home, piped: map[*syntax.Stmt]bool{}, res: newResolver()}
+	s := &scan{cwd: filepath.Clean(cwd), home: home, piped: map[*syntax.Stmt]bool{}, res: newResolver(),
+		aliases: map[string]string{}, expanding: map[string]bool{}}
 	if cwd == "" {
 		s.cwd = ""
 	}
@@ -204,9 +209,11 @@ func (s *scan) script(src string, depth int) error {
 				return false
 			}
 		case *syntax.DeclClause:
-			// export/declare/local: a value that is a word is an
-			// assignment, a naked one may expand to options; neither
-			// runs a command (substitutions inside are walked).
+			s.declare(n)
+		case *syntax.Assign:
+			// NAME=value, alone, before a command or after export,
+			// declare, local: bash runs the value of some names.
+			s.assignNode(n, depth)
 		}
 		return true
 	}
@@ -330,6 +337,17 @@ func (s *scan) run(argv []string, in input, extra []string, depth int) {
 		s.stop(fmt.Sprintf("the script runs more than %d commands", MaxCommands))
 		return
 	}
+	if v, ok := s.aliases[argv[0]]; ok && !s.expanding[argv[0]] {
+		// An alias is expanded where it is the command's name (bash
+		// does so with expand_aliases, which a script may set).
+		s.expanding[argv[0]] = true
+		_ = s.script(v+" "+strings.Join(quoteAll(argv[1:]), " "), depth+1)
+		delete(s.expanding, argv[0])
+	}
+	if t := s.linkTarget(argv[0]); t != "" {
+		// A link to a program is that program (./del -> /bin/rm).
+		defer s.run(append([]string{t}, argv[1:]...), in, nil, depth+1)
+	}
 	c := call{argv: argv, paths: extra}
 	c.paths = append(c.paths, s.operandPaths(argv)...)
 	c.hosts = hostsOf(argv)
@@ -366,10 +384,31 @@ func (s *scan) run(argv []string, in input, extra []string, depth int) {
 		s.find(args, depth)
 	case "watch":
 		s.watch(args, depth)
-	case "busybox":
+	case "busybox", "toybox":
 		if len(args) > 0 {
 			s.inner(name, args, depth)
 		}
+	case "coreutils":
+		// coreutils --coreutils-prog=rm -rf x
+		if len(args) > 0 && strings.HasPrefix(args[0], "--coreutils-prog=") {
+			s.inner(name, append([]string{strings.TrimPrefix(args[0], "--coreutils-prog=")}, args[1:]...), depth)
+		} else if len(args) > 0 {
+			s.unknown("coreutils runs " + shown(args[0]))
+		}
+	case "flock", "script", "su", "runuser":
+		if !s.dashC(name, args, depth) && name == "flock" {
+			s.wrapper(name, wrappers[name], args, depth) // flock FILE COMMAND...
+		}
+	case "ssh":
+		s.ssh(args, depth)
+	case "trap":
+		s.trap(args, depth)
+	case "alias":
+		s.alias(args, depth)
+	case "read", "mapfile", "readarray", "printf", "declare", "typeset", "local", "export", "readonly":
+		s.setsVariable(name, args)
+	case "git":
+		s.git(args, depth)
 	default:
 		if opts, ok := wrappers[name]; ok {
 			s.wrapper(name, opts, args, depth)
@@ -588,7 +627,7 @@ var wrappers = map[string]wrapperOptions{
 	"command":  {noRun: []string{"-v", "-V"}},
 	"builtin":  {},
 	"exec":     {values: []string{"-a"}},
-	"env":      {values: []string{"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}, assigns: true},
+	"env":      {values: []string{"-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0"}, assigns: true},
 	"sudo":     {values: []string{"-u", "--user", "-g", "--group", "-h", "--host", "-C", "--close-from", "-D", "--chdir", "-p", "--prompt", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user", "-R", "--chroot"}, noRun: []string{"-l", "--list", "-v", "--validate", "-k", "-K", "-e", "--edit", "-V", "--version"}, assigns: true},
 	"doas":     {values: []string{"-u", "-C"}},
 	"nice":     {values: []string{"-n", "--adjustment"}},
@@ -617,7 +656,11 @@ func (s *scan) wrapper(name string, o wrapperOptions, args []string, depth int) 
 			i++
 			break
 		}
-		if o.assigns && !strings.HasPrefix(a, "-") && strings.Contains(a, "=") && validName(a[:strings.Index(a, "=")]) {
+		if o.assigns && !strings.HasPrefix(a, "-") && strings.Contains(a, "=") {
+			// env and sudo take every NAME=value before the command,
+			// whatever the name (BASH_FUNC_ls%%=… included).
+			n, v, _ := strings.Cut(a, "=")
+			s.assign(n, v, true, depth)
 			i++
 			continue
 		}
@@ -628,41 +671,52 @@ func (s *scan) wrapper(name string, o wrapperOptions, args []string, depth int) 
 			i++ // nice -5, nice --10
 			continue
 		}
-		flag, _, hasValue := strings.Cut(a, "=")
+		flag, value, hasValue := strings.Cut(a, "=")
+		if strings.HasPrefix(flag, "--") {
+			flag = longOption(flag, o.values, o.noRun)
+		} else {
+			// Short flags, combined or not: a flag that takes a value
+			// takes the rest of the word, or the next word (-n5, -vS'…').
+			flag, value, hasValue = "", "", false
+			for j := 1; j < len(a); j++ {
+				f := "-" + a[j:j+1]
+				if slices.Contains(o.noRun, f) {
+					return
+				}
+				if slices.Contains(o.values, f) {
+					flag = f
+					if value, hasValue = a[j+1:], j+1 < len(a); !hasValue && i+1 < len(args) {
+						i++
+						value, hasValue = args[i], true
+					}
+					break
+				}
+			}
+			if flag == "" {
+				i++
+				continue
+			}
+		}
 		if slices.Contains(o.noRun, flag) {
 			return
 		}
+		if slices.Contains(o.values, flag) && !hasValue && strings.HasPrefix(a, "--") && i+1 < len(args) {
+			i++
+			value, hasValue = args[i], true
+		}
 		if name == "env" && (flag == "-S" || flag == "--split-string") {
 			// env -S 'rm -rf x' splits its string into the command.
-			str, rest := "", args[i+1:]
-			if hasValue {
-				str = a[len(flag)+1:]
-			} else if len(rest) > 0 {
-				str, rest = rest[0], rest[1:]
-			}
-			if isUnknown(str) || slices.ContainsFunc(rest, isUnknown) {
-				s.unknown("env -S runs " + shown(str))
+			if isUnknown(value) {
+				s.unknown("env -S runs " + shown(value))
 				return
 			}
-			_ = s.script(strings.Join(append([]string{str}, quoteAll(rest)...), " "), depth+1)
+			argv, err := envSplit(value)
+			if err != nil {
+				s.unknown("env -S runs " + quote(strconv.Quote(value)) + ", which helm cannot split: " + err.Error())
+				return
+			}
+			s.wrapper(name, o, append(argv, args[i+1:]...), depth)
 			return
-		}
-		switch {
-		case hasValue:
-		case slices.Contains(o.values, flag):
-			i++
-		case !strings.HasPrefix(a, "--") && len(a) > 2 && slices.Contains(o.values, a[:2]):
-			// -n5, -oL: a short flag and its value
-		case !strings.HasPrefix(a, "--"):
-			// combined short flags; the last may take the next word
-			if slices.Contains(o.values, "-"+a[len(a)-1:]) {
-				i++
-			}
-			for _, c := range a[1:] {
-				if slices.Contains(o.noRun, "-"+string(c)) {
-					return
-				}
-			}
 		}
 		i++
 	}
@@ -670,6 +724,33 @@ func (s *scan) wrapper(name string, o wrapperOptions, args []string, depth int) 
 	if i < len(args) {
 		s.inner(name, slices.Clone(args[i:]), depth)
 	}
+}
+
+// longOption is the long option flag abbreviates among known's (GNU
+// getopt_long takes any prefix that names one option alone: timeout
+// --sig is --signal); flag itself when it names none or several.
+func longOption(flag string, known ...[]string) string {
+	if len(flag) < 3 {
+		return flag
+	}
+	found := ""
+	for _, k := range known {
+		for _, full := range k {
+			if full == flag {
+				return flag
+			}
+			if strings.HasPrefix(full, "--") && strings.HasPrefix(full, flag) {
+				if found != "" && found != full {
+					return flag
+				}
+				found = full
+			}
+		}
+	}
+	if found == "" {
+		return flag
+	}
+	return found
 }
 
 // quoteAll quotes words for a shell, so that joining them keeps them.
@@ -697,7 +778,7 @@ func skipOptions(args, values []string) int {
 		if !strings.HasPrefix(a, "-") || a == "-" || isUnknown(a) {
 			return i
 		}
-		if !strings.Contains(a, "=") && slices.Contains(values, a) {
+		if !strings.Contains(a, "=") && slices.Contains(values, longOption(a, values)) {
 			i++
 		}
 		i++
@@ -1213,6 +1294,9 @@ func ansiC(v string) (string, bool) {
 			n, err := strconv.ParseUint(v[start:j], base, 32)
 			if err != nil {
 				return "", false
+			}
+			if n == 0 {
+				return b.String(), true // bash ends the string at a NUL
 			}
 			if e == 'u' || e == 'U' {
 				if !utf8.ValidRune(rune(n)) {
