@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/helmlog/helm/agent"
@@ -197,11 +200,17 @@ func toolCalls(tool string, input json.RawMessage, cwd string) ([]call, error) {
 			if !ok {
 				return "", false, fmt.Errorf("%w: %s's %s is not a string", ErrInput, tool, k)
 			}
+			if strings.IndexByte(s, 0) >= 0 {
+				// No path, command or URL holds a NUL; helm marks
+				// what it cannot know with one.
+				return "", false, fmt.Errorf("%w: %s's %s holds a NUL byte", ErrInput, tool, k)
+			}
 			return s, true, nil
 		}
 		return "", false, nil
 	}
 	home, _ := os.UserHomeDir()
+	res := newResolver()
 	pathCall := func(keys ...string) ([]call, error) {
 		p, ok, err := str(keys...)
 		if err != nil {
@@ -213,7 +222,7 @@ func toolCalls(tool string, input json.RawMessage, cwd string) ([]call, error) {
 			}
 			p = cwd
 		}
-		return []call{{paths: []string{resolvePath(p, cwd, home)}}}, nil
+		return []call{{paths: res.paths(p, cwd, home)}}, nil
 	}
 	switch tool {
 	case "Bash", "run_shell_command":
@@ -261,7 +270,7 @@ func toolCalls(tool string, input json.RawMessage, cwd string) ([]call, error) {
 			if i := strings.IndexAny(fixed, "*?[{"); i >= 0 {
 				fixed = filepath.Dir(fixed[:i] + "x")
 			}
-			calls = append(calls, call{paths: []string{resolvePath(fixed, dir, home)}})
+			calls = append(calls, call{paths: res.paths(fixed, dir, home)})
 		}
 		return calls, nil
 	case "read_many_files":
@@ -272,7 +281,10 @@ func toolCalls(tool string, input json.RawMessage, cwd string) ([]call, error) {
 				if !ok {
 					return nil, fmt.Errorf("%w: %s's paths are not strings", ErrInput, tool)
 				}
-				c.paths = append(c.paths, resolvePath(s, cwd, home))
+				if strings.IndexByte(s, 0) >= 0 {
+					return nil, fmt.Errorf("%w: %s's paths hold a NUL byte", ErrInput, tool)
+				}
+				c.paths = append(c.paths, res.paths(s, cwd, home)...)
 			}
 		}
 		return []call{c}, nil
@@ -314,5 +326,79 @@ func toolCalls(tool string, input json.RawMessage, cwd string) ([]call, error) {
 		}
 		return []call{c}, nil
 	}
-	return nil, nil // another tool (mcp__*, Task, ...): matched by its name
+	// Another tool (mcp__*, Task, ...): matched by its name, and by the
+	// paths and URLs its input names.
+	c := inputCall{res: res, cwd: cwd, home: home}
+	c.value("", in, 0)
+	if c.err != nil {
+		return nil, fmt.Errorf("%w: %s's input %v", ErrInput, tool, c.err)
+	}
+	if len(c.paths)+len(c.hosts) == 0 {
+		return nil, nil
+	}
+	return []call{c.call}, nil
+}
+
+// pathKeys end the names of the keys of a tool's input that hold paths
+// (path, file_path, filePath, paths, directory, cwd, ...), compared in
+// lower case without _ and -.
+var pathKeys = []string{"path", "paths", "file", "files", "filename", "filenames", "dir", "dirs", "directory",
+	"directories", "folder", "folders", "root", "cwd", "source", "destination", "src", "dst", "dest"}
+
+// urlKeys hold a URL, with or without its scheme.
+var urlKeys = []string{"url", "urls", "uri", "uris", "endpoint", "href", "link"}
+
+// inputCall collects the paths and URLs of another tool's input: the
+// strings under keys that name paths, URLs (file:// ones are paths),
+// at most MaxWords strings.
+type inputCall struct {
+	call
+	res       *resolver
+	cwd, home string
+	n         int
+	err       error
+}
+
+func (c *inputCall) value(key string, v any, depth int) {
+	if c.err != nil {
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		// In order: the decision names the same request every time.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			c.value(strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k)), v[k], depth+1)
+		}
+	case []any:
+		for _, e := range v {
+			c.value(key, e, depth+1)
+		}
+	case string:
+		if c.n++; c.n > MaxWords {
+			c.err = fmt.Errorf("has more than %d strings", MaxWords)
+			return
+		}
+		if strings.IndexByte(v, 0) >= 0 {
+			c.err = errors.New("holds a NUL byte")
+			return
+		}
+		switch {
+		case strings.HasPrefix(strings.ToLower(v), "file://"):
+			if u, err := url.Parse(v); err == nil && u.Path != "" {
+				c.paths = append(c.paths, c.res.paths(u.Path, c.cwd, c.home)...)
+			} else {
+				c.paths = append(c.paths, policy.UnknownWord(quote(v)))
+			}
+		case urlHost(v) != "":
+			c.hosts = append(c.hosts, urlHost(v))
+		case slices.ContainsFunc(urlKeys, func(k string) bool { return strings.HasSuffix(key, k) }) && v != "":
+			h := urlHost("https://" + v)
+			if h == "" {
+				h = policy.UnknownWord("a URL helm cannot read: " + quote(v))
+			}
+			c.hosts = append(c.hosts, h)
+		case slices.ContainsFunc(pathKeys, func(k string) bool { return strings.HasSuffix(key, k) }) && v != "":
+			c.paths = append(c.paths, c.res.paths(v, c.cwd, c.home)...)
+		}
+	}
 }

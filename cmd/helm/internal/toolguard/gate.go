@@ -3,7 +3,11 @@ package toolguard
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/helmlog/helm/agent"
 	"github.com/helmlog/helm/logbook"
@@ -123,11 +127,95 @@ func passed(e logbook.Entry, pattern string) bool {
 	if json.Unmarshal(s.Input, &in) == nil && in.Command != "" {
 		src = in.Command
 	}
-	argvs, _, _, err := Commands(src, "")
-	if err != nil {
+	return endsWith(src, pattern, 0)
+}
+
+// endsWith reports whether the exit status of the script src is that of
+// a command matching pattern, which then surely ran: its last statement
+// is the command, or ends a chain of && (go test ./... || true, go test
+// | tee log, go test &, a function never called, an if whose condition
+// failed: the status is another's). A shell's -c script is read the
+// same way.
+func endsWith(src, pattern string, depth int) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil || len(f.Stmts) == 0 || depth > maxDepth || len(src) > MaxScriptBytes {
 		return false
 	}
-	return slices.ContainsFunc(argvs, func(argv []string) bool { return policy.MatchCommand(pattern, argv) })
+	return stmtEndsWith(f.Stmts[len(f.Stmts)-1], pattern, depth)
+}
+
+func stmtEndsWith(st *syntax.Stmt, pattern string, depth int) bool {
+	for !st.Background && !st.Negated && !st.Coprocess {
+		switch c := st.Cmd.(type) {
+		case *syntax.BinaryCmd:
+			if c.Op != syntax.AndStmt {
+				return false
+			}
+			st = c.Y
+		case *syntax.Subshell:
+			if len(c.Stmts) == 0 {
+				return false
+			}
+			st = c.Stmts[len(c.Stmts)-1]
+		case *syntax.Block:
+			if len(c.Stmts) == 0 {
+				return false
+			}
+			st = c.Stmts[len(c.Stmts)-1]
+		case *syntax.CallExpr:
+			var b strings.Builder
+			if err := syntax.NewPrinter().Print(&b, st); err != nil {
+				return false
+			}
+			argvs, _, _, err := Commands(b.String(), "")
+			if err != nil || len(argvs) == 0 {
+				return false
+			}
+			if script, ok := dashCScript(argvs[0]); ok {
+				return endsWith(script, pattern, depth+1)
+			}
+			return slices.ContainsFunc(argvs, func(argv []string) bool {
+				return policy.MatchCommand(pattern, argv) && runsTests(argv)
+			})
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// dashCScript is the script of sh -c SCRIPT (bash, zsh, ...).
+func dashCScript(argv []string) (string, bool) {
+	switch path.Base(argv[0]) {
+	case "sh", "bash", "zsh", "dash", "ksh":
+	default:
+		return "", false
+	}
+	for i := 1; i+1 < len(argv); i++ {
+		if a := argv[i]; len(a) > 1 && a[0] == '-' && strings.ContainsRune(a, 'c') {
+			return argv[i+1], true
+		}
+	}
+	return "", false
+}
+
+// runsTests reports whether a go test command runs the tests: -list,
+// -exec, -n and -c build or list them without running them (or run
+// something else in their place).
+func runsTests(argv []string) bool {
+	if len(argv) < 2 || path.Base(argv[0]) != "go" || argv[1] != "test" {
+		return true
+	}
+	for _, a := range argv[2:] {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if strings.HasPrefix(a, "-") && slices.Contains([]string{"list", "exec", "n", "c", "h", "help"}, name) {
+			return false
+		}
+	}
+	return true
 }
 
 // holdsSincePrompt counts the message steps a gate named rule held since

@@ -972,18 +972,36 @@ func hostsOf(argv []string) []string {
 	}
 	name := path.Base(argv[0])
 	web, remote := slices.Contains(webCommands, name), slices.Contains(remoteCommands, name)
+	values := hostValues[name]
+	// Every operand of curl and wget is a URL: curl 2130706433 and
+	// curl intranet fetch from hosts too.
+	allURLs := name == "curl" || name == "wget"
 	var out []string
 	operand := 0
-	for _, w := range argv[1:] {
+	for i := 1; i < len(argv); i++ {
+		w := argv[i]
 		if isUnknown(w) {
 			if web || remote {
 				out = append(out, w)
 			}
 			continue
 		}
-		flag := strings.HasPrefix(w, "-")
+		flag := strings.HasPrefix(w, "-") && w != "-"
 		if flag {
-			_, v, ok := strings.Cut(w, "=")
+			f, v, ok := strings.Cut(w, "=")
+			if !ok && strings.HasPrefix(f, "--") {
+				f = longOption(f, values)
+			} else if !ok && len(f) > 2 && slices.Contains(values, f[:2]) {
+				f, v, ok = f[:2], f[2:], true // -ofile, -Kfile
+			}
+			if !ok && slices.Contains(values, f) && i+1 < len(argv) {
+				i++
+				v, ok = argv[i], true
+			}
+			if ok && slices.Contains(urlFiles[name], f) {
+				out = append(out, policy.UnknownWord(name+" reads the URLs to fetch from "+quote(v)))
+				continue
+			}
 			if !ok {
 				continue
 			}
@@ -995,23 +1013,47 @@ func hostsOf(argv []string) []string {
 			out = append(out, h)
 			continue
 		}
-		if flag {
+		if flag || w == "-" {
 			continue
 		}
 		switch {
-		case web && looksLikeHost(w):
+		case allURLs || web && looksLikeHost(w):
 			if h := urlHost("http://" + w); h != "" {
 				out = append(out, h)
 			}
 		case remote && name == "ssh" && operand == 1:
 			out = append(out, stripUser(w))
-		case remote:
+		case remote && name != "ssh":
 			if h, _, ok := strings.Cut(w, ":"); ok && !strings.Contains(h, "/") && h != "" {
 				out = append(out, stripUser(h))
 			}
 		}
 	}
 	return out
+}
+
+// hostValues are the options that take a value of the commands that
+// fetch (their value is no host: curl -o out.html).
+var hostValues = map[string][]string{
+	"curl": {"-o", "--output", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "-H", "--header", "-u", "--user",
+		"-A", "--user-agent", "-e", "--referer", "-F", "--form", "-T", "--upload-file", "-x", "--proxy", "-m", "--max-time",
+		"-X", "--request", "-w", "--write-out", "-b", "--cookie", "-c", "--cookie-jar", "-K", "--config", "-r", "--range",
+		"-E", "--cert", "--key", "--cacert", "--connect-timeout", "--retry", "--retry-delay", "--retry-max-time", "--resolve",
+		"--connect-to", "--limit-rate", "--interface", "--dns-servers", "-C", "--continue-at", "-z", "--time-cond",
+		"--max-filesize", "--output-dir", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "-Y", "--speed-limit",
+		"-y", "--speed-time", "--url", "-U", "--proxy-user", "--json", "--variable", "--expand-url"},
+	"wget": {"-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output",
+		"-U", "--user-agent", "-i", "--input-file", "-t", "--tries", "-T", "--timeout", "-w", "--wait", "-l", "--level",
+		"--header", "--user", "--password", "--post-data", "--post-file", "-e", "--execute", "-B", "--base", "--referer",
+		"--load-cookies", "--save-cookies", "-A", "--accept", "-R", "--reject", "-D", "--domains", "-Q", "--quota"},
+	"ssh": sshValues,
+}
+
+// urlFiles are the options with which a command reads the URLs it
+// fetches from a file: the hosts are unknown.
+var urlFiles = map[string][]string{
+	"curl": {"-K", "--config"},
+	"wget": {"-i", "--input-file", "-e", "--execute"},
 }
 
 func stripUser(h string) string {
