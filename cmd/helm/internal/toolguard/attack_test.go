@@ -204,6 +204,9 @@ decision = "deny"
 		{"Read: a null file_path and a path", tool("Read", `{"file_path":null,"path":"/etc/passwd"}`), agent.Deny},
 		{"Read: an escaped slash", tool("Read", `{"file_path":"\u002fetc/passwd"}`), agent.Deny},
 		{"Read: // and /./ and a trailing /", tool("Read", `{"file_path":"//etc/./passwd/"}`), agent.Deny},
+		{"Glob: .. after a symlinked directory", tool("Glob", `{"pattern":"link/../*"}`), agent.Deny},
+		{"Glob: .. after a wildcard", tool("Glob", `{"pattern":"*/../../secret/*"}`), agent.Deny},
+		{"Glob in the project", tool("Glob", `{"pattern":"src/**/*.go"}`), ""},
 		{"NotebookEdit", tool("NotebookEdit", `{"notebook_path":"/etc/x.ipynb","new_source":""}`), agent.Deny},
 		{"an MCP tool's path", tool("mcp__fs__read_file", `{"path":"/etc/passwd"}`), agent.Deny},
 		{"an MCP tool's nested paths", tool("mcp__fs__read_many", `{"files":[{"filePath":"PROJ/src/a"},{"filePath":"/etc/passwd"}]}`), agent.Deny},
@@ -363,4 +366,40 @@ func TestAttackPathologicalInputsAreBounded(t *testing.T) {
 	d, err := toolguard.Decide(p, agent.Event{Kind: agent.PreTool, Cwd: dir, Tool: &agent.ToolCall{Name: "mcp__x__y", Input: json.RawMessage(`{"x":` + deep + `}`)}}, agentWho, "")
 	require.ErrorIs(t, err, toolguard.ErrInput)
 	assert.Equal(t, agent.Deny, d.Verdict)
+}
+
+// TestAttackInterpretersAreMatchedByName: what an interpreter runs is out
+// of helm's reach (python -c, perl -e, awk's system, a Makefile), so a
+// policy names the interpreter itself, and that rule holds in every
+// spelling of its call. A rule names one command: python3 is not python.
+func TestAttackInterpretersAreMatchedByName(t *testing.T) {
+	t.Parallel()
+	p := parse(t, `[[rule]]
+name = "no python"
+command = "python"
+decision = "deny"
+
+[[rule]]
+name = "no awk"
+command = "awk"
+decision = "deny"
+`)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, cmd, verdict string
+	}{
+		{"python -c", `python -c 'import shutil; shutil.rmtree("x")'`, agent.Deny},
+		{"by its path, behind env", `/usr/bin/env /usr/bin/python -c 'print(1)'`, agent.Deny},
+		{"in a here-document to sh", "sh <<'EOF'\npython - <<'PY'\nimport os\nPY\nEOF", agent.Deny},
+		{"from a trap", `trap 'python x.py' EXIT`, agent.Deny},
+		{"awk's system()", `awk 'BEGIN { system("rm -rf x") }'`, agent.Deny},
+		{"python3 is another command", `python3 -c 'print(1)'`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := toolguard.Decide(p, bash(tc.cmd, dir), agentWho, "")
+			require.NoError(t, err)
+			assert.Equal(t, tc.verdict, d.Verdict, "%q: %+v", tc.cmd, d)
+		})
+	}
 }

@@ -265,10 +265,19 @@ func toolCalls(tool string, input json.RawMessage, cwd string) ([]call, error) {
 			if len(calls) > 0 {
 				dir = calls[0].paths[0]
 			}
-			// The pattern's fixed part says where it reads: /etc/** or ../../x*.
+			// The pattern's fixed part says where it reads: /etc/** or
+			// ../../x* (not cleaned: link/../* is above link's
+			// target); a ".." after a wildcard (*/../..) climbs from
+			// wherever the wildcard matched.
 			fixed := pat
 			if i := strings.IndexAny(fixed, "*?[{"); i >= 0 {
-				fixed = filepath.Dir(fixed[:i] + "x")
+				fixed = fixed[:strings.LastIndexAny(fixed[:i], "/"+string(filepath.Separator))+1]
+				if slices.Contains(strings.Split(filepath.ToSlash(pat[i:]), "/"), "..") {
+					calls = append(calls, call{paths: []string{policy.UnknownWord("the pattern " + quote(pat) + " climbs with .. from what it matches")}})
+				}
+			}
+			if fixed == "" {
+				fixed = "."
 			}
 			calls = append(calls, call{paths: res.paths(fixed, dir, home)})
 		}

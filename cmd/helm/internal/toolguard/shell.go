@@ -96,7 +96,11 @@ type scan struct {
 // subshells, blocks, command and process substitutions, function bodies,
 // if/while/for/case bodies, and the scripts and commands other commands
 // run — sh -c, bash -c, eval, here-documents fed to a shell, xargs,
-// find -exec and -delete, and wrappers (env, sudo, timeout, nice, ...).
+// find -exec and -delete, and wrappers (env, sudo, timeout, nice, ...) —
+// and the code that runs without being a command of the script: traps,
+// aliases, variables bash or a program runs (PS4, PAGER, ...), git's
+// aliases and settings that hold commands (see runs.go). It reads at
+// most MaxScriptBytes, MaxNesting, MaxCommands and MaxWords.
 //
 // What it cannot know ahead of running is marked, never dropped: a
 // command name that comes from a variable or a command's output, a
