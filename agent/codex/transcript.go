@@ -172,7 +172,8 @@ func ReadTranscript(r io.Reader) ([]agent.Event, error) {
 		return ev
 	}
 	endTurn := func() {
-		if !inTurn {
+		if !inTurn || lastText == "" && pending == nil {
+			inTurn, answered = false, nil
 			return
 		}
 		ev := base(agent.Stop, rline{})
