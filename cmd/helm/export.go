@@ -74,7 +74,7 @@ either, the only active voyage.`,
 
 func newVoyageImportCmd(a *app) *cobra.Command {
 	c := leafCmd(a, &cobra.Command{
-		Use:   "import FILE | import --from HOST FILE",
+		Use:   "import [--from HOST [--subagents DIR] [--again]] FILE",
 		Short: "make a voyage exported with --format jsonl in this home, or one of an agent's session log (--from), and print its id",
 		Long: `Make the voyage FILE holds (written by helm voyage export, --format jsonl;
 FILE - is standard input) in this home, with its id, its events as they
