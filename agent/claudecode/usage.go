@@ -57,10 +57,12 @@ type transcriptLine struct {
 // count of each kind kept), in the order they were written. It reads
 // whole lines only, at most MaxUsageRead bytes, and returns the offset
 // after the last whole line it read: the offset to read from next time.
-// Lines that are not JSON, not an assistant's message, or a subagent's
-// (isSidechain: a subagent's transcript is its own file) are passed over.
-// Nothing is written.
-func UsageSince(r io.ReaderAt, offset int64) ([]Message, int64, error) {
+// Lines that are not JSON or not an assistant's message are passed over,
+// and so are a subagent's (isSidechain) in a session's transcript, and
+// the session's in a subagent's own (sidechain: Claude Code writes a
+// subagent's transcript to a file of its own, its lines marked
+// isSidechain). Nothing is written.
+func UsageSince(r io.ReaderAt, offset int64, sidechain bool) ([]Message, int64, error) {
 	br := bufio.NewReaderSize(io.NewSectionReader(r, offset, MaxUsageRead), 64<<10)
 	var (
 		out   []Message
@@ -89,19 +91,19 @@ func UsageSince(r io.ReaderAt, offset int64) ([]Message, int64, error) {
 		}
 		next += n
 		if !long {
-			addMessage(&out, index, line)
+			addMessage(&out, index, line, sidechain)
 		}
 		n, long, line = 0, false, line[:0]
 	}
 }
 
 // addMessage merges the assistant message on line into out.
-func addMessage(out *[]Message, index map[string]int, line []byte) {
+func addMessage(out *[]Message, index map[string]int, line []byte, sidechain bool) {
 	if !bytes.Contains(line, []byte(`"assistant"`)) {
 		return // most lines are not: skip the parse
 	}
 	var l transcriptLine
-	if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.IsSidechain || l.Message.ID == "" || l.Message.Usage == nil {
+	if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.IsSidechain != sidechain || l.Message.ID == "" || l.Message.Usage == nil {
 		return
 	}
 	var blocks []struct {
