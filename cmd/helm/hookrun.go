@@ -129,7 +129,9 @@ func isStop(ev agent.Event) bool { return ev.Kind == agent.Stop || ev.Kind == ag
 func (a *app) hookWho(host string) (logbook.Who, error) {
 	cfg, err := a.config()
 	if err != nil {
-		return logbook.Who{}, err
+		// The home is judged next (a call denied, a result not
+		// recorded): the command line may name all three.
+		cfg = &config{}
 	}
 	pick := func(flag, env, conf, def string) string {
 		for _, v := range []string{strings.TrimSpace(flag), a.getenv(env), strings.TrimSpace(conf), def} {
