@@ -93,6 +93,11 @@ func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, ev
 		if _, err := io.WriteString(w, "\n"+blocks[i+1]+"\n"); err != nil {
 			return err
 		}
+		if e.Step != nil && evidence {
+			if err := writeStepEvidence(ctx, w, v, e.Step); err != nil {
+				return err
+			}
+		}
 		if e.Bearing == nil || !evidence {
 			continue
 		}
@@ -129,4 +134,50 @@ func renderEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, hash, inde
 	}
 	defer sk.Close()
 	return renderSighting(w, sk, indent)
+}
+
+// stepEvidenceMax is the most of a step's stowed output --evidence
+// prints: the artifact holds it whole (helm artifact show).
+const stepEvidenceMax = 64 << 10
+
+// writeStepEvidence writes what a step holds beyond its story line: the
+// whole of a text longer than its first line (a prompt, an edit's diff),
+// and a call's output, inline or from the artifact it was stowed in.
+func writeStepEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, s *logbook.Step) error {
+	if t := strings.TrimRight(s.Text, "\n"); strings.Contains(t, "\n") {
+		if _, err := fmt.Fprintf(w, "  Text:\n    %s\n", safetext.Block(t, "    ")); err != nil {
+			return err
+		}
+	}
+	r := s.Result
+	if r == nil || s.Kind != logbook.StepTool && s.Kind != logbook.StepPermission {
+		return nil
+	}
+	out := r.Output
+	if r.Artifact != "" {
+		rc, err := v.OpenArtifact(ctx, r.Artifact)
+		if err != nil {
+			_, err = fmt.Fprintf(w, "  Output (artifact %s): %s\n", Short(r.Artifact), safetext.Line(err.Error()))
+			return err
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, stepEvidenceMax+1))
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("read the output of step %s (artifact %s): %w", s.ID, Short(r.Artifact), err)
+		}
+		out = string(b)
+		if len(b) > stepEvidenceMax {
+			out = string(b[:stepEvidenceMax]) + fmt.Sprintf("\n… (the first %d KiB; helm artifact show %s prints it all)", stepEvidenceMax>>10, Short(r.Artifact))
+		}
+		_, err = fmt.Fprintf(w, "  Output (artifact %s):\n", Short(r.Artifact))
+		if err != nil {
+			return err
+		}
+	} else if out == "" {
+		return nil
+	} else if _, err := io.WriteString(w, "  Output:\n"); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "    %s\n", safetext.Block(strings.TrimRight(out, "\n"), "    "))
+	return err
 }
