@@ -95,10 +95,11 @@ func Step(ev agent.Event, tools Tools) logbook.Step {
 	case agent.Compaction:
 		s.Kind, s.Text = logbook.StepCompaction, ev.Text
 	case agent.SubagentStart:
-		s.Kind, s.Text = logbook.StepSubagent, ev.SubagentType
+		// A subagent step's ID is the host's id of the subagent.
+		s.Kind, s.ID, s.Text = logbook.StepSubagent, ev.Subagent, ev.SubagentType
 	case agent.SubagentStop:
 		// A subagent step with a Result is its end: its last message.
-		s.Kind, s.Text, s.Result = logbook.StepSubagent, ev.SubagentType, &logbook.StepResult{Output: ev.Text}
+		s.Kind, s.ID, s.Text, s.Result = logbook.StepSubagent, ev.Subagent, ev.SubagentType, &logbook.StepResult{Output: ev.Text}
 	case agent.Stop:
 		s.Kind, s.Text = logbook.StepMessage, ev.Text
 	case agent.PreTool, agent.PostTool, agent.Permission:
