@@ -93,10 +93,16 @@ func (s *Server) stepItem(ctx context.Context, v *helm.Voyage, e logbook.Entry, 
 		sv.Sub = st.Voyage
 	}
 	if len(st.Input) > 0 {
+		// Indented as written: the page escapes it, so JSON's own
+		// escaping of <, > and & would only hide what the agent sent.
 		var x any
-		if json.Unmarshal(st.Input, &x) == nil {
-			if pretty, err := json.MarshalIndent(x, "", "  "); err == nil && string(pretty) != "{}" {
-				sv.Input = string(pretty)
+		var pretty strings.Builder
+		enc := json.NewEncoder(&pretty)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if json.Unmarshal(st.Input, &x) == nil && enc.Encode(x) == nil {
+			if in := strings.TrimSuffix(pretty.String(), "\n"); in != "{}" {
+				sv.Input = in
 			}
 		}
 	}
