@@ -86,7 +86,18 @@ type session struct {
 	dialog []string
 }
 
+// newSession opens a tab on the web UI of the seeded home (webtest.Seed).
 func newSession(t *testing.T) *session {
+	findBrowser(t)
+	seed, err := webtest.Seed(context.Background(), t.TempDir())
+	require.NoError(t, err)
+	s := openSession(t, seed.Dir)
+	s.seed = seed
+	return s
+}
+
+// openSession opens a tab on the web UI of the home in dir.
+func openSession(t *testing.T, dir string) *session {
 	exe := findBrowser(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -96,10 +107,7 @@ func newSession(t *testing.T) *session {
 		s.shots = t.TempDir()
 	}
 	require.NoError(t, os.MkdirAll(s.shots, 0o755))
-	seed, err := webtest.Seed(ctx, t.TempDir())
-	require.NoError(t, err)
-	s.seed = seed
-	s.base = serveHome(t, seed.Dir)
+	s.base = serveHome(t, dir)
 
 	var browserLog bytes.Buffer
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -303,6 +311,78 @@ func TestVoyagesInABrowser(t *testing.T) {
 		assert.Equal(t, []string{"ann", "bob", "carol", "dave", "merge-bot"}, lanes)
 		assert.Equal(t, 8, eval[int](s, `document.querySelectorAll('svg.bars rect.bar').length`), "total, critical, overhead, and 5 identities")
 		s.screenshot("transcript")
+	})
+
+	errs, dialogs := s.problems()
+	assert.Empty(t, errs, "console errors")
+	assert.Empty(t, dialogs, "JavaScript dialogs")
+}
+
+// TestAgentStepsInABrowser: a hooked session's steps render in a real
+// browser: each step's line, a denial marked as a refusal, the whole text,
+// diff and output opened from their disclosure, the subagent's sub-voyage
+// one click away, the agent totals; and an agent's markup stays text.
+func TestAgentStepsInABrowser(t *testing.T) {
+	findBrowser(t)
+	seed, err := webtest.SeedAgent(context.Background(), t.TempDir())
+	require.NoError(t, err)
+	s := openSession(t, seed.Dir)
+
+	t.Run("each step reads as the log tells it", func(t *testing.T) {
+		s.t = t
+		s.do(chromedp.Navigate(s.base+"/voyages/"+seed.Session), chromedp.WaitVisible(chromedp.ID("timeline")))
+		titles := eval[[]string](s, `Array.from(document.querySelectorAll('#timeline > li.kind-step .title')).map(e => e.textContent)`)
+		assert.Equal(t, []string{
+			"Step 1: session started (startup)",
+			"Step 2: prompt: The widget crashes on a nil config. …",
+			"Step 3: Bash: go test ./widget",
+			"Step 4: Edit widget/init.go (+4 −1)",
+			"Step 5: Bash: rm -r -f /tmp/victim",
+			"Step 6: Bash: go test -v ./widget",
+			"Step 7: Bash: cat testdata/huge.txt",
+			"Step 8: Bash: go vet ./...",
+			"Step 9: subagent started: general-purpose (voyage " + seed.Sub[:8] + ")",
+			"Step 10: subagent stopped: general-purpose (voyage " + seed.Sub[:8] + ")",
+			"Step 11: permission asked for WebFetch: https://example.com/widgets",
+			"Step 12: message: Init now checks its config for nil; the tests pass.",
+		}, titles)
+		assert.Equal(t, "→ ok (1.234s)", s.text("#entry-3 .step-result"))
+		assert.Equal(t, []string{"refused"}, eval[[]string](s, `Array.from(document.querySelectorAll('#entry-5 .badge')).map(b => b.textContent)`))
+		assert.Equal(t, "denied by \"no recursive deletes\" (policy.toml:3): recursive deletes need a person", s.text("#entry-5 .step-decision"))
+		assert.Equal(t, "rgb(130, 80, 223)", eval[string](s, `getComputedStyle(document.querySelector('#entry-5 .step-decision')).color`),
+			"a denial in the refused colour")
+		assert.Equal(t, []string{"failed"}, eval[[]string](s, `Array.from(document.querySelectorAll('#entry-8 .badge')).map(b => b.textContent)`))
+		assert.Contains(t, s.text("#entry-12 .step-usage"), "usage: claude-sonnet-4-5, 12000 in, 850 out, 43000 cache tokens, $0.0731")
+		assert.Contains(t, s.text("#voyage-head .agents"), "1 prompt, 6 tool calls (1 denied, 1 failed)")
+
+		// The disclosures open on the whole text, the diff, the outputs.
+		assert.False(t, eval[bool](s, `document.querySelector('#entry-4 details.step-evidence').open`))
+		s.do(chromedp.Click(chromedp.CSS("#entry-4 details.step-evidence > summary")), chromedp.WaitVisible(chromedp.CSS("#entry-4 pre.udiff")))
+		assert.Equal(t, []string{"+\tif c == nil {", "+\t\treturn &Widget{}", "+\t}", "+\treturn &Widget{name: c.Name}"},
+			eval[[]string](s, `Array.from(document.querySelectorAll('#entry-4 pre.udiff .d-add')).map(e => e.textContent)`))
+		s.do(chromedp.Click(chromedp.CSS("#entry-6 details.step-evidence > summary")), chromedp.WaitVisible(chromedp.CSS("#entry-6 pre.out")))
+		assert.Equal(t, seed.Long, s.text("#entry-6 pre.out"), "the long output, whole, from its artifact")
+		s.do(chromedp.Click(chromedp.CSS("#entry-7 details.step-evidence > summary")), chromedp.WaitVisible(chromedp.CSS("#entry-7 pre.out")))
+		assert.Equal(t, 64<<10, eval[int](s, `document.querySelector('#entry-7 pre.out').textContent.length`), "the first 64 KiB")
+		s.screenshot("agent-session")
+
+		// The subagent's sub-voyage, one click away.
+		s.do(chromedp.Click(chromedp.CSS("#entry-9 .step-sub a")), chromedp.WaitVisible(chromedp.CSS("h1.intent")))
+		assert.Equal(t, "general-purpose: Count the widget's lines", s.text("h1.intent"))
+		assert.Equal(t, "Step 2: Read: widget/init.go", s.text("#entry-2 .title"))
+	})
+
+	t.Run("an agent's markup stays text", func(t *testing.T) {
+		s.t = t
+		s.do(chromedp.Navigate(s.base+"/voyages/"+seed.Hostile), chromedp.WaitVisible(chromedp.ID("timeline")))
+		eval[bool](s, `document.querySelectorAll('details').forEach(d => d.open = true), true`)
+		assert.Equal(t, webtest.XSS+"\n<img src=x onerror=alert(2)>", s.text("#entry-1 pre.step-text"))
+		assert.Contains(t, s.text("#entry-2 pre.out"), "<iframe src=javascript:alert(3)></iframe>")
+		assert.Equal(t, "+"+webtest.XSS, s.text("#entry-3 pre.udiff .d-add"))
+		assert.Contains(t, s.text("#entry-4 .step-decision"), "<b onmouseover=alert(4)>no</b>")
+		assert.Equal(t, 0, eval[int](s, `document.querySelectorAll('main img, main script, main iframe, main b[onmouseover]').length`))
+		assert.Equal(t, 0, eval[int](s, `document.querySelectorAll('a[href^="javascript"]').length`))
+		s.screenshot("agent-hostile")
 	})
 
 	errs, dialogs := s.problems()

@@ -217,10 +217,11 @@ func countPrefix(list []string, prefix string) int {
 // every run: the conversation's entries (those with a uuid: messages,
 // tool results, attachments, chained by parentUuid) as the file has them,
 // then the bookkeeping lines Claude Code writes beside them on its own
-// schedule (last-prompt, tools-used, api-request, cost-state…), grouped
-// by type, each type's in file order. Where a bookkeeping line falls
-// between entries differs from run to run; nothing a reader needs
-// depends on it.
+// schedule (last-prompt, tools-used, api-request, cost-state…): the last
+// of each type, the types sorted. Where a bookkeeping line falls between
+// entries, and how many of a type are written (atis-latch, cost-state),
+// differ from run to run on a busy machine; nothing a reader needs
+// depends on them.
 func canonicalOrder(t *testing.T, data []byte) []byte {
 	t.Helper()
 	var entries, other [][]byte
@@ -238,13 +239,17 @@ func canonicalOrder(t *testing.T, data []byte) []byte {
 		other = append(other, line)
 		types = append(types, head.Type)
 	}
-	idx := make([]int, len(other))
-	for i := range idx {
-		idx[i] = i
+	last := map[string][]byte{}
+	for i, typ := range types {
+		last[typ] = other[i]
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return types[idx[a]] < types[idx[b]] })
-	for _, i := range idx {
-		entries = append(entries, other[i])
+	names := make([]string, 0, len(last))
+	for typ := range last {
+		names = append(names, typ)
+	}
+	sort.Strings(names)
+	for _, typ := range names {
+		entries = append(entries, last[typ])
 	}
 	return append(bytes.Join(entries, []byte("\n")), '\n')
 }

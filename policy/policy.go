@@ -112,10 +112,36 @@ type Policy struct {
 	Source string
 	// Rules are tried in order; the first that matches decides.
 	Rules []Rule
+	// Recording is the [hooks] table's recording setting: what an agent
+	// host's hook does with a tool call it cannot record (RecordingFailOpen,
+	// the default when empty, or RecordingFailClosed).
+	Recording string
 	// data is the text Parse read, for Digest.
 	data []byte
 	// layers, on a stack, are the policies it applies, in order.
 	layers []*Policy
+}
+
+// What a hook does with a tool call it cannot record ([hooks] recording).
+const (
+	// RecordingFailOpen lets the call go as the guard decided, saying
+	// on stderr that it was not recorded: the default.
+	RecordingFailOpen = "fail-open"
+	// RecordingFailClosed denies a tool call that cannot be recorded.
+	RecordingFailClosed = "fail-closed"
+)
+
+// RecordingFailsClosed reports whether a hook must deny a tool call it
+// cannot record: [hooks] recording = "fail-closed" in p or, on a stack,
+// in any of its policies (the strictest holds). A nil policy fails open.
+func (p *Policy) RecordingFailsClosed() bool {
+	if p == nil {
+		return false
+	}
+	if p.Recording == RecordingFailClosed {
+		return true
+	}
+	return slices.ContainsFunc(p.layers, (*Policy).RecordingFailsClosed)
 }
 
 // Stack returns the policy that applies each of ps (nil ones left out)
@@ -191,6 +217,9 @@ func (p *Policy) Digest() string {
 				}
 			}
 			h.Write([]byte{'\n'})
+		}
+		if p.Recording != "" {
+			fmt.Fprintf(h, "hooks recording %q\n", p.Recording) // only then: older digests stay
 		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
@@ -597,8 +626,12 @@ func Parse(data []byte, source string) (*Policy, error) {
 	slices.Sort(keys)
 	var tables []map[string]any
 	for _, k := range keys {
+		if k == "hooks" {
+			p.Recording = parseHooks(doc[k], defs, fail)
+			continue
+		}
 		if k != "rule" {
-			fail(lineOf(defs, 0, len(defs), k), 0, "unknown key %q (a policy holds only [[rule]] tables)", k)
+			fail(lineOf(defs, 0, len(defs), k), 0, "unknown key %q (a policy holds [[rule]] tables and a [hooks] table)", k)
 			continue
 		}
 		var ok bool
@@ -627,6 +660,35 @@ func Parse(data []byte, source string) (*Policy, error) {
 		return nil, errors.Join(joined...)
 	}
 	return p, nil
+}
+
+// parseHooks reads the [hooks] table: its one key, recording.
+func parseHooks(v any, defs []definition, fail func(line, rule int, format string, args ...any)) string {
+	t, ok := v.(map[string]any)
+	if !ok {
+		fail(lineOf(defs, 0, len(defs), "hooks"), 0, "hooks is %s: write it as a [hooks] table", typeName(v))
+		return ""
+	}
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	recording := ""
+	for _, k := range keys {
+		line := lineOf(defs, 0, len(defs), "hooks", k)
+		if k != "recording" {
+			fail(line, 0, "unknown key %q in [hooks] (it holds recording)", k)
+			continue
+		}
+		s, ok := t[k].(string)
+		if !ok || (s != RecordingFailOpen && s != RecordingFailClosed) {
+			fail(line, 0, "[hooks] recording is %v: write %q or %q", t[k], RecordingFailOpen, RecordingFailClosed)
+			continue
+		}
+		recording = s
+	}
+	return recording
 }
 
 // span is the part of a document's definitions that belongs to one rule:

@@ -250,9 +250,15 @@ func TestParseRejectsWhatItDoesNotUnderstand(t *testing.T) {
 		{"a number", "[[rule]]\nname = 3\ndecision = \"deny\"\n",
 			[]string{`policy.toml:2: [[rule]] 1: name is an integer, not a string`}},
 		{"unknown top-level key", "version = 2\n[[rule]]\ndecision = \"deny\"\n",
-			[]string{`policy.toml:1: unknown key "version" (a policy holds only [[rule]] tables)`}},
+			[]string{`policy.toml:1: unknown key "version" (a policy holds [[rule]] tables and a [hooks] table)`}},
 		{"unknown table", "[[rule]]\ndecision = \"deny\"\n[defaults]\ndecision = \"allow\"\n",
-			[]string{`policy.toml:3: unknown key "defaults" (a policy holds only [[rule]] tables)`}},
+			[]string{`policy.toml:3: unknown key "defaults" (a policy holds [[rule]] tables and a [hooks] table)`}},
+		{"hooks recording that is not a setting", "[[rule]]\ndecision = \"deny\"\n\n[hooks]\nrecording = \"closed\"\n",
+			[]string{`policy.toml:5: [hooks] recording is closed: write "fail-open" or "fail-closed"`}},
+		{"an unknown hooks key", "[hooks]\nrecording = \"fail-open\"\ntimeout = 3\n",
+			[]string{`policy.toml:3: unknown key "timeout" in [hooks] (it holds recording)`}},
+		{"hooks as a value", "hooks = \"fail-closed\"\n",
+			[]string{`policy.toml:1: hooks is a string: write it as a [hooks] table`}},
 		{"a single [rule] table", "[rule]\ndecision = \"deny\"\n",
 			[]string{`policy.toml:1: rule is a table: write each rule as a [[rule]] table`}},
 		{"rule as a value", "rule = \"deny\"\n",
@@ -524,4 +530,35 @@ func TestDigestNamesTheRules(t *testing.T) {
 	other := &policy.Policy{Rules: []policy.Rule{{Name: "a", Decision: policy.Allow}}}
 	assert.NotEqual(t, built.Digest(), other.Digest())
 	assert.NotEqual(t, policy.Stack(a, b).Digest(), policy.Stack(b, a).Digest())
+}
+
+func TestHooksRecordingFailsClosedWhereAnyLayerSaysSo(t *testing.T) {
+	t.Parallel()
+	parse := func(text string) *policy.Policy {
+		p, err := policy.Parse([]byte(text), "policy.toml")
+		require.NoError(t, err)
+		return p
+	}
+	closed := parse("[hooks]\nrecording = \"fail-closed\"\n\n[[rule]]\ntool = \"Bash\"\ncommand = \"rm -rf\"\ndecision = \"deny\"\n")
+	open := parse("[hooks]\nrecording = \"fail-open\"\n")
+	none := parse("[[rule]]\naction = \"push\"\ndecision = \"deny\"\n")
+	tests := []struct {
+		name string
+		p    *policy.Policy
+		want bool
+	}{
+		{"no policy", nil, false},
+		{"no [hooks] table", none, false},
+		{"fail-open", open, false},
+		{"fail-closed", closed, true},
+		{"a home's fail-open cannot loosen a system fail-closed", policy.Stack(closed, open), true},
+		{"a home's fail-closed tightens", policy.Stack(none, closed), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.p.RecordingFailsClosed())
+		})
+	}
+	assert.Len(t, closed.Rules, 1, "the rules after [hooks] are read")
+	assert.Equal(t, 4, closed.Rules[0].Line)
 }

@@ -20,8 +20,20 @@ const writeHead = 20
 // lines; WebFetch: the URL; WebSearch: the query; Grep, Glob: the
 // pattern and path; Agent, Task: the subagent's description; mcp__*: the
 // server, tool and input) and, after it ran, its result. The Voyage of a
-// subagent step is the caller's.
-func StepOf(ev agent.Event) logbook.Step { return hookio.Step(ev, tools{}) }
+// subagent step is the caller's. A prompt that is Claude Code's own
+// <task-notification> (a background subagent is done) is a notification.
+func StepOf(ev agent.Event) logbook.Step {
+	s := hookio.Step(ev, tools{})
+	if ev.Kind == agent.Prompt && strings.HasPrefix(strings.TrimSpace(ev.Text), taskNotification) {
+		s.Kind = logbook.StepNotification
+	}
+	return s
+}
+
+// taskNotification opens the prompt Claude Code submits itself when a
+// subagent that ran in the background is done: no person typed it, so
+// its step is a notification, not a prompt.
+const taskNotification = "<task-notification>"
 
 type tools struct{}
 

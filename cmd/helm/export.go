@@ -73,9 +73,9 @@ either, the only active voyage.`,
 }
 
 func newVoyageImportCmd(a *app) *cobra.Command {
-	return leafCmd(a, &cobra.Command{
-		Use:   "import FILE",
-		Short: "make a voyage exported with --format jsonl in this home, and print its id",
+	c := leafCmd(a, &cobra.Command{
+		Use:   "import [--from HOST [--subagents DIR] [--again]] FILE",
+		Short: "make a voyage exported with --format jsonl in this home, or one of an agent's session log (--from), and print its id",
 		Long: `Make the voyage FILE holds (written by helm voyage export, --format jsonl;
 FILE - is standard input) in this home, with its id, its events as they
 were recorded and its artifacts, so that it reads as it did where it was
@@ -85,9 +85,27 @@ Everything is checked before anything is written: each line, each event
 (folded as opening the voyage would), each artifact against its BLAKE3
 address, and the file's digest. A changed or damaged file is refused
 (exit 2) naming the line, and so is a voyage the home holds already;
-nothing is written then.`,
-		Example: "  helm --home ~/review-home voyage import fix-42.jsonl\n  ssh build cat fix-42.jsonl | helm voyage import -",
+nothing is written then.
+
+--from HOST reads an agent host's own session log instead, a session
+recorded without helm's hooks: claude-code (the transcript a hook's
+transcript_path names, ~/.claude/projects/<project>/<session id>.jsonl;
+its subagents' transcripts are read from <session id>/subagents beside
+it, or from --subagents DIR) or codex (a rollout,
+~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl). The session becomes a
+voyage (its intent the first prompt) with a sub-voyage for each
+subagent: its prompts, tool calls and results, each turn's answer and
+the model's tokens become steps, as helm's hook records them, under the
+identity and role given (--as, --role) and the method (--method, the
+host's name by default; never human). The voyages are completed
+"partial", "imported from FILE". The whole log is read first: a line
+that is not the host's is refused (exit 2) naming the line, and nothing
+is recorded. A session the home holds already is refused, naming its
+voyage; --again makes another voyage of it.`,
+		Example: "  helm --home ~/review-home voyage import fix-42.jsonl\n  ssh build cat fix-42.jsonl | helm voyage import -\n  helm voyage import --from claude-code ~/.claude/projects/-work-proj/4d1e6f2a-0b7c-4c39-9a52-6f0e2d8b1c11.jsonl --as claude-1",
 	}, &voyageImportCommand{})
+	fixedValues(c, "from", importHostNames()...)
+	return c
 }
 
 // voyageExportCommand writes a voyage out.
@@ -227,15 +245,27 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 // voyageImportCommand makes an exported voyage in this home.
 type voyageImportCommand struct {
 	witnesses []string
+	from      string
+	subagents string
+	again     bool
 }
 
 func (c *voyageImportCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&c.witnesses, "witness", nil, "refuse the archive unless its chain passes through the head `SEQ:HEX` (as helm voyage head prints it; repeatable)")
+	fs.StringVar(&c.from, "from", "", "read FILE as `HOST`'s own session log: claude-code (a transcript) or codex (a rollout)")
+	fs.StringVar(&c.subagents, "subagents", "", "with --from claude-code: the `DIR` of the subagents' transcripts (default: <session id>/subagents beside FILE)")
+	fs.BoolVar(&c.again, "again", false, "with --from: make another voyage of a session the home holds already")
 }
 
 func (c *voyageImportCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) != 1 {
 		return usageErrorf(a.cmd, "voyage import: one FILE expected (a voyage exported with --format jsonl, or - for standard input), got %d arguments", len(args))
+	}
+	if c.from != "" {
+		return c.importSession(ctx, a, args[0])
+	}
+	if c.subagents != "" || c.again {
+		return usageErrorf(a.cmd, "voyage import: --subagents and --again go with --from HOST")
 	}
 	opts := &helm.ImportOptions{}
 	for _, w := range c.witnesses {

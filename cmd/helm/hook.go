@@ -102,6 +102,7 @@ command's program exists.`,
 			Example: `  helm hook status --json`,
 		}, &hookStatusCmd{}),
 	)
+	c.AddCommand(newHookRunCmds(a)...)
 	return c
 }
 

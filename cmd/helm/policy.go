@@ -154,7 +154,7 @@ With --tool, say which rule would decide a coding agent's tool call: the
 tool NAME (Bash, Read, Edit, WebFetch, mcp__github__merge, ...) with its
 shell command (--command, parsed as the shell would: every command it
 runs is checked), the path it touches (--path) or the URL it fetches
-(--url), in the working directory and the project (--project, default
+(--url), in the working directory and the project (--project-dir, default
 the working directory), as a call about to run or, with --event
 permission, a permission request.`,
 		Example: `  helm policy check merge-pull-request --as bob --role agent --method claude -- 45
@@ -180,7 +180,7 @@ func (c *policyCheckCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.path, "path", "", "with --tool: the path `P` it reads or writes")
 	fs.StringVar(&c.url, "url", "", "with --tool: the URL `U` it fetches")
 	fs.StringVar(&c.event, "event", "tool", "with --tool: `tool` (a call about to run) or permission (a permission request)")
-	fs.StringVar(&c.project, "project", "", "with --tool: the project's top directory `DIR`, for outside-project (default the working directory)")
+	fs.StringVar(&c.project, "project-dir", "", "with --tool: the project's top directory `DIR`, for outside-project (default the working directory)")
 	fs.StringVar(&c.repo, "repo", "", "the repository acted on, `OWNER/NAME`")
 	fs.StringVar(&c.branch, "branch", "", "the branch acted on, `B` (for a push: what helm action push --branch takes)")
 	fs.StringVar(&c.remote, "remote", "", "for a push: the remote, `NAME` (default origin)")
@@ -208,7 +208,7 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 		return c.runTool(ctx, a, args)
 	}
 	if c.command != "" || c.path != "" || c.url != "" || c.project != "" || a.cmd.Flags().Changed("event") {
-		return usageErrorf(a.cmd, "policy check: --command, --path, --url, --event and --project describe a tool call: give its --tool")
+		return usageErrorf(a.cmd, "policy check: --command, --path, --url, --event and --project-dir describe a tool call: give its --tool")
 	}
 	if len(args) == 0 {
 		return usageErrorf(a.cmd, "policy check: the action KIND is required (push, merge-pull-request, observe-command, ...), or --tool NAME for a tool call")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -78,6 +79,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":      exits,
 			"stdout2env": stdout2env,
+			"json2env":   json2env,
 		},
 	})
 }
@@ -115,4 +117,26 @@ func stdout2env(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: stdout2env NAME")
 	}
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// json2env NAME KEY sets NAME to the string under KEY in the JSON object
+// stdout holds, or in the first object of the array it holds.
+func json2env(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: json2env NAME KEY")
+	}
+	var doc any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile("stdout")), &doc))
+	if list, ok := doc.([]any); ok && len(list) > 0 {
+		doc = list[0]
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		ts.Fatalf("json2env: stdout is not a JSON object or an array of them")
+	}
+	v, ok := obj[args[1]].(string)
+	if !ok {
+		ts.Fatalf("json2env: no string %q in stdout", args[1])
+	}
+	ts.Setenv(args[0], v)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -143,5 +144,36 @@ func TestServeCapsTheLiveStreams(t *testing.T) {
 	for _, n := range []string{"0", "-3"} {
 		r := h.fails(2, "serve", "--addr", "127.0.0.1:0", "--max-streams", n)
 		assert.Contains(t, r.Stderr, "--max-streams "+n+": want 1 or more")
+	}
+}
+
+// TestServeShowsAnImportedClaudeCodeSession: the captured Claude Code
+// session, imported, is served as its story tells it: each step, the
+// denied rm -r -f marked refused, the subagent's sub-voyage linked, the
+// agent totals in the voyage's figures.
+func TestServeShowsAnImportedClaudeCodeSession(t *testing.T) {
+	h := newHarness(t)
+	path := capturedSession(t, filepath.Join(h.Dir, "projects"))
+	h.ok("voyage", "import", "--from", "claude-code", path, "--as", "claude-1")
+	main, sub := importedVoyages(t, h)
+
+	url, _, stop := startServe(t, h, "--addr", "127.0.0.1:0")
+	defer func() { assert.NoError(t, stop()) }()
+	resp, err := http.Get(url + "voyages/" + main.ID)
+	require.NoError(t, err)
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	body := string(data)
+	for _, want := range []string{
+		"Step 1: prompt: Tidy the notes",
+		"Step 4: Edit &lt;project&gt;/notes.md (&#43;1 −1)", `<pre class="udiff">`,
+		`<li class="item kind-step mark-refused" id="entry-9">`, "Step 9: Bash: rm -r -f victim …",
+		"denied: PreToolUse:Bash hook error: helm guard: rm -rf is denied in this project (rule no-rm-rf)",
+		`<a href="/voyages/` + sub.ID + `">sub-voyage`,
+		`<p class="step-usage">usage: claude-opus-5-5, 1200 in, 34 out, 850 cache tokens</p>`,
+		`<p class="agents">Agents: 2 prompts, 6 tool calls (1 denied, 0 failed)`,
+	} {
+		assert.Contains(t, body, want)
 	}
 }

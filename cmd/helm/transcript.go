@@ -179,6 +179,7 @@ func (c *statsCommand) Run(ctx context.Context, a *app, args []string) error {
 				m.Steps, m.Observations, m.Bearings, m.Actions, m.Failures, m.Refused, m.Notes, m.Active.Round(time.Second))
 		}
 		tw.Flush()
+		writeAgentStats(&b, s.Agents)
 		for _, j := range s.Judgements {
 			fmt.Fprintf(&b, "  Judgement %d of %s by %s: %s %d/10\n", j.Entry, short(j.Voyage), printable(j.Judge), printable(j.Dimension), j.Score)
 		}
@@ -188,6 +189,26 @@ func (c *statsCommand) Run(ctx context.Context, a *app, args []string) error {
 	}
 	_, err = fmt.Fprint(a.stdout, b.String())
 	return err
+}
+
+// writeAgentStats prints what agent hosts reported (helm hook, voyage
+// import --from): prompts, tool calls and what they cost, when there are
+// any.
+func writeAgentStats(b *strings.Builder, ag logbook.StepStats) {
+	if ag == (logbook.StepStats{}) {
+		return
+	}
+	fmt.Fprintf(b, "  Agent steps:     %s, %s (%d denied, %d failed)\n", plural(ag.Prompts, "prompt"), plural(ag.ToolCalls, "tool call"), ag.DeniedCalls, ag.FailedCalls)
+	if ag.InputTokens+ag.OutputTokens+ag.CacheReadTokens+ag.CacheWriteTokens > 0 || ag.CostUSD > 0 {
+		fmt.Fprintf(b, "  Tokens:          %d in, %d out, %d cache read, %d cache written", ag.InputTokens, ag.OutputTokens, ag.CacheReadTokens, ag.CacheWriteTokens)
+		if ag.CostUSD > 0 {
+			fmt.Fprintf(b, "; $%.4f", ag.CostUSD)
+		}
+		if ag.ModelTime > 0 {
+			fmt.Fprintf(b, "; model time %s", ag.ModelTime.Round(time.Millisecond))
+		}
+		b.WriteString("\n")
+	}
 }
 
 // now is the time by the home's clock (a test's, when it sets one).

@@ -83,16 +83,23 @@ type Tools interface {
 func Step(ev agent.Event, tools Tools) logbook.Step {
 	s := logbook.Step{Agent: ev.Agent, Session: ev.Session, Usage: ev.Usage}
 	switch ev.Kind {
-	case agent.SessionStart, agent.SessionEnd:
+	case agent.SessionStart:
 		s.Kind, s.Text = logbook.StepSession, ev.Text
+	case agent.SessionEnd:
+		// A session step with a Result is the session's end.
+		s.Kind, s.Text, s.Result = logbook.StepSession, ev.Text, &logbook.StepResult{}
 	case agent.Prompt:
 		s.Kind, s.Text = logbook.StepPrompt, ev.Text
 	case agent.Notification:
 		s.Kind, s.Text = logbook.StepNotification, ev.Text
 	case agent.Compaction:
 		s.Kind, s.Text = logbook.StepCompaction, ev.Text
-	case agent.SubagentStart, agent.SubagentStop:
-		s.Kind, s.Text = logbook.StepSubagent, ev.SubagentType
+	case agent.SubagentStart:
+		// A subagent step's ID is the host's id of the subagent.
+		s.Kind, s.ID, s.Text = logbook.StepSubagent, ev.Subagent, ev.SubagentType
+	case agent.SubagentStop:
+		// A subagent step with a Result is its end: its last message.
+		s.Kind, s.ID, s.Text, s.Result = logbook.StepSubagent, ev.Subagent, ev.SubagentType, &logbook.StepResult{Output: ev.Text}
 	case agent.Stop:
 		s.Kind, s.Text = logbook.StepMessage, ev.Text
 	case agent.PreTool, agent.PostTool, agent.Permission:

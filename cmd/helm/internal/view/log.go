@@ -93,6 +93,11 @@ func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, ev
 		if _, err := io.WriteString(w, "\n"+blocks[i+1]+"\n"); err != nil {
 			return err
 		}
+		if e.Step != nil && evidence {
+			if err := writeStepEvidence(ctx, w, v, e.Step); err != nil {
+				return err
+			}
+		}
 		if e.Bearing == nil || !evidence {
 			continue
 		}
@@ -129,4 +134,91 @@ func renderEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, hash, inde
 	}
 	defer sk.Close()
 	return renderSighting(w, sk, indent)
+}
+
+// StepEvidenceMax is the most of a step's stowed output the evidence
+// holds (helm log --evidence prints it, helm serve shows it): the
+// artifact holds it whole (helm artifact show).
+const StepEvidenceMax = 64 << 10
+
+// StepEvidence is what a step holds beyond its story line: the whole of a
+// text longer than its first line (a prompt, an edit's diff), and a
+// call's output, inline or read from the artifact it was stowed in.
+type StepEvidence struct {
+	// Text is the step's whole text when it runs over more than one
+	// line, "" otherwise (its story line shows it all).
+	Text string
+	// Output is a call's output: inline, or the first StepEvidenceMax
+	// bytes of its artifact. Artifact names that artifact, and Cut says
+	// the artifact holds more than Output; ArtifactErr is why the
+	// artifact could not be read (Output is then the step's inline head).
+	Output      string
+	Artifact    string
+	Cut         bool
+	ArtifactErr error
+}
+
+// StepEvidenceOf reads s's evidence from v. An artifact that cannot be
+// opened (jettisoned, damaged at its start) is said in ArtifactErr; an
+// error reading it once opened is returned.
+func StepEvidenceOf(ctx context.Context, v *helm.Voyage, s *logbook.Step) (StepEvidence, error) {
+	var ev StepEvidence
+	if t := strings.TrimRight(s.Text, "\n"); strings.Contains(t, "\n") {
+		ev.Text = t
+	}
+	r := s.Result
+	if r == nil || s.Kind != logbook.StepTool && s.Kind != logbook.StepPermission {
+		return ev, nil
+	}
+	ev.Output, ev.Artifact = r.Output, r.Artifact
+	if r.Artifact == "" {
+		return ev, nil
+	}
+	rc, err := v.OpenArtifact(ctx, r.Artifact)
+	if err != nil {
+		ev.ArtifactErr = err
+		return ev, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(rc, StepEvidenceMax+1))
+	rc.Close()
+	if err != nil {
+		return ev, fmt.Errorf("read the output of step %s (artifact %s): %w", s.ID, Short(r.Artifact), err)
+	}
+	ev.Output, ev.Cut = string(b[:min(len(b), StepEvidenceMax)]), len(b) > StepEvidenceMax
+	return ev, nil
+}
+
+// writeStepEvidence writes what a step holds beyond its story line
+// (StepEvidenceOf).
+func writeStepEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, s *logbook.Step) error {
+	ev, err := StepEvidenceOf(ctx, v, s)
+	if err != nil {
+		return err
+	}
+	if ev.Text != "" {
+		if _, err := fmt.Fprintf(w, "  Text:\n    %s\n", safetext.Block(ev.Text, "    ")); err != nil {
+			return err
+		}
+	}
+	out := ev.Output
+	switch {
+	case ev.ArtifactErr != nil:
+		_, err := fmt.Fprintf(w, "  Output (artifact %s): %s\n", Short(ev.Artifact), safetext.Line(ev.ArtifactErr.Error()))
+		return err
+	case ev.Artifact != "":
+		if ev.Cut {
+			out += fmt.Sprintf("\n… (the first %d KiB; helm artifact show %s prints it all)", StepEvidenceMax>>10, Short(ev.Artifact))
+		}
+		if _, err := fmt.Fprintf(w, "  Output (artifact %s):\n", Short(ev.Artifact)); err != nil {
+			return err
+		}
+	case out == "":
+		return nil
+	default:
+		if _, err := io.WriteString(w, "  Output:\n"); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintf(w, "    %s\n", safetext.Block(strings.TrimRight(out, "\n"), "    "))
+	return err
 }

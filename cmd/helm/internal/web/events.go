@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/transcript"
 )
@@ -31,6 +32,9 @@ type update struct {
 	Type  string `json:"type"`
 	Text  string `json:"text"` // what happened, as a transcript line says it
 	Parts []part `json:"parts"`
+	// Step is, for an agent's step or a call's result, the step as its
+	// entry now holds it (the call with its result attached).
+	Step *logbook.Step `json:"step,omitempty"`
 }
 
 // part is a piece of the page: the element whose id is ID, replaced, or
@@ -149,7 +153,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
-			u := update{Seq: l.Seq, Type: string(l.Type), Text: l.Describe(), Parts: s.partsFor(ctx, v, &l)}
+			u := update{Seq: l.Seq, Type: string(l.Type), Text: l.Describe()}
+			u.Parts, u.Step = s.partsFor(ctx, v, &l)
 			data, err := json.Marshal(u)
 			if err != nil {
 				return err
@@ -193,11 +198,12 @@ func eventsFrom(r *http.Request) (uint64, error) {
 // partsFor renders the parts of the voyage page that the event of line l
 // changes, from the voyage as it is now (refreshed): its header always;
 // the entry it records, or whose outcome or reading it records; the slate
-// when the slate changed; the lifecycle when the status did.
-func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *transcript.Line) []part {
+// when the slate changed; the lifecycle when the status did. For an
+// agent's step, or a call's result, it also returns the step as its entry
+// holds it.
+func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *transcript.Line) (parts []part, step *logbook.Step) {
 	info := v.Info()
 	t := s.pages["voyage"]
-	var parts []part
 	add := func(id, into, name string, data any) {
 		var b strings.Builder
 		if err := t.ExecuteTemplate(&b, name, data); err != nil {
@@ -206,15 +212,21 @@ func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *transcript.Lin
 		}
 		parts = append(parts, part{ID: id, Into: into, HTML: b.String()})
 	}
-	add("voyage-head", "", "head", voyagePage{Info: info, Counts: v.Info().Counts})
+	head := voyagePage{Info: info, Counts: v.Info().Counts}
+	if agents, err := agentStats(ctx, v); err == nil {
+		head.Agents = agentFigures(agents)
+	}
+	add("voyage-head", "", "head", head)
 	entry := 0
 	switch l.Type {
-	case projection.BearingTaken, projection.ActionIntended, projection.ActionRefused, projection.NoteAdded, projection.Judged:
+	case projection.BearingTaken, projection.ActionIntended, projection.ActionRefused, projection.NoteAdded, projection.Judged, projection.StepRecorded:
 		entry = l.N
 	case projection.ActionPerformed, projection.ActionFailed, projection.ReadingChallenged:
 		if len(l.Links) > 0 {
 			entry = l.Links[0].Entry
 		}
+	case projection.StepFinished:
+		entry = callEntry(ctx, v, l.Step)
 	}
 	b := &budget{left: inlineMax * 4}
 	if entry > 0 {
@@ -226,6 +238,7 @@ func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *transcript.Lin
 			}
 			it := s.entryItem(ctx, v, e, b)
 			add(it.DOM, "timeline", "item", it)
+			step = e.Step
 			break
 		}
 	}
@@ -237,5 +250,24 @@ func (s *Server) partsFor(ctx context.Context, v *helm.Voyage, l *transcript.Lin
 			add(it.DOM, "timeline", "item", it)
 		}
 	}
-	return parts
+	return parts, step
+}
+
+// callEntry is the number of the entry of the tool call that step (a
+// step-finished event's) finishes: the latest call of its agent, session
+// and id; 0 when none is found.
+func callEntry(ctx context.Context, v *helm.Voyage, step *logbook.Step) int {
+	if step == nil {
+		return 0
+	}
+	n := 0
+	for e, err := range v.Entries(ctx, nil) {
+		if err != nil {
+			return n
+		}
+		if c := e.Step; c != nil && c.Kind == step.Kind && c.Agent == step.Agent && c.Session == step.Session && c.ID == step.ID {
+			n = e.N
+		}
+	}
+	return n
 }

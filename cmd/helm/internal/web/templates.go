@@ -38,18 +38,9 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprint(n)
 	},
-	"join": strings.Join,
-	"next": func(n uint64) uint64 { return n + 1 },
-	// plural counts n of what word names: "1 note", "2 notes".
-	"plural": func(n int, word string) string {
-		if n == 1 {
-			return "1 " + word
-		}
-		if strings.HasSuffix(word, "y") {
-			return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
-		}
-		return fmt.Sprintf("%d %ss", n, word)
-	},
+	"join":   strings.Join,
+	"next":   func(n uint64) uint64 { return n + 1 },
+	"plural": plural,
 	"ms": func(ms int64) string {
 		return (time.Duration(ms) * time.Millisecond).String()
 	},
@@ -59,6 +50,17 @@ var funcs = template.FuncMap{
 		}
 		return identity + " (" + role + ")"
 	},
+}
+
+// plural counts n of what word names: "1 note", "2 notes".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // short is the first 8 characters of an id or hash, as the CLI shows them.

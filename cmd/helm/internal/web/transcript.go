@@ -159,6 +159,17 @@ func lineIcon(l *transcript.Line) (icon, mark string) {
 		return "✎", ""
 	case projection.Judged:
 		return "⚖", ""
+	case projection.StepRecorded, projection.StepFinished:
+		if l.Step == nil {
+			break
+		}
+		switch {
+		case l.Step.Decision != nil && l.Step.Decision.Verdict == "deny":
+			return "⊘", "refused"
+		case l.Step.Result != nil && l.Step.Result.Failed:
+			return "✗", "failed"
+		}
+		return stepIcon(l.Step.Kind), ""
 	}
 	return "•", ""
 }
@@ -174,6 +185,8 @@ type chart struct {
 	BarX        int
 	BarH        int
 	Bars        []bar
+	// Agents are the agent totals of the voyage and its sub-voyages.
+	Agents []string
 }
 
 type bar struct {
@@ -195,7 +208,7 @@ const (
 )
 
 func chartOf(st transcript.Stats) chart {
-	c := chart{Main: st.Main, Intent: st.Intent, Subs: len(st.Subs), Parallelism: fmt.Sprintf("%.2f", st.Parallelism)}
+	c := chart{Main: st.Main, Intent: st.Intent, Subs: len(st.Subs), Parallelism: fmt.Sprintf("%.2f", st.Parallelism), Agents: agentFigures(st.Agents)}
 	c.Bars = []bar{
 		{Label: "total steps", Value: st.TotalSteps, Class: "total"},
 		{Label: "critical steps", Value: st.CriticalSteps, Class: "critical"},

@@ -28,6 +28,10 @@ type voyagePage struct {
 	Items  []item
 	Slate  slateView
 	Counts helm.LogbookCounts
+	// Agents are the agent totals of the voyage's steps (prompts, tool
+	// calls, tokens, dollars, model time), as phrases; none when no
+	// agent host reported a step.
+	Agents []string
 	Torn   *helm.Cut
 }
 
@@ -53,6 +57,7 @@ type item struct {
 	Action    *actionView
 	Note      string
 	Judgement *logbook.Judgement
+	Step      *stepView
 	Reason    string // a change of status: the summary or the reason
 }
 
@@ -97,10 +102,12 @@ func (s *Server) voyagePage(w http.ResponseWriter, r *http.Request) {
 	p.Title = p.Info.Intent
 	p.Counts = v.Info().Counts
 	b := &budget{left: pageSightingBudget}
-	if p.Items, err = s.timeline(r.Context(), v, p.Info, b); err != nil {
+	var agents logbook.StepStats
+	if p.Items, err = s.timeline(r.Context(), v, p.Info, b, &agents); err != nil {
 		s.fail(w, r, 0, err)
 		return
 	}
+	p.Agents = agentFigures(agents)
 	p.Slate = s.slate(r.Context(), v, b)
 	// Relatives: the parent and the sub-voyages, as far as they can be
 	// listed (a damaged one is on the voyages page).
@@ -118,8 +125,8 @@ func (s *Server) voyagePage(w http.ResponseWriter, r *http.Request) {
 
 // timeline merges the lifecycle and the logbook by time: the start first,
 // then each entry, each later change of status placed after the entries
-// recorded before it.
-func (s *Server) timeline(ctx context.Context, v *helm.Voyage, info helm.VoyageInfo, b *budget) ([]item, error) {
+// recorded before it. The agent steps on the way are summed into agents.
+func (s *Server) timeline(ctx context.Context, v *helm.Voyage, info helm.VoyageInfo, b *budget, agents *logbook.StepStats) ([]item, error) {
 	var out []item
 	life := lifecycleItems(info)
 	if len(life) > 0 {
@@ -133,6 +140,9 @@ func (s *Server) timeline(ctx context.Context, v *helm.Voyage, info helm.VoyageI
 		for len(life) > 0 && life[0].At.Before(e.At) {
 			out = append(out, life[0])
 			life = life[1:]
+		}
+		if e.Step != nil {
+			agents.Add(e.Step)
 		}
 		out = append(out, s.entryItem(ctx, v, e, b))
 	}
@@ -221,6 +231,12 @@ func (s *Server) entryItem(ctx context.Context, v *helm.Voyage, e logbook.Entry,
 		if p := e.Policy; p != nil && p.Digest != "" {
 			it.Note = "guard rules " + p.Digest + " from " + strings.Join(p.Sources, ", ")
 		}
+	case logbook.EntryStep:
+		if e.Step == nil {
+			it.Icon, it.Title = "•", "Step "+itoa(e.N)
+			break
+		}
+		s.stepItem(ctx, v, e, &it, b)
 	case logbook.EntryRechain:
 		it.Icon, it.Title, it.Note = "⛓", "Rechain "+itoa(e.N), logbook.DescribeRechain(e.Rechain, e.Who)
 	default:
