@@ -262,21 +262,7 @@ func Clone(entries []Entry) []Entry {
 			out[i].Rechain = &c
 		}
 		if s := out[i].Step; s != nil {
-			c := *s
-			c.Input = slices.Clone(s.Input)
-			if s.Decision != nil {
-				d := *s.Decision
-				c.Decision = &d
-			}
-			if s.Result != nil {
-				r := *s.Result
-				c.Result = &r
-			}
-			if s.Usage != nil {
-				u := *s.Usage
-				c.Usage = &u
-			}
-			out[i].Step = &c
+			out[i].Step = s.Clone()
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package logbook
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -160,4 +161,23 @@ func (a *StepStats) AddResult(s *Step) {
 		a.CostUSD += u.CostUSD
 		a.ModelTime += u.Duration
 	}
+}
+
+// Clone returns a copy of s that shares no memory with it.
+func (s *Step) Clone() *Step {
+	c := *s
+	c.Input = slices.Clone(s.Input)
+	if s.Decision != nil {
+		d := *s.Decision
+		c.Decision = &d
+	}
+	if s.Result != nil {
+		r := *s.Result
+		c.Result = &r
+	}
+	if s.Usage != nil {
+		u := *s.Usage
+		c.Usage = &u
+	}
+	return &c
 }

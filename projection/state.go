@@ -313,7 +313,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		if err != nil {
 			return err
 		}
-		st := cloneStep(e.Step)
+		st := e.Step.Clone()
 		en.Step = st
 		s.counts.steps++
 		if isOpen(st) {
@@ -458,25 +458,6 @@ func keyOf(s *logbook.Step) stepKey { return stepKey{s.Agent, s.Session, s.ID} }
 // step-finished event of its agent, session and id attaches it.
 func isOpen(s *logbook.Step) bool {
 	return s.Kind == logbook.StepTool && s.ID != "" && s.Result == nil
-}
-
-// cloneStep returns a copy of s that shares no memory with it.
-func cloneStep(s *logbook.Step) *logbook.Step {
-	c := *s
-	c.Input = slices.Clip(s.Input)
-	if s.Decision != nil {
-		d := *s.Decision
-		c.Decision = &d
-	}
-	if s.Result != nil {
-		r := *s.Result
-		c.Result = &r
-	}
-	if s.Usage != nil {
-		u := *s.Usage
-		c.Usage = &u
-	}
-	return &c
 }
 
 // OpenStep returns the sequence number of the event that recorded the

@@ -213,31 +213,14 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 	if len(args) == 0 {
 		return usageErrorf(a.cmd, "policy check: the action KIND is required (push, merge-pull-request, observe-command, ...), or --tool NAME for a tool call")
 	}
-	h, err := a.openHome()
+	p, who, err := a.policyAndWho(ctx)
 	if err != nil {
 		return err
 	}
-	cfg, err := a.config()
-	if err != nil {
-		return err
-	}
-	p, err := a.policy(h.Dir(), cfg)
-	if err != nil {
-		return err
-	}
-	identity, err := a.resolveIdentity(a.voyageIdentity(ctx))
-	if err != nil {
-		return err
-	}
-	role, method, err := a.resolveRoleMethod(false)
-	if err != nil {
-		return err
-	}
-	who := logbook.Who{Identity: identity, Role: role, Method: method}
 	target := logbook.ActionTarget{Repo: c.repo, Branch: c.branch, Args: args[1:]}
 	if args[0] == "push" {
 		if c.repo == "" {
-			if target, err = c.resolvePush(ctx, a, identity); err != nil {
+			if target, err = c.resolvePush(ctx, a, who.Identity); err != nil {
 				return err
 			}
 		} else {
@@ -266,8 +249,8 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 	var b strings.Builder
 	fmt.Fprintf(&b, "Policy: %s\n", printable(out.Policy))
 	for _, req := range reqs {
-		fmt.Fprintf(&b, "Action: %s by %s (role %s, method %s, actor %s)", printable(req.Action), printable(identity),
-			printable(orNone(role)), printable(orNone(method)), req.Actor())
+		fmt.Fprintf(&b, "Action: %s by %s (role %s, method %s, actor %s)", printable(req.Action), printable(who.Identity),
+			printable(orNone(who.Role)), printable(orNone(who.Method)), req.Actor())
 		if req.Repo != "" || req.Branch != "" {
 			fmt.Fprintf(&b, " on %s %s", printable(orNone(req.Repo)), printable(orNone(req.Branch)))
 		}
@@ -373,27 +356,10 @@ func (c *policyCheckCommand) runTool(ctx context.Context, a *app, args []string)
 	default:
 		return usageErrorf(a.cmd, "policy check --tool: --event is tool or permission, not %q", c.event)
 	}
-	h, err := a.openHome()
+	p, who, err := a.policyAndWho(ctx)
 	if err != nil {
 		return err
 	}
-	cfg, err := a.config()
-	if err != nil {
-		return err
-	}
-	p, err := a.policy(h.Dir(), cfg)
-	if err != nil {
-		return err
-	}
-	identity, err := a.resolveIdentity(a.voyageIdentity(ctx))
-	if err != nil {
-		return err
-	}
-	role, method, err := a.resolveRoleMethod(false)
-	if err != nil {
-		return err
-	}
-	who := logbook.Who{Identity: identity, Role: role, Method: method}
 	wd, err := os.Getwd()
 	if err != nil {
 		return fmt.Errorf("policy check: working directory: %w", err)
@@ -442,8 +408,8 @@ func (c *policyCheckCommand) runTool(ctx context.Context, a *app, args []string)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Policy: %s\n", printable(out.Policy))
-	fmt.Fprintf(&b, "Tool call: %s by %s (role %s, method %s, actor %s), event %s\n", printable(c.tool), printable(identity),
-		printable(orNone(role)), printable(orNone(method)), decider.Actor(), printable(decider.Event))
+	fmt.Fprintf(&b, "Tool call: %s by %s (role %s, method %s, actor %s), event %s\n", printable(c.tool), printable(who.Identity),
+		printable(orNone(who.Role)), printable(orNone(who.Method)), decider.Actor(), printable(decider.Event))
 	for _, r := range reqs {
 		var parts []string
 		for _, argv := range r.Commands {
@@ -485,4 +451,31 @@ func showArgv(argv []string) string {
 		words[i] = w
 	}
 	return strings.Join(words, " ")
+}
+
+// policyAndWho reads the guard rules the home runs under,
+// and who a check is for: what policy check needs for an action and for
+// a tool call alike.
+func (a *app) policyAndWho(ctx context.Context) (*policy.Policy, logbook.Who, error) {
+	h, err := a.openHome()
+	if err != nil {
+		return nil, logbook.Who{}, err
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return nil, logbook.Who{}, err
+	}
+	p, err := a.policy(h.Dir(), cfg)
+	if err != nil {
+		return nil, logbook.Who{}, err
+	}
+	identity, err := a.resolveIdentity(a.voyageIdentity(ctx))
+	if err != nil {
+		return nil, logbook.Who{}, err
+	}
+	role, method, err := a.resolveRoleMethod(false)
+	if err != nil {
+		return nil, logbook.Who{}, err
+	}
+	return p, logbook.Who{Identity: identity, Role: role, Method: method}, nil
 }
