@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -105,17 +108,8 @@ func (l *hookRunCmd) Run(ctx context.Context, a *app, args []string) error {
 		// Exit 2: the hosts block a tool call whose hook exits 2.
 		return &usageError{Err: fmt.Errorf("hook %s: %w", l.ad.host, err), Hint: "helm hook " + l.ad.host + " reads one hook event's JSON on standard input, as " + l.ad.label + " sends it"}
 	}
-	who, err := a.hookWho(l.ad.host)
-	if err != nil {
-		if isStop(ev) {
-			// Exit 2 would hold the agent: a stop is let go.
-			fmt.Fprintf(a.stderr, "helm: hook %s: %v; the %s is let go, not recorded\n", l.ad.host, err, ev.Kind)
-			return nil
-		}
-		return err
-	}
-	r := &hookRun{a: a, ad: l.ad, ev: ev, who: who}
-	return r.run(ctx)
+	r := &hookRun{a: a, ad: l.ad, ev: ev}
+	return r.bounded(ctx)
 }
 
 // isStop says ev is an agent wanting to stop, which a gate may hold.
@@ -170,22 +164,134 @@ type hookRun struct {
 	pol *policy.Policy
 	// voyage names the voyage the event went to, for messages.
 	voyage string
+
+	// mu guards what the worker tells bounded before it is done: the
+	// decision (decided), and whether the rules say recording fails
+	// closed.
+	mu          sync.Mutex
+	decided     *agent.Decision
+	failsClosed bool
 }
 
-// run decides, records and answers the event.
-func (r *hookRun) run(ctx context.Context) error {
+// hookDeadline bounds a hook: whatever holds it (a lock of the home that
+// another process holds, a file that does not answer, a slow disk), it
+// answers within this time, as it decided (a tool call it had no time to
+// decide is denied). The hosts let a call go when a hook times out
+// (Claude Code's is installed at claudecode.HookTimeout, 30 s): a hook
+// that waited longer would let a denied call run. It covers the session
+// lock's wait (hookLockWait) and recording.
+const hookDeadline = 10 * time.Second
+
+// hookResult is what the worker of a hook answers.
+type hookResult struct {
+	out []byte
+	err error
+}
+
+// bounded runs the hook's work (work) in a goroutine and answers within
+// the deadline (Main.hookDeadline in tests, else hookDeadline): when the
+// work is not done by then, the answer is the decision the work
+// published (publish), or a denial of a tool call it did not decide, and
+// the work is left behind (the process exits; nothing of the app is
+// touched again: app.abandoned). The work writes its messages to a
+// buffer of its own, copied to standard error when it is done in time.
+func (r *hookRun) bounded(ctx context.Context) error {
+	a := r.a
+	stdout, stderr := a.stdout, a.stderr
+	var msgs bytes.Buffer
+	a.stderr = &msgs
+	done := make(chan hookResult, 1)
+	if wg := a.main.hookWorkers; wg != nil {
+		wg.Add(1)
+	}
+	go func() {
+		if wg := a.main.hookWorkers; wg != nil {
+			defer wg.Done()
+		}
+		out, err := r.work(ctx)
+		done <- hookResult{out, err}
+	}()
+	deadline := hookDeadline
+	if a.main.hookDeadline > 0 {
+		deadline = a.main.hookDeadline
+	}
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		a.stderr = stderr
+		_, _ = stderr.Write(msgs.Bytes())
+		if res.err != nil {
+			return res.err
+		}
+		_, err := stdout.Write(res.out)
+		return err
+	case <-timer.C:
+	}
+	a.abandoned = true // the work goes on with the app: leave it alone
+	r.mu.Lock()
+	d, known, closed := agent.Decision{}, r.decided != nil, r.failsClosed
+	if known {
+		d = *r.decided
+	}
+	r.mu.Unlock()
+	why := fmt.Sprintf("helm did not finish this %s event within %s (a lock of the home held, or a file it reads not answering)", r.ev.Kind, deadline)
+	fmt.Fprintf(stderr, "helm: hook %s: %s: not recorded\n", r.ad.host, why)
+	switch {
+	case r.decidesCall() && !known:
+		d = agent.Decision{Verdict: agent.Deny, Reason: why + ", so it denies this call it could not decide"}
+	case r.decidesCall() && d.Verdict != agent.Deny && closed:
+		d = agent.Decision{Verdict: agent.Deny, Reason: why + ", and its rules say [hooks] recording = \"fail-closed\""}
+	case isStop(r.ev) && !known:
+		fmt.Fprintf(stderr, "helm: hook %s: the stop's gates could not be evaluated; it is let go\n", r.ad.host)
+	}
+	out, _ := r.ad.answer(r.ev, d, why+": not recorded")
+	_, err := stdout.Write(out)
+	return err
+}
+
+// publish tells bounded the decision made, before it is recorded.
+func (r *hookRun) publish(d agent.Decision) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.decided = &d
+	r.failsClosed = r.pol.RecordingFailsClosed()
+}
+
+// work decides, records and answers the event: its answer, or an error
+// to exit with.
+func (r *hookRun) work(ctx context.Context) ([]byte, error) {
 	a, ev := r.a, r.ev
-	home, err := r.open()
+	who, err := a.hookWho(r.ad.host)
+	if err != nil {
+		if isStop(ev) {
+			// Exit 2 would hold the agent: a stop is let go.
+			fmt.Fprintf(a.stderr, "helm: hook %s: %v; the %s is let go, not recorded\n", r.ad.host, err, ev.Kind)
+			return nil, nil
+		}
+		return nil, err
+	}
+	r.who = who
+	err = r.rules()
 	var d agent.Decision
 	if r.decidesCall() {
-		if err != nil {
+		switch {
+		case err != nil:
 			d = agent.Decision{Verdict: agent.Deny, Reason: "helm cannot decide this call, so it denies it: " + oneLine(err)}
 			if errors.As(err, new(*policy.Error)) {
 				d = toolguard.Unreadable(errors.New(oneLine(err)))
 			}
-		} else {
-			d, _ = toolguard.Decide(r.pol, ev, r.who, r.project()) // an input it cannot read is denied, with why
+		default:
+			var ok bool
+			if d, ok = toolguard.Protect(ev, r.project(), r.protected()); !ok {
+				d, _ = toolguard.Decide(r.pol, ev, r.who, r.project()) // an input it cannot read is denied, with why
+			}
 		}
+		r.publish(d)
+	}
+	var home *helm.Home
+	if err == nil {
+		home, err = a.openHome()
 	}
 	message := ""
 	if err == nil {
@@ -206,8 +312,19 @@ func (r *hookRun) run(ctx context.Context) error {
 		}
 	}
 	out, _ := r.ad.answer(ev, d, message)
-	_, err = a.stdout.Write(out)
-	return err
+	return out, nil
+}
+
+// protected is what the built-in rule keeps the agent from: the home and
+// helm's own executable.
+func (r *hookRun) protected() toolguard.Protected {
+	p := toolguard.Protected{Home: r.a.homeDirPath}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			p.Program = exe
+		}
+	}
+	return p
 }
 
 // decidesCall says the event asks the guard about a tool call: a call
@@ -218,24 +335,26 @@ func (r *hookRun) decidesCall() bool {
 	return ev.Tool != nil && (ev.Kind == agent.PreTool || ev.Kind == agent.Permission && !ev.Tool.Failed)
 }
 
-// open reads the guard rules and opens the home.
-func (r *hookRun) open() (*helm.Home, error) {
+// rules reads the guard rules, from the home (judged first): none of it
+// takes a lock, so a tool call is decided even when the home's locks are
+// held.
+func (r *hookRun) rules() error {
 	dir, err := r.a.homeDir()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cfg, err := r.a.config()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if r.pol, err = r.a.policy(dir, cfg); err != nil {
 		var pe *policy.Error
 		if !errors.As(err, &pe) {
-			return nil, err
+			return err
 		}
-		return nil, pe
+		return pe
 	}
-	return r.a.openHome()
+	return nil
 }
 
 // homeName is the home for messages.
@@ -379,6 +498,7 @@ func (r *hookRun) gate(ctx context.Context, v *helm.Voyage, d *agent.Decision) e
 		entries = append(entries, e)
 	}
 	*d = toolguard.Gate(r.pol, r.ev, r.who, entries)
+	r.publish(*d)
 	return nil
 }
 
@@ -492,12 +612,12 @@ func (r *hookRun) readUsage(tr *track, path string, sidechain bool) {
 	if !r.ad.usage || path == "" {
 		return
 	}
-	f, err := os.Open(path)
+	f, err := openRegular(path) // a FIFO there would hold the hook
 	if err != nil {
-		return // no transcript (yet): no usage
+		return // no transcript (yet), or no file: no usage
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err != nil {
 		return
 	} else if fi.Size() < tr.Offset {
 		tr.Offset = 0 // a new file

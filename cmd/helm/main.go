@@ -15,7 +15,9 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -75,6 +77,11 @@ type Main struct {
 	// actionKinds, when set, are the action kinds in place of
 	// actions.Kinds(). Tests add one.
 	actionKinds []actions.Kind
+	// hookDeadline, when set, is helm hook's deadline in place of
+	// hookDeadline; hookWorkers, when set, counts the hooks' work, which
+	// may outlive the command (tests wait for it). Tests set them.
+	hookDeadline time.Duration
+	hookWorkers  *sync.WaitGroup
 }
 
 // NewMain returns the Main of the real process.

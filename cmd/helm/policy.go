@@ -55,7 +55,7 @@ func (a *app) policy(home string, cfg *config) (*policy.Policy, error) {
 	if err := a.trustFile(path, "the guard rules"); err != nil {
 		return nil, err
 	}
-	p, err := policy.Load(path)
+	p, err := loadPolicy(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !named:
 		p, err = nil, nil
@@ -66,6 +66,18 @@ func (a *app) policy(home string, cfg *config) (*policy.Policy, error) {
 	}
 	a.pol, a.polRead = policy.Stack(sys, p), true
 	return a.pol, nil
+}
+
+// loadPolicy reads and parses the policy file at path as policy.Load
+// does, but only a regular file of at most maxHomeFile bytes: a policy.toml
+// the agent made a FIFO would hold the hook until the host's timeout let
+// the call go.
+func loadPolicy(path string) (*policy.Policy, error) {
+	data, err := readRegular(path, maxHomeFile)
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	return policy.Parse(data, path)
 }
 
 // loadSystemPolicy reads the system policy at path: nil when there is
@@ -81,7 +93,7 @@ func loadSystemPolicy(path string) (*policy.Policy, error) {
 		}
 		return nil, err
 	}
-	p, err := policy.Load(path)
+	p, err := loadPolicy(path)
 	if err != nil {
 		return nil, &hinted{Err: fmt.Errorf("system guard rules: %w", err), Hint: "ask whoever keeps " + path + " (root) to fix it: helm runs no action while the system policy cannot be read"}
 	}

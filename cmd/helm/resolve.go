@@ -61,9 +61,15 @@ type app struct {
 	homeDirPath string
 	homeErr     error
 	homeChecked bool
+	// abandoned says a hook answered without waiting for its work, which
+	// goes on with this app (hookRun.bounded): close leaves it alone.
+	abandoned bool
 }
 
 func (a *app) close() {
+	if a.abandoned {
+		return // a hook's work that did not end in time still uses them
+	}
 	for _, v := range a.voyages {
 		a.reportTornTails(v)
 		v.Close()

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -164,9 +163,11 @@ func (a *app) trustFile(path, what string) error {
 }
 
 // readHomeFile reads path, a file of the home in dir, judging the file it
-// opened (what names it) before it reads a byte of it.
+// opened (what names it) before it reads a byte of it. Only a regular file
+// of at most maxHomeFile bytes is read (openRegular): a FIFO would hold
+// every command, a hook among them, until something wrote to it.
 func (a *app) readHomeFile(path, what, dir string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +181,7 @@ func (a *app) readHomeFile(path, what, dir string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return io.ReadAll(f)
+	return readLimited(f, path, maxHomeFile)
 }
 
 // judgePath judges what path names, a link followed; a path not there
