@@ -41,6 +41,9 @@ type hookAdapter struct {
 	// projectEnv names the variable the host sets in a hook's
 	// environment to the project's directory.
 	projectEnv string
+	// promptEvent is the host's name of the event of a person's
+	// prompt (the help's example).
+	promptEvent string
 	// usage: the host's transcript says each message's tokens
 	// (claudecode.UsageSince).
 	usage bool
@@ -48,9 +51,9 @@ type hookAdapter struct {
 
 var hookAdapters = []hookAdapter{
 	{host: claudecode.Agent, label: "Claude Code", parse: claudecode.Parse, unknown: claudecode.ErrUnknownEvent,
-		answer: claudecode.AnswerWithMessage, stepOf: claudecode.StepOf, projectEnv: "CLAUDE_PROJECT_DIR", usage: true},
+		answer: claudecode.AnswerWithMessage, stepOf: claudecode.StepOf, projectEnv: "CLAUDE_PROJECT_DIR", promptEvent: "UserPromptSubmit", usage: true},
 	{host: gemini.Agent, label: "Gemini CLI", parse: gemini.Parse, unknown: gemini.ErrUnknownEvent,
-		answer: gemini.AnswerWithMessage, stepOf: gemini.StepOf, projectEnv: "GEMINI_PROJECT_DIR"},
+		answer: gemini.AnswerWithMessage, stepOf: gemini.StepOf, projectEnv: "GEMINI_PROJECT_DIR", promptEvent: "BeforeAgent"},
 }
 
 // newHookRunCmds are helm hook claude-code and helm hook gemini-cli.
@@ -80,7 +83,8 @@ let go, so that a broken gate cannot hold the agent for ever. Recording
 fails open: a step that cannot be recorded is said on standard error and
 the call goes as decided, unless policy.toml says
 [hooks] recording = "fail-closed", which denies it.`,
-			Example: `  echo '{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"hi","cwd":"."}' | helm hook ` + ad.host + ` --as claude-1`,
+			Example: `  helm hook ` + ad.host + ` --as claude-1 < event.json
+  echo '{"session_id":"s1","hook_event_name":"` + ad.promptEvent + `","prompt":"hi","cwd":"."}' | helm hook ` + ad.host + ` --as claude-1`,
 		}, &hookRunCmd{ad: ad}))
 	}
 	return out
