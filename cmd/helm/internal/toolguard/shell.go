@@ -800,18 +800,6 @@ func shown(w string) string {
 	return strconv.Quote(w)
 }
 
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if c != '_' && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
 func isDigits(s string) bool {
 	if s == "" {
 		return false
