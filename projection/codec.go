@@ -261,7 +261,7 @@ func checkPayloads(e *Event) error {
 		if a.Undoes != 0 && e.Type != ActionIntended {
 			return fmt.Errorf("a %s event names no entry it undoes, but this one names %d", e.Type, a.Undoes)
 		}
-		if a.Undoes < 0 {
+		if a.Undoes < 0 || a.Undoes > maxEntryNumber {
 			return fmt.Errorf("a %s event undoes entry %d, which is not an entry number", e.Type, a.Undoes)
 		}
 		if a.UndoneBy != 0 {
@@ -281,6 +281,9 @@ func checkPayloads(e *Event) error {
 	}
 	if e.Type == StepFinished && e.Step != nil && e.Step.Result == nil {
 		return fmt.Errorf("a %s event attaches a result to its step, but this one has none", e.Type)
+	}
+	if e.N > maxEntryNumber {
+		return fmt.Errorf("a %s event records entry %d, beyond the last number an entry can have (%d)", e.Type, e.N, maxEntryNumber)
 	}
 	if e.N < 0 || e.N != 0 && !IsEntry(e.Type) {
 		return fmt.Errorf("a %s event records no numbered entry, but this one has number %d", e.Type, e.N)
@@ -941,6 +944,11 @@ func decodeBinary(data []byte) (*Event, error) {
 		return nil, fmt.Errorf("decode %s event: %w", t, d.err)
 	}
 	e.Type, e.V, e.At, e.Who = t, cur, when, who
+	// What Encode could not store is not an event, binary or JSON (a
+	// step-finished event without its result, found by FuzzDecode).
+	if err := checkPayloads(e); err != nil {
+		return nil, fmt.Errorf("decode %s event: %w", t, err)
+	}
 	return e, nil
 }
 
@@ -1113,6 +1121,10 @@ func (d *decoder) payload(t Type, v int) *Event {
 	return &Event{}
 }
 
+// maxEntryNumber is the largest entry number an event may carry, in
+// either encoding.
+const maxEntryNumber = 1 << 31
+
 // entryNumber reads the number of the entry an event records.
 func (d *decoder) entryNumber() int { return d.entryRef("entry number") }
 
@@ -1120,7 +1132,7 @@ func (d *decoder) entryNumber() int { return d.entryRef("entry number") }
 func (d *decoder) entryRef(what string) int {
 	at := d.off
 	n := d.uvarint(what)
-	if n > 1<<31 {
+	if n > maxEntryNumber {
 		d.fail(what, at, "%d is out of range", n)
 		return 0
 	}
