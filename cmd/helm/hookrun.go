@@ -419,7 +419,7 @@ func (r *hookRun) record(ctx context.Context, home *helm.Home, d *agent.Decision
 			step.ID = tr.openCall(step.Tool) // its result comes without one
 		}
 		if step.Tool == "Agent" || step.Tool == "Task" {
-			ix.AgentCall = step.Text
+			ix.setAgentCall(step.Text)
 		}
 	case agent.PostTool:
 		if step.ID == "" {
@@ -469,6 +469,7 @@ func (r *hookRun) record(ctx context.Context, home *helm.Home, d *agent.Decision
 			return err
 		}
 		tr.Done = true
+		ix.endSub(ev.Subagent)
 	case agent.SessionEnd:
 		if _, err := v.Step(ctx, step, r.who); err != nil {
 			return err
@@ -619,8 +620,8 @@ func (r *hookRun) readUsage(tr *track, path string, sidechain bool) {
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil {
 		return
-	} else if fi.Size() < tr.Offset {
-		tr.Offset = 0 // a new file
+	} else if tr.Offset < 0 || fi.Size() < tr.Offset {
+		tr.Offset = 0 // a new file, or an offset the index's editor made up
 	}
 	msgs, next, err := claudecode.UsageSince(f, tr.Offset, sidechain)
 	if err != nil {

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/logbook"
+)
+
+// Round 2 of the recorded agent's attacks on helm hook claude-code:
+// hostile session and agent ids, index edits, floods.
+
+// TestAttackHostileSessionIDsKeepTheirOwnIndexInsideTheHome: a session id
+// is the agent's to choose (Claude Code passes it on). Whatever it is, its
+// index is one file of its own under <home>/agents/claude-code: never a
+// path, never another session's index or lock (a session "x.lock" whose
+// index replaced session x's lock file would let two hooks of x record at
+// once; a session named as another's digest would take its index).
+func TestAttackHostileSessionIDsKeepTheirOwnIndexInsideTheHome(t *testing.T) {
+	ids := []string{"x", "x.lock", "../../x", "a/b", ".", "..", `a\b`, `C:\x`, "a\x00b", "a\nb", "séance-☃",
+		strings.Repeat("s", 10<<10), "sha256-" + strings.TrimPrefix(fileName("../../x"), "sha256-"), ".index-1"}
+	ids = append(ids, "X") // "x" on a file system that ignores case
+	names := map[string]string{}
+	for _, id := range ids {
+		n := strings.ToLower(fileName(id))
+		if prev, ok := names[n]; ok {
+			t.Errorf("sessions %q and %q share the index %s", prev, id, n)
+		}
+		names[n] = id
+	}
+	for _, id := range ids {
+		if prev, ok := names[strings.ToLower(fileName(id))+".lock"]; ok {
+			t.Errorf("session %q's index is session %q's lock", prev, id)
+		}
+	}
+
+	h := newHarness(t)
+	for _, id := range ids {
+		h.Stdin = hookPayload(id, "UserPromptSubmit", map[string]any{"prompt": "hi"})
+		r := h.run("hook", "claude-code", "--as", "claude-1")
+		require.Equal(t, 0, r.Code, "session %q: %s", id, r)
+	}
+	dir := filepath.Join(h.Home, "agents", "claude-code")
+	require.NoError(t, filepath.WalkDir(filepath.Dir(h.Home), func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(dir, p)
+		if strings.HasPrefix(p, dir) && d.Type().IsRegular() {
+			assert.NotContains(t, rel, string(filepath.Separator), "%s", p)
+			if strings.HasSuffix(p, ".lock") {
+				data, err := os.ReadFile(p)
+				require.NoError(t, err)
+				assert.Empty(t, data, "lock %s holds an index", p)
+			}
+		}
+		return nil
+	}))
+	_, err := os.Stat(filepath.Join(h.Home, "..", "x"))
+	assert.True(t, os.IsNotExist(err), "nothing outside the home")
+
+	var list []struct {
+		Session string `json:"session"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "all", "--json")), &list))
+	assert.Len(t, list, len(ids), "one voyage per session")
+	// A second event of each session goes to the same voyage.
+	for _, id := range ids {
+		h.Stdin = hookPayload(id, "UserPromptSubmit", map[string]any{"prompt": "again"})
+		r := h.run("hook", "claude-code", "--as", "claude-1")
+		require.Equal(t, 0, r.Code, "session %q: %s", id, r)
+		assert.NotContains(t, r.Stderr, "a new voyage starts", "session %q", id)
+	}
+	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "all", "--json")), &list))
+	assert.Len(t, list, len(ids), "one voyage per session")
+}
+
+// TestAttackHostileAgentIDsStayInTheIndex: a subagent's id names its
+// sub-voyage in the index and its transcript beside the session's only
+// when it is a plain name; nothing is written outside the home.
+func TestAttackHostileAgentIDsStayInTheIndex(t *testing.T) {
+	h := newHarness(t)
+	tdir := t.TempDir()
+	for _, id := range []string{"../../x", "a/b", "..", ".", "a\x00b", strings.Repeat("a", 10<<10)} {
+		for _, ev := range []string{"SubagentStart", "PreToolUse", "SubagentStop"} {
+			h.Stdin = hookPayload("s-agents", ev, map[string]any{"agent_id": id, "agent_type": "Explore", "tool_name": "Read", "tool_use_id": "t1",
+				"tool_input": map[string]any{"file_path": "x"}, "transcript_path": filepath.Join(tdir, "s.jsonl"), "agent_transcript_path": filepath.Join(tdir, "s.jsonl")})
+			r := h.run("hook", "claude-code", "--as", "claude-1")
+			require.Equal(t, 0, r.Code, "agent %q %s: %s", id, ev, r)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Dir(h.Home))
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotEqual(t, "x", e.Name())
+	}
+	data, err := os.ReadFile(filepath.Join(h.Home, "agents", "claude-code", "s-agents"))
+	require.NoError(t, err)
+	assert.Less(t, len(data), 4<<10, "a completed subagent leaves nothing in the index")
+}
+
+// TestAttackEditedOffsetsStillReadTheUsage: the index's offset into the
+// transcript is a number the agent can edit: a negative one, or one past
+// the file's end, reads the transcript from its start, once.
+func TestAttackEditedOffsetsStillReadTheUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		offset int64
+	}{
+		{name: "negative", offset: -100},
+		{name: "past the end", offset: 1 << 62},
+		{name: "most negative", offset: -1 << 63},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			transcript := filepath.Join(t.TempDir(), "s.jsonl")
+			line := `{"type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash"}],"usage":{"input_tokens":1234,"output_tokens":56}}}` + "\n"
+			require.NoError(t, os.WriteFile(transcript, []byte(line), 0o600))
+			h.Stdin = bashCall("s-off", "toolu_1", "echo hi")
+			h.ok("hook", "claude-code", "--as", "claude-1")
+			index := filepath.Join(h.Home, "agents", "claude-code", "s-off")
+			var ix sessionIndex
+			data, err := os.ReadFile(index)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &ix))
+			ix.Main.Offset = tc.offset
+			data, err = json.Marshal(ix)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(index, data, 0o600))
+
+			h.Stdin = hookPayload("s-off", "PostToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_1", "transcript_path": transcript,
+				"tool_input": map[string]any{"command": "echo hi"}, "tool_response": map[string]any{"stdout": "hi"}})
+			r := h.run("hook", "claude-code", "--as", "claude-1")
+			require.Equal(t, 0, r.Code, "%s", r)
+			assert.NotContains(t, r.Stderr, "usage")
+			data, err = os.ReadFile(index)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &ix))
+			assert.Equal(t, int64(len(line)), ix.Main.Offset)
+			got := h.ok("log", "--json")
+			assert.Contains(t, got, "1234", "the call's usage is recorded")
+		})
+	}
+}
+
+// TestAttackFloodKeepsTheIndexSmall: an agent that calls tools without
+// ids (each a name of its own) and never reports a result, starts
+// subagents that never stop, and writes transcripts of long ids and model
+// names, does not grow its session's index without bound: each hook
+// reads and writes it whole.
+func TestAttackFloodKeepsTheIndexSmall(t *testing.T) {
+	var ix lockedIndex
+	long := strings.Repeat("m", 1<<20)
+	for i := range 100_000 {
+		tool := fmt.Sprintf("Tool%d-%s", i, strings.Repeat("t", 200))
+		ix.Main.openCall(tool)
+		ix.Main.addPending(fmt.Sprintf("toolu_%d%s", i, long[:1000]), usageOf(long))
+		ix.Main.seen(fmt.Sprintf("msg_%d%s", i, long[:1000]))
+		ix.Main.addTurn(usageOf(long))
+	}
+	for i := range 2_000 {
+		ix.sub(fmt.Sprintf("agent-%d-%s", i, long[:1000])).addPending("toolu_1"+long[:1000], usageOf(long))
+	}
+	ix.setAgentCall(long)
+	data, err := json.Marshal(&ix.sessionIndex)
+	require.NoError(t, err)
+	assert.Less(t, len(data), maxIndexBytes, "the index of a flooded session")
+	t.Logf("index of the flooded session: %d bytes", len(data))
+}
+
+func usageOf(model string) logbook.Usage {
+	return logbook.Usage{Model: model, InputTokens: 1, OutputTokens: 1}
+}
