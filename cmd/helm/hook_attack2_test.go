@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helmlog/helm/agent/claudecode"
 	"github.com/helmlog/helm/logbook"
 )
 
@@ -176,4 +177,63 @@ func TestAttackFloodKeepsTheIndexSmall(t *testing.T) {
 
 func usageOf(model string) logbook.Usage {
 	return logbook.Usage{Model: model, InputTokens: 1, OutputTokens: 1}
+}
+
+// TestAttackTranscriptLongerThanAReadIsPassedOver: a transcript whose
+// first line is longer than a hook reads (a sparse file of zeros, an
+// output of megabytes on one line) is read MaxUsageRead bytes per hook
+// and passed over: the usage written after it is read.
+func TestAttackTranscriptLongerThanAReadIsPassedOver(t *testing.T) {
+	h := newHarness(t)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	f, err := os.Create(transcript)
+	require.NoError(t, err)
+	line := `{"type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash"}],"usage":{"input_tokens":1234,"output_tokens":56}}}` + "\n"
+	hole := int64(claudecode.MaxUsageRead + claudecode.MaxUsageRead/4)
+	_, err = f.WriteAt([]byte("\n"+line), hole)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	index := filepath.Join(h.Home, "agents", "claude-code", "s-big")
+	post := hookPayload("s-big", "PostToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": "toolu_1", "transcript_path": transcript,
+		"tool_input": map[string]any{"command": "echo hi"}, "tool_response": map[string]any{"stdout": "hi"}})
+	var offsets []int64
+	for range 2 {
+		h.Stdin = post
+		h.ok("hook", "claude-code", "--as", "claude-1")
+		var ix sessionIndex
+		data, err := os.ReadFile(index)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, &ix))
+		offsets = append(offsets, ix.Main.Offset)
+	}
+	assert.Equal(t, []int64{claudecode.MaxUsageRead, hole + 1 + int64(len(line))}, offsets, "each hook reads at most MaxUsageRead bytes, and moves on")
+	assert.Contains(t, h.ok("log", "--json"), "1234", "the usage after the long line is read")
+}
+
+// TestAttackTranscriptPathAtOtherFilesRecordsNothingOfThem: a
+// transcript_path at the home's own files, at /proc/self/environ, at a
+// directory: nothing of them is recorded (only an assistant message's
+// usage ever is).
+func TestAttackTranscriptPathAtOtherFilesRecordsNothingOfThem(t *testing.T) {
+	h := newHarness(t)
+	h.Stdin = hookPayload("s-other", "UserPromptSubmit", map[string]any{"prompt": "hi"})
+	h.ok("hook", "claude-code", "--as", "claude-1")
+	paths := []string{"/proc/self/environ", h.Home, filepath.Join(h.Home, "agents", "claude-code", "s-other")}
+	require.NoError(t, filepath.WalkDir(h.Home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			paths = append(paths, p)
+		}
+		return err
+	}))
+	for i, p := range paths {
+		h.Stdin = hookPayload("s-other", "PostToolUse", map[string]any{"tool_name": "Bash", "tool_use_id": fmt.Sprintf("toolu_%d", i), "transcript_path": p,
+			"tool_input": map[string]any{"command": "true"}, "tool_response": map[string]any{"stdout": ""}})
+		h.ok("hook", "claude-code", "--as", "claude-1")
+		h.Stdin = hookPayload("s-other", "Stop", map[string]any{"transcript_path": p, "last_assistant_message": "done"})
+		h.ok("hook", "claude-code", "--as", "claude-1")
+	}
+	got := h.ok("log", "--json")
+	assert.NotContains(t, got, `"usage"`)
+	assert.NotContains(t, got, "PATH=")
 }
