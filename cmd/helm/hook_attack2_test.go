@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -236,4 +238,104 @@ func TestAttackTranscriptPathAtOtherFilesRecordsNothingOfThem(t *testing.T) {
 	got := h.ok("log", "--json")
 	assert.NotContains(t, got, `"usage"`)
 	assert.NotContains(t, got, "PATH=")
+}
+
+// TestAttackFloodOfOneSession: thousands of events of one session through
+// the command (calls without ids that never report back, calls with ids
+// whose results never come, subagents that never stop, each a name of its
+// own; a subagent every 40 events, which starts a voyage): every hook answers, the voyage verifies, the index stays under its
+// bound. -short runs a tenth of it.
+func TestAttackFloodOfOneSession(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	h := newHarness(t)
+	for i := range n {
+		var p string
+		switch i % 4 {
+		case 2:
+			if i%40 == 2 { // a voyage each: a few
+				p = hookPayload("s-flood", "SubagentStart", map[string]any{"agent_id": fmt.Sprintf("agent-%d", i), "agent_type": "Explore"})
+				break
+			}
+			fallthrough
+		case 0:
+			p = hookPayload("s-flood", "PreToolUse", map[string]any{"tool_name": fmt.Sprintf("mcp__x__t%d", i), "tool_input": map[string]any{}})
+		case 1:
+			p = bashCall("s-flood", fmt.Sprintf("toolu_%d", i), "true")
+		default:
+			p = hookPayload("s-flood", "UserPromptSubmit", map[string]any{"prompt": fmt.Sprintf("prompt %d", i)})
+		}
+		start := time.Now()
+		r := attackHook(h, 0, nil, p)
+		require.Equal(t, 0, r.Code, "event %d: %s", i, r)
+		if i == n-1 {
+			t.Logf("event %d: %s", i, time.Since(start))
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(h.Home, "agents", "claude-code", "s-flood"))
+	require.NoError(t, err)
+	assert.Less(t, len(data), maxIndexBytes)
+	t.Logf("%d events: index of %d bytes", n, len(data))
+	var ix sessionIndex
+	require.NoError(t, json.Unmarshal(data, &ix))
+	assert.LessOrEqual(t, len(ix.Subagents), maxSubagents)
+	h.ok("voyage", "verify", ix.Main.Voyage)
+}
+
+// TestAttackParallelHookProcessesOfANewSession: 30 hook processes of a
+// brand-new session at once start one voyage and record every step.
+func TestAttackParallelHookProcessesOfANewSession(t *testing.T) {
+	n := 30
+	if testing.Short() {
+		n = 10
+	}
+	h := newHarness(t)
+	require.NoError(t, os.MkdirAll(h.Home, 0o700))
+	var wg sync.WaitGroup
+	errs := make([]string, n)
+	for i := range n {
+		wg.Go(func() {
+			out, errOut, err := hookProcess(h.Home, h.Dir, bashCall("parallel-30", fmt.Sprintf("toolu_%d", i), fmt.Sprintf("echo %d", i)))
+			if err != nil || out != "" || errOut != "" {
+				errs[i] = fmt.Sprintf("hook %d: %v\nstdout: %s\nstderr: %s", i, err, out, errOut)
+			}
+		})
+	}
+	wg.Wait()
+	for _, e := range errs {
+		assert.Empty(t, e)
+	}
+	var list []struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "all", "--json")), &list))
+	require.Len(t, list, 1, "one voyage for the session")
+	story := h.ok("log", "--voyage", list[0].ID)
+	for i := range n {
+		assert.Contains(t, story, fmt.Sprintf("Bash: echo %d\n", i))
+	}
+	h.ok("voyage", "verify", list[0].ID)
+}
+
+// TestAttackPayloadAtTheSizeBound: a payload of exactly MaxPayload bytes
+// is read; one byte more is refused with exit 2 (which blocks a call),
+// nothing recorded.
+func TestAttackPayloadAtTheSizeBound(t *testing.T) {
+	h := newHarness(t)
+	frame := `{"session_id":"s-size","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"echo "},"pad":""}`
+	at := strings.Replace(frame, `"pad":""`, `"pad":"`+strings.Repeat("a", claudecode.MaxPayload-len(frame))+`"`, 1)
+	require.Len(t, at, claudecode.MaxPayload)
+	r := attackHook(h, 0, nil, at)
+	assert.Equal(t, 0, r.Code, "%s", r)
+	assert.Contains(t, h.ok("log"), "Bash: echo")
+
+	over := strings.Replace(at, `"s-size"`, `"s-over"`, 1) + " "
+	require.Len(t, over, claudecode.MaxPayload+1)
+	r = attackHook(h, 0, nil, over)
+	assert.Equal(t, 2, r.Code, "%s", r)
+	assert.Contains(t, r.Stderr, "larger than")
+	_, err := os.Stat(filepath.Join(h.Home, "agents", "claude-code", "s-over"))
+	assert.True(t, os.IsNotExist(err), "nothing recorded")
 }
