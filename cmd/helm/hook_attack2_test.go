@@ -339,3 +339,28 @@ func TestAttackPayloadAtTheSizeBound(t *testing.T) {
 	_, err := os.Stat(filepath.Join(h.Home, "agents", "claude-code", "s-over"))
 	assert.True(t, os.IsNotExist(err), "nothing recorded")
 }
+
+// TestAttackCwdOutsideTheProjectDoesNotMoveIt: the payload's cwd follows
+// the agent's cd. When the host's CLAUDE_PROJECT_DIR is not set, the
+// project is the directory the host ran the hook in, never the payload's
+// cwd: an agent that went to / still reads outside the project.
+func TestAttackCwdOutsideTheProjectDoesNotMoveIt(t *testing.T) {
+	h := newHarness(t)
+	h.writeHome("policy.toml", "[[rule]]\nname = \"stay in the project\"\ntool = \"Read|Bash\"\npath = \"outside-project\"\ndecision = \"deny\"\n")
+	delete(h.Env, "CLAUDE_PROJECT_DIR")
+	outside := t.TempDir()
+	for _, tc := range []struct {
+		name, cwd string
+	}{
+		{name: "the root", cwd: "/"},
+		{name: "the file's directory", cwd: outside},
+		{name: "the project's parent", cwd: filepath.Dir(h.Dir)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := hookPayload("s-cwd", "PreToolUse", map[string]any{"cwd": tc.cwd, "tool_name": "Read", "tool_use_id": "t1",
+				"tool_input": map[string]any{"file_path": filepath.Join(outside, "secret")}})
+			a := readAnswer(t, attackHook(h, 0, nil, p))
+			assert.Equal(t, "deny", a.HookSpecificOutput.PermissionDecision, "%+v", a)
+		})
+	}
+}

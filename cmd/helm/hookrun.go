@@ -369,10 +369,18 @@ func (r *hookRun) homeName() string {
 }
 
 // project is the project's directory: the host's variable in the hook's
-// environment (the agent does not set it), else the event's cwd.
+// environment (the agent does not set it), else the directory the host
+// ran the hook in. Never the event's cwd, which follows the agent's cd:
+// an agent that went to / would have every path in its project.
 func (r *hookRun) project() string {
 	if p := r.a.getenv(r.ad.projectEnv); p != "" {
 		return p
+	}
+	if r.a.main.Dir != "" {
+		return r.a.main.Dir
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
 	}
 	return r.ev.Cwd
 }
