@@ -215,13 +215,15 @@ func TestAttackTranscriptLongerThanAReadIsPassedOver(t *testing.T) {
 
 // TestAttackTranscriptPathAtOtherFilesRecordsNothingOfThem: a
 // transcript_path at the home's own files, at /proc/self/environ, at a
-// directory: nothing of them is recorded (only an assistant message's
+// directory or a symlink to one: nothing of them is recorded (only an assistant message's
 // usage ever is).
 func TestAttackTranscriptPathAtOtherFilesRecordsNothingOfThem(t *testing.T) {
 	h := newHarness(t)
 	h.Stdin = hookPayload("s-other", "UserPromptSubmit", map[string]any{"prompt": "hi"})
 	h.ok("hook", "claude-code", "--as", "claude-1")
-	paths := []string{"/proc/self/environ", h.Home, filepath.Join(h.Home, "agents", "claude-code", "s-other")}
+	link := filepath.Join(t.TempDir(), "dir.jsonl")
+	require.NoError(t, os.Symlink(h.Home, link))
+	paths := []string{"/proc/self/environ", h.Home, link, filepath.Join(h.Home, "agents", "claude-code", "s-other")}
 	require.NoError(t, filepath.WalkDir(h.Home, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			paths = append(paths, p)
@@ -363,4 +365,14 @@ func TestAttackCwdOutsideTheProjectDoesNotMoveIt(t *testing.T) {
 			assert.Equal(t, "deny", a.HookSpecificOutput.PermissionDecision, "%+v", a)
 		})
 	}
+}
+
+// TestAttackEmptySessionIDIsRefused: a payload without a session id is
+// bad input (exit 2, which blocks a call): nothing is written.
+func TestAttackEmptySessionIDIsRefused(t *testing.T) {
+	h := newHarness(t)
+	r := attackHook(h, 0, nil, bashCall("", "t1", "echo hi"))
+	assert.Equal(t, 2, r.Code, "%s", r)
+	_, err := os.Stat(filepath.Join(h.Home, "agents"))
+	assert.True(t, os.IsNotExist(err), "no index")
 }
