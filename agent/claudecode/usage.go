@@ -56,13 +56,16 @@ type transcriptLine struct {
 // lines of one message are merged, their tool calls joined, the largest
 // count of each kind kept), in the order they were written. It reads
 // whole lines only, at most MaxUsageRead bytes, and returns the offset
-// after the last whole line it read: the offset to read from next time.
+// after the last whole line it read: the offset to read from next time
+// (a line longer than the bytes it may read is passed over, in as many
+// calls as it takes; a negative offset is the start).
 // Lines that are not JSON or not an assistant's message are passed over,
 // and so are a subagent's (isSidechain) in a session's transcript, and
 // the session's in a subagent's own (sidechain: Claude Code writes a
 // subagent's transcript to a file of its own, its lines marked
 // isSidechain). Nothing is written.
 func UsageSince(r io.ReaderAt, offset int64, sidechain bool) ([]Message, int64, error) {
+	offset = max(offset, 0)
 	br := bufio.NewReaderSize(io.NewSectionReader(r, offset, MaxUsageRead), 64<<10)
 	var (
 		out   []Message
@@ -86,6 +89,15 @@ func UsageSince(r io.ReaderAt, offset int64, sidechain bool) ([]Message, int64, 
 		if err != nil {
 			if err == io.EOF {
 				err = nil // a line without its newline is still being written
+				if long {
+					// A line longer than maxUsageLine is passed over
+					// whole: what was read of it is, so that a line
+					// longer than MaxUsageRead (a sparse file, a
+					// megabytes-long output) does not hold every later
+					// call at its start. The next call starts inside
+					// it: the rest of a JSON line is no JSON.
+					next += n
+				}
 			}
 			return out, next, err
 		}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/helmlog/helm/internal/durable"
@@ -41,6 +42,28 @@ const hookLockWait = 5 * time.Second
 // an index: a session whose calls never report back (denied, crashed)
 // has their usage go to the turn instead.
 const maxPending = 256
+
+// maxSubagents bounds the subagents an index keeps (a completed one is
+// forgotten): Claude Code runs a few at once; an agent that starts more,
+// never stopping them, has the oldest forgotten: a later event of one
+// starts a new sub-voyage.
+const maxSubagents = 16
+
+// maxKey is the longest id (a message's, a call's, a tool's name, a
+// subagent's) the index keeps as it is; a longer one is kept as its
+// digest (the ids come from the agent: each hook reads and writes the
+// index whole).
+const maxKey = 128
+
+// maxIndexBytes bounds a session index by construction: per track (the
+// session's and each of maxSubagents subagents'), maxPending pending
+// calls and open calls and maxSeen message ids, each key at most maxKey
+// bytes and each usage's model at most maxModel; the last Agent call's
+// text clipped to 200 bytes.
+const maxIndexBytes = 2 << 20
+
+// maxModel is the longest model name kept in the index's usage.
+const maxModel = 128
 
 // maxSeen is how many of the last message ids an index remembers, so a
 // message whose lines straddle two reads counts once.
@@ -79,17 +102,46 @@ type track struct {
 	Calls int `json:"calls,omitempty"`
 }
 
-// safeName is a session or agent id that can be a file name as it is.
+// safeName is an agent id that can be part of a file name as it is.
 var safeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 
+// safeFile is a session id that can be its index's file name as it is:
+// lower case (two ids that differ in case only are one file on macOS's
+// and Windows' file systems).
+var safeFile = regexp.MustCompile(`^[a-z0-9_][a-z0-9._-]{0,127}$`)
+
 // fileName is id as a file name: itself when safe, else a digest of it
-// (the id comes from the agent's payload: never a path).
+// (the id comes from the agent's payload: never a path). A name that
+// could be another session's lock (x.lock) or digest (sha256-…) is a
+// digest too, so no two ids share a file.
 func fileName(id string) string {
-	if safeName.MatchString(id) {
+	if safeFile.MatchString(id) && !strings.HasSuffix(id, ".lock") && !strings.HasPrefix(id, "sha256-") {
 		return id
 	}
+	return digest(id)
+}
+
+// digest is id's SHA-256, shortened.
+func digest(id string) string {
 	sum := sha256.Sum256([]byte(id))
 	return "sha256-" + hex.EncodeToString(sum[:16])
+}
+
+// key is id as the index keeps it: itself when short, else its digest.
+func key(id string) string {
+	if len(id) <= maxKey {
+		return id
+	}
+	return digest(id)
+}
+
+// bounded is u with a model name the index keeps (a longer one is no
+// model's).
+func bounded(u logbook.Usage) logbook.Usage {
+	if len(u.Model) > maxModel {
+		u.Model = ""
+	}
+	return u
 }
 
 // lockedIndex is a session's index, read under its lock.
@@ -173,21 +225,47 @@ func (ix *lockedIndex) close() {
 	_ = ix.lock.Close()
 }
 
-// sub returns the track of the subagent id, made when new.
+// sub returns the track of the subagent id, made when new (forgetting
+// another beyond maxSubagents: a completed one first).
 func (ix *lockedIndex) sub(id string) *track {
 	if ix.Subagents == nil {
 		ix.Subagents = map[string]*track{}
 	}
+	id = key(id)
 	t := ix.Subagents[id]
 	if t == nil {
+		for len(ix.Subagents) >= maxSubagents {
+			ix.forgetOne()
+		}
 		t = &track{}
 		ix.Subagents[id] = t
 	}
 	return t
 }
 
+// forgetOne forgets a subagent: a completed one, else the one whose
+// voyage was started first (voyage ids sort by their start).
+func (ix *lockedIndex) forgetOne() {
+	oldest := ""
+	for id, t := range ix.Subagents {
+		if t.Done {
+			delete(ix.Subagents, id)
+			return
+		}
+		if oldest == "" || t.Voyage < ix.Subagents[oldest].Voyage {
+			oldest = id
+		}
+	}
+	delete(ix.Subagents, oldest)
+}
+
+// endSub forgets the completed subagent id: a later event of it starts a
+// new sub-voyage.
+func (ix *lockedIndex) endSub(id string) { delete(ix.Subagents, key(id)) }
+
 // seen says whether the message id was counted, and remembers it.
 func (t *track) seen(id string) bool {
+	id = key(id)
 	for _, s := range t.Seen {
 		if s == id {
 			return true
@@ -205,7 +283,7 @@ func (t *track) addTurn(u logbook.Usage) {
 	if t.Turn == nil {
 		t.Turn = &logbook.Usage{}
 	}
-	t.Turn.Add(u)
+	t.Turn.Add(bounded(u))
 }
 
 // addPending adds u to what call id waits for; beyond maxPending calls,
@@ -214,6 +292,7 @@ func (t *track) addPending(id string, u logbook.Usage) {
 	if t.Pending == nil {
 		t.Pending = map[string]logbook.Usage{}
 	}
+	id, u = key(id), bounded(u)
 	p, ok := t.Pending[id]
 	if !ok && len(t.Pending) >= maxPending {
 		t.addTurn(u)
@@ -225,11 +304,11 @@ func (t *track) addPending(id string, u logbook.Usage) {
 
 // takeCall returns and forgets the usage call id waits for (nil: none).
 func (t *track) takeCall(id string) *logbook.Usage {
-	p, ok := t.Pending[id]
+	p, ok := t.Pending[key(id)]
 	if !ok {
 		return nil
 	}
-	delete(t.Pending, id)
+	delete(t.Pending, key(id))
 	return &p
 }
 
@@ -262,7 +341,12 @@ func (t *track) openCall(tool string) string {
 	if t.Open == nil {
 		t.Open = map[string][]string{}
 	}
-	if len(t.Open[tool]) < maxPending {
+	open := 0
+	for _, q := range t.Open {
+		open += len(q)
+	}
+	if open < maxPending {
+		tool = key(tool)
 		t.Open[tool] = append(t.Open[tool], id)
 	}
 	return id
@@ -270,6 +354,7 @@ func (t *track) openCall(tool string) string {
 
 // closeCall returns the oldest open call of tool ("" when none).
 func (t *track) closeCall(tool string) string {
+	tool = key(tool)
 	q := t.Open[tool]
 	if len(q) == 0 {
 		return ""
@@ -282,3 +367,7 @@ func (t *track) closeCall(tool string) string {
 	}
 	return id
 }
+
+// setAgentCall keeps the text of an Agent (Task) call, clipped as the
+// intent it becomes.
+func (ix *sessionIndex) setAgentCall(s string) { ix.AgentCall = clip(s, 200) }

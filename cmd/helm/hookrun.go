@@ -373,10 +373,18 @@ func (r *hookRun) homeName() string {
 }
 
 // project is the project's directory: the host's variable in the hook's
-// environment (the agent does not set it), else the event's cwd.
+// environment (the agent does not set it), else the directory the host
+// ran the hook in. Never the event's cwd, which follows the agent's cd:
+// an agent that went to / would have every path in its project.
 func (r *hookRun) project() string {
 	if p := r.a.getenv(r.ad.projectEnv); p != "" {
 		return p
+	}
+	if r.a.main.Dir != "" {
+		return r.a.main.Dir
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
 	}
 	return r.ev.Cwd
 }
@@ -423,7 +431,7 @@ func (r *hookRun) record(ctx context.Context, home *helm.Home, d *agent.Decision
 			step.ID = tr.openCall(step.Tool) // its result comes without one
 		}
 		if step.Tool == "Agent" || step.Tool == "Task" {
-			ix.AgentCall = step.Text
+			ix.setAgentCall(step.Text)
 		}
 	case agent.PostTool:
 		if step.ID == "" {
@@ -473,6 +481,7 @@ func (r *hookRun) record(ctx context.Context, home *helm.Home, d *agent.Decision
 			return err
 		}
 		tr.Done = true
+		ix.endSub(ev.Subagent)
 	case agent.SessionEnd:
 		if _, err := v.Step(ctx, step, r.who); err != nil {
 			return err
@@ -623,8 +632,8 @@ func (r *hookRun) readUsage(tr *track, path string, sidechain bool) {
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil {
 		return
-	} else if fi.Size() < tr.Offset {
-		tr.Offset = 0 // a new file
+	} else if tr.Offset < 0 || fi.Size() < tr.Offset {
+		tr.Offset = 0 // a new file, or an offset the index's editor made up
 	}
 	msgs, next, err := claudecode.UsageSince(f, tr.Offset, sidechain)
 	if err != nil {
