@@ -315,10 +315,12 @@ func TestAttackParallelHookProcessesOfANewSession(t *testing.T) {
 		assert.Empty(t, e)
 	}
 	var list []struct {
-		ID string `json:"id"`
+		ID      string `json:"id"`
+		Session string `json:"session"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "all", "--json")), &list))
 	require.Len(t, list, 1, "one voyage for the session")
+	assert.Equal(t, "claude-code:parallel-30", list[0].Session)
 	story := h.ok("log", "--voyage", list[0].ID)
 	for i := range n {
 		assert.Contains(t, story, fmt.Sprintf("Bash: echo %d\n", i))

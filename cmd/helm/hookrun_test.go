@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,40 +43,6 @@ func hookProcess(home, dir, payload string) (stdout, stderr string, err error) {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
 	return out.String(), errOut.String(), err
-}
-
-// TestHookProcessesOfANewSessionStartOneVoyage: Claude Code runs the hooks
-// of one event in parallel; the first hooks of a new session, each its
-// own process, start one voyage between them and record every step.
-func TestHookProcessesOfANewSessionStartOneVoyage(t *testing.T) {
-	h := newHarness(t)
-	require.NoError(t, os.MkdirAll(h.Home, 0o700))
-	const n = 6
-	var wg sync.WaitGroup
-	errs := make([]string, n)
-	for i := range n {
-		wg.Go(func() {
-			out, errOut, err := hookProcess(h.Home, h.Dir, bashCall("parallel-1", fmt.Sprintf("toolu_%d", i), fmt.Sprintf("echo %d", i)))
-			if err != nil || out != "" || errOut != "" {
-				errs[i] = fmt.Sprintf("hook %d: %v\nstdout: %s\nstderr: %s", i, err, out, errOut)
-			}
-		})
-	}
-	wg.Wait()
-	for _, e := range errs {
-		assert.Empty(t, e)
-	}
-	var list []struct {
-		ID      string `json:"id"`
-		Session string `json:"session"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "all", "--json")), &list))
-	require.Len(t, list, 1, "one voyage for the session")
-	assert.Equal(t, "claude-code:parallel-1", list[0].Session)
-	story := h.ok("log", "--voyage", list[0].ID)
-	for i := range n {
-		assert.Contains(t, story, fmt.Sprintf("Bash: echo %d\n", i))
-	}
 }
 
 // TestHookStartsANewVoyageWhenTheIndexLies: the agent can edit the
