@@ -69,50 +69,76 @@ func WriteLog(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, w
 // one per logbook entry, in order. The sightings are streamed (as
 // sighting show streams them), each as it comes.
 func writeStoryWithEvidence(ctx context.Context, w io.Writer, v *helm.Voyage, evidence bool, who string) error {
-	var text strings.Builder
-	if err := story.WriteText(ctx, &text, v); err != nil {
-		return err
-	}
-	entries, err := Entries(ctx, v, nil)
+	st, err := storyOf(ctx, v)
 	if err != nil {
 		return err
 	}
-	blocks := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n\n")
-	if len(blocks) != len(entries)+1 {
-		return fmt.Errorf("voyage %s: the story has %d entries, the logbook %d", v.ID(), len(blocks)-1, len(entries))
-	}
-	if _, err := io.WriteString(w, blocks[0]+"\n"); err != nil {
+	if _, err := io.WriteString(w, st.header+"\n"); err != nil {
 		return err
 	}
 	shown := 0
-	for i, e := range entries {
+	for i, e := range st.entries {
 		if who != "" && e.Who.Identity != who {
 			continue
 		}
 		shown++
-		if _, err := io.WriteString(w, "\n"+blocks[i+1]+"\n"); err != nil {
+		if err := writeEntry(ctx, w, v, e, st.blocks[i], evidence); err != nil {
 			return err
-		}
-		if e.Step != nil && evidence {
-			if err := writeStepEvidence(ctx, w, v, e.Step); err != nil {
-				return err
-			}
-		}
-		if e.Bearing == nil || !evidence {
-			continue
-		}
-		for _, o := range e.Bearing.Observations {
-			if _, err := fmt.Fprintf(w, "  Evidence of %s (artifact %s):\n", safetext.Line(o.Label), Short(o.Artifact)); err != nil {
-				return err
-			}
-			if err := renderEvidence(ctx, w, v, o.Artifact, "    "); err != nil {
-				return err
-			}
 		}
 	}
 	if who != "" && shown == 0 {
 		_, err := fmt.Fprintf(w, "\n(no entries by %s)\n", safetext.Line(who))
 		return err
+	}
+	return nil
+}
+
+// told is a voyage's story as the text tells it: its header, and each
+// entry with its block of text, in order.
+type told struct {
+	header  string
+	entries []logbook.Entry
+	blocks  []string
+}
+
+// storyOf reads v's story, after what others appended: the blocks of
+// story.WriteText after its header, one per logbook entry.
+func storyOf(ctx context.Context, v *helm.Voyage) (told, error) {
+	var text strings.Builder
+	if err := story.WriteText(ctx, &text, v); err != nil {
+		return told{}, err
+	}
+	entries, err := Entries(ctx, v, nil)
+	if err != nil {
+		return told{}, err
+	}
+	blocks := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n\n")
+	if len(blocks) != len(entries)+1 {
+		return told{}, fmt.Errorf("voyage %s: the story has %d entries, the logbook %d", v.ID(), len(blocks)-1, len(entries))
+	}
+	return told{header: blocks[0], entries: entries, blocks: blocks[1:]}, nil
+}
+
+// writeEntry writes entry e, told as block, and its evidence when asked.
+func writeEntry(ctx context.Context, w io.Writer, v *helm.Voyage, e logbook.Entry, block string, evidence bool) error {
+	if _, err := io.WriteString(w, "\n"+block+"\n"); err != nil {
+		return err
+	}
+	if e.Step != nil && evidence {
+		if err := writeStepEvidence(ctx, w, v, e.Step); err != nil {
+			return err
+		}
+	}
+	if e.Bearing == nil || !evidence {
+		return nil
+	}
+	for _, o := range e.Bearing.Observations {
+		if _, err := fmt.Fprintf(w, "  Evidence of %s (artifact %s):\n", safetext.Line(o.Label), Short(o.Artifact)); err != nil {
+			return err
+		}
+		if err := renderEvidence(ctx, w, v, o.Artifact, "    "); err != nil {
+			return err
+		}
 	}
 	return nil
 }
