@@ -128,10 +128,16 @@ func (j *sharedJournal) commit(ctx context.Context, decide func(logTx) ([][]byte
 		}
 		return err
 	}
+	// What the views hold now was in the store before the append asks
+	// for its tail: a tail before it is a loss. Not what they hold after:
+	// a refresh of this handle outside the commit (Observe's, Refresh) may
+	// fold, meanwhile, records another writer appended after the store
+	// answered.
+	held := j.v.seq()
 	if _, err := j.log.AppendIf(ctx, last, records...); err != nil {
 		var ce *store.ConflictError
 		if errors.As(err, &ce) {
-			if held := j.v.seq(); ce.Actual < held {
+			if ce.Actual < held {
 				reason := fmt.Sprintf("the store's log ends at record %d, but this handle read up to record %d from it: the store lost records it had acknowledged", ce.Actual, held)
 				return &DamageError{Voyage: j.v.id, File: j.where, Seq: ce.Actual + 1, Reason: reason,
 					Err: fmt.Errorf("%w: %s: %s", ErrDamaged, j.where, reason)}
