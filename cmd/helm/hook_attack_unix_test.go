@@ -33,7 +33,7 @@ func TestAttackHookRefusesFIFOs(t *testing.T) {
 			require.NoError(t, syscall.Mkfifo(filepath.Join(h.Home, file), 0o600))
 			a := readAnswer(t, attackHook(h, 0, nil, rmrf(h)))
 			assert.Equal(t, "deny", a.HookSpecificOutput.PermissionDecision)
-			assert.Contains(t, a.HookSpecificOutput.PermissionDecisionReason, "not a regular file (a FIFO)")
+			assert.Contains(t, a.HookSpecificOutput.PermissionDecisionReason, "not a regular file (FIFO)")
 		})
 	}
 	t.Run("transcript", func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/helmlog/helm/agent/claudecode"
 	"github.com/helmlog/helm/agent/gemini"
 	"github.com/helmlog/helm/cmd/helm/internal/toolguard"
+	"github.com/helmlog/helm/internal/regular"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 )
@@ -625,7 +626,7 @@ func (r *hookRun) readUsage(tr *track, path string, sidechain bool) {
 	if !r.ad.usage || path == "" {
 		return
 	}
-	f, err := openRegular(path) // a FIFO there would hold the hook
+	f, err := regular.Open(path) // a FIFO there would hold the hook
 	if err != nil {
 		return // no transcript (yet), or no file: no usage
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/agent"
 	"github.com/helmlog/helm/cmd/helm/internal/toolguard"
+	"github.com/helmlog/helm/internal/regular"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
 )
@@ -73,7 +74,7 @@ func (a *app) policy(home string, cfg *config) (*policy.Policy, error) {
 // the agent made a FIFO would hold the hook until the host's timeout let
 // the call go.
 func loadPolicy(path string) (*policy.Policy, error) {
-	data, err := readRegular(path, maxHomeFile)
+	data, err := regular.ReadAll(path, maxHomeFile)
 	if err != nil {
 		return nil, fmt.Errorf("read policy: %w", err)
 	}

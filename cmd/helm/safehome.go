@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/helmlog/helm/internal/regular"
 )
 
 // An untrusted home is refused, as ssh's StrictModes refuses an
@@ -164,10 +166,10 @@ func (a *app) trustFile(path, what string) error {
 
 // readHomeFile reads path, a file of the home in dir, judging the file it
 // opened (what names it) before it reads a byte of it. Only a regular file
-// of at most maxHomeFile bytes is read (openRegular): a FIFO would hold
+// of at most maxHomeFile bytes is read (regular.Open): a FIFO would hold
 // every command, a hook among them, until something wrote to it.
 func (a *app) readHomeFile(path, what, dir string) ([]byte, error) {
-	f, err := openRegular(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +183,7 @@ func (a *app) readHomeFile(path, what, dir string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return readLimited(f, path, maxHomeFile)
+	return regular.ReadLimited(f, path, maxHomeFile)
 }
 
 // judgePath judges what path names, a link followed; a path not there

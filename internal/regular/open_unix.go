@@ -1,6 +1,6 @@
 //go:build unix
 
-package marks
+package regular
 
 import (
 	"io/fs"
@@ -34,10 +34,10 @@ func openNoBlock(path string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// openDir opens a directory for listing. O_DIRECTORY refuses anything
+// OpenDir opens a directory for listing. O_DIRECTORY refuses anything
 // else — a FIFO put in the directory's place after the walk saw it is not
 // opened, and so cannot block the walk.
-func openDir(path string) (*os.File, error) {
+func OpenDir(path string) (*os.File, error) {
 	fd, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, err

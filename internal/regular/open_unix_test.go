@@ -1,9 +1,10 @@
 //go:build unix
 
-package marks
+package regular
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,7 +33,7 @@ func TestOpenNoBlockRefusesAFIFOThatWonTheRace(t *testing.T) {
 		want string
 	}{
 		{"file", openNoBlock, "not a regular file (FIFO)"},
-		{"directory", openDir, "not a directory"},
+		{"directory", OpenDir, "not a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,7 +50,10 @@ func TestOpenNoBlockRefusesAFIFOThatWonTheRace(t *testing.T) {
 			case err := <-done:
 				t.Logf("refused in %s", time.Since(start))
 				assert.ErrorContains(t, err, tt.want)
-				assert.Equal(t, tt.want, errorMessage(err), "recorded without the path")
+				var pe *fs.PathError
+				if assert.ErrorAs(t, err, &pe) {
+					assert.Equal(t, tt.want, pe.Err.Error(), "said without the path")
+				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("opening a FIFO blocked")
 			}

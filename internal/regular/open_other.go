@@ -1,6 +1,6 @@
 //go:build !unix
 
-package marks
+package regular
 
 import "os"
 
@@ -26,5 +26,5 @@ func openNoBlock(path string) (*os.File, error) {
 	return f, nil
 }
 
-// openDir opens a directory for listing.
-func openDir(path string) (*os.File, error) { return os.Open(path) }
+// OpenDir opens a directory for listing.
+func OpenDir(path string) (*os.File, error) { return os.Open(path) }
