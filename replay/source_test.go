@@ -176,4 +176,3 @@ func TestOpenRefusesWhatHelmDoesNotExportNamingTheFormsItReads(t *testing.T) {
 		})
 	}
 }
-
