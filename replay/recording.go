@@ -36,6 +36,10 @@ type Recording struct {
 	// digest of the views after each event (ViewsDigest), in order.
 	Views   *Views
 	Digests []string
+	// Form is the form its events were read in (Open), and Torn a torn
+	// final write of a voyage directory, left in place.
+	Form Form
+	Torn *helm.Cut
 }
 
 // recordedViews is the form of a recording's views file.
@@ -136,15 +140,16 @@ func (r *Recording) WriteViews() error {
 	return nil
 }
 
-// ReadRecording reads the recording at path: a .jsonl file of exported
-// events, or a voyage directory (DIR, inside a home's voyages/), with
-// their views beside them (ViewsPath). Reading writes nothing.
+// ReadRecording reads the recording at path: events in any form Open
+// reads (a voyage directory anywhere, an export archive, a recording's
+// events), with their views beside them (ViewsPath). Reading writes
+// nothing.
 func ReadRecording(ctx context.Context, path string) (*Recording, error) {
-	events, err := ReadRecordedEvents(ctx, path)
+	src, err := Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	r := &Recording{Path: path, Events: events}
+	r := &Recording{Path: path, Events: src.Events, Form: src.Form, Torn: src.Torn}
 	data, err := os.ReadFile(ViewsPath(path))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read recording %s: no recorded views (%s): record the voyage's views first: %w", path, ViewsPath(path), helm.ErrInvalid)
@@ -160,53 +165,14 @@ func ReadRecording(ctx context.Context, path string) (*Recording, error) {
 	return r, nil
 }
 
-// ReadRecordedEvents reads the events of a recording at path: a .jsonl
-// export, or a voyage directory. Reading writes nothing.
+// ReadRecordedEvents reads the events at path, in any form Open reads.
+// Reading writes nothing.
 func ReadRecordedEvents(ctx context.Context, path string) ([]helm.Event, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("read recording: %w", err)
-	}
-	var events []helm.Event
-	if fi.IsDir() {
-		events, err = readVoyageDir(ctx, path)
-	} else {
-		var f *os.File
-		if f, err = os.Open(path); err == nil {
-			events, err = ReadEvents(f)
-			f.Close()
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read recording %s: %w", path, err)
-	}
-	return events, nil
-}
-
-// readVoyageDir reads the events of the voyage directory dir, a
-// directory of a home's voyages/.
-func readVoyageDir(ctx context.Context, dir string) ([]helm.Event, error) {
-	dir, err := filepath.Abs(dir)
+	src, err := Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	h, err := helm.Open(filepath.Dir(filepath.Dir(dir)), nil)
-	if err != nil {
-		return nil, err
-	}
-	v, err := h.Voyage(ctx, filepath.Base(dir))
-	if err != nil {
-		return nil, err
-	}
-	defer v.Close()
-	var events []helm.Event
-	for e, err := range v.Events(ctx, 1) {
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, e)
-	}
-	return events, nil
+	return src.Events, nil
 }
 
 // Divergence is where replaying a recording with today's code stops

@@ -98,22 +98,33 @@ func newCursorAt(fsys FS, dir string, from uint64, idx *posIndex) (*cursor, []ui
 // nil, is the Log's position cache: the scan starts at its closest
 // checkpoint and feeds it what it passes.
 func scanDir(ctx context.Context, fsys FS, dir string, from uint64, idx *posIndex, fn func(Record) error) error {
+	_, err := scanDirTail(ctx, fsys, dir, from, idx, fn)
+	return err
+}
+
+// scanDirTail is scanDir that returns the torn final unit the scan
+// stopped at, if any (nil when fn stopped it early).
+func scanDirTail(ctx context.Context, fsys FS, dir string, from uint64, idx *posIndex, fn func(Record) error) (*torn, error) {
 	c, segs, err := newCursorAt(fsys, dir, from, idx)
 	if err != nil || c == nil {
-		return err
+		return nil, err
 	}
 	defer c.closeFile()
-	if _, err := c.advance(ctx, from, fn, readerRules); err != nil {
+	t, err := c.advance(ctx, from, fn, readerRules)
+	if err != nil {
 		if errors.Is(err, errStop) {
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
 	if last := segs[len(segs)-1]; last > c.first {
-		return c.corrupt(c.p.off, c.p.next, fmt.Sprintf("log ends at seq %d but segment %s exists (missing segment?)", c.p.next-1, segmentName(last)))
+		return nil, c.corrupt(c.p.off, c.p.next, fmt.Sprintf("log ends at seq %d but segment %s exists (missing segment?)", c.p.next-1, segmentName(last)))
 	}
 	c.noteTail()
-	return nil
+	if t != nil && t.file == "" {
+		t.file = segmentName(c.first)
+	}
+	return t, nil
 }
 
 // Scan calls fn for every record with seq >= from, in order, verifying

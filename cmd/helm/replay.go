@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -30,6 +31,9 @@ type replayResult struct {
 	Fields     []string `json:"fields,omitempty"`
 	FoldError  string   `json:"fold_error,omitempty"`
 	RecordedTo string   `json:"recorded_to,omitempty"`
+	Form       string   `json:"form,omitempty"`
+	Digest     string   `json:"digest,omitempty"`
+	Torn       any      `json:"torn,omitempty"`
 }
 
 func (c *voyageReplayCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -39,6 +43,9 @@ func (c *voyageReplayCommand) Run(ctx context.Context, a *app, args []string) er
 	path := a.abs(args[0])
 	if c.record {
 		return c.writeViews(ctx, a, path)
+	}
+	if _, err := os.Stat(replay.ViewsPath(path)); errors.Is(err, os.ErrNotExist) {
+		return c.fold(ctx, a, path, args[0])
 	}
 	rec, err := replay.ReadRecording(ctx, path)
 	if err != nil {
@@ -73,7 +80,7 @@ var errDiverged = errors.New("this helm folds the recorded events to other views
 func (c *voyageReplayCommand) writeViews(ctx context.Context, a *app, path string) error {
 	events, err := replay.ReadRecordedEvents(ctx, path)
 	if err != nil {
-		return &usageError{Err: err, Hint: "give a voyage directory or a .jsonl export"}
+		return &usageError{Err: err, Hint: "give " + replay.Accepted}
 	}
 	rec, err := replay.NewRecording(events)
 	if err != nil {
@@ -87,5 +94,31 @@ func (c *voyageReplayCommand) writeViews(ctx context.Context, a *app, path strin
 		return writeJSON(a.stdout, replayResult{Path: path, Events: len(events), Agrees: true, RecordedTo: replay.ViewsPath(path)})
 	}
 	_, err = fmt.Fprintf(a.stdout, "Recorded the views of %d events in %s\n", len(events), printable(replay.ViewsPath(path)))
+	return err
+}
+
+// fold replays the events at path, in any form helm exports, with no
+// recorded views to compare: it says whether this helm folds them, and
+// the digest of the views it folds them to (equal views, equal digests).
+func (c *voyageReplayCommand) fold(ctx context.Context, a *app, path, arg string) error {
+	src, err := replay.Open(ctx, path)
+	if err != nil {
+		return &usageError{Err: err, Hint: "give " + replay.Accepted}
+	}
+	views, err := replay.Fold(src.Events)
+	if err != nil {
+		return fmt.Errorf("replay %s (%s): %w", printable(arg), src.Form, err)
+	}
+	out := replayResult{Path: path, Events: len(src.Events), Agrees: true, Form: string(src.Form), Digest: replay.ViewsDigest(views)}
+	if src.Torn != nil {
+		out.Torn = src.Torn
+		fmt.Fprintf(a.stderr, "warning: %s ends in a torn write (%d bytes at offset %d of %s), left in place: the %d events before it are replayed\n",
+			printable(arg), src.Torn.Bytes, src.Torn.Offset, printable(src.Torn.File), len(src.Events))
+	}
+	if a.g.json {
+		return writeJSON(a.stdout, out)
+	}
+	_, err = fmt.Fprintf(a.stdout, "OK: %d events of the %s fold with this helm (views %s); no recorded views to compare (helm voyage replay --record %s records them)\n",
+		len(src.Events), src.Form, out.Digest, printable(arg))
 	return err
 }
