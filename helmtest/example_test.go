@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -97,8 +98,8 @@ func ExampleRecord() {
 	// Fix #42 1 0
 }
 
-// Replay checks a recording (a .jsonl export or a voyage directory, with
-// its views beside it) against the code as it is now.
+// Replay checks a recording (with its views beside it) against the code
+// as it is now.
 func ExampleReplay() {
 	t := newT() // in a test: the test's t
 	defer t.done()
@@ -108,4 +109,28 @@ func ExampleReplay() {
 	}
 	// Output:
 	// 1 note The crash needs a nil config.
+}
+
+// Replay also reads what helm voyage export --format jsonl writes, and a
+// voyage directory copied out of a home: with no recorded views beside
+// it, it folds the events with today's code and returns the views.
+func ExampleReplay_exportArchive() {
+	t := newT() // in a test: the test's t
+	defer t.done()
+	ctx := context.Background()
+	h := helmtest.Home(t)
+	ann := logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
+	v, _ := h.Start(ctx, "Fix #42", helm.OpenWaters, ann, nil)
+	_, _ = v.Note(ctx, "The crash needs a nil config.", ann)
+	_ = v.Close()
+
+	archive := filepath.Join(t.TempDir(), "fix-42.jsonl") // helm voyage export --format jsonl > fix-42.jsonl
+	f, _ := os.Create(archive)
+	_ = h.Export(ctx, v.ID(), f)
+	_ = f.Close()
+
+	r := helmtest.Replay(t, archive)
+	fmt.Println(r.Recording.Form, r.Views.Info.Intent, len(r.Views.Logbook))
+	// Output:
+	// export archive Fix #42 1
 }

@@ -91,23 +91,42 @@ func (r *Recorded) Actions() []Action {
 	return out
 }
 
-// Replay replays the recording at path (a .jsonl export, or a voyage
-// directory, with its views beside it) with today's code, and fails t
-// with a divergence report — the first event after which the views
-// differ, and the fields that differ — when they do not agree with the
-// recorded views.
+// Replay replays what is at path with today's code: a recording (a
+// .jsonl of events with its views beside it, as Record keeps them), the
+// archive helm voyage export --format jsonl writes, or a voyage's
+// directory wherever it lies (voyages/ID of a home, or a copy of one).
+// The form is found by reading the path (replay.Open); nothing is
+// written. When recorded views lie beside path (replay.ViewsPath), t
+// fails with a divergence report — the first event after which the views
+// differ, and the fields that differ — if they do not agree; without
+// them, t fails only if today's code cannot fold the events, and the
+// views it folds are returned (Recorded.Recording.Views is nil). A torn
+// final write in a voyage directory is left in place and logged; the
+// events before it are replayed.
 func Replay(t testing.TB, path string) *Recorded {
 	t.Helper()
-	r, err := replay.ReadRecording(context.Background(), path)
-	if err != nil {
-		t.Fatalf("helmtest: %v", err)
+	ctx := context.Background()
+	var r *replay.Recording
+	if _, err := os.Stat(replay.ViewsPath(path)); err == nil {
+		if r, err = replay.ReadRecording(ctx, path); err != nil {
+			t.Fatalf("helmtest: %v", err)
+		}
+		if d := r.Check(); d != nil {
+			t.Fatalf("helmtest: replaying %s: %s", path, d)
+		}
+	} else {
+		src, err := replay.Open(ctx, path)
+		if err != nil {
+			t.Fatalf("helmtest: %v", err)
+		}
+		r = &replay.Recording{Path: path, Events: src.Events, Form: src.Form, Torn: src.Torn}
 	}
-	if d := r.Check(); d != nil {
-		t.Fatalf("helmtest: replaying %s: %s", path, d)
+	if c := r.Torn; c != nil {
+		t.Logf("helmtest: %s ends in a torn write (%d bytes at offset %d of %s), left in place: replaying the events before it", path, c.Bytes, c.Offset, c.File)
 	}
 	views, err := replay.Fold(r.Events)
 	if err != nil {
-		t.Fatalf("helmtest: replaying %s: %v", path, err)
+		t.Fatalf("helmtest: replaying %s (%s): %v", path, r.Form, err)
 	}
 	return &Recorded{Recording: r, Views: views}
 }
@@ -143,6 +162,9 @@ func Record(t testing.TB, name string, run func(h *helm.Home) (*helm.Voyage, err
 			t.Fatalf("helmtest: %v", err)
 		}
 		t.Logf("helmtest: recorded %s (%d events)", path, len(got))
+	}
+	if _, err := os.Stat(replay.ViewsPath(path)); err != nil {
+		t.Fatalf("helmtest: %s has no recorded views (%s): %v (rerun with HELMTEST_UPDATE=1 to record them, and review the diff)", path, replay.ViewsPath(path), err)
 	}
 	r := Replay(t, path)
 	if i, diff := firstDifference(r.Recording.Events, got); diff != "" {

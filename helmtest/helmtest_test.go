@@ -2,6 +2,7 @@ package helmtest_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,4 +202,100 @@ func TestDivergenceReport(t *testing.T) {
 	fromDir, err := replay.ReadRecording(ctx, v.Storage().Dir)
 	require.NoError(t, err)
 	assert.Nil(t, fromDir.Check())
+}
+
+// fatalT records the failure helmtest reports instead of ending the test.
+type fatalT struct {
+	testing.TB
+	failed string
+}
+
+func (t *fatalT) Helper()                   {}
+func (t *fatalT) Logf(string, ...any)       {}
+func (t *fatalT) Fatalf(f string, a ...any) { t.failed = fmt.Sprintf(f, a...); panic(t) }
+
+// replayFails runs Replay with a fatalT and returns what it reported.
+func replayFails(t *testing.T, path string) string {
+	t.Helper()
+	ft := &fatalT{TB: t}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != ft {
+				panic(r)
+			}
+		}()
+		helmtest.Replay(ft, path)
+	}()
+	return ft.failed
+}
+
+// TestReplayReadsAnythingHelmExports: the archive helm voyage export
+// writes and a voyage directory copied out of its home replay to the
+// views the home holds, without recorded views beside them; a tampered
+// archive, a directory that is no voyage's, and a recording whose views
+// went missing fail the test, naming what is wrong.
+func TestReplayReadsAnythingHelmExports(t *testing.T) {
+	ctx := context.Background()
+	h := helmtest.Home(t)
+	v, err := script(h)
+	require.NoError(t, err)
+	var events []helm.Event
+	for e, err := range v.Events(ctx, 1) {
+		require.NoError(t, err)
+		events = append(events, e)
+	}
+	want, err := replay.Fold(events)
+	require.NoError(t, err)
+
+	out := t.TempDir()
+	archive := filepath.Join(out, "fix-42.jsonl")
+	f, err := os.Create(archive)
+	require.NoError(t, err)
+	require.NoError(t, h.Export(ctx, v.ID(), f))
+	require.NoError(t, f.Close())
+	copied := filepath.Join(out, "elsewhere", v.ID())
+	require.NoError(t, os.CopyFS(copied, os.DirFS(v.Storage().Dir)))
+	require.NoError(t, v.Close())
+
+	for _, tc := range []struct {
+		name, path string
+		form       replay.Form
+	}{
+		{"export archive", archive, replay.Archive},
+		{"voyage directory in its home", v.Storage().Dir, replay.VoyageDir},
+		{"voyage directory copied out of its home", copied, replay.VoyageDir},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := helmtest.Replay(t, tc.path)
+			assert.Equal(t, tc.form, r.Recording.Form)
+			assert.Nil(t, r.Recording.Views, "nothing was recorded beside it to compare")
+			assert.Empty(t, replay.DiffViews(want, r.Views))
+			assert.Equal(t, "Close leaves it nil.", r.Views.Logbook[0].Bearing.Reading.Text)
+			require.Len(t, r.Actions(), 1)
+		})
+	}
+
+	t.Run("a tampered archive fails the test at its line", func(t *testing.T) {
+		data, err := os.ReadFile(archive)
+		require.NoError(t, err)
+		bad := filepath.Join(t.TempDir(), "bad.jsonl")
+		require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(string(data), "Close leaves it nil.", "Close leaves it NIL.", 1)), 0o600))
+		msg := replayFails(t, bad)
+		assert.Contains(t, msg, "line")
+		assert.Contains(t, msg, bad)
+	})
+	t.Run("a directory that holds no voyage fails the test", func(t *testing.T) {
+		assert.Contains(t, replayFails(t, t.TempDir()), "not a voyage directory")
+	})
+	t.Run("Record refuses a recording whose views went missing", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		helmtest.Record(t, "fix-42", script)
+		require.NoError(t, os.Remove(filepath.Join("testdata", "fix-42.views.json")))
+		ft := &fatalT{TB: t}
+		func() {
+			defer func() { _ = recover() }()
+			helmtest.Record(ft, "fix-42", script)
+		}()
+		assert.Contains(t, ft.failed, "has no recorded views")
+	})
 }
