@@ -93,7 +93,7 @@ func (r *Recorded) Actions() []Action {
 
 // Replay replays what is at path with today's code: a recording (a
 // .jsonl of events with its views beside it, as Record keeps them), the
-// archive helm voyage export --format jsonl writes, or a voyage's
+// archive Home.Export writes (jsonl), or a voyage's
 // directory wherever it lies (voyages/ID of a home, or a copy of one).
 // The form is found by reading the path (replay.Open); nothing is
 // written. When recorded views lie beside path (replay.ViewsPath), t

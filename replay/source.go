@@ -22,7 +22,7 @@ const (
 	// Recorded is a recording's events: JSON lines as WriteEvents writes
 	// them.
 	Recorded Form = "recording"
-	// Archive is the archive helm voyage export --format jsonl writes
+	// Archive is the archive Home.Export writes (jsonl form)
 	// (helm.Home.Export), checked as an import checks it.
 	Archive Form = "export archive"
 	// VoyageDir is a voyage's directory, in a home or copied out of one,
@@ -31,7 +31,7 @@ const (
 )
 
 // Accepted says which forms a replay reads, for errors.
-const Accepted = "a voyage directory (voyages/ID of a home, or a copy of one), an archive of helm voyage export --format jsonl, or a recording's .jsonl events"
+const Accepted = "a voyage directory (voyages/ID of a home, or a copy of one), an archive Home.Export writes (jsonl), or a recording's .jsonl events"
 
 // Source is what a replay read from a path: a voyage's events, their form,
 // and, for a voyage directory, a torn final write it left in place.
