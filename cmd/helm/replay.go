@@ -74,13 +74,16 @@ func (c *voyageReplayCommand) Run(ctx context.Context, a *app, args []string) er
 	return nil
 }
 
+// replayAccepts is the hint of a path voyage replay cannot read.
+const replayAccepts = "give a voyage directory (voyages/ID of a home, or a copy of one), what helm voyage export --format jsonl writes, or a recording's .jsonl events"
+
 var errDiverged = errors.New("this helm folds the recorded events to other views (see above)")
 
 // writeViews records the views of the events at path.
 func (c *voyageReplayCommand) writeViews(ctx context.Context, a *app, path string) error {
 	events, err := replay.ReadRecordedEvents(ctx, path)
 	if err != nil {
-		return &usageError{Err: err, Hint: "give " + replay.Accepted}
+		return &usageError{Err: err, Hint: replayAccepts}
 	}
 	rec, err := replay.NewRecording(events)
 	if err != nil {
@@ -103,7 +106,7 @@ func (c *voyageReplayCommand) writeViews(ctx context.Context, a *app, path strin
 func (c *voyageReplayCommand) fold(ctx context.Context, a *app, path, arg string) error {
 	src, err := replay.Open(ctx, path)
 	if err != nil {
-		return &usageError{Err: err, Hint: "give " + replay.Accepted}
+		return &usageError{Err: err, Hint: replayAccepts}
 	}
 	views, err := replay.Fold(src.Events)
 	if err != nil {
