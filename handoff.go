@@ -34,10 +34,16 @@ import (
 // refusal is recorded, as the guard's refusals are, and matches
 // ErrRefused.
 //
-// Refused without writing (ErrInvalid): a voyage that is not active
-// (resume a paused one first; a closed one keeps the identity it
-// closed with), a handoff to the identity the voyage has, an identity
-// that is not a plain name.
+// Handoff records through a handle of its own: a Voyage open elsewhere
+// sees the handoff once it refreshes, and decides each change of its own
+// on the log's tail (what it records without an identity is recorded as
+// the new one at once).
+//
+// Refused without writing: a voyage that is not active (ErrVoyagePaused:
+// resume it first; ErrVoyageCompleted: a closed voyage keeps the
+// identity it closed with), and (ErrInvalid) a handoff to the identity
+// the voyage has, or from one it no longer has, or an identity that is
+// not a plain name.
 func (h *Home) Handoff(ctx context.Context, idOrPrefix string, who logbook.Who, to logbook.Handoff) (logbook.Entry, error) {
 	const op = "handoff"
 	to.To, to.From, to.Why = strings.TrimSpace(to.To), strings.TrimSpace(to.From), strings.TrimSpace(to.Why)
@@ -104,6 +110,9 @@ func (h *Home) Handoff(ctx context.Context, idOrPrefix string, who logbook.Who, 
 // one to the identity it has, one from an identity it no longer has.
 func checkHandoff(st *projection.State, h logbook.Handoff) error {
 	if err := checkActive(st); err != nil {
+		if errors.Is(err, ErrVoyageCompleted) {
+			return fmt.Errorf("%w: a closed voyage keeps the identity it closed with", err)
+		}
 		return err
 	}
 	cur := st.Voyage.CurrentIdentity()
@@ -121,7 +130,7 @@ func handoffHint(err error) hint.Hint {
 	case errors.Is(err, ErrVoyagePaused):
 		return hint.Hint{Kind: hint.Resume, Text: "resume the voyage, then hand it off"}
 	case errors.Is(err, ErrVoyageCompleted):
-		return hint.Hint{Kind: hint.StartVoyage, Text: "a closed voyage keeps the identity it closed with: start another voyage (with its parent) for the new identity's work"}
+		return hint.Hint{Kind: hint.StartVoyage, Text: "start another voyage for the new identity's work"}
 	case errors.Is(err, ErrMissingWho):
 		return hint.Hint{Kind: hint.GiveWho, Text: "give the role and the method of whoever hands the voyage off"}
 	}
