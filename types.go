@@ -111,18 +111,13 @@ func lifecycleView(in []Transition) []projection.Transition {
 }
 
 func voyageInfo(p projection.VoyageView) VoyageInfo {
-	current := p.Current
-	if current == "" {
-		current = p.Identity
-	}
 	return VoyageInfo{
-		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, CurrentIdentity: current, Created: p.Created,
-		Handoffs: logbook.Clone(p.Handoffs),
-		Parent:   p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
+		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, CurrentIdentity: p.CurrentIdentity(), Created: p.Created,
+		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
 		Session: p.Session, WorktreeRemoved: p.WorktreeRemoved,
 		Status:  logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
 		Outcome: logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
-		Lifecycle: lifecycleOf(p.Lifecycle), Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,
+		Lifecycle: lifecycleOf(p.Lifecycle), Crew: slices.Clone(p.Crew), Handoffs: logbook.Clone(p.Handoffs), Seq: p.Seq, LastAt: p.LastAt,
 	}
 }
 
@@ -130,11 +125,10 @@ func voyageInfo(p projection.VoyageView) VoyageInfo {
 func (i VoyageInfo) view() projection.VoyageView {
 	return projection.VoyageView{
 		ID: i.ID, Intent: i.Intent, Kind: string(i.Kind), Identity: i.Identity, Current: i.CurrentIdentity, Created: i.Created,
-		Handoffs: i.Handoffs,
-		Parent:   i.Parent, Repo: i.Repo, Dir: i.Dir, Base: i.Base, Branch: i.Branch, Worktree: i.Worktree,
+		Parent: i.Parent, Repo: i.Repo, Dir: i.Dir, Base: i.Base, Branch: i.Branch, Worktree: i.Worktree,
 		Session: i.Session, WorktreeRemoved: i.WorktreeRemoved,
 		Status: projection.Status(i.Status), Outcome: projection.Outcome(i.Outcome), Summary: i.Summary, CompletedAt: i.CompletedAt,
-		Lifecycle: lifecycleView(i.Lifecycle), Crew: i.Crew, Seq: i.Seq, LastAt: i.LastAt,
+		Lifecycle: lifecycleView(i.Lifecycle), Crew: i.Crew, Handoffs: i.Handoffs, Seq: i.Seq, LastAt: i.LastAt,
 	}
 }
 
