@@ -147,7 +147,7 @@ func (v *Voyage) fail(op string, err error, hint hint.Hint) error {
 // has all three of identity, role and method.
 func resolveWho(st *projection.State, who logbook.Who, entry bool) (logbook.Who, error) {
 	if who.Identity == "" {
-		who.Identity = st.Voyage.Identity
+		who.Identity = st.Voyage.CurrentIdentity()
 	}
 	if err := logbook.ValidateIdentity(who.Identity); err != nil {
 		return who, fmt.Errorf("%w: %v", ErrInvalid, err)

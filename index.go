@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/helmlog/helm/internal/homeindex"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -237,7 +238,7 @@ func appendFingerprint(b []byte, fp logPrint) []byte {
 
 // viewVersion is the first byte of an encoded view: raise it when
 // VoyageView changes (a view of another version is not trusted).
-const viewVersion = 4 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session
+const viewVersion = 5 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session; 4 no current identity nor handoffs
 
 // encodeView encodes a voyage view compactly for the home index.
 func encodeView(p projection.VoyageView) []byte {
@@ -266,7 +267,26 @@ func encodeView(p projection.VoyageView) []byte {
 	for _, id := range p.Crew {
 		b = appendStr(b, id)
 	}
-	return appendStr(b, p.Session)
+	b = appendStr(b, p.Session)
+	b = appendStr(b, p.Current)
+	b = binary.AppendUvarint(b, uint64(len(p.Handoffs)))
+	for _, e := range p.Handoffs {
+		b = binary.AppendUvarint(b, uint64(e.N))
+		b = binary.AppendUvarint(b, e.Seq)
+		b = appendTime(b, e.At)
+		var h logbook.Handoff
+		if e.Handoff != nil {
+			h = *e.Handoff
+		}
+		confirmed := ""
+		if h.Confirmed {
+			confirmed = "confirmed"
+		}
+		for _, s := range []string{e.Who.Identity, e.Who.Role, e.Who.Method, h.From, h.To, h.Why, confirmed} {
+			b = appendStr(b, s)
+		}
+	}
+	return b
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -362,6 +382,33 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 		}
 	}
 	p.Session = str()
+	uv := func() uint64 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[k:]
+		return n
+	}
+	p.Current = str()
+	if n := count(); n > 0 {
+		p.Handoffs = make([]logbook.Entry, n)
+		for i := range p.Handoffs {
+			e := &p.Handoffs[i]
+			n, seq := uv(), uv()
+			e.N, e.Seq, e.Kind = int(n), seq, logbook.EntryHandoff
+			if uint64(e.N) != n {
+				b = nil
+			}
+			e.At = tm()
+			h := &logbook.Handoff{}
+			var confirmed string
+			e.Who.Identity, e.Who.Role, e.Who.Method, h.From, h.To, h.Why, confirmed = str(), str(), str(), str(), str(), str(), str()
+			h.Confirmed = confirmed != ""
+			e.Handoff = h
+		}
+	}
 	if b == nil {
 		return p, nil, errView
 	}

@@ -29,11 +29,17 @@ var kinds = []Kind{OpenWaters, ResolveIssue}
 // VoyageInfo describes a voyage: what it is for, who started it, and where
 // it stands. Its JSON form is stable.
 type VoyageInfo struct {
-	ID       string    `json:"id"`
-	Intent   string    `json:"intent"`
-	Kind     Kind      `json:"kind"`
-	Identity string    `json:"identity"`
-	Created  time.Time `json:"created"`
+	ID     string `json:"id"`
+	Intent string `json:"intent"`
+	Kind   Kind   `json:"kind"`
+	// Identity is the identity the voyage started with, and
+	// CurrentIdentity the one it has now: Identity until a handoff
+	// (Home.Handoff), then the identity the last handoff named. What is
+	// recorded without naming an identity is recorded as
+	// CurrentIdentity, and acts with its credentials.
+	Identity        string    `json:"identity"`
+	CurrentIdentity string    `json:"current_identity"`
+	Created         time.Time `json:"created"`
 	// Parent is the voyage this one is a sub-voyage of.
 	Parent string `json:"parent,omitempty"`
 	// Repo, Dir, Base and Branch describe the git repository the voyage
@@ -59,6 +65,9 @@ type VoyageInfo struct {
 	Lifecycle []Transition `json:"lifecycle,omitempty"`
 	// Crew lists, sorted, every identity that recorded an event.
 	Crew []string `json:"crew,omitempty"`
+	// Handoffs are the story's handoff entries, oldest first: each
+	// change of the voyage's identity, who made it, when and why.
+	Handoffs []logbook.Entry `json:"handoffs,omitempty"`
 	// Seq is the sequence number of the voyage's last event that this
 	// description includes, and LastAt that event's time.
 	Seq    uint64    `json:"seq"`
@@ -103,23 +112,23 @@ func lifecycleView(in []Transition) []projection.Transition {
 
 func voyageInfo(p projection.VoyageView) VoyageInfo {
 	return VoyageInfo{
-		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, Created: p.Created,
+		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, CurrentIdentity: p.CurrentIdentity(), Created: p.Created,
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
 		Session: p.Session, WorktreeRemoved: p.WorktreeRemoved,
 		Status:  logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
 		Outcome: logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
-		Lifecycle: lifecycleOf(p.Lifecycle), Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,
+		Lifecycle: lifecycleOf(p.Lifecycle), Crew: slices.Clone(p.Crew), Handoffs: logbook.Clone(p.Handoffs), Seq: p.Seq, LastAt: p.LastAt,
 	}
 }
 
 // view is the inverse of voyageInfo.
 func (i VoyageInfo) view() projection.VoyageView {
 	return projection.VoyageView{
-		ID: i.ID, Intent: i.Intent, Kind: string(i.Kind), Identity: i.Identity, Created: i.Created,
+		ID: i.ID, Intent: i.Intent, Kind: string(i.Kind), Identity: i.Identity, Current: i.CurrentIdentity, Created: i.Created,
 		Parent: i.Parent, Repo: i.Repo, Dir: i.Dir, Base: i.Base, Branch: i.Branch, Worktree: i.Worktree,
 		Session: i.Session, WorktreeRemoved: i.WorktreeRemoved,
 		Status: projection.Status(i.Status), Outcome: projection.Outcome(i.Outcome), Summary: i.Summary, CompletedAt: i.CompletedAt,
-		Lifecycle: lifecycleView(i.Lifecycle), Crew: i.Crew, Seq: i.Seq, LastAt: i.LastAt,
+		Lifecycle: lifecycleView(i.Lifecycle), Crew: i.Crew, Handoffs: i.Handoffs, Seq: i.Seq, LastAt: i.LastAt,
 	}
 }
 

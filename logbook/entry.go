@@ -187,7 +187,22 @@ const (
 	// EntryStep is a step an agent host reported at its tool boundary
 	// (Step): a prompt, a tool call, a decision, a notification.
 	EntryStep EntryKind = "step"
+	// EntryHandoff records that the voyage's identity changed from then
+	// on (Handoff): who handed it off, from whom, to whom, and why.
+	EntryHandoff EntryKind = "handoff"
 )
+
+// Handoff is what a handoff recorded: the identity the voyage had (From)
+// and the one it has from this entry on (To), why, and whether a person
+// confirmed it under a guard rule that asks for confirmation. Earlier
+// entries keep the identity they were recorded with; a handoff changes
+// no method: each later entry records the method its recorder gives.
+type Handoff struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Why       string `json:"why,omitempty"`
+	Confirmed bool   `json:"confirmed,omitempty"`
+}
 
 // RechainRecord is what a rechain recorded: where the older format's
 // CRC32C chain ended (the seq of the last record before the rechain, and
@@ -212,7 +227,7 @@ type PolicyRecord struct {
 // Entry is one logbook entry. N is its number in the story, given when
 // it was recorded and never changed; Seq is the sequence number of the
 // event that recorded it. Exactly one of Bearing, Action, Note,
-// Judgement, Policy, Rechain and Step is set, the one Kind names.
+// Judgement, Policy, Rechain, Step and Handoff is set, the one Kind names.
 type Entry struct {
 	N         int            `json:"n"`
 	Seq       uint64         `json:"seq"`
@@ -226,6 +241,7 @@ type Entry struct {
 	Policy    *PolicyRecord  `json:"policy,omitempty"`
 	Rechain   *RechainRecord `json:"rechain,omitempty"`
 	Step      *Step          `json:"step,omitempty"`
+	Handoff   *Handoff       `json:"handoff,omitempty"`
 }
 
 // Clone returns copies of entries that share no memory with them, so
@@ -263,6 +279,10 @@ func Clone(entries []Entry) []Entry {
 		}
 		if s := out[i].Step; s != nil {
 			out[i].Step = s.Clone()
+		}
+		if h := out[i].Handoff; h != nil {
+			c := *h
+			out[i].Handoff = &c
 		}
 	}
 	return out

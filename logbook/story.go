@@ -11,8 +11,11 @@ import (
 
 // Header is what the story says about the voyage before its entries.
 type Header struct {
-	Intent      string
-	Identity    string
+	Intent   string
+	Identity string
+	// Current is the identity the voyage has after its handoffs (empty,
+	// or Identity, when it was never handed off).
+	Current     string
 	Created     time.Time
 	Status      Status    // StatusActive, StatusCompleted, ...
 	CompletedAt time.Time // zero while active
@@ -42,7 +45,11 @@ type Change struct {
 func WriteStory(w io.Writer, h Header, entries []Entry) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Voyage: %s\n", safetext.Line(h.Intent))
-	fmt.Fprintf(&b, "Identity: %s\n", safetext.Line(h.Identity))
+	if h.Current != "" && h.Current != h.Identity {
+		fmt.Fprintf(&b, "Identity: %s (handed off; started by %s)\n", safetext.Line(h.Current), safetext.Line(h.Identity))
+	} else {
+		fmt.Fprintf(&b, "Identity: %s\n", safetext.Line(h.Identity))
+	}
 	fmt.Fprintf(&b, "Created: %s\n", stamp(h.Created))
 	status := string(h.Status)
 	if !h.CompletedAt.IsZero() {
@@ -73,9 +80,13 @@ func WriteStory(w io.Writer, h Header, entries []Entry) error {
 			b.WriteString("\n")
 		}
 	}
+	owner := h.Identity // the voyage's identity as each entry was recorded
 	for _, e := range entries {
 		b.WriteString("\n")
-		writeEntry(&b, e, h.Identity)
+		writeEntry(&b, e, owner)
+		if e.Kind == EntryHandoff && e.Handoff != nil {
+			owner = e.Handoff.To
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -94,7 +105,7 @@ func resumed(l []Change) bool {
 var readingIndent = strings.Repeat(" ", len("  Reading: "))
 
 // Title returns an entry's kind as its heading names it: "Bearing",
-// "Action", "Note", "Judgement", "Policy", "Rechain" or "Step".
+// "Action", "Note", "Judgement", "Policy", "Rechain", "Step" or "Handoff".
 func Title(k EntryKind) string {
 	switch k {
 	case EntryBearing:
@@ -111,6 +122,8 @@ func Title(k EntryKind) string {
 		return "Rechain"
 	case EntryStep:
 		return "Step"
+	case EntryHandoff:
+		return "Handoff"
 	}
 	return string(k)
 }
@@ -163,6 +176,8 @@ func writeEntry(b *strings.Builder, e Entry, owner string) {
 		for _, line := range DescribeStep(e.Step) {
 			fmt.Fprintf(b, "  %s\n", safetext.Line(line))
 		}
+	case EntryHandoff:
+		fmt.Fprintf(b, "  %s\n", safetext.Line(DescribeHandoff(e.Handoff, e.Who)))
 	}
 }
 
@@ -192,6 +207,28 @@ func DescribeRechain(r *RechainRecord, who Who) string {
 	}
 	if r.Why != "" {
 		s += ": " + r.Why
+	}
+	return s
+}
+
+// DescribeHandoff says what a handoff entry records: "identity handed
+// off from claude-a to ann, by ann (human): WHY".
+func DescribeHandoff(h *Handoff, who Who) string {
+	if h == nil {
+		return "identity handed off"
+	}
+	s := fmt.Sprintf("identity handed off from %s to %s", h.From, h.To)
+	if who.Identity != "" {
+		s += ", by " + who.Identity
+		if who.Method != "" {
+			s += " (" + who.Method + ")"
+		}
+	}
+	if h.Confirmed {
+		s += ", confirmed"
+	}
+	if h.Why != "" {
+		s += ": " + h.Why
 	}
 	return s
 }

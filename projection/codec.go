@@ -67,6 +67,7 @@ package projection
 //	policy-changed v1       opt{str digest, list str sources} uvarint n
 //	step-recorded v1        opt{step} uvarint n
 //	step-finished v1        opt{step}
+//	identity-handed-off v1  opt{handoff} uvarint n
 //
 //	action       str id, str kind, raw params, str status, opt result,
 //	             str error, time done_at
@@ -161,6 +162,7 @@ var typeCodes = [...]Type{
 	21: ChainRechained,
 	22: StepRecorded,
 	23: StepFinished,
+	24: IdentityHandedOff,
 }
 
 // codeOf is the inverse of typeCodes.
@@ -206,6 +208,8 @@ func payloadName(t Type) string {
 		return "rechain"
 	case StepRecorded, StepFinished:
 		return "step"
+	case IdentityHandedOff:
+		return "handoff"
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		return "artifact"
 	case Observed:
@@ -245,6 +249,7 @@ func checkPayloads(e *Event) error {
 		{"challenge", e.Challenge != nil},
 		{"action", e.Action != nil},
 		{"step", e.Step != nil},
+		{"handoff", e.Handoff != nil},
 	} {
 		if p.set && p.name != want {
 			return fmt.Errorf("a %s event has no %s payload, but this one carries one", e.Type, p.name)
@@ -364,6 +369,10 @@ func Encode(e *Event) ([]byte, error) {
 	case StepRecorded, StepFinished:
 		if st := e.Step; w.opt(st != nil) {
 			w.step(st)
+		}
+	case IdentityHandedOff:
+		if h := e.Handoff; w.opt(h != nil) {
+			w.handoff(h)
 		}
 	case ArtifactStowed, ArtifactReduced, ArtifactJettisoned:
 		if a := e.Artifact; w.opt(a != nil) {
@@ -568,6 +577,18 @@ func (w *encoder) rechain(r *logbook.RechainRecord) {
 }
 
 // rechain reads what encoder.rechain writes.
+// handoff is str(from to why) opt(confirmed).
+func (w *encoder) handoff(h *logbook.Handoff) {
+	w.str(h.From)
+	w.str(h.To)
+	w.str(h.Why)
+	w.opt(h.Confirmed)
+}
+
+func (d *decoder) handoff() logbook.Handoff {
+	return logbook.Handoff{From: d.string("handoff from"), To: d.string("handoff to"), Why: d.string("handoff why"), Confirmed: d.opt("handoff confirmed")}
+}
+
 func (d *decoder) rechain() logbook.RechainRecord {
 	return logbook.RechainRecord{Seq: d.uvarint("rechain seq"), CRC32C: d.string("rechain crc32c"), Why: d.string("rechain why")}
 }
@@ -1016,6 +1037,14 @@ func (d *decoder) payload(t Type, v int) *Event {
 		if d.opt("rechain") {
 			r := d.rechain()
 			e.Rechain = &r
+		}
+		e.N = d.entryNumber()
+		return e
+	case IdentityHandedOff:
+		e := &Event{}
+		if d.opt("handoff") {
+			h := d.handoff()
+			e.Handoff = &h
 		}
 		e.N = d.entryNumber()
 		return e

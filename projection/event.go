@@ -53,6 +53,11 @@ const (
 	// the open tool step of the same agent, session and id, as
 	// action-performed completes an action's intent. Not an entry.
 	StepFinished Type = "step-finished"
+	// IdentityHandedOff records that the voyage's identity changed from
+	// then on (logbook.Handoff): the identity the voyage had, the one it
+	// has now, who handed it off and why. An entry of the story; earlier
+	// entries keep the identity they were recorded with.
+	IdentityHandedOff Type = "identity-handed-off"
 )
 
 // currentVersion is the schema version each event type is written with.
@@ -83,6 +88,7 @@ var currentVersion = map[Type]int{
 	ChainRechained:     1,
 	StepRecorded:       1,
 	StepFinished:       1,
+	IdentityHandedOff:  1,
 }
 
 // Event is one change to a voyage. Exactly one payload field is set, the
@@ -125,13 +131,15 @@ type Event struct {
 	// (the agent, session and id of the tool call it finishes, with its
 	// result and usage).
 	Step *logbook.Step `json:"step,omitempty"`
+	// Handoff is the payload of IdentityHandedOff.
+	Handoff *logbook.Handoff `json:"handoff,omitempty"`
 }
 
 // IsEntry reports whether events of type t record a story entry (and
 // so carry its number).
 func IsEntry(t Type) bool {
 	switch t {
-	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged, PolicyChanged, ChainRechained, StepRecorded:
+	case BearingTaken, ActionIntended, ActionRefused, NoteAdded, Judged, PolicyChanged, ChainRechained, StepRecorded, IdentityHandedOff:
 		return true
 	}
 	return false

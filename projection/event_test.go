@@ -89,6 +89,7 @@ func sampleEvents() []*Event {
 		{Type: PolicyAdopted, V: 1, At: at, Who: who, Policy: &logbook.PolicyRecord{Digest: "sha256:" + strings.Repeat("cd", 32), Sources: []string{"/home/j/.helm/policy.toml"}}},
 		{Type: PolicyChanged, V: 1, N: 6, At: at, Who: who, Policy: &logbook.PolicyRecord{Digest: "sha256:" + strings.Repeat("ab", 32), Sources: []string{"/etc/helm/policy.toml", "/home/j/.helm/policy.toml"}}},
 		{Type: ChainRechained, V: 1, N: 7, At: at, Who: logbook.Who{Identity: "ann", Role: "maintainer", Method: "human"}, Rechain: &logbook.RechainRecord{Seq: 41, CRC32C: "9f2c41d0", Why: "witness its history"}},
+		{Type: IdentityHandedOff, V: 1, N: 8, At: at, Who: logbook.Who{Identity: "ann", Role: "lead", Method: "human"}, Handoff: &logbook.Handoff{From: "john-agent", To: "ann", Why: "taking over"}},
 	}
 }
 

@@ -37,6 +37,7 @@ import (
 //	            time(completed_at worktree_removed) list of transition
 //	            list of str(crew)
 //	            uvarint(seq) time(last_at) policy
+//	            str(current) list of entry(handoffs)
 //	transition := str(status) time(at) who str(reason)
 //	slate    := list of str(key) observation (ordered by key)
 //	counts   := uvarint(entries bearings actions outcome_unknown notes
@@ -51,8 +52,10 @@ import (
 //	            opt(action str(why rule) uvarint(undoes undone_by)
 //	            inverse) opt(str(note text))
 //	            opt(judgement) opt(policy) opt(rechain) opt(step)
+//	            opt(handoff)
 //	policy   := str(digest) list of str(source)
 //	rechain  := uvarint(seq) str(crc32c why)
+//	handoff  := str(from to why) opt(confirmed)
 //	step     := as the event codec writes it (codec.go)
 //	artifact := str(hash) varint(size stored_size offset) uvarint(blob)
 //	            str(derived_from method reason status reduced_to)
@@ -72,8 +75,9 @@ import (
 // version 3 no worktree removal; version 4 no undo (entries undone, and
 // how to undo them); version 5 no policy (the voyage's, and policy
 // entries); version 6 no rechain entries; version 7 no agents' steps nor
-// the session a voyage records.
-const SnapshotVersion = 8
+// the session a voyage records; version 8 no handoffs (the voyage's
+// current identity, and handoff entries).
+const SnapshotVersion = 9
 
 // snapshotFormat is a snapshot's first byte.
 const snapshotFormat = 0x53 // 'S'
@@ -274,6 +278,12 @@ func (s *State) encodeSnapshot(block int) ([]byte, error) {
 	h.uvarint(v.Seq)
 	h.time(v.LastAt)
 	h.policy(&v.Policy)
+	h.str(v.Current)
+	if h.list(v.Handoffs == nil, len(v.Handoffs)) {
+		for i := range v.Handoffs {
+			h.entry(&v.Handoffs[i])
+		}
+	}
 	h.list(false, len(s.Slate))
 	for _, k := range slices.Sorted(maps.Keys(s.Slate)) {
 		o := s.Slate[k]
@@ -419,6 +429,9 @@ func (w *encoder) entry(e *logbook.Entry) {
 	if st := e.Step; w.opt(st != nil) {
 		w.step(st)
 	}
+	if h := e.Handoff; w.opt(h != nil) {
+		w.handoff(h)
+	}
 }
 
 func (w *encoder) artifact(a *Artifact) {
@@ -432,7 +445,7 @@ func (w *encoder) artifact(a *Artifact) {
 // transition take.
 const (
 	minTransition = 6  // 2 strs, a time, a who
-	minEntry      = 14 // 2 uvarints, a str, a time, a who (3 strs), 7 opts
+	minEntry      = 15 // 2 uvarints, a str, a time, a who (3 strs), 8 opts
 	minArtifact   = 11 // 7 strs, 3 varints, a uvarint
 	minBlockRef   = 7  // 2 uvarints, a u32, a str
 )
@@ -548,6 +561,13 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 	v.Seq = d.uvarint("voyage seq")
 	v.LastAt = d.time("voyage last_at")
 	v.Policy = d.policy()
+	v.Current = d.string("voyage current identity")
+	if n, isNil := d.list("voyage handoffs", minEntry); !isNil {
+		v.Handoffs = make([]logbook.Entry, n)
+		for i := range v.Handoffs {
+			d.entry(&v.Handoffs[i])
+		}
+	}
 
 	n, _ := d.list("slate", 1+minObservation)
 	for range n {
@@ -970,6 +990,10 @@ func (d *decoder) entry(e *logbook.Entry) {
 	if d.opt("entry step") {
 		e.Step = &logbook.Step{}
 		d.step(e.Step)
+	}
+	if d.opt("entry handoff") {
+		h := d.handoff()
+		e.Handoff = &h
 	}
 }
 

@@ -47,10 +47,13 @@ type Transition struct {
 
 // VoyageView is the voyage view: metadata and status.
 type VoyageView struct {
-	ID       string    `json:"id"`
-	Intent   string    `json:"intent"`
-	Kind     string    `json:"kind"`
+	ID     string `json:"id"`
+	Intent string `json:"intent"`
+	Kind   string `json:"kind"`
+	// Identity is the identity the voyage started with; Current the one
+	// it has now (Identity until a handoff, then the last handoff's To).
 	Identity string    `json:"identity"`
+	Current  string    `json:"current,omitempty"`
 	Created  time.Time `json:"created"`
 	// Parent, Repo, Dir, Base, Branch and Worktree are as recorded at
 	// the start (VoyageInfo).
@@ -76,6 +79,9 @@ type VoyageView struct {
 	Lifecycle []Transition `json:"lifecycle,omitempty"`
 	// Crew lists, sorted, every identity that recorded an event.
 	Crew []string `json:"crew,omitempty"`
+	// Handoffs are the story's handoff entries (EntryHandoff), oldest
+	// first: each change of the voyage's identity.
+	Handoffs []logbook.Entry `json:"handoffs,omitempty"`
 	// Policy is the guard rules recorded last (a policy-adopted event):
 	// what the voyage's writers ran under; zero when none was recorded.
 	Policy logbook.PolicyRecord `json:"policy,omitzero"`
@@ -83,6 +89,15 @@ type VoyageView struct {
 	// LastAt its time.
 	Seq    uint64    `json:"seq"`
 	LastAt time.Time `json:"last_at,omitzero"`
+}
+
+// CurrentIdentity returns the identity the voyage has now: Current, or
+// Identity in a view folded before handoffs existed.
+func (v *VoyageView) CurrentIdentity() string {
+	if v.Current != "" {
+		return v.Current
+	}
+	return v.Identity
 }
 
 // ArtifactStatus is the condition of a stored artifact
@@ -200,7 +215,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		v.ID, v.Intent, v.Kind = in.ID, in.Intent, in.Kind
 		v.Parent, v.Repo, v.Dir, v.Base, v.Branch, v.Worktree = in.Parent, in.Repo, in.Dir, in.Base, in.Branch, in.Worktree
 		v.Session = in.Session
-		v.Identity, v.Created, v.Status = e.Who.Identity, e.At, StatusActive
+		v.Identity, v.Current, v.Created, v.Status = e.Who.Identity, e.Who.Identity, e.At, StatusActive
 		v.Lifecycle = append(v.Lifecycle, Transition{Status: StatusActive, At: e.At, Who: e.Who})
 	case VoyageCompleted:
 		if e.Completion == nil {
@@ -319,6 +334,18 @@ func (s *State) apply(seq uint64, e *Event) error {
 		if isOpen(st) {
 			s.steps[keyOf(st)] = st
 		}
+	case IdentityHandedOff:
+		if e.Handoff == nil {
+			return errMissing("handoff")
+		}
+		en, err := s.entry(seq, e, logbook.EntryHandoff)
+		if err != nil {
+			return err
+		}
+		h := *e.Handoff
+		en.Handoff = &h
+		s.Voyage.Current = h.To
+		s.Voyage.Handoffs = append(s.Voyage.Handoffs, logbook.Clone([]logbook.Entry{*en})...)
 	case StepFinished:
 		if e.Step == nil || e.Step.Result == nil {
 			return errMissing("step result")

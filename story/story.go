@@ -44,7 +44,7 @@ func WriteText(ctx context.Context, w io.Writer, v *helm.Voyage) error {
 	}
 	info := v.Info()
 	h := logbook.Header{
-		Intent: info.Intent, Identity: info.Identity, Created: info.Created,
+		Intent: info.Intent, Identity: info.Identity, Current: info.CurrentIdentity, Created: info.Created,
 		Status: info.Status, CompletedAt: info.CompletedAt,
 		Outcome: info.Outcome, Summary: info.Summary,
 	}
@@ -349,6 +349,8 @@ func (d *storyDoc) writeMarkdownEntry(b *strings.Builder, e logbook.Entry) {
 		b.WriteString(markdown.Inline(logbook.DescribePolicy(e.Policy)) + "\n")
 	case logbook.EntryRechain:
 		b.WriteString(markdown.Inline(logbook.DescribeRechain(e.Rechain, e.Who)) + "\n")
+	case logbook.EntryHandoff:
+		b.WriteString(markdown.Inline(logbook.DescribeHandoff(e.Handoff, e.Who)) + "\n")
 	}
 }
 
@@ -487,6 +489,7 @@ var entryIcons = map[logbook.EntryKind]string{
 	logbook.EntryJudgement: "⚖",
 	logbook.EntryPolicy:    "§",
 	logbook.EntryRechain:   "⛓",
+	logbook.EntryHandoff:   "⇄",
 }
 
 func (d *storyDoc) htmlPage() htmlPage {
@@ -563,6 +566,8 @@ func (d *storyDoc) htmlEntry(e logbook.Entry) htmlEntry {
 		h.Text = block(logbook.DescribePolicy(e.Policy))
 	case logbook.EntryRechain:
 		h.Text = block(logbook.DescribeRechain(e.Rechain, e.Who))
+	case logbook.EntryHandoff:
+		h.Text = block(logbook.DescribeHandoff(e.Handoff, e.Who))
 	}
 	return h
 }

@@ -115,7 +115,7 @@ func mcpConfig(ctx context.Context, a *app) (mcpserver.Config, error) {
 			return mcpserver.Config{}, err
 		}
 		a.voyages = append(a.voyages, v)
-		cfg.Pinned, voyageIdentity = v, v.Info().Identity
+		cfg.Pinned, voyageIdentity = v, v.Info().CurrentIdentity
 	}
 	identity, err := a.resolveIdentity(voyageIdentity)
 	if err != nil {

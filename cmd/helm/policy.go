@@ -241,10 +241,10 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 		}
 	}
 	reqs := helm.PolicyRequests(args[0], target, who)
-	verdict := p.CheckAll(reqs)
+	verdict := p.CheckWithBuiltin(reqs)
 	decider := reqs[0]
 	for _, r := range reqs {
-		if p.Check(r).Decision == verdict.Decision {
+		if p.CheckWithBuiltin([]policy.Request{r}).Decision == verdict.Decision {
 			decider = r
 			break
 		}
@@ -252,9 +252,10 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 	out := policyCheck{Policy: "(none)", Digest: p.Digest(), Request: reqs[0], Requests: reqs, Actor: reqs[0].Actor(), Decision: verdict.Decision, Rule: verdict.RuleName(), Trace: []string{}}
 	if p != nil {
 		out.Policy = p.Source
-		for _, t := range p.Explain(decider) {
-			out.Trace = append(out.Trace, t.String())
-		}
+	}
+	// helm's built-in rules decide what no rule of the policy matches.
+	for _, t := range p.ExplainWithBuiltin(decider) {
+		out.Trace = append(out.Trace, t.String())
 	}
 	if a.g.json {
 		return writeJSON(a.stdout, out)
@@ -349,7 +350,7 @@ func (a *app) voyageIdentity(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	return v.Info().Identity
+	return v.Info().CurrentIdentity
 }
 
 // runTool explains the decision on a tool call, built from the flags as

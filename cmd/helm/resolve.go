@@ -341,8 +341,11 @@ func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, logbo
 	return v, who, nil
 }
 
-// resolveIdentity: --as, then HELM_IDENTITY, then the voyage's identity
-// (voyageIdentity, empty when there is no voyage yet), then config.toml.
+// resolveIdentity: --as, then HELM_IDENTITY, then the voyage's current
+// identity (voyageIdentity: the last handoff's, else the one it started
+// with; empty when there is no voyage yet), then config.toml. A
+// config.toml cannot take a handed-off voyage back: the voyage's
+// identity comes before it.
 func (a *app) resolveIdentity(voyageIdentity string) (string, error) {
 	cfg, err := a.config()
 	if err != nil {
@@ -416,7 +419,7 @@ func (a *app) resolveRoleMethod(required bool) (role, method string, err error) 
 // who resolves who acts on voyage v; entry says the change is a logbook
 // entry (bearing, challenge, action), which needs a role and a method.
 func (a *app) who(v *helm.Voyage, entry bool) (logbook.Who, error) {
-	id, err := a.resolveIdentity(v.Info().Identity)
+	id, err := a.resolveIdentity(v.Info().CurrentIdentity)
 	if err != nil {
 		return logbook.Who{}, err
 	}

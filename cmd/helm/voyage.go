@@ -159,6 +159,7 @@ and compacting again finishes the work.`,
 			Example: "  helm artifact jettison 9f2c --reason \"holds a customer's data\"\n  helm voyage compact",
 		}, &voyageCompactCommand{}),
 		newVoyageRechainCmd(a),
+		newVoyageHandoffCmd(a),
 		newVoyageExportCmd(a),
 		newVoyageImportCmd(a),
 		newVoyagePushCmd(a),
@@ -343,7 +344,7 @@ func (c *voyageListCommand) print(a *app, h *helm.Home, list []helm.VoyageInfo, 
 		if v.Parent != "" {
 			intent += " (part of " + short(v.Parent) + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), printable(string(v.Kind)), v.Status, stamp(v.Created), stamp(v.LastAt), printable(v.Identity), intent)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(v.ID), printable(string(v.Kind)), v.Status, stamp(v.Created), stamp(v.LastAt), printable(v.CurrentIdentity), intent)
 	}
 	for _, id := range damaged {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(id), "?", "DAMAGED", "?", "?", "?", "(cannot be read: see below)")
@@ -395,7 +396,14 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	fmt.Fprintf(&b, "Voyage:    %s\n", info.ID)
 	fmt.Fprintf(&b, "Intent:    %s\n", printable(info.Intent))
 	fmt.Fprintf(&b, "Kind:      %s\n", printable(string(info.Kind)))
-	fmt.Fprintf(&b, "Identity:  %s\n", printable(info.Identity))
+	if len(info.Handoffs) == 0 {
+		fmt.Fprintf(&b, "Identity:  %s\n", printable(info.Identity))
+	} else {
+		fmt.Fprintf(&b, "Identity:  %s (started by %s)\n", printable(info.CurrentIdentity), printable(info.Identity))
+		for _, e := range info.Handoffs {
+			fmt.Fprintf(&b, "  handoff %d, %s: %s\n", e.N, stamp(e.At), printable(logbook.DescribeHandoff(e.Handoff, e.Who)))
+		}
+	}
 	fmt.Fprintf(&b, "Created:   %s\n", stamp(info.Created))
 	if info.Parent != "" {
 		fmt.Fprintf(&b, "Parent:    %s\n", info.Parent)

@@ -376,6 +376,10 @@ func (b *builder) entry(id string, parent pcommon.SpanID, e logbook.Entry) time.
 	case e.Rechain != nil:
 		put(at, "helm.rechain.crc32c", e.Rechain.CRC32C)
 		put(at, "helm.rechain.why", e.Rechain.Why)
+	case e.Handoff != nil:
+		put(at, "helm.handoff.from", e.Handoff.From)
+		put(at, "helm.handoff.to", e.Handoff.To)
+		put(at, "helm.handoff.why", e.Handoff.Why)
 	case e.Step != nil:
 		end = later(end, step(sp, e))
 	}

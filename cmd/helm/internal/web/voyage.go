@@ -239,6 +239,8 @@ func (s *Server) entryItem(ctx context.Context, v *helm.Voyage, e logbook.Entry,
 		s.stepItem(ctx, v, e, &it, b)
 	case logbook.EntryRechain:
 		it.Icon, it.Title, it.Note = "⛓", "Rechain "+itoa(e.N), logbook.DescribeRechain(e.Rechain, e.Who)
+	case logbook.EntryHandoff:
+		it.Icon, it.Title, it.Note = "⇄", "Handoff "+itoa(e.N), logbook.DescribeHandoff(e.Handoff, e.Who)
 	default:
 		it.Icon, it.Title = "•", string(e.Kind)+" "+itoa(e.N)
 	}
