@@ -81,8 +81,10 @@ func (v *Voyage) refusedError(op string, r *curationRefused) error {
 	if r.verdict.Decision == policy.Confirm {
 		sentinel = ErrNeedsConfirmation // the library offers no confirmation of a curation
 	}
-	h := hint.Hint{Kind: hint.Policy, Text: "ask a person to do it (method human), or ask whoever keeps the system policy (" +
-		r.verdict.Source + ") for a rule that allows it; a rule in the home's policy cannot loosen helm's built-in rules"}
+	h := hint.Hint{Kind: hint.Policy, Text: "ask a person to do it (method human), or ask whoever keeps " + r.verdict.Source + " to change the rule"}
+	if r.verdict.Source == policy.DefaultsSource {
+		h.Text = "ask a person to do it (method human); only a rule of the system policy (root's) can let an agent do it, not one of the home's"
+	}
 	return v.fail(op, fmt.Errorf("%w: %s; the refusal is recorded, the artifact is kept as it was", sentinel, refusalText(r.verdict)), h)
 }
 
