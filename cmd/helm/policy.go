@@ -192,7 +192,7 @@ permission, a permission request.`,
 
 type policyCheckCommand struct {
 	repo, branch, remote, status string
-	force                bool
+	force                        bool
 	// A tool call's.
 	tool, command, path, url, event, project string
 }
