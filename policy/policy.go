@@ -527,6 +527,11 @@ func (p *Policy) Explain(r Request) []Trace {
 		q := *p
 		q.fallback = nil
 		traces := q.Explain(r)
+		for i := range traces { // two sources: each trace names its own
+			if traces[i].Source == "" {
+				traces[i].Source = q.Source
+			}
+		}
 		if len(traces) > 0 && traces[len(traces)-1].Matched {
 			return traces
 		}

@@ -96,8 +96,9 @@ person (method human) may curate a closed voyage; an agent is refused
 policy.toml can tighten this, never loosen it. On a closed voyage the
 identity, role and method must be set (--as, --role, --method or their
 variables; for reduce, whose --method says how the summary was made,
-HELM_METHOD or method in config.toml). A method is a claim: an agent that
-runs helm as the user and claims "human" is recorded under that claim.`,
+HELM_METHOD or method in config.toml, else that --method). A method is a
+claim: an agent that runs helm as the user and claims "human" is recorded
+under that claim (see docs/design.md, "Curation after completion").`,
 		Example: "  helm artifact list\n  helm artifact jettison 9f2c41d0 --reason \"holds a customer's data\"\n  helm voyage compact",
 	})
 	c.AddCommand(
@@ -207,6 +208,12 @@ func (c *artifactReduceCommand) Run(ctx context.Context, a *app, args []string) 
 	}
 	if strings.TrimSpace(c.method) == "" || strings.TrimSpace(c.summary) == "" {
 		return usageErrorf(a.cmd, "artifact reduce: --method METHOD and --summary TEXT are required")
+	}
+	// The command's --method is the summary's (it shadows the global
+	// flag): whoever made the summary reduces, unless HELM_METHOD or
+	// config.toml say otherwise.
+	if _, method, err := a.resolveRoleMethod(false); err == nil && method == "" {
+		a.g.method = c.method
 	}
 	v, who, err := a.curatedVoyage(ctx)
 	if err != nil {
