@@ -34,8 +34,8 @@ decision = "deny"
 reason = "an agent does not prune the evidence of a closed voyage; a person may, or a system policy rule may allow it"
 `
 
-// statusClasses are the status patterns that name a class of statuses,
-// as helm voyage list --status does.
+// statusClasses are the status patterns that name a class of statuses:
+// open (may still change) and closed (ended for good).
 var statusClasses = map[string][]string{
 	"open":   {"active", "blocked", "partial"},
 	"closed": {"completed", "failed", "cancelled"},
