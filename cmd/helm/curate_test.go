@@ -210,3 +210,30 @@ func TestAttackAgentCannotCurateItsClosedVoyageInAnySpelling(t *testing.T) {
 		})
 	}
 }
+
+func TestPolicyCheckExplainsCurationOnAnyStatus(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("nothing yet")
+	for _, tc := range []struct {
+		name, method, status, decision string
+	}{
+		{"an agent on a completed voyage", "claude-opus", "completed", `Decision: denied by rule "a person jettisons a closed voyage's evidence" (helm's built-in rules:1)`},
+		{"an agent on a cancelled voyage", "claude-opus", "cancelled", "Decision: denied by rule"},
+		{"an agent on a blocked voyage", "claude-opus", "blocked", "Decision: allowed: no rule matched"},
+		{"a person on a completed voyage", "human", "completed", "Decision: allowed: no rule matched"},
+		{"an agent on the active voyage (its status, resolved)", "claude-opus", "", "Decision: allowed: no rule matched"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"policy", "check", "jettison", "--method", tc.method}
+			if tc.status != "" {
+				args = append(args, "--status", tc.status)
+			}
+			assert.Contains(t, h.ok(args...), tc.decision)
+		})
+	}
+	r := h.fails(2, "policy", "check", "jettison", "--status", "closed")
+	assert.Contains(t, r.Stderr, `--status "closed" is not a voyage's status`)
+	r = h.fails(2, "policy", "check", "push", "--status", "completed")
+	assert.Contains(t, r.Stderr, "--status is the status of the voyage curated")
+}

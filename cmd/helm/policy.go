@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -259,6 +260,10 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 		p = policy.WithDefaults(p)
 		if status == "" {
 			status = a.voyageStatus(ctx)
+		}
+		statuses := []string{"active", "blocked", "partial", "completed", "failed", "cancelled"}
+		if status != "" && !slices.Contains(statuses, status) {
+			return usageErrorf(a.cmd, "policy check: --status %q is not a voyage's status (one of %s)", status, strings.Join(statuses, ", "))
 		}
 	} else if status != "" {
 		return usageErrorf(a.cmd, "policy check: --status is the status of the voyage curated, for jettison and reduce")
