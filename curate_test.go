@@ -156,15 +156,53 @@ func TestASystemPolicyRuleLetsAnAgentCurateAClosedVoyage(t *testing.T) {
 }
 
 func TestAHomeRuleMayTightenCurationOfAnActiveVoyage(t *testing.T) {
+	for _, tc := range []struct {
+		name, decision string
+		want           error
+	}{
+		{"deny", "deny", helm.ErrRefused},
+		{"confirm", "confirm", helm.ErrNeedsConfirmation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			home := mustParse(t, "[[rule]]\nname = \"keep everything\"\naction = \"jettison\"\nstatus = \"open\"\ndecision = \""+tc.decision+"\"\n", "policy.toml")
+			_, v := newVoyage(t, &helm.Options{Policy: home})
+			hash, _ := observeRandom(t, v, "x", 100)
+			n := len(entriesOf(t, v))
+			err := v.Jettison(ctx, hash, "why not", who)
+			require.ErrorIs(t, err, tc.want)
+			assert.Contains(t, err.Error(), "keep everything")
+			assert.Len(t, entriesOf(t, v), n+1, "the refusal is recorded")
+			_, err = readArtifact(ctx, v, hash)
+			assert.NoError(t, err)
+		})
+	}
+}
+
+// TestAClaimOfBeingHumanIsRecordedAsMade: the limit of the default. A
+// caller that names method human passes it (nothing local can tell a
+// person from an agent that says it is one), and the curation is
+// recorded under that claim, with its identity: the claim is on the
+// record.
+func TestAClaimOfBeingHumanIsRecordedAsMade(t *testing.T) {
 	ctx := context.Background()
-	home := mustParse(t, "[[rule]]\nname = \"keep everything\"\naction = \"jettison\"\ndecision = \"deny\"\n", "policy.toml")
-	_, v := newVoyage(t, &helm.Options{Policy: home})
-	hash, _ := observeRandom(t, v, "x", 100)
-	err := v.Jettison(ctx, hash, "why not", who)
-	require.ErrorIs(t, err, helm.ErrRefused)
-	assert.Contains(t, err.Error(), "keep everything")
-	_, err = readArtifact(ctx, v, hash)
-	assert.NoError(t, err)
+	_, v, hashes, _ := closedVoyage(t, nil, logbook.OutcomeCompleted)
+	claim := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
+	require.NoError(t, v.Jettison(ctx, hashes[0], "says it is a person", claim))
+	info, err := v.ArtifactInfo(ctx, hashes[0])
+	require.NoError(t, err)
+	require.NotNil(t, info.CuratedBy)
+	assert.Equal(t, claim, *info.CuratedBy)
+	var jettisons int
+	for e, err := range v.Events(ctx, 1) {
+		require.NoError(t, err)
+		if e.Type == "artifact-jettisoned" {
+			jettisons++
+			assert.Equal(t, claim, e.Who)
+			assert.Equal(t, "says it is a person", e.Artifact.Reason)
+		}
+	}
+	assert.Equal(t, 1, jettisons)
 }
 
 func TestOtherWritesOnAClosedVoyageAreStillRefused(t *testing.T) {
