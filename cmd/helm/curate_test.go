@@ -237,3 +237,18 @@ func TestPolicyCheckExplainsCurationOnAnyStatus(t *testing.T) {
 	r = h.fails(2, "policy", "check", "push", "--status", "completed")
 	assert.Contains(t, r.Stderr, "--status is the status of the voyage curated")
 }
+
+// A blocked voyage is open: curation there is an agent's to do as on an
+// active one, and it stays blocked.
+func TestAnAgentCuratesABlockedVoyage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.start("waiting on a review")
+	h.writeFile("notes.txt", "notes\n")
+	var o struct{ Artifact string }
+	require.NoError(t, json.Unmarshal([]byte(h.ok("observe", "file-contents", "--read", "notes.txt", "--json")), &o))
+	h.ok("complete", "--outcome", "blocked", "--summary", "waiting")
+	h.Env["HELM_METHOD"] = "claude-opus"
+	h.ok("--voyage", id, "artifact", "jettison", o.Artifact[:8], "--reason", "stale")
+	assert.Regexp(t, `(?m)^Status: +blocked`, h.ok("--voyage", id, "voyage", "show"))
+}
