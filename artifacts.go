@@ -69,7 +69,11 @@ func (v *Voyage) stowed(ctx context.Context, hash string) (projection.Artifact, 
 	}
 	op = "read artifact " + a.Hash
 	if a.Status != projection.Stowed {
-		err := fmt.Errorf("%w: it is %s", ErrArtifactGone, a.Status)
+		by, berr := v.curatedBy(ctx, a.Hash)
+		if berr != nil {
+			return a, op, v.fail(op, berr, hint.Hint{})
+		}
+		err := fmt.Errorf("%w: %s", ErrArtifactGone, goneText(&a, by))
 		if a.ReducedTo != "" {
 			return a, op, v.fail(op, err, hint.Hint{Kind: hint.ReadSummary, Text: "read its summary, artifact " + a.ReducedTo})
 		}
@@ -174,6 +178,12 @@ func (v *Voyage) findArtifact(hash string, scan scanFunc) (projection.Artifact, 
 // artifact fails with ErrArtifactGone, until the same bytes are observed
 // again and stowed anew. The bytes stay where they are (the log, the
 // pack) until Compact reclaims them.
+//
+// A voyage of any status may be curated (Jettison, Reduce), a closed one
+// included, which stays closed with its outcome; the change is guarded
+// as an action is (see curate.go): by default an agent (a method other
+// than human) may not curate a closed voyage, and a refusal is recorded
+// and returned as an error matching ErrRefused.
 func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who logbook.Who) error {
 	op := "jettison artifact " + hash
 	reason = strings.TrimSpace(reason)
@@ -184,6 +194,7 @@ func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who logbook.
 		return v.fail(op, err, hint.Hint{})
 	}
 	// The whole index is read first: hash may be a prefix.
+	var refused curationRefused
 	_, err := v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, _ stower) ([]*projection.Event, error) {
 		a, err := v.findArtifact(hash, v.logScan(ctx)) // never scans: the index is read
 		if err != nil {
@@ -192,12 +203,19 @@ func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who logbook.
 		if a.Status == projection.Jettisoned {
 			return nil, fmt.Errorf("%w: artifact %s is jettisoned already", ErrArtifactGone, a.Hash)
 		}
+		params := map[string]string{"artifact": a.Hash, "reason": reason}
+		if refusal, err := v.checkCuration(st, curateJettison, a.Hash, params, who, reason, &refused); refusal != nil || err != nil {
+			return refusal, err
+		}
 		w, err := resolveWho(st, who, false)
 		if err != nil {
 			return nil, err
 		}
 		return []*projection.Event{{Type: projection.ArtifactJettisoned, Who: w, Artifact: &projection.ArtifactRef{Hash: a.Hash, Reason: reason}}}, nil
 	})
+	if err == nil && refused.verdict.Decision != "" {
+		return v.refusedError(op, &refused)
+	}
 	return err
 }
 
@@ -212,7 +230,7 @@ type Reduction struct {
 // Reduce stores r.Summary as a derived artifact of the artifact at hash,
 // stowed as every sighting is (a blob record when small, the pack
 // otherwise), and marks the original reduced: readers are pointed to the
-// summary. It returns the summary's hash.
+// summary. It returns the summary's hash. It is guarded as Jettison is.
 func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who logbook.Who) (string, error) {
 	op := "reduce artifact " + hash
 	if err := errors.Join(checkText("method", r.Method), checkWho(who)); err != nil {
@@ -236,6 +254,7 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who logbo
 	}
 	enc := v.prepare(ctx, data)
 	// The whole index is read first: hash may be a prefix.
+	var refused curationRefused
 	_, err = v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, stow stower) ([]*projection.Event, error) {
 		a, err := v.findArtifact(hash, v.logScan(ctx)) // never scans: the index is read
 		if err != nil {
@@ -246,6 +265,10 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who logbo
 		}
 		if enc.Hash == a.Hash {
 			return nil, fmt.Errorf("%w: the summary is identical to the artifact", ErrInvalid)
+		}
+		params := map[string]string{"artifact": a.Hash, "method": method, "summary": enc.Hash}
+		if refusal, err := v.checkCuration(st, curateReduce, a.Hash, params, who, "", &refused); refusal != nil || err != nil {
+			return refusal, err
 		}
 		w, err := resolveWho(st, who, false)
 		if err != nil {
@@ -267,6 +290,9 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who logbo
 	})
 	if err != nil {
 		return "", err
+	}
+	if refused.verdict.Decision != "" {
+		return "", v.refusedError(op, &refused)
 	}
 	return enc.Hash, nil
 }

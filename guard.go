@@ -36,14 +36,14 @@ const ObserveCommand = "observe-command"
 // the home's policy. A refusal is recorded (a refused action entry) and
 // returned as the error of op; nil means it may go ahead.
 func (v *Voyage) guard(ctx context.Context, op, kind string, params json.RawMessage, target logbook.ActionTarget, who logbook.Who, why string, confirmed bool) error {
-	p := v.home.opts.Policy // nil: helm's built-in rules alone (policy.Builtin)
+	p := policy.WithDefaults(v.home.opts.Policy) // helm's built-in rules under the policy's
 	w := who
 	if w.Identity == "" {
 		v.mu.Lock()
 		w.Identity = v.st.Voyage.CurrentIdentity() // as resolveWho will record it
 		v.mu.Unlock()
 	}
-	verdict := p.CheckWithBuiltin(PolicyRequests(kind, target, w))
+	verdict := p.CheckAll(PolicyRequests(kind, target, w))
 	sentinel := ErrRefused
 	switch {
 	case verdict.Decision == policy.Allow, verdict.Decision == policy.Confirm && confirmed:
@@ -69,8 +69,8 @@ func (v *Voyage) guard(ctx context.Context, op, kind string, params json.RawMess
 		return err
 	}
 	h := hint.Hint{Kind: hint.Policy, Text: "do it another way, or ask whoever keeps " + verdict.Source + " to change the rule"}
-	if verdict.Source == policy.BuiltinSource {
-		h.Text = "have a person (method human) do it, or add a rule that allows it to the home's policy (" + PolicyFile + ")"
+	if verdict.Source == policy.DefaultsSource {
+		h.Text = "ask a person to do it (method human); only a rule of the system policy (root's) can let an agent do it, not one of the home's"
 	}
 	if sentinel == ErrNeedsConfirmation {
 		h = hint.Hint{Kind: hint.Confirm, Text: "confirm the action (PerformOptions.Confirmed, ObserveOptions.Confirmed) once a person has agreed to it"}

@@ -28,9 +28,10 @@ import (
 // handoff, for a guard rule that asks for confirmation.
 //
 // It is guarded as an action of kind policy.Handoff, by the home's
-// rules and then by helm's built-in rule (policy.Builtin): by default
-// only a person (who.Method exactly "human") hands a voyage off; a rule
-// of the home's policy that matches the handoff decides instead. A
+// rules over helm's built-in ones (policy.WithDefaults): by default
+// only a person (who.Method exactly "human") hands a voyage off; only a
+// rule of the system policy loosens that, a rule of the home's may
+// tighten it. A
 // refusal is recorded, as the guard's refusals are, and matches
 // ErrRefused.
 //

@@ -162,7 +162,7 @@ func TestAttackAgentHandoffIsRefusedAndRecorded(t *testing.T) {
 			who := logbook.Who{Identity: as, Role: "coder", Method: method}
 			_, err := h.Handoff(ctx, v.ID(), who, logbook.Handoff{To: "claude-a", Why: "mine now"})
 			require.ErrorIs(t, err, ErrRefused, "method %q as %q", method, as)
-			assert.Contains(t, err.Error(), `"a person hands a voyage off" (helm's built-in rules)`)
+			assert.Contains(t, err.Error(), `"a person hands a voyage off" (helm's built-in rules:`)
 			assert.Equal(t, hint.Policy, HintOf(err).Kind)
 		}
 	}
@@ -171,21 +171,31 @@ func TestAttackAgentHandoffIsRefusedAndRecorded(t *testing.T) {
 	assert.Empty(t, v.Info().Handoffs)
 	assert.Equal(t, 21, v.Info().Counts.Refused, "every refusal is recorded")
 
-	// The home's rules decide before the built-in one: a confirm rule
-	// holds the handoff until a person confirms it, then it is recorded
-	// as confirmed, by the agent, with its method.
+	// A rule of the home's policy cannot loosen the built-in rule: a
+	// confirm rule holds a person's handoff until confirmed, and leaves
+	// an agent's refused. A rule of the system policy can let an agent
+	// hand off; it is recorded by the agent, with its method.
 	h2 := handoffHome(t, "[[rule]]\nname = \"handoffs are confirmed\"\naction = \"handoff\"\ndecision = \"confirm\"\n")
 	w, err := h2.Start(ctx, "Ann's voyage", OpenWaters, handoffAnn, nil)
 	require.NoError(t, err)
 	defer w.Close()
-	_, err = h2.Handoff(ctx, w.ID(), handoffAgent, logbook.Handoff{To: "claude-a"})
+	_, err = h2.Handoff(ctx, w.ID(), handoffAgent, logbook.Handoff{To: "claude-a", Confirmed: true})
+	require.ErrorIs(t, err, ErrRefused, "a home rule does not loosen the built-in one")
+	_, err = h2.Handoff(ctx, w.ID(), handoffAnn, logbook.Handoff{To: "bob"})
 	require.ErrorIs(t, err, ErrNeedsConfirmation)
-	e, err := h2.Handoff(ctx, w.ID(), handoffAgent, logbook.Handoff{To: "claude-a", Confirmed: true})
+
+	sys, err := policy.Parse([]byte("[[rule]]\nname = \"agents hand off\"\naction = \"handoff\"\ndecision = \"allow\"\n"), "/etc/helm/policy.toml")
+	require.NoError(t, err)
+	h3, err := Open(t.TempDir(), &Options{NoSync: true, Policy: policy.System(sys)})
+	require.NoError(t, err)
+	x, err := h3.Start(ctx, "Ann's voyage", OpenWaters, handoffAnn, nil)
+	require.NoError(t, err)
+	defer x.Close()
+	e, err := h3.Handoff(ctx, x.ID(), handoffAgent, logbook.Handoff{To: "claude-a"})
 	require.NoError(t, err)
 	assert.Equal(t, handoffAgent, e.Who, "a handoff never makes its recorder human")
-	assert.True(t, e.Handoff.Confirmed)
-	require.NoError(t, w.Refresh(ctx)) // another handle recorded it
-	assert.Equal(t, "claude-a", w.Info().CurrentIdentity)
+	require.NoError(t, x.Refresh(ctx)) // another handle recorded it
+	assert.Equal(t, "claude-a", x.Info().CurrentIdentity)
 }
 
 // TestAttackRacingHandoffsNameWhomTheyExpect: two handoffs decided on

@@ -42,6 +42,10 @@ type Options struct {
 	// Policy holds the guard rules every action, and every command mark,
 	// is checked against before it is recorded or run. nil means the
 	// home's own, PolicyFile in its directory, when there is one.
+	// Jettison and Reduce are checked against it with helm's built-in
+	// rules under it (policy.WithDefaults): only the rules of a policy
+	// marked policy.System (one the recorded agent cannot change) may
+	// loosen those.
 	Policy *policy.Policy
 
 	// Settings no user needs, which tests change (zero: the default).

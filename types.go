@@ -152,6 +152,11 @@ type ArtifactInfo struct {
 	ReducedTo string `json:"reduced_to,omitempty"`
 	// Reason is why a jettisoned artifact was jettisoned.
 	Reason string `json:"reason,omitempty"`
+	// CuratedBy and CuratedAt say who jettisoned or reduced the
+	// artifact, and when: set by Voyage.ArtifactInfo (which reads the
+	// log for them), not by Voyage.Artifacts.
+	CuratedBy *logbook.Who `json:"curated_by,omitempty"`
+	CuratedAt time.Time    `json:"curated_at,omitzero"`
 }
 
 func artifactInfo(a *projection.Artifact) ArtifactInfo {

@@ -337,7 +337,8 @@ func (v *Voyage) artifactsAfter(ctx context.Context, after string, n int) ([]Art
 
 // ArtifactInfo returns the index entry of the artifact hash names (a full
 // hash, found at once, or an unambiguous prefix of at least 4 digits),
-// whatever its status: one jettisoned or reduced is there too.
+// whatever its status: one jettisoned or reduced is there too, with who
+// did it and when (read from the log).
 func (v *Voyage) ArtifactInfo(ctx context.Context, hash string) (ArtifactInfo, error) {
 	v.mu.Lock()
 	a, err := v.findArtifact(hash, v.logScan(ctx))
@@ -345,7 +346,17 @@ func (v *Voyage) ArtifactInfo(ctx context.Context, hash string) (ArtifactInfo, e
 	if err != nil {
 		return ArtifactInfo{}, v.fail("find artifact "+hash, err, hint.Hint{})
 	}
-	return artifactInfo(&a), nil
+	info := artifactInfo(&a)
+	if a.Status != projection.Stowed {
+		e, err := v.curatedBy(ctx, a.Hash)
+		if err != nil {
+			return ArtifactInfo{}, v.fail("find artifact "+hash, err, hint.Hint{})
+		}
+		if e != nil {
+			info.CuratedBy, info.CuratedAt = &e.Who, e.At
+		}
+	}
+	return info, nil
 }
 
 // sortedArtifacts returns the index ordered by hash, sorted again only

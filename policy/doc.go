@@ -33,6 +33,8 @@
 //	ref       the full name of a ref a push updates on the remote (refs/heads/main, refs/tags/v1)
 //	force     true or false (not a glob): the ref update is a forced one
 //	delete    true or false (not a glob): the ref update deletes the ref
+//	status    the status of the voyage acted on (jettison, reduce): a glob, or
+//	          open (active, blocked, partial) or closed (completed, failed, cancelled)
 //
 // Every field but name and decision is a glob matched against the whole
 // value, case-sensitively (repo excepted: GitHub's names are
@@ -92,6 +94,12 @@
 //
 // Gates (Gates) all apply, not the first alone: each holds an agent that
 // wants to stop until its condition holds over the voyage.
+//
+// helm's built-in rules (Defaults) hold that an agent may not jettison or
+// reduce the evidence of a closed voyage. WithDefaults puts them under a
+// policy: a rule of a system policy (System: one the recorded agent
+// cannot change) is tried before them and may loosen them; any other
+// policy is stacked over them and can only tighten them.
 //
 // The guard decides what helm does. It cannot stop what is done behind
 // helm's back (git and gh run directly), nor a policy file edited by

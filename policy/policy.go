@@ -71,6 +71,10 @@ type Rule struct {
 	// (refs/heads/main, refs/tags/v1): a push's every destination, as git
 	// resolves it.
 	Ref string
+	// Status matches the status of the voyage acted on (active, blocked,
+	// partial, completed, failed, cancelled): a glob, or "open" (active,
+	// blocked, partial) or "closed" (completed, failed, cancelled).
+	Status string
 	// Force and Delete, when set, match a ref update that is (true) or is
 	// not (false) a forced update, or a deletion.
 	Force, Delete *bool
@@ -120,6 +124,11 @@ type Policy struct {
 	data []byte
 	// layers, on a stack, are the policies it applies, in order.
 	layers []*Policy
+	// system marks a policy the recorded agent cannot change (System).
+	system bool
+	// fallback decides what no rule of this policy matches
+	// (WithDefaults).
+	fallback *Policy
 }
 
 // What a hook does with a tool call it cannot record ([hooks] recording).
@@ -198,6 +207,10 @@ func (p *Policy) Digest() string {
 	}
 	h := sha256.New()
 	switch {
+	case p.fallback != nil:
+		q := *p
+		q.fallback = nil
+		fmt.Fprintf(h, "%s\x00%s\n%s\x00%s\n", q.Source, q.Digest(), p.fallback.Source, p.fallback.Digest())
 	case p.layers != nil:
 		for _, l := range p.layers {
 			fmt.Fprintf(h, "%s\x00%s\n", l.Source, l.Digest())
@@ -207,8 +220,12 @@ func (p *Policy) Digest() string {
 	default:
 		for _, r := range p.Rules {
 			fmt.Fprintf(h, "%q %q", r.Name, r.Decision)
-			for _, pat := range r.patterns() {
+			pats := r.patterns()
+			for _, pat := range pats[:len(pats)-1] {
 				fmt.Fprintf(h, " %q", pat)
+			}
+			if r.Status != "" {
+				fmt.Fprintf(h, " status %q", r.Status) // only then: older digests stay
 			}
 			if r.IsToolRule() || r.Reason != "" {
 				// Only then: an action rule's digest is what it always was.
@@ -242,6 +259,9 @@ type Request struct {
 	// when none; Force and Delete say the update is forced, or a deletion.
 	Ref           string
 	Force, Delete bool
+	// Status is the status of the voyage acted on, empty when unknown:
+	// rules with a status match only requests that give one.
+	Status string `json:",omitempty"`
 	// Event makes the request a tool call (EventTool, EventPermission) or
 	// a stop (EventStop, EventSubagentStop); empty for an action. Tool is
 	// the tool's name; Commands every argv the call runs (parsed by the
@@ -344,6 +364,14 @@ func where(source string, line int) string {
 func (p *Policy) Check(r Request) Verdict {
 	if p == nil {
 		return Verdict{Decision: Allow}
+	}
+	if p.fallback != nil {
+		q := *p
+		q.fallback = nil
+		if v := q.Check(r); v.Rule != nil {
+			return v
+		}
+		return p.fallback.Check(r)
 	}
 	if p.layers != nil {
 		return strictest(p.layers, func(l *Policy) Verdict { return l.Check(r) }, false)
@@ -495,11 +523,33 @@ func (p *Policy) Explain(r Request) []Trace {
 	if p == nil {
 		return nil
 	}
+	if p.fallback != nil {
+		q := *p
+		q.fallback = nil
+		traces := q.Explain(r)
+		for i := range traces { // two sources: each trace names its own
+			if traces[i].Source == "" {
+				traces[i].Source = q.Source
+			}
+		}
+		if len(traces) > 0 && traces[len(traces)-1].Matched {
+			return traces
+		}
+		for _, t := range p.fallback.Explain(r) {
+			if t.Source == "" {
+				t.Source = p.fallback.Source
+			}
+			traces = append(traces, t)
+		}
+		return traces
+	}
 	if p.layers != nil {
 		var traces []Trace
 		for _, l := range p.layers {
 			for _, t := range l.Explain(r) {
-				t.Source = l.Source
+				if t.Source == "" {
+					t.Source = l.Source
+				}
 				traces = append(traces, t)
 			}
 		}
@@ -520,7 +570,7 @@ func (p *Policy) Explain(r Request) []Trace {
 
 // fieldNames are the matchers' names in the file, in the order they are
 // tried.
-var fieldNames = [...]string{"action", "identity", "role", "method", "actor", "repo", "branch", "args", "ref", "force", "delete"}
+var fieldNames = [...]string{"action", "identity", "role", "method", "actor", "repo", "branch", "args", "ref", "force", "delete", "status"}
 
 // boolFields are the fields a [[rule]] gives as true or false.
 var boolFields = []string{"force", "delete"}
@@ -530,12 +580,12 @@ var knownFields = append(append([]string{"name", "decision"}, fieldNames[:]...),
 
 func requestFields(r Request) [len(fieldNames)]string {
 	return [...]string{r.Action, r.Identity, r.Role, r.Method, r.Actor(), r.Repo, r.Branch, strings.Join(r.Args, " "),
-		r.Ref, strconv.FormatBool(r.Force), strconv.FormatBool(r.Delete)}
+		r.Ref, strconv.FormatBool(r.Force), strconv.FormatBool(r.Delete), r.Status}
 }
 
 func (rule *Rule) patterns() [len(fieldNames)]string {
 	return [...]string{rule.Action, rule.Identity, rule.Role, rule.Method, rule.Actor, rule.Repo, rule.Branch, rule.Args,
-		rule.Ref, boolPattern(rule.Force), boolPattern(rule.Delete)}
+		rule.Ref, boolPattern(rule.Force), boolPattern(rule.Delete), rule.Status}
 }
 
 // boolPattern is a true/false matcher as a glob: "" matches either.
@@ -554,10 +604,18 @@ func (rule *Rule) mismatch(values [len(fieldNames)]string) (field int, ok bool) 
 			continue
 		}
 		value := values[i]
-		if fieldNames[i] == "repo" {
+		switch fieldNames[i] {
+		case "repo":
 			// GitHub's owner and repository names are case-insensitive:
 			// OCTO/Prod is octo/prod.
 			pattern, value = strings.ToLower(pattern), strings.ToLower(value)
+		case "status":
+			if class, ok := statusClasses[pattern]; ok {
+				if value == "" || !slices.Contains(class, value) {
+					return i, false
+				}
+				continue
+			}
 		}
 		if checkGlob(pattern) != nil || !matchGlob(pattern, value) {
 			return i, false
@@ -847,6 +905,9 @@ func (rule *Rule) field(name string) *string {
 		return &rule.Until
 	case "reason":
 		return &rule.Reason
+	}
+	if name == "status" {
+		return &rule.Status
 	}
 	return [...]*string{&rule.Action, &rule.Identity, &rule.Role, &rule.Method, &rule.Actor, &rule.Repo, &rule.Branch, &rule.Args, &rule.Ref}[slices.Index(fieldNames[:], name)]
 }

@@ -224,7 +224,7 @@ func TestParseRejectsWhatItDoesNotUnderstand(t *testing.T) {
 		want       []string // the error's lines
 	}{
 		{"unknown field names its line", readmeRules + "\n[[rule]]\nname = \"typo\"\nacton = \"push\"\ndecision = \"deny\"\n",
-			[]string{`policy.toml:28: unknown field "acton" in [[rule]] 5 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete, tool, command, path, host, event, until, reason)`}},
+			[]string{`policy.toml:28: unknown field "acton" in [[rule]] 5 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete, status, tool, command, path, host, event, until, reason)`}},
 		{"unknown fields each reported, in order", "[[rule]]\nzeta = 1\ndecision = \"deny\"\nalpha = \"x\"\n",
 			[]string{`policy.toml:2: unknown field "zeta" in [[rule]] 1`, `policy.toml:4: unknown field "alpha" in [[rule]] 1`}},
 		{"a sub-table is an unknown field", "[[rule]]\ndecision = \"deny\"\n[rule.when]\nbranch = \"main\"\n",
@@ -292,7 +292,7 @@ func TestErrorCarriesThePlace(t *testing.T) {
 	var pe *policy.Error
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, policy.Error{Source: "/home/j/.helm/policy.toml", Line: 6, Rule: 2, Err: pe.Err}, *pe)
-	assert.Equal(t, `/home/j/.helm/policy.toml:6: unknown field "acton" in [[rule]] 2 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete, tool, command, path, host, event, until, reason)`, err.Error())
+	assert.Equal(t, `/home/j/.helm/policy.toml:6: unknown field "acton" in [[rule]] 2 (known: name, decision, action, identity, role, method, actor, repo, branch, args, ref, force, delete, status, tool, command, path, host, event, until, reason)`, err.Error())
 }
 
 // TestLinesSurviveTrickyTOML: text inside strings, arrays and inline

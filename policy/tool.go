@@ -43,7 +43,7 @@ const (
 const OutsideProject = "outside-project"
 
 // actionOnlyFields are the fields only an action rule may have.
-var actionOnlyFields = []string{"action", "repo", "branch", "args", "ref", "force", "delete"}
+var actionOnlyFields = []string{"action", "repo", "branch", "args", "ref", "force", "delete", "status"}
 
 // IsToolRule reports whether the rule decides tool calls (it has a tool,
 // command, path, host, event or until), rather than actions.

@@ -31,6 +31,7 @@ import (
 	"github.com/helmlog/helm/internal/markdown"
 	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
 )
 
 // WriteText writes the story as a person reads it in a terminal: the
@@ -91,13 +92,48 @@ func docOf(ctx context.Context, v *helm.Voyage) (*storyDoc, error) {
 	if d.Legacy, err = collect(v.Entries(ctx, &helm.EntriesOptions{OutsideStory: true})); err != nil {
 		return nil, err
 	}
+	gone := 0
 	for a, err := range v.Artifacts(ctx, nil) {
 		if err != nil {
 			return nil, err
 		}
 		d.Artifacts[a.Hash] = a
+		if a.Status != logbook.ArtifactStowed {
+			gone++
+		}
+	}
+	if gone > 0 {
+		if err := d.curators(ctx, v); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
+}
+
+// curators notes who jettisoned or reduced each artifact that is, and
+// when, from one read of the voyage's events (the index keeps neither).
+func (d *storyDoc) curators(ctx context.Context, v *helm.Voyage) error {
+	for e, err := range v.Events(ctx, 1) {
+		if err != nil {
+			return err
+		}
+		if e.Artifact == nil {
+			continue
+		}
+		hash := e.Artifact.Hash
+		switch e.Type {
+		case projection.ArtifactReduced:
+			hash = e.Artifact.DerivedFrom
+		case projection.ArtifactJettisoned:
+		default:
+			continue
+		}
+		if a, ok := d.Artifacts[hash]; ok && a.Status != logbook.ArtifactStowed {
+			a.CuratedBy, a.CuratedAt = &e.Who, e.At
+			d.Artifacts[hash] = a
+		}
+	}
+	return nil
 }
 
 // collect gathers what seq yields, up to its first error: a document is
@@ -370,12 +406,19 @@ func (d *storyDoc) writeMarkdownObservation(b *strings.Builder, o logbook.Observ
 
 // artifactState says where an artifact stands: "stowed", "reduced to
 // 9f2c4e1a0b3d", "jettisoned: holds a customer's data".
+// Who jettisoned or reduced it, and when, follow when known.
 func artifactState(a helm.ArtifactInfo) string {
+	by := ""
+	if a.CuratedBy != nil {
+		by = " by " + whoLine(*a.CuratedBy) + " at " + stamp(a.CuratedAt)
+	}
 	switch {
 	case a.Status == logbook.ArtifactReduced && a.ReducedTo != "":
-		return "reduced to " + shortHash(a.ReducedTo)
+		return "reduced to " + shortHash(a.ReducedTo) + by
 	case a.Status == logbook.ArtifactJettisoned && a.Reason != "":
-		return "jettisoned: " + a.Reason
+		return "jettisoned" + by + ": " + a.Reason
+	case a.Status == logbook.ArtifactJettisoned:
+		return "jettisoned" + by
 	}
 	return string(a.Status)
 }

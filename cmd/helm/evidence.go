@@ -32,7 +32,11 @@ and voyage show --json name it) or its artifact's hash, or a prefix of
 either. File contents print as text, directory trees as trees, a command
 with its exit status and output, web and GitHub answers field by field.
 The bytes are checked against their BLAKE3 address first. --json prints
-the sighting's JSON.`,
+the sighting's JSON.
+
+A jettisoned artifact is not shown: helm says it was jettisoned, by whom,
+when and why (--json: its index entry, with status, reason, curated_by
+and curated_at); a reduced one, to which summary, by whom and when.`,
 		Example: "  helm sighting show 9f2c41d0\n  helm sighting show 'rust-project:\"/work/widget\"' --json",
 	}, &sightingShowCommand{}))
 	return c
@@ -54,6 +58,12 @@ func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
+	if info.Status != logbook.ArtifactStowed {
+		// Who jettisoned or reduced it, and when, read from the log.
+		if info, err = v.ArtifactInfo(ctx, info.Hash); err != nil {
+			return err
+		}
+	}
 	if a.g.json && info.Status != logbook.ArtifactStowed {
 		return writeJSON(a.stdout, info)
 	}
@@ -74,7 +84,21 @@ func newArtifactCmd(a *app) *cobra.Command {
 		Long: `A voyage stores each sighting once, as an artifact addressed by its BLAKE3
 hash. An artifact is stowed (its bytes are read), reduced (a summary stands
 in for it) or jettisoned (its bytes are no longer read; helm voyage compact
-reclaims their space). Who did it, when and why is recorded.`,
+reclaims their space). Who did it, when and why is recorded.
+
+Curation after completion: jettison and reduce change what a voyage keeps,
+not what happened, so they work on a voyage of any status, a completed,
+failed or cancelled one included, which stays as it was closed. They are
+guarded as actions are (helm policy check jettison): by default only a
+person (method human) may curate a closed voyage; an agent is refused
+(exit 4, the refusal recorded in the story). A rule of the system policy
+(/etc/helm/policy.toml, root's) may allow agents; a rule of the home's
+policy.toml can tighten this, never loosen it. On a closed voyage the
+identity, role and method must be set (--as, --role, --method or their
+variables; for reduce, whose --method says how the summary was made,
+HELM_METHOD or method in config.toml, else that --method). A method is a
+claim: an agent that runs helm as the user and claims "human" is recorded
+under that claim (see docs/design.md, "Curation after completion").`,
 		Example: "  helm artifact list\n  helm artifact jettison 9f2c41d0 --reason \"holds a customer's data\"\n  helm voyage compact",
 	})
 	c.AddCommand(
@@ -156,7 +180,7 @@ func (c *artifactJettisonCommand) Run(ctx context.Context, a *app, args []string
 	if strings.TrimSpace(c.reason) == "" {
 		return usageErrorf(a.cmd, "artifact jettison: --reason TEXT is required: say why the artifact is discarded")
 	}
-	v, who, err := a.activeVoyage(ctx, false)
+	v, who, err := a.curatedVoyage(ctx)
 	if err != nil {
 		return err
 	}
@@ -185,7 +209,13 @@ func (c *artifactReduceCommand) Run(ctx context.Context, a *app, args []string) 
 	if strings.TrimSpace(c.method) == "" || strings.TrimSpace(c.summary) == "" {
 		return usageErrorf(a.cmd, "artifact reduce: --method METHOD and --summary TEXT are required")
 	}
-	v, who, err := a.activeVoyage(ctx, false)
+	// The command's --method is the summary's (it shadows the global
+	// flag): whoever made the summary reduces, unless HELM_METHOD or
+	// config.toml say otherwise.
+	if _, method, err := a.resolveRoleMethod(false); err == nil && method == "" {
+		a.g.method = c.method
+	}
+	v, who, err := a.curatedVoyage(ctx)
 	if err != nil {
 		return err
 	}
@@ -199,4 +229,21 @@ func (c *artifactReduceCommand) Run(ctx context.Context, a *app, args []string) 
 	}
 	_, err = fmt.Fprintf(a.stdout, "Artifact %s reduced to %s in voyage %s\n", short(info.Hash), short(sum), short(v.ID()))
 	return err
+}
+
+// curatedVoyage resolves the voyage an artifact command curates, of any
+// status (curation changes what is kept, not what happened), and who
+// curates it: in full (identity, role and method) on a voyage that is
+// not active, where the guard judges the actor and records a refusal as
+// an entry.
+func (a *app) curatedVoyage(ctx context.Context) (*helm.Voyage, logbook.Who, error) {
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return nil, logbook.Who{}, err
+	}
+	who, err := a.who(v, v.Info().Status != logbook.StatusActive)
+	if err != nil {
+		return nil, logbook.Who{}, err
+	}
+	return v, who, nil
 }

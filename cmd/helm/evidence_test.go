@@ -109,10 +109,10 @@ func TestArtifactLifecycleFromTheCLI(t *testing.T) {
 
 	story := h.ok("log")
 	evidence := h.ok("log", "--evidence")
-	assert.Contains(t, evidence, "  Evidence of FileContents: big.txt (artifact "+byKind["file-contents"]+"):\n    jettisoned: a customer's data\n")
+	assert.Contains(t, evidence, "  Evidence of FileContents: big.txt (artifact "+byKind["file-contents"]+"):\n    jettisoned by john-agent (role coder, method human) at 2026-02-26T17:00:00Z: a customer's data\n")
 	assert.Contains(t, evidence, "  Evidence of Context: keep this (artifact "+byKind["context"]+"):\n    Description:\n      │ keep this\n")
 	assert.Contains(t, evidence, "    reduced to artifact ")
-	assert.Equal(t, "jettisoned: a customer's data (artifact "+byKind["file-contents"]+")\n", h.ok("sighting", "show", byKind["file-contents"]))
+	assert.Equal(t, "jettisoned by john-agent (role coder, method human) at 2026-02-26T17:00:00Z: a customer's data (artifact "+byKind["file-contents"]+")\n", h.ok("sighting", "show", byKind["file-contents"]))
 
 	out := h.ok("voyage", "compact")
 	assert.Contains(t, out, "compacted: 2 artifacts reclaimed (1 payload of reduced artifacts)", "the jettisoned one and the reduced one's payload")

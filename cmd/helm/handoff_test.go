@@ -102,8 +102,8 @@ func TestVoyageShowNamesTheCurrentIdentityAndItsHandoffs(t *testing.T) {
 	h.ok("note", "found the null check")
 	h.at(2)
 	r := h.fails(4, "voyage", "handoff", "--to", "ann", "--why", "I am done")
-	assert.Contains(t, r.Stderr, `denied by rule "a person hands a voyage off" (helm's built-in rules)`)
-	assert.Contains(t, r.Stderr, "Try: have a person (method human) do it, or add a rule that allows it to the home's policy (policy.toml)")
+	assert.Contains(t, r.Stderr, `denied by rule "a person hands a voyage off" (helm's built-in rules:`)
+	assert.Contains(t, r.Stderr, "Try: ask a person to do it (method human); only a rule of the system policy (root's) can let an agent do it, not one of the home's")
 	h.at(3)
 	h.ok("--as", "ann", "--role", "lead", "--method", "human", "voyage", "handoff", "--to", "ann", "--why", "taking over the review")
 	h.at(4)
@@ -221,12 +221,13 @@ func showRefused(t *testing.T, h *harness) int {
 	return s.Logbook.Refused
 }
 
-// TestAttackPlantedPolicyLoosensTheRuleOnlyOnRecord: the agent owns its
-// home, so it can plant a policy.toml that allows its handoff; the
-// handoff then goes through, but under a recorded policy change, the
-// entry before it. A system policy (root's) that denies it holds
-// whatever the home's says.
-func TestAttackPlantedPolicyLoosensTheRuleOnlyOnRecord(t *testing.T) {
+// TestAttackPlantedPolicyCannotLoosenTheRule: the agent owns its home,
+// so it can plant a policy.toml that allows its handoff; helm's built-in
+// rule holds under it all the same (the home's rules tighten, never
+// loosen, it). A system policy (root's) decides: one that denies holds
+// whatever the home's says, one that allows lets the agent hand off,
+// recorded as the agent's, by its method.
+func TestAttackPlantedPolicyCannotLoosenTheRule(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.Env["HELM_ROLE"], h.Env["HELM_METHOD"] = "coder", "claude"
@@ -242,14 +243,17 @@ func TestAttackPlantedPolicyLoosensTheRuleOnlyOnRecord(t *testing.T) {
 
 	h.SystemPolicy = ""
 	out = h.ok("--as", "claude-a", "policy", "check", "handoff", "--", "claude-a")
-	assert.Contains(t, out, "Decision: allowed by rule \"agents hand off\"")
-	assert.NotContains(t, out, "built-in", "a rule of the home's decides: the built-in rule is not reached")
-	h.ok("--as", "claude-a", "voyage", "handoff", "--to", "claude-a", "--why", "my policy says so")
+	assert.Contains(t, out, "Decision: denied by rule \"a person hands a voyage off\"", "the planted allow does not loosen the built-in rule:\n%s", out)
+	r = h.fails(4, "--as", "claude-a", "voyage", "handoff", "--to", "claude-a", "--why", "my policy says so")
+	assert.Contains(t, r.Stderr, `(helm's built-in rules:`)
+	assert.Equal(t, "ann", showVoyage(t, h).CurrentIdentity)
+
+	require.NoError(t, os.WriteFile(sys, []byte("[[rule]]\nname = \"claude-a hands off\"\naction = \"handoff\"\nidentity = \"claude-a\"\ndecision = \"allow\"\n"), 0o644))
+	h.SystemPolicy = sys
+	h.ok("--as", "claude-a", "voyage", "handoff", "--to", "claude-a", "--why", "root's policy says so")
 	entries := logEntries(t, h)
-	require.GreaterOrEqual(t, len(entries), 2)
-	last, prev := entries[len(entries)-1], entries[len(entries)-2]
+	last := entries[len(entries)-1]
 	assert.Equal(t, logbook.EntryHandoff, last.Kind)
 	assert.Equal(t, logbook.Who{Identity: "claude-a", Role: "coder", Method: "claude"}, last.Who, "the handoff is recorded as the agent's, by its method")
-	assert.Equal(t, logbook.EntryPolicy, prev.Kind, "the planted policy is on record before the handoff it allowed")
-	assert.True(t, strings.HasSuffix(prev.Policy.Sources[len(prev.Policy.Sources)-1], "policy.toml"))
+	assert.Equal(t, "claude-a", showVoyage(t, h).CurrentIdentity)
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,7 +66,9 @@ func (a *app) policy(home string, cfg *config) (*policy.Policy, error) {
 	case err != nil:
 		return nil, &usageError{Err: fmt.Errorf("guard rules: %w", err), Hint: "fix the rule in " + path + `; each [[rule]] has a decision (allow, deny or confirm) and globs among action, identity, role, method, actor, repo, branch, args and ref, and force or delete (true or false)`}
 	}
-	a.pol, a.polRead = policy.Stack(sys, p), true
+	// The system policy's rules alone may loosen helm's built-in ones
+	// (policy.WithDefaults): the agent can write the home's.
+	a.pol, a.polRead = policy.Stack(policy.System(sys), p), true
 	return a.pol, nil
 }
 
@@ -157,6 +160,13 @@ kind's arguments read: "45 --merge-method merge", or a command's program and
 arguments). Every rule is listed up to the one that decides, each with the
 field that did not match.
 
+jettison and reduce (helm artifact jettison|reduce) are checked on the
+voyage's status (--status, default the resolved voyage's), with helm's
+built-in rules under the home's: an agent (a method other than human) may
+not curate a closed voyage (completed, failed, cancelled) unless a rule of
+the system policy allows it; the home's rules can only tighten that. A
+rule's status field matches a status, or open or closed.
+
 A push without --repo is resolved as helm action push resolves it, in the
 working directory's repository: git says which refs it would create,
 update, force or delete (git push --dry-run, which changes nothing) and
@@ -173,6 +183,7 @@ permission, a permission request.`,
 		Example: `  helm policy check merge-pull-request --as bob --role agent --method claude -- 45
   helm policy check push --branch main
   helm policy check observe-command -- rm -rf build
+  helm policy check jettison --method claude --status completed
   helm policy check --tool Bash --command 'rm -fr build'
   helm policy check --tool Read --path /etc/passwd
   helm policy check --tool WebFetch --url https://x.example/`,
@@ -181,8 +192,8 @@ permission, a permission request.`,
 }
 
 type policyCheckCommand struct {
-	repo, branch, remote string
-	force                bool
+	repo, branch, remote, status string
+	force                        bool
 	// A tool call's.
 	tool, command, path, url, event, project string
 }
@@ -198,6 +209,17 @@ func (c *policyCheckCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.branch, "branch", "", "the branch acted on, `B` (for a push: what helm action push --branch takes)")
 	fs.StringVar(&c.remote, "remote", "", "for a push: the remote, `NAME` (default origin)")
 	fs.BoolVar(&c.force, "force", false, "for a push: a forced push")
+	fs.StringVar(&c.status, "status", "", "for jettison and reduce: the curated voyage's status `S` (completed, failed, ...; default the voyage's)")
+}
+
+// voyageStatus is the resolved voyage's status when one resolves, else
+// empty.
+func (a *app) voyageStatus(ctx context.Context) string {
+	v, err := a.openVoyage(ctx)
+	if err != nil {
+		return ""
+	}
+	return string(v.Info().Status)
 }
 
 // policyCheck is the --json form of policy check. Request is the first
@@ -230,6 +252,26 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 	if err != nil {
 		return err
 	}
+	digest := p.Digest()
+	status := c.status
+	// A handoff and a curation are checked with helm's built-in rules
+	// under the policy's (a curation on the voyage's status: helm
+	// artifact jettison), as the library checks them; no built-in rule
+	// names another action.
+	if args[0] == policy.Handoff || args[0] == "jettison" || args[0] == "reduce" {
+		p = policy.WithDefaults(p)
+	}
+	if curation := args[0] == "jettison" || args[0] == "reduce"; curation {
+		if status == "" {
+			status = a.voyageStatus(ctx)
+		}
+		statuses := []string{"active", "blocked", "partial", "completed", "failed", "cancelled"}
+		if status != "" && !slices.Contains(statuses, status) {
+			return usageErrorf(a.cmd, "policy check: --status %q is not a voyage's status (one of %s)", status, strings.Join(statuses, ", "))
+		}
+	} else if status != "" {
+		return usageErrorf(a.cmd, "policy check: --status is the status of the voyage curated, for jettison and reduce")
+	}
 	target := logbook.ActionTarget{Repo: c.repo, Branch: c.branch, Args: args[1:]}
 	if args[0] == "push" {
 		if c.repo == "" {
@@ -241,20 +283,22 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 		}
 	}
 	reqs := helm.PolicyRequests(args[0], target, who)
-	verdict := p.CheckWithBuiltin(reqs)
+	for i := range reqs {
+		reqs[i].Status = status
+	}
+	verdict := p.CheckAll(reqs)
 	decider := reqs[0]
 	for _, r := range reqs {
-		if p.CheckWithBuiltin([]policy.Request{r}).Decision == verdict.Decision {
+		if p.Check(r).Decision == verdict.Decision {
 			decider = r
 			break
 		}
 	}
-	out := policyCheck{Policy: "(none)", Digest: p.Digest(), Request: reqs[0], Requests: reqs, Actor: reqs[0].Actor(), Decision: verdict.Decision, Rule: verdict.RuleName(), Trace: []string{}}
+	out := policyCheck{Policy: "(none)", Digest: digest, Request: reqs[0], Requests: reqs, Actor: reqs[0].Actor(), Decision: verdict.Decision, Rule: verdict.RuleName(), Trace: []string{}}
 	if p != nil {
 		out.Policy = p.Source
 	}
-	// helm's built-in rules decide what no rule of the policy matches.
-	for _, t := range p.ExplainWithBuiltin(decider) {
+	for _, t := range p.Explain(decider) {
 		out.Trace = append(out.Trace, t.String())
 	}
 	if a.g.json {
@@ -279,6 +323,9 @@ func (c *policyCheckCommand) Run(ctx context.Context, a *app, args []string) err
 		}
 		if len(req.Args) > 0 {
 			fmt.Fprintf(&b, ", args %q", strings.Join(req.Args, " "))
+		}
+		if req.Status != "" {
+			fmt.Fprintf(&b, ", voyage %s", printable(req.Status))
 		}
 		b.WriteString("\n")
 	}

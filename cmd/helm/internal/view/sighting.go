@@ -104,12 +104,18 @@ func WriteSightingText(ctx context.Context, w io.Writer, v *helm.Voyage, info he
 }
 
 // GoneText describes an artifact whose bytes are not read any more.
+// When info says who jettisoned or reduced it (helm.Voyage.ArtifactInfo
+// does), so does the text.
 func GoneText(info helm.ArtifactInfo) string {
+	by := ""
+	if w := info.CuratedBy; w != nil {
+		by = safetext.Line(fmt.Sprintf(" by %s (role %s, method %s) at %s", w.Identity, OrDash(w.Role), OrDash(w.Method), Stamp(info.CuratedAt)))
+	}
 	switch info.Status {
 	case logbook.ArtifactJettisoned:
-		return "jettisoned: " + safetext.Line(OrDash(info.Reason))
+		return "jettisoned" + by + ": " + safetext.Line(OrDash(info.Reason))
 	case logbook.ArtifactReduced:
-		return "reduced to artifact " + Short(info.ReducedTo) + " (helm sighting show " + Short(info.ReducedTo) + ")"
+		return "reduced to artifact " + Short(info.ReducedTo) + by + " (helm sighting show " + Short(info.ReducedTo) + ")"
 	}
 	return string(info.Status)
 }

@@ -158,11 +158,15 @@ func (s *Server) observation(ctx context.Context, v *helm.Voyage, o logbook.Obse
 
 // goneText says why an artifact's bytes are no longer read, "" if they are.
 func goneText(info helm.ArtifactInfo) string {
+	by := ""
+	if info.CuratedBy != nil {
+		by = " by " + info.CuratedBy.Identity + " (method " + info.CuratedBy.Method + ") at " + info.CuratedAt.UTC().Format(time.RFC3339)
+	}
 	switch info.Status {
 	case logbook.ArtifactJettisoned:
-		return "jettisoned: " + info.Reason
+		return "jettisoned" + by + ": " + info.Reason
 	case logbook.ArtifactReduced:
-		return "reduced to a summary (artifact " + short(info.ReducedTo) + ")"
+		return "reduced to a summary (artifact " + short(info.ReducedTo) + ")" + by
 	case logbook.ArtifactStowed:
 		return ""
 	}
