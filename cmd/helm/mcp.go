@@ -57,19 +57,28 @@ standard error. The server ends when the host closes its standard input.`,
 	}, &mcpCommand{})
 }
 
-type mcpCommand struct{}
+type mcpCommand struct{ tools string }
 
-func (*mcpCommand) Flags(*pflag.FlagSet) {}
+func (c *mcpCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.tools, "tools", mcpserver.DefaultTools, "the tools to list: `SET` (record, read, all) or tool names, comma-separated")
+}
 
-func (*mcpCommand) Run(ctx context.Context, a *app, args []string) error {
+func (c *mcpCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf(a.cmd, "mcp takes no arguments, got %q (pin a voyage with --voyage ID)", args)
+	}
+	if _, err := mcpserver.SelectTools(c.tools, a.main.kinds()); err != nil {
+		return err // before the home is opened: bad usage
 	}
 	cfg, err := mcpConfig(ctx, a)
 	if err != nil {
 		return err
 	}
-	s := mcpserver.New(cfg)
+	cfg.Tools = c.tools
+	s, err := mcpserver.New(cfg)
+	if err != nil {
+		return err
+	}
 	serve := a.main.serveMCP
 	if serve == nil {
 		if isTerminal(a.stdin) {

@@ -57,6 +57,9 @@ type Config struct {
 	Pinned *helm.Voyage
 	// Kinds are the action kinds, one tool each.
 	Kinds []actions.Kind
+	// Tools selects the tools listed, as helm mcp --tools gives it
+	// (SelectTools): "" is the default set, record.
+	Tools string
 	// Version is helm's, as the server tells hosts.
 	Version string
 	// Workspace is what the tools need of the command line.
@@ -103,6 +106,7 @@ type Server struct {
 	who    logbook.Who
 	pinned string // the voyage every tool acts on, or ""
 	kinds  []actions.Kind
+	want   map[string]bool // the tools listed (Config.Tools)
 	ws     Workspace
 	log    io.Writer
 	server *mcp.Server
@@ -115,9 +119,14 @@ type Server struct {
 	logMu    sync.Mutex // serialises what calls write to log
 }
 
-// New makes the server of cfg, with its tools and resources.
-func New(cfg Config) *Server {
-	s := &Server{home: cfg.Home, who: cfg.Who, kinds: cfg.Kinds, ws: cfg.Workspace, log: cfg.Log, open: map[string]*helm.Voyage{}}
+// New makes the server of cfg, with its tools and resources; a tool
+// selection naming no tool or set is bad input.
+func New(cfg Config) (*Server, error) {
+	want, err := SelectTools(cfg.Tools, cfg.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{home: cfg.Home, who: cfg.Who, kinds: cfg.Kinds, want: want, ws: cfg.Workspace, log: cfg.Log, open: map[string]*helm.Voyage{}}
 	if v := cfg.Pinned; v != nil {
 		s.pinned, s.open[v.ID()] = v.ID(), v
 	}
@@ -130,10 +139,15 @@ func New(cfg Config) *Server {
 	s.addSlateTools()
 	s.addEntryTools()
 	s.addReadTools()
+	s.addFindTools()
+	s.addJudgeTool()
+	s.addCurateTools()
+	s.addExportTool()
+	s.addFollowTool()
 	s.addActionTools()
 	s.addUndoTool()
 	s.addResources()
-	return s
+	return s, nil
 }
 
 // MCP is the SDK's server, to run on a transport (ServeStdio runs it on
