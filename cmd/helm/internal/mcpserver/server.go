@@ -114,6 +114,7 @@ type Server struct {
 	mu       sync.Mutex
 	open     map[string]*helm.Voyage // by id, the pinned one too
 	opened   []*helm.Voyage          // those the server opened
+	subs     watches                 // the stories subscribed to (subscribe.go)
 	calls    sync.WaitGroup
 	stopping bool
 	logMu    sync.Mutex // serialises what calls write to log
@@ -127,12 +128,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{home: cfg.Home, who: cfg.Who, kinds: cfg.Kinds, want: want, ws: cfg.Workspace, log: cfg.Log, open: map[string]*helm.Voyage{}}
+	s.subs.byURI, s.subs.sessions = map[string]*watch{}, map[*mcp.ServerSession]bool{}
 	if v := cfg.Pinned; v != nil {
 		s.pinned, s.open[v.ID()] = v.ID(), v
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "helm", Title: "helm", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: s.instructions(),
 		Capabilities: &mcp.ServerCapabilities{}, // tools and resources, inferred; no logging
+		// A voyage's story can be subscribed to (subscribe.go).
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.server.AddReceivingMiddleware(s.shield)
 	s.addVoyageTools()
@@ -235,6 +240,7 @@ func (s *Server) Stop() {
 	s.stopping = true
 	s.mu.Unlock()
 	s.calls.Wait()
+	s.stopWatches()
 }
 
 // Logf writes a line of helm's own on the server's log (standard error:
