@@ -29,16 +29,23 @@ import (
 
 func newMCPCmd(a *app) *cobra.Command {
 	return leafCmd(a, &cobra.Command{
-		Use:   "mcp [--voyage ID]",
+		Use:   "mcp [--voyage ID] [--tools SET]",
 		Short: "serve helm's verbs as Model Context Protocol tools on stdio, for agents",
 		Long: `Serve the Model Context Protocol on standard input and output: an agent's
 host (an IDE, a coding-agent CLI, an orchestrator) starts helm mcp, lists
 its tools and calls them, so that the agent records its own voyage —
-voyage_start, observe, bearing_take, note, the actions (commit, push,
-create_pull_request, ...), complete — and reads it (log, voyage_show,
+voyage_start, observe, bearing_take, note, the actions (action: commit,
+push, create-pull-request, ...), complete — and reads it (log, voyage_show,
 sighting_show). The person steering it sees the same voyage in helm log.
 Resources give a voyage's story (helm://voyages/ID/story) and each
 sighting by hash (helm://voyages/ID/sightings/HASH).
+
+--tools chooses the tools listed, as each costs the agent's context its
+schema: record (the default: voyage_start, voyage_show, observe,
+bearing_take, note, action, complete, log, sighting_show), read
+(voyage_list, log, search, stats, follow, export, ...), all (every tool,
+with one per action kind), or a comma list of sets and tool names.
+A voyage's story can be subscribed to: the host is told when it changes.
 
 The identity, role and method are resolved once, as for any command
 (--as, HELM_IDENTITY, then config.toml; with --voyage, the voyage's
