@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -101,7 +102,11 @@ func (c *mcpCommand) Run(ctx context.Context, a *app, args []string) error {
 	s.Stop()
 	a.voyages = append(a.voyages, s.Voyages()...)
 	switch {
-	case err == nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed),
+		// An answer written as the host went (a subscription's
+		// subscriptions/listen, ended by the host's leaving, is answered
+		// then) finds its pipe closed: the host went all the same.
+		errors.Is(err, io.ErrClosedPipe), errors.Is(err, syscall.EPIPE):
 		return nil // the host went: the session is over
 	case ctx.Err() != nil:
 		return err // interrupted: main says so

@@ -234,8 +234,10 @@ func TestAttackFollowAPathLikeVoyage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	agentEnv(h)
+	h.start("this home's")
 	other := newHarness(t)
-	otherID := other.start("another home's")
+	other.start("the other home's first")
+	otherID := other.start("another home's") // not this home's: the harnesses number alike
 	c := h.mcp()
 	for _, tt := range []struct{ name, voyage string }{
 		{"another home's voyage by id", otherID},
