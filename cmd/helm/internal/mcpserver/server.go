@@ -210,14 +210,15 @@ You act as %s (role %s, method %s) on every entry you record.
 	if s.pinned != "" {
 		fmt.Fprintf(&b, "This server acts on voyage %s; leave the voyage argument out.\n", s.pinned)
 	} else {
-		b.WriteString("Start with voyage_start (or voyage_list), and pass the id it returns as voyage to the other tools.\n")
+		b.WriteString("Start with voyage_start, and pass the id it returns as voyage to the other tools.\n")
 	}
 	b.WriteString(`Then: observe what you look at (files, a directory tree, a project, a command's output, a web page, a GitHub issue or pull request, or context a person gave you): each observation goes on the slate.
 bearing_take records what the observations on the slate meant (a reading) and seals them; take one whenever you have understood something.
 Perform actions (commit, push, create-pull-request, ...) with the action tool (or, with --tools all, their own tools), saying why; dry_run shows what would run.
 note records a decision or where things stand. complete ends the voyage with an outcome and a summary.
 log tells the story so far; sighting_show shows what an observation saw.
-A result marked as an error says what failed and, after "Try:", what to do; exit status 3 means it was recorded but failed: look before retrying.`)
+A result marked as an error says what failed and, after "Try:", what to do; exit status 3 means it was recorded but failed: look before retrying.
+The tools listed are those helm mcp was started with (--tools: record, read, all, or names); a person changes them.`)
 	return b.String()
 }
 
