@@ -33,5 +33,7 @@
 // The Inspector test runs when HELM_MCP_INSPECTOR names the Inspector's
 // program (npm install --prefix DIR @modelcontextprotocol/inspector@2.12.0
 // makes DIR/node_modules/.bin/mcp-inspector; .ci/run does, and sets it),
-// and is skipped, saying so, when it is not set.
+// and is skipped, saying so, when it is not set. The subscription test
+// uses mcpdo, the Inspector's connection CLI beside it, with a daemon
+// private to the test (stopped at its end).
 package integration

@@ -154,9 +154,10 @@ func TestInspectorDrivesHelmMCP(t *testing.T) {
 		assert.NotEmpty(t, tool.Description, tool.Name)
 		assert.Equal(t, "object", tool.InputSchema["type"], tool.Name)
 	}
-	for _, want := range []string{"voyage_start", "observe", "bearing_take", "log", "commit", "push", "create_pull_request", "complete"} {
-		assert.True(t, names[want], "the Inspector lists %s", want)
+	for _, want := range []string{"voyage_start", "observe", "bearing_take", "log", "action", "complete"} {
+		assert.True(t, names[want], "the Inspector lists %s (the default tools)", want)
 	}
+	assert.False(t, names["commit"], "the actions are one tool by default (helm mcp --tools all lists each)")
 
 	// A whole voyage, through the Inspector alone.
 	v := in.call("voyage_start", "intent=Try helm through the MCP Inspector")
@@ -168,7 +169,7 @@ func TestInspectorDrivesHelmMCP(t *testing.T) {
 	in.call("observe", "voyage="+id[:8], "kind=file-contents", `paths=["README.md"]`)
 	b := in.call("bearing_take", "voyage="+id, "reading=The README says the widget crashes on init; start there.")
 	assert.EqualValues(t, 1, b["n"])
-	c := in.call("commit", "voyage="+id, "message=Check for nil in Init", "why=the bearing says so")
+	c := in.call("action", "voyage="+id, "kind=commit", `params={"message":"Check for nil in Init"}`, "why=the bearing says so")
 	assert.Equal(t, "performed", c["action"].(map[string]any)["status"])
 	in.call("note", "voyage="+id, "text=Committed; a person pushes it.")
 	done := in.call("complete", "voyage="+id, "summary=Init checks for nil; committed.")

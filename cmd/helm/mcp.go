@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,16 +30,23 @@ import (
 
 func newMCPCmd(a *app) *cobra.Command {
 	return leafCmd(a, &cobra.Command{
-		Use:   "mcp [--voyage ID]",
+		Use:   "mcp [--voyage ID] [--tools SET]",
 		Short: "serve helm's verbs as Model Context Protocol tools on stdio, for agents",
 		Long: `Serve the Model Context Protocol on standard input and output: an agent's
 host (an IDE, a coding-agent CLI, an orchestrator) starts helm mcp, lists
 its tools and calls them, so that the agent records its own voyage —
-voyage_start, observe, bearing_take, note, the actions (commit, push,
-create_pull_request, ...), complete — and reads it (log, voyage_show,
+voyage_start, observe, bearing_take, note, the actions (action: commit,
+push, create-pull-request, ...), complete — and reads it (log, voyage_show,
 sighting_show). The person steering it sees the same voyage in helm log.
 Resources give a voyage's story (helm://voyages/ID/story) and each
 sighting by hash (helm://voyages/ID/sightings/HASH).
+
+--tools chooses the tools listed, as each costs the agent's context its
+schema: record (the default: voyage_start, voyage_show, observe,
+bearing_take, note, action, complete, log, sighting_show), read
+(voyage_list, log, search, stats, follow, export, ...), all (every tool,
+with one per action kind), or a comma list of sets and tool names.
+A voyage's story can be subscribed to: the host is told when it changes.
 
 The identity, role and method are resolved once, as for any command
 (--as, HELM_IDENTITY, then config.toml; with --voyage, the voyage's
@@ -57,19 +65,28 @@ standard error. The server ends when the host closes its standard input.`,
 	}, &mcpCommand{})
 }
 
-type mcpCommand struct{}
+type mcpCommand struct{ tools string }
 
-func (*mcpCommand) Flags(*pflag.FlagSet) {}
+func (c *mcpCommand) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.tools, "tools", mcpserver.DefaultTools, "the tools to list: `SET` (record, read, all) or tool names, comma-separated")
+}
 
-func (*mcpCommand) Run(ctx context.Context, a *app, args []string) error {
+func (c *mcpCommand) Run(ctx context.Context, a *app, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf(a.cmd, "mcp takes no arguments, got %q (pin a voyage with --voyage ID)", args)
+	}
+	if _, err := mcpserver.SelectTools(c.tools, a.main.kinds()); err != nil {
+		return err // before the home is opened: bad usage
 	}
 	cfg, err := mcpConfig(ctx, a)
 	if err != nil {
 		return err
 	}
-	s := mcpserver.New(cfg)
+	cfg.Tools = c.tools
+	s, err := mcpserver.New(cfg)
+	if err != nil {
+		return err
+	}
 	serve := a.main.serveMCP
 	if serve == nil {
 		if isTerminal(a.stdin) {
@@ -85,7 +102,11 @@ func (*mcpCommand) Run(ctx context.Context, a *app, args []string) error {
 	s.Stop()
 	a.voyages = append(a.voyages, s.Voyages()...)
 	switch {
-	case err == nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed),
+		// An answer written as the host went (a subscription's
+		// subscriptions/listen, ended by the host's leaving, is answered
+		// then) finds its pipe closed: the host went all the same.
+		errors.Is(err, io.ErrClosedPipe), errors.Is(err, syscall.EPIPE):
 		return nil // the host went: the session is over
 	case ctx.Err() != nil:
 		return err // interrupted: main says so

@@ -24,14 +24,15 @@ type rawMCP struct {
 	stderr *lockedBuffer
 }
 
-// startRawMCP starts helm mcp in h's home and initializes the session.
-func startRawMCP(t *testing.T, h *harness) *rawMCP {
+// startRawMCP starts helm mcp with args in h's home and initializes the
+// session.
+func startRawMCP(t *testing.T, h *harness, args ...string) *rawMCP {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := &rawMCP{t: t, in: inW, lines: make(chan []byte, 16), done: make(chan result, 1), stderr: &lockedBuffer{}}
 	go func() {
-		err := h.main().Run(context.Background(), []string{"mcp"}, inR, outW, s.stderr)
+		err := h.main().Run(context.Background(), append([]string{"mcp"}, args...), inR, outW, s.stderr)
 		outW.Close()
 		s.done <- result{Code: ReportError(s.stderr, err), Err: err}
 	}()

@@ -44,15 +44,25 @@ type mcpClient struct {
 	once sync.Once
 }
 
-// mcp starts helm mcp with args (global flags) in h's home and
-// environment, and connects a client to it. The session ends with the
-// test, which then requires the server to have ended cleanly.
+// mcp starts helm mcp --tools all with args (global flags) in h's home
+// and environment, and connects a client to it. The session ends with
+// the test, which then requires the server to have ended cleanly.
 func (h *harness) mcp(args ...string) *mcpClient {
+	h.t.Helper()
+	return h.mcpTools("all", args...)
+}
+
+// mcpTools is mcp with --tools tools ("": none given, the default set).
+func (h *harness) mcpTools(tools string, args ...string) *mcpClient {
 	h.t.Helper()
 	srvT, cliT := mcp.NewInMemoryTransports()
 	m := h.main()
 	m.serveMCP = func(ctx context.Context, s *mcp.Server) error { return s.Run(ctx, srvT) }
-	c := &mcpClient{t: h.t, done: h.runAsync(m, append(args, "mcp"))}
+	args = append(args, "mcp")
+	if tools != "" {
+		args = append(args, "--tools", tools)
+	}
+	c := &mcpClient{t: h.t, done: h.runAsync(m, args)}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "helm-test", Version: "1"}, nil).Connect(context.Background(), cliT, nil)
 	require.NoError(h.t, err)
 	c.cs = cs
@@ -147,12 +157,12 @@ func agentEnv(h *harness) {
 
 var agentWho = logbook.Who{Identity: "claude-1", Role: "coder", Method: "claude-test"}
 
-// mcpTools are the tools helm mcp lists, sorted.
+// mcpTools are the tools helm mcp --tools all lists, sorted.
 var mcpTools = []string{
-	"artifact_list", "bearing_challenge", "bearing_take", "close_issue", "comment_issue", "comment_pull_request", "commit",
-	"complete", "create_issue", "create_pull_request", "log", "merge_pull_request", "note", "observe", "push",
-	"reply_pull_request", "report", "request_review", "sighting_show", "slate_clear", "slate_erase", "slate_list",
-	"transcript", "undo", "voyage_list", "voyage_resume", "voyage_show", "voyage_start",
+	"action", "artifact_list", "bearing_challenge", "bearing_take", "close_issue", "comment_issue", "comment_pull_request", "commit",
+	"complete", "create_issue", "create_pull_request", "export", "follow", "jettison", "judge", "log", "merge_pull_request", "note", "observe", "push",
+	"reply_pull_request", "report", "request_review", "search", "sighting_show", "slate_clear", "slate_erase", "slate_list",
+	"stats", "transcript", "undo", "voyage_list", "voyage_resume", "voyage_show", "voyage_start",
 }
 
 // TestMCPListsEveryToolWithItsSchema: the tools, each with an input
@@ -190,7 +200,7 @@ func TestMCPListsEveryToolWithItsSchema(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, mcpTools, names)
+	assert.Equal(t, mcpTools, slices.Sorted(slices.Values(names)))
 	for _, k := range actions.Kinds() {
 		assert.Contains(t, names, mcpserver.ToolName(k.Name), "every action of the command line has its tool")
 	}
@@ -201,7 +211,7 @@ func TestMCPListsEveryToolWithItsSchema(t *testing.T) {
 	for _, rt := range templates.ResourceTemplates {
 		uris = append(uris, rt.URITemplate)
 	}
-	assert.ElementsMatch(t, []string{"helm://voyages/{voyage}/story{?offset}", "helm://voyages/{voyage}/sightings/{hash}{?offset}"}, uris)
+	assert.ElementsMatch(t, []string{"helm://voyages/{voyage}/story{?offset}", "helm://voyages/{voyage}/sightings/{hash}{?offset}", "helm://voyages/{voyage}/export{?format,offset}"}, uris)
 
 	got, err := json.MarshalIndent(res.Tools, "", "  ")
 	require.NoError(t, err)

@@ -22,7 +22,7 @@ func TestMCPToolArgumentsKeepTheirOrderOnTheWire(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	agentEnv(h)
-	s := startRawMCP(t, h)
+	s := startRawMCP(t, h, "--tools", "all")
 	s.send(`{"jsonrpc":"2.0","id":"order","method":"tools/list"}`)
 	line := s.recv()
 	var res struct {

@@ -163,7 +163,12 @@ func upperFirst(s string) string {
 
 func (s *Server) addActionTools() {
 	for _, k := range s.kinds {
-		s.addAction(k)
+		if s.want[ToolName(k.Name)] {
+			s.addAction(k)
+		}
+	}
+	if s.want["action"] {
+		s.addActionGroup()
 	}
 }
 
@@ -212,24 +217,30 @@ func (s *Server) addUndoTool() {
 		"A merge, a push that moved a branch already there, and an undo cannot be undone: the error says why and nothing is recorded. " +
 		"Guard rules are checked as for the action the undo performs. dry_run shows what would run."},
 		func(ctx context.Context, in *undoArgs) (toolOut, error) {
-			v, err := s.activeVoyage(ctx, in.Voyage)
-			if err != nil {
-				return toolOut{}, err
-			}
-			inv, err := v.Undoable(ctx, in.N)
-			if err != nil {
-				return toolOut{}, err
-			}
-			r, err := s.ws.Runner(s.who.Identity, "")
-			if err != nil {
-				return toolOut{}, err
-			}
-			u, err := actions.FromInverse(ctx, r, inv)
-			if err != nil {
-				return toolOut{}, err
-			}
-			return s.performOn(ctx, v, u, actionArgs{DryRun: in.DryRun, Why: in.Why}, in.N)
+			return s.undo(ctx, in.Voyage, in.N, actionArgs{DryRun: in.DryRun, Why: in.Why})
 		}, minimum("n", 1))
+}
+
+// undo takes back the action of entry n of voyage arg, as the inverse
+// recorded with it, past the guard.
+func (s *Server) undo(ctx context.Context, arg string, n int, opts actionArgs) (toolOut, error) {
+	v, err := s.activeVoyage(ctx, arg)
+	if err != nil {
+		return toolOut{}, err
+	}
+	inv, err := v.Undoable(ctx, n)
+	if err != nil {
+		return toolOut{}, err
+	}
+	r, err := s.ws.Runner(s.who.Identity, "")
+	if err != nil {
+		return toolOut{}, err
+	}
+	u, err := actions.FromInverse(ctx, r, inv)
+	if err != nil {
+		return toolOut{}, err
+	}
+	return s.performOn(ctx, v, u, opts, n)
 }
 
 // performOn shows act (dry_run) or performs it on v, past the guard and

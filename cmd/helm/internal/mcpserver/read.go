@@ -53,6 +53,24 @@ type reportArgs struct {
 	Format string `json:"format,omitempty" jsonschema:"md (markdown, for a pull request's description) or json"`
 }
 
+// crewIDs are the voyages transcript and stats take: those named (nil
+// for all), or the server's voyage.
+func (s *Server) crewIDs(ctx context.Context, ids []string, all bool) ([]string, error) {
+	switch {
+	case all && len(ids) > 0:
+		return nil, &exit.UsageError{Err: fmt.Errorf("%w: voyages and all both given", helm.ErrInvalid), Tool: "give voyages, or all, not both"}
+	case all:
+		return nil, nil
+	case len(ids) == 0:
+		id, err := s.voyageID(ctx, "")
+		if err != nil {
+			return nil, &exit.UsageError{Err: err, Tool: "give voyages, or all"}
+		}
+		return []string{id}, nil
+	}
+	return ids, nil
+}
+
 // textPage gives back a page of text, with the note saying how to read
 // on; tool names the call that reads on.
 func textPage(text string, p pageArgs, tool string) (toolOut, error) {
@@ -175,17 +193,9 @@ func (s *Server) addReadTools() {
 					return toolOut{}, &exit.UsageError{Err: fmt.Errorf("%w: who %q: %v", helm.ErrInvalid, in.Who, err)}
 				}
 			}
-			ids := in.Voyages
-			switch {
-			case in.All && len(ids) > 0:
-				return toolOut{}, &exit.UsageError{Err: fmt.Errorf("%w: voyages and all both given", helm.ErrInvalid), Tool: "give voyages, or all, not both"}
-			case in.All:
-			case len(ids) == 0:
-				id, err := s.voyageID(ctx, "")
-				if err != nil {
-					return toolOut{}, &exit.UsageError{Err: err, Tool: "give voyages, or all"}
-				}
-				ids = []string{id}
+			ids, err := s.crewIDs(ctx, in.Voyages, in.All)
+			if err != nil {
+				return toolOut{}, err
 			}
 			lines, err := transcript.Read(ctx, s.home, ids, opts)
 			if err != nil {

@@ -39,6 +39,10 @@ func (s *Server) addResources() {
 		Name: "sighting", Title: "A sighting", URITemplate: "helm://voyages/{voyage}/sightings/{hash}{?offset}", MIMEType: "application/json",
 		Description: "What an observation saw: the sighting's JSON, stored under its BLAKE3 hash (or a prefix of it) and checked against it when read.",
 	}, s.readResource)
+	s.server.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name: "export", Title: "A voyage's export", URITemplate: "helm://voyages/{voyage}/export{?format,offset}",
+		Description: "A voyage's export (the export tool gives its URI and size): format jsonl (the archive helm voyage import and replay take, the default), md or html.",
+	}, s.readResource)
 	s.mu.Lock()
 	open := make([]*helm.Voyage, 0, len(s.open))
 	for _, v := range s.open {
@@ -110,12 +114,29 @@ func (s *Server) resource(ctx context.Context, uri string) (*mcp.ReadResourceRes
 			return nil, resourceError(uri, err)
 		}
 		mime, base = "application/json", sightingURI(v.ID(), info.Hash)
+	case len(parts) == 2 && parts[1] == "export":
+		format := u.Query().Get("format")
+		if format == "" {
+			format = "jsonl"
+		}
+		f, ok := exportFormats[format]
+		if !ok {
+			return nil, notFound(uri, "format "+strconv.Quote(format)+" is not jsonl, md or html")
+		}
+		if err := f.write(ctx, s.home, pw, v); err != nil && !errors.Is(err, errPageFull) {
+			return nil, resourceError(uri, err)
+		}
+		mime, base = f.mime, exportURI(v.ID(), format)
 	default:
 		return nil, notFound(uri, "")
 	}
 	nextURI := ""
 	body, note, err := pw.page(nil, offset, pageSize, func(next int) string {
-		nextURI = base + "?offset=" + strconv.Itoa(next)
+		sep := "?"
+		if strings.Contains(base, "?") {
+			sep = "&"
+		}
+		nextURI = base + sep + "offset=" + strconv.Itoa(next)
 		return "read " + nextURI
 	})
 	if err != nil {

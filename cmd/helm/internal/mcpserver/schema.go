@@ -20,7 +20,7 @@ import (
 
 // voyageArg is the voyage a tool acts on.
 type voyageArg struct {
-	Voyage string `json:"voyage,omitempty" jsonschema:"the voyage: its id, or an unambiguous prefix of it, as voyage_start and voyage_list give it; leave it out when this server acts on one voyage (started with --voyage)"`
+	Voyage string `json:"voyage,omitempty" jsonschema:"the voyage's id or a prefix (voyage_start gives it); leave out on a server pinned with --voyage"`
 }
 
 // pageArgs page a long text.
@@ -61,6 +61,9 @@ var pageEdits = []schemaEdit{minimum("offset", 0), minimum("limit", 1), func(s *
 // addTool adds tool t, its arguments In (the schema derived from In, as
 // edits adjust it), run by run.
 func addTool[In any](s *Server, t *mcp.Tool, run func(ctx context.Context, in *In) (toolOut, error), edits ...schemaEdit) {
+	if !s.want[t.Name] {
+		return // not selected (--tools)
+	}
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", t.Name, err))

@@ -57,6 +57,9 @@ type Config struct {
 	Pinned *helm.Voyage
 	// Kinds are the action kinds, one tool each.
 	Kinds []actions.Kind
+	// Tools selects the tools listed, as helm mcp --tools gives it
+	// (SelectTools): "" is the default set, record.
+	Tools string
 	// Version is helm's, as the server tells hosts.
 	Version string
 	// Workspace is what the tools need of the command line.
@@ -103,6 +106,7 @@ type Server struct {
 	who    logbook.Who
 	pinned string // the voyage every tool acts on, or ""
 	kinds  []actions.Kind
+	want   map[string]bool // the tools listed (Config.Tools)
 	ws     Workspace
 	log    io.Writer
 	server *mcp.Server
@@ -110,30 +114,45 @@ type Server struct {
 	mu       sync.Mutex
 	open     map[string]*helm.Voyage // by id, the pinned one too
 	opened   []*helm.Voyage          // those the server opened
+	subs     watches                 // the stories subscribed to (subscribe.go)
 	calls    sync.WaitGroup
 	stopping bool
 	logMu    sync.Mutex // serialises what calls write to log
 }
 
-// New makes the server of cfg, with its tools and resources.
-func New(cfg Config) *Server {
-	s := &Server{home: cfg.Home, who: cfg.Who, kinds: cfg.Kinds, ws: cfg.Workspace, log: cfg.Log, open: map[string]*helm.Voyage{}}
+// New makes the server of cfg, with its tools and resources; a tool
+// selection naming no tool or set is bad input.
+func New(cfg Config) (*Server, error) {
+	want, err := SelectTools(cfg.Tools, cfg.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{home: cfg.Home, who: cfg.Who, kinds: cfg.Kinds, want: want, ws: cfg.Workspace, log: cfg.Log, open: map[string]*helm.Voyage{}}
+	s.subs.byURI, s.subs.sessions = map[string]*watch{}, map[*mcp.ServerSession]bool{}
 	if v := cfg.Pinned; v != nil {
 		s.pinned, s.open[v.ID()] = v.ID(), v
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "helm", Title: "helm", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: s.instructions(),
 		Capabilities: &mcp.ServerCapabilities{}, // tools and resources, inferred; no logging
+		// A voyage's story can be subscribed to (subscribe.go).
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.server.AddReceivingMiddleware(s.shield)
 	s.addVoyageTools()
 	s.addSlateTools()
 	s.addEntryTools()
 	s.addReadTools()
+	s.addFindTools()
+	s.addJudgeTool()
+	s.addCurateTools()
+	s.addExportTool()
+	s.addFollowTool()
 	s.addActionTools()
 	s.addUndoTool()
 	s.addResources()
-	return s
+	return s, nil
 }
 
 // MCP is the SDK's server, to run on a transport (ServeStdio runs it on
@@ -191,14 +210,15 @@ You act as %s (role %s, method %s) on every entry you record.
 	if s.pinned != "" {
 		fmt.Fprintf(&b, "This server acts on voyage %s; leave the voyage argument out.\n", s.pinned)
 	} else {
-		b.WriteString("Start with voyage_start (or voyage_list), and pass the id it returns as voyage to the other tools.\n")
+		b.WriteString("Start with voyage_start, and pass the id it returns as voyage to the other tools.\n")
 	}
 	b.WriteString(`Then: observe what you look at (files, a directory tree, a project, a command's output, a web page, a GitHub issue or pull request, or context a person gave you): each observation goes on the slate.
 bearing_take records what the observations on the slate meant (a reading) and seals them; take one whenever you have understood something.
-Perform actions (commit, push, create_pull_request, ...) through their tools, saying why; dry_run shows what would run.
+Perform actions (commit, push, create-pull-request, ...) with the action tool (or, with --tools all, their own tools), saying why; dry_run shows what would run.
 note records a decision or where things stand. complete ends the voyage with an outcome and a summary.
 log tells the story so far; sighting_show shows what an observation saw.
-A result marked as an error says what failed and, after "Try:", what to do; exit status 3 means it was recorded but failed: look before retrying.`)
+A result marked as an error says what failed and, after "Try:", what to do; exit status 3 means it was recorded but failed: look before retrying.
+The tools listed are those helm mcp was started with (--tools: record, read, all, or names); a person changes them.`)
 	return b.String()
 }
 
@@ -221,6 +241,7 @@ func (s *Server) Stop() {
 	s.stopping = true
 	s.mu.Unlock()
 	s.calls.Wait()
+	s.stopWatches()
 }
 
 // Logf writes a line of helm's own on the server's log (standard error:

@@ -57,12 +57,12 @@ func (s *Server) markOf(kind string, p *markkind.Params) (*markkind.Kind, error)
 	return k, nil
 }
 
-// markKindsDescription lists the mark kinds with their parameters, for
-// the descriptions of observe and slate_erase.
+// markKindsDescription lists the mark kinds, for observe's description
+// (each parameter's description names the kinds that take it).
 func markKindsDescription() string {
 	var b strings.Builder
 	for _, k := range markkind.Kinds {
-		fmt.Fprintf(&b, "\n- %s: %s; takes %s", k.Name, k.Summary, k.Parameters())
+		fmt.Fprintf(&b, "\n- %s: %s", k.Name, k.Summary)
 	}
 	return b.String()
 }
@@ -71,7 +71,7 @@ func (s *Server) addSlateTools() {
 	kinds := markkind.Names()
 	markEdits := []schemaEdit{enum("kind", kinds...), minimum("number", 1)}
 	addTool(s, &mcp.Tool{Name: "observe", Annotations: looks,
-		Description: "Look at a mark and put the observation (mark, sighting, time) on the voyage's slate, replacing an earlier observation of the same mark; bearing_take seals the slate. Returns the observation's key and artifact (sighting_show shows what was seen). A look that failed (a file not there, a program's non-zero exit or timeout, an HTTP error) is recorded all the same and listed under failures. Relative paths are taken from helm's working directory. The kinds:" + markKindsDescription()},
+		Description: "Look at a mark and put the observation (mark, sighting, time) on the voyage's slate, replacing an earlier observation of the same mark; bearing_take seals the slate. Returns the observation's key and artifact (sighting_show shows what was seen). A look that failed (a file not there, a program's non-zero exit or timeout, an HTTP error) is recorded all the same and listed under failures. Relative paths are taken from helm's working directory. The kinds (each parameter names the kinds taking it):" + markKindsDescription()},
 		func(ctx context.Context, in *observeArgs) (toolOut, error) {
 			k, err := s.markOf(in.Kind, &in.Params)
 			if err != nil {
