@@ -304,7 +304,7 @@ func (v *Voyage) stower(ctx context.Context, scan scanFunc, blobs map[*projectio
 			if held(a.Hash) || heldErr != nil {
 				return nil, heldErr
 			}
-			if a.Inline() { // compresses it, if it was held when it was prepared
+			if v.rec.inline(a) { // compresses it, if it was held when it was prepared
 				ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}}
 				blobs[ev] = artifact.BlobRecord(a)
 				return ev, nil
