@@ -185,7 +185,7 @@ func (j *sharedJournal) eraseJettisoned(ctx context.Context, records [][]byte) e
 			continue // the unit was checked before it was appended
 		}
 		if _, err := j.eraser.Erase(ctx, e.Artifact.Hash); err != nil {
-			errs = append(errs, fmt.Errorf("the jettison of artifact %s is recorded, but its bytes in %s could not be erased yet (compact the voyage to erase them: helm voyage compact): %w", e.Artifact.Hash, j.s.name, err))
+			errs = append(errs, fmt.Errorf("the jettison of artifact %s is recorded, but its bytes in %s could not be erased yet (compacting the voyage erases them): %w", e.Artifact.Hash, j.s.name, err))
 		}
 	}
 	return errors.Join(errs...)

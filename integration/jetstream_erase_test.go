@@ -110,7 +110,7 @@ func opens(t *testing.T, key, sealed []byte, home, voyage, hash string) bool {
 	g, err := cipher.NewGCM(b)
 	require.NoError(t, err)
 	require.Greater(t, len(sealed), 1+g.NonceSize())
-	_, err = g.Open(nil, sealed[1:1+g.NonceSize()], sealed[1+g.NonceSize():], []byte("helm artifact "+home+" "+voyage+" "+hash))
+	_, err = g.Open(nil, sealed[1:1+g.NonceSize()], sealed[1+g.NonceSize():], []byte("helm-artifact/1\x00"+home+"\x00"+voyage+"\x00"+hash))
 	return err == nil
 }
 
@@ -337,7 +337,7 @@ func toEarlierForm(t *testing.T, js njs.JetStream, home, voyage string) int {
 		require.NoError(t, err)
 		g, err := cipher.NewGCM(b)
 		require.NoError(t, err)
-		stored, err := g.Open(nil, sealed[1:13], sealed[13:], []byte("helm artifact "+home+" "+voyage+" "+hash))
+		stored, err := g.Open(nil, sealed[1:13], sealed[13:], []byte("helm-artifact/1\x00"+home+"\x00"+voyage+"\x00"+hash))
 		require.NoError(t, err)
 		_, err = obs.PutBytes(ctx, hash, stored)
 		require.NoError(t, err)

@@ -144,7 +144,7 @@ func aead(key []byte) (cipher.AEAD, error) {
 // additional binds a sealed copy to its voyage and address: a copy moved
 // to another name does not open.
 func (a *artifacts) additional(hash string) []byte {
-	return []byte("helm artifact " + a.s.home + " " + a.voyage + " " + hash)
+	return []byte("helm-artifact/1\x00" + a.s.home + "\x00" + a.voyage + "\x00" + hash)
 }
 
 // seal encrypts an artifact's stored bytes under key: sealedForm, a

@@ -260,7 +260,7 @@ func check(cfg jetstream.StreamConfig, kind streamKind, subjects string, replica
 // voyages are copied, for its keys are the only way to read the
 // artifacts.
 func restore(stream string) string {
-	return "the setting cannot be changed on an existing stream: back " + stream + " up (nats stream backup " + stream + " DIR), remove it (nats stream rm " + stream + ") and restore it with the setting as helm requires (nats stream restore DIR --config FILE); removing it without a backup makes every artifact of the home unreadable"
+	return "the setting cannot be changed on an existing stream: back " + stream + " up (nats stream backup " + stream + " DIR), remove it (nats stream rm " + stream + ") and restore the backup with the setting as helm requires (nats stream restore); removing it without a backup makes every artifact of the home unreadable"
 }
 
 // checkKeys returns what helm refuses of the keys stream beyond what it
