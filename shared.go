@@ -167,10 +167,14 @@ func (j *sharedJournal) commit(ctx context.Context, decide func(logTx) ([][]byte
 }
 
 // eraseJettisoned erases, in a store that erases, the copies of the
-// artifacts that the unit's events jettison: after the unit is appended,
+// artifacts that the unit's events jettison and that the views, which
+// took the unit in, hold jettisoned still: after the unit is appended,
 // for an artifact erased before its jettison is recorded would be
-// damage. An erasure that fails leaves the jettison recorded: the error
-// says so, and Compact erases it.
+// damage. A unit the views did not take in (an import's: they are
+// folded once it is whole) erases nothing: its voyage's compaction
+// erases what ends jettisoned, never a copy stowed again later. An
+// erasure that fails leaves the jettison recorded: the error says so,
+// and Compact erases it.
 func (j *sharedJournal) eraseJettisoned(ctx context.Context, records [][]byte) error {
 	if j.eraser == nil {
 		return nil
@@ -183,6 +187,12 @@ func (j *sharedJournal) eraseJettisoned(ctx context.Context, records [][]byte) e
 		e, err := projection.Decode(rec)
 		if err != nil || e.Type != projection.ArtifactJettisoned || e.Artifact == nil {
 			continue // the unit was checked before it was appended
+		}
+		j.v.mu.Lock()
+		a, err := j.v.artifact(e.Artifact.Hash, j.v.logScan(ctx))
+		j.v.mu.Unlock()
+		if err == nil && (a == nil || a.Status != projection.Jettisoned) {
+			continue
 		}
 		if _, err := j.eraser.Erase(ctx, e.Artifact.Hash); err != nil {
 			errs = append(errs, fmt.Errorf("the jettison of artifact %s is recorded, but its bytes in %s could not be erased yet (compacting the voyage erases them): %w", e.Artifact.Hash, j.s.name, err))

@@ -494,3 +494,46 @@ func TestJetStreamRefusesAMisconfiguredKeysStream(t *testing.T) {
 		s.Close()
 	})
 }
+
+// A voyage pushed from a home on disk, which jettisoned an artifact and
+// stowed the same bytes again later: the push's units that hold the
+// jettison erase nothing (the copy stowed again has the same key), the
+// artifact reads and verifies on JetStream, and compaction there erases
+// nothing that is stowed.
+func TestJetStreamPushOfAJettisonStowedAgainKeepsTheLiveCopy(t *testing.T) {
+	ctx := context.Background()
+	srv := startServer(t, "push-again", nil)
+	home := newHome()
+	shared := jsHome(t, srv.ClientURL(), home)
+	js := rawJS(t, srv)
+	disk, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	v, err := disk.Start(ctx, "seen twice", helm.ResolveIssue, reviewWho, nil)
+	require.NoError(t, err)
+	defer v.Close()
+	marker := newMarker(t)
+	hash, _ := observed(t, v, "twice", marker, 100<<10)
+	require.NoError(t, v.Jettison(ctx, hash, "stale", reviewWho))
+	again, _ := observed(t, v, "twice", marker, 100<<10)
+	require.Equal(t, hash, again)
+	r, err := v.OpenArtifact(ctx, hash)
+	require.NoError(t, err, "stowed again on disk")
+	r.Close()
+
+	_, err = disk.Copy(ctx, v.ID(), shared)
+	require.NoError(t, err)
+	c, err := shared.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer c.Close()
+	r, err = c.OpenArtifact(ctx, hash)
+	require.NoError(t, err, "the copy stowed again reads on JetStream")
+	_, err = io.ReadAll(r)
+	require.NoError(t, err)
+	r.Close()
+	assert.Len(t, keyMsgs(t, js, home, v.ID(), hash), 1)
+	verified(t, shared, v.ID())
+	rep, err := c.Compact(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, rep.Artifacts, "nothing jettisoned is left")
+	verified(t, shared, v.ID())
+}
