@@ -109,6 +109,11 @@ func (v *Voyage) commitFailed(op string, err, decideErr error, attempt int, bega
 		return v.fail(op, fmt.Errorf("%w; the store did not confirm the write, so the change may or may not be recorded", err),
 			hint.Hint{Kind: hint.Reopen, Text: "read the voyage's logbook to see whether the change was recorded before retrying"})
 	}
+	if errors.As(err, new(*erasureError)) {
+		// Recorded; what a shared store could not erase yet, Compact
+		// erases (the error says so).
+		return v.fail(op, err, hint.Hint{})
+	}
 	switch {
 	case decideErr == nil && errors.Is(err, segment.ErrPoisoned):
 		// The write or its fdatasync failed after the views took the

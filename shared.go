@@ -198,8 +198,18 @@ func (j *sharedJournal) eraseJettisoned(ctx context.Context, records [][]byte) e
 			errs = append(errs, fmt.Errorf("the jettison of artifact %s is recorded, but its bytes in %s could not be erased yet (compacting the voyage erases them): %w", e.Artifact.Hash, j.s.name, err))
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return &erasureError{errors.Join(errs...)}
 }
+
+// erasureError is a jettison's erasure that failed once the jettison was
+// recorded: the change is recorded, its erasure left to Compact.
+type erasureError struct{ err error }
+
+func (e *erasureError) Error() string { return e.err.Error() }
+func (e *erasureError) Unwrap() error { return e.err }
 
 // sharedTx reads the records up to the tail a commit decides on.
 type sharedTx struct {

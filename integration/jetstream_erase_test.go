@@ -537,3 +537,41 @@ func TestJetStreamPushOfAJettisonStowedAgainKeepsTheLiveCopy(t *testing.T) {
 	assert.Zero(t, rep.Artifacts, "nothing jettisoned is left")
 	verified(t, shared, v.ID())
 }
+
+// The agent makes the keys stream deny deletes while helm has the home
+// open: the jettison is recorded, and its error says so and that the
+// bytes are not erased (never "nothing was recorded"); compaction fails
+// as long as deletes are denied; the next Open refuses the home, naming
+// the keys stream and deny_delete.
+func TestAttackJetStreamKeysStreamDeniesDeletesAfterOpen(t *testing.T) {
+	ctx := context.Background()
+	srv := startServer(t, "deny-later", nil)
+	home := newHome()
+	h := jsHome(t, srv.ClientURL(), home)
+	js := rawJS(t, srv)
+	v, err := h.Start(ctx, "a jettison the agent blocks", helm.ResolveIssue, reviewWho, nil)
+	require.NoError(t, err)
+	defer v.Close()
+	hash, _ := observed(t, v, "blocked", newMarker(t), 300)
+
+	st, err := js.Stream(ctx, "KEYS_HELM_"+home)
+	require.NoError(t, err)
+	cfg := st.CachedInfo().Config
+	cfg.DenyDelete = true
+	_, err = js.UpdateStream(ctx, cfg)
+	require.NoError(t, err)
+
+	err = v.Jettison(ctx, hash, "a customer's data", reviewWho)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is recorded, but its bytes")
+	assert.NotContains(t, err.Error(), "nothing was recorded")
+	assert.Contains(t, err.Error(), "compacting the voyage erases them")
+	_, err = v.OpenArtifact(ctx, hash)
+	assert.ErrorIs(t, err, helm.ErrArtifactGone, "the jettison is recorded")
+	assert.Len(t, keyMsgs(t, js, home, v.ID(), hash), 1, "the key is still there")
+	_, err = v.Compact(ctx)
+	assert.Error(t, err, "compaction cannot erase either")
+
+	_, err = openHome(ctx, srv.ClientURL(), home, 1)
+	refusedBy(t, err, "KEYS_HELM_"+home, "deny_delete")
+}
