@@ -23,6 +23,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/artifact"
+	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/sighting"
 	"github.com/helmlog/helm/store"
 	"github.com/helmlog/helm/store/natsstore"
@@ -227,6 +228,30 @@ func TestJetStreamJettisonErasesTheArtifactsKey(t *testing.T) {
 	require.NoError(t, err, "compaction on a JetStream home erases what is left")
 	assert.Equal(t, 2, rep.Artifacts, "the two jettisoned, erased (again)")
 	assert.Zero(t, rep.Kept)
+
+	// Pulled into a home on disk, the voyage verifies there too: the
+	// erased artifacts are not carried, the others are.
+	disk, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	_, err = h.Copy(ctx, v.ID(), disk)
+	require.NoError(t, err)
+	verified(t, disk, v.ID())
+	pulled, err := disk.Voyage(ctx, v.ID())
+	require.NoError(t, err)
+	defer pulled.Close()
+	arts := 0
+	for a, err := range pulled.Artifacts(ctx, nil) {
+		require.NoError(t, err)
+		if a.Status == logbook.ArtifactStowed {
+			r, err := pulled.OpenArtifact(ctx, a.Hash)
+			require.NoError(t, err)
+			_, err = io.ReadAll(r)
+			require.NoError(t, err)
+			r.Close()
+			arts++
+		}
+	}
+	assert.Equal(t, 2, arts, "the two kept read on disk")
 }
 
 // The agent deletes the key of an artifact the voyage did not jettison:
