@@ -22,8 +22,8 @@ import (
 type Options struct {
 	// Home names the home: its stream is HELM_<Home>, its voyages'
 	// subjects helm.<Home>.v.<voyage>, its buckets HELM_<Home>_voyages
-	// and HELM_<Home>_artifacts. Letters, digits, '-' and '_'. Empty:
-	// "default".
+	// and HELM_<Home>_artifacts, and its artifacts' keys the stream
+	// KEYS_HELM_<Home>. Letters, digits, '-' and '_'. Empty: "default".
 	Home string
 	// Replicas is the replication factor of the streams and buckets Open
 	// creates (0: 1), and the least it accepts of those it finds: a
