@@ -92,6 +92,11 @@ type journal interface {
 	// settle readies an artifact to be stowed here: a store that takes
 	// artifacts whole reads a streamed one into memory (Settle).
 	settle(a *artifact.Encoded) error
+	// inline reports whether an artifact is to be a blob record in the
+	// log (artifact.Encoded.Inline), rather than stowed (stow): never in
+	// a store that erases the artifacts a voyage jettisons, for a record
+	// of the log cannot be erased.
+	inline(a *artifact.Encoded) bool
 	// stow stores the bytes of an artifact too large for a blob record,
 	// or a streamed one, and returns where they are; it stores nothing,
 	// stored false, when held reports that the voyage holds them. A

@@ -109,6 +109,11 @@ func (v *Voyage) commitFailed(op string, err, decideErr error, attempt int, bega
 		return v.fail(op, fmt.Errorf("%w; the store did not confirm the write, so the change may or may not be recorded", err),
 			hint.Hint{Kind: hint.Reopen, Text: "read the voyage's logbook to see whether the change was recorded before retrying"})
 	}
+	if errors.As(err, new(*erasureError)) {
+		// Recorded; what a shared store could not erase yet, Compact
+		// erases (the error says so).
+		return v.fail(op, err, hint.Hint{})
+	}
 	switch {
 	case decideErr == nil && errors.Is(err, segment.ErrPoisoned):
 		// The write or its fdatasync failed after the views took the
@@ -304,7 +309,7 @@ func (v *Voyage) stower(ctx context.Context, scan scanFunc, blobs map[*projectio
 			if held(a.Hash) || heldErr != nil {
 				return nil, heldErr
 			}
-			if a.Inline() { // compresses it, if it was held when it was prepared
+			if v.rec.inline(a) { // compresses it, if it was held when it was prepared
 				ev := &projection.Event{Type: projection.ArtifactStowed, Artifact: &projection.ArtifactRef{Hash: a.Hash, Size: a.Size, StoredSize: int64(len(a.Compressed))}}
 				blobs[ev] = artifact.BlobRecord(a)
 				return ev, nil

@@ -30,7 +30,9 @@ type CompactReport struct {
 	PackBytes int64 `json:"pack_bytes"`
 	// Kept counts blob records of jettisoned or reduced artifacts in
 	// segments written by the first format of the log, which are never
-	// rewritten.
+	// rewritten; in a shared store that erases, the copies it holds in a
+	// form it cannot erase (stored unencrypted by an earlier version, or
+	// blob records in its log).
 	Kept int `json:"kept"`
 }
 
@@ -45,8 +47,11 @@ type CompactReport struct {
 //
 // Compact is a writer: other changes wait for it, and lose nothing. A
 // crash leaves every file as it was or as compacted, both whole; compact
-// again to finish. A voyage with damage is refused, untouched; so is one
-// of a shared store, which keeps every record (ErrInvalid).
+// again to finish. A voyage with damage is refused, untouched. In a
+// shared store that erases artifacts (JetStream's: store.Eraser), Compact
+// erases the copies of jettisoned and reduced artifacts instead, and
+// leaves the log as it is; a shared store that does not erase keeps every
+// record, and refuses (ErrInvalid).
 func (v *Voyage) Compact(ctx context.Context) (CompactReport, error) { return v.rec.compact(ctx) }
 
 // compact is Compact on disk.

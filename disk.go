@@ -357,6 +357,9 @@ func (j *diskJournal) appendStubbed(ctx context.Context, after uint64, records [
 // written (artifact.Pack.StowStream).
 func (j *diskJournal) settle(*artifact.Encoded) error { return nil }
 
+// inline: a small artifact is a blob record, which Compact reclaims.
+func (j *diskJournal) inline(a *artifact.Encoded) bool { return a.Inline() }
+
 // stow writes the artifact to the pack, and makes it durable, before the
 // unit naming it is appended: a crash between the two leaves a frame no
 // event names, which costs bytes, never a story.

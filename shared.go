@@ -16,6 +16,7 @@ import (
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 	"github.com/helmlog/helm/store"
 )
@@ -38,7 +39,14 @@ import (
 //     tells its stored copies apart as a pack's frame offsets do;
 //   - opening folds the voyage from its first event (there is no snapshot
 //     to start from), and listing reads the summaries the store keeps;
-//   - compaction, which reclaims bytes of a disk, is refused.
+//   - a store that erases (store.Eraser: JetStream keeps each artifact
+//     encrypted under a key of its own) takes every artifact, however
+//     small, rather than a blob record in the log, which it could never
+//     erase; a jettison erases the artifact's copy once it is recorded,
+//     and compaction erases what is left to erase (the payloads of
+//     reduced artifacts, a jettison whose erasure failed);
+//   - compaction is refused by a store that does not erase: it keeps
+//     every record and artifact.
 
 // OpenStore opens the home whose voyages st holds. dir is this machine's
 // directory for the home (it holds the guard rules, PolicyFile, and the
@@ -70,11 +78,14 @@ func (s *shared) where() string { return s.name }
 
 // sharedJournal is a voyage's log and large artifacts in a shared store.
 type sharedJournal struct {
-	v     *Voyage
-	s     *shared
-	log   store.Log
-	arts  store.Artifacts
-	where string
+	v    *Voyage
+	s    *shared
+	log  store.Log
+	arts store.Artifacts
+	// eraser is arts, when the store erases artifacts (nil: it keeps
+	// every artifact's bytes).
+	eraser store.Eraser
+	where  string
 
 	mu      sync.Mutex // one commit of this handle at a time
 	known   uint64     // the last record the store is known to hold (mu)
@@ -149,8 +160,56 @@ func (j *sharedJournal) commit(ctx context.Context, decide func(logTx) ([][]byte
 	j.known = last + uint64(len(records))
 	j.units.Add(1)
 	j.records.Add(uint64(len(records)))
-	return applied()
+	if err := applied(); err != nil {
+		return err
+	}
+	return j.eraseJettisoned(ctx, records)
 }
+
+// eraseJettisoned erases, in a store that erases, the copies of the
+// artifacts that the unit's events jettison and that the views, which
+// took the unit in, hold jettisoned still: after the unit is appended,
+// for an artifact erased before its jettison is recorded would be
+// damage. A unit the views did not take in (an import's: they are
+// folded once it is whole) erases nothing: its voyage's compaction
+// erases what ends jettisoned, never a copy stowed again later. An
+// erasure that fails leaves the jettison recorded: the error says so,
+// and Compact erases it.
+func (j *sharedJournal) eraseJettisoned(ctx context.Context, records [][]byte) error {
+	if j.eraser == nil {
+		return nil
+	}
+	var errs []error
+	for _, rec := range records {
+		if artifact.IsBlob(rec) {
+			continue
+		}
+		e, err := projection.Decode(rec)
+		if err != nil || e.Type != projection.ArtifactJettisoned || e.Artifact == nil {
+			continue // the unit was checked before it was appended
+		}
+		j.v.mu.Lock()
+		a, err := j.v.artifact(e.Artifact.Hash, j.v.logScan(ctx))
+		j.v.mu.Unlock()
+		if err == nil && (a == nil || a.Status != projection.Jettisoned) {
+			continue
+		}
+		if _, err := j.eraser.Erase(ctx, e.Artifact.Hash); err != nil {
+			errs = append(errs, fmt.Errorf("the jettison of artifact %s is recorded, but its bytes in %s could not be erased yet (compacting the voyage erases them): %w", e.Artifact.Hash, j.s.name, err))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &erasureError{errors.Join(errs...)}
+}
+
+// erasureError is a jettison's erasure that failed once the jettison was
+// recorded: the change is recorded, its erasure left to Compact.
+type erasureError struct{ err error }
+
+func (e *erasureError) Error() string { return e.err.Error() }
+func (e *erasureError) Unwrap() error { return e.err }
 
 // sharedTx reads the records up to the tail a commit decides on.
 type sharedTx struct {
@@ -190,6 +249,16 @@ func (j *sharedJournal) maxUnit() int { return storeUnit }
 // settle reads a streamed artifact into memory: a shared store takes an
 // artifact whole (store.Artifacts).
 func (j *sharedJournal) settle(a *artifact.Encoded) error { return a.Settle() }
+
+// inline: in a store that erases, never (a blob record in the log could
+// not be erased).
+func (j *sharedJournal) inline(a *artifact.Encoded) bool {
+	if j.eraser != nil {
+		a.Compress()
+		return false
+	}
+	return a.Inline()
+}
 
 // stow puts the artifact in the store; the event records the reference
 // the store returns (store.Artifacts.Put): a store that finds an artifact
@@ -252,10 +321,61 @@ func (j *sharedJournal) check(ctx context.Context, ref artifact.Ref) *DamageErro
 // bytes are not checked.
 func (j *sharedJournal) kept(context.Context, artifact.Ref) (bool, error) { return false, nil }
 
-// compact is refused: a shared store keeps every record and artifact.
-func (j *sharedJournal) compact(context.Context) (CompactReport, error) {
-	return CompactReport{Voyage: j.v.id}, j.v.fail("compact", fmt.Errorf("%w: the voyage is in %s, which keeps every record and artifact: compaction reclaims the bytes of jettisoned artifacts on this machine's disk only", ErrInvalid, j.s.name),
-		hint.Hint{Kind: hint.OtherHome, Text: "pull the voyage into a home on disk and compact it there"})
+// compact erases, in a store that erases, the copies of the voyage's
+// jettisoned artifacts and the original payloads of its reduced ones:
+// Artifacts counts them (Reduced those of reduced ones), Kept those the
+// store holds in a form it cannot erase (stored unencrypted by an earlier
+// version, or a blob record in the log). The log is untouched: its
+// records, and so its chain, stay as they are. A store that does not
+// erase refuses: it keeps every record and artifact.
+func (j *sharedJournal) compact(ctx context.Context) (CompactReport, error) {
+	v := j.v
+	rep := CompactReport{Voyage: v.id}
+	if j.eraser == nil {
+		return rep, v.fail("compact", fmt.Errorf("%w: the voyage is in %s, which keeps every record and artifact: compaction reclaims the bytes of jettisoned artifacts on this machine's disk only", ErrInvalid, j.s.name),
+			hint.Hint{Kind: hint.OtherHome, Text: "pull the voyage into a home on disk and compact it there"})
+	}
+	if err := v.refresh(ctx); err != nil {
+		return rep, v.fail("compact", err, hint.Hint{})
+	}
+	type gone struct {
+		hash    string
+		blob    bool
+		reduced bool
+	}
+	var list []gone
+	v.mu.Lock()
+	err := v.loadSections(projection.SectionArtifacts, v.logScan(ctx))
+	if err == nil {
+		for h, a := range v.st.Artifacts {
+			if a.Status != projection.Stowed {
+				list = append(list, gone{h, a.Blob != 0, a.Status == projection.Reduced})
+			}
+		}
+	}
+	v.mu.Unlock()
+	if err != nil {
+		return rep, v.fail("compact", err, hint.Hint{})
+	}
+	slices.SortFunc(list, func(a, b gone) int { return strings.Compare(a.hash, b.hash) })
+	for _, g := range list {
+		erased := false
+		if !g.blob {
+			if erased, err = j.eraser.Erase(ctx, g.hash); err != nil {
+				return rep, v.fail("compact", fmt.Errorf("erase artifact %s in %s: %w", g.hash, j.s.name, err), hint.Hint{Text: "compact again once the store answers"})
+			}
+		}
+		switch {
+		case !erased:
+			rep.Kept++
+		case g.reduced:
+			rep.Artifacts++
+			rep.Reduced++
+		default:
+			rep.Artifacts++
+		}
+	}
+	return rep, nil
 }
 
 // verify: the store checked every record (verifyLog); the voyage was
@@ -324,7 +444,9 @@ func (j *sharedJournal) close(ctx context.Context) error {
 func (s *shared) voyage(id string, log store.Log) *Voyage {
 	where := fmt.Sprintf("voyage %s in %s", id, s.name)
 	v := &Voyage{home: s.h, id: id}
-	v.rec = &sharedJournal{v: v, s: s, log: log, arts: s.st.Artifacts(id), where: where}
+	arts := s.st.Artifacts(id)
+	eraser, _ := arts.(store.Eraser)
+	v.rec = &sharedJournal{v: v, s: s, log: log, arts: arts, eraser: eraser, where: where}
 	v.applyRecord = eventsOf(id, where, v.applyEvent)
 	return v
 }

@@ -276,7 +276,7 @@ func TestJetStreamTLS(t *testing.T) {
 	})
 	t.Run("with the CA and a client certificate", func(t *testing.T) {
 		voyageFlow(t, c)
-		assert.Equal(t, 3, streams(), "the home's stream and its two buckets' are on the server")
+		assert.Equal(t, 4, streams(), "the home's stream, its two buckets' and its keys' are on the server")
 	})
 	t.Run("a CA file that is not there", func(t *testing.T) {
 		// Named relative to the home, and missing there: the message
@@ -393,13 +393,13 @@ func TestJetStreamAuth(t *testing.T) {
 	})
 	t.Run("HELM_NATS_CREDS", func(t *testing.T) {
 		voyageFlow(t, newHelmCLI(t, bin, home, "HELM_NATS_CREDS="+creds), "--store", store+"/team")
-		assert.Equal(t, 3, streams(), "the home's stream and its two buckets' are in the account's JetStream")
+		assert.Equal(t, 4, streams(), "the home's stream, its two buckets' and its keys' are in the account's JetStream")
 	})
 	t.Run("creds in config.toml", func(t *testing.T) {
 		other := filepath.Join(t.TempDir(), "helm-home")
 		op.creds(t, filepath.Join(other, "nats", "ana.creds"))
 		writeFile(t, filepath.Join(other, "config.toml"), fmt.Sprintf("store = %q\n\n[nats]\ncreds = \"nats/ana.creds\"\n", store+"/team2"))
 		voyageFlow(t, newHelmCLI(t, bin, other))
-		assert.Equal(t, 6, streams(), "and the second home's")
+		assert.Equal(t, 8, streams(), "and the second home's")
 	})
 }

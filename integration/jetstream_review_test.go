@@ -381,8 +381,9 @@ func TestJetStreamSummariesAndVoyagesUnderConcurrency(t *testing.T) {
 }
 
 // Artifacts: a large one round-trips; a missing one is ErrNoArtifact; an
-// object whose bytes do not answer its name is damage to Get and Open.
-// Put replaces an object of another size.
+// object whose bytes do not answer its name (an earlier helm's,
+// unencrypted) is damage to Get and Open, and so is an encrypted copy
+// changed by a bit. Put stores the copy anew.
 func TestJetStreamArtifactsCheckWhatTheyRead(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -432,17 +433,21 @@ func TestJetStreamArtifactsCheckWhatTheyRead(t *testing.T) {
 	_, err = io.Copy(io.Discard, r)
 	require.ErrorIs(t, err, store.ErrDamaged)
 	r.Close()
-	// Put heals it: another size is replaced.
+	// Put heals it: the voyage's copy is stored anew, encrypted
+	// (v/<hash>), and read rather than the unencrypted one.
 	_, err = a.Put(ctx, other)
 	require.NoError(t, err)
 	_, err = a.Get(ctx, missing)
 	require.NoError(t, err)
-	// And so are other bytes of the same size.
-	flipped := append([]byte{}, other.Compressed...)
-	flipped[len(flipped)/2] ^= 0x10
-	_, err = obs.PutBytes(ctx, other.Hash, flipped)
+	// A bit flipped in the encrypted copy: it does not open.
+	sealed, err := obs.GetBytes(ctx, "v/"+other.Hash)
+	require.NoError(t, err)
+	sealed[len(sealed)/2] ^= 0x10
+	_, err = obs.PutBytes(ctx, "v/"+other.Hash, sealed)
 	require.NoError(t, err)
 	_, err = a.Get(ctx, missing)
+	require.ErrorIs(t, err, store.ErrDamaged)
+	_, err = a.Open(ctx, missing)
 	require.ErrorIs(t, err, store.ErrDamaged)
 	_, err = a.Put(ctx, other)
 	require.NoError(t, err)

@@ -199,3 +199,19 @@ type Store interface {
 	// Close releases the store.
 	Close() error
 }
+
+// Eraser is implemented by the Artifacts of a store that can make an
+// artifact's bytes unreadable for good without removing what it
+// acknowledged: a JetStream home keeps each artifact encrypted under a
+// key of its own, and erasing destroys the key (package natsstore). A
+// shared home calls it when a voyage jettisons an artifact, and when
+// compaction erases what was jettisoned or reduced.
+type Eraser interface {
+	// Erase makes the voyage's copy of the artifact at hash unreadable
+	// for good, and reports whether it is: true when it was erased, now
+	// or before; false when the store holds it in a form it cannot erase
+	// (written by an earlier version, unencrypted), which then stays
+	// readable to whoever reads the store. It never touches another
+	// voyage's copy.
+	Erase(ctx context.Context, hash string) (erased bool, err error)
+}

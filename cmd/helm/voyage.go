@@ -821,6 +821,14 @@ func (*voyageCompactCommand) Run(ctx context.Context, a *app, args []string) err
 	if rep.Reduced > 0 {
 		reduced = fmt.Sprintf(" (%s of reduced artifacts)", plural(rep.Reduced, "payload"))
 	}
+	if store := a.home.StoreName(); store != "" {
+		// A JetStream home erases (destroys the keys), never reclaims.
+		_, err = fmt.Fprintf(a.stdout, "Voyage %s compacted: %s erased%s in %s: their keys are destroyed, the log is untouched\n", short(v.ID()), plural(rep.Artifacts, "artifact"), reduced, store)
+		if err == nil && rep.Kept > 0 {
+			_, err = fmt.Fprintf(a.stdout, "  %s kept: stored unencrypted by an earlier helm, or as records of the log, which cannot be erased\n", plural(rep.Kept, "jettisoned or reduced artifact"))
+		}
+		return err
+	}
 	_, err = fmt.Fprintf(a.stdout, "Voyage %s compacted: %s reclaimed%s, %s from the event log (%s) and %s from the pack file\n",
 		short(v.ID()), plural(rep.Artifacts, "artifact"), reduced, size(rep.LogBytes), plural(rep.LogRecords, "record"), size(rep.PackBytes))
 	if err == nil && rep.Kept > 0 {

@@ -1,11 +1,10 @@
 package natsstore
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -15,20 +14,23 @@ import (
 )
 
 // artifacts are a voyage's large artifacts in the home's object store,
-// one object per artifact named by its address and holding its stored
-// (zstd) form. The home's voyages share them: an artifact two voyages
-// hold is stored once.
+// each the object <voyage>/<hash>, holding its stored (zstd) form
+// encrypted under a key of its own (keys.go); those an earlier helm
+// stored are the object <hash>, unencrypted, which the home's voyages
+// share.
 type artifacts struct {
 	s      *Store
 	voyage string
 }
 
-func (a *artifacts) where(hash string) string {
-	return fmt.Sprintf("object %s of object store %s on %s", hash, a.s.names.artifacts, a.s.url)
+func (a *artifacts) where(object string) string {
+	return fmt.Sprintf("object %s of object store %s on %s", object, a.s.names.artifacts, a.s.url)
 }
 
-// Put stores e's compressed bytes under its address, unless an object of
-// that name is there already.
+// Put stores e's compressed bytes, encrypted under the artifact's key
+// (made if it has none), as the voyage's copy. A copy there already is
+// replaced whole: the object store replaces an object only once the new
+// one is complete.
 func (a *artifacts) Put(ctx context.Context, e *artifact.Encoded) (artifact.Ref, error) {
 	if err := checkName("voyage id", a.voyage); err != nil {
 		return artifact.Ref{}, err
@@ -40,29 +42,28 @@ func (a *artifacts) Put(ctx context.Context, e *artifact.Encoded) (artifact.Ref,
 	ref := artifact.Ref{Hash: e.Hash, Size: e.Size, StoredSize: int64(len(e.Compressed))}
 	ctx, cancel := a.s.ctx(ctx)
 	defer cancel()
-	info, err := a.s.obs.GetInfo(ctx, e.Hash)
-	if err == nil && info.Size == uint64(ref.StoredSize) && info.Digest == jetstream.GetObjectDigestValue(digestOf(e.Compressed)) {
-		return ref, nil // content-addressed, and the same bytes
+	key, err := a.makeKey(ctx, e.Hash)
+	if err != nil {
+		return artifact.Ref{}, err
 	}
-	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-		return artifact.Ref{}, fmt.Errorf("jetstream: voyage %s: store artifact, %s: %w", a.voyage, a.where(e.Hash), hint(err))
+	sealed, err := a.seal(key, e.Hash, e.Compressed)
+	if err != nil {
+		return artifact.Ref{}, fmt.Errorf("jetstream: voyage %s: encrypt artifact %s: %w", a.voyage, e.Hash, err)
 	}
-	// Missing, or there with other bytes (damaged, or cut short by a
-	// writer that failed): put it whole; the object store replaces an
-	// object only once the new one is complete.
-	if _, err := a.s.obs.PutBytes(ctx, e.Hash, e.Compressed); err != nil {
-		return artifact.Ref{}, fmt.Errorf("jetstream: voyage %s: store artifact, %s: %w", a.voyage, a.where(e.Hash), hint(err))
+	name := sealedName(a.voyage, e.Hash)
+	if _, err := a.s.obs.PutBytes(ctx, name, sealed); err != nil {
+		return artifact.Ref{}, fmt.Errorf("jetstream: voyage %s: store artifact, %s: %w", a.voyage, a.where(name), hint(err))
 	}
 	return ref, nil
 }
 
-// Get reads the object and checks it against ref's address.
+// Get reads the artifact's copy and checks it against ref's address.
 func (a *artifacts) Get(ctx context.Context, ref artifact.Ref) ([]byte, error) {
 	ctx, cancel := a.s.ctx(ctx)
 	defer cancel()
-	stored, err := a.s.obs.GetBytes(ctx, ref.Hash)
+	stored, err := a.stored(ctx, ref.Hash)
 	if err != nil {
-		return nil, a.readError(ref, err)
+		return nil, err
 	}
 	data, err := artifact.Expand(ref, stored, a.where(ref.Hash))
 	if err != nil {
@@ -71,33 +72,33 @@ func (a *artifacts) Get(ctx context.Context, ref artifact.Ref) ([]byte, error) {
 	return data, nil
 }
 
-func (a *artifacts) readError(ref artifact.Ref, err error) error {
+func (a *artifacts) readError(object string, err error) error {
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return fmt.Errorf("%w: voyage %s: %s", store.ErrNoArtifact, a.voyage, a.where(ref.Hash))
+		return fmt.Errorf("%w: voyage %s: %s", store.ErrNoArtifact, a.voyage, a.where(object))
 	}
 	if errors.Is(err, jetstream.ErrDigestMismatch) {
-		return fmt.Errorf("%w: voyage %s: %s: %w", store.ErrDamaged, a.voyage, a.where(ref.Hash), err)
+		return fmt.Errorf("%w: voyage %s: %s: %w", store.ErrDamaged, a.voyage, a.where(object), err)
 	}
-	return fmt.Errorf("jetstream: voyage %s: read artifact, %s: %w", a.voyage, a.where(ref.Hash), hint(err))
+	return fmt.Errorf("jetstream: voyage %s: read artifact, %s: %w", a.voyage, a.where(object), hint(err))
 }
 
-// Open streams the object's bytes through artifact.CopyStored, so that
-// bytes that do not answer ref's address end the stream with an error
-// matching store.ErrDamaged, at its end at the latest.
+// Open streams the copy's stored bytes (decrypted, as Get reads them)
+// through artifact.CopyStored, so that bytes that do not answer ref's
+// address end the stream with an error matching store.ErrDamaged, at its
+// end at the latest.
 func (a *artifacts) Open(ctx context.Context, ref artifact.Ref) (io.ReadCloser, error) {
-	obj, err := a.s.obs.Get(ctx, ref.Hash)
+	stored, err := a.stored(ctx, ref.Hash)
 	if err != nil {
-		return nil, a.readError(ref, err)
+		return nil, err
 	}
 	pr, pw := io.Pipe()
 	go func() {
-		err := artifact.CopyStored(pw, ref, obj)
+		err := artifact.CopyStored(pw, ref, bytes.NewReader(stored))
 		if errors.Is(err, artifact.ErrDamaged) {
 			err = fmt.Errorf("%w: voyage %s: %s: %w", store.ErrDamaged, a.voyage, a.where(ref.Hash), err)
 		} else if err != nil {
-			err = a.readError(ref, err)
+			err = a.readError(ref.Hash, err)
 		}
-		obj.Close()
 		pw.CloseWithError(err)
 	}()
 	return &storedReader{PipeReader: pr}, nil
@@ -109,12 +110,4 @@ type storedReader struct{ *io.PipeReader }
 
 func (r *storedReader) Close() error {
 	return r.PipeReader.CloseWithError(errors.New("jetstream: artifact reader closed"))
-}
-
-// digestOf is the SHA-256 of stored bytes, as the object store keeps it
-// in an object's info (its digest of what was put).
-func digestOf(stored []byte) hash.Hash {
-	h := sha256.New()
-	h.Write(stored)
-	return h
 }

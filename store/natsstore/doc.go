@@ -13,9 +13,15 @@
 // window, two minutes by default, bounds how late a retry may come).
 // format.go draws the message.
 //
-// Large artifacts live in the object store HELM_<home>_artifacts, one
-// object per artifact named by its BLAKE3 address, holding its stored
-// (zstd) form; they are checked against the address when read. The
+// Artifacts live in the object store HELM_<home>_artifacts, one object
+// per voyage and artifact, <voyage>/<hash>, holding its stored (zstd)
+// form encrypted under a key of its own, which is the one message of a
+// subject of the keys stream KEYS_HELM_<home>; they are checked against
+// their BLAKE3 address when read. Erasing an artifact (store.Eraser, when
+// a voyage jettisons it) deletes its key with the server's secure delete:
+// keys.go says how, and docs/design.md what is gone and what remains.
+// Those an earlier helm stored unencrypted, as the object <hash>, keep
+// reading. The
 // voyages and their summaries are the keys and values of the key-value
 // bucket HELM_<home>_voyages: creating a voyage creates its key, so two
 // clients cannot both create one voyage.
@@ -28,9 +34,10 @@
 //
 // No unit helm acknowledged may be removed, and a stream removes messages
 // by itself when its settings say so, or lets a client remove them. So
-// every Open reads the settings of the home's three streams — HELM_<home>
-// (the units), KV_HELM_<home>_voyages (the bucket) and
-// OBJ_HELM_<home>_artifacts (the object store) — before it creates any
+// every Open reads the settings of the home's four streams — HELM_<home>
+// (the units), KV_HELM_<home>_voyages (the bucket),
+// OBJ_HELM_<home>_artifacts (the object store) and KEYS_HELM_<home> (the
+// artifacts' keys) — before it creates any
 // that is missing, and refuses the home, creating and writing nothing, if
 // one of them could remove what helm acknowledged. Its *SettingsError
 // names the stream, the setting (as nats stream info --json names it),
@@ -39,27 +46,27 @@
 // setting a stream cannot change, to make the stream again). A stream
 // someone changed after helm made it is refused by the next Open.
 //
-//	setting                    HELM_<home>           the bucket          the object store
-//	storage                    file                  file                file
-//	persist_mode               default               default             default
-//	retention                  limits                limits              limits
-//	max_age                    0                     0                   0
-//	max_msgs, max_bytes        -1, or discard new    -1, or discard new  -1, or discard new
-//	max_msgs_per_subject       -1, or discard new    1 or more           -1, or discard new
-//	                           and discard_new_per_subject               and discard_new_per_subject
-//	no_ack                     false                 false               false
-//	mirror, sources            none                  none                none
-//	subject_transform          none                  none                none
-//	allow_msg_counter          false                 false               false
-//	num_replicas               Options.Replicas or more, on all three
-//	subjects                   helm.<home>.v.* among them
-//	deny_delete                true                  true                any
-//	deny_purge                 true                  any                 any
-//	allow_rollup_hdrs          false                 any                 any
-//	subject_delete_marker_ttl  0                     any                 any
-//	allow_msg_schedules        false                 any                 any
-//	allow_msg_ttl              false                 any                 any
-//	allow_direct               false, if replicated  any                 any
+//	setting                    HELM_<home>           the bucket          the object store    the keys
+//	storage                    file                  file                file                file
+//	persist_mode               default               default             default             default
+//	retention                  limits                limits              limits              limits
+//	max_age                    0                     0                   0                   0
+//	max_msgs, max_bytes        -1, or discard new    -1, or discard new  -1, or discard new  -1, or discard new
+//	max_msgs_per_subject       -1, or discard new    1 or more           -1, or discard new  -1, or discard new
+//	                           and discard_new_per_subject               and discard_new_per_subject (both)
+//	no_ack                     false                 false               false               false
+//	mirror, sources            none                  none                none                none
+//	subject_transform          none                  none                none                none
+//	allow_msg_counter          false                 false               false               false
+//	num_replicas               Options.Replicas or more, on all four
+//	subjects                   helm.<home>.v.* among them                                    helm.<home>.k.>
+//	deny_delete                true                  true                any                 false
+//	deny_purge                 true                  any                 any                 true
+//	allow_rollup_hdrs          false                 any                 any                 false
+//	subject_delete_marker_ttl  0                     any                 any                 0
+//	allow_msg_schedules        false                 any                 any                 false
+//	allow_msg_ttl              false                 any                 any                 false
+//	allow_direct               false, if replicated  any                 any                 false, if replicated
 //
 // Why: memory storage loses everything on a restart, and async
 // persistence acknowledges a message before it is written. Interest and
@@ -95,6 +102,18 @@
 // finds a missing or damaged artifact when it reads it (verify reads
 // them all). A key deleted from the bucket hides a voyage whose units are
 // still there: List reports it as damage, and so does opening it.
+//
+// The keys stream is the one that must allow deletes: erasing an
+// artifact deletes its key's message, with the server's secure delete.
+// Everything else that removes a message is refused there: a purge or a
+// roll-up drops keys without the overwrite, and every key of a voyage at
+// once; an age limit or a message TTL drops a key early, and its artifact
+// cannot be read from then on; a direct get on a replicated stream may
+// be answered by a replica that still holds a key helm erased. Its fix
+// never makes it again empty, which would make every artifact of the
+// home unreadable: it is backed up and restored with the setting as helm
+// requires. A client with the credentials can delete a key: reading the
+// artifact, and Verify, report the damage.
 //
 // Accepted, as they remove nothing: sealed (nothing can be written or
 // removed; helm's writes are refused by the server), max_msg_size, max_consumers (a limit refuses

@@ -22,8 +22,8 @@ import (
 type Options struct {
 	// Home names the home: its stream is HELM_<Home>, its voyages'
 	// subjects helm.<Home>.v.<voyage>, its buckets HELM_<Home>_voyages
-	// and HELM_<Home>_artifacts. Letters, digits, '-' and '_'. Empty:
-	// "default".
+	// and HELM_<Home>_artifacts, and its artifacts' keys the stream
+	// KEYS_HELM_<Home>. Letters, digits, '-' and '_'. Empty: "default".
 	Home string
 	// Replicas is the replication factor of the streams and buckets Open
 	// creates (0: 1), and the least it accepts of those it finds: a
@@ -56,6 +56,7 @@ type Store struct {
 	stream  jetstream.Stream
 	kv      jetstream.KeyValue
 	obs     jetstream.ObjectStore
+	keys    jetstream.Stream // the artifacts' keys (keys.go)
 	names   names
 	timeout time.Duration // an operation's, when its context has no deadline
 	attempt time.Duration // a request's, retried within the operation's
@@ -65,15 +66,19 @@ type Store struct {
 // names are the names of a home's stream, subjects and buckets.
 type names struct {
 	stream, subjects, prefix, voyages, artifacts string
+	keys, keySubjects, keyPrefix                 string
 }
 
 func namesOf(home string) names {
 	return names{
-		stream:    "HELM_" + home,
-		prefix:    "helm." + home + ".v.",
-		subjects:  "helm." + home + ".v.*",
-		voyages:   "HELM_" + home + "_voyages",
-		artifacts: "HELM_" + home + "_artifacts",
+		stream:      "HELM_" + home,
+		prefix:      "helm." + home + ".v.",
+		subjects:    "helm." + home + ".v.*",
+		voyages:     "HELM_" + home + "_voyages",
+		artifacts:   "HELM_" + home + "_artifacts",
+		keys:        "KEYS_HELM_" + home,
+		keyPrefix:   "helm." + home + ".k.",
+		keySubjects: "helm." + home + ".k.>",
 	}
 }
 
@@ -227,7 +232,7 @@ func (s *Store) setUp(ctx context.Context, replicas int) error {
 	s.js = js
 	kvStream, objStream := "KV_"+s.names.voyages, "OBJ_"+s.names.artifacts
 	found := map[string]jetstream.Stream{}
-	for _, name := range []string{s.names.stream, kvStream, objStream} {
+	for _, name := range []string{s.names.stream, kvStream, objStream, s.names.keys} {
 		st, err := js.Stream(ctx, name)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			continue
@@ -237,7 +242,7 @@ func (s *Store) setUp(ctx context.Context, replicas int) error {
 		}
 		found[name] = st
 	}
-	if err := s.checkSettings(replicas, found[s.names.stream], found[kvStream], found[objStream]); err != nil {
+	if err := s.checkSettings(replicas, found[s.names.stream], found[kvStream], found[objStream], found[s.names.keys]); err != nil {
 		return err
 	}
 
@@ -254,7 +259,7 @@ func (s *Store) setUp(ctx context.Context, replicas int) error {
 			return fmt.Errorf("jetstream: %s: %w", where, hint(err))
 		}
 		// Whoever made it, it is checked as a stream found would be.
-		if err := s.checkSettings(replicas, s.stream, nil, nil); err != nil {
+		if err := s.checkSettings(replicas, s.stream, nil, nil, nil); err != nil {
 			return err
 		}
 	}
@@ -291,7 +296,20 @@ func (s *Store) setUp(ctx context.Context, replicas int) error {
 		if err != nil {
 			return fmt.Errorf("jetstream: the buckets of home %s on %s: %w", s.home, s.url, hint(err))
 		}
-		if err := s.checkSettings(replicas, nil, kv, obj); err != nil {
+		if err := s.checkSettings(replicas, nil, kv, obj, nil); err != nil {
+			return err
+		}
+	}
+	s.keys = found[s.names.keys]
+	if s.keys == nil {
+		s.keys, err = js.CreateStream(ctx, keysConfig(s.home, replicas))
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			s.keys, err = js.Stream(ctx, s.names.keys) // another client made it
+		}
+		if err != nil {
+			return fmt.Errorf("jetstream: the keys stream %s on %s: %w", s.names.keys, s.url, hint(err))
+		}
+		if err := s.checkSettings(replicas, nil, nil, nil, s.keys); err != nil {
 			return err
 		}
 	}
@@ -328,16 +346,20 @@ func logConfig(home string, replicas int) jetstream.StreamConfig {
 
 // checkSettings checks the settings of the home's streams (nil: not
 // there) as the server gave them when they were looked up.
-func (s *Store) checkSettings(replicas int, log, kv, obj jetstream.Stream) error {
+func (s *Store) checkSettings(replicas int, log, kv, obj, keys jetstream.Stream) error {
 	var problems []Problem
 	for _, st := range []struct {
 		stream jetstream.Stream
 		kind   streamKind
-	}{{log, logStream}, {kv, bucketStream}, {obj, objectStream}} {
+	}{{log, logStream}, {kv, bucketStream}, {obj, objectStream}, {keys, keysStream}} {
 		if st.stream == nil {
 			continue
 		}
-		problems = append(problems, check(st.stream.CachedInfo().Config, st.kind, s.names.subjects, replicas)...)
+		subjects := s.names.subjects
+		if st.kind == keysStream {
+			subjects = s.names.keySubjects
+		}
+		problems = append(problems, check(st.stream.CachedInfo().Config, st.kind, subjects, replicas)...)
 	}
 	if len(problems) > 0 {
 		return &SettingsError{Home: s.home, Server: s.url, Problems: problems}

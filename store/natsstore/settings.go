@@ -45,8 +45,8 @@ type SettingsError struct {
 // Problem is one setting of one stream that helm refuses.
 type Problem struct {
 	// Stream is the stream's name: HELM_<home>, KV_HELM_<home>_voyages
-	// (the voyages bucket) or OBJ_HELM_<home>_artifacts (the object
-	// store).
+	// (the voyages bucket), OBJ_HELM_<home>_artifacts (the object
+	// store) or KEYS_HELM_<home> (the artifacts' keys).
 	Stream string
 	// Setting is the setting's name as the stream's JSON configuration
 	// has it (nats stream info --json): max_msgs_per_subject, discard, ...
@@ -125,10 +125,17 @@ const (
 	// The object store replaces an object's chunks with a purge and
 	// writes its metadata with a roll-up, so it must allow both.
 	objectStream
+	// keysStream is KEYS_HELM_<home>: the artifacts' keys, a subject
+	// each (keys.go). It is the one stream of a home that must allow
+	// deletes: erasing an artifact deletes its key.
+	keysStream
 )
 
 // recreate is the fix of a setting a stream cannot change.
 func recreate(stream string) string {
+	if strings.HasPrefix(stream, "KEYS_") {
+		return restore(stream)
+	}
 	return "the setting cannot be changed on an existing stream: copy the home's voyages to another home, remove " + stream + " (nats stream rm " + stream + ") and let helm make it again"
 }
 
@@ -209,6 +216,9 @@ func check(cfg jetstream.StreamConfig, kind streamKind, subjects string, replica
 		out[len(out)-1].Fix = fmt.Sprintf("else ask the home for %d (Options.Replicas)", cfg.Replicas)
 	}
 
+	if kind == keysStream {
+		out = append(out, checkKeys(cfg, subjects)...)
+	}
 	if kind == logStream {
 		if !covers(cfg.Subjects, subjects) {
 			bad("subjects", strings.Join(cfg.Subjects, ","), "helm requires "+subjects+" among them: the voyages' units are published there", "--subjects="+subjects)
@@ -241,6 +251,55 @@ func check(cfg jetstream.StreamConfig, kind streamKind, subjects string, replica
 	}
 	if kind == bucketStream && !cfg.DenyDelete {
 		bad("deny_delete", false, "helm requires true: a client with the credentials could delete the message that holds a voyage's key", "--deny-delete")
+	}
+	return out
+}
+
+// restore is the fix of a setting the keys stream cannot change: the
+// stream cannot be made again empty, as the others can be once the
+// voyages are copied, for its keys are the only way to read the
+// artifacts.
+func restore(stream string) string {
+	return "the setting cannot be changed on an existing stream: back " + stream + " up (nats stream backup " + stream + " DIR), remove it (nats stream rm " + stream + ") and restore the backup with the setting as helm requires (nats stream restore); removing it without a backup makes every artifact of the home unreadable"
+}
+
+// checkKeys returns what helm refuses of the keys stream beyond what it
+// refuses of every stream (check): it must keep every key until helm
+// erases it, and let helm erase it. A key lost early makes its artifact
+// unreadable while the voyage still holds it; a key that cannot be
+// deleted makes a jettison unable to erase.
+func checkKeys(cfg jetstream.StreamConfig, subjects string) []Problem {
+	var out []Problem
+	add := func(setting string, value any, want, flag, fix string) {
+		p := Problem{Stream: cfg.Name, Setting: setting, Value: show(value), Want: want, Flag: flag, Fix: fix}
+		if flag == "" && fix == "" {
+			p.Fix = restore(cfg.Name)
+		}
+		out = append(out, p)
+	}
+	if !covers(cfg.Subjects, subjects) {
+		add("subjects", strings.Join(cfg.Subjects, ","), "helm requires "+subjects+" among them: the artifacts' keys are published there", "--subjects="+subjects, "")
+	}
+	if cfg.DenyDelete {
+		add("deny_delete", true, "helm requires false on the keys stream: a jettison erases the artifact's key by deleting its message (a secure delete, which overwrites it), and a stream that denies deletes keeps every key, so no artifact could be erased", "", "")
+	}
+	if !cfg.DenyPurge {
+		add("deny_purge", false, "helm requires true on the keys stream: a purge removes keys without overwriting them, and every key at once, making the home's artifacts unreadable", "--deny-purge", "")
+	}
+	if cfg.AllowRollup {
+		add("allow_rollup_hdrs", true, "helm requires false: a message with a Nats-Rollup header purges the keys before it", "--no-allow-rollup", "")
+	}
+	if cfg.SubjectDeleteMarkerTTL > 0 {
+		add("subject_delete_marker_ttl", cfg.SubjectDeleteMarkerTTL, "helm requires 0: it needs purges allowed", "--subject-del-markers-ttl=0", "")
+	}
+	if cfg.AllowMsgTTL {
+		add("allow_msg_ttl", true, "helm requires false: a key published with a Nats-TTL header is removed by the server when it expires, without the overwrite of a secure delete, and its artifact cannot be read from then on", "", "")
+	}
+	if cfg.AllowMsgSchedules {
+		add("allow_msg_schedules", true, "helm requires false: it needs roll-ups and purges allowed", "", "")
+	}
+	if cfg.AllowDirect && cfg.Replicas > 1 {
+		add("allow_direct", true, "helm requires false on a replicated stream: a direct get may be answered by a replica behind the leader, which may still hold a key helm erased, or not yet hold one it made", "--no-allow-direct", "")
 	}
 	return out
 }

@@ -176,3 +176,50 @@ func TestCoversMatchesSubjectsAsTheServerDoes(t *testing.T) {
 		assert.Equal(t, tc.want, covers(tc.patterns, "helm.h.v.*"), "%q", tc.patterns)
 	}
 }
+
+// The keys stream (keys.go) is the one stream of a home that must allow
+// deletes: what Open makes passes; a setting that would lose a key early,
+// keep helm from erasing one, or erase keys without overwriting them is
+// refused by name, with a fix that never loses the keys (a backup, not a
+// bare rm).
+func TestCheckOfTheKeysStream(t *testing.T) {
+	subjects := namesOf("h").keySubjects
+	for _, tc := range []struct {
+		name     string
+		change   func(c *jetstream.StreamConfig)
+		replicas int
+		want     []string
+	}{
+		{name: "the keys stream helm makes"},
+		{"deletes denied", func(c *jetstream.StreamConfig) { c.DenyDelete = true }, 1, []string{"deny_delete"}},
+		{"purges allowed", func(c *jetstream.StreamConfig) { c.DenyPurge = false }, 1, []string{"deny_purge"}},
+		{"roll-ups", func(c *jetstream.StreamConfig) { c.DenyPurge, c.AllowRollup = false, true }, 1, []string{"deny_purge", "allow_rollup_hdrs"}},
+		{"an age limit", func(c *jetstream.StreamConfig) { c.MaxAge = time.Hour }, 1, []string{"max_age"}},
+		{"per-message TTLs", func(c *jetstream.StreamConfig) { c.AllowMsgTTL = true }, 1, []string{"allow_msg_ttl"}},
+		{"memory storage", func(c *jetstream.StreamConfig) { c.Storage = jetstream.MemoryStorage }, 1, []string{"storage"}},
+		{"a limit with discard old", func(c *jetstream.StreamConfig) { c.MaxBytes, c.Discard = 1<<20, jetstream.DiscardOld }, 1, []string{"max_bytes"}},
+		{"a per-subject limit that drops", func(c *jetstream.StreamConfig) { c.MaxMsgsPerSubject = 1 }, 1, []string{"max_msgs_per_subject"}},
+		{"fewer replicas than asked", nil, 3, []string{"num_replicas"}},
+		{"direct gets on a replicated stream", func(c *jetstream.StreamConfig) { c.AllowDirect, c.Replicas = true, 3 }, 1, []string{"allow_direct"}},
+		{"another home's subjects", func(c *jetstream.StreamConfig) { c.Subjects = []string{"helm.g.k.>"} }, 1, []string{"subjects"}},
+		{"the units' subjects only", func(c *jetstream.StreamConfig) { c.Subjects = []string{"helm.h.v.*"} }, 1, []string{"subjects"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := keysConfig("h", 1)
+			if tc.change != nil {
+				tc.change(&cfg)
+			}
+			got := check(cfg, keysStream, subjects, max(tc.replicas, 1))
+			var want []string
+			for _, s := range tc.want {
+				want = append(want, "KEYS_HELM_h "+s)
+			}
+			assert.Equal(t, want, settingsOf(got))
+			for _, p := range got {
+				assert.Contains(t, p.Want, "helm", p.Setting)
+				assert.True(t, p.Flag != "" || p.Fix != "", "%s: a flag or a fix", p.Setting)
+				assert.NotContains(t, p.Fix, "let helm make it again", "%s: making the keys stream again loses every key", p.Setting)
+			}
+		})
+	}
+}

@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ListWithTails", listWithTails},
 		{"Reopen", reopen},
 		{"Heads", heads},
+		{"Erase", erase},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			open := newStore(t)
@@ -515,4 +516,51 @@ func heads(t *testing.T, open func() store.Store) {
 	}
 	_, err = l.Head(ctx, 7)
 	assert.ErrorContains(t, err, "no head after record 7")
+}
+
+// erase checks a store whose Artifacts erase (store.Eraser): an erased
+// artifact no longer reads, from any client, and no Put of other bytes
+// or Get makes it read again; erasing again says it is erased; another
+// voyage's copy of the same artifact, and the voyage's other artifacts,
+// still read. A store that does not erase skips it.
+func erase(t *testing.T, open func() store.Store) {
+	ctx := ctxOf(t)
+	s := client(t, open)
+	create(t, s, "v")
+	create(t, s, "w")
+	arts := s.Artifacts("v")
+	eraser, ok := arts.(store.Eraser)
+	if !ok {
+		t.Skip("the store's artifacts do not erase")
+	}
+	gone, kept := artifact.Encode([]byte("a customer's data, to be erased")), artifact.Encode([]byte("evidence that stays"))
+	ref, err := arts.Put(ctx, gone)
+	require.NoError(t, err)
+	keptRef, err := arts.Put(ctx, kept)
+	require.NoError(t, err)
+	other := artifact.Encode([]byte("a customer's data, to be erased"))
+	otherRef, err := s.Artifacts("w").Put(ctx, other)
+	require.NoError(t, err)
+
+	erased, err := eraser.Erase(ctx, gone.Hash)
+	require.NoError(t, err)
+	assert.True(t, erased)
+	_, err = client(t, open).Artifacts("v").Get(ctx, ref)
+	assert.Error(t, err, "an erased artifact does not read")
+	r, err := arts.Open(ctx, ref)
+	if err == nil {
+		_, err = io.ReadAll(r)
+		r.Close()
+	}
+	assert.Error(t, err, "nor its stored bytes")
+	erased, err = eraser.Erase(ctx, gone.Hash)
+	require.NoError(t, err)
+	assert.True(t, erased, "erased already")
+
+	got, err := arts.Get(ctx, keptRef)
+	require.NoError(t, err, "the voyage's other artifacts read")
+	assert.Equal(t, "evidence that stays", string(got))
+	got, err = s.Artifacts("w").Get(ctx, otherRef)
+	require.NoError(t, err, "another voyage's copy of the same artifact reads")
+	assert.Equal(t, "a customer's data, to be erased", string(got))
 }
