@@ -191,7 +191,11 @@ func (c *artifactJettisonCommand) Run(ctx context.Context, a *app, args []string
 	if err := v.Jettison(ctx, info.Hash, c.reason, who); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(a.stdout, "Artifact %s jettisoned from voyage %s (%s stored; helm voyage compact reclaims it)\n", short(info.Hash), short(v.ID()), size(info.StoredSize))
+	gone := "helm voyage compact reclaims it"
+	if v.Storage().Dir == "" { // a shared store: the jettison erased its key
+		gone = "its key is erased; helm voyage compact reports any bytes an earlier helm stored that it cannot erase"
+	}
+	_, err = fmt.Fprintf(a.stdout, "Artifact %s jettisoned from voyage %s (%s stored; %s)\n", short(info.Hash), short(v.ID()), size(info.StoredSize), gone)
 	return err
 }
 
