@@ -36,7 +36,8 @@ import (
 //	            summary)
 //	            time(completed_at worktree_removed) list of transition
 //	            list of str(crew)
-//	            uvarint(seq) time(last_at) policy
+//	            uvarint(seq) time(last_at) policy origin(fork)
+//	            origin(salvage)
 //	transition := str(status) time(at) who str(reason)
 //	slate    := list of str(key) observation (ordered by key)
 //	counts   := uvarint(entries bearings actions outcome_unknown notes
@@ -72,8 +73,8 @@ import (
 // version 3 no worktree removal; version 4 no undo (entries undone, and
 // how to undo them); version 5 no policy (the voyage's, and policy
 // entries); version 6 no rechain entries; version 7 no agents' steps nor
-// the session a voyage records.
-const SnapshotVersion = 8
+// the session a voyage records; version 8 no fork or salvage origin.
+const SnapshotVersion = 9
 
 // snapshotFormat is a snapshot's first byte.
 const snapshotFormat = 0x53 // 'S'
@@ -274,6 +275,8 @@ func (s *State) encodeSnapshot(block int) ([]byte, error) {
 	h.uvarint(v.Seq)
 	h.time(v.LastAt)
 	h.policy(&v.Policy)
+	h.origin(v.Fork)
+	h.origin(v.Salvage)
 	h.list(false, len(s.Slate))
 	for _, k := range slices.Sorted(maps.Keys(s.Slate)) {
 		o := s.Slate[k]
@@ -548,6 +551,8 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 	v.Seq = d.uvarint("voyage seq")
 	v.LastAt = d.time("voyage last_at")
 	v.Policy = d.policy()
+	v.Fork = d.origin("voyage fork")
+	v.Salvage = d.origin("voyage salvage")
 
 	n, _ := d.list("slate", 1+minObservation)
 	for range n {

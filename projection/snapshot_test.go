@@ -352,7 +352,7 @@ func TestOldSnapshotVersionIsRefused(t *testing.T) {
 	t.Parallel()
 	v1 := []byte{snapshotFormat, 1, 1, 'v'}
 	_, err := OpenSnapshot(bytes.NewReader(v1), int64(len(v1)))
-	assert.ErrorContains(t, err, "version 1, this helm reads 8")
+	assert.ErrorContains(t, err, "version 1, this helm reads 9")
 }
 
 func FuzzDecodeSnapshot(f *testing.F) {

@@ -1,0 +1,108 @@
+package helm_test
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/logbook"
+)
+
+// homes are the two backends a fork and a salvage work on.
+var lineageHomes = []struct {
+	name string
+	open func(t *testing.T) *helm.Home
+}{
+	{"disk", func(t *testing.T) *helm.Home {
+		h, err := helm.Open(t.TempDir(), nil)
+		require.NoError(t, err)
+		return h
+	}},
+	{"shared store", func(t *testing.T) *helm.Home { return sharedHome(t, t.TempDir(), nil) }},
+}
+
+// forkScene is an origin voyage of three entries with a small artifact
+// (a blob record) and a large one (a pack frame) observed before entry
+// 2, the small one jettisoned after entry 3.
+type forkScene struct {
+	h            *helm.Home
+	origin       string
+	small, large string
+}
+
+func newForkScene(t *testing.T, h *helm.Home) *forkScene {
+	t.Helper()
+	ctx := context.Background()
+	v, err := h.Start(ctx, "Fix the widget", helm.OpenWaters, who, nil)
+	require.NoError(t, err)
+	defer v.Close()
+	s := &forkScene{h: h, origin: v.ID()}
+	_, err = v.Note(ctx, "first", who)
+	require.NoError(t, err)
+	s.small, _ = observeRandom(t, v, "small", 100)
+	s.large, _ = observeRandom(t, v, "large", 200<<10)
+	_, err = v.TakeBearing(ctx, "the widget crashes on empty input", who, nil)
+	require.NoError(t, err)
+	_, err = v.Note(ctx, "third", who)
+	require.NoError(t, err)
+	require.NoError(t, v.Jettison(ctx, s.small, "holds a customer's data", who))
+	return s
+}
+
+func TestForkCarriesEntriesUpToNAndDiverges(t *testing.T) {
+	for _, home := range lineageHomes {
+		t.Run(home.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := newForkScene(t, home.open(t))
+			before, err := s.h.Voyage(ctx, s.origin)
+			require.NoError(t, err)
+			originHead, err := before.Head(ctx)
+			require.NoError(t, err)
+			before.Close()
+
+			f, err := s.h.Start(ctx, "What if the widget had a guard", helm.OpenWaters, who, &helm.StartOptions{ForkOf: s.origin[:8], ForkAt: 2})
+			require.NoError(t, err)
+			defer f.Close()
+			info := f.Info()
+			require.NotNil(t, info.Fork, "the fork names its origin")
+			assert.Equal(t, s.origin, info.Fork.Voyage)
+			assert.Equal(t, 2, info.Fork.Entry)
+			assert.Len(t, info.Fork.Head, 64)
+			got := entriesOf(t, f)
+			require.Len(t, got, 2, "entries 1..2 of the origin")
+			assert.Equal(t, "first", got[0].Note.Text)
+			assert.Equal(t, "the widget crashes on empty input", got[1].Bearing.Reading.Text)
+			assert.Equal(t, info.Fork.Seq, got[1].Seq, "the fork point is entry 2's record")
+
+			large, err := f.OpenArtifact(ctx, s.large)
+			require.NoError(t, err, "the large artifact's bytes are carried")
+			_, err = io.ReadAll(large)
+			require.NoError(t, err)
+			large.Close()
+			small, err := f.ArtifactInfo(ctx, s.small)
+			require.NoError(t, err)
+			assert.Equal(t, logbook.ArtifactJettisoned, small.Status, "jettisoned in the origin after the fork point: never resurrected")
+			assert.Contains(t, small.Reason, s.origin)
+
+			e, err := f.Note(ctx, "the fork goes on", who)
+			require.NoError(t, err)
+			assert.Equal(t, 3, e.N, "the fork numbers on from its entry")
+
+			rep, err := s.h.Verify(ctx, f.ID(), nil)
+			require.NoError(t, err)
+			assert.True(t, rep.OK(), "the fork verifies: %v", rep.Problems)
+
+			after, err := s.h.Voyage(ctx, s.origin)
+			require.NoError(t, err)
+			defer after.Close()
+			head, err := after.Head(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, originHead, head, "the origin is untouched")
+			assert.Len(t, entriesOf(t, after), 3)
+		})
+	}
+}
