@@ -96,9 +96,9 @@ func (h *Home) carry(ctx context.Context, op string, start *projection.Event, or
 			batch, size = batch[:0], 0
 			return err
 		}
-		blobAt := map[uint64]int{}       // a blob record's seq -> its place in batch
-		offsets := map[int64]int64{}     // an origin's copy's offset -> the new one's
-		var pendingBlobs []uint64        // the blob records of the unit being read
+		blobAt := map[uint64]int{}   // a blob record's seq -> its place in batch
+		offsets := map[int64]int64{} // an origin's copy's offset -> the new one's
+		var pendingBlobs []uint64    // the blob records of the unit being read
 		notCarried := func(hash, why string) {
 			if _, ok := skip[hash]; !ok {
 				skip[hash] = why
@@ -275,3 +275,134 @@ func (h *Home) carryCopy(ctx context.Context, v *Voyage, origin string, seq uint
 
 // errGone: the bytes of a copy were reclaimed (Compact).
 var errGone = errors.New("the copy's bytes were reclaimed")
+
+// checkOrigin checks, for Verify, the records a fork or a salvage carried
+// against its origin's, when the home holds the origin: record by record
+// (an event as the origin recorded it, but for where its artifact's copy
+// is; a blob record as the origin's, or empty where its bytes were not
+// carried), and the origin's chain at the last one against the head the
+// start recorded. Without the origin, rep.Origin says it could not check.
+func (h *Home) checkOrigin(ctx context.Context, id, logName string, info VoyageInfo, rep *VerifyReport) error {
+	o := info.Fork
+	if o == nil {
+		o = info.Salvage
+	}
+	if o == nil {
+		return nil
+	}
+	held, err := h.back.started(ctx, o.Voyage)
+	if err != nil {
+		return err
+	}
+	if !held {
+		rep.Origin = fmt.Sprintf("not checked: the origin, voyage %s, is not in %s", o.Voyage, h.where())
+		return nil
+	}
+	damage := func(seq uint64, format string, args ...any) {
+		rep.Problems = append(rep.Problems, &DamageError{Voyage: id, File: logName, Seq: seq,
+			Reason: fmt.Sprintf(format, args...) + fmt.Sprintf(" (voyage %s carries voyage %s's records up to record %d)", id, o.Voyage, o.Seq)})
+	}
+	// The carried records' digests, as the origin's would be.
+	type carriedRecord struct {
+		digest chain.Hash
+		empty  bool // a blob record left empty: its bytes were not carried
+		event  bool
+	}
+	var mine []carriedRecord
+	err = h.back.records(ctx, id, func(r segment.Record) error {
+		switch {
+		case r.Seq == 1:
+			return nil
+		case r.Seq > o.Seq:
+			return errCarried
+		case r.Reclaimed:
+			mine = append(mine, carriedRecord{digest: r.Digest, empty: true})
+		case artifact.IsBlob(r.Data):
+			mine = append(mine, carriedRecord{digest: chain.Digest(r.Data), empty: bytes.Equal(r.Data, emptyBlob())})
+		default:
+			d, err := placeless(r.Data)
+			if err != nil {
+				damage(r.Seq, "record %d does not decode: %v", r.Seq, err)
+				return errCarried
+			}
+			mine = append(mine, carriedRecord{digest: d, event: true})
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errCarried) {
+		return nil // the log's damage is reported already
+	}
+	if uint64(len(mine))+1 < o.Seq {
+		damage(uint64(len(mine))+2, "the log ends at record %d, before the last record it carried", len(mine)+1)
+		return nil
+	}
+	head := chain.Head{Hash: chain.Genesis(o.Voyage)}
+	differ := uint64(0)
+	err = h.back.records(ctx, o.Voyage, func(r segment.Record) error {
+		if r.Seq > o.Seq {
+			return errCarried
+		}
+		head = chain.Head{Seq: r.Seq, Hash: r.Link(head.Hash)}
+		if r.Seq == 1 || differ != 0 {
+			return nil
+		}
+		m := mine[r.Seq-2]
+		switch {
+		case r.Reclaimed:
+			if m.event || !m.empty && m.digest != r.Digest {
+				differ = r.Seq
+			}
+		case artifact.IsBlob(r.Data):
+			if m.event || !m.empty && m.digest != chain.Digest(r.Data) {
+				differ = r.Seq
+			}
+		default:
+			d, err := placeless(r.Data)
+			if err != nil || !m.event || d != m.digest {
+				differ = r.Seq
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errCarried) {
+		if ctx.Err() != nil {
+			return err
+		}
+		if head.Seq < o.Seq {
+			rep.Origin = fmt.Sprintf("not checked beyond record %d: the origin, voyage %s, cannot be read further: %v", head.Seq, o.Voyage, err)
+			return nil
+		}
+	}
+	if differ != 0 {
+		damage(differ, "record %d is not voyage %s's record %d: the carried records were changed", differ, o.Voyage, differ)
+	}
+	if head.Seq < o.Seq {
+		damage(0, "the origin's log ends at record %d, before record %d", head.Seq, o.Seq)
+	} else if head.Hash.String() != o.Head {
+		damage(0, "the origin's chain at record %d is %s, not the head %d:%s the start recorded", o.Seq, head, o.Seq, o.Head)
+	}
+	if differ == 0 && head.Seq == o.Seq && head.Hash.String() == o.Head {
+		rep.Origin = fmt.Sprintf("checked against voyage %s up to record %d", o.Voyage, o.Seq)
+	}
+	return nil
+}
+
+// placeless returns the digest of an event record as it would be
+// wherever its artifact's copy is: with the copy's offset cleared, since
+// a fork's pack places copies anew.
+func placeless(rec []byte) (chain.Hash, error) {
+	e, err := projection.Decode(rec)
+	if err != nil {
+		return chain.Hash{}, err
+	}
+	if a := e.Artifact; a != nil && a.Blob == 0 {
+		ref := *a
+		ref.Offset = 0
+		e.Artifact = &ref
+	}
+	b, err := projection.Encode(e)
+	if err != nil {
+		return chain.Hash{}, err
+	}
+	return chain.Digest(b), nil
+}

@@ -3,13 +3,16 @@ package helm_test
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/tamper"
 	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
 )
 
 // homes are the two backends a fork and a salvage work on.
@@ -103,6 +106,119 @@ func TestForkCarriesEntriesUpToNAndDiverges(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, originHead, head, "the origin is untouched")
 			assert.Len(t, entriesOf(t, after), 3)
+		})
+	}
+}
+
+// The recorded agent forks a voyage, then edits what the fork carried
+// (with helm's own writer: every checksum and the fork's chain
+// recomputed, its caches removed), or the head the fork's start recorded:
+// verify, with the origin in the home, names the difference.
+func TestAttackForkedPrefixEditedIsFoundAgainstTheOrigin(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		forge func(t *testing.T, home, fork string)
+		want  string
+	}{
+		{name: "a carried note's text", want: "the carried records were changed", forge: func(t *testing.T, home, fork string) {
+			n, err := tamper.Replace(ctx, home, fork, "first", "FIRST")
+			require.NoError(t, err)
+			require.Equal(t, 1, n)
+		}},
+		{name: "a carried observation dropped, the rest renumbered", want: "the carried records were changed", forge: func(t *testing.T, home, fork string) {
+			require.NoError(t, tamper.Edit(ctx, home, fork, func(r tamper.Record) []byte {
+				if strings.Contains(string(r.Data), `"topic":"large"`) {
+					return nil
+				}
+				return r.Data
+			}))
+		}},
+		{name: "the recorded head", want: "the start recorded", forge: func(t *testing.T, home, fork string) {
+			require.NoError(t, tamper.Edit(ctx, home, fork, func(r tamper.Record) []byte {
+				if r.Seq != 1 {
+					return r.Data
+				}
+				e, err := projection.Decode(r.Data)
+				require.NoError(t, err)
+				e.Voyage.Fork.Head = strings.Repeat("ab", 32)
+				b, err := projection.Encode(e)
+				require.NoError(t, err)
+				return b
+			}))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			h, err := helm.Open(home, nil)
+			require.NoError(t, err)
+			s := newForkScene(t, h)
+			f, err := h.Start(ctx, "What if", helm.OpenWaters, who, &helm.StartOptions{ForkOf: s.origin, ForkAt: 2})
+			require.NoError(t, err)
+			fork := f.ID()
+			require.NoError(t, f.Close())
+			rep, err := h.Verify(ctx, fork, nil)
+			require.NoError(t, err)
+			require.True(t, rep.OK(), "%v", rep.Problems)
+			require.Contains(t, rep.Origin, "checked against voyage "+s.origin)
+
+			tc.forge(t, home, fork)
+			require.NoError(t, tamper.DropCaches(home, fork))
+
+			rep, err = h.Verify(ctx, fork, nil)
+			require.NoError(t, err)
+			require.False(t, rep.OK(), "the origin shows the edit")
+			assert.Contains(t, problems(rep), s.origin, "the report names the origin")
+			assert.Contains(t, problems(rep), tc.want)
+			assert.NotContains(t, rep.Origin, "checked against")
+		})
+	}
+}
+
+func TestForkWithoutItsOriginVerifiesAndSaysItCannotCheck(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	s := newForkScene(t, h)
+	f, err := h.Start(ctx, "What if", helm.OpenWaters, who, &helm.StartOptions{ForkOf: s.origin, ForkAt: 3})
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	other, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	_, err = h.Copy(ctx, f.ID(), other)
+	require.NoError(t, err)
+
+	rep, err := other.Verify(ctx, f.ID(), nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "the fork's log is self-contained: %v", rep.Problems)
+	assert.Contains(t, rep.Origin, "not checked: the origin, voyage "+s.origin+", is not in")
+	v, err := other.Voyage(ctx, f.ID())
+	require.NoError(t, err)
+	defer v.Close()
+	assert.Len(t, entriesOf(t, v), 3)
+	assert.Equal(t, s.origin, v.Info().Fork.Voyage)
+}
+
+func TestForkRefusesAnEntryTheOriginLacks(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		at   int
+		want string
+	}{
+		{"zero", 0, "say which entry"},
+		{"beyond the story", 4, "has no entry 4 (its story holds 3)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := helm.Open(t.TempDir(), nil)
+			require.NoError(t, err)
+			s := newForkScene(t, h)
+			_, err = h.Start(ctx, "What if", helm.OpenWaters, who, &helm.StartOptions{ForkOf: s.origin, ForkAt: tc.at})
+			require.ErrorIs(t, err, helm.ErrInvalid)
+			assert.Contains(t, err.Error(), tc.want)
+			list, err := h.List(ctx, nil)
+			require.NoError(t, err)
+			assert.Len(t, list, 1, "nothing was started")
 		})
 	}
 }
