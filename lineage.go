@@ -99,6 +99,7 @@ func (h *Home) carry(ctx context.Context, op string, start *projection.Event, or
 		blobAt := map[uint64]int{}   // a blob record's seq -> its place in batch
 		offsets := map[int64]int64{} // an origin's copy's offset -> the new one's
 		var pendingBlobs []uint64    // the blob records of the unit being read
+		seen := uint64(0)            // the last record read
 		notCarried := func(hash, why string) {
 			if _, ok := skip[hash]; !ok {
 				skip[hash] = why
@@ -108,6 +109,7 @@ func (h *Home) carry(ctx context.Context, op string, start *projection.Event, or
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			seen = r.Seq
 			switch {
 			case r.Seq == 1:
 				return nil // the origin's start: the new one stands in its place
@@ -182,8 +184,8 @@ func (h *Home) carry(ctx context.Context, op string, start *projection.Event, or
 			}
 			return nil
 		})
-		if scanErr != nil && !errors.Is(scanErr, errCarried) {
-			return scanErr
+		if scanErr != nil && !errors.Is(scanErr, errCarried) && (seen < upTo || ctx.Err() != nil) {
+			return scanErr // damage after the prefix (a salvage's) is no matter here
 		}
 		if len(pendingBlobs) > 0 {
 			return fmt.Errorf("%w: record %d of voyage %s is a blob no event after it names", ErrDamaged, pendingBlobs[0], origin)
