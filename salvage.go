@@ -18,26 +18,9 @@ import (
 	"github.com/helmlog/helm/segment"
 )
 
-// SalvageReport says what Salvage carried out of a damaged voyage into
-// a new one, and what it could not: the new voyage's start records the
-// same (VoyageInfo.Salvage).
-type SalvageReport struct {
-	// Voyage is the new voyage; From the damaged one, left as it was.
-	Voyage string `json:"voyage"`
-	From   string `json:"from"`
-	// Carried is the last of From's records carried (every record from
-	// the second up to it is; the new voyage's own start stands in for
-	// the first), and Head From's chain there.
-	Carried uint64     `json:"carried"`
-	Head    chain.Head `json:"head"`
-	// Entries counts the story entries carried.
-	Entries int `json:"entries"`
-	// Lost is where the first damage is, why, and what was not carried.
-	Lost projection.Loss `json:"lost"`
-}
-
 // Salvage carries what is intact of the damaged voyage with this id or
-// prefix into a new voyage, started by who, and returns it open: every
+// prefix into a new voyage, started by who, and returns it open (its
+// VoyageInfo.Salvage says what was carried and what was lost): every
 // record up to the first damage that Verify finds (with opts' witnesses:
 // a record after the last witness that holds and before one that fails
 // cannot be told intact, so the salvage stops at the last that holds),
@@ -55,36 +38,36 @@ type SalvageReport struct {
 // The damaged voyage is left untouched: Salvage only reads it. A voyage
 // Verify finds no damage in is refused (ErrInvalid: fork it instead), and
 // so is one whose damage leaves nothing before it (ErrDamaged).
-func (h *Home) Salvage(ctx context.Context, idOrPrefix string, who logbook.Who, opts *VerifyOptions) (*Voyage, SalvageReport, error) {
+func (h *Home) Salvage(ctx context.Context, idOrPrefix string, who logbook.Who, opts *VerifyOptions) (*Voyage, error) {
 	const op = "salvage voyage"
 	if err := checkWho(who); err != nil {
-		return nil, SalvageReport{}, &VoyageError{Op: op, Err: err}
+		return nil, &VoyageError{Op: op, Err: err}
 	}
 	if who.Identity == "" {
-		return nil, SalvageReport{}, &VoyageError{Op: op, Err: fmt.Errorf("%w: no identity: the new voyage's identity (Who.Identity) is the salvager's", ErrMissingWho)}
+		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: no identity: the new voyage's identity (Who.Identity) is the salvager's", ErrMissingWho)}
 	}
 	if err := logbook.ValidateIdentity(who.Identity); err != nil {
-		return nil, SalvageReport{}, &VoyageError{Op: op, Err: fmt.Errorf("%w: %v", ErrInvalid, err)}
+		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: %v", ErrInvalid, err)}
 	}
 	from, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
-		return nil, SalvageReport{}, err
+		return nil, err
 	}
 	rep, err := h.verify(ctx, from, opts)
 	if err != nil {
-		return nil, SalvageReport{}, &VoyageError{Op: op, Voyage: from, Err: err}
+		return nil, &VoyageError{Op: op, Voyage: from, Err: err}
 	}
 	if rep.OK() {
-		return nil, SalvageReport{}, &VoyageError{Op: op, Voyage: from,
+		return nil, &VoyageError{Op: op, Voyage: from,
 			Err:  fmt.Errorf("%w: verify finds no damage in voyage %s: there is nothing to salvage", ErrInvalid, from),
 			Hint: hint.Hint{Kind: hint.Verify, Text: "fork the voyage to carry its records into a new one (StartOptions.ForkOf), or salvage it with the witnesses that show its damage"}}
 	}
 	s := h.salvagePlan(from, rep)
-	if err := h.salvageScan(ctx, s); err != nil {
-		return nil, SalvageReport{}, &VoyageError{Op: op, Voyage: from, Err: err}
+	if err := h.salvageScan(ctx, s, nil); err != nil {
+		return nil, &VoyageError{Op: op, Voyage: from, Err: err}
 	}
 	if s.upTo == 0 {
-		return nil, SalvageReport{}, &VoyageError{Op: op, Voyage: from,
+		return nil, &VoyageError{Op: op, Voyage: from,
 			Err:  fmt.Errorf("%w: nothing of voyage %s can be told intact before its damage (%s)", ErrDamaged, from, s.first.Reason),
 			Hint: hint.Hint{Kind: hint.Restore, Text: "restore the voyage's directory from a backup, give an older witness of it (a commit's Helm-Voyage trailer) that the log still matches, or salvage it without witnesses to carry what the log's own checks accept"}}
 	}
@@ -106,13 +89,56 @@ func (h *Home) Salvage(ctx context.Context, idOrPrefix string, who logbook.Who, 
 		start.Voyage.Intent = "Salvage of " + from
 	}
 	if _, err := h.carry(ctx, op, start, from, s.upTo, s.skip, who); err != nil {
-		return nil, SalvageReport{}, err
+		return nil, err
 	}
-	v, err := h.open(ctx, id)
+	return h.open(ctx, id)
+}
+
+// ReadIntact reads the events of the voyage with this id or prefix up to
+// its first damage, as Salvage would carry them (opts' witnesses as
+// there), without writing anything: fn is called with each, in order.
+// It returns the first damage, nil when Verify finds none (then every
+// event was read): the events after it are not read, whatever they say.
+// An error is a read that could not be done. A damaged voyage's events
+// read this way are not its story: say so wherever they are shown.
+func (h *Home) ReadIntact(ctx context.Context, idOrPrefix string, opts *VerifyOptions, fn func(Event) error) (*DamageError, error) {
+	const op = "read voyage up to its damage"
+	from, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
-		return nil, SalvageReport{}, err
+		return nil, err
 	}
-	return v, SalvageReport{Voyage: id, From: from, Carried: s.upTo, Head: s.head, Entries: s.st.Counts().Entries, Lost: loss}, nil
+	rep, err := h.verify(ctx, from, opts)
+	if err != nil {
+		return nil, &VoyageError{Op: op, Voyage: from, Err: err}
+	}
+	if rep.OK() {
+		v, err := h.Voyage(ctx, from)
+		if err != nil {
+			return nil, err
+		}
+		defer v.Close()
+		for e, err := range v.Events(ctx, 1) {
+			if err != nil {
+				return nil, err
+			}
+			if err := fn(e); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	s := h.salvagePlan(from, rep)
+	if err := h.salvageScan(ctx, s, fn); err != nil {
+		return nil, &VoyageError{Op: op, Voyage: from, Err: err}
+	}
+	d := *s.first
+	if d.Voyage == "" {
+		d.Voyage = from
+	}
+	if d.Reason == "" && d.Err != nil {
+		d.Reason = d.Err.Error()
+	}
+	return &d, nil
 }
 
 func mapsKeys(m map[string]string) func(func(string) bool) {
@@ -190,7 +216,11 @@ func (h *Home) salvagePlan(from string, rep *VerifyReport) *salvage {
 // it folds every event, checks the bytes of every artifact the events
 // stow, and notes the last event (ending a whole unit) before the damage,
 // the chain there, and what follows.
-func (h *Home) salvageScan(ctx context.Context, s *salvage) error {
+//
+// fn, when set, is called with each event carried, in order, once its
+// unit is whole (ReadIntact).
+func (h *Home) salvageScan(ctx context.Context, s *salvage, fn func(Event) error) error {
+	var unit []Event // the events of a unit not yet whole (one: a unit ends with its event)
 	link := chain.Genesis(s.from)
 	var pending []segment.Record // the blob records of the unit being read
 	stop := false
@@ -235,6 +265,11 @@ func (h *Home) salvageScan(ctx context.Context, s *salvage) error {
 		}
 		pending = pending[:0]
 		s.upTo, s.head = r.Seq, chain.Head{Seq: r.Seq, Hash: link}
+		if fn != nil {
+			e.Seq = r.Seq
+			unit = append(unit[:0], *e)
+			return fn(unit[0])
+		}
 		return nil
 	})
 	if len(pending) > 0 && !stop {
