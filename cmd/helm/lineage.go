@@ -181,4 +181,3 @@ func lossLine(l *projection.Loss) string {
 	}
 	return b.String()
 }
-
