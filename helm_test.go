@@ -507,9 +507,9 @@ func TestListReadsSummaries(t *testing.T) {
 	// well it matches the log: the view is rebuilt from the events.
 	var forged map[string]any
 	require.NoError(t, json.Unmarshal(fresh, &forged))
-	require.Equal(t, 4.0, forged["version"], "summaries carry their form's version")
+	require.Equal(t, 5.0, forged["version"], "summaries carry their form's version")
 	forged["voyage"].(map[string]any)["intent"] = "forged by an older helm"
-	for _, version := range []any{4, nil, 0, 3, 5} {
+	for _, version := range []any{5, nil, 0, 4, 6} {
 		if version == nil {
 			delete(forged, "version")
 		} else {
@@ -525,9 +525,9 @@ func TestListReadsSummaries(t *testing.T) {
 		for _, info := range all {
 			forgedSeen = forgedSeen || info.Intent == "forged by an older helm"
 		}
-		// Version 4 is this form: its (edited) view is trusted, which
+		// Version 5 is this form: its (edited) view is trusted, which
 		// shows that the others were refused for their version alone.
-		assert.Equal(t, version == 4, forgedSeen, "version %v", version)
+		assert.Equal(t, version == 5, forgedSeen, "version %v", version)
 	}
 
 	_, err = h.List(ctx, &helm.ListOptions{Status: "bogus"})
