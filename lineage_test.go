@@ -3,6 +3,7 @@ package helm_test
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -219,6 +220,74 @@ func TestForkRefusesAnEntryTheOriginLacks(t *testing.T) {
 			list, err := h.List(ctx, nil)
 			require.NoError(t, err)
 			assert.Len(t, list, 1, "nothing was started")
+		})
+	}
+}
+
+// Every corpus voyage, of every format helm wrote, forks at its first
+// entry and at its last: the fork opens, folds the carried entries, and
+// verifies against its origin.
+func TestForkOfEveryCorpusVoyage(t *testing.T) {
+	entries, err := filepath.Glob(filepath.Join("testdata", "voyages", "*", "views.golden.json"))
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, g := range entries {
+		dir := filepath.Dir(g)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			h, err := helm.Open(copyTree(t, dir), nil)
+			require.NoError(t, err)
+			list, err := h.List(ctx, &helm.ListOptions{Status: helm.ListAll})
+			require.NoError(t, err)
+			for _, info := range list {
+				v, err := h.Voyage(ctx, info.ID)
+				require.NoError(t, err)
+				origin := entriesOf(t, v)
+				require.NoError(t, v.Close())
+				if len(origin) == 0 {
+					continue
+				}
+				for _, at := range []int{1, len(origin)} {
+					f, err := h.Start(ctx, "What if", helm.OpenWaters, who, &helm.StartOptions{ForkOf: info.ID, ForkAt: at})
+					require.NoError(t, err, "fork %s at %d", info.ID, at)
+					got := entriesOf(t, f)
+					require.Len(t, got, at)
+					assert.Equal(t, origin[at-1].Kind, got[at-1].Kind)
+					require.NoError(t, f.Close())
+					rep, err := h.Verify(ctx, f.ID(), nil)
+					require.NoError(t, err)
+					assert.True(t, rep.OK(), "fork of %s at %d: %s", info.ID, at, problems(rep))
+					assert.Contains(t, rep.Origin, "checked against voyage "+info.ID)
+				}
+			}
+		})
+	}
+}
+
+// The fork holds the voyage as it stood once entry N was recorded: an
+// observation made after it is not on the fork's slate, one made before
+// it (and not sealed by a bearing) is.
+func TestForkKeepsTheSlateAsItStoodAtTheEntry(t *testing.T) {
+	ctx := context.Background()
+	h, v := newVoyage(t, nil)
+	_, err := v.Note(ctx, "one", who)
+	require.NoError(t, err)
+	_, err = v.Observe(ctx, &note{Topic: "ci", Text: "green"}, who, nil)
+	require.NoError(t, err)
+	_, err = v.Note(ctx, "two", who)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		at    int
+		slate int
+	}{
+		{"before the observation", 1, 0},
+		{"after it", 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := h.Start(ctx, "What if", helm.OpenWaters, who, &helm.StartOptions{ForkOf: v.ID(), ForkAt: tc.at})
+			require.NoError(t, err)
+			defer f.Close()
+			assert.Len(t, f.Slate(), tc.slate)
 		})
 	}
 }
