@@ -99,6 +99,14 @@ func TestForkCarriesEntriesUpToNAndDiverges(t *testing.T) {
 			rep, err := s.h.Verify(ctx, f.ID(), nil)
 			require.NoError(t, err)
 			assert.True(t, rep.OK(), "the fork verifies: %v", rep.Problems)
+			if home.name == "disk" {
+				_, err = f.Compact(ctx)
+				require.NoError(t, err, "the fork compacts like any voyage")
+				rep, err = s.h.Verify(ctx, f.ID(), nil)
+				require.NoError(t, err)
+				assert.True(t, rep.OK(), "the compacted fork verifies: %v", rep.Problems)
+				assert.Contains(t, rep.Origin, "checked against voyage "+s.origin)
+			}
 
 			after, err := s.h.Voyage(ctx, s.origin)
 			require.NoError(t, err)
@@ -198,6 +206,10 @@ func TestForkWithoutItsOriginVerifiesAndSaysItCannotCheck(t *testing.T) {
 	defer v.Close()
 	assert.Len(t, entriesOf(t, v), 3)
 	assert.Equal(t, s.origin, v.Info().Fork.Voyage)
+	events, cut, err := helm.ReadVoyageDir(ctx, v.Storage().Dir)
+	require.NoError(t, err, "the fork's directory reads on its own (replay)")
+	assert.Nil(t, cut)
+	assert.Equal(t, s.origin, events[0].Voyage.Fork.Voyage)
 }
 
 func TestForkRefusesAnEntryTheOriginLacks(t *testing.T) {
