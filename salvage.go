@@ -230,9 +230,11 @@ func (h *Home) salvageScan(ctx context.Context, s *salvage, fn func(Event) error
 		}
 		link = r.Link(link)
 		if stop || r.Seq > s.limit {
-			stop = true
-			s.after++
-			s.afterBytes += int64(max(len(r.Data), r.Len))
+			if !stop {
+				s.notCarried(pending) // the blobs of a unit the limit cuts
+				pending, stop = nil, true
+			}
+			s.notCarried([]segment.Record{r})
 			return nil
 		}
 		if r.Reclaimed || artifact.IsBlob(r.Data) {
@@ -252,12 +254,8 @@ func (h *Home) salvageScan(ctx context.Context, s *salvage, fn func(Event) error
 				at = pending[0].Seq
 			}
 			s.foldFailed(at, err)
-			stop = true
-			s.after += uint64(len(pending)) + 1
-			for _, p := range pending {
-				s.afterBytes += int64(max(len(p.Data), p.Len))
-			}
-			s.afterBytes += int64(len(r.Data))
+			s.notCarried(append(pending, r))
+			pending, stop = nil, true
 			return nil
 		}
 		if a := e.Artifact; a != nil && (e.Type == projection.ArtifactStowed || e.Type == projection.ArtifactReduced) {
@@ -272,12 +270,7 @@ func (h *Home) salvageScan(ctx context.Context, s *salvage, fn func(Event) error
 		}
 		return nil
 	})
-	if len(pending) > 0 && !stop {
-		s.after += uint64(len(pending))
-		for _, p := range pending {
-			s.afterBytes += int64(max(len(p.Data), p.Len))
-		}
-	}
+	s.notCarried(pending) // blobs no event after them names: a unit cut short
 	if err != nil {
 		de := damageOf(s.from, err)
 		if de == nil {
@@ -293,6 +286,14 @@ func (h *Home) salvageScan(ctx context.Context, s *salvage, fn func(Event) error
 		}
 	}
 	return nil
+}
+
+// notCarried counts records read after the last one carried.
+func (s *salvage) notCarried(recs []segment.Record) {
+	for _, r := range recs {
+		s.after++
+		s.afterBytes += int64(max(len(r.Data), r.Len))
+	}
 }
 
 // foldFailed notes that event seq does not fold: damage, if no earlier

@@ -187,10 +187,12 @@ type Origin struct {
 // Loss is what a salvage found damaged and did not carry. Seq, File,
 // Offset and Reason are where the first damage was found and why (Seq 0:
 // damage of the log as a whole, such as a cache proving it was rolled
-// back); Records and Bytes count the records the origin's log holds after
-// the last one carried (records a rollback removed are not counted: they
-// are gone); Artifacts are the artifacts whose bytes were damaged, whose
-// events were carried but whose bytes were not.
+// back); Records counts the records of the origin's log read after the
+// last one carried (those past a damaged record cannot be read, and those
+// a rollback removed are gone: neither is counted), and Bytes their bytes
+// and, when the damage is at a place in a segment file, the log's bytes
+// from there to its end; Artifacts are the artifacts whose bytes were
+// damaged, whose events were carried but whose bytes were not.
 type Loss struct {
 	Seq       uint64   `json:"seq,omitempty"`
 	File      string   `json:"file,omitempty"`
