@@ -306,3 +306,26 @@ func TestReadIntactStopsAtTheDamageAndWritesNothing(t *testing.T) {
 		})
 	}
 }
+
+func TestSalvageRefusesAVoyageDamagedFromItsStart(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	h, err := helm.Open(root, nil)
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "Ship the widget", helm.OpenWaters, who, nil)
+	require.NoError(t, err)
+	id := v.ID()
+	_, err = v.Note(ctx, "alpha", who)
+	require.NoError(t, err)
+	require.NoError(t, v.Close())
+	flipIn(t, filepath.Join(root, "voyages", id, "events"), "Ship the widget")
+	before := dirSums(t, root)
+
+	_, err = h.Salvage(ctx, id, who, nil)
+	require.ErrorIs(t, err, helm.ErrDamaged)
+	assert.Contains(t, err.Error(), "nothing of voyage "+id+" can be told intact before its damage")
+	var ve *helm.VoyageError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, ve.Hint.Text, "backup")
+	assert.Equal(t, before, dirSums(t, root), "nothing was written")
+}
