@@ -108,7 +108,7 @@ func infoOf(p projection.VoyageView, c projection.LogbookCounts) helm.VoyageInfo
 	return helm.VoyageInfo{
 		ID: p.ID, Intent: p.Intent, Kind: helm.Kind(p.Kind), Identity: p.Identity, Created: p.Created,
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
-		Session: p.Session, WorktreeRemoved: p.WorktreeRemoved,
+		Session: p.Session, Fork: p.Fork, Salvage: p.Salvage, WorktreeRemoved: p.WorktreeRemoved,
 		Status:  logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
 		Outcome: logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
 		Lifecycle: lifecycle, Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,

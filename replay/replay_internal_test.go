@@ -33,6 +33,10 @@ func fill(t *testing.T, v reflect.Value) {
 				e.SetString("x")
 			}
 			f.Set(s)
+		case reflect.Pointer:
+			p := reflect.New(f.Type().Elem())
+			fill(t, p.Elem())
+			f.Set(p)
 		case reflect.Struct:
 			if f.Type() == reflect.TypeFor[time.Time]() {
 				f.Set(reflect.ValueOf(time.Date(2026, 2, 26, 17, i, 0, 0, time.UTC)))
