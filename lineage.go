@@ -40,7 +40,7 @@ var errCarried = errors.New("the carried records are read")
 func emptyBlob() []byte { return artifact.BlobRecord(&artifact.Encoded{Compressed: []byte{}}) }
 
 // prefixHead returns the chain's head (package chain) of voyage id's log
-// at record upTo, and the bytes of the records it read.
+// at record upTo: the link a fork records with its origin.
 func (h *Home) prefixHead(ctx context.Context, id string, upTo uint64) (chain.Head, error) {
 	head := chain.Head{Hash: chain.Genesis(id)}
 	err := h.back.records(ctx, id, func(r segment.Record) error {
