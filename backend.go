@@ -58,6 +58,11 @@ type backend interface {
 	// without opening the voyage (its views may not fold): for Verify's
 	// witness checks, which need the records alone.
 	records(ctx context.Context, id string, fn func(segment.Record) error) error
+	// storedOf returns a reader of the stored bytes of voyage id's copy
+	// ref (not in a blob record), checked against its address as they
+	// are read, without opening the voyage (a fork or a salvage carries
+	// them): errGone when they were reclaimed.
+	storedOf(ctx context.Context, id string, ref artifact.Ref) (io.ReadCloser, error)
 }
 
 // journal is one open voyage's records and artifacts' bytes. A journal

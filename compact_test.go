@@ -84,8 +84,8 @@ func TestCompactReclaimsJettisonedBytesAndKeepsTheStory(t *testing.T) {
 	allocAfter, sizeAfter := diskBytes(t, dir)
 	t.Logf("jettisoned %d stored bytes; on disk %d -> %d allocated, %d -> %d apparent; report %+v", jettisonedStored, allocBefore, allocAfter, sizeBefore, sizeAfter, rep)
 	if allocBefore > 0 { // a file system that reports blocks
-		assert.GreaterOrEqual(t, allocBefore-allocAfter, jettisonedStored-2*4096*int64(len(large)),
-			"the disk gives back the jettisoned bytes, but for the blocks pack frames share with their neighbours")
+		assert.GreaterOrEqual(t, allocBefore-allocAfter, jettisonedStored-2*4096*int64(len(large))-4096,
+			"the disk gives back the jettisoned bytes, but for the blocks pack frames share with their neighbours (and one the file system may keep for the files the compaction rewrote)")
 	}
 
 	vr, err := h.Verify(ctx, id, nil)

@@ -250,6 +250,26 @@ func (d *disk) records(ctx context.Context, id string, fn func(segment.Record) e
 	return segment.ScanDir(ctx, filepath.Join(d.voyagesDir(), id, "events"), 1, fn)
 }
 
+func (d *disk) storedOf(_ context.Context, id string, ref artifact.Ref) (io.ReadCloser, error) {
+	pack := artifact.NewPack(filepath.Join(d.voyagesDir(), id), &artifact.PackOptions{NoSync: true})
+	gone, err := pack.Reclaimed(ref)
+	if err == nil && gone {
+		err = errGone
+	}
+	var r io.Reader
+	if err == nil {
+		r, err = pack.OpenStored(ref)
+	}
+	if err != nil {
+		pack.Close()
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, pack}, nil
+}
+
 func (d *disk) verifyLog(ctx context.Context, id string, rep *VerifyReport) (string, bool, error) {
 	eventsDir := filepath.Join(d.voyagesDir(), id, "events")
 	if _, err := os.Stat(eventsDir); err != nil {

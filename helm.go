@@ -154,6 +154,17 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.
 		}
 		opts.Parent = parent
 	}
+	if opts.ForkOf != "" {
+		origin, err := h.Resolve(ctx, opts.ForkOf)
+		if err != nil {
+			return nil, &VoyageError{Op: op, Err: fmt.Errorf("voyage to fork: %w", err)}
+		}
+		opts.ForkOf = origin
+		if opts.ForkAt < 1 {
+			return nil, &VoyageError{Op: op, Voyage: origin, Err: fmt.Errorf("%w: fork at entry %d: say which entry of the story the fork is taken at (1 or more)", ErrInvalid, opts.ForkAt),
+				Hint: hint.Hint{Kind: hint.ReadLogbook, Text: "read the voyage's logbook for the entry's number"}}
+		}
+	}
 	intent = strings.TrimSpace(intent)
 	if intent == "" {
 		return nil, &VoyageError{Op: op, Err: fmt.Errorf("%w: the intent is empty; say what the voyage is for", ErrInvalid)}
@@ -177,11 +188,15 @@ func (h *Home) Start(ctx context.Context, intent string, kind Kind, who logbook.
 			return nil, &VoyageError{Op: op, Voyage: id, Err: err}
 		}
 		prepared.Parent, prepared.Session, prepared.Prepare = opts.Parent, opts.Session, nil
+		prepared.ForkOf, prepared.ForkAt = opts.ForkOf, opts.ForkAt
 		if err := errors.Join(checkText("repository", prepared.Repo), checkText("directory", prepared.Dir),
 			checkText("base commit", prepared.Base), checkText("branch", prepared.Branch), checkText("worktree", prepared.Worktree)); err != nil {
 			return nil, &VoyageError{Op: op, Voyage: id, Err: err}
 		}
 		opts = &prepared
+	}
+	if opts.ForkOf != "" {
+		return h.fork(ctx, id, intent, kind, who, opts)
 	}
 	if err := h.back.create(ctx, id, func(v *Voyage) error {
 		_, err := v.commit(ctx, op, func(st *projection.State, _ stower) ([]*projection.Event, error) {
@@ -221,6 +236,16 @@ type StartOptions struct {
 	// that finds a voyage again by its own index can check it is the
 	// session's.
 	Session string
+	// ForkOf, when set, is the id (or an unambiguous prefix) of the voyage
+	// this one is a fork of, and ForkAt the number of that voyage's story
+	// entry it is forked at (1 or more): the new voyage's history is the
+	// origin's as it stood once entry ForkAt was recorded — every record
+	// up to that entry's, carried and linked (VoyageInfo.Fork names the
+	// origin, the entry and the origin's head there) — and it goes on
+	// independently of the origin. See "Fork and salvage" in
+	// docs/design.md.
+	ForkOf string
+	ForkAt int
 	// Prepare, when set, runs once the voyage's id is known and before
 	// anything is recorded, to make what is named from it (a working
 	// tree); the options it returns replace these, but for Parent,

@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -238,7 +239,7 @@ func appendFingerprint(b []byte, fp logPrint) []byte {
 
 // viewVersion is the first byte of an encoded view: raise it when
 // VoyageView changes (a view of another version is not trusted).
-const viewVersion = 5 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session; 4 no current identity nor handoffs
+const viewVersion = 5 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session; 4 no current identity, handoffs, fork or salvage
 
 // encodeView encodes a voyage view compactly for the home index.
 func encodeView(p projection.VoyageView) []byte {
@@ -286,7 +287,33 @@ func encodeView(p projection.VoyageView) []byte {
 			b = appendStr(b, s)
 		}
 	}
-	return b
+	return appendStr(appendStr(b, originJSON(p.Fork)), originJSON(p.Salvage))
+}
+
+// originJSON is a fork's or a salvage's origin in the home index: its
+// JSON form, "" for none (both are rare, and small).
+func originJSON(o *projection.Origin) string {
+	if o == nil {
+		return ""
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		return "" // cannot be: strings and numbers
+	}
+	return string(b)
+}
+
+// parseOrigin reads what originJSON wrote; ok false for what it cannot
+// have.
+func parseOrigin(s string) (o *projection.Origin, ok bool) {
+	if s == "" {
+		return nil, true
+	}
+	o = &projection.Origin{}
+	if err := json.Unmarshal([]byte(s), o); err != nil {
+		return nil, false
+	}
+	return o, true
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -409,7 +436,10 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 			e.Handoff = h
 		}
 	}
-	if b == nil {
+	var okFork, okSalvage bool
+	p.Fork, okFork = parseOrigin(str())
+	p.Salvage, okSalvage = parseOrigin(str())
+	if b == nil || !okFork || !okSalvage {
 		return p, nil, errView
 	}
 	n, k := binary.Uvarint(b)

@@ -644,6 +644,10 @@ func (s *shared) records(ctx context.Context, id string, fn func(segment.Record)
 	return log.Scan(ctx, 1, recordsOf(fn))
 }
 
+func (s *shared) storedOf(ctx context.Context, id string, ref artifact.Ref) (io.ReadCloser, error) {
+	return s.st.Artifacts(id).Open(ctx, ref)
+}
+
 func (s *shared) verifyLog(ctx context.Context, id string, rep *VerifyReport) (string, bool, error) {
 	rep.Events = LogReport{Store: s.name}
 	log, err := s.st.Open(ctx, id)

@@ -39,7 +39,7 @@ const summaryName = "summary.json"
 // summaryVersion is the version of summary.json's form and of the view it
 // holds: a summary of any other version (one written before the field
 // existed reads as 0) is ignored. Raise it when VoyageView changes.
-const summaryVersion = 5 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session; 4 no current identity nor handoffs
+const summaryVersion = 5 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session; 4 no current identity, handoffs, fork or salvage
 
 type summaryFile struct {
 	Version int                   `json:"version"`

@@ -100,26 +100,22 @@ func problems(rep *helm.VerifyReport) string {
 	return b.String()
 }
 
-// The tamper matrix: the test is the recorded agent. It knows every
-// format and forges the log with helm's own writer, so every checksum,
-// both chains and WATERMARK are recomputed after each edit; it removes
-// the caches that would give it away unless the case says otherwise.
-// Each forgery is detected where docs/design.md's threat model says it
-// is: by a witness (the commit's trailer in the repository, or the given
-// head), or, for a rollback that left caches behind and for a hidden
-// record, without one.
-func TestTamperMatrix(t *testing.T) {
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		// forge tampers with the scene's home.
-		forge func(t *testing.T, s *tamperScene)
-		// bare: found without any witness (a cache or a stub proves it).
-		bare bool
-		// byCommit: found by the commit's trailer (the forgery reaches at
-		// or below the commit's head).
-		byCommit bool
-	}{
+// tamperCase is a forgery of the tamper matrix.
+type tamperCase struct {
+	name string
+	// forge tampers with the scene's home.
+	forge func(t *testing.T, s *tamperScene)
+	// bare: found without any witness (a cache or a stub proves it).
+	bare bool
+	// byCommit: found by the commit's trailer (the forgery reaches at
+	// or below the commit's head).
+	byCommit bool
+}
+
+// tamperCases are the tamper matrix's forgeries (TestTamperMatrix), which
+// salvage meets too (TestSalvageOfEachTamperCase).
+func tamperCases(ctx context.Context) []tamperCase {
+	return []tamperCase{
 		{name: "a note's text", byCommit: true, forge: func(t *testing.T, s *tamperScene) {
 			_, err := tamper.Replace(ctx, s.home, s.id, "DENIED by security", "PASSED by security")
 			require.NoError(t, err)
@@ -180,7 +176,20 @@ func TestTamperMatrix(t *testing.T) {
 			require.NoError(t, tamper.Restore(s.home, s.id, s.backup))
 			require.NoError(t, tamper.DropCaches(s.home, s.id))
 		}},
-	} {
+	}
+}
+
+// The tamper matrix: the test is the recorded agent. It knows every
+// format and forges the log with helm's own writer, so every checksum,
+// both chains and WATERMARK are recomputed after each edit; it removes
+// the caches that would give it away unless the case says otherwise.
+// Each forgery is detected where docs/design.md's threat model says it
+// is: by a witness (the commit's trailer in the repository, or the given
+// head), or, for a rollback that left caches behind and for a hidden
+// record, without one.
+func TestTamperMatrix(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range tamperCases(ctx) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newTamperScene(t)
 			intact := s.verify(t, &helm.VerifyOptions{Heads: []chain.Head{s.head}, Repositories: []string{s.repo}})

@@ -38,7 +38,7 @@ type VoyageInfo struct {
 	// recorded without naming an identity is recorded as
 	// CurrentIdentity, and acts with its credentials.
 	Identity        string    `json:"identity"`
-	CurrentIdentity string    `json:"current_identity"`
+	CurrentIdentity string    `json:"current_identity,omitempty"`
 	Created         time.Time `json:"created"`
 	// Parent is the voyage this one is a sub-voyage of.
 	Parent string `json:"parent,omitempty"`
@@ -53,6 +53,12 @@ type VoyageInfo struct {
 	// (StartOptions.Session): "claude-code:<session id>", and
 	// "claude-code:<session id>/<agent id>" for a subagent's sub-voyage.
 	Session string `json:"session,omitempty"`
+	// Fork names the voyage this one was forked from (StartOptions.ForkOf),
+	// the entry it was forked at, and the origin's head there; Salvage
+	// the damaged voyage it was salvaged from (Home.Salvage), and what
+	// was lost. Both nil for a voyage started afresh.
+	Fork    *projection.Origin `json:"fork,omitempty"`
+	Salvage *projection.Origin `json:"salvage,omitempty"`
 	// WorktreeRemoved is when Worktree was removed.
 	WorktreeRemoved time.Time      `json:"worktree_removed,omitzero"`
 	Status          logbook.Status `json:"status"`
@@ -114,7 +120,7 @@ func voyageInfo(p projection.VoyageView) VoyageInfo {
 	return VoyageInfo{
 		ID: p.ID, Intent: p.Intent, Kind: Kind(p.Kind), Identity: p.Identity, CurrentIdentity: p.CurrentIdentity(), Created: p.Created,
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
-		Session: p.Session, WorktreeRemoved: p.WorktreeRemoved,
+		Session: p.Session, Fork: p.Fork, Salvage: p.Salvage, WorktreeRemoved: p.WorktreeRemoved,
 		Status:  logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
 		Outcome: logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
 		Lifecycle: lifecycleOf(p.Lifecycle), Crew: slices.Clone(p.Crew), Handoffs: logbook.Clone(p.Handoffs), Seq: p.Seq, LastAt: p.LastAt,
@@ -126,7 +132,7 @@ func (i VoyageInfo) view() projection.VoyageView {
 	return projection.VoyageView{
 		ID: i.ID, Intent: i.Intent, Kind: string(i.Kind), Identity: i.Identity, Current: i.CurrentIdentity, Created: i.Created,
 		Parent: i.Parent, Repo: i.Repo, Dir: i.Dir, Base: i.Base, Branch: i.Branch, Worktree: i.Worktree,
-		Session: i.Session, WorktreeRemoved: i.WorktreeRemoved,
+		Session: i.Session, Fork: i.Fork, Salvage: i.Salvage, WorktreeRemoved: i.WorktreeRemoved,
 		Status: projection.Status(i.Status), Outcome: projection.Outcome(i.Outcome), Summary: i.Summary, CompletedAt: i.CompletedAt,
 		Lifecycle: lifecycleView(i.Lifecycle), Crew: i.Crew, Handoffs: i.Handoffs, Seq: i.Seq, LastAt: i.LastAt,
 	}

@@ -43,6 +43,12 @@ type VerifyReport struct {
 	// Repositories are the witness repositories read (VerifyOptions),
 	// in order, each with the number of witnesses it held.
 	Repositories []RepositoryReport `json:"repositories,omitempty"`
+	// Origin says, for a forked or salvaged voyage, whether its carried
+	// records were checked against its origin's (VoyageInfo.Fork,
+	// Salvage): "checked against voyage ID up to record N", or why they
+	// could not be (the origin is not in this home). A difference is in
+	// Problems. Empty for a voyage that carries none.
+	Origin string `json:"origin,omitempty"`
 	// Problems lists the damage found, each where it is and why.
 	Problems []*DamageError `json:"problems,omitempty"`
 }
@@ -182,6 +188,9 @@ func (h *Home) verify(ctx context.Context, idOrPrefix string, opts *VerifyOption
 	defer v.Close()
 	v.rec.verify(ctx, rep)
 	v.verifyPolicies(ctx, rep)
+	if err := h.checkOrigin(ctx, id, logName, v.Info(), rep); err != nil {
+		return nil, err
+	}
 	return rep, v.verifyArtifacts(ctx, rep)
 }
 

@@ -37,10 +37,12 @@ package projection
 //
 // Payloads at the current versions (fields in this order):
 //
-//	voyage-started v3       opt{str id, str intent, str kind, str parent,
+//	voyage-started v4       opt{str id, str intent, str kind, str parent,
 //	                            str repo, str dir, str base, str branch,
-//	                            str worktree, str session} (v2 ended
-//	                            after worktree, v1 after kind)
+//	                            str worktree, str session, opt origin
+//	                            (fork), opt origin (salvage)} (v3 ended
+//	                            after session, v2 after worktree, v1
+//	                            after kind)
 //	voyage-completed v1     opt{str outcome, str summary}
 //	voyage-resumed v1       opt{str reason}
 //	worktree-removed v1     opt{str path, opt forced}
@@ -88,6 +90,9 @@ package projection
 //	             varint cache_read_tokens, varint cache_write_tokens,
 //	             f64 cost_usd, varint duration
 //	f64          8 bytes, little-endian IEEE 754 (math.Float64bits)
+//	origin       str voyage, uvarint entry, uvarint seq, str head,
+//	             opt{uvarint seq, str file, varint offset, str reason,
+//	             uvarint records, varint bytes, list str artifacts}
 //
 // Nothing follows the payload: trailing bytes are an error.
 //
@@ -335,6 +340,8 @@ func Encode(e *Event) ([]byte, error) {
 			w.str(e.Voyage.Branch)
 			w.str(e.Voyage.Worktree)
 			w.str(e.Voyage.Session)
+			w.origin(e.Voyage.Fork)
+			w.origin(e.Voyage.Salvage)
 		}
 	case VoyageCompleted:
 		if w.opt(e.Completion != nil) {
@@ -568,6 +575,53 @@ func (w *encoder) policy(p *logbook.PolicyRecord) {
 			w.str(s)
 		}
 	}
+}
+
+// origin writes a fork's or a salvage's origin (voyage-started v4).
+func (w *encoder) origin(o *Origin) {
+	if !w.opt(o != nil) {
+		return
+	}
+	w.str(o.Voyage)
+	w.uvarint(uint64(o.Entry))
+	w.uvarint(o.Seq)
+	w.str(o.Head)
+	if l := o.Lost; w.opt(l != nil) {
+		w.uvarint(l.Seq)
+		w.str(l.File)
+		w.varint(l.Offset)
+		w.str(l.Reason)
+		w.uvarint(l.Records)
+		w.varint(l.Bytes)
+		if w.list(l.Artifacts == nil, len(l.Artifacts)) {
+			for _, a := range l.Artifacts {
+				w.str(a)
+			}
+		}
+	}
+}
+
+// origin reads what encoder.origin writes.
+func (d *decoder) origin(field string) *Origin {
+	if !d.opt(field) {
+		return nil
+	}
+	o := &Origin{Voyage: d.string(field + " voyage")}
+	o.Entry = int(d.uvarint(field + " entry"))
+	o.Seq = d.uvarint(field + " seq")
+	o.Head = d.string(field + " head")
+	if d.opt(field + " lost") {
+		l := &Loss{Seq: d.uvarint(field + " lost seq"), File: d.string(field + " lost file"), Offset: d.varint(field + " lost offset"),
+			Reason: d.string(field + " lost reason"), Records: d.uvarint(field + " lost records"), Bytes: d.varint(field + " lost bytes")}
+		if n, isNil := d.list(field+" lost artifacts", minString); !isNil {
+			l.Artifacts = make([]string, n)
+			for i := range l.Artifacts {
+				l.Artifacts[i] = d.string(field + " lost artifact")
+			}
+		}
+		o.Lost = l
+	}
+	return o
 }
 
 func (w *encoder) rechain(r *logbook.RechainRecord) {
@@ -994,6 +1048,10 @@ func (d *decoder) payload(t Type, v int) *Event {
 		}
 		if v >= 3 {
 			x.p.Session = d.string("voyage session")
+		}
+		if v >= 4 {
+			x.p.Fork = d.origin("voyage fork")
+			x.p.Salvage = d.origin("voyage salvage")
 		}
 		x.e.Voyage = &x.p
 		return &x.e

@@ -65,7 +65,7 @@ const (
 // the JSON form, by the binary decoder's version switch (codec.go) for
 // the binary form.
 var currentVersion = map[Type]int{
-	VoyageStarted:      3, // v1 had no parent, repository or base commit; v2 no session
+	VoyageStarted:      4, // v1 had no parent, repository or base commit; v2 no session; v3 no fork or salvage
 	VoyageCompleted:    1,
 	ArtifactStowed:     1,
 	Observed:           1,
@@ -164,6 +164,51 @@ type VoyageInfo struct {
 	Branch   string `json:"branch,omitempty"`
 	Worktree string `json:"worktree,omitempty"`
 	Session  string `json:"session,omitempty"`
+	// Fork is set on a voyage forked from another (v4): its first records
+	// after this event are the origin's up to the record Fork names.
+	Fork *Origin `json:"fork,omitempty"`
+	// Salvage is set on a voyage salvaged from a damaged one (v4): its
+	// first records after this event are the origin's intact ones up to
+	// the record Salvage names, and Salvage.Lost says what was not.
+	Salvage *Origin `json:"salvage,omitempty"`
+}
+
+// Origin names the voyage whose records a fork or a salvage carried, and
+// how far: every record after the voyage-started event, up to and
+// including record Seq, is the origin's record of the same sequence
+// number (the origin's own voyage-started, at 1, is replaced; the bytes
+// of an artifact that was not carried are left out, its event kept).
+// Head is the origin's chain (package chain) at Seq, 64 lowercase hex
+// digits: the link that lets Verify check the carried records against
+// the origin while it is at hand.
+type Origin struct {
+	Voyage string `json:"voyage"`
+	// Entry is the number of the origin's story entry the fork was taken
+	// at (its event is record Seq); 0 for a salvage.
+	Entry int    `json:"entry,omitempty"`
+	Seq   uint64 `json:"seq"`
+	Head  string `json:"head"`
+	// Lost is what a salvage could not carry (nil for a fork).
+	Lost *Loss `json:"lost,omitempty"`
+}
+
+// Loss is what a salvage found damaged and did not carry. Seq, File,
+// Offset and Reason are where the first damage was found and why (Seq 0:
+// damage of the log as a whole, such as a cache proving it was rolled
+// back); Records counts the records of the origin's log read after the
+// last one carried (those past a damaged record cannot be read, and those
+// a rollback removed are gone: neither is counted), and Bytes their bytes
+// and, when the damage is at a place in a segment file, the log's bytes
+// from there to its end; Artifacts are the artifacts whose bytes were
+// damaged, whose events were carried but whose bytes were not.
+type Loss struct {
+	Seq       uint64   `json:"seq,omitempty"`
+	File      string   `json:"file,omitempty"`
+	Offset    int64    `json:"offset,omitempty"`
+	Reason    string   `json:"reason"`
+	Records   uint64   `json:"records"`
+	Bytes     int64    `json:"bytes"`
+	Artifacts []string `json:"artifacts,omitempty"`
 }
 
 // Removal is the payload of WorktreeRemoved: the voyage's working tree
@@ -234,7 +279,7 @@ type upcaster func(raw map[string]json.RawMessage) error
 // upcasters[type][v] upgrades version v of type to v+1.
 var upcasters = map[Type]map[int]upcaster{
 	BearingTaken:    {1: upcastBearingV1, 2: upcastNothing},
-	VoyageStarted:   {1: upcastNothing, 2: upcastNothing},
+	VoyageStarted:   {1: upcastNothing, 2: upcastNothing, 3: upcastNothing},
 	ActionIntended:  {1: upcastNothing, 2: upcastNothing},
 	ActionPerformed: {1: upcastNothing},
 }

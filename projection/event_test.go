@@ -72,7 +72,7 @@ func sampleEvents() []*Event {
 	who := logbook.Who{Identity: "john-agent", Role: "coder", Method: "human"}
 	obs := logbook.ObservationRecord{Key: "context:x", Mark: json.RawMessage(`{"kind":"context","description":"x"}`), Label: "Context: x", Artifact: "ab", ObservedAt: at}
 	return []*Event{
-		{Type: VoyageStarted, V: 3, At: at, Who: who, Voyage: &VoyageInfo{ID: "id", Intent: "i", Kind: "open-waters", Parent: "p", Repo: "o/r", Dir: "/src/r", Base: "abc", Branch: "main"}},
+		{Type: VoyageStarted, V: 4, At: at, Who: who, Voyage: &VoyageInfo{ID: "id", Intent: "i", Kind: "open-waters", Parent: "p", Repo: "o/r", Dir: "/src/r", Base: "abc", Branch: "main"}},
 		{Type: ArtifactStowed, V: 1, At: at, Who: who, Artifact: &ArtifactRef{Hash: "ab", Size: 10, StoredSize: 5, Offset: 8}},
 		{Type: Observed, V: 1, At: at, Who: who, Obs: &obs},
 		{Type: BearingTaken, V: 3, N: 1, At: at, Who: who, Bearing: &logbook.Bearing{Observations: []logbook.ObservationRecord{obs}, Reading: logbook.Reading{Text: "r", Source: logbook.SourceAgent}}},

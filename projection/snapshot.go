@@ -37,7 +37,8 @@ import (
 //	            time(completed_at worktree_removed) list of transition
 //	            list of str(crew)
 //	            uvarint(seq) time(last_at) policy
-//	            str(current) list of entry(handoffs)
+//	            str(current) list of entry(handoffs) origin(fork)
+//	            origin(salvage)
 //	transition := str(status) time(at) who str(reason)
 //	slate    := list of str(key) observation (ordered by key)
 //	counts   := uvarint(entries bearings actions outcome_unknown notes
@@ -76,7 +77,7 @@ import (
 // how to undo them); version 5 no policy (the voyage's, and policy
 // entries); version 6 no rechain entries; version 7 no agents' steps nor
 // the session a voyage records; version 8 no handoffs (the voyage's
-// current identity, and handoff entries).
+// current identity, and handoff entries) nor fork or salvage origin.
 const SnapshotVersion = 9
 
 // snapshotFormat is a snapshot's first byte.
@@ -284,6 +285,8 @@ func (s *State) encodeSnapshot(block int) ([]byte, error) {
 			h.entry(&v.Handoffs[i])
 		}
 	}
+	h.origin(v.Fork)
+	h.origin(v.Salvage)
 	h.list(false, len(s.Slate))
 	for _, k := range slices.Sorted(maps.Keys(s.Slate)) {
 		o := s.Slate[k]
@@ -568,6 +571,8 @@ func decodeHead(head []byte, r io.ReaderAt, off, size int64) (*State, int64, err
 			d.entry(&v.Handoffs[i])
 		}
 	}
+	v.Fork = d.origin("voyage fork")
+	v.Salvage = d.origin("voyage salvage")
 
 	n, _ := d.list("slate", 1+minObservation)
 	for range n {

@@ -85,6 +85,10 @@ type VoyageView struct {
 	// Policy is the guard rules recorded last (a policy-adopted event):
 	// what the voyage's writers ran under; zero when none was recorded.
 	Policy logbook.PolicyRecord `json:"policy,omitzero"`
+	// Fork and Salvage are the voyage a fork or a salvage carried its
+	// first records from, as its start recorded them (VoyageInfo).
+	Fork    *Origin `json:"fork,omitempty"`
+	Salvage *Origin `json:"salvage,omitempty"`
 	// Seq is the sequence number of the last event folded in, and
 	// LastAt its time.
 	Seq    uint64    `json:"seq"`
@@ -215,6 +219,7 @@ func (s *State) apply(seq uint64, e *Event) error {
 		v.ID, v.Intent, v.Kind = in.ID, in.Intent, in.Kind
 		v.Parent, v.Repo, v.Dir, v.Base, v.Branch, v.Worktree = in.Parent, in.Repo, in.Dir, in.Base, in.Branch, in.Worktree
 		v.Session = in.Session
+		v.Fork, v.Salvage = in.Fork, in.Salvage
 		v.Identity, v.Current, v.Created, v.Status = e.Who.Identity, e.Who.Identity, e.At, StatusActive
 		v.Lifecycle = append(v.Lifecycle, Transition{Status: StatusActive, At: e.At, Who: e.Who})
 	case VoyageCompleted:

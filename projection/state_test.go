@@ -196,7 +196,7 @@ func TestUndoneEntries(t *testing.T) {
 	ev := func(ty Type, n int, a *logbook.ActionRecord) *Event {
 		return &Event{Type: ty, V: currentVersion[ty], At: at, Who: who, N: n, Action: a}
 	}
-	start := &Event{Type: VoyageStarted, V: 3, At: at, Who: who, Voyage: &VoyageInfo{ID: "v", Intent: "i", Kind: "open-waters"}}
+	start := &Event{Type: VoyageStarted, V: 4, At: at, Who: who, Voyage: &VoyageInfo{ID: "v", Intent: "i", Kind: "open-waters"}}
 	inv := &logbook.Inverse{Kind: "close-pull-request", Params: json.RawMessage(`{"number":4}`)}
 	events := []*Event{
 		start,

@@ -62,13 +62,18 @@ func ViewsDigest(v *Views) string {
 
 // compared is what of v a recording compares: v without the logbook's
 // counts in its Info, which the logbook v holds says already (and which
-// recordings made before Info carried them lack).
+// recordings made before Info carried them lack), and without the
+// current identity while it is the one the voyage started with (which
+// recordings made before handoffs lack): a handoff is compared.
 func compared(v *Views) *Views {
-	if v == nil || v.Info.Counts == (helm.LogbookCounts{}) {
+	if v == nil || (v.Info.Counts == (helm.LogbookCounts{}) && v.Info.CurrentIdentity == "") {
 		return v
 	}
 	c := *v
 	c.Info.Counts = helm.LogbookCounts{}
+	if c.Info.CurrentIdentity == c.Info.Identity {
+		c.Info.CurrentIdentity = ""
+	}
 	return &c
 }
 

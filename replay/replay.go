@@ -106,12 +106,12 @@ func infoOf(p projection.VoyageView, c projection.LogbookCounts) helm.VoyageInfo
 		}
 	}
 	return helm.VoyageInfo{
-		ID: p.ID, Intent: p.Intent, Kind: helm.Kind(p.Kind), Identity: p.Identity, Created: p.Created,
+		ID: p.ID, Intent: p.Intent, Kind: helm.Kind(p.Kind), Identity: p.Identity, CurrentIdentity: p.CurrentIdentity(), Created: p.Created,
 		Parent: p.Parent, Repo: p.Repo, Dir: p.Dir, Base: p.Base, Branch: p.Branch, Worktree: p.Worktree,
-		Session: p.Session, WorktreeRemoved: p.WorktreeRemoved,
+		Session: p.Session, Fork: p.Fork, Salvage: p.Salvage, WorktreeRemoved: p.WorktreeRemoved,
 		Status:  logbook.Status(projection.NormalStatus(p.Status, p.Outcome)),
 		Outcome: logbook.Outcome(p.Outcome), Summary: p.Summary, CompletedAt: p.CompletedAt,
-		Lifecycle: lifecycle, Crew: slices.Clone(p.Crew), Seq: p.Seq, LastAt: p.LastAt,
+		Lifecycle: lifecycle, Crew: slices.Clone(p.Crew), Handoffs: logbook.Clone(p.Handoffs), Seq: p.Seq, LastAt: p.LastAt,
 		Counts: helm.LogbookCounts{Entries: c.Entries, Bearings: c.Bearings, Actions: c.Actions, OutcomeUnknown: c.OutcomeUnknown,
 			Failed: c.Failed, Refused: c.Refused, Notes: c.Notes, Judgements: c.Judgements, Steps: c.Steps},
 	}

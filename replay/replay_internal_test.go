@@ -2,6 +2,7 @@ package replay
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,6 +26,10 @@ func fill(t *testing.T, v reflect.Value) {
 			f.SetInt(int64(i + 1))
 		case reflect.Uint64:
 			f.SetUint(uint64(i + 1))
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Float64:
+			f.SetFloat(float64(i + 1))
 		case reflect.Slice:
 			s := reflect.MakeSlice(f.Type(), 1, 1)
 			if e := s.Index(0); e.Kind() == reflect.Struct {
@@ -33,6 +38,10 @@ func fill(t *testing.T, v reflect.Value) {
 				e.SetString("x")
 			}
 			f.Set(s)
+		case reflect.Pointer:
+			p := reflect.New(f.Type().Elem())
+			fill(t, p.Elem())
+			f.Set(p)
 		case reflect.Struct:
 			if f.Type() == reflect.TypeFor[time.Time]() {
 				f.Set(reflect.ValueOf(time.Date(2026, 2, 26, 17, i, 0, 0, time.UTC)))
@@ -75,5 +84,10 @@ func TestInfoOfSetsEveryField(t *testing.T) {
 func TestArtifactInfoSetsEveryField(t *testing.T) {
 	var a projection.Artifact
 	fill(t, reflect.ValueOf(&a).Elem())
-	assert.Empty(t, zeroFields(reflect.ValueOf(artifactInfo(&a))), "fields of helm.ArtifactInfo that artifactInfo leaves unset")
+	unset := zeroFields(reflect.ValueOf(artifactInfo(&a)))
+	// Who curated an artifact, and when, is read from the log by
+	// Voyage.ArtifactInfo alone: the index Voyage.Artifacts gives (and a
+	// replay folds) does not hold them.
+	unset = slices.DeleteFunc(unset, func(f string) bool { return f == "CuratedBy" || f == "CuratedAt" })
+	assert.Empty(t, unset, "fields of helm.ArtifactInfo that artifactInfo leaves unset")
 }

@@ -54,7 +54,7 @@ func ExampleOf() {
 	// ## Voyage report: Resolve #42: fix widget crash
 	//
 	// - **Voyage:** `a3b0fc12-0000-4000-8000-000000000001` (resolve-issue)
-	// - **Head:** `8:41273613f02de1ce7bbeda43c112fff3c6c454e4d2e7ae83e64a62ee2f182f68`
+	// - **Head:** `8:900266c2855b1f268479ff9643430b845c8668c85c769bd8d1187525d09c4a2c`
 	// - **Status:** completed — Fixed null check in widget init.
 	// - **Repository:** octo/widgets, branch main, base `1a2b3c4`
 	// - **Started:** 2026-02-26T17:01:00Z by john-agent

@@ -74,7 +74,7 @@ func ExampleWriteMarkdown() {
 	// # Voyage: Resolve #42: fix widget crash
 	//
 	// - **Voyage:** `a3b0fc12-0000-4000-8000-000000000001` (resolve-issue)
-	// - **Head:** `2:8cfa570f233be04ff8f4582cc8871a7065a4c32eef52abb8533220b02b646f7d`
+	// - **Head:** `2:bac8e65561882ead85eb7ed2ea4eb2cfd08185efbc5a3db51e87cb6a1147be28`
 	// - **Identity:** john-agent
 	// - **Status:** active
 	// - **Created:** 2026-02-26T17:01:00Z

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,6 +84,24 @@ func TestCLITamperMatrix(t *testing.T) {
 			} else {
 				h.ok("voyage", "verify", id) // alone, the forgery checks out: that is what witnesses are for
 			}
+			// Salvage, with the witnesses the user holds: it carries what
+			// can be told intact into a voyage that verifies, or refuses
+			// saying why; the damaged voyage is left as it was.
+			dir := filepath.Join(h.Home, "voyages", id)
+			before := filesOf(t, dir)
+			args := []string{"voyage", "salvage", id, "--as", "bob"}
+			if !strings.Contains(tc.name, "stub") {
+				args = append(args, "--witness", repo, "--witness", head)
+			}
+			if rs := h.run(args...); rs.Code == 0 {
+				saved := strings.TrimSpace(rs.Stdout)
+				assert.Contains(t, rs.Stderr, "Salvaged voyage "+id)
+				assert.Contains(t, h.ok("voyage", "verify", saved), "OK: nothing damaged")
+			} else {
+				assert.Equal(t, 1, rs.Code, "%s", rs)
+				assert.Regexp(t, `nothing of voyage \S+ can be told intact before its damage`, rs.Stderr)
+			}
+			assert.Equal(t, before, filesOf(t, dir), "salvage leaves the damaged voyage untouched")
 			if strings.Contains(tc.name, "stub") {
 				return // the chain holds through a stub: the witnesses have nothing to say
 			}

@@ -28,8 +28,8 @@ import (
 
 func newVoyageCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
-		Use:     "voyage new|list|show|head|resume|verify|compact|rechain|export|import ...",
-		Short:   "start, list, show, resume, verify, compact, rechain, export and import voyages, and print their heads",
+		Use:     "voyage new|list|show|head|resume|verify|compact|fork|salvage|rechain|export|import ...",
+		Short:   "start, list, show, resume, verify, compact, fork, salvage, rechain, export and import voyages, and print their heads",
 		Example: `  helm voyage new --kind resolve-issue "Resolve #42: fix widget crash"`,
 	})
 	newCmd := leafCmd(a, &cobra.Command{
@@ -158,6 +158,8 @@ Other commands on the voyage wait for it; a crash leaves every file whole,
 and compacting again finishes the work.`,
 			Example: "  helm artifact jettison 9f2c --reason \"holds a customer's data\"\n  helm voyage compact",
 		}, &voyageCompactCommand{}),
+		newVoyageForkCmd(a),
+		newVoyageSalvageCmd(a),
 		newVoyageRechainCmd(a),
 		newVoyageHandoffCmd(a),
 		newVoyageExportCmd(a),
@@ -408,6 +410,15 @@ func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error 
 	if info.Parent != "" {
 		fmt.Fprintf(&b, "Parent:    %s\n", info.Parent)
 	}
+	if f := info.Fork; f != nil {
+		fmt.Fprintf(&b, "Forked:    from voyage %s at entry %d (its head %d:%s)\n", printable(f.Voyage), f.Entry, f.Seq, printable(f.Head))
+	}
+	if o := info.Salvage; o != nil {
+		fmt.Fprintf(&b, "Salvaged:  from voyage %s, records up to %d (its head %d:%s)\n", printable(o.Voyage), o.Seq, o.Seq, printable(o.Head))
+		if l := o.Lost; l != nil {
+			fmt.Fprintf(&b, "Lost:      %s\n", printable(lossLine(l)))
+		}
+	}
 	if info.Dir != "" {
 		fmt.Fprintf(&b, "Repository: %s (%s) at %s on %s\n", printable(orNone(info.Repo)), printable(info.Dir), printable(orNone(short(info.Base))), printable(orNone(info.Branch)))
 	}
@@ -631,6 +642,9 @@ type verifyJSON struct {
 	// with how many witnesses of the voyage it held: one holding none
 	// makes ok false and the exit status 1.
 	Repositories []helm.RepositoryReport `json:"repositories,omitempty"`
+	// Origin is, for a fork or a salvage, what was checked of its carried
+	// records against its origin's, or why they were not.
+	Origin string `json:"origin,omitempty"`
 }
 
 func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) error {
@@ -665,6 +679,7 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 	out.SkippedJettisoned, out.SkippedReduced = rep.SkippedJettisoned, rep.SkippedReduced
 	out.Snapshot = rep.Snapshot
 	out.Policies = rep.Policies
+	out.Origin = rep.Origin
 	for _, p := range rep.Problems {
 		out.Problems = append(out.Problems, verifyProblem{DamageError: p, Message: p.Error()})
 	}
@@ -730,6 +745,9 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 			default:
 				fmt.Fprintf(&b, "  witness:   %s %s: ok\n", w.Head, where)
 			}
+		}
+		if out.Origin != "" {
+			fmt.Fprintf(&b, "  origin:    %s\n", printable(out.Origin))
 		}
 		for _, p := range out.Policies {
 			desc := "no guard rules"
