@@ -1,0 +1,392 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/internal/searchindex"
+	"github.com/helmlog/helm/logbook"
+)
+
+// Result is what Find found: the hits, and how it found them.
+type Result struct {
+	// Hits are the hits, ordered as Run orders them.
+	Hits []Hit
+	// More says that Query.Limit left hits out.
+	More bool
+	// Indexed counts the voyages the content index answered for, and
+	// Scanned those Find read whole because the index could not vouch for
+	// them (not indexed yet, changed since, or the index unreadable):
+	// Reindex makes the next search faster. Both are zero without Words.
+	Indexed, Scanned int
+	// IndexErr is why the index could not be used at all, if it could
+	// not (a malformed index: every voyage was scanned; Reindex rewrites
+	// it).
+	IndexErr error
+}
+
+// indexDir is where home h keeps its content index: on this machine,
+// beside its guard rules, also for a home on JetStream (a local cache).
+func indexDir(h *helm.Home) string { return filepath.Join(h.Dir(), searchindex.Dir) }
+
+// job is a voyage to search for Words: those the index named (entries,
+// artifacts), or, when scan, all of it.
+type job struct {
+	scan      bool
+	entries   bool
+	artifacts []string
+}
+
+// findWords is Find for a query with Words.
+func findWords(ctx context.Context, h *helm.Home, q Query, m *matcher, infos []helm.VoyageInfo) (*Result, []Hit, *helm.ListError, error) {
+	res := &Result{}
+	ix, err := searchindex.Open(indexDir(h))
+	if err != nil {
+		res.IndexErr, ix = err, nil
+	}
+	if ix != nil {
+		defer ix.Close()
+	}
+	jobs := make(map[string]*job, len(infos))
+	trusted := 0
+	for _, info := range infos {
+		if ix != nil {
+			if seq, ok := ix.Covers(info.ID); ok && seq == info.Seq {
+				trusted++
+				continue
+			}
+		}
+		jobs[info.ID] = &job{scan: true}
+	}
+	if ix != nil && trusted > 0 {
+		docs, _, err := ix.Find(ctx, m.words, 0)
+		if ctx.Err() != nil {
+			return nil, nil, nil, ctx.Err()
+		}
+		if err != nil {
+			// A malformed index vouches for nothing: scan every voyage.
+			res.IndexErr = err
+			for _, info := range infos {
+				jobs[info.ID] = &job{scan: true}
+			}
+			trusted = 0
+		}
+		for _, d := range docs {
+			if err != nil {
+				break
+			}
+			j := jobs[d.Voyage]
+			if j == nil {
+				j = &job{}
+				jobs[d.Voyage] = j
+			}
+			if j.scan {
+				continue // a voyage the index does not vouch for
+			}
+			if d.Kind == searchindex.KindEntries {
+				j.entries = true
+			} else if !slices.Contains(j.artifacts, d.Artifact) {
+				j.artifacts = append(j.artifacts, d.Artifact)
+			}
+		}
+	}
+	res.Indexed, res.Scanned = trusted, len(infos)-trusted
+	// Search the voyages in the listing's order (oldest first), a batch
+	// at a time, so that a limit stops early.
+	var todo []helm.VoyageInfo
+	for _, info := range infos {
+		if jobs[info.ID] != nil {
+			todo = append(todo, info)
+		}
+	}
+	var hits []Hit
+	var failed []*helm.ListError
+	batch := max(16, 4*workers())
+	for len(todo) > 0 {
+		n := min(batch, len(todo))
+		found, f, err := each(ctx, todo[:n], workers(), func(id string) ([]Hit, error) {
+			return searchContent(ctx, h, id, m, jobs[id])
+		})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		failed = append(failed, f)
+		for _, fh := range found {
+			hits = append(hits, fh...)
+		}
+		todo = todo[n:]
+		if q.Limit > 0 && len(hits) >= q.Limit {
+			res.More = len(todo) > 0 || len(hits) > q.Limit
+			break
+		}
+	}
+	if all := joinUnreadable(failed...); len(all.Voyages) > 0 {
+		return res, hits, all, nil
+	}
+	return res, hits, nil, nil
+}
+
+// maxArtifactRead bounds what a search reads of one artifact: a sighting
+// beyond it is searched in its first maxArtifactRead bytes (the index
+// holds its words in full, the re-check only what is read).
+const maxArtifactRead = 256 << 20
+
+// observed is what a bearing or the slate says of an observation.
+type observed struct {
+	n    int
+	seq  uint64
+	key  string
+	at   time.Time
+	who  logbook.Who
+	prs  []int
+	isss []int
+}
+
+// searchContent returns the hits of m in voyage id of home h: in what j
+// names, or, when j.scan, in all of it. Every hit is checked against the
+// voyage as it is now: an artifact no longer stowed (jettisoned, reduced)
+// is no hit, whatever the index says, and a sighting is a hit only when
+// its text holds the words.
+func searchContent(ctx context.Context, h *helm.Home, id string, m *matcher, j *job) ([]Hit, error) {
+	v, err := h.Voyage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	info := v.Info()
+	var entries []logbook.Entry
+	for e, rerr := range v.Entries(ctx, nil) {
+		if rerr != nil {
+			return nil, rerr
+		}
+		entries = append(entries, e)
+	}
+	var hits []Hit
+	if m.in != InSightings && (j.scan || j.entries) {
+		hits = entryHits(info, entries, m)
+	}
+	if m.in == InEntries {
+		return hits, nil
+	}
+	obs := map[string]observed{}
+	note := func(n int, seq uint64, o logbook.ObservationRecord) {
+		if _, ok := obs[o.Artifact]; ok || o.Artifact == "" {
+			return
+		}
+		ob := observed{n: n, seq: seq, key: o.Key, at: o.ObservedAt, who: o.ObservedBy}
+		if p, ok := markNumber(o.Key, "github-pr:"); ok {
+			ob.prs = append(ob.prs, p)
+		}
+		if p, ok := markNumber(o.Key, "github-issue:"); ok {
+			ob.isss = append(ob.isss, p)
+		}
+		obs[o.Artifact] = ob
+	}
+	for _, e := range entries {
+		if e.Bearing != nil {
+			for _, o := range e.Bearing.Observations {
+				note(e.N, e.Seq, o)
+			}
+		}
+	}
+	for _, o := range v.Slate() {
+		note(0, 0, o)
+	}
+	arts := j.artifacts
+	if j.scan {
+		arts = nil
+		for a, err := range v.Artifacts(ctx, nil) {
+			if err != nil {
+				return nil, err
+			}
+			if a.Status == logbook.ArtifactStowed {
+				arts = append(arts, a.Hash)
+			}
+		}
+	}
+	for _, hash := range arts {
+		a, err := v.ArtifactInfo(ctx, hash)
+		if errors.Is(err, helm.ErrNoArtifact) || (err == nil && (a.Status != logbook.ArtifactStowed || a.Hash != hash)) {
+			continue // not stowed: jettisoned, reduced, or never there
+		}
+		if err != nil {
+			return nil, err
+		}
+		o, ok := obs[hash]
+		if !ok && a.DerivedFrom != "" {
+			o, ok = obs[a.DerivedFrom]
+		}
+		if !ok {
+			o = observed{at: info.Created, who: logbook.Who{Identity: info.Identity}}
+		}
+		if !m.matchSighting(o) {
+			continue
+		}
+		raw, err := readArtifact(ctx, v, hash)
+		if err != nil {
+			return nil, err
+		}
+		snippet, ok := m.findIn(raw)
+		if !ok {
+			continue
+		}
+		if red, _, rerr := h.Redact(snippet); rerr == nil {
+			snippet = red
+		} else {
+			snippet = "[not shown: the redactor failed]"
+		}
+		hits = append(hits, Hit{Voyage: info.ID, Intent: info.Intent, Status: info.Status, N: o.n, Seq: o.seq, At: o.at, Who: o.who,
+			Kind: KindSighting, Text: snippet, Mark: o.key, Artifact: hash, Snippet: snippet})
+	}
+	return hits, nil
+}
+
+func readArtifact(ctx context.Context, v *helm.Voyage, hash string) ([]byte, error) {
+	rc, err := v.OpenArtifact(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, maxArtifactRead))
+}
+
+// matchSighting reports whether an observation meets the criteria other
+// than words: who made it, its mark, the numbers its mark names.
+func (m *matcher) matchSighting(o observed) bool {
+	q := m.q
+	switch {
+	case q.Who != "" && o.who.Identity != q.Who,
+		q.Mark != "" && !strings.HasPrefix(o.key, q.Mark),
+		q.PR > 0 && !slices.Contains(o.prs, q.PR),
+		q.Issue > 0 && !slices.Contains(o.isss, q.Issue):
+		return false
+	}
+	return true
+}
+
+// snippetAround is how much text a snippet shows on each side of the word.
+const snippetAround = 60
+
+// findIn looks for the words (and the query's text, if any) in the
+// strings of a sighting's JSON: every word somewhere in it, and returns
+// the stretch around the first word's first appearance.
+func (m *matcher) findIn(raw []byte) (string, bool) {
+	found := make([]bool, len(m.words))
+	left := len(m.words)
+	snippet, text := "", m.text == ""
+	err := jsonStrings(raw, func(s string) bool {
+		if !text && strings.Contains(strings.ToLower(s), m.text) {
+			text = true
+		}
+		searchindex.TermsAt(s, func(t []byte, from, to int) {
+			for i, w := range m.words {
+				if !found[i] && string(t) == w {
+					found[i] = true
+					left--
+				}
+				if i == 0 && snippet == "" && string(t) == w {
+					snippet = around(s, from, to)
+				}
+			}
+		})
+		return left > 0 || !text
+	})
+	_ = err // a sighting cut at maxArtifactRead is searched as far as it was read, as it was indexed
+	return snippet, left == 0 && text
+}
+
+// around returns s[from:to] with up to snippetAround bytes each side, on
+// one line, marked "…" where cut.
+func around(s string, from, to int) string {
+	a, b := max(0, from-snippetAround), min(len(s), to+snippetAround)
+	for a > 0 && !utf8.RuneStart(s[a]) {
+		a--
+	}
+	for b < len(s) && !utf8.RuneStart(s[b]) {
+		b++
+	}
+	out := oneLine(s[a:b])
+	if a > 0 {
+		out = "…" + out
+	}
+	if b < len(s) {
+		out += "…"
+	}
+	return out
+}
+
+// jsonStrings calls fn with each string value of the JSON in raw (object
+// keys apart), until fn returns false.
+func jsonStrings(raw []byte, fn func(string) bool) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	// In an object, a string at an even position is a key.
+	type level struct {
+		object bool
+		n      int
+	}
+	var stack []level
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("sighting JSON: %w", err)
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if len(stack) > 0 {
+					stack[len(stack)-1].n++
+				}
+				stack = append(stack, level{object: t == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		case string:
+			if len(stack) > 0 {
+				top := &stack[len(stack)-1]
+				key := top.object && top.n%2 == 0
+				top.n++
+				if key {
+					continue
+				}
+			}
+			if !fn(t) {
+				return nil
+			}
+			continue
+		}
+		if len(stack) > 0 {
+			stack[len(stack)-1].n++
+		}
+	}
+}
+
+// Texts calls fn with the text a search looks in of each entry, intent
+// and reason of voyage v: the entries document of the content index.
+func voyageTexts(info helm.VoyageInfo, entries []logbook.Entry, fn func(string)) {
+	fn(info.Intent)
+	for _, t := range info.Lifecycle {
+		fn(t.Reason)
+	}
+	for _, e := range entries {
+		if _, _, texts, ok := entryFacts(e); ok {
+			for _, t := range texts {
+				fn(t)
+			}
+		}
+	}
+}
