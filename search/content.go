@@ -50,9 +50,12 @@ type job struct {
 // findWords is Find for a query with Words.
 func findWords(ctx context.Context, h *helm.Home, q Query, m *matcher, infos []helm.VoyageInfo) (*Result, []Hit, *helm.ListError, error) {
 	res := &Result{}
-	ix, err := searchindex.Open(indexDir(h))
-	if err != nil {
-		res.IndexErr, ix = err, nil
+	var ix *searchindex.Index
+	if !q.NoIndex {
+		var err error
+		if ix, err = searchindex.Open(indexDir(h)); err != nil {
+			res.IndexErr, ix = err, nil
+		}
 	}
 	if ix != nil {
 		defer ix.Close()

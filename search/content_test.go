@@ -418,3 +418,171 @@ func TestFindWordsInASharedHome(t *testing.T) {
 	}
 	assert.False(t, slices.Contains([]string{a, b}, ""))
 }
+
+// TestAttackForgedIndexNeverShowsWhatTheLogDoesNotHold: the recorded
+// agent, running helm as the same user, knows the index's format (it
+// uses the package that writes it, checksums and all) and plants or edits
+// index files. Search re-checks every hit against the voyage's log, and
+// treats an index that does not decode, or that claims a seq a voyage
+// does not have, as unable to vouch: it scans, so no hit is hidden by
+// these forgeries either.
+func TestAttackForgedIndexNeverShowsWhatTheLogDoesNotHold(t *testing.T) {
+	ctx := context.Background()
+	type home struct {
+		h                  *helm.Home
+		dir                string
+		a, b, c            string // voyage ids
+		jettisoned, secret string // A's jettisoned artifact's hash; C's unindexed word
+		bFile              string // B's artifact
+	}
+	setup := func(t *testing.T) home {
+		h, err := helm.Open(t.TempDir(), voyagetest.Fixed())
+		require.NoError(t, err)
+		va, err := h.Start(ctx, "Audit", helm.OpenWaters, who, nil)
+		require.NoError(t, err)
+		defer va.Close()
+		j := observeFile(t, va, "customers.csv", "Ada Lovelace, card lemming-7741")
+		observeFile(t, va, "kept.txt", "nothing to see")
+		vb, err := h.Start(ctx, "Other", helm.OpenWaters, bob, nil)
+		require.NoError(t, err)
+		defer vb.Close()
+		bFile := observeFile(t, vb, "b.txt", "plain words")
+		vc, err := h.Start(ctx, "Third", helm.OpenWaters, bob, nil)
+		require.NoError(t, err)
+		defer vc.Close()
+		observeFile(t, vc, "c.txt", "first look")
+		_, err = search.Reindex(ctx, h, nil)
+		require.NoError(t, err)
+		// After the index: a jettison in A, a new word in C.
+		require.NoError(t, va.Jettison(ctx, j, "customer data", bob))
+		observeFile(t, vc, "c2.txt", "the narwhal appears later")
+		return home{h: h, dir: filepath.Join(h.Dir(), searchindex.Dir), a: va.ID(), b: vb.ID(), c: vc.ID(), jettisoned: j, secret: "narwhal", bFile: bFile}
+	}
+	seqOf := func(t *testing.T, h *helm.Home, id string) uint64 {
+		infos, err := h.List(ctx, nil)
+		require.NoError(t, err)
+		for _, i := range infos {
+			if i.ID == id {
+				return i.Seq
+			}
+		}
+		t.Fatalf("no voyage %s", id)
+		return 0
+	}
+	plant := func(t *testing.T, hm home, replace bool, fill func(b *searchindex.Builder)) {
+		b := searchindex.NewBuilder()
+		fill(b)
+		require.NoError(t, searchindex.Write(ctx, hm.dir, b, searchindex.WriteOptions{Replace: replace, NoSync: true}))
+	}
+	tests := []struct {
+		name  string
+		forge func(t *testing.T, hm home)
+	}{
+		{"A claimed indexed at its seq after the jettison, with the jettisoned words", func(t *testing.T, hm home) {
+			plant(t, hm, false, func(b *searchindex.Builder) {
+				b.Cover(hm.a, seqOf(t, hm.h, hm.a))
+				b.Text(b.Doc(hm.a, searchindex.KindArtifact, hm.jettisoned), "ada lovelace card lemming 7741")
+			})
+		}},
+		{"a prefix of a hash in a posting", func(t *testing.T, hm home) {
+			plant(t, hm, false, func(b *searchindex.Builder) {
+				b.Cover(hm.a, seqOf(t, hm.h, hm.a))
+				b.Text(b.Doc(hm.a, searchindex.KindArtifact, hm.jettisoned[:8]), "lovelace lemming")
+			})
+		}},
+		{"C claimed indexed beyond its seq", func(t *testing.T, hm home) {
+			plant(t, hm, false, func(b *searchindex.Builder) {
+				b.Cover(hm.c, seqOf(t, hm.h, hm.c)+100)
+			})
+		}},
+		{"postings that point another voyage at A's jettisoned artifact", func(t *testing.T, hm home) {
+			plant(t, hm, false, func(b *searchindex.Builder) {
+				b.Cover(hm.b, seqOf(t, hm.h, hm.b))
+				b.Text(b.Doc(hm.b, searchindex.KindArtifact, hm.jettisoned), "lovelace lemming narwhal")
+				b.Text(b.Doc(hm.b, searchindex.KindEntries, ""), "lovelace lemming narwhal")
+				b.Text(b.Doc(hm.b, searchindex.KindArtifact, hm.bFile), "plain words") // B's true content kept: the forgery aims to show, not hide
+			})
+		}},
+		{"a voyage that does not exist", func(t *testing.T, hm home) {
+			plant(t, hm, false, func(b *searchindex.Builder) {
+				id := "a3b0fc12-0000-4000-8000-0000000000ff"
+				b.Cover(id, 3)
+				b.Text(b.Doc(id, searchindex.KindArtifact, hm.jettisoned), "lovelace narwhal")
+			})
+		}},
+		{"a segment's bytes edited without its checksums", func(t *testing.T, hm home) {
+			segs, err := filepath.Glob(filepath.Join(hm.dir, "*.seg"))
+			require.NoError(t, err)
+			require.NotEmpty(t, segs)
+			raw, err := os.ReadFile(segs[0])
+			require.NoError(t, err)
+			for i := 100; i < len(raw)-120; i += 7 {
+				raw[i] ^= 0x5a
+			}
+			require.NoError(t, os.WriteFile(segs[0], raw, 0o600))
+		}},
+		{"a segment truncated", func(t *testing.T, hm home) {
+			segs, err := filepath.Glob(filepath.Join(hm.dir, "*.seg"))
+			require.NoError(t, err)
+			require.NoError(t, os.Truncate(segs[0], 40))
+		}},
+		{"a manifest naming a file outside the index", func(t *testing.T, hm home) {
+			body := "helm-search-index 1\n../../voyages.seg 10\n"
+			require.NoError(t, os.WriteFile(filepath.Join(hm.dir, searchindex.ManifestName), []byte(body+"crc 0\n"), 0o600))
+		}},
+		{"the index removed", func(t *testing.T, hm home) {
+			require.NoError(t, os.RemoveAll(hm.dir))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hm := setup(t)
+			tt.forge(t, hm)
+			for _, words := range []string{"lovelace", "lemming", "7741", "ada"} {
+				res, err := search.Find(ctx, hm.h, &search.Query{Words: words})
+				require.NoError(t, err)
+				assert.Empty(t, res.Hits, "%q: jettisoned or forged content shown", words)
+			}
+			res, err := search.Find(ctx, hm.h, &search.Query{Words: hm.secret})
+			require.NoError(t, err)
+			require.Len(t, res.Hits, 1, "the word C's log holds is found")
+			assert.Equal(t, hm.c, res.Hits[0].Voyage)
+			assert.Positive(t, res.Scanned, "C, which the index cannot vouch for, was read")
+			res, err = search.Find(ctx, hm.h, &search.Query{Words: "plain"})
+			require.NoError(t, err)
+			require.Len(t, res.Hits, 1, "B's own words are still found")
+			assert.Equal(t, hm.b, res.Hits[0].Voyage)
+		})
+	}
+}
+
+// TestAttackConsistentForgeryHidesOnlyFromTheIndex: an index rewritten
+// consistently (a voyage covered at its true current seq, its words left
+// out) cannot be told from a true one without reading the voyage: the
+// agent can compute whatever a reader could check. What holds: nothing
+// false is shown, and a search that ignores the index (NoIndex, helm
+// search --scan) finds what the forgery hid.
+func TestAttackConsistentForgeryHidesOnlyFromTheIndex(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), voyagetest.Fixed())
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "Audit", helm.OpenWaters, who, nil)
+	require.NoError(t, err)
+	defer v.Close()
+	observeFile(t, v, "x.txt", "the platypus was here")
+	infos, err := h.List(ctx, nil)
+	require.NoError(t, err)
+	b := searchindex.NewBuilder()
+	b.Cover(v.ID(), infos[0].Seq)
+	b.Text(b.Doc(v.ID(), searchindex.KindArtifact, v.ID()), "platypus decoy")
+	require.NoError(t, searchindex.Write(ctx, filepath.Join(h.Dir(), searchindex.Dir), b, searchindex.WriteOptions{NoSync: true}))
+
+	res, err := search.Find(ctx, h, &search.Query{Words: "platypus"})
+	require.NoError(t, err)
+	assert.Empty(t, res.Hits, "the forged posting names no artifact the voyage holds: nothing false is shown")
+	assert.Equal(t, 1, res.Indexed)
+	res, err = search.Find(ctx, h, &search.Query{Words: "platypus", NoIndex: true})
+	require.NoError(t, err)
+	require.Len(t, res.Hits, 1, "read whole, the voyage gives up its hit")
+	assert.Equal(t, 1, res.Scanned)
+}

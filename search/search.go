@@ -66,6 +66,11 @@ type Query struct {
 	// In narrows where Words are looked for: InEntries, InSightings, or
 	// both (InAll, or empty).
 	In Where
+	// NoIndex reads every voyage whole for Words, ignoring the content
+	// index: slower, and immune to an index forged to hide hits (one
+	// that covers a voyage at its true seq with its words left out cannot
+	// be told from a true one without reading the voyage).
+	NoIndex bool
 	// Limit is the most hits returned (0: all). Find says when there were
 	// more.
 	Limit int
