@@ -20,6 +20,10 @@ type ReindexOptions struct {
 	// indexed if the index does not vouch for them: what a writer calls
 	// after it changed them (helm complete does).
 	Voyages []string
+	// OnlyCovered limits Reindex to the voyages the index already holds
+	// (at whatever seq): what a writer calls after a jettison, so that
+	// the index forgets the words, without indexing voyages anew.
+	OnlyCovered bool
 }
 
 // ReindexReport says what Reindex did.
@@ -85,8 +89,12 @@ func Reindex(ctx context.Context, h *helm.Home, opts *ReindexOptions) (ReindexRe
 	var todo []helm.VoyageInfo
 	for _, info := range infos {
 		if covers != nil {
-			if seq, ok := covers(info.ID); ok && seq == info.Seq {
+			seq, ok := covers(info.ID)
+			if ok && seq == info.Seq {
 				rep.Current++
+				continue
+			}
+			if !ok && o.OnlyCovered {
 				continue
 			}
 		}

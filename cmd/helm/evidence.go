@@ -167,6 +167,7 @@ func (c *artifactJettisonCommand) Run(ctx context.Context, a *app, args []string
 	if err := v.Jettison(ctx, info.Hash, c.reason, who); err != nil {
 		return err
 	}
+	reindexVoyage(ctx, a, v.ID(), true) // the content index forgets its words
 	_, err = fmt.Fprintf(a.stdout, "Artifact %s jettisoned from voyage %s (%s stored; helm voyage compact reclaims it)\n", short(info.Hash), short(v.ID()), size(info.StoredSize))
 	return err
 }
@@ -197,6 +198,7 @@ func (c *artifactReduceCommand) Run(ctx context.Context, a *app, args []string) 
 	if err != nil {
 		return err
 	}
+	reindexVoyage(ctx, a, v.ID(), true) // the content index forgets its words
 	_, err = fmt.Fprintf(a.stdout, "Artifact %s reduced to %s in voyage %s\n", short(info.Hash), short(sum), short(v.ID()))
 	return err
 }
