@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -329,57 +328,67 @@ func around(s string, from, to int) string {
 }
 
 // jsonStrings calls fn with each string value of the JSON in raw (object
-// keys apart), until fn returns false.
+// keys apart), until fn returns false. It is a scanner, not a decoder:
+// artifacts are JSON helm wrote, and a string without escapes (most of
+// them) costs one copy. JSON it cannot follow is an error, after fn has
+// had the strings before it.
 func jsonStrings(raw []byte, fn func(string) bool) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	// In an object, a string at an even position is a key.
-	type level struct {
-		object bool
-		n      int
-	}
+	type level struct{ object, key bool } // key: the next string is a key
 	var stack []level
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("sighting JSON: %w", err)
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				if len(stack) > 0 {
-					stack[len(stack)-1].n++
-				}
-				stack = append(stack, level{object: t == '{'})
-			default:
-				stack = stack[:len(stack)-1]
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; c {
+		case '{', '[':
+			stack = append(stack, level{object: c == '{', key: c == '{'})
+			i++
+		case '}', ']':
+			if len(stack) == 0 {
+				return fmt.Errorf("sighting JSON: unbalanced %q at byte %d", c, i)
 			}
-			continue
-		case string:
-			if len(stack) > 0 {
-				top := &stack[len(stack)-1]
-				key := top.object && top.n%2 == 0
-				top.n++
-				if key {
-					continue
-				}
+			stack = stack[:len(stack)-1]
+			i++
+		case ',':
+			if n := len(stack); n > 0 && stack[n-1].object {
+				stack[n-1].key = true
 			}
-			if !fn(t) {
+			i++
+		case '"':
+			j, esc := i+1, false
+			for j < len(raw) && raw[j] != '"' {
+				if raw[j] == '\\' {
+					esc = true
+					j++
+				}
+				j++
+			}
+			if j >= len(raw) {
+				return fmt.Errorf("sighting JSON: a string at byte %d does not end", i)
+			}
+			if n := len(stack); n > 0 && stack[n-1].key {
+				stack[n-1].key = false
+				i = j + 1
+				continue
+			}
+			var s string
+			if esc || !utf8.Valid(raw[i+1:j]) { // escapes, or bytes the decoder would replace
+				if err := json.Unmarshal(raw[i:j+1], &s); err != nil {
+					return fmt.Errorf("sighting JSON: string at byte %d: %w", i, err)
+				}
+			} else {
+				s = string(raw[i+1 : j])
+			}
+			if !fn(s) {
 				return nil
 			}
-			continue
-		}
-		if len(stack) > 0 {
-			stack[len(stack)-1].n++
+			i = j + 1
+		default: // white space, ':', numbers, true, false, null
+			i++
 		}
 	}
+	return nil
 }
 
-// Texts calls fn with the text a search looks in of each entry, intent
-// and reason of voyage v: the entries document of the content index.
+// voyageTexts calls fn with the texts a search looks in: each entry's,
+// the voyage's intent and reasons: the entries document of the index.
 func voyageTexts(info helm.VoyageInfo, entries []logbook.Entry, fn func(string)) {
 	fn(info.Intent)
 	for _, t := range info.Lifecycle {
