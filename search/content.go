@@ -113,10 +113,13 @@ func findWords(ctx context.Context, h *helm.Home, q Query, m *matcher, infos []h
 	}
 	var hits []Hit
 	var failed []*helm.ListError
-	batch := max(16, 4*workers())
+	// Opening a voyage waits on the disk more than it computes: a few
+	// more readers than cores.
+	readers := 4 * workers()
+	batch := max(16, 2*readers)
 	for len(todo) > 0 {
 		n := min(batch, len(todo))
-		found, f, err := each(ctx, todo[:n], workers(), func(id string) ([]Hit, error) {
+		found, f, err := each(ctx, todo[:n], readers, func(id string) ([]Hit, error) {
 			return searchContent(ctx, h, id, m, jobs[id])
 		})
 		if err != nil {

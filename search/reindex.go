@@ -70,21 +70,27 @@ func Reindex(ctx context.Context, h *helm.Home, opts *ReindexOptions) (ReindexRe
 			covers = ix.Covers
 		}
 	}
-	infos, err := h.List(ctx, nil)
+	var infos []helm.VoyageInfo
 	var unreadable *helm.ListError
-	if err != nil && !errors.As(err, &unreadable) {
-		return rep, err
-	}
 	if len(o.Voyages) > 0 {
-		var some []helm.VoyageInfo
-		for _, info := range infos {
-			for _, id := range o.Voyages {
-				if info.ID == id {
-					some = append(some, info)
+		// A writer's call names its voyages: no listing of the home.
+		for _, id := range o.Voyages {
+			seq, err := voyageSeq(ctx, h, id)
+			if err != nil {
+				if unreadable == nil {
+					unreadable = &helm.ListError{}
 				}
+				unreadable.Voyages, unreadable.Errs = append(unreadable.Voyages, id), append(unreadable.Errs, err)
+				continue
 			}
+			infos = append(infos, helm.VoyageInfo{ID: id, Seq: seq})
 		}
-		infos = some
+	} else {
+		var err error
+		infos, err = h.List(ctx, nil)
+		if err != nil && !errors.As(err, &unreadable) {
+			return rep, err
+		}
 	}
 	var todo []helm.VoyageInfo
 	for _, info := range infos {
@@ -195,4 +201,14 @@ func indexVoyage(ctx context.Context, h *helm.Home, id string, b *searchindex.Bu
 		_ = jsonStrings(a.raw, func(s string) bool { b.Text(d, s); return true })
 	}
 	return curated, nil
+}
+
+// voyageSeq returns the seq voyage id of home h is at.
+func voyageSeq(ctx context.Context, h *helm.Home, id string) (uint64, error) {
+	v, err := h.Voyage(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	defer v.Close()
+	return v.Info().Seq, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -240,4 +241,20 @@ func FuzzDecodeSegment(f *testing.F) {
 		}
 		_ = s.terms(func(string, []uint32) error { return nil })
 	})
+}
+
+func BenchmarkBuilderText(b *testing.B) {
+	words := strings.Fields("the quick brown fox jumps over the lazy dog while seventeen zebras quietly graze near a river bank under bright skies")
+	var sb strings.Builder
+	for i := 0; sb.Len() < 1<<20; i++ {
+		sb.WriteString(words[i%len(words)])
+		fmt.Fprintf(&sb, "%d ", i%5000)
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	bl := NewBuilder()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		bl.Text(bl.Doc("v", KindArtifact, fmt.Sprint(i)), text)
+	}
 }
