@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,17 +245,19 @@ func FuzzDecodeSegment(f *testing.F) {
 }
 
 func BenchmarkBuilderText(b *testing.B) {
-	words := strings.Fields("the quick brown fox jumps over the lazy dog while seventeen zebras quietly graze near a river bank under bright skies")
+	rng := rand.New(rand.NewPCG(1, 2))
+	z := rand.NewZipf(rng, 1.07, 2, 199_999)
 	var sb strings.Builder
-	for i := 0; sb.Len() < 1<<20; i++ {
-		sb.WriteString(words[i%len(words)])
-		fmt.Fprintf(&sb, "%d ", i%5000)
+	for sb.Len() < 4<<20 {
+		fmt.Fprintf(&sb, "w%x ", z.Uint64())
 	}
 	text := sb.String()
+	const doc = 20 << 10
 	b.SetBytes(int64(len(text)))
 	bl := NewBuilder()
-	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		bl.Text(bl.Doc("v", KindArtifact, fmt.Sprint(i)), text)
+		for off := 0; off < len(text); off += doc {
+			bl.Text(bl.Doc("v", KindArtifact, fmt.Sprint(i, off)), text[off:min(off+doc, len(text))])
+		}
 	}
 }
