@@ -96,6 +96,8 @@ func main() {
 	only := flag.String("only", "", "comma-separated sections to run: "+strings.Join(sections, ","))
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	big := flag.Bool("search-big", false, "search at the issue's scale: 100k voyages, 10 GB of sightings (long; with -only search)")
+	searchIndex := flag.String("search-index", "", "`VOYAGES:MB` of the synthetic content index (overrides the run's)")
+	searchHome := flag.String("search-home", "", "`VOYAGES:MB` of the home searched end to end (0:0 skips it)")
 	flag.Parse()
 
 	cfg := fullConfig
@@ -105,6 +107,20 @@ func main() {
 	if *big {
 		cfg.SearchVoyages, cfg.SearchBytes = searchBig.Voyages, searchBig.Bytes
 		cfg.SearchHomeVoyages, cfg.SearchHomeBytes = searchBig.HomeVoyages, searchBig.HomeBytes
+	}
+	for _, f := range []struct {
+		val     string
+		voyages *int
+		bytes   *int64
+	}{{*searchIndex, &cfg.SearchVoyages, &cfg.SearchBytes}, {*searchHome, &cfg.SearchHomeVoyages, &cfg.SearchHomeBytes}} {
+		if f.val == "" {
+			continue
+		}
+		if _, err := fmt.Sscanf(f.val, "%d:%d", f.voyages, f.bytes); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %q is not VOYAGES:MB\n", f.val)
+			os.Exit(2)
+		}
+		*f.bytes <<= 20
 	}
 	if err := mainErr(cfg, *dir, *keep, *only, *cpuprofile, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

@@ -385,45 +385,51 @@ func removeOrphans(dir string, keep []string) {
 	}
 }
 
-// merge rewrites every segment but the largest as one, keeping of each
-// voyage only the documents of the segment that owns it.
+// merge merges adjacent segments, the pair smallest together first,
+// until at most maxSegments/2 remain: a write's cost stays near its own
+// data's, amortized (a segment is rewritten each time its size about
+// doubles), and a query reads few segments.
 func merge(dir string, names []string, sizes []int64, noSync bool) ([]string, []int64, error) {
-	big := 0
-	for i, s := range sizes {
-		if s > sizes[big] {
-			big = i
+	names, sizes = slices.Clone(names), slices.Clone(sizes)
+	for len(names) > maxSegments/2 {
+		best := 0
+		for i := range len(names) - 1 {
+			if sizes[i]+sizes[i+1] < sizes[best]+sizes[best+1] {
+				best = i
+			}
 		}
+		name, size, err := mergePair(dir, names, sizes, best, noSync)
+		if err != nil {
+			return nil, nil, err
+		}
+		names = slices.Replace(names, best, best+2, name)
+		sizes = slices.Replace(sizes, best, best+2, size)
 	}
+	return names, sizes, nil
+}
+
+// mergePair writes segments i and i+1 as one, keeping of each voyage the
+// documents of the segment that owns it in the whole index (a voyage a
+// newer segment owns is dropped: those documents were superseded).
+func mergePair(dir string, names []string, sizes []int64, i int, noSync bool) (string, int64, error) {
 	segs, err := openAll(dir, names, sizes)
 	if err != nil {
-		return nil, nil, err
+		return "", 0, err
 	}
 	defer closeAll(segs)
 	owner := map[string]int{}
-	for i, s := range segs {
+	for j, s := range segs {
 		for _, v := range s.seg.Voyages() {
-			owner[v.ID] = i
+			owner[v.ID] = j
 		}
 	}
 	b := NewBuilder()
-	for i, s := range segs {
-		if i == big {
-			continue
-		}
-		if err := copyInto(b, s.seg, func(v string) bool { return owner[v] == i }); err != nil {
-			return nil, nil, err
+	for _, j := range []int{i, i + 1} {
+		if err := copyInto(b, segs[j].seg, func(v string) bool { return owner[v] == j }); err != nil {
+			return "", 0, err
 		}
 	}
-	name, size, err := writeSegment(dir, b, noSync)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The merged segment holds no voyage the largest owns; it goes after
-	// the largest when that is older, so that what it owns stays owned.
-	if big < len(names)-1 {
-		return []string{names[big], name}, []int64{sizes[big], size}, nil
-	}
-	return []string{name, names[big]}, []int64{size, sizes[big]}, nil
+	return writeSegment(dir, b, noSync)
 }
 
 // forget rewrites each segment that covers a voyage of b (but the last,
