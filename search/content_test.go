@@ -332,9 +332,12 @@ func TestFindNeverShowsJettisonedContent(t *testing.T) {
 	tests := []struct {
 		name    string
 		reindex bool // after the jettison
+		reduce  bool // reduced to a summary, not jettisoned
 	}{
-		{"the index lags the jettison", false},
-		{"the index forgot it", true},
+		{"the index lags the jettison", false, false},
+		{"the index forgot it", true, false},
+		{"the index lags the reduction", false, true},
+		{"the index holds the summary, not the original", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -347,7 +350,12 @@ func TestFindNeverShowsJettisonedContent(t *testing.T) {
 			observeFile(t, v, "other.txt", "kumquat season")
 			_, err = search.Reindex(ctx, h, nil)
 			require.NoError(t, err)
-			require.NoError(t, v.Jettison(ctx, hash, "holds a customer's data", bob))
+			if tt.reduce {
+				_, err = v.Reduce(ctx, hash, helm.Reduction{Summary: &sighting.Context{Description: "a customer list, redacted by hand: one armadillo"}, Method: "human"}, bob)
+				require.NoError(t, err)
+			} else {
+				require.NoError(t, v.Jettison(ctx, hash, "holds a customer's data", bob))
+			}
 			if tt.reindex {
 				_, err = search.Reindex(ctx, h, nil)
 				require.NoError(t, err)
@@ -367,6 +375,14 @@ func TestFindNeverShowsJettisonedContent(t *testing.T) {
 			res, err := search.Find(ctx, h, &search.Query{Words: "kumquat"})
 			require.NoError(t, err)
 			assert.Len(t, res.Hits, 1, "the kept file still is found")
+			res, err = search.Find(ctx, h, &search.Query{Words: "armadillo"})
+			require.NoError(t, err)
+			if tt.reduce {
+				require.Len(t, res.Hits, 1, "the summary is found, as a sighting of the reduced file's mark")
+				assert.Equal(t, `file-contents:"customer.csv"`, res.Hits[0].Mark)
+			} else {
+				assert.Empty(t, res.Hits)
+			}
 		})
 	}
 }
