@@ -62,6 +62,7 @@ func Open(dir string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	n := 0
 	for i, name := range names {
 		s, err := openSegment(dir, name, sizes[i])
 		if err != nil {
@@ -69,6 +70,10 @@ func Open(dir string) (*Index, error) {
 			return nil, err
 		}
 		ix.segs = append(ix.segs, s)
+		n += len(s.seg.Voyages())
+	}
+	ix.owner = make(map[string]owned, n) // sized once: a home's worth of voyages
+	for i, s := range ix.segs {
 		for _, v := range s.seg.Voyages() {
 			ix.owner[v.ID] = owned{seg: i, seq: v.Seq}
 		}

@@ -279,3 +279,31 @@ func BenchmarkBuilderText(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpenFind100kVoyages: what one helm search pays in the index
+// over 100k voyages (small documents: the per-voyage costs).
+func BenchmarkOpenFind100kVoyages(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	for part := range 4 {
+		bl := NewBuilder()
+		for i := part * 25_000; i < (part+1)*25_000; i++ {
+			id := fmt.Sprintf("a3b0fc12-0000-4000-8000-%012d", i)
+			bl.Cover(id, 9)
+			bl.Text(bl.Doc(id, KindEntries, ""), fmt.Sprintf("common words of voyage %d", i))
+			bl.Text(bl.Doc(id, KindArtifact, fmt.Sprintf("%064x", i)), fmt.Sprintf("file text common rare%d", i))
+		}
+		require.NoError(b, Write(ctx, dir, bl, WriteOptions{NoSync: true}))
+	}
+	for b.Loop() {
+		ix, err := Open(dir)
+		require.NoError(b, err)
+		docs, _, err := ix.Find(ctx, []string{"common", "text"}, 50)
+		require.NoError(b, err)
+		require.Len(b, docs, 50)
+		for i := range 100_000 {
+			ix.Covers(fmt.Sprintf("a3b0fc12-0000-4000-8000-%012d", i))
+		}
+		ix.Close()
+	}
+}
