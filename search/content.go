@@ -38,14 +38,6 @@ type Result struct {
 // beside its guard rules, also for a home on JetStream (a local cache).
 func indexDir(h *helm.Home) string { return filepath.Join(h.Dir(), searchindex.Dir) }
 
-// job is a voyage to search for Words: those the index named (entries,
-// artifacts), or, when scan, all of it.
-type job struct {
-	scan      bool
-	entries   bool
-	artifacts []string
-}
-
 // findWords is Find for a query with Words.
 func findWords(ctx context.Context, h *helm.Home, q Query, m *matcher, infos []helm.VoyageInfo) (*Result, []Hit, *helm.ListError, error) {
 	res := &Result{}
@@ -70,75 +62,139 @@ func findWords(ctx context.Context, h *helm.Home, q Query, m *matcher, infos []h
 		}
 		jobs[info.ID] = &job{scan: true}
 	}
-	if ix != nil && trusted > 0 {
-		docs, _, err := ix.Find(ctx, m.words, 0)
-		if ctx.Err() != nil {
-			return nil, nil, nil, ctx.Err()
-		}
-		if err != nil {
-			// A malformed index vouches for nothing: scan every voyage.
-			res.IndexErr = err
-			for _, info := range infos {
-				jobs[info.ID] = &job{scan: true}
-			}
-			trusted = 0
-		}
-		for _, d := range docs {
-			if err != nil {
-				break
-			}
-			j := jobs[d.Voyage]
-			if j == nil {
-				j = &job{}
-				jobs[d.Voyage] = j
-			}
-			if j.scan {
-				continue // a voyage the index does not vouch for
-			}
-			if d.Kind == searchindex.KindEntries {
-				j.entries = true
-			} else if !slices.Contains(j.artifacts, d.Artifact) {
-				j.artifacts = append(j.artifacts, d.Artifact)
-			}
-		}
-	}
-	res.Indexed, res.Scanned = trusted, len(infos)-trusted
-	// Search the voyages in the listing's order (oldest first), a batch
-	// at a time, so that a limit stops early.
-	var todo []helm.VoyageInfo
-	for _, info := range infos {
-		if jobs[info.ID] != nil {
-			todo = append(todo, info)
-		}
+	// With a limit, the index is asked for a few more documents than
+	// hits are wanted, then more if the re-checks left too few.
+	want := 0
+	if q.Limit > 0 {
+		want = 2*q.Limit + 32
 	}
 	var hits []Hit
 	var failed []*helm.ListError
-	// Opening a voyage waits on the disk more than it computes: a few
-	// more readers than cores.
-	readers := 4 * workers()
-	batch := max(16, 2*readers)
-	for len(todo) > 0 {
-		n := min(batch, len(todo))
-		found, f, err := each(ctx, todo[:n], readers, func(id string) ([]Hit, error) {
-			return searchContent(ctx, h, id, m, jobs[id])
-		})
-		if err != nil {
-			return nil, nil, nil, err
+	for {
+		indexMore := false
+		if ix != nil && trusted > 0 {
+			docs, more, err := ix.Find(ctx, m.words, want)
+			if ctx.Err() != nil {
+				return nil, nil, nil, ctx.Err()
+			}
+			if err != nil {
+				// A malformed index vouches for nothing: scan every voyage
+				// (not searched yet: a scan searches all of a voyage).
+				res.IndexErr, ix, trusted, docs = err, nil, 0, nil
+				for _, info := range infos {
+					if j := jobs[info.ID]; j == nil || !j.scan {
+						jobs[info.ID] = &job{scan: true, skipEntries: j != nil && j.entriesDone, skip: checkedOf(j)}
+					}
+				}
+			}
+			indexMore = more
+			for _, d := range docs {
+				j := jobs[d.Voyage]
+				if j == nil {
+					j = &job{}
+					jobs[d.Voyage] = j
+				}
+				switch {
+				case j.scan: // a voyage the index does not vouch for
+				case d.Kind == searchindex.KindEntries:
+					j.entries = !j.entriesDone
+				case !slices.Contains(j.artifacts, d.Artifact) && !j.checked[d.Artifact]:
+					j.artifacts = append(j.artifacts, d.Artifact)
+				}
+			}
 		}
-		failed = append(failed, f)
-		for _, fh := range found {
-			hits = append(hits, fh...)
+		// Search the voyages with work left in the listing's order (oldest
+		// first), a batch at a time, so that a limit stops early.
+		var todo []helm.VoyageInfo
+		for _, info := range infos {
+			if j := jobs[info.ID]; j != nil && j.pending() {
+				todo = append(todo, info)
+			}
 		}
-		todo = todo[n:]
-		if q.Limit > 0 && len(hits) >= q.Limit {
-			res.More = len(todo) > 0 || len(hits) > q.Limit
+		// Opening a voyage waits on the disk more than it computes: a few
+		// more readers than cores.
+		readers := 4 * workers()
+		batch := max(16, 2*readers)
+		for len(todo) > 0 {
+			n := min(batch, len(todo))
+			found, f, err := each(ctx, todo[:n], readers, func(id string) ([]Hit, error) {
+				return searchContent(ctx, h, id, m, jobs[id])
+			})
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			failed = append(failed, f)
+			for _, fh := range found {
+				hits = append(hits, fh...)
+			}
+			for _, info := range todo[:n] {
+				jobs[info.ID].done()
+			}
+			todo = todo[n:]
+			if q.Limit > 0 && len(hits) >= q.Limit {
+				res.More = len(todo) > 0 || indexMore || len(hits) > q.Limit
+				break
+			}
+		}
+		if res.More || !indexMore || want == 0 {
 			break
 		}
+		want *= 4
 	}
+	res.Indexed, res.Scanned = trusted, len(infos)-trusted
 	if all := joinUnreadable(failed...); len(all.Voyages) > 0 {
 		return res, hits, all, nil
 	}
 	return res, hits, nil, nil
+}
+
+// job is a voyage to search for Words: what the index named in it
+// (entries, artifacts), or, when scan, all of it; and what was searched
+// already, so that a second round (the index asked for more) does not
+// search it twice.
+type job struct {
+	scan        bool
+	entries     bool
+	artifacts   []string
+	entriesDone bool
+	checked     map[string]bool
+	// skipEntries and skip are what a scan leaves out: searched before
+	// the index turned out malformed.
+	skipEntries bool
+	skip        map[string]bool
+	scanned     bool
+}
+
+func (j *job) pending() bool {
+	if j.scan {
+		return !j.scanned
+	}
+	return j.entries || len(j.artifacts) > 0
+}
+
+// done records that what j named was searched.
+func (j *job) done() {
+	if j.scan {
+		j.scanned = true
+		return
+	}
+	if j.entries {
+		j.entries, j.entriesDone = false, true
+	}
+	if j.checked == nil {
+		j.checked = map[string]bool{}
+	}
+	for _, a := range j.artifacts {
+		j.checked[a] = true
+	}
+	j.artifacts = nil
+}
+
+func checkedOf(j *job) map[string]bool {
+	if j == nil {
+		return nil
+	}
+	return j.checked
 }
 
 // maxArtifactRead bounds what a search reads of one artifact: a sighting
@@ -177,7 +233,7 @@ func searchContent(ctx context.Context, h *helm.Home, id string, m *matcher, j *
 		entries = append(entries, e)
 	}
 	var hits []Hit
-	if m.in != InSightings && (j.scan || j.entries) {
+	if m.in != InSightings && ((j.scan && !j.skipEntries) || j.entries) {
 		hits = entryHits(info, entries, m)
 	}
 	if m.in == InEntries {
@@ -214,7 +270,7 @@ func searchContent(ctx context.Context, h *helm.Home, id string, m *matcher, j *
 			if err != nil {
 				return nil, err
 			}
-			if a.Status == logbook.ArtifactStowed {
+			if a.Status == logbook.ArtifactStowed && !j.skip[a.Hash] {
 				arts = append(arts, a.Hash)
 			}
 		}

@@ -602,3 +602,40 @@ func TestAttackConsistentForgeryHidesOnlyFromTheIndex(t *testing.T) {
 	require.Len(t, res.Hits, 1, "read whole, the voyage gives up its hit")
 	assert.Equal(t, 1, res.Scanned)
 }
+
+// TestFindAsksTheIndexForMoreWhenReChecksFallShort: with a limit, the
+// index is asked for a few documents more than hits are wanted; when the
+// re-checks (here: --in entries leaves out every sighting) leave too
+// few, it is asked again, for more.
+func TestFindAsksTheIndexForMoreWhenReChecksFallShort(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), &helm.Options{NoSync: true})
+	require.NoError(t, err)
+	for i := range 40 {
+		v, err := h.Start(ctx, fmt.Sprintf("voyage %d", i), helm.OpenWaters, who, nil)
+		require.NoError(t, err)
+		observeFile(t, v, "f.txt", "a lemur in a file")
+		require.NoError(t, v.Close())
+	}
+	v, err := h.Start(ctx, "the last", helm.OpenWaters, who, nil)
+	require.NoError(t, err)
+	_, err = v.Note(ctx, "A lemur in a note.", who)
+	require.NoError(t, err)
+	require.NoError(t, v.Close())
+	_, err = search.Reindex(ctx, h, nil)
+	require.NoError(t, err)
+
+	res, err := search.Find(ctx, h, &search.Query{Words: "lemur", In: search.InEntries, Limit: 1})
+	require.NoError(t, err)
+	require.Len(t, res.Hits, 1)
+	assert.Equal(t, "A lemur in a note.", res.Hits[0].Text)
+	assert.False(t, res.More)
+	res, err = search.Find(ctx, h, &search.Query{Words: "lemur", Limit: 3})
+	require.NoError(t, err)
+	assert.Len(t, res.Hits, 3)
+	assert.True(t, res.More)
+	res, err = search.Find(ctx, h, &search.Query{Words: "lemur"})
+	require.NoError(t, err)
+	assert.Len(t, res.Hits, 41)
+	assert.False(t, res.More)
+}
