@@ -193,7 +193,7 @@ func benchSearchIndex(ctx context.Context, cfg config, dir string, r *report) er
 }
 
 // searchLimit is helm search's default limit of hits (cmd/helm).
-const searchLimit = 50
+const searchLimit = 20
 
 func sizeLabel(n int64) string {
 	if n >= 1<<30 {

@@ -63,7 +63,7 @@ type searchCommand struct {
 }
 
 // searchLimit is how many hits helm search prints unless told otherwise.
-const searchLimit = 50
+const searchLimit = 20
 
 func (c *searchCommand) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.mark, "mark", "", "bearings that sealed a mark whose key is or starts with `KEY`")
