@@ -345,7 +345,9 @@ func (m *matcher) findIn(raw []byte) (string, bool) {
 	found := make([]bool, len(m.words))
 	left := len(m.words)
 	snippet, text := "", m.text == ""
-	err := jsonStrings(raw, func(s string) bool {
+	// An error (a sighting cut at maxArtifactRead) leaves what was read
+	// before it searched, as Reindex indexed it.
+	_ = jsonStrings(raw, func(s string) bool {
 		if !text && strings.Contains(strings.ToLower(s), m.text) {
 			text = true
 		}
@@ -362,7 +364,6 @@ func (m *matcher) findIn(raw []byte) (string, bool) {
 		})
 		return left > 0 || !text
 	})
-	_ = err // a sighting cut at maxArtifactRead is searched as far as it was read, as it was indexed
 	return snippet, left == 0 && text
 }
 
