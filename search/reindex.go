@@ -18,7 +18,7 @@ type ReindexOptions struct {
 	All bool
 	// Voyages, when given, limits Reindex to these voyages (full ids),
 	// indexed if the index does not vouch for them: what a writer calls
-	// after it changed them (helm complete does).
+	// after it changed them (after completing a voyage, say).
 	Voyages []string
 	// OnlyCovered limits Reindex to the voyages the index already holds
 	// (at whatever seq): what a writer calls after a jettison, so that
