@@ -88,7 +88,8 @@ func TestTinyRun(t *testing.T) {
 		t.Skip("writes with fdatasync")
 	}
 	cfg := config{Reps: 1, SingleOps: 40, Goroutines: 16, ConcOps: 8, RawOps: 20, Chunk: 20,
-		ReplayEvents: 2000, OpenReps: 2, BigCount: 6, BigSize: 1 << 16, ListVoyages: 40, InlineCount: 30, MillionEvents: 5000, LargeSighting: 6 << 20}
+		ReplayEvents: 2000, OpenReps: 2, BigCount: 6, BigSize: 1 << 16, ListVoyages: 40, InlineCount: 30, MillionEvents: 5000, LargeSighting: 6 << 20,
+		SearchVoyages: 2000, SearchBytes: 4 << 20, SearchHomeVoyages: 1000, SearchHomeBytes: 1 << 20, SearchReps: 4}
 	var out bytes.Buffer
 	run := map[string]bool{}
 	for _, s := range sections {
@@ -117,6 +118,9 @@ func TestTinyRun(t *testing.T) {
 		"group_size_16", "helm_vs_raw_overwrite", "cli_observe_context_ms_2k",
 		"open_ms_1m_events", "open_rss_mb_1m_events",
 		"sighting_1gb_s", "zstd_1gb_s", "sighting_1gb_s_vs_zstd", "sighting_1gb_peak_rss_mb",
+		"search_index_build_mb_per_s_2k_voyages_4mb", "search_index_1word_rare_p50_ms_2k_voyages_4mb",
+		"search_index_3word_common_p50_ms_2k_voyages_4mb", "search_reindex_all_mb_per_s_1k_voyages_1mb",
+		"search_find_1word_rare_p50_ms_1k_voyages_1mb", "search_index_at_complete_ms_1k_voyages_1mb",
 	} {
 		v, ok := got[name]
 		if !ok {

@@ -38,13 +38,29 @@ type config struct {
 	// LargeSighting is the size of the file the full run observes (0: the
 	// section is skipped).
 	LargeSighting int
+	// SearchVoyages and SearchBytes size the synthetic content index;
+	// SearchHomeVoyages and SearchHomeBytes the home searched end to end;
+	// SearchReps the timed queries of each kind.
+	SearchVoyages     int
+	SearchBytes       int64
+	SearchHomeVoyages int
+	SearchHomeBytes   int64
+	SearchReps        int
 }
 
 var (
 	quickConfig = config{Reps: 5, SingleOps: 1200, Goroutines: 16, ConcOps: 80, RawOps: 600, Chunk: 40,
-		ReplayEvents: 100_000, OpenReps: 5, BigCount: 256, BigSize: 1 << 20, ListVoyages: 10_000, InlineCount: 32_768}
+		ReplayEvents: 100_000, OpenReps: 5, BigCount: 256, BigSize: 1 << 20, ListVoyages: 10_000, InlineCount: 32_768,
+		SearchVoyages: 10_000, SearchBytes: 200 << 20, SearchHomeVoyages: 2_000, SearchHomeBytes: 16 << 20, SearchReps: 100}
 	fullConfig = config{Reps: 9, SingleOps: 4000, Goroutines: 16, ConcOps: 240, RawOps: 2000, Chunk: 40,
-		ReplayEvents: 100_000, OpenReps: 9, BigCount: 1000, BigSize: 1 << 20, ListVoyages: 100_000, InlineCount: 65_536, MillionEvents: 1_000_000, LargeSighting: 1 << 30}
+		ReplayEvents: 100_000, OpenReps: 9, BigCount: 1000, BigSize: 1 << 20, ListVoyages: 100_000, InlineCount: 65_536, MillionEvents: 1_000_000, LargeSighting: 1 << 30,
+		SearchVoyages: 20_000, SearchBytes: 1 << 30, SearchHomeVoyages: 10_000, SearchHomeBytes: 100 << 20, SearchReps: 200}
+	// searchBig is -search-big: the issue's scale, 100k voyages and 10 GB
+	// of sightings (the index part; the home part 100k voyages, 1 GB).
+	searchBig = struct {
+		Voyages, HomeVoyages int
+		Bytes, HomeBytes     int64
+	}{100_000, 100_000, 10 << 30, 1 << 30}
 )
 
 // goals are the targets of issues 7 and 14, printed next to their figures.
@@ -68,7 +84,7 @@ var goals = map[string]string{
 }
 
 // sections a run can be limited to with -only.
-var sections = []string{"single", "concurrent", "replay", "open", "million", "large", "list"}
+var sections = []string{"single", "concurrent", "replay", "open", "million", "large", "list", "search"}
 
 func main() {
 	if len(os.Args) > 2 && os.Args[1] == peakRSSArg {
@@ -79,11 +95,32 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the data directory")
 	only := flag.String("only", "", "comma-separated sections to run: "+strings.Join(sections, ","))
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	big := flag.Bool("search-big", false, "search at the issue's scale: 100k voyages, 10 GB of sightings (long; with -only search)")
+	searchIndex := flag.String("search-index", "", "`VOYAGES:MB` of the synthetic content index (overrides the run's)")
+	searchHome := flag.String("search-home", "", "`VOYAGES:MB` of the home searched end to end (0:0 skips it)")
 	flag.Parse()
 
 	cfg := fullConfig
 	if *quick {
 		cfg = quickConfig
+	}
+	if *big {
+		cfg.SearchVoyages, cfg.SearchBytes = searchBig.Voyages, searchBig.Bytes
+		cfg.SearchHomeVoyages, cfg.SearchHomeBytes = searchBig.HomeVoyages, searchBig.HomeBytes
+	}
+	for _, f := range []struct {
+		val     string
+		voyages *int
+		bytes   *int64
+	}{{*searchIndex, &cfg.SearchVoyages, &cfg.SearchBytes}, {*searchHome, &cfg.SearchHomeVoyages, &cfg.SearchHomeBytes}} {
+		if f.val == "" {
+			continue
+		}
+		if _, err := fmt.Sscanf(f.val, "%d:%d", f.voyages, f.bytes); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %q is not VOYAGES:MB\n", f.val)
+			os.Exit(2)
+		}
+		*f.bytes <<= 20
 	}
 	if err := mainErr(cfg, *dir, *keep, *only, *cpuprofile, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

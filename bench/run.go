@@ -117,6 +117,11 @@ func runBench(ctx context.Context, cfg config, dir string, run map[string]bool, 
 			return fmt.Errorf("list: %w", err)
 		}
 	}
+	if run["search"] {
+		if err := benchSearch(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+	}
 	return r.err
 }
 

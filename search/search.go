@@ -25,6 +25,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/internal/safetext"
+	"github.com/helmlog/helm/internal/searchindex"
 	"github.com/helmlog/helm/logbook"
 )
 
@@ -54,7 +55,36 @@ type Query struct {
 	// message, title or body they were given), and voyages' intents and
 	// the reasons of their changes of status.
 	Text string
+	// Words are words to find (letters and digits, case ignored, every
+	// one of them), in entries (the texts Text looks in) and inside
+	// sightings: the text of a file's contents, a command's output, a web
+	// page, any stowed artifact. In narrows where. Words are found by the
+	// home's content index (Reindex keeps it) where it vouches for a
+	// voyage, and by reading the voyage where it does not; every hit is
+	// checked against the voyage's log before it is returned.
+	Words string
+	// In narrows where Words are looked for: InEntries, InSightings, or
+	// both (InAll, or empty).
+	In Where
+	// NoIndex reads every voyage whole for Words, ignoring the content
+	// index: slower, and immune to an index forged to hide hits (one
+	// that covers a voyage at its true seq with its words left out cannot
+	// be told from a true one without reading the voyage).
+	NoIndex bool
+	// Limit is the most hits returned (0: all). Find says when there were
+	// more.
+	Limit int
 }
+
+// Where says where Words are looked for.
+type Where string
+
+// The places Words are looked for.
+const (
+	InAll       Where = "all"
+	InEntries   Where = "entries"
+	InSightings Where = "sightings"
+)
 
 // Hit is one thing Run found: a logbook entry (its voyage, its number N,
 // its event's Seq, when and by whom, its kind), or a voyage's intent
@@ -73,6 +103,14 @@ type Hit struct {
 	Who    logbook.Who    `json:"who"`
 	Kind   Kind           `json:"kind"`
 	Text   string         `json:"text"`
+	// Mark, Artifact and Snippet are set on a hit inside a sighting (Kind
+	// KindSighting): the key of the mark it was a sighting of, the
+	// artifact's hash, and a short stretch of its text around the first
+	// word, redacted. N is then the bearing that sealed the observation
+	// (0 while it is on the slate), At and Who the observation's.
+	Mark     string `json:"mark,omitempty"`
+	Artifact string `json:"artifact,omitempty"`
+	Snippet  string `json:"snippet,omitempty"`
 }
 
 // Kind says what a hit is: a logbook entry, by its entry kind
@@ -87,26 +125,49 @@ const (
 	// KindStatus is the kind of a hit on the reason of a change of a
 	// voyage's status (a completion's summary, why it was resumed).
 	KindStatus Kind = "status"
+	// KindSighting is the kind of a hit inside a sighting (Query.Words).
+	KindSighting Kind = "sighting"
 )
 
 // Run finds the logbook entries of every voyage of home h that match q,
-// ordered by time, then voyage, then entry number. A nil or empty query
-// is invalid (helm.ErrInvalid): it would match everything.
+// and, for Words, the sightings: ordered by time, then voyage, then entry
+// number. A nil or empty query is invalid (helm.ErrInvalid): it would
+// match everything. It is Find without the account of how the hits were
+// found.
 //
-// It reads every voyage's logbook, a few at once: its cost grows with the
-// home's size, which is fine for a home of a person's or a team's voyages
-// but not for a large archive (an index would be the next step). A voyage
-// that cannot be read (a damaged log) does not hide the others: Run
-// returns every hit it found together with a *helm.ListError naming the
-// voyages it could not read, as helm.Home.List does. Reading never
-// writes.
+// Without Words it reads every voyage's logbook, a few at once: its cost
+// grows with the home's size. With Words the content index answers for
+// the voyages it vouches for (see Find). A voyage that cannot be read (a
+// damaged log) does not hide the others: Run returns every hit it found
+// together with a *helm.ListError naming the voyages it could not read,
+// as helm.Home.List does. Reading never writes: not even the index.
 func Run(ctx context.Context, h *helm.Home, q *Query) ([]Hit, error) {
+	res, err := Find(ctx, h, q)
+	if res == nil {
+		return nil, err
+	}
+	return res.Hits, err
+}
+
+// Find is Run, and says how it found the hits: how many voyages the
+// content index answered for and how many it read whole (Result). The
+// index (Reindex writes it) vouches for a voyage it holds up to the
+// voyage's current seq; every other voyage is read: a search never
+// misses what a log holds because the index lags, is lost or damaged.
+// Every hit the index suggests is checked against the voyage's log (the
+// artifact still stowed, its text holding the words): a forged or stale
+// index cannot show what a log does not hold, jettisoned content among
+// it. Errors are Run's; the Result holds the hits found either way.
+func Find(ctx context.Context, h *helm.Home, q *Query) (*Result, error) {
 	const op = "search"
 	var query Query
 	if q != nil {
 		query = *q
 	}
-	query.Mark, query.Who, query.Text = strings.TrimSpace(query.Mark), strings.TrimSpace(query.Who), strings.TrimSpace(query.Text)
+	query.Mark, query.Who, query.Text, query.Words = strings.TrimSpace(query.Mark), strings.TrimSpace(query.Who), strings.TrimSpace(query.Text), strings.TrimSpace(query.Words)
+	if query.In == InAll {
+		query.In = ""
+	}
 	if err := check(query); err != nil {
 		return nil, &helm.VoyageError{Op: op, Err: err}
 	}
@@ -117,39 +178,60 @@ func Run(ctx context.Context, h *helm.Home, q *Query) ([]Hit, error) {
 	if err != nil && !errors.As(err, &unreadable) {
 		return nil, err
 	}
-	found, failed, err := each(ctx, infos, runtime.GOMAXPROCS(0), func(id string) ([]Hit, error) {
-		return searchVoyage(ctx, h, id, m)
-	})
+	res := &Result{}
+	var hits []Hit
+	var failed *helm.ListError
+	if query.Words != "" {
+		res, hits, failed, err = findWords(ctx, h, query, m, infos)
+	} else {
+		var found [][]Hit
+		found, failed, err = each(ctx, infos, workers(), func(id string) ([]Hit, error) {
+			return searchVoyage(ctx, h, id, m)
+		})
+		for _, f := range found {
+			hits = append(hits, f...)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	var hits []Hit
-	for _, f := range found {
-		hits = append(hits, f...)
-	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
-		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Voyage, b.Voyage), cmp.Compare(a.N, b.N))
+		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Voyage, b.Voyage), cmp.Compare(a.N, b.N), strings.Compare(a.Artifact, b.Artifact))
 	})
-	if unreadable != nil || failed != nil {
-		return hits, joinUnreadable(unreadable, failed)
+	if query.Limit > 0 && len(hits) > query.Limit {
+		hits, res.More = hits[:query.Limit], true
 	}
-	return hits, nil
+	res.Hits = hits
+	if unreadable != nil || failed != nil {
+		return res, joinUnreadable(unreadable, failed)
+	}
+	return res, nil
 }
+
+func workers() int { return runtime.GOMAXPROCS(0) }
 
 // check says what is wrong with q, if anything.
 func check(q Query) error {
 	switch {
 	case q.PR < 0 || q.Issue < 0:
 		return fmt.Errorf("%w: a pull request or issue number is positive, got %d", helm.ErrInvalid, min(q.PR, q.Issue))
-	case q.Mark == "" && q.PR == 0 && q.Issue == 0 && q.Who == "" && q.Text == "":
-		return fmt.Errorf("%w: nothing to search for: give a mark, a pull request or issue number, an identity or a text", helm.ErrInvalid)
+	case q.Mark == "" && q.PR == 0 && q.Issue == 0 && q.Who == "" && q.Text == "" && q.Words == "":
+		return fmt.Errorf("%w: nothing to search for: give a mark, a pull request or issue number, an identity, a text or words", helm.ErrInvalid)
+	case q.Limit < 0:
+		return fmt.Errorf("%w: a limit of hits is positive, got %d", helm.ErrInvalid, q.Limit)
+	case q.In != "" && q.In != InEntries && q.In != InSightings:
+		return fmt.Errorf("%w: words are looked for in %q, %q or %q, not %q", helm.ErrInvalid, InAll, InEntries, InSightings, q.In)
+	case q.In != "" && q.Words == "":
+		return fmt.Errorf("%w: where to look (%q) narrows words: give words too", helm.ErrInvalid, q.In)
+	case q.Words != "" && len(searchindex.Words(q.Words)) == 0:
+		return fmt.Errorf("%w: words %q hold no word (letters or digits)", helm.ErrInvalid, q.Words)
 	}
 	if q.Who != "" {
 		if err := logbook.ValidateIdentity(q.Who); err != nil {
 			return fmt.Errorf("%w: %v", helm.ErrInvalid, err)
 		}
 	}
-	for _, f := range []struct{ name, val string }{{"mark", q.Mark}, {"text", q.Text}} {
+	for _, f := range []struct{ name, val string }{{"mark", q.Mark}, {"text", q.Text}, {"words", q.Words}} {
 		if err := safetext.Check(f.name, f.val); err != nil {
 			return fmt.Errorf("%w: %v", helm.ErrInvalid, err)
 		}
@@ -251,6 +333,12 @@ func searchVoyage(ctx context.Context, h *helm.Home, id string, m *matcher) ([]H
 	if err != nil {
 		return nil, err
 	}
+	return entryHits(info, entries, m), nil
+}
+
+// entryHits returns the hits of m in the entries, intent and reasons of
+// the voyage info describes.
+func entryHits(info helm.VoyageInfo, entries []logbook.Entry, m *matcher) []Hit {
 	hit := func(n int, seq uint64, at time.Time, who logbook.Who, kind Kind, text string) Hit {
 		return Hit{Voyage: info.ID, Intent: info.Intent, Status: info.Status, N: n, Seq: seq, At: at, Who: who, Kind: kind, Text: oneLine(text)}
 	}
@@ -279,16 +367,20 @@ func searchVoyage(ctx context.Context, h *helm.Home, id string, m *matcher) ([]H
 			hits = append(hits, hit(e.N, e.Seq, e.At, e.Who, Kind(e.Kind), text))
 		}
 	}
-	return hits, nil
+	return hits
 }
 
 // matcher is a Query made ready to match.
 type matcher struct {
-	q    Query
-	text string // q.Text, lower-cased
+	q     Query
+	text  string   // q.Text, lower-cased
+	words []string // q.Words' terms
+	in    Where
 }
 
-func newMatcher(q Query) *matcher { return &matcher{q: q, text: strings.ToLower(q.Text)} }
+func newMatcher(q Query) *matcher {
+	return &matcher{q: q, text: strings.ToLower(q.Text), words: searchindex.Words(q.Words), in: q.In}
+}
 
 // numbered is what an entry names by number: the pull requests and the
 // issues its action or its marks are about.
@@ -325,21 +417,63 @@ func (m *matcher) match(who logbook.Who, names *numbered, texts []string) (strin
 		}
 		shown = texts[i]
 	}
+	if len(m.words) > 0 {
+		text, ok := holdsWords(texts, m.words)
+		if !ok {
+			return "", false
+		}
+		if m.text == "" {
+			shown = text
+		}
+	}
 	return shown, true
+}
+
+// holdsWords reports whether texts hold every word between them, and
+// the first text holding the first word.
+func holdsWords(texts, words []string) (string, bool) {
+	found := make([]bool, len(words))
+	left, shown := len(words), ""
+	for _, s := range texts {
+		searchindex.Terms(s, func(t []byte) {
+			for i, w := range words {
+				if string(t) == w {
+					if !found[i] {
+						found[i] = true
+						left--
+					}
+					if i == 0 && shown == "" {
+						shown = s
+					}
+				}
+			}
+		})
+	}
+	return shown, left == 0
 }
 
 // matchEntry reports whether entry e matches, and the text to show.
 func (m *matcher) matchEntry(e logbook.Entry) (string, bool) {
-	var names *numbered
-	var texts []string
+	names, keys, texts, ok := entryFacts(e)
+	if !ok {
+		return "", false
+	}
+	if m.q.Mark != "" && !slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, m.q.Mark) }) {
+		return "", false
+	}
+	return m.match(e.Who, names, texts)
+}
+
+// entryFacts returns what a search looks at in entry e: the numbers it
+// names (nil for an entry that names none: a note, a judgement), the keys
+// of the marks its bearing sealed, and its texts; ok is false for a kind
+// of entry search does not look at.
+func entryFacts(e logbook.Entry) (names *numbered, keys, texts []string, ok bool) {
 	switch {
 	case e.Bearing != nil:
 		names = &numbered{}
-		marked := m.q.Mark == ""
 		for _, o := range e.Bearing.Observations {
-			if m.q.Mark != "" && strings.HasPrefix(o.Key, m.q.Mark) {
-				marked = true
-			}
+			keys = append(keys, o.Key)
 			if n, ok := markNumber(o.Key, "github-pr:"); ok {
 				names.prs = append(names.prs, n)
 			}
@@ -347,18 +481,12 @@ func (m *matcher) matchEntry(e logbook.Entry) (string, bool) {
 				names.issues = append(names.issues, n)
 			}
 		}
-		if !marked {
-			return "", false
-		}
 		r := e.Bearing.Reading
 		texts = append(texts, r.Text)
 		for _, h := range r.History {
 			texts = append(texts, h.Text, h.ChallengedWith)
 		}
 	case e.Action != nil:
-		if m.q.Mark != "" {
-			return "", false
-		}
 		a := e.Action
 		var p struct {
 			Number               int
@@ -384,10 +512,9 @@ func (m *matcher) matchEntry(e logbook.Entry) (string, bool) {
 		j := e.Judgement
 		texts = append(texts, fmt.Sprintf("%s %d/10: %s", j.Dimension, j.Score, j.Text))
 	default:
-		return "", false
+		return nil, nil, nil, false
 	}
-	texts = slices.DeleteFunc(texts, func(s string) bool { return s == "" })
-	return m.match(e.Who, names, texts)
+	return names, keys, slices.DeleteFunc(texts, func(s string) bool { return s == "" }), true
 }
 
 func resultNumber(a *logbook.ActionRecord) int {

@@ -99,6 +99,7 @@ func (c *completeCommandLeaf) Run(ctx context.Context, a *app, args []string) er
 	if err := v.Complete(ctx, logbook.Outcome(c.outcome), c.summary, who); err != nil {
 		return err
 	}
+	reindexVoyage(ctx, a, v.ID(), false) // a finished voyage's words, off the per-event path
 	info := v.Info()
 	// The head after the completion: a witness of the whole voyage, to
 	// paste where the recorded party cannot rewrite it. The voyage is

@@ -191,6 +191,7 @@ func (c *artifactJettisonCommand) Run(ctx context.Context, a *app, args []string
 	if err := v.Jettison(ctx, info.Hash, c.reason, who); err != nil {
 		return err
 	}
+	reindexVoyage(ctx, a, v.ID(), true) // the content index forgets its words
 	gone := "helm voyage compact reclaims it"
 	if v.Storage().Dir == "" { // a shared store: the jettison erased its key
 		gone = "its key is erased; helm voyage compact reports any bytes an earlier helm stored that it cannot erase"
@@ -231,6 +232,7 @@ func (c *artifactReduceCommand) Run(ctx context.Context, a *app, args []string) 
 	if err != nil {
 		return err
 	}
+	reindexVoyage(ctx, a, v.ID(), true) // the content index forgets its words
 	_, err = fmt.Fprintf(a.stdout, "Artifact %s reduced to %s in voyage %s\n", short(info.Hash), short(sum), short(v.ID()))
 	return err
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +143,20 @@ func TestMCPNewToolsReadAndRecord(t *testing.T) {
 	assert.Equal(t, info.ID, found.Hits[0].Voyage)
 	_, te := c.fails("search", map[string]any{})
 	assert.Equal(t, exitUsage, te.ExitStatus, "an empty query would match everything")
+	require.NoError(t, os.WriteFile(filepath.Join(h.Dir, "log.txt"), []byte("the petrel flew over the mast\n"), 0o644))
+	ok[view.Observed](c, "observe", map[string]any{"voyage": info.ID, "kind": "file-contents", "paths": []string{"log.txt"}})
+	_, inside := ok[struct {
+		Hits []struct {
+			Voyage  string `json:"voyage"`
+			Kind    string `json:"kind"`
+			Snippet string `json:"snippet"`
+		} `json:"hits"`
+	}](c, "search", map[string]any{"words": "petrel mast", "in": "sightings"})
+	require.Len(t, inside.Hits, 1, "words inside a file's contents")
+	assert.Equal(t, info.ID, inside.Hits[0].Voyage)
+	assert.Contains(t, inside.Hits[0].Snippet, "petrel")
+	_, te = c.fails("search", map[string]any{"words": "petrel", "in": "everywhere"})
+	assert.Equal(t, exitUsage, te.ExitStatus)
 
 	_, stats := ok[struct {
 		Stats []struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,7 +60,10 @@ func TestSearchPrintsOneLinePerHit(t *testing.T) {
 	r := h.run("search", "kraken")
 	require.Equal(t, 0, r.Code, "%s", r)
 	assert.Empty(t, r.Stdout)
-	assert.Equal(t, "no entry matches\n", r.Stderr)
+	assert.Equal(t, "no entry matches\n"+
+		"helm: search: 2 voyages read whole: the content index does not cover them as they are now\n"+
+		"Try: helm search --reindex\n", r.Stderr)
+	assert.Equal(t, h.ok("search", "NULL CHECK"), h.ok("search", "null", "check"), "words may come as one argument or several")
 
 	var hits []search.Hit
 	require.NoError(t, json.Unmarshal([]byte(h.ok("search", "--pr", "45", "--json")), &hits))
@@ -88,9 +92,13 @@ func TestSearchUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"nothing to search for", []string{"search"}, "search: nothing to search for: give --mark KEY, --pr N, --issue N, --who ID or TEXT"},
+		{"nothing to search for", []string{"search"}, "search: nothing to search for: give WORDS, --mark KEY, --pr N, --issue N or --who ID"},
 		{"blank text", []string{"search", "  "}, "nothing to search for"},
-		{"two words", []string{"search", "null", "check"}, "one TEXT expected, got 2 arguments (quote the text)"},
+		{"a place to look unknown", []string{"search", "--in", "logs", "x"}, `--in "logs": words are looked for in "entries" or "sightings"`},
+		{"a place to look without words", []string{"search", "--in", "sightings", "--who", "bob"}, "--in sightings narrows WORDS"},
+		{"negative limit", []string{"search", "--limit", "-1", "x"}, "--limit -1 is not a number of hits"},
+		{"all without reindex", []string{"search", "--all", "x"}, "--all goes with --reindex"},
+		{"words of no letter", []string{"search", "--", "--"}, "hold no word"},
 		{"negative pr", []string{"search", "--pr", "-1"}, `--pr -1 is not a pull request's number`},
 		{"negative issue", []string{"search", "--issue", "-2"}, `--issue -2 is not an issue's number`},
 		{"pr not a number", []string{"search", "--pr", "x"}, `invalid argument "x"`},
@@ -116,4 +124,89 @@ func TestSearchReportsAnUnreadableVoyageAfterItsHits(t *testing.T) {
 	r := h.fails(1, "search", "--pr", "45")
 	assert.Contains(t, r.Stdout, "Opened PR #45; waiting for CI.")
 	assert.Contains(t, r.Stderr, broken)
+}
+
+// TestSearchFindsWordsInsideSightings: words inside a file's contents and
+// a command's output, found with the content index and without; the hit
+// names the voyage, the bearing, the mark and the artifact, and shows the
+// word in a snippet; a jettisoned sighting is never shown.
+func TestSearchFindsWordsInsideSightings(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.at(0)
+	id := h.start("Chase the crash")
+	h.writeFile("config.yaml", "retries: 3\nbackend: quagga-cluster\n")
+	h.at(1)
+	h.ok("observe", "file-contents", "--read", "config.yaml")
+	h.at(2)
+	h.ok("observe", "command", "--", "echo", "segfault in quagga daemon")
+	h.at(3)
+	h.ok("bearing", "--reading", "The quagga backend crashes.")
+
+	command := `command:"` + h.Dir + `" "echo" "segfault in quagga daemon"`
+	want := "" +
+		"2026-02-26T17:01:00Z  a3b00001  1  sighting  john-agent  file-contents:\"" + filepath.Join(h.Dir, "config.yaml") + "\"  retries: 3 backend: quagga-cluster\n" +
+		"2026-02-26T17:02:00Z  a3b00001  1  sighting  john-agent  " + command + "  segfault in quagga daemon\n" +
+		"2026-02-26T17:03:00Z  a3b00001  1  bearing   john-agent  The quagga backend crashes.\n"
+	r := h.run("search", "quagga")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Equal(t, want, r.Stdout)
+	assert.Contains(t, r.Stderr, "1 voyage read whole")
+
+	before := hashTree(t, h.Home)
+	h.ok("search", "--in", "sightings", "segfault")
+	assert.Equal(t, before, hashTree(t, h.Home), "searching never writes, not even the index")
+
+	r = h.run("search", "--reindex")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Contains(t, r.Stderr, "indexed 1 voyage")
+	r = h.run("search", "quagga")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Equal(t, want, r.Stdout, "the index gives what reading gave")
+	assert.Empty(t, r.Stderr, "nothing read whole")
+
+	assert.Equal(t, "2026-02-26T17:03:00Z  a3b00001  1  bearing  john-agent  The quagga backend crashes.\n", h.ok("search", "--in", "entries", "quagga"))
+	var hits []search.Hit
+	require.NoError(t, json.Unmarshal([]byte(h.ok("search", "--in", "sightings", "segfault", "--json")), &hits))
+	require.Len(t, hits, 1)
+	assert.Equal(t, id, hits[0].Voyage)
+	assert.Equal(t, search.KindSighting, hits[0].Kind)
+	assert.Equal(t, command, hits[0].Mark)
+	assert.Len(t, hits[0].Artifact, 64)
+	assert.Equal(t, "segfault in quagga daemon", hits[0].Snippet)
+
+	r = h.run("search", "quagga", "--limit", "1")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Equal(t, 1, strings.Count(r.Stdout, "\n"))
+	assert.Contains(t, r.Stderr, "more hits than the 1 shown")
+
+	h.at(4)
+	h.ok("artifact", "jettison", hits[0].Artifact[:12], "--reason", "holds a host name")
+	r = h.run("search", "segfault")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Empty(t, r.Stdout, "the jettisoned sighting is not shown")
+	assert.Equal(t, "no entry matches\n", r.Stderr, "jettison brought the index up to date: nothing read whole")
+	r = h.run("search", "--scan", "segfault")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Empty(t, r.Stdout, "nor when every voyage is read whole")
+}
+
+// TestCompleteIndexesTheVoyageForSearch: helm complete brings the content
+// index up to date with the voyage it completed, so that a search reads
+// no voyage whole.
+func TestCompleteIndexesTheVoyageForSearch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("Look around")
+	h.writeFile("notes.txt", "the ocelot sleeps")
+	h.ok("observe", "file-contents", "--read", "notes.txt")
+	h.ok("bearing", "--reading", "Quiet.")
+	r := h.run("search", "ocelot")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Contains(t, r.Stderr, "1 voyage read whole")
+	h.ok("complete", "--summary", "Done.")
+	r = h.run("search", "ocelot")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Contains(t, r.Stdout, "the ocelot sleeps")
+	assert.Empty(t, r.Stderr)
 }

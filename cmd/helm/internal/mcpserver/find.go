@@ -21,7 +21,9 @@ import (
 // Finding: search across voyages, and the figures of a voyage (stats).
 
 type searchArgs struct {
-	Text  string `json:"text,omitempty" jsonschema:"words the entries hold (any case): readings, notes, judgements, actions, intents, summaries"`
+	Words string `json:"words,omitempty" jsonschema:"words to find (every one, any case) in entries and inside sightings: file contents, command output, pages"`
+	In    string `json:"in,omitempty" jsonschema:"where words are looked for: entries or sightings (default both)"`
+	Text  string `json:"text,omitempty" jsonschema:"text the entries hold (any case): readings, notes, judgements, actions, intents, summaries"`
 	Mark  string `json:"mark,omitempty" jsonschema:"a mark's key or its start (file-contents:, github-pr:octo/widgets#45): the bearings that sealed such an observation"`
 	PR    int    `json:"pr,omitempty" jsonschema:"a pull request's number: the actions on it, looks at it, mentions of #N"`
 	Issue int    `json:"issue,omitempty" jsonschema:"an issue's number: the actions on it, looks at it, mentions of #N"`
@@ -36,13 +38,23 @@ type statsArgs struct {
 
 func (s *Server) addFindTools() {
 	addTool(s, &mcp.Tool{Name: "search", Annotations: reads,
-		Description: "Find entries across the home's voyages, as helm search does: by text, mark, pull request, issue or identity (given together, all must match), oldest first, each hit with its voyage, entry number and what matched. A pinned server finds in its voyage alone."},
+		Description: "Find across the home's voyages, as helm search does: words in entries and inside sightings, or by text, mark, pull request, issue or identity (given together, all must match), oldest first, each hit with its voyage, entry number and what matched (a sighting's hit: its mark, artifact and a snippet). A pinned server finds in its voyage alone."},
 		func(ctx context.Context, in *searchArgs) (toolOut, error) {
-			hits, err := search.Run(ctx, s.home, &search.Query{Text: in.Text, Mark: in.Mark, PR: in.PR, Issue: in.Issue, Who: in.Who})
+			q := &search.Query{Words: in.Words, Text: in.Text, Mark: in.Mark, PR: in.PR, Issue: in.Issue, Who: in.Who}
+			switch in.In {
+			case "":
+			case "entries":
+				q.In = search.InEntries
+			case "sightings":
+				q.In = search.InSightings
+			default:
+				return toolOut{}, &exit.UsageError{Err: fmt.Errorf("search: in %q is neither entries nor sightings", in.In), Tool: "give in: entries or sightings, or leave it out for both"}
+			}
+			hits, err := search.Run(ctx, s.home, q)
 			var unreadable *helm.ListError
 			if err != nil && !errors.As(err, &unreadable) {
 				if errors.Is(err, helm.ErrInvalid) {
-					return toolOut{}, &exit.UsageError{Err: err, Tool: "give text, mark, pr, issue or who"}
+					return toolOut{}, &exit.UsageError{Err: err, Tool: "give words, text, mark, pr, issue or who"}
 				}
 				return toolOut{}, err
 			}
