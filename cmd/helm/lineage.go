@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/helmlog/helm"
-	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
 
@@ -61,11 +60,7 @@ func (c *voyageForkCommand) Run(ctx context.Context, a *app, args []string) erro
 	if err != nil {
 		return err
 	}
-	identity, err := a.resolveIdentity("")
-	if err != nil {
-		return err
-	}
-	role, method, err := a.resolveRoleMethod(false)
+	who, err := a.whoStarts()
 	if err != nil {
 		return err
 	}
@@ -76,7 +71,7 @@ func (c *voyageForkCommand) Run(ctx context.Context, a *app, args []string) erro
 	ws, wsErr := r.Workspace(ctx)
 	opts := startIn("", ws, wsErr)
 	opts.ForkOf, opts.ForkAt = origin, c.at
-	v, err := a.home.Start(ctx, intent, helm.Kind(c.kind), logbook.Who{Identity: identity, Role: role, Method: method}, &opts)
+	v, err := a.home.Start(ctx, intent, helm.Kind(c.kind), who, &opts)
 	if err != nil {
 		return err
 	}
@@ -123,15 +118,11 @@ func (c *voyageSalvageCommand) Run(ctx context.Context, a *app, args []string) e
 	if err != nil {
 		return err
 	}
-	identity, err := a.resolveIdentity("")
+	who, err := a.whoStarts()
 	if err != nil {
 		return err
 	}
-	role, method, err := a.resolveRoleMethod(false)
-	if err != nil {
-		return err
-	}
-	v, err := a.home.Salvage(ctx, from, logbook.Who{Identity: identity, Role: role, Method: method}, opts)
+	v, err := a.home.Salvage(ctx, from, who, opts)
 	if err != nil {
 		return err
 	}

@@ -430,6 +430,21 @@ func (a *app) who(v *helm.Voyage, entry bool) (logbook.Who, error) {
 	return logbook.Who{Identity: id, Role: role, Method: method}, nil
 }
 
+// whoStarts resolves who starts a voyage (new, fork, salvage): no
+// voyage's identity to fall back on, and a role and method that may be
+// left out.
+func (a *app) whoStarts() (logbook.Who, error) {
+	id, err := a.resolveIdentity("")
+	if err != nil {
+		return logbook.Who{}, err
+	}
+	role, method, err := a.resolveRoleMethod(false)
+	if err != nil {
+		return logbook.Who{}, err
+	}
+	return logbook.Who{Identity: id, Role: role, Method: method}, nil
+}
+
 // runner returns the gh/git runner for identity in the working directory.
 func (a *app) runner(identity, repo string) (*runner.Runner, error) {
 	home, err := a.homeDir()

@@ -200,11 +200,7 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	if err != nil {
 		return err
 	}
-	identity, err := a.resolveIdentity("")
-	if err != nil {
-		return err
-	}
-	role, method, err := a.resolveRoleMethod(false)
+	who, err := a.whoStarts()
 	if err != nil {
 		return err
 	}
@@ -247,7 +243,7 @@ func (c *voyageNewCommand) Run(ctx context.Context, a *app, args []string) error
 	} else if c.branch != "" {
 		return usageErrorf(a.cmd, "voyage new: --branch names the branch of a worktree: give --worktree too")
 	}
-	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), logbook.Who{Identity: identity, Role: role, Method: method}, &opts)
+	v, err := h.Start(ctx, args[0], helm.Kind(c.kind), who, &opts)
 	if err != nil {
 		if made != "" {
 			_ = r.RemoveWorktree(context.WithoutCancel(ctx), made, true)
