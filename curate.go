@@ -65,6 +65,23 @@ func (v *Voyage) checkCuration(st *projection.State, kind, hash string, params a
 	}}}, nil
 }
 
+// foldForCuration folds the views anew from the log when they came from
+// a snapshot: a snapshot is a cache the recorded agent can rewrite (its
+// checksums recomputed), and a view saying a closed voyage is active
+// would let the agent curate its evidence. Curation is rare; the views
+// it decides on are the log's.
+func (v *Voyage) foldForCuration(ctx context.Context, op string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.snapSeq == 0 && v.snapFile == nil {
+		return nil
+	}
+	if err := v.fold(v.logScan(ctx)); err != nil {
+		return v.fail(op, err, hint.Hint{})
+	}
+	return nil
+}
+
 // refusalText says what the guard decided, with the rule's reason.
 func refusalText(verdict policy.Verdict) string {
 	s := verdict.String()
