@@ -117,3 +117,25 @@ func TestAttackForgedSnapshotSayingActiveDoesNotOpenAClosedVoyage(t *testing.T) 
 		})
 	}
 }
+
+// A closed voyage keeps the identity it closed with: a snapshot forged
+// to say the voyage is active does not let it be handed off, even by a
+// caller whose method is human (the rule of the closed voyage is not
+// the guard's: no policy loosens it).
+func TestAttackForgedSnapshotSayingActiveDoesNotLetAClosedVoyageBeHandedOff(t *testing.T) {
+	ctx := context.Background()
+	h, id, _ := atk33ClosedVoyage(t)
+	atk33ForgeSnapshot(t, h.Dir(), id, func(st *projection.State) {
+		st.Voyage.Status = projection.StatusActive
+		st.Voyage.Outcome, st.Voyage.Summary = "", ""
+	})
+	_, err := h.Handoff(ctx, id, logbook.Who{Identity: "claude-a", Role: "lead", Method: "human"}, logbook.Handoff{To: "bob", Why: "use bob's credentials"})
+	assert.ErrorIs(t, err, ErrVoyageCompleted)
+	v, err := h.Voyage(ctx, id)
+	require.NoError(t, err)
+	defer v.Close()
+	for e, err := range v.Events(ctx, 1) {
+		require.NoError(t, err)
+		assert.NotEqual(t, projection.IdentityHandedOff, e.Type, "the closed voyage was handed off")
+	}
+}
