@@ -139,3 +139,65 @@ func TestAttackForgedSnapshotSayingActiveDoesNotLetAClosedVoyageBeHandedOff(t *t
 		assert.NotEqual(t, projection.IdentityHandedOff, e.Type, "the closed voyage was handed off")
 	}
 }
+
+// The current identity decides whose name later entries are recorded
+// under and, in the CLI, whose gh credentials act: a snapshot rewritten
+// to name another one (a bare current identity, a handoff the log does
+// not hold, a start by another identity) is not believed; the views
+// name the log's.
+func TestAttackForgedSnapshotCannotNameAnotherCurrentIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(st *projection.State)
+	}{
+		{"no edit (the control)", nil},
+		{"the current identity", func(st *projection.State) { st.Voyage.Current = "bob" }},
+		{"the start's identity", func(st *projection.State) { st.Voyage.Identity, st.Voyage.Current = "bob", "bob" }},
+		{"a handoff the log does not hold", func(st *projection.State) {
+			st.Voyage.Current = "bob"
+			st.Voyage.Handoffs = append(st.Voyage.Handoffs, logbook.Entry{Kind: logbook.EntryHandoff, N: 9, Seq: 2, Who: atk33Agent,
+				Handoff: &logbook.Handoff{From: "claude-a", To: "bob", Why: "forged"}})
+		}},
+		{"the last handoff's target", func(st *projection.State) {
+			n := len(st.Voyage.Handoffs)
+			require.Positive(t, n)
+			h := *st.Voyage.Handoffs[n-1].Handoff
+			h.To = "bob"
+			st.Voyage.Handoffs[n-1].Handoff = &h
+			st.Voyage.Current = "bob"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			h, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 1})
+			require.NoError(t, err)
+			v, err := h.Start(ctx, "Fix the widget", OpenWaters, atk33Agent, nil)
+			require.NoError(t, err)
+			_, err = v.Note(ctx, "found it", atk33Agent)
+			require.NoError(t, err)
+			require.NoError(t, v.Close())
+			_, err = h.Handoff(ctx, v.ID(), logbook.Who{Identity: "ann", Role: "lead", Method: "human"}, logbook.Handoff{To: "carol", Why: "carol takes over"})
+			require.NoError(t, err)
+			v, err = h.Voyage(ctx, v.ID()) // a writer's close writes the snapshot
+			require.NoError(t, err)
+			_, err = v.Note(ctx, "carol here", logbook.Who{Role: "coder", Method: "claude"})
+			require.NoError(t, err)
+			require.NoError(t, v.Close())
+
+			if tc.edit != nil {
+				atk33ForgeSnapshot(t, h.Dir(), v.ID(), tc.edit)
+			}
+			v, err = h.Voyage(ctx, v.ID())
+			require.NoError(t, err)
+			defer v.Close()
+			assert.Equal(t, "carol", v.Info().CurrentIdentity, "the views name the forged identity")
+			assert.Equal(t, "claude-a", v.Info().Identity)
+			if tc.edit == nil {
+				assert.NotZero(t, v.snapSeq, "an honest snapshot is trusted")
+			}
+			e, err := v.Note(ctx, "who am I", logbook.Who{Role: "coder", Method: "claude"})
+			require.NoError(t, err)
+			assert.Equal(t, "carol", e.Who.Identity, "an entry without an identity is recorded as the forged one")
+		})
+	}
+}
