@@ -20,6 +20,7 @@ import (
 
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/marks"
+	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/sighting"
 )
@@ -200,4 +201,78 @@ func TestAttackForgedSnapshotCannotNameAnotherCurrentIdentity(t *testing.T) {
 			assert.Equal(t, "carol", e.Who.Identity, "an entry without an identity is recorded as the forged one")
 		})
 	}
+}
+
+// Copy brings a voyage the home holds up to date with another home's
+// records. The agent copies its closed voyage to a home of its own,
+// curates it there under a policy it marks as a system one (a library
+// caller may), and copies it back: the home's rules refuse that
+// curation, so the copy that would append it is refused, and the
+// evidence stays readable (and compaction keeps it).
+func TestAttackCopyCannotAppendACurationTheHomeRefuses(t *testing.T) {
+	for _, kind := range []string{"jettison", "reduce"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			h, id, hash := atk33ClosedVoyage(t)
+			allow, err := policy.Parse([]byte("[[rule]]\nname = \"mine\"\ndecision = \"allow\"\n"), "agent.toml")
+			require.NoError(t, err)
+			scratch, err := Open(t.TempDir(), &Options{NoSync: true, Policy: policy.System(allow)})
+			require.NoError(t, err)
+			_, err = h.Copy(ctx, id, scratch)
+			require.NoError(t, err)
+			sv, err := scratch.Voyage(ctx, id)
+			require.NoError(t, err)
+			if kind == "jettison" {
+				require.NoError(t, sv.Jettison(ctx, hash, "cover tracks", atk33Agent), "the scratch home's system policy lets the agent curate")
+			} else {
+				_, err = sv.Reduce(ctx, hash, Reduction{Summary: &sighting.Files{Contents: []sighting.FileContents{{Path: "secret.txt", Content: sighting.TextContent("all good")}}}, Method: "claude"}, atk33Agent)
+				require.NoError(t, err)
+			}
+			require.NoError(t, sv.Close())
+
+			_, err = scratch.Copy(ctx, id, h)
+			assert.ErrorIs(t, err, ErrRefused, "the copy appended a curation the home's rules refuse")
+			v, err := h.Voyage(ctx, id)
+			require.NoError(t, err)
+			defer v.Close()
+			_, err = v.Compact(ctx)
+			require.NoError(t, err)
+			_, err = readArtifact(ctx, v, hash)
+			assert.NoError(t, err, "the evidence is kept")
+			refusals := 0
+			for e, err := range v.Events(ctx, 1) {
+				require.NoError(t, err)
+				assert.NotEqual(t, projection.ArtifactJettisoned, e.Type)
+				assert.NotEqual(t, projection.ArtifactReduced, e.Type)
+				if e.Type == projection.ActionRefused && e.Action.Kind == kind {
+					refusals++
+					assert.Equal(t, atk33Agent.Identity, e.Who.Identity)
+				}
+			}
+			assert.Equal(t, 1, refusals, "the refusal is recorded")
+		})
+	}
+}
+
+// The control: a person's jettison of the closed voyage, made in
+// another home, is copied back (the home's rules allow it here too).
+func TestCopyBringsBackAPersonsCurationOfAClosedVoyage(t *testing.T) {
+	ctx := context.Background()
+	h, id, hash := atk33ClosedVoyage(t)
+	scratch, err := Open(t.TempDir(), &Options{NoSync: true})
+	require.NoError(t, err)
+	_, err = h.Copy(ctx, id, scratch)
+	require.NoError(t, err)
+	sv, err := scratch.Voyage(ctx, id)
+	require.NoError(t, err)
+	require.NoError(t, sv.Jettison(ctx, hash, "holds a customer's data", logbook.Who{Identity: "ann", Role: "lead", Method: "human"}))
+	require.NoError(t, sv.Close())
+	rep, err := scratch.Copy(ctx, id, h)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), rep.Appended)
+	v, err := h.Voyage(ctx, id)
+	require.NoError(t, err)
+	defer v.Close()
+	_, err = readArtifact(ctx, v, hash)
+	assert.ErrorIs(t, err, ErrArtifactGone)
 }
