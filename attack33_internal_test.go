@@ -276,3 +276,41 @@ func TestCopyBringsBackAPersonsCurationOfAClosedVoyage(t *testing.T) {
 	_, err = readArtifact(ctx, v, hash)
 	assert.ErrorIs(t, err, ErrArtifactGone)
 }
+
+// The agent writes a note on its closed voyage in a home of its own
+// (there, a forged snapshot lets the write through: the known hole of
+// TestAttackForgedSnapshotSayingActiveDoesNotOpenAClosedVoyage) and
+// copies the voyage back: the home it copies into refuses the copy.
+func TestAttackCopyCannotAppendAWriteOnAClosedVoyage(t *testing.T) {
+	ctx := context.Background()
+	h, id, hash := atk33ClosedVoyage(t)
+	scratch, err := Open(t.TempDir(), &Options{NoSync: true, snapshotEvery: 1})
+	require.NoError(t, err)
+	_, err = h.Copy(ctx, id, scratch)
+	require.NoError(t, err)
+	sv, err := scratch.Voyage(ctx, id)
+	require.NoError(t, err)
+	// A write the closed voyage takes (a refused curation, recorded), so
+	// that its close writes a snapshot.
+	require.ErrorIs(t, sv.Jettison(ctx, hash, "cover tracks", atk33Agent), ErrRefused)
+	require.NoError(t, sv.Close())
+	atk33ForgeSnapshot(t, scratch.Dir(), id, func(st *projection.State) {
+		st.Voyage.Status = projection.StatusActive
+		st.Voyage.Outcome, st.Voyage.Summary = "", ""
+	})
+	sv, err = scratch.Voyage(ctx, id)
+	require.NoError(t, err)
+	_, err = sv.Note(ctx, "the build passed after all", atk33Agent)
+	require.NoError(t, err, "the scratch home's forged snapshot lets the note through")
+	require.NoError(t, sv.Close())
+
+	_, err = scratch.Copy(ctx, id, h)
+	assert.ErrorIs(t, err, ErrVoyageCompleted)
+	v, err := h.Voyage(ctx, id)
+	require.NoError(t, err)
+	defer v.Close()
+	for e, err := range v.Events(ctx, 1) {
+		require.NoError(t, err)
+		assert.NotEqual(t, projection.NoteAdded, e.Type, "the note was copied onto the closed voyage")
+	}
+}

@@ -117,11 +117,14 @@ func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) 
 	return v, im.last() - after, nil
 }
 
-// checkCopiedCurations refuses (ErrRefused) a copy that would append a
-// curation (a jettison, a reduction) the home's rules refuse, as they
-// would refuse it made here: the agent curates its closed voyage in a
-// home of its own, under rules it wrote there, and copies it back.
-// The copy is refused as a whole; the refusal is recorded.
+// checkCopiedCurations refuses a copy that would append to a voyage
+// closed for good an event no writer records on it (ErrVoyageCompleted:
+// the agent's own home, a cache there forged, let it write one), or a
+// curation (a jettison, a reduction) the home's rules refuse
+// (ErrRefused), as they would refuse it made here: the agent curates its
+// closed voyage in a home of its own, under rules it wrote there, and
+// copies it back. The copy is refused as a whole; a refused curation is
+// recorded.
 func (v *Voyage) checkCopiedCurations(ctx context.Context, op string, im *importer, after uint64) error {
 	v.mu.Lock()
 	status := projection.NormalStatus(v.st.Voyage.Status, v.st.Voyage.Outcome)
@@ -130,6 +133,11 @@ func (v *Voyage) checkCopiedCurations(ctx context.Context, op string, im *import
 	for _, e := range im.events {
 		if e.Seq <= after {
 			continue
+		}
+		if status.Final() && !afterClose[e.Type] {
+			return &VoyageError{Op: op, Voyage: v.id,
+				Err:  fmt.Errorf("%w: record %d of the voyage copied is a %s event after the voyage closed (%s), which no writer records: nothing was copied", ErrVoyageCompleted, e.Seq, e.Type, status),
+				Hint: hint.Hint{Kind: hint.Verify, Text: "verify the voyage in the home copied from (helm's own writers refuse that write): its log or a cache beside it was edited"}}
 		}
 		kind, hash := "", ""
 		switch {
@@ -179,6 +187,17 @@ func (v *Voyage) checkCopiedCurations(ctx context.Context, op string, im *import
 			Hint: hint.Hint{Kind: hint.Policy, Text: "copy the voyage from a home where no such curation was made; a person curates it here"}}
 	}
 	return nil
+}
+
+// afterClose are the events a writer records on a voyage closed for
+// good: curation and its refusals, the outcome of an action intended
+// before the close, a tool step's result, a judgement, the worktree's
+// removal, a change of the rules, a move onto the stored chain.
+var afterClose = map[projection.Type]bool{
+	projection.ArtifactJettisoned: true, projection.ArtifactReduced: true, projection.ActionRefused: true,
+	projection.ActionPerformed: true, projection.ActionFailed: true, projection.StepFinished: true,
+	projection.Judged: true, projection.WorktreeRemoved: true, projection.PolicyChanged: true,
+	projection.PolicyAdopted: true, projection.ChainRechained: true,
 }
 
 // prefixOf checks that the voyage's events are the first of those im
