@@ -193,7 +193,7 @@ func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who logbook.
 	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
 		return v.fail(op, err, hint.Hint{})
 	}
-	if err := v.foldForCuration(ctx, op); err != nil {
+	if err := v.foldFromLog(ctx, op); err != nil {
 		return err
 	}
 	// The whole index is read first: hash may be a prefix.
@@ -255,7 +255,7 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who logbo
 	if method == "" {
 		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), hint.Hint{})
 	}
-	if err := v.foldForCuration(ctx, op); err != nil {
+	if err := v.foldFromLog(ctx, op); err != nil {
 		return "", err
 	}
 	enc := v.prepare(ctx, data)

@@ -314,3 +314,36 @@ func TestAttackCopyCannotAppendAWriteOnAClosedVoyage(t *testing.T) {
 		assert.NotEqual(t, projection.NoteAdded, e.Type, "the note was copied onto the closed voyage")
 	}
 }
+
+// Compaction reclaims the bytes of what was jettisoned or reduced: the
+// agent rewrites the snapshot's artifact index to say its evidence was
+// jettisoned (the log records no jettison) and compacts. The evidence
+// must stay.
+func TestAttackForgedSnapshotCannotMakeCompactionReclaimEvidence(t *testing.T) {
+	for _, status := range []projection.ArtifactStatus{projection.Jettisoned, projection.Reduced} {
+		t.Run(string(status), func(t *testing.T) {
+			ctx := context.Background()
+			h, id, hash := atk33ClosedVoyage(t)
+			atk33ForgeSnapshot(t, h.Dir(), id, func(st *projection.State) {
+				a := st.Artifacts[hash]
+				require.NotNil(t, a)
+				a.Status = status
+				if status == projection.Reduced {
+					a.ReducedTo = hash
+				}
+			})
+			v, err := h.Voyage(ctx, id)
+			require.NoError(t, err)
+			defer v.Close()
+			_, err = v.Compact(ctx)
+			require.NoError(t, err)
+			require.NoError(t, v.Close())
+			require.NoError(t, os.Remove(filepath.Join(h.Dir(), "voyages", id, snapshotName)))
+			v, err = h.Voyage(ctx, id)
+			require.NoError(t, err)
+			data, err := readArtifact(ctx, v, hash)
+			require.NoError(t, err, "compaction reclaimed the evidence the log says is stowed")
+			assert.Contains(t, string(data), "the agent's own evidence")
+		})
+	}
+}

@@ -65,12 +65,13 @@ func (v *Voyage) checkCuration(st *projection.State, kind, hash string, params a
 	}}}, nil
 }
 
-// foldForCuration folds the views anew from the log when they came from
-// a snapshot: a snapshot is a cache the recorded agent can rewrite (its
+// foldFromLog folds the views anew from the log when they came from a
+// snapshot: a snapshot is a cache the recorded agent can rewrite (its
 // checksums recomputed), and a view saying a closed voyage is active
-// would let the agent curate its evidence. Curation is rare; the views
-// it decides on are the log's.
-func (v *Voyage) foldForCuration(ctx context.Context, op string) error {
+// would let the agent curate its evidence, one saying an artifact was
+// jettisoned would have compaction reclaim its bytes. Curation and
+// compaction are rare; the views they decide on are the log's.
+func (v *Voyage) foldFromLog(ctx context.Context, op string) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.snapSeq == 0 && v.snapFile == nil {
