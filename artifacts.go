@@ -193,6 +193,9 @@ func (v *Voyage) Jettison(ctx context.Context, hash, reason string, who logbook.
 	if err := errors.Join(checkText("reason", reason), checkWho(who)); err != nil {
 		return v.fail(op, err, hint.Hint{})
 	}
+	if err := v.foldFromLog(ctx, op); err != nil {
+		return err
+	}
 	// The whole index is read first: hash may be a prefix.
 	var refused curationRefused
 	_, err := v.commitReading(ctx, op, projection.SectionArtifacts, func(st *projection.State, _ stower) ([]*projection.Event, error) {
@@ -251,6 +254,9 @@ func (v *Voyage) Reduce(ctx context.Context, hash string, r Reduction, who logbo
 	method := strings.TrimSpace(r.Method)
 	if method == "" {
 		return "", v.fail(op, fmt.Errorf("%w: say how the summary was made (Reduction.Method)", ErrInvalid), hint.Hint{})
+	}
+	if err := v.foldFromLog(ctx, op); err != nil {
+		return "", err
 	}
 	enc := v.prepare(ctx, data)
 	// The whole index is read first: hash may be a prefix.

@@ -62,6 +62,9 @@ func (j *diskJournal) compact(ctx context.Context) (CompactReport, error) {
 	if err := v.refresh(ctx); err != nil {
 		return rep, v.fail(op, err, hint.Hint{})
 	}
+	if err := v.foldFromLog(ctx, op); err != nil { // what is reclaimed is the log's word
+		return rep, err
+	}
 	// Every copy ever stowed, up to the views' seq; the live ones are the
 	// current copies of stowed artifacts (neither jettisoned nor reduced).
 	// Copies stowed after asOf (by another process meanwhile) are not

@@ -3,11 +3,14 @@ package helm
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/policy"
 	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
@@ -78,13 +81,18 @@ var errCopied = errors.New("the copy needs no more of the archive")
 // records it appended.
 func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) (*Voyage, uint64, error) {
 	const op = "copy voyage"
-	v, err := h.open(ctx, im.hdr.VoyageID)
+	// Folded from the log, not a snapshot: the status the curations
+	// appended are checked against is the log's (checkCopiedCurations).
+	v, err := h.back.open(ctx, im.hdr.VoyageID, false)
 	if err != nil {
 		return nil, 0, err
 	}
 	after, err := v.prefixOf(ctx, im)
 	if err == nil && after == im.last() {
 		return v, 0, nil // up to date
+	}
+	if err == nil {
+		err = v.checkCopiedCurations(ctx, op, im, after)
 	}
 	if err == nil {
 		im.after = after
@@ -107,6 +115,89 @@ func (h *Home) updateFrom(ctx context.Context, ar *archiveReader, im *importer) 
 		return nil, 0, v.fail(op, err, hint.Hint{})
 	}
 	return v, im.last() - after, nil
+}
+
+// checkCopiedCurations refuses a copy that would append to a voyage
+// closed for good an event no writer records on it (ErrVoyageCompleted:
+// the agent's own home, a cache there forged, let it write one), or a
+// curation (a jettison, a reduction) the home's rules refuse
+// (ErrRefused), as they would refuse it made here: the agent curates its
+// closed voyage in a home of its own, under rules it wrote there, and
+// copies it back. The copy is refused as a whole; a refused curation is
+// recorded.
+func (v *Voyage) checkCopiedCurations(ctx context.Context, op string, im *importer, after uint64) error {
+	v.mu.Lock()
+	status := projection.NormalStatus(v.st.Voyage.Status, v.st.Voyage.Outcome)
+	v.mu.Unlock()
+	rules := policy.WithDefaults(v.home.opts.Policy)
+	for _, e := range im.events {
+		if e.Seq <= after {
+			continue
+		}
+		if status.Final() && !afterClose[e.Type] {
+			return &VoyageError{Op: op, Voyage: v.id,
+				Err:  fmt.Errorf("%w: record %d of the voyage copied is a %s event after the voyage closed (%s), which no writer records: nothing was copied", ErrVoyageCompleted, e.Seq, e.Type, status),
+				Hint: hint.Hint{Kind: hint.Verify, Text: "verify the voyage in the home copied from (helm's own writers refuse that write): its log or a cache beside it was edited"}}
+		}
+		kind, hash := "", ""
+		switch {
+		case e.Type == projection.VoyageCompleted && e.Completion != nil:
+			status = projection.NormalStatus(projection.StatusCompleted, e.Completion.Outcome)
+		case e.Type == projection.VoyageResumed:
+			status = projection.StatusActive
+		case e.Type == projection.ArtifactJettisoned && e.Artifact != nil:
+			kind, hash = curateJettison, e.Artifact.Hash
+		case e.Type == projection.ArtifactReduced && e.Artifact != nil && e.Artifact.DerivedFrom != "":
+			kind, hash = curateReduce, e.Artifact.DerivedFrom
+		}
+		if kind == "" {
+			continue
+		}
+		reqs := PolicyRequests(kind, logbook.ActionTarget{Args: []string{hash}}, e.Who)
+		for i := range reqs {
+			reqs[i].Status = string(status)
+		}
+		verdict := rules.CheckAll(reqs)
+		if verdict.Decision == policy.Allow {
+			continue
+		}
+		// The refusal is recorded, as a curation's here is, under who
+		// made the curation copied.
+		w := e.Who
+		if w.Role == "" {
+			w.Role = "unknown"
+		}
+		if w.Method == "" {
+			w.Method = "unknown"
+		}
+		params, err := json.Marshal(map[string]any{"artifact": hash, "copied_record": e.Seq})
+		if err != nil {
+			return err
+		}
+		refused := &projection.Event{Type: projection.ActionRefused, Who: w, Action: &logbook.ActionRecord{
+			ID: v.home.opts.NewID().String(), Kind: kind, Params: params, Why: "copied from another home", Rule: verdict.RuleName(), Error: refusalText(verdict),
+		}}
+		recorded := "the refusal is recorded"
+		if _, err := v.commit(ctx, op, func(*projection.State, stower) ([]*projection.Event, error) { return []*projection.Event{refused}, nil }); err != nil {
+			recorded = "the refusal could not be recorded: " + err.Error()
+		}
+		return &VoyageError{Op: op, Voyage: v.id,
+			Err: fmt.Errorf("%w: record %d of the voyage copied is a %s of artifact %s by %s (method %s) on the %s voyage, which this home's rules refuse: %s; nothing was copied, %s",
+				ErrRefused, e.Seq, kind, hash, e.Who.Identity, orDash(e.Who.Method), status, refusalText(verdict), recorded),
+			Hint: hint.Hint{Kind: hint.Policy, Text: "copy the voyage from a home where no such curation was made; a person curates it here"}}
+	}
+	return nil
+}
+
+// afterClose are the events a writer records on a voyage closed for
+// good: curation and its refusals, the outcome of an action intended
+// before the close, a tool step's result, a judgement, the worktree's
+// removal, a change of the rules, a move onto the stored chain.
+var afterClose = map[projection.Type]bool{
+	projection.ArtifactJettisoned: true, projection.ArtifactReduced: true, projection.ActionRefused: true,
+	projection.ActionPerformed: true, projection.ActionFailed: true, projection.StepFinished: true,
+	projection.Judged: true, projection.WorktreeRemoved: true, projection.PolicyChanged: true,
+	projection.PolicyAdopted: true, projection.ChainRechained: true,
 }
 
 // prefixOf checks that the voyage's events are the first of those im

@@ -65,6 +65,24 @@ func (v *Voyage) checkCuration(st *projection.State, kind, hash string, params a
 	}}}, nil
 }
 
+// foldFromLog folds the views anew from the log when they came from a
+// snapshot: a snapshot is a cache the recorded agent can rewrite (its
+// checksums recomputed), and a view saying a closed voyage is active
+// would let the agent curate its evidence, one saying an artifact was
+// jettisoned would have compaction reclaim its bytes. Curation and
+// compaction are rare; the views they decide on are the log's.
+func (v *Voyage) foldFromLog(ctx context.Context, op string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.snapSeq == 0 && v.snapFile == nil {
+		return nil
+	}
+	if err := v.fold(v.logScan(ctx)); err != nil {
+		return v.fail(op, err, hint.Hint{})
+	}
+	return nil
+}
+
 // refusalText says what the guard decided, with the rule's reason.
 func refusalText(verdict policy.Verdict) string {
 	s := verdict.String()

@@ -67,7 +67,11 @@ func (h *Home) Handoff(ctx context.Context, idOrPrefix string, who logbook.Who, 
 	if err != nil {
 		return logbook.Entry{}, err
 	}
-	v, err := h.open(ctx, id)
+	// Folded from the log, never a snapshot: a snapshot is a cache the
+	// recorded agent can rewrite, checksums and all, to say a closed
+	// voyage is active or name another current identity. A handoff is
+	// rare; it decides on what the log says.
+	v, err := h.back.open(ctx, id, false)
 	if err != nil {
 		return logbook.Entry{}, err
 	}

@@ -136,6 +136,11 @@ func openFromSnapshot(ctx context.Context, v *Voyage, opts *segment.Options) (*s
 			log.Close() // the full open reports it
 		}
 	}
+	if err == nil {
+		if err = identitiesOfLog(ctx, log, v.id, events, &v.st.Voyage); err != nil {
+			log.Close()
+		}
+	}
 	if err != nil {
 		// Not this log's snapshot, a section that does not check out, or
 		// damage that the full open reports; the views may hold some of
@@ -148,6 +153,57 @@ func openFromSnapshot(ctx context.Context, v *Voyage, opts *segment.Options) (*s
 	v.closeSnapshot() // if the tail needed every section
 	return log, true
 }
+
+// identitiesOfLog checks the identities the views name against the
+// records that set them: the one the voyage started with (the start, its
+// first record) and the current one (the last handoff the views name, at
+// its seq). A snapshot is a cache the recorded agent can rewrite,
+// checksums and all: one naming another current identity would have the
+// CLI record the agent's later entries as that identity and act with its
+// credentials. Two records are read, not the log. (A snapshot that
+// leaves a handoff out is not found so: the views then name an identity
+// the voyage had.)
+func identitiesOfLog(ctx context.Context, log *segment.Log, id, events string, vv *projection.VoyageView) error {
+	check := func(seq uint64, ok func(e *projection.Event) bool) error {
+		found := false
+		err := log.Scan(ctx, seq, eventsOf(id, events, func(at uint64, e *projection.Event) error {
+			found = at == seq && ok(e)
+			return errStopScan
+		}))
+		if err != nil && !errors.Is(err, errStopScan) {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("the snapshot's identities are not the log's (record %d)", seq)
+		}
+		return nil
+	}
+	if err := check(1, func(e *projection.Event) bool {
+		return e.Type == projection.VoyageStarted && e.Who.Identity == vv.Identity
+	}); err != nil {
+		return err
+	}
+	cur := vv.Identity
+	if n := len(vv.Handoffs); n > 0 {
+		last := vv.Handoffs[n-1]
+		if last.Handoff == nil {
+			return errors.New("the snapshot names a handoff without its record")
+		}
+		cur = last.Handoff.To
+		if err := check(last.Seq, func(e *projection.Event) bool {
+			return e.Type == projection.IdentityHandedOff && e.Handoff != nil && e.Handoff.To == cur
+		}); err != nil {
+			return err
+		}
+	}
+	if vv.CurrentIdentity() != cur {
+		return errors.New("the snapshot's current identity is not its last handoff's")
+	}
+	return nil
+}
+
+// errStopScan ends a scan that found what it read for.
+var errStopScan = errors.New("stop scan")
 
 // closeSnapshot closes the snapshot file once the views hold all of it,
 // or were folded without it. The caller holds v.mu or owns v.
