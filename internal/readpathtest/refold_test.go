@@ -58,7 +58,12 @@ func damageWhereOpeningDoesNotLook(t *testing.T, vdir string) string {
 	if binary.LittleEndian.Uint32(seg[8:]) >= 4 {
 		header = 104
 	}
-	flipByte(t, segs[0], header+24+4) // into the first record's data
+	// Into the second record's data: opening from a snapshot reads the
+	// first (the start, whose identity it checks the snapshot's against).
+	n := int64(binary.LittleEndian.Uint32(seg[header+4:]))
+	second := header + (24+n+7)/8*8
+	require.Equal(t, uint64(2), binary.LittleEndian.Uint64(seg[second+8:]), "the second frame holds seq 2")
+	flipByte(t, segs[0], second+24+4)
 	return segs[0]
 }
 
