@@ -122,9 +122,6 @@ func (ix *Index) Covers(id string) (uint64, bool) {
 	return o.seq, ok
 }
 
-// Voyages returns how many voyages the index covers.
-func (ix *Index) Voyages() int { return len(ix.owner) }
-
 // Find returns the documents holding every word (terms, as Words makes
 // them), each of a voyage its segment owns, newest segment first, at most
 // limit of them (0: all); more says whether there were more.

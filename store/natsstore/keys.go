@@ -45,9 +45,11 @@ const (
 	// version, then the nonce and the sealed stored bytes.
 	sealedForm byte = 0xE1
 	// keyForm is the first byte of a key's message, then the key.
-	keyForm  byte = 1
-	keyBytes      = 32 // AES-256
+	keyForm byte = 1
 )
+
+// keyBytes is a key's length: AES-256.
+const keyBytes = 32
 
 // keysConfig is the configuration of the keys stream Open creates.
 func keysConfig(home string, replicas int) jetstream.StreamConfig {
