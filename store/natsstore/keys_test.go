@@ -58,3 +58,27 @@ func TestSealedCopyOpensOnlyAsItWasSealed(t *testing.T) {
 		})
 	}
 }
+
+// FuzzOpenSealed: whatever bytes the store holds where a sealed copy
+// should be, open returns the bytes sealed under the key and address, or
+// damage; it never panics, and never returns bytes that were not sealed.
+func FuzzOpenSealed(f *testing.F) {
+	s := &Store{home: "h", names: namesOf("h"), url: "nats://127.0.0.1:4222"}
+	a := &artifacts{s: s, voyage: "v"}
+	key := bytes.Repeat([]byte{7}, keyBytes)
+	sealed, err := a.seal(key, "ab12", []byte("stored bytes"))
+	require.NoError(f, err)
+	f.Add(sealed)
+	f.Add([]byte{})
+	f.Add([]byte{sealedForm})
+	f.Add(append([]byte{sealedForm}, make([]byte, 40)...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := a.open(key, "ab12", data)
+		if err != nil {
+			var de *store.DamageError
+			require.ErrorAs(t, err, &de, "what does not open is damage")
+			return
+		}
+		assert.Equal(t, []byte("stored bytes"), got, "only what was sealed opens")
+	})
+}
