@@ -192,4 +192,3 @@ func assertNoFileHolds(t *testing.T, dir string, b []byte) {
 		return nil
 	}))
 }
-
