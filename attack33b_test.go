@@ -2,6 +2,7 @@ package helm_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -191,4 +192,189 @@ func assertNoFileHolds(t *testing.T, dir string, b []byte) {
 		assert.NotContains(t, string(data), string(probe), "%s holds the jettisoned bytes", p)
 		return nil
 	}))
+}
+
+// notesVoyage starts a voyage of notes on h and returns its id.
+func notesVoyage(t *testing.T, h *helm.Home, notes ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	v, err := h.Start(ctx, "Ship it", helm.OpenWaters, who, nil)
+	require.NoError(t, err)
+	for _, n := range notes {
+		_, err = v.Note(ctx, n, who)
+		require.NoError(t, err)
+	}
+	require.NoError(t, v.Close())
+	return v.ID()
+}
+
+// notesOf returns the texts of v's notes, in order.
+func notesOf(t *testing.T, v *helm.Voyage) []string {
+	t.Helper()
+	var out []string
+	for _, e := range entriesOf(t, v) {
+		if e.Note != nil {
+			out = append(out, e.Note.Text)
+		}
+	}
+	return out
+}
+
+// The agent tears a record in the middle of the log (the end of a sealed
+// segment cut off, as a crash would leave only the last one) and leaves
+// the segments after it intact and well-formed — or forges them, with
+// every checksum and chain link recomputed, to say what it likes. A
+// torn record that is not the log's tail is damage: salvage and
+// ReadIntact stop before it, and nothing after it is carried or shown.
+func TestAttackSalvageStopsAtATornRecordInsideTheLog(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	h, err := helm.Open(root, nil)
+	require.NoError(t, err)
+	var notes []string
+	for i := range 24 {
+		notes = append(notes, fmt.Sprintf("note %02d %s", i, strings.Repeat("x", 100)))
+	}
+	id := notesVoyage(t, h, notes...)
+	recs, err := tamper.Read(ctx, root, id)
+	require.NoError(t, err)
+	require.NoError(t, tamper.ForgeStubbed(ctx, root, id, recs, 1024, 0))
+	segs, err := filepath.Glob(filepath.Join(tamper.Events(root, id), "*.seg"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(segs), 3, "the log is in several segments")
+	// Tear the last record of the second segment.
+	torn := segs[1]
+	b, err := os.ReadFile(torn)
+	require.NoError(t, err)
+	var inTorn []string
+	for _, n := range notes {
+		if strings.Contains(string(b), n[:8]) {
+			inTorn = append(inTorn, n)
+		}
+	}
+	require.NotEmpty(t, inTorn, "the torn segment holds a note")
+	require.NoError(t, os.WriteFile(torn, b[:len(b)-40], 0o600))
+	require.NoError(t, tamper.DropCaches(root, id))
+	dir := filepath.Join(root, "voyages", id)
+	before := dirSums(t, dir)
+
+	var shown []string
+	damage, err := h.ReadIntact(ctx, id, nil, func(e helm.Event) error {
+		if e.Note != nil {
+			shown = append(shown, e.Note.Text)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NotNil(t, damage, "a torn record inside the log is damage")
+	assert.NotEmpty(t, shown, "what lies before the torn record is shown")
+	lastTorn := inTorn[len(inTorn)-1]
+	assert.NotContains(t, shown, lastTorn, "the torn record is not shown")
+	for _, n := range shown {
+		assert.Less(t, indexOf(notes, n), indexOf(notes, lastTorn), "nothing after the torn record is shown: %q", n)
+	}
+
+	s, err := h.Salvage(ctx, id, who, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	carried := notesOf(t, s)
+	assert.Equal(t, shown, carried, "salvage carries what ReadIntact shows")
+	assert.NotContains(t, carried, lastTorn)
+	assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
+	rep, err := h.Verify(ctx, s.ID(), nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%s", problems(rep))
+}
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// A salvage of a salvage: the agent damages the salvaged voyage too.
+// The second salvage names the first as its origin, carries what is
+// intact of it, and verifies against it; the first is left as it was.
+func TestAttackSalvageOfASalvage(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	h, err := helm.Open(root, nil)
+	require.NoError(t, err)
+	id := notesVoyage(t, h, "alpha", "bravo", "charlie", "delta")
+	flipIn(t, tamper.Events(root, id), "delta")
+	s1, err := h.Salvage(ctx, id, who, nil)
+	require.NoError(t, err)
+	first := s1.ID()
+	_, err = s1.Note(ctx, "echo", who)
+	require.NoError(t, err)
+	_, err = s1.Note(ctx, "foxtrot", who)
+	require.NoError(t, err)
+	require.NoError(t, s1.Close())
+
+	_, err = h.Salvage(ctx, first, who, nil)
+	require.ErrorIs(t, err, helm.ErrInvalid, "an intact salvage is forked, not salvaged")
+
+	flipIn(t, tamper.Events(root, first), "foxtrot")
+	dir := filepath.Join(root, "voyages", first)
+	before := dirSums(t, dir)
+	s2, err := h.Salvage(ctx, first, who, nil)
+	require.NoError(t, err)
+	defer s2.Close()
+	assert.Equal(t, []string{"alpha", "bravo", "charlie", "echo"}, notesOf(t, s2))
+	assert.Equal(t, first, s2.Info().Salvage.Voyage)
+	assert.Equal(t, before, dirSums(t, dir), "the damaged salvage is untouched")
+	rep, err := h.Verify(ctx, s2.ID(), nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%s", problems(rep))
+	assert.Contains(t, rep.Origin, "checked against voyage "+first)
+}
+
+// ReadIntact of a voyage damaged at its first record shows nothing, says
+// where, and writes nothing; of an intact voyage it shows every event
+// and says no damage, writing nothing either (no lock, no cache).
+func TestAttackReadIntactAtTheEdges(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, root, id string)
+		want   []string
+	}{
+		{"intact, caches gone", func(t *testing.T, root, id string) {
+			require.NoError(t, tamper.DropCaches(root, id))
+		}, []string{"alpha", "bravo"}},
+		{"damaged at record 1", func(t *testing.T, root, id string) {
+			flipIn(t, tamper.Events(root, id), "Ship it")
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			h, err := helm.Open(root, nil)
+			require.NoError(t, err)
+			id := notesVoyage(t, h, "alpha", "bravo")
+			tc.damage(t, root, id)
+			before := dirSums(t, root)
+			var shown []string
+			n := 0
+			damage, err := h.ReadIntact(ctx, id, nil, func(e helm.Event) error {
+				n++
+				if e.Note != nil {
+					shown = append(shown, e.Note.Text)
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, shown)
+			if tc.want == nil {
+				require.NotNil(t, damage)
+				assert.Equal(t, uint64(1), damage.Seq)
+				assert.Zero(t, n, "no event is shown")
+			} else {
+				assert.Nil(t, damage)
+			}
+			assert.Equal(t, before, dirSums(t, root), "reading never writes")
+		})
+	}
 }
