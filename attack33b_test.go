@@ -1,7 +1,10 @@
 package helm_test
 
 import (
+	"bytes"
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -189,7 +192,7 @@ func assertNoFileHolds(t *testing.T, dir string, b []byte) {
 		if err != nil {
 			return err
 		}
-		assert.NotContains(t, string(data), string(probe), "%s holds the jettisoned bytes", p)
+		assert.False(t, bytes.Contains(data, probe), "%s holds the jettisoned bytes", p)
 		return nil
 	}))
 }
@@ -376,5 +379,57 @@ func TestAttackReadIntactAtTheEdges(t *testing.T) {
 			}
 			assert.Equal(t, before, dirSums(t, root), "reading never writes")
 		})
+	}
+}
+
+// The origin stowed an artifact, jettisoned it (not yet compacted), and
+// later stowed the same bytes again. A fork taken between the jettison
+// and the second stow holds the artifact as jettisoned: its bytes must
+// not be in the fork (not in its log, not in its pack), though the
+// origin holds them again now. Both sizes: a blob record and a pack
+// frame; both backends.
+func TestAttackForkBetweenAJettisonAndAStowAgainCarriesNoBytes(t *testing.T) {
+	ctx := context.Background()
+	for _, hc := range lineageHomes {
+		for _, size := range []int{100, 200 << 10} {
+			t.Run(fmt.Sprintf("%s/%d bytes", hc.name, size), func(t *testing.T) {
+				h := hc.open(t)
+				v, err := h.Start(ctx, "Fix the widget", helm.OpenWaters, who, nil)
+				require.NoError(t, err)
+				defer v.Close()
+				b := make([]byte, size)
+				_, err = crand.Read(b)
+				require.NoError(t, err)
+				text := hex.EncodeToString(b)
+				observe := func() string {
+					o, err := v.Record(ctx, helm.Observation{Mark: &note{Topic: "secret"}, Sighting: &noteSighting{Text: text}}, who)
+					require.NoError(t, err)
+					return o.Record.Artifact
+				}
+				hash := observe()
+				require.NoError(t, v.Jettison(ctx, hash, "holds a customer's data", who))
+				_, err = v.Note(ctx, "after the jettison", who)
+				require.NoError(t, err)
+				at := len(entriesOf(t, v))
+				require.Equal(t, hash, observe(), "the same bytes, stowed again")
+				_, err = v.Note(ctx, "later", who)
+				require.NoError(t, err)
+
+				f, err := h.Start(ctx, "What if", helm.OpenWaters, who, &helm.StartOptions{ForkOf: v.ID(), ForkAt: at})
+				require.NoError(t, err)
+				defer f.Close()
+				a, err := f.ArtifactInfo(ctx, hash)
+				require.NoError(t, err)
+				assert.Equal(t, logbook.ArtifactJettisoned, a.Status)
+				_, err = f.OpenArtifact(ctx, hash)
+				assert.Error(t, err)
+				rep, err := h.Verify(ctx, f.ID(), nil)
+				require.NoError(t, err)
+				assert.True(t, rep.OK(), "%s", problems(rep))
+				if dir := f.Storage().Dir; dir != "" {
+					assertNoFileHolds(t, dir, []byte(text))
+				}
+			})
+		}
 	}
 }
