@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/internal/tamper"
 	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/projection"
 )
 
 // The recorded agent asks for a fork of a voyage that names no voyage of
@@ -432,4 +434,198 @@ func TestAttackForkBetweenAJettisonAndAStowAgainCarriesNoBytes(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A voyage's artifact is jettisoned (not yet compacted) after a record
+// that the agent then damages: salvage carries nothing from the damage
+// on, but the jettison it cannot carry must not be undone by the
+// salvage. The salvaged voyage holds the artifact as jettisoned, its
+// bytes nowhere in its files; the damaged voyage keeps them, untouched.
+func TestAttackSalvageDoesNotResurrectAnArtifactJettisonedAfterTheDamage(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, root, id string)
+		hole   string
+	}{
+		{name: "a note before the jettison turned into a stub", damage: func(t *testing.T, root, id string) {
+			recs, err := tamper.Read(ctx, root, id)
+			require.NoError(t, err)
+			for _, r := range recs {
+				if strings.Contains(string(r.Data), "bravo") {
+					require.NoError(t, tamper.Stub(ctx, root, id, r.Seq))
+					require.NoError(t, tamper.DropCaches(root, id))
+					return
+				}
+			}
+			t.Fatal("no record holds the note")
+		}},
+		{name: "a note before the jettison flipped", hole: "a record's checksum stops the log's reader, so the jettison after it is never read", damage: func(t *testing.T, root, id string) {
+			flipIn(t, tamper.Events(root, id), "bravo")
+		}},
+	} {
+		for _, size := range []int{100, 200 << 10} {
+			t.Run(fmt.Sprintf("%s/%d bytes", tc.name, size), func(t *testing.T) {
+				if tc.hole != "" {
+					t.Skip("KNOWN HOLE: " + tc.hole)
+				}
+				root := t.TempDir()
+				h, err := helm.Open(root, nil)
+				require.NoError(t, err)
+				v, err := h.Start(ctx, "Ship it", helm.OpenWaters, who, nil)
+				require.NoError(t, err)
+				id := v.ID()
+				hash, data := observeRandom(t, v, "secret", size)
+				for _, n := range []string{"alpha", "bravo"} {
+					_, err = v.Note(ctx, n, who)
+					require.NoError(t, err)
+				}
+				require.NoError(t, v.Jettison(ctx, hash, "holds a customer's data", who))
+				_, err = v.Note(ctx, "charlie", who)
+				require.NoError(t, err)
+				require.NoError(t, v.Close())
+				tc.damage(t, root, id)
+				dir := filepath.Join(root, "voyages", id)
+				before := dirSums(t, dir)
+
+				s, err := h.Salvage(ctx, id, who, nil)
+				require.NoError(t, err)
+				defer s.Close()
+				assert.Equal(t, []string{"alpha"}, notesOf(t, s))
+				a, err := s.ArtifactInfo(ctx, hash)
+				require.NoError(t, err)
+				assert.Equal(t, logbook.ArtifactJettisoned, a.Status, "the jettison is not undone")
+				assert.Contains(t, a.Reason, "holds a customer's data")
+				_, err = s.OpenArtifact(ctx, hash)
+				assert.Error(t, err)
+				assertNoFileHolds(t, filepath.Join(root, "voyages", s.ID()), data)
+				assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
+				rep, err := h.Verify(ctx, s.ID(), nil)
+				require.NoError(t, err)
+				assert.True(t, rep.OK(), "%s", problems(rep))
+			})
+		}
+	}
+}
+
+// The agent hides an event (its record turned into a stub, as
+// compaction leaves a jettisoned artifact's blob record) and renumbers
+// the entries after it so that they fold, recomputing every checksum and
+// chain link: the log's own checks see only the stub no artifact event
+// names. Salvage and ReadIntact stop before the stub: nothing after it
+// is carried or shown, and the salvaged voyage's loss names the record.
+func TestAttackSalvageCarriesNothingAfterAHiddenEvent(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	h, err := helm.Open(root, nil)
+	require.NoError(t, err)
+	id := notesVoyage(t, h, "alpha", "bravo", "charlie", "delta")
+	recs, err := tamper.Read(ctx, root, id)
+	require.NoError(t, err)
+	var hidden uint64
+	for i, r := range recs {
+		e, err := projection.Decode(r.Data)
+		require.NoError(t, err)
+		if e.Note == nil {
+			continue
+		}
+		switch {
+		case e.Note.Text == "bravo":
+			hidden = r.Seq
+		case hidden != 0:
+			e.N-- // renumbered so that the story folds without the hidden entry
+			b, err := projection.Encode(e)
+			require.NoError(t, err)
+			recs[i].Data = b
+		}
+	}
+	require.NotZero(t, hidden)
+	require.NoError(t, tamper.ForgeStubbed(ctx, root, id, recs, 0, hidden))
+	require.NoError(t, tamper.DropCaches(root, id))
+	dir := filepath.Join(root, "voyages", id)
+	before := dirSums(t, dir)
+
+	var shown []string
+	damage, err := h.ReadIntact(ctx, id, nil, func(e helm.Event) error {
+		if e.Note != nil {
+			shown = append(shown, e.Note.Text)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NotNil(t, damage)
+	assert.Equal(t, []string{"alpha"}, shown, "nothing after the hidden event is shown")
+	assert.Equal(t, hidden, damage.Seq)
+
+	s, err := h.Salvage(ctx, id, who, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	assert.Equal(t, []string{"alpha"}, notesOf(t, s), "nothing after the hidden event is carried")
+	assert.Equal(t, hidden, s.Info().Salvage.Lost.Seq, "the loss names the hidden record")
+	assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
+	rep, err := h.Verify(ctx, s.ID(), nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%s", problems(rep))
+}
+
+// The agent hides an event (a stub no artifact event names) and forges,
+// right after it, an event that folds without an entry number (a
+// jettison of the voyage's evidence), leaving the entries after it as
+// they were, so that the story no longer folds there and open fails
+// before it can name the stub. Salvage stops before the stub: the forged
+// jettison is not carried, and the loss names the stub. The artifact's
+// bytes are not carried either (a salvage never undoes a jettison it can
+// read, however placed), and the new voyage says where that jettison
+// was; the damaged voyage keeps them.
+func TestAttackSalvageCarriesNoForgedEventRightAfterAHiddenOne(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	h, err := helm.Open(root, nil)
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "Ship it", helm.OpenWaters, who, nil)
+	require.NoError(t, err)
+	id := v.ID()
+	hash, data := observeRandom(t, v, "evidence", 100)
+	for _, n := range []string{"alpha", "bravo", "charlie"} {
+		_, err = v.Note(ctx, n, who)
+		require.NoError(t, err)
+	}
+	require.NoError(t, v.Close())
+	recs, err := tamper.Read(ctx, root, id)
+	require.NoError(t, err)
+	var out []tamper.Record
+	var hidden uint64
+	for _, r := range recs {
+		out = append(out, tamper.Record{Data: r.Data})
+		if strings.Contains(string(r.Data), "bravo") {
+			hidden = uint64(len(out))
+			forged, err := projection.Encode(&projection.Event{Type: projection.ArtifactJettisoned, At: time.Now(), Who: logbook.Who{Identity: "forger", Role: who.Role, Method: who.Method},
+				Artifact: &projection.ArtifactRef{Hash: hash, Reason: "cleanup"}})
+			require.NoError(t, err)
+			out = append(out, tamper.Record{Data: forged})
+		}
+	}
+	require.NotZero(t, hidden)
+	require.NoError(t, tamper.ForgeStubbed(ctx, root, id, out, 0, hidden))
+	require.NoError(t, tamper.DropCaches(root, id))
+	dir := filepath.Join(root, "voyages", id)
+	before := dirSums(t, dir)
+
+	s, err := h.Salvage(ctx, id, who, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	assert.Equal(t, []string{"alpha"}, notesOf(t, s))
+	a, err := s.ArtifactInfo(ctx, hash)
+	require.NoError(t, err)
+	assert.Equal(t, logbook.ArtifactJettisoned, a.Status)
+	assert.Contains(t, a.Reason, fmt.Sprintf("at record %d, after its damage (not carried): cleanup", hidden+1), "the salvage says where the jettison was")
+	if assert.NotNil(t, a.CuratedBy) {
+		assert.Equal(t, who.Identity, a.CuratedBy.Identity, "the jettison in the new voyage is the salvager's, not the forged event's")
+	}
+	assertNoFileHolds(t, filepath.Join(root, "voyages", s.ID()), data)
+	assert.Equal(t, hidden, s.Info().Salvage.Lost.Seq, "the loss names the hidden record")
+	assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
+	rep, err := h.Verify(ctx, s.ID(), nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%s", problems(rep))
 }
