@@ -17,9 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/internal/tamper"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
+	"github.com/helmlog/helm/segment"
 )
 
 // The recorded agent asks for a fork of a voyage that names no voyage of
@@ -628,4 +630,74 @@ func TestAttackSalvageCarriesNoForgedEventRightAfterAHiddenOne(t *testing.T) {
 	rep, err := h.Verify(ctx, s.ID(), nil)
 	require.NoError(t, err)
 	assert.True(t, rep.OK(), "%s", problems(rep))
+}
+
+// The agent rewrites what the fork's start records of its origin,
+// recomputing the fork's chain: another voyage of the home as the
+// origin (with its own head at the seq), or a seq beyond the records
+// carried (with the origin's true head there, so that the fork's own
+// records are taken for carried ones). Verify, with the origin at hand,
+// reports it.
+func TestAttackForkedOriginForged(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		forge func(t *testing.T, home string, o *projection.Origin, other string)
+	}{
+		{"another voyage of the home as the origin", func(t *testing.T, home string, o *projection.Origin, other string) {
+			o.Voyage = other
+			o.Head = headAt(t, home, other, o.Seq)
+		}},
+		{"a seq beyond the records carried", func(t *testing.T, home string, o *projection.Origin, _ string) {
+			o.Seq += 2
+			o.Head = headAt(t, home, o.Voyage, o.Seq)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			h, err := helm.Open(home, nil)
+			require.NoError(t, err)
+			s := newForkScene(t, h)
+			other := newForkScene(t, h)
+			f, err := h.Start(ctx, "What if", helm.OpenWaters, who, &helm.StartOptions{ForkOf: s.origin, ForkAt: 1})
+			require.NoError(t, err)
+			for _, n := range []string{"mine one", "mine two", "mine three"} {
+				_, err = f.Note(ctx, n, who)
+				require.NoError(t, err)
+			}
+			fork := f.ID()
+			require.NoError(t, f.Close())
+
+			require.NoError(t, tamper.Edit(ctx, home, fork, func(r tamper.Record) []byte {
+				if r.Seq != 1 {
+					return r.Data
+				}
+				e, err := projection.Decode(r.Data)
+				require.NoError(t, err)
+				tc.forge(t, home, e.Voyage.Fork, other.origin)
+				b, err := projection.Encode(e)
+				require.NoError(t, err)
+				return b
+			}))
+			require.NoError(t, tamper.DropCaches(home, fork))
+			rep, err := h.Verify(ctx, fork, nil)
+			require.NoError(t, err)
+			assert.False(t, rep.OK(), "the forged origin is found")
+			assert.Contains(t, problems(rep), "the carried records were changed")
+		})
+	}
+}
+
+// headAt is the chain's head of voyage id's log in home after record seq,
+// as `helm voyage head` would have printed it then.
+func headAt(t *testing.T, home, id string, seq uint64) string {
+	t.Helper()
+	link := chain.Genesis(id)
+	require.NoError(t, segment.ScanDir(context.Background(), tamper.Events(home, id), 1, func(r segment.Record) error {
+		if r.Seq <= seq {
+			link = r.Link(link)
+		}
+		return nil
+	}))
+	return link.String()
 }
