@@ -701,3 +701,45 @@ func headAt(t *testing.T, home, id string, seq uint64) string {
 	}))
 	return link.String()
 }
+
+// A person handed the origin off to an identity of theirs (with its
+// credentials) before the fork point; the agent forks it. The fork is
+// started by the forker, with the forker's identity: the carried
+// handoff does not make the fork act as the identity the origin was
+// handed to (its credentials are not the forker's to use). The same for
+// a salvage by the agent.
+func TestAttackForkDoesNotInheritAnIdentityHandedOffInTheOrigin(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	agent := logbook.Who{Identity: "bot", Role: "coder", Method: "claude-code"}
+	person := logbook.Who{Identity: "alice", Role: "lead", Method: "human"}
+	v, err := h.Start(ctx, "Fix the widget", helm.OpenWaters, person, nil)
+	require.NoError(t, err)
+	defer v.Close()
+	_, err = v.Note(ctx, "first", person)
+	require.NoError(t, err)
+	_, err = h.Handoff(ctx, v.ID(), person, logbook.Handoff{To: "alice-admin", Why: "needs the admin token"})
+	require.NoError(t, err)
+	require.NoError(t, v.Refresh(ctx))
+	require.Equal(t, "alice-admin", v.Info().CurrentIdentity)
+	n := len(entriesOf(t, v))
+
+	f, err := h.Start(ctx, "What if", helm.OpenWaters, agent, &helm.StartOptions{ForkOf: v.ID(), ForkAt: n})
+	require.NoError(t, err)
+	defer f.Close()
+	info := f.Info()
+	assert.Equal(t, "bot", info.Identity)
+	assert.Equal(t, "bot", info.CurrentIdentity, "the fork acts as its forker, not as the identity the origin was handed to")
+	entries := entriesOf(t, f)
+	last := entries[len(entries)-1]
+	if assert.NotNil(t, last.Handoff, "the fork's story says the identity is handed back") {
+		assert.Equal(t, "alice-admin", last.Handoff.From)
+		assert.Equal(t, "bot", last.Handoff.To)
+		assert.Equal(t, "bot", last.Who.Identity)
+	}
+	rep, err := h.Verify(ctx, f.ID(), nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%s", problems(rep))
+	assert.Contains(t, rep.Origin, "checked against voyage "+v.ID())
+}
