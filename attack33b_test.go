@@ -743,3 +743,25 @@ func TestAttackForkDoesNotInheritAnIdentityHandedOffInTheOrigin(t *testing.T) {
 	assert.True(t, rep.OK(), "%s", problems(rep))
 	assert.Contains(t, rep.Origin, "checked against voyage "+v.ID())
 }
+
+// The agent forks a closed voyage at its last entry (its completion, a
+// lifecycle entry): the fork continues independently — it is active and
+// takes entries — and the origin stays closed.
+func TestAttackForkOfAClosedVoyageAtItsLastEntryContinues(t *testing.T) {
+	ctx := context.Background()
+	h, err := helm.Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	s := newForkScene(t, h)
+	v, err := h.Voyage(ctx, s.origin)
+	require.NoError(t, err)
+	require.NoError(t, v.Complete(ctx, logbook.OutcomeCompleted, "done", who))
+	n := len(entriesOf(t, v))
+	require.NoError(t, v.Close())
+
+	f, err := h.Start(ctx, "What if", helm.OpenWaters, who, &helm.StartOptions{ForkOf: s.origin, ForkAt: n})
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Equal(t, logbook.StatusActive, f.Info().Status, "the fork continues")
+	_, err = f.Note(ctx, "diverge", who)
+	assert.NoError(t, err)
+}
