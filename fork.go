@@ -35,8 +35,38 @@ func (h *Home) fork(ctx context.Context, id, intent string, kind Kind, who logbo
 		}
 	}
 	// An artifact the origin jettisoned, before the entry or after it,
-	// stays jettisoned: the fork never carries its bytes.
+	// stays jettisoned: the fork never carries its bytes. One the origin
+	// held as jettisoned at the entry and stowed again later is one too:
+	// the fork holds it as jettisoned (its final status, stowed, would
+	// carry the bytes of the copy stowed before the jettison).
 	skip := map[string]string{}
+	jettisonedAt := map[string]string{} // the status at the entry: hash -> reason
+	if at != 0 {
+		for e, err := range origin.Events(ctx, 1) {
+			if err != nil {
+				origin.Close()
+				return nil, err
+			}
+			if e.Seq > at {
+				break
+			}
+			if a := e.Artifact; a != nil {
+				switch e.Type {
+				case projection.ArtifactJettisoned:
+					jettisonedAt[a.Hash] = a.Reason
+				case projection.ArtifactStowed:
+					delete(jettisonedAt, a.Hash)
+				}
+			}
+		}
+	}
+	for hash, reason := range jettisonedAt {
+		why := "jettisoned in voyage " + originID
+		if reason != "" {
+			why += ": " + reason
+		}
+		skip[hash] = why
+	}
 	for a, err := range origin.Artifacts(ctx, nil) {
 		if err != nil {
 			origin.Close()

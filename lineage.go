@@ -215,6 +215,23 @@ func (h *Home) carry(ctx context.Context, op string, start *projection.Event, or
 			tail = append(tail, rec)
 			tailEvents[base+uint64(len(tail))] = true
 		}
+		// The new voyage acts as the one who started it: a handoff the
+		// carried records hold (the origin handed to an identity with
+		// credentials of its own) is handed back to the starter, so that
+		// a fork never lends its forker the identity the origin was
+		// handed to (a handoff needs a person; a fork does not).
+		if cur := st.Voyage.CurrentIdentity(); who.Identity != "" && cur != who.Identity {
+			e := &projection.Event{Type: projection.IdentityHandedOff, At: h.now(), Who: who,
+				Handoff: &logbook.Handoff{From: cur, To: who.Identity,
+					Why: fmt.Sprintf("voyage %s acts as the one who started it; the records carried from voyage %s had handed it to %s", id, origin, cur)}}
+			redactEvent(red, e)
+			rec, err := projection.Encode(e)
+			if err != nil {
+				return err
+			}
+			tail = append(tail, rec)
+			tailEvents[base+uint64(len(tail))] = true
+		}
 		if len(tail) > 0 {
 			return v.appendImported(ctx, tail, base, tailEvents, nil, moved)
 		}

@@ -165,6 +165,7 @@ type salvage struct {
 	afterBytes int64
 	skip       map[string]string // artifacts whose bytes are not carried, with why
 	damaged    map[string]string // artifacts whose bytes are damaged, with why
+	later      map[string]string // artifacts a readable record after the damage jettisons, with why
 }
 
 // salvagePlan reads Verify's report: artifacts whose bytes are damaged
@@ -220,6 +221,9 @@ func (h *Home) salvagePlan(from string, rep *VerifyReport) *salvage {
 // fn, when set, is called with each event carried, in order, once its
 // unit is whole (ReadIntact).
 func (h *Home) salvageScan(ctx context.Context, s *salvage, fn func(Event) error) error {
+	if err := h.salvageHidden(ctx, s); err != nil {
+		return err
+	}
 	var unit []Event // the events of a unit not yet whole (one: a unit ends with its event)
 	link := chain.Genesis(s.from)
 	var pending []segment.Record // the blob records of the unit being read
@@ -235,6 +239,7 @@ func (h *Home) salvageScan(ctx context.Context, s *salvage, fn func(Event) error
 				pending, stop = nil, true
 			}
 			s.notCarried([]segment.Record{r})
+			s.jettisonedLater(r)
 			return nil
 		}
 		if r.Reclaimed || artifact.IsBlob(r.Data) {
@@ -281,8 +286,64 @@ func (h *Home) salvageScan(ctx context.Context, s *salvage, fn func(Event) error
 		}
 	}
 	for hash, a := range s.st.Artifacts {
-		if a.Status == projection.Jettisoned {
+		switch {
+		case a.Status == projection.Jettisoned:
 			s.skip[hash] = "jettisoned in voyage " + s.from
+		case a.Status == projection.Stowed && s.later[hash] != "":
+			s.skip[hash] = s.later[hash]
+		}
+	}
+	return nil
+}
+
+// jettisonedLater notes an artifact a record after the damage jettisons,
+// if the record can be read: the salvage does not carry the jettison (it
+// cannot be told intact), but does not carry the artifact's bytes
+// either, so that a salvage never undoes a jettison. A jettison an agent
+// forged there keeps the bytes out of the new voyage only: the damaged
+// voyage, left as it is, still holds them, and the reason says where the
+// jettison was.
+func (s *salvage) jettisonedLater(r segment.Record) {
+	if r.Reclaimed || artifact.IsBlob(r.Data) {
+		return
+	}
+	e, err := projection.Decode(r.Data)
+	if err != nil || e.Type != projection.ArtifactJettisoned || e.Artifact == nil {
+		return
+	}
+	why := fmt.Sprintf("jettisoned in voyage %s at record %d, after its damage (not carried)", s.from, r.Seq)
+	if e.Artifact.Reason != "" {
+		why += ": " + e.Artifact.Reason
+	}
+	if s.later == nil {
+		s.later = map[string]string{}
+	}
+	s.later[e.Artifact.Hash] = why
+}
+
+// salvageHidden stops the salvage before the first reclaimed record that
+// no artifact event of its run names (a hidden event: the rule of
+// stubs), which Verify may not have placed: when the story does not fold
+// further on, open fails first and names no record, and the events
+// between the stub and that failure (one an agent forged there: a
+// jettison, say) would be carried past the damage.
+func (h *Home) salvageHidden(ctx context.Context, s *salvage) error {
+	var st stubs
+	err := h.back.records(ctx, s.from, st.events(s.from, "", func(uint64, *projection.Event) error { return nil }))
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
+	if err == nil {
+		st.end() // the log's end ends the run
+	}
+	if len(st.hidden) == 0 {
+		return nil
+	}
+	seq := slices.Min(st.hidden)
+	if seq-1 < s.limit {
+		s.limit = seq - 1
+		if s.first == nil || s.first.Seq == 0 || seq < s.first.Seq {
+			s.first = hiddenRecord(s.from, "", seq)
 		}
 	}
 	return nil

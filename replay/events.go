@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -34,14 +35,20 @@ func WriteEvents(ctx context.Context, w io.Writer, v *helm.Voyage) error {
 	return bw.Flush()
 }
 
+// maxEventLine bounds a line of a recording, and with it what reading
+// one costs: an event is bounded by the log's largest record
+// (segment.DefaultMaxRecordSize), and its JSON is about as long.
+const maxEventLine = 64 << 20
+
 // ReadEvents reads events written by WriteEvents, decoding each as the
 // log's reader does: an event of an older schema is brought to today's.
 // A line that is not an event is an error naming it.
 func ReadEvents(r io.Reader) ([]helm.Event, error) {
 	var out []helm.Event
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(make([]byte, 64*1024), maxEventLine)
+	line := 1
+	for ; sc.Scan(); line++ {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
@@ -52,7 +59,10 @@ func ReadEvents(r io.Reader) ([]helm.Event, error) {
 		out = append(out, *e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("read events: line %d: %w: the line is longer than %d bytes, longer than any event helm writes", line, helm.ErrInvalid, maxEventLine)
+		}
+		return nil, fmt.Errorf("read events: line %d: %w", line, err)
 	}
 	return out, nil
 }

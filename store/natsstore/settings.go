@@ -301,6 +301,10 @@ func checkKeys(cfg jetstream.StreamConfig, subjects string) []Problem {
 	if cfg.AllowDirect && cfg.Replicas > 1 {
 		add("allow_direct", true, "helm requires false on a replicated stream: a direct get may be answered by a replica behind the leader, which may still hold a key helm erased, or not yet hold one it made", "--no-allow-direct", "")
 	}
+	if r := cfg.RePublish; r != nil {
+		add("republish", r.Source+" > "+r.Destination, "helm requires none on the keys stream: the server republishes every key it stores to another subject, where a stream may keep a copy that erasing the key never reaches", "",
+			"remove the republish (nats stream edit -i "+cfg.Name+"), then erase the copies of the keys it made wherever "+r.Destination+" is kept")
+	}
 	return out
 }
 

@@ -201,6 +201,9 @@ func TestCheckOfTheKeysStream(t *testing.T) {
 		{"a per-subject limit that drops", func(c *jetstream.StreamConfig) { c.MaxMsgsPerSubject = 1 }, 1, []string{"max_msgs_per_subject"}},
 		{"fewer replicas than asked", nil, 3, []string{"num_replicas"}},
 		{"direct gets on a replicated stream", func(c *jetstream.StreamConfig) { c.AllowDirect, c.Replicas = true, 3 }, 1, []string{"allow_direct"}},
+		{"keys republished elsewhere", func(c *jetstream.StreamConfig) {
+			c.RePublish = &jetstream.RePublish{Source: "helm.h.k.>", Destination: "kept.>"}
+		}, 1, []string{"republish"}},
 		{"another home's subjects", func(c *jetstream.StreamConfig) { c.Subjects = []string{"helm.g.k.>"} }, 1, []string{"subjects"}},
 		{"the units' subjects only", func(c *jetstream.StreamConfig) { c.Subjects = []string{"helm.h.v.*"} }, 1, []string{"subjects"}},
 	} {
