@@ -109,16 +109,7 @@ func TestAttackForkOfADamagedVoyageIsRefused(t *testing.T) {
 			require.NoError(t, tamper.Forge(ctx, home, id, recs[:len(recs)-1]))
 		}},
 		{"a note after the fork point turned into a stub", func(t *testing.T, home, id string) {
-			recs, err := tamper.Read(ctx, home, id)
-			require.NoError(t, err)
-			for _, r := range recs {
-				if strings.Contains(string(r.Data), "third") {
-					require.NoError(t, tamper.Stub(ctx, home, id, r.Seq))
-					require.NoError(t, tamper.DropCaches(home, id))
-					return
-				}
-			}
-			t.Fatal("no record holds the note")
+			stubHolding(t, home, id, "third", true)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -451,16 +442,7 @@ func TestAttackSalvageDoesNotResurrectAnArtifactJettisonedAfterTheDamage(t *test
 		hole   string
 	}{
 		{name: "a note before the jettison turned into a stub", damage: func(t *testing.T, root, id string) {
-			recs, err := tamper.Read(ctx, root, id)
-			require.NoError(t, err)
-			for _, r := range recs {
-				if strings.Contains(string(r.Data), "bravo") {
-					require.NoError(t, tamper.Stub(ctx, root, id, r.Seq))
-					require.NoError(t, tamper.DropCaches(root, id))
-					return
-				}
-			}
-			t.Fatal("no record holds the note")
+			stubHolding(t, root, id, "bravo", true)
 		}},
 		{name: "a note before the jettison flipped", hole: "a record's checksum stops the log's reader, so the jettison after it is never read", damage: func(t *testing.T, root, id string) {
 			flipIn(t, tamper.Events(root, id), "bravo")

@@ -194,16 +194,7 @@ func TestAttackSalvageCarriesNothingAfterTheDamage(t *testing.T) {
 			flipLargest(t, filepath.Join(root, "voyages", id))
 		}},
 		{name: "a note turned into a stub", want: []string{"alpha"}, damage: func(t *testing.T, root, id string) {
-			recs, err := tamper.Read(ctx, root, id)
-			require.NoError(t, err)
-			for _, r := range recs {
-				if strings.Contains(string(r.Data), "bravo") {
-					require.NoError(t, tamper.Stub(ctx, root, id, r.Seq))
-					require.NoError(t, tamper.DropCaches(root, id))
-					return
-				}
-			}
-			t.Fatal("no record holds the note")
+			stubHolding(t, root, id, "bravo", true)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -159,15 +159,7 @@ func tamperCases(ctx context.Context) []tamperCase {
 			}))
 		}},
 		{name: "an event turned into a stub no jettison names", bare: true, forge: func(t *testing.T, s *tamperScene) {
-			recs, err := tamper.Read(ctx, s.home, s.id)
-			require.NoError(t, err)
-			for _, r := range recs {
-				if strings.Contains(string(r.Data), "DENIED by security") {
-					require.NoError(t, tamper.Stub(ctx, s.home, s.id, r.Seq))
-					return
-				}
-			}
-			t.Fatal("no record holds the note")
+			stubHolding(t, s.home, s.id, "DENIED by security", false)
 		}},
 		{name: "events/ restored whole from an older copy, caches left", bare: true, byCommit: true, forge: func(t *testing.T, s *tamperScene) {
 			require.NoError(t, tamper.Restore(s.home, s.id, s.backup))
@@ -233,4 +225,25 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	out, err := cmd.Output()
 	require.NoError(t, err, "git %v", args)
 	return string(out)
+}
+
+// stubHolding turns the record of voyage id in home whose data holds
+// text into a stub (as compaction leaves a reclaimed record), every
+// checksum and link recomputed; dropCaches also removes the caches
+// that would prove it.
+func stubHolding(t *testing.T, home, id, text string, dropCaches bool) {
+	t.Helper()
+	ctx := context.Background()
+	recs, err := tamper.Read(ctx, home, id)
+	require.NoError(t, err)
+	for _, r := range recs {
+		if strings.Contains(string(r.Data), text) {
+			require.NoError(t, tamper.Stub(ctx, home, id, r.Seq))
+			if dropCaches {
+				require.NoError(t, tamper.DropCaches(home, id))
+			}
+			return
+		}
+	}
+	t.Fatalf("no record holds %q", text)
 }
