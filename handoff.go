@@ -31,9 +31,8 @@ import (
 // rules over helm's built-in ones (policy.WithDefaults): by default
 // only a person (who.Method exactly "human") hands a voyage off; only a
 // rule of the system policy loosens that, a rule of the home's may
-// tighten it. A
-// refusal is recorded, as the guard's refusals are, and matches
-// ErrRefused.
+// tighten it. A refusal is recorded, as the guard's refusals are, and
+// matches ErrRefused.
 //
 // Handoff records through a handle of its own: a Voyage open elsewhere
 // sees the handoff once it refreshes, and decides each change of its own
