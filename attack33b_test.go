@@ -278,10 +278,7 @@ func TestAttackSalvageStopsAtATornRecordInsideTheLog(t *testing.T) {
 	carried := notesOf(t, s)
 	assert.Equal(t, shown, carried, "salvage carries what ReadIntact shows")
 	assert.NotContains(t, carried, lastTorn)
-	assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
-	rep, err := h.Verify(ctx, s.ID(), nil)
-	require.NoError(t, err)
-	assert.True(t, rep.OK(), "%s", problems(rep))
+	assertSalvagedCleanly(t, h, s, dir, before)
 }
 
 func indexOf(xs []string, x string) int {
@@ -483,10 +480,7 @@ func TestAttackSalvageDoesNotResurrectAnArtifactJettisonedAfterTheDamage(t *test
 				_, err = s.OpenArtifact(ctx, hash)
 				assert.Error(t, err)
 				assertNoFileHolds(t, filepath.Join(root, "voyages", s.ID()), data)
-				assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
-				rep, err := h.Verify(ctx, s.ID(), nil)
-				require.NoError(t, err)
-				assert.True(t, rep.OK(), "%s", problems(rep))
+				assertSalvagedCleanly(t, h, s, dir, before)
 			})
 		}
 	}
@@ -546,10 +540,7 @@ func TestAttackSalvageCarriesNothingAfterAHiddenEvent(t *testing.T) {
 	defer s.Close()
 	assert.Equal(t, []string{"alpha"}, notesOf(t, s), "nothing after the hidden event is carried")
 	assert.Equal(t, hidden, s.Info().Salvage.Lost.Seq, "the loss names the hidden record")
-	assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
-	rep, err := h.Verify(ctx, s.ID(), nil)
-	require.NoError(t, err)
-	assert.True(t, rep.OK(), "%s", problems(rep))
+	assertSalvagedCleanly(t, h, s, dir, before)
 }
 
 // The agent hides an event (a stub no artifact event names) and forges,
@@ -608,10 +599,7 @@ func TestAttackSalvageCarriesNoForgedEventRightAfterAHiddenOne(t *testing.T) {
 	}
 	assertNoFileHolds(t, filepath.Join(root, "voyages", s.ID()), data)
 	assert.Equal(t, hidden, s.Info().Salvage.Lost.Seq, "the loss names the hidden record")
-	assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
-	rep, err := h.Verify(ctx, s.ID(), nil)
-	require.NoError(t, err)
-	assert.True(t, rep.OK(), "%s", problems(rep))
+	assertSalvagedCleanly(t, h, s, dir, before)
 }
 
 // The agent rewrites what the fork's start records of its origin,
@@ -746,4 +734,15 @@ func TestAttackForkOfAClosedVoyageAtItsLastEntryContinues(t *testing.T) {
 	assert.Equal(t, logbook.StatusActive, f.Info().Status, "the fork continues")
 	_, err = f.Note(ctx, "diverge", who)
 	assert.NoError(t, err)
+}
+
+// assertSalvagedCleanly checks a salvage's two promises: the damaged
+// voyage's directory dir is byte for byte as it was (before: dirSums),
+// and the salvaged voyage s verifies.
+func assertSalvagedCleanly(t *testing.T, h *helm.Home, s *helm.Voyage, dir string, before map[string][32]byte) {
+	t.Helper()
+	assert.Equal(t, before, dirSums(t, dir), "the damaged voyage is untouched")
+	rep, err := h.Verify(context.Background(), s.ID(), nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%s", problems(rep))
 }
