@@ -39,7 +39,7 @@ import (
 // Verify finds no damage in is refused (ErrInvalid: fork it instead), and
 // so is one whose damage leaves nothing before it (ErrDamaged).
 func (h *Home) Salvage(ctx context.Context, idOrPrefix string, who logbook.Who, opts *VerifyOptions) (*Voyage, error) {
-	const op = "salvage voyage"
+	const op = "salvage"
 	if err := checkWho(who); err != nil {
 		return nil, &VoyageError{Op: op, Err: err}
 	}
