@@ -247,7 +247,7 @@ func (a *app) curatedVoyage(ctx context.Context) (*helm.Voyage, logbook.Who, err
 	if err != nil {
 		return nil, logbook.Who{}, err
 	}
-	who, err := a.who(v, v.Info().Status != logbook.StatusActive)
+	who, err := a.who(ctx, v, v.Info().Status != logbook.StatusActive)
 	if err != nil {
 		return nil, logbook.Who{}, err
 	}
