@@ -33,7 +33,7 @@ type globals struct {
 func (g *globals) define(fs *pflag.FlagSet) {
 	fs.StringVar(&g.home, "home", "", "helm home `DIR` (env HELM_HOME, default ~/.helm); refused when another user owns it or can write it, unless HELM_SAFE_HOMES lists it")
 	fs.StringVar(&g.store, "store", "", "keep the home's voyages in the JetStream server at `URL`, nats://HOST:PORT[/HOME] (env HELM_STORE, then config.toml; \"\": on this machine's disk, in the home, the default)")
-	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE; default: the one whose worktree you are in, else the only active one)")
+	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE; default: the one whose worktree you are in, else the only active one; for a read (log, show, verify, report...), else the one most recently written, said on stderr)")
 	fs.StringVar(&g.as, "as", "", "act as `IDENTITY` (env HELM_IDENTITY, then the voyage's identity, then config.toml)")
 	fs.StringVar(&g.role, "role", "", "`ROLE` recorded on entries: coder, reviewer, ... (env HELM_ROLE, then config.toml, then the role this identity last recorded in the voyage)")
 	fs.StringVar(&g.method, "method", "", "`METHOD` recorded on entries: a model name, human, ... (env HELM_METHOD, then config.toml, then the method this identity last recorded in the voyage)")
@@ -569,4 +569,73 @@ func replaceFlag(args []string, name, value string) []string {
 		}
 	}
 	return append(out, "--"+name, value)
+}
+
+// readVoyageID resolves the voyage a read (log, voyage show, verify,
+// report, export, stats...) tells of: VOYAGE (arg, which must agree with
+// --voyage), else --voyage, else HELM_VOYAGE, else the voyage whose
+// worktree the working directory is in, else the only active voyage,
+// else the one most recently written (its last event's time, as the
+// home's listing knows it from what writers recorded: nothing is
+// written to find out), which is said on stderr since nothing named it.
+// So after helm complete, a bare helm log tells the voyage just
+// completed.
+func (a *app) readVoyageID(ctx context.Context, arg string) (string, error) {
+	if arg != "" {
+		return a.voyageIDArg(ctx, arg)
+	}
+	h, err := a.openHome()
+	if err != nil {
+		return "", err
+	}
+	if id, _, err := a.namedVoyage(ctx, h); id != "" || err != nil {
+		return id, err
+	}
+	all, err := h.List(ctx, &helm.ListOptions{Status: helm.ListAll})
+	if err != nil {
+		return "", err
+	}
+	if v, ok := a.worktreeVoyage(all); ok {
+		return v.ID, nil
+	}
+	var active []helm.VoyageInfo
+	for _, v := range all {
+		if v.Status == logbook.StatusActive {
+			active = append(active, v)
+		}
+	}
+	if len(active) == 1 {
+		return active[0].ID, nil
+	}
+	if len(all) == 0 {
+		return "", &usageError{
+			Err:  fmt.Errorf("%w: no voyage in %s yet, and neither VOYAGE, --voyage nor HELM_VOYAGE names one", helm.ErrNoVoyage, homeName(h)),
+			Hint: `helm voyage new "INTENT" to start one`,
+		}
+	}
+	last := slices.MaxFunc(all, func(x, y helm.VoyageInfo) int {
+		return cmp.Or(x.LastAt.Compare(y.LastAt), x.Created.Compare(y.Created), strings.Compare(x.ID, y.ID))
+	})
+	among := "no voyage is active"
+	if len(active) > 1 {
+		among = fmt.Sprintf("%d voyages are active", len(active))
+	}
+	fmt.Fprintf(a.stderr, "helm: voyage %s (%s): the one most recently written, as %s; name another as VOYAGE or with --voyage ID (helm voyage list --status all)\n",
+		short(last.ID), printable(last.Intent), among)
+	return last.ID, nil
+}
+
+// openReadVoyage opens the voyage readVoyageID resolves; it is closed
+// when the command ends.
+func (a *app) openReadVoyage(ctx context.Context, arg string) (*helm.Voyage, error) {
+	id, err := a.readVoyageID(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := a.home.Voyage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a.voyages = append(a.voyages, v)
+	return v, nil
 }
