@@ -437,9 +437,15 @@ func (a *app) who(ctx context.Context, v *helm.Voyage, entry bool) (logbook.Who,
 	if err != nil {
 		return logbook.Who{}, err
 	}
-	remembered, err := rememberedWho(ctx, v, id)
-	if err != nil {
+	// The voyage is read only for what flags, environment and config
+	// leave out: a long voyage is not scanned when they say it all.
+	var remembered logbook.Who
+	if role, method, err := a.resolveRoleMethod(false); err != nil {
 		return logbook.Who{}, err
+	} else if role == "" || method == "" {
+		if remembered, err = rememberedWho(ctx, v, id); err != nil {
+			return logbook.Who{}, err
+		}
 	}
 	role, method, err := a.resolveRoleMethodRemembered(entry, remembered)
 	if err != nil {
