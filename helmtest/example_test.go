@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/helmlog/helm"
+	"github.com/helmlog/helm/actions"
 	"github.com/helmlog/helm/helmtest"
 	"github.com/helmlog/helm/logbook"
+	"github.com/helmlog/helm/runner"
 )
 
 // These examples show test functions' bodies: each needs the test's t.
@@ -37,6 +40,18 @@ func (t *exampleT) TempDir() string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+func (t *exampleT) Setenv(key, value string) {
+	old, had := os.LookupEnv(key)
+	os.Setenv(key, value)
+	t.Cleanup(func() {
+		if had {
+			os.Setenv(key, old)
+		} else {
+			os.Unsetenv(key)
+		}
+	})
 }
 
 // done runs the cleanups, as the end of a test does.
@@ -96,6 +111,46 @@ func ExampleRecord() {
 	fmt.Println(r.Views.Info.Intent, len(r.Views.Logbook), len(r.Actions()))
 	// Output:
 	// Fix #42 1 0
+}
+
+// A run whose agent commits with the real git records the same commit
+// on every run: Record gives git a fixed author and date (GitEnv), so the
+// same files on the same parent make the same SHA. The run builds its
+// repository from fixed files, inside itself; the recording
+// testdata/fix-42-commit.jsonl is kept already, and this run replays it.
+func ExampleRecord_gitCommit() {
+	t := newT() // in a test: the test's t
+	defer t.done()
+	r := helmtest.Record(t, "fix-42-commit", func(h *helm.Home) (*helm.Voyage, error) {
+		ctx := context.Background()
+		repo := t.TempDir()
+		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "start"}} {
+			if err := exec.Command("git", append([]string{"-C", repo}, args...)...).Run(); err != nil {
+				return nil, err
+			}
+		}
+		if err := os.WriteFile(filepath.Join(repo, "widget.go"), []byte("package widget\n"), 0o600); err != nil {
+			return nil, err
+		}
+		if err := exec.Command("git", "-C", repo, "add", "widget.go").Run(); err != nil {
+			return nil, err
+		}
+		ann := logbook.Who{Identity: "ann", Role: "coder", Method: "human"}
+		v, err := h.Start(ctx, "Fix #42", helm.OpenWaters, ann, nil)
+		if err != nil {
+			return nil, err
+		}
+		commit, err := actions.NewCommit(&runner.Runner{Home: h.Dir(), Dir: repo}, actions.Commit{Message: "Add the widget"})
+		if err != nil {
+			return nil, err
+		}
+		_, err = v.Perform(ctx, commit, ann, nil)
+		return v, err
+	})
+	a := r.Actions()[0]
+	fmt.Println(a.Kind, a.Status, a.Result.SHA)
+	// Output:
+	// commit performed 872c9be840230e6382514b05bb45d11a6a087809
 }
 
 // Replay checks a recording (with its views beside it) against the code

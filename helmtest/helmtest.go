@@ -9,6 +9,20 @@
 // A recorded voyage is replayed from its events: actions are not run
 // again, their recorded parameters and results are read (Actions).
 // HELMTEST_UPDATE=1 rewrites recordings instead of checking them.
+//
+// Record runs the code under test again on every test run and requires
+// it to record the same events, actions included. helm's clock and ids
+// are made deterministic by the home (Options); git's by Record: while
+// the run runs, every git it starts (helm's actions' and the code's own)
+// sees GitEnv, a fixed author, committer and date, so a commit made from
+// the same tree on the same parents gets the same SHA on every run and
+// machine. A run that builds its repository inside itself (or from fixed
+// files) thus records the same commits, pushes and reverts each time. A
+// parallel test (t.Parallel) cannot change the environment: Record says
+// so in the test's log, and the run passes GitEnv itself
+// (runner.Runner.Env, exec.Cmd.Env). Results that come from outside the
+// machine (a pull request's number from GitHub) are deterministic only
+// when the run talks to a deterministic stand-in.
 package helmtest
 
 import (
@@ -18,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +146,36 @@ func Replay(t testing.TB, path string) *Recorded {
 	return &Recorded{Recording: r, Views: views}
 }
 
+// GitEnv returns the environment entries (KEY=VALUE) that make git's
+// commits deterministic: the author and committer (helmtest,
+// helmtest@helm.invalid) and their date (Epoch), whatever the machine's
+// git configuration and clock. Record sets them for its run; a run in a
+// parallel test gives them to the git it starts (runner.Runner.Env).
+func GitEnv() []string {
+	date := fmt.Sprintf("@%d +0000", Epoch.Unix())
+	return []string{
+		"GIT_AUTHOR_NAME=helmtest", "GIT_AUTHOR_EMAIL=helmtest@helm.invalid", "GIT_AUTHOR_DATE=" + date,
+		"GIT_COMMITTER_NAME=helmtest", "GIT_COMMITTER_EMAIL=helmtest@helm.invalid", "GIT_COMMITTER_DATE=" + date,
+	}
+}
+
+// pinGit sets GitEnv in the test's environment for the rest of the test,
+// and reports whether it could: a parallel test cannot (t.Setenv panics
+// before it changes anything there).
+func pinGit(t testing.TB) (ok bool) {
+	t.Helper()
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	for _, kv := range GitEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return true
+}
+
 // updating reports whether recordings are being rewritten.
 func updating() bool { return os.Getenv("HELMTEST_UPDATE") == "1" }
 
@@ -139,10 +184,17 @@ func updating() bool { return os.Getenv("HELMTEST_UPDATE") == "1" }
 // with HELMTEST_UPDATE=1, it writes them; afterwards it replays the
 // recording with today's code (Replay), and requires run to record the
 // same events, reporting the first that differs. A run must be
-// deterministic: its clock and ids are the home's (Options).
+// deterministic: its clock and ids are the home's (Options), and the
+// commits of the git it starts are made with GitEnv, which Record sets
+// in the test's environment (t.Setenv) for the rest of the test. In a
+// parallel test, which cannot change it, Record logs that the run must
+// pass GitEnv to git itself.
 func Record(t testing.TB, name string, run func(h *helm.Home) (*helm.Voyage, error)) *Recorded {
 	t.Helper()
 	ctx := context.Background()
+	if !pinGit(t) {
+		t.Logf("helmtest: record %s: a parallel test cannot set git's dates and author in the environment: give helmtest.GitEnv() to the git the run starts (runner.Runner.Env), or its commits differ on every run", name)
+	}
 	v, err := run(Home(t))
 	if err != nil {
 		t.Fatalf("helmtest: record %s: %v", name, err)

@@ -24,8 +24,14 @@ func newActionCmd(a *app) *cobra.Command {
 		Short: "perform an action in the world (git, GitHub) and record it",
 		Long: `Perform an operation in the world and record it in the helm. The
 intent is recorded before git or gh runs, the outcome after; a failure is
-recorded too (see voyage show) and exits 1 with git's or gh's own message.
---dry-run prints exactly what would run and records nothing.
+recorded too (see voyage show) and exits 3 with git's or gh's own message:
+look before retrying. A guard rule's refusal is recorded and exits 4
+(nothing runs; retrying will not help). What can be checked before
+anything is recorded is checked there and exits 2, nothing recorded: bad
+input, a missing role or method, a push git cannot resolve, a GitHub
+action with no --repo in a repository whose origin names no GitHub
+repository. --dry-run prints exactly what would run, or that same exit-2
+error, and records nothing.
 
 GitHub is reached through gh with the identity's own configuration
 directory, $HELM_HOME/gh-config/IDENTITY/ (GH_CONFIG_DIR).`,
@@ -372,6 +378,18 @@ func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) erro
 		return err
 	}
 	*r = *rr
+	// A GitHub action needs a GitHub repository: --repo, else the one
+	// the origin remote names. Without one it could only fail once its
+	// intent was recorded (exit 3); it is refused now, nothing recorded,
+	// and so is its dry run.
+	if c.kind.GitHub {
+		if _, err := r.Repo(ctx); err != nil {
+			return &usageError{
+				Err:  fmt.Errorf("%s: %w: no GitHub repository to act on; nothing was recorded", c.kind.Name, err),
+				Hint: "helm " + commandLine(a.args) + " --repo OWNER/NAME, or git remote set-url origin https://github.com/OWNER/NAME",
+			}
+		}
+	}
 	// Parameters that default to the state of the world (push's current
 	// branch) are resolved now, so that the dry run shows, and the intent
 	// records, what will run.

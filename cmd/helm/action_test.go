@@ -106,6 +106,8 @@ func TestActionNeedsRoleAndMethodBeforeTouchingTheWorld(t *testing.T) {
 	h, srv, _ := newGitHubHarness(t)
 	h.start("who")
 	delete(h.Env, "HELM_ROLE")
+	// bob never gave a role in this voyage: none is remembered for him.
+	h.Env["HELM_IDENTITY"] = "bob"
 	srv.ClearRequests()
 	r := h.fails(2, "action", "create-issue", "--title", "x")
 	assert.Contains(t, r.Stderr, "HELM_ROLE")

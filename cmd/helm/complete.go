@@ -156,7 +156,7 @@ func (a *app) completableVoyage(ctx context.Context) (*helm.Voyage, logbook.Who,
 	if err := view.TakesChanges(v); err != nil && !errors.Is(err, helm.ErrVoyagePaused) {
 		return nil, logbook.Who{}, err
 	}
-	who, err := a.who(v, false)
+	who, err := a.who(ctx, v, false)
 	return v, who, err
 }
 

@@ -68,7 +68,7 @@ func (c *voyageResumeCommand) Run(ctx context.Context, a *app, args []string) er
 	if err != nil {
 		return err
 	}
-	who, err := a.who(v, false)
+	who, err := a.who(ctx, v, false)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (c *judgeCommand) Run(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	who, err := a.who(v, true)
+	who, err := a.who(ctx, v, true)
 	if err != nil {
 		return err
 	}

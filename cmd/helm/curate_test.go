@@ -136,7 +136,8 @@ func TestCurationOnAClosedVoyageNeedsWhoInFull(t *testing.T) {
 	h := newHarness(t)
 	id, payload, _ := closedWithPayload(t, h)
 	delete(h.Env, "HELM_METHOD")
-	r := h.fails(2, "--voyage", id, "artifact", "jettison", payload[:8], "--reason", "x")
+	// erin recorded nothing in the voyage: no method of hers to remember.
+	r := h.fails(2, "--voyage", id, "--as", "erin", "artifact", "jettison", payload[:8], "--reason", "x")
 	assert.Contains(t, r.Stderr, "no method")
 	assert.Contains(t, h.ok("--voyage", id, "sighting", "show", payload[:8]), curateMarker)
 }

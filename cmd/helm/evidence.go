@@ -50,7 +50,7 @@ func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) erro
 	if len(args) != 1 {
 		return usageErrorf(a.cmd, "sighting show: one KEY or HASH expected, got %d arguments", len(args))
 	}
-	v, err := a.openVoyage(ctx)
+	v, err := a.openReadVoyage(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ under that claim (see docs/design.md, "Curation after completion").`,
 	})
 	c.AddCommand(
 		leafCmd(a, &cobra.Command{
-			Use:     "list",
+			Use:     "list [VOYAGE]",
 			Short:   "list the voyage's artifacts: hash, kind, mark, sizes, where, state",
 			Example: "  helm artifact list --json",
 		}, &artifactListCommand{}),
@@ -126,10 +126,10 @@ type artifactListCommand struct{}
 func (*artifactListCommand) Flags(*pflag.FlagSet) {}
 
 func (*artifactListCommand) Run(ctx context.Context, a *app, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf(a.cmd, "artifact list takes no arguments (choose the voyage with --voyage ID)")
+	if len(args) > 1 {
+		return usageErrorf(a.cmd, "artifact list: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
-	v, err := a.openVoyage(ctx)
+	v, err := a.openReadVoyage(ctx, firstArg(args))
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func (a *app) curatedVoyage(ctx context.Context) (*helm.Voyage, logbook.Who, err
 	if err != nil {
 		return nil, logbook.Who{}, err
 	}
-	who, err := a.who(v, v.Info().Status != logbook.StatusActive)
+	who, err := a.who(ctx, v, v.Info().Status != logbook.StatusActive)
 	if err != nil {
 		return nil, logbook.Who{}, err
 	}

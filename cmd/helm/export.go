@@ -175,7 +175,7 @@ func (c *voyageExportCommand) Run(ctx context.Context, a *app, args []string) er
 		return usageErrorf(a.cmd, "voyage export: --json and --format %s disagree; give one of them", c.format)
 	}
 	arg := firstArg(args)
-	v, err := a.openVoyageArg(ctx, arg)
+	v, err := a.openReadVoyage(ctx, arg)
 	if err != nil {
 		return err
 	}

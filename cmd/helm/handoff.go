@@ -70,7 +70,7 @@ func (c *voyageHandoffCommand) Run(ctx context.Context, a *app, args []string) e
 	if err != nil {
 		return err
 	}
-	who, err := a.who(v, true)
+	who, err := a.who(ctx, v, true)
 	if err != nil {
 		return err
 	}

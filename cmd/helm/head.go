@@ -31,7 +31,7 @@ func (*voyageHeadCommand) Run(ctx context.Context, a *app, args []string) error 
 		return usageErrorf(a.cmd, "voyage head: one VOYAGE at most, got %q", args)
 	}
 	arg := firstArg(args)
-	v, err := a.openVoyageArg(ctx, arg)
+	v, err := a.openReadVoyage(ctx, arg)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 
 func newLogCmd(a *app) *cobra.Command {
 	return leafCmd(a, &cobra.Command{
-		Use:   "log [--who ID] [--evidence] [--json] [--follow] [--until-damage [VOYAGE]]",
+		Use:   "log [VOYAGE] [--who ID] [--evidence] [--json] [--follow] [--until-damage]",
 		Short: "tell the voyage's story: its bearings and actions",
 		Long: `Print the logbook: the voyage, then each bearing (its marks and reading)
 and each action, in order. With --json, the voyage and its entries with
@@ -68,10 +68,10 @@ func (c *logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 		}
 		return logUntilDamage(ctx, a, args)
 	}
-	if len(args) > 0 {
-		return usageErrorf(a.cmd, "log takes no arguments (choose the voyage with --voyage ID)")
+	if len(args) > 1 {
+		return usageErrorf(a.cmd, "log: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
-	v, err := a.openVoyage(ctx)
+	v, err := a.openReadVoyage(ctx, firstArg(args))
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func logUntilDamage(ctx context.Context, a *app, args []string) error {
 	if len(args) > 1 {
 		return usageErrorf(a.cmd, "log --until-damage: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
-	id, err := a.voyageIDArg(ctx, firstArg(args))
+	id, err := a.readVoyageID(ctx, firstArg(args))
 	if err != nil {
 		return err
 	}

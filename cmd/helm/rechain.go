@@ -61,7 +61,7 @@ func (c *voyageRechainCommand) Run(ctx context.Context, a *app, args []string) e
 	if err != nil {
 		return err
 	}
-	who, err := a.who(v, true)
+	who, err := a.who(ctx, v, true)
 	if err != nil {
 		return err
 	}

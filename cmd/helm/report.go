@@ -57,7 +57,7 @@ func (c *reportCommand) Run(ctx context.Context, a *app, args []string) error {
 		return usageErrorf(a.cmd, "report: --json and --format %s disagree; give one of them", c.format)
 	}
 	arg := firstArg(args)
-	v, err := a.openVoyageArg(ctx, arg)
+	v, err := a.openReadVoyage(ctx, arg)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -31,10 +33,10 @@ type globals struct {
 func (g *globals) define(fs *pflag.FlagSet) {
 	fs.StringVar(&g.home, "home", "", "helm home `DIR` (env HELM_HOME, default ~/.helm); refused when another user owns it or can write it, unless HELM_SAFE_HOMES lists it")
 	fs.StringVar(&g.store, "store", "", "keep the home's voyages in the JetStream server at `URL`, nats://HOST:PORT[/HOME] (env HELM_STORE, then config.toml; \"\": on this machine's disk, in the home, the default)")
-	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE; default: the one whose worktree you are in, else the only active one)")
+	fs.StringVar(&g.voyage, "voyage", "", "voyage `ID` or unambiguous prefix (env HELM_VOYAGE; default: the one whose worktree you are in, else the only active one; for a read (log, show, verify, report...), else the one most recently written, said on stderr)")
 	fs.StringVar(&g.as, "as", "", "act as `IDENTITY` (env HELM_IDENTITY, then the voyage's identity, then config.toml)")
-	fs.StringVar(&g.role, "role", "", "`ROLE` recorded on entries: coder, reviewer, ... (env HELM_ROLE, then config.toml)")
-	fs.StringVar(&g.method, "method", "", "`METHOD` recorded on entries: a model name, human, ... (env HELM_METHOD, then config.toml)")
+	fs.StringVar(&g.role, "role", "", "`ROLE` recorded on entries: coder, reviewer, ... (env HELM_ROLE, then config.toml, then the role this identity last recorded in the voyage)")
+	fs.StringVar(&g.method, "method", "", "`METHOD` recorded on entries: a model name, human, ... (env HELM_METHOD, then config.toml, then the method this identity last recorded in the voyage)")
 	fs.BoolVar(&g.json, "json", false, "machine-readable JSON output on stdout")
 	fs.BoolVarP(&g.help, "help", "h", false, "show this help")
 }
@@ -334,7 +336,7 @@ func (a *app) activeVoyage(ctx context.Context, entry bool) (*helm.Voyage, logbo
 	if err := view.TakesChanges(v); err != nil {
 		return nil, logbook.Who{}, err
 	}
-	who, err := a.who(v, entry)
+	who, err := a.who(ctx, v, entry)
 	if err != nil {
 		return nil, logbook.Who{}, err
 	}
@@ -380,6 +382,13 @@ func (a *app) resolveIdentity(voyageIdentity string) (string, error) {
 // method (--method, HELM_METHOD, config); with required, an unresolved one
 // is an error naming all its sources.
 func (a *app) resolveRoleMethod(required bool) (role, method string, err error) {
+	return a.resolveRoleMethodRemembered(required, logbook.Who{})
+}
+
+// resolveRoleMethodRemembered is resolveRoleMethod with, after the
+// config, the role and method remembered (the voyage's own record of
+// what its identity last acted as, rememberedWho).
+func (a *app) resolveRoleMethodRemembered(required bool, remembered logbook.Who) (role, method string, err error) {
 	cfg, err := a.config()
 	if err != nil {
 		return "", "", err
@@ -392,8 +401,8 @@ func (a *app) resolveRoleMethod(required bool) (role, method string, err error) 
 		}
 		return ""
 	}
-	role = pick(a.g.role, "HELM_ROLE", cfg.Role)
-	method = pick(a.g.method, "HELM_METHOD", cfg.Method)
+	role = cmp.Or(pick(a.g.role, "HELM_ROLE", cfg.Role), remembered.Role)
+	method = cmp.Or(pick(a.g.method, "HELM_METHOD", cfg.Method), remembered.Method)
 	if !required {
 		return role, method, nil
 	}
@@ -418,16 +427,71 @@ func (a *app) resolveRoleMethod(required bool) (role, method string, err error) 
 
 // who resolves who acts on voyage v; entry says the change is a logbook
 // entry (bearing, challenge, action), which needs a role and a method.
-func (a *app) who(v *helm.Voyage, entry bool) (logbook.Who, error) {
+//
+// The role and method are --role / --method, then HELM_ROLE /
+// HELM_METHOD, then config.toml, then what this identity last acted as
+// in this voyage (rememberedWho): a role and method given once, at
+// voyage new or on any entry, need not be repeated.
+func (a *app) who(ctx context.Context, v *helm.Voyage, entry bool) (logbook.Who, error) {
 	id, err := a.resolveIdentity(v.Info().CurrentIdentity)
 	if err != nil {
 		return logbook.Who{}, err
 	}
-	role, method, err := a.resolveRoleMethod(entry)
+	// The voyage is read only for what flags, environment and config
+	// leave out: a long voyage is not scanned when they say it all.
+	var remembered logbook.Who
+	if role, method, err := a.resolveRoleMethod(false); err != nil {
+		return logbook.Who{}, err
+	} else if role == "" || method == "" {
+		if remembered, err = rememberedWho(ctx, v, id); err != nil {
+			return logbook.Who{}, err
+		}
+	}
+	role, method, err := a.resolveRoleMethodRemembered(entry, remembered)
 	if err != nil {
 		return logbook.Who{}, err
 	}
 	return logbook.Who{Identity: id, Role: role, Method: method}, nil
+}
+
+// rememberedWho is the role and method identity last recorded in v: on
+// its latest logbook entry or change of status (the start, a completion,
+// a resumption), whichever came later. It reads the voyage, never
+// writes to remember; zero when identity recorded neither.
+func rememberedWho(ctx context.Context, v *helm.Voyage, identity string) (logbook.Who, error) {
+	info := v.Info()
+	var last logbook.Who
+	var lastAt time.Time
+	for _, t := range info.Lifecycle {
+		if t.Who.Identity == identity && (t.Who.Role != "" || t.Who.Method != "") && !t.At.Before(lastAt) {
+			last, lastAt = t.Who, t.At
+		}
+	}
+	// The entries are read from the end, a page at a time: the latest
+	// entry of identity is usually among the last ones.
+	const page = 256
+	for end := info.Counts.Entries; end > 0; end -= page {
+		from := max(end-page+1, 1)
+		var found *logbook.Entry
+		for e, err := range v.Entries(ctx, &helm.EntriesOptions{From: from}) {
+			if err != nil {
+				return logbook.Who{}, err
+			}
+			if e.N > end {
+				break
+			}
+			if e.Who.Identity == identity && (e.Who.Role != "" || e.Who.Method != "") {
+				found = &e
+			}
+		}
+		if found != nil {
+			if !found.At.Before(lastAt) {
+				last = found.Who
+			}
+			break
+		}
+	}
+	return last, nil
 }
 
 // whoStarts resolves who starts a voyage (new, fork, salvage): no
@@ -511,4 +575,73 @@ func replaceFlag(args []string, name, value string) []string {
 		}
 	}
 	return append(out, "--"+name, value)
+}
+
+// readVoyageID resolves the voyage a read (log, voyage show, verify,
+// report, export, stats...) tells of: VOYAGE (arg, which must agree with
+// --voyage), else --voyage, else HELM_VOYAGE, else the voyage whose
+// worktree the working directory is in, else the only active voyage,
+// else the one most recently written (its last event's time, as the
+// home's listing knows it from what writers recorded: nothing is
+// written to find out), which is said on stderr since nothing named it.
+// So after helm complete, a bare helm log tells the voyage just
+// completed.
+func (a *app) readVoyageID(ctx context.Context, arg string) (string, error) {
+	if arg != "" {
+		return a.voyageIDArg(ctx, arg)
+	}
+	h, err := a.openHome()
+	if err != nil {
+		return "", err
+	}
+	if id, _, err := a.namedVoyage(ctx, h); id != "" || err != nil {
+		return id, err
+	}
+	all, err := h.List(ctx, &helm.ListOptions{Status: helm.ListAll})
+	if err != nil {
+		return "", err
+	}
+	if v, ok := a.worktreeVoyage(all); ok {
+		return v.ID, nil
+	}
+	var active []helm.VoyageInfo
+	for _, v := range all {
+		if v.Status == logbook.StatusActive {
+			active = append(active, v)
+		}
+	}
+	if len(active) == 1 {
+		return active[0].ID, nil
+	}
+	if len(all) == 0 {
+		return "", &usageError{
+			Err:  fmt.Errorf("%w: no voyage in %s yet, and neither VOYAGE, --voyage nor HELM_VOYAGE names one", helm.ErrNoVoyage, homeName(h)),
+			Hint: `helm voyage new "INTENT" to start one`,
+		}
+	}
+	last := slices.MaxFunc(all, func(x, y helm.VoyageInfo) int {
+		return cmp.Or(x.LastAt.Compare(y.LastAt), x.Created.Compare(y.Created), strings.Compare(x.ID, y.ID))
+	})
+	among := "no voyage is active"
+	if len(active) > 1 {
+		among = fmt.Sprintf("%d voyages are active", len(active))
+	}
+	fmt.Fprintf(a.stderr, "helm: voyage %s (%s): the one most recently written, as %s; name another as VOYAGE or with --voyage ID (helm voyage list --status all)\n",
+		short(last.ID), printable(last.Intent), among)
+	return last.ID, nil
+}
+
+// openReadVoyage opens the voyage readVoyageID resolves; it is closed
+// when the command ends.
+func (a *app) openReadVoyage(ctx context.Context, arg string) (*helm.Voyage, error) {
+	id, err := a.readVoyageID(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := a.home.Voyage(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	a.voyages = append(a.voyages, v)
+	return v, nil
 }

@@ -205,21 +205,28 @@ func TestVoyageSources(t *testing.T) {
 	assert.Contains(t, r.Stderr, two)
 	assert.Contains(t, r.Stderr, "matches 2 voyages")
 
-	// Two active voyages: the error says how to choose and lists them.
-	r = h.fails(2, "log")
+	// Two active voyages: a change asks which, listing them; a read
+	// tells of the one most recently written, and says so.
+	r = h.fails(2, "note", "which?")
 	assert.Contains(t, r.Stderr, "2 active voyages; choose one with --voyage ID (or HELM_VOYAGE=ID)")
 	assert.Contains(t, r.Stderr, one+"  first")
 	assert.Contains(t, r.Stderr, two+"  second")
-	assert.Contains(t, r.Stderr, "Try: helm --voyage a3b00001 log")
+	assert.Contains(t, r.Stderr, "Try: helm --voyage a3b00001 note 'which?'")
+	r = h.run("log", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, `"intent": "second"`)
+	assert.Contains(t, r.Stderr, "helm: voyage a3b00002 (second): the one most recently written, as 2 voyages are active")
 
 	// The only active voyage is the default.
 	h.ok("--voyage", one, "complete", "--summary", "done")
 	assert.Equal(t, "second", intent())
 
-	// No active voyage.
+	// No active voyage: a change has none to record in; a read tells
+	// of the one just completed.
 	h.ok("complete", "--summary", "done")
-	r = h.fails(2, "log")
+	r = h.fails(2, "note", "more")
 	assert.Contains(t, r.Stderr, "no active voyage")
 	assert.Contains(t, r.Stderr, "Try: helm voyage new")
+	assert.Equal(t, "second", intent(), "the voyage just completed")
 	assert.Equal(t, "first", intent("--voyage", one), "a completed voyage is still readable by id")
 }

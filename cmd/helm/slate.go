@@ -33,7 +33,7 @@ arguments and flags that observed it.`,
 	})
 	c.AddCommand(
 		leafCmd(a, &cobra.Command{
-			Use: "list", Short: "list the observations on the slate",
+			Use: "list [VOYAGE]", Short: "list the observations on the slate",
 			Example: "  helm slate list",
 		}, &slateListCommand{}),
 		erase,
@@ -51,10 +51,10 @@ type slateListCommand struct{}
 func (*slateListCommand) Flags(*pflag.FlagSet) {}
 
 func (*slateListCommand) Run(ctx context.Context, a *app, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf(a.cmd, "slate list takes no arguments, got %q", args)
+	if len(args) > 1 {
+		return usageErrorf(a.cmd, "slate list: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
-	v, err := a.openVoyage(ctx)
+	v, err := a.openReadVoyage(ctx, firstArg(args))
 	if err != nil {
 		return err
 	}

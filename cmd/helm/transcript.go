@@ -78,7 +78,7 @@ func (s *voyageSet) ids(ctx context.Context, a *app, args []string) ([]string, e
 		}
 		return args, nil
 	}
-	id, err := a.voyageID(ctx)
+	id, err := a.readVoyageID(ctx, "")
 	if err != nil {
 		return nil, err
 	}

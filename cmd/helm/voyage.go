@@ -80,7 +80,7 @@ partial voyage.`,
 			Example: `  helm --voyage a3b voyage resume --reason "Upstream released the fix"`,
 		}, &voyageResumeCommand{}),
 		leafCmd(a, &cobra.Command{
-			Use:     "show",
+			Use:     "show [VOYAGE]",
 			Short:   "show a voyage: metadata, slate, logbook counts, artifacts",
 			Example: "  helm --voyage a3b voyage show --json",
 		}, &voyageShowCommand{}),
@@ -367,10 +367,10 @@ type voyageShow struct {
 type logbookCounts = helm.LogbookCounts
 
 func (*voyageShowCommand) Run(ctx context.Context, a *app, args []string) error {
-	if len(args) > 0 {
-		return usageErrorf(a.cmd, "voyage show takes no arguments (choose the voyage with --voyage ID)")
+	if len(args) > 1 {
+		return usageErrorf(a.cmd, "voyage show: one VOYAGE at most, got %d arguments %q", len(args), args)
 	}
-	v, err := a.openVoyage(ctx)
+	v, err := a.openReadVoyage(ctx, firstArg(args))
 	if err != nil {
 		return err
 	}
@@ -651,8 +651,7 @@ func (c *voyageVerifyCommand) Run(ctx context.Context, a *app, args []string) er
 	if err != nil {
 		return err
 	}
-	arg := firstArg(args)
-	id, err := a.voyageIDArg(ctx, arg)
+	id, err := a.readVoyageID(ctx, firstArg(args))
 	if err != nil {
 		return err
 	}

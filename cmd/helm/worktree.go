@@ -79,7 +79,7 @@ func (c *voyageCleanCommand) Run(ctx context.Context, a *app, args []string) err
 		return &usageError{Err: fmt.Errorf("voyage clean: voyage %s is active: its worktree is in use", short(info.ID)),
 			Hint: "helm --voyage " + short(info.ID) + ` complete --summary "TEXT", first`}
 	}
-	who, err := a.who(v, false)
+	who, err := a.who(ctx, v, false)
 	if err != nil {
 		return err
 	}
