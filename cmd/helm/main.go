@@ -109,7 +109,26 @@ func (m *Main) Run(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	_, err := root.ExecuteContextC(ctx)
-	return withGlobals(err, root)
+	err = withGlobals(err, root)
+	if err != nil && (a.g.json || jsonAsked(args)) {
+		err = &jsonError{Err: err}
+	}
+	return err
+}
+
+// jsonAsked reports whether args, up to "--", ask for --json: an error
+// found before the flags were parsed (an unknown flag) is still given
+// as JSON.
+func jsonAsked(args []string) bool {
+	for _, s := range args {
+		if s == "--" {
+			return false
+		}
+		if s == "--json" || strings.HasPrefix(s, "--json=") {
+			return true
+		}
+	}
+	return false
 }
 
 // newRootCmd builds the command tree for one invocation: its flags are
