@@ -43,8 +43,8 @@ from standard input; flags after -- go to gh auth login as they are.`,
 			Example: "  helm auth login --as john-agent --with-token < token.txt\n  helm auth login --as reviewer-bot -- --web",
 		}, &authLoginCommand{}),
 		leafCmd(a, &cobra.Command{
-			Use:     "status",
-			Short:   "show which identities are logged in to which hosts",
+			Use:   "status",
+			Short: "show which identities are logged in to which hosts",
 			Long: `Show, for every identity with a gh configuration (or the one --as names),
 the hosts it is logged in to and as whom. Tokens are never printed.
 
