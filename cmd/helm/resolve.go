@@ -26,6 +26,7 @@ import (
 type globals struct {
 	home, store, voyage, as, role, method string
 	json, help                            bool
+	noPager, absolute                     bool
 }
 
 func (g *globals) define(fs *pflag.FlagSet) {
@@ -36,6 +37,8 @@ func (g *globals) define(fs *pflag.FlagSet) {
 	fs.StringVar(&g.role, "role", "", "`ROLE` recorded on entries: coder, reviewer, ... (env HELM_ROLE, then config.toml)")
 	fs.StringVar(&g.method, "method", "", "`METHOD` recorded on entries: a model name, human, ... (env HELM_METHOD, then config.toml)")
 	fs.BoolVar(&g.json, "json", false, "machine-readable JSON output on stdout")
+	fs.BoolVar(&g.noPager, "no-pager", false, "on a terminal, print long output (helm log) directly instead of through the pager (HELM_PAGER, PAGER, default less with LESS=FRX)")
+	fs.BoolVar(&g.absolute, "absolute", false, "on a terminal, show times as RFC 3339 in UTC instead of \"2 minutes ago\" (output to a pipe always is)")
 	fs.BoolVarP(&g.help, "help", "h", false, "show this help")
 }
 
