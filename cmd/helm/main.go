@@ -124,7 +124,7 @@ func jsonAsked(args []string) bool {
 		if s == "--" {
 			return false
 		}
-		if s == "--json" || strings.HasPrefix(s, "--json=") {
+		if s == "--json" || strings.HasPrefix(s, "--json=") || s == "--jq" || strings.HasPrefix(s, "--jq=") {
 			return true
 		}
 	}
@@ -217,7 +217,7 @@ func leafCmd(a *app, c *cobra.Command, l leaf) *cobra.Command {
 	c.Args = cobra.ArbitraryArgs
 	c.RunE = func(c *cobra.Command, args []string) error {
 		a.cmd = c
-		return l.Run(c.Context(), a, args)
+		return a.shapedJSON(func() error { return l.Run(c.Context(), a, args) })
 	}
 	return c
 }
