@@ -186,7 +186,7 @@ has no such check.`,
 		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
 		newActionCmd(a), newUndoCmd(a), newCompleteCmd(a), newLogCmd(a), newSightingCmd(a), newArtifactCmd(a),
 		newNoteCmd(a), newJudgeCmd(a), newTranscriptCmd(a), newStatsCmd(a), newReportCmd(a), newSearchCmd(a), newPolicyCmd(a), newServeCmd(a), newMCPCmd(a),
-		newHookCmd(a), newAuthCmd(a), newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
+		newHookCmd(a), newAuthCmd(a), newConfigCmd(a), newDoctorCmd(a), newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
 	)
 	walk(root, func(c *cobra.Command) {
 		// Use lines say where the flags go themselves.
