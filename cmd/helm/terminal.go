@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // What helm does for a person watching, as git and gh do: when standard
@@ -236,4 +238,48 @@ func relativeTime(t, now time.Time) string {
 		return ago(int(d/(30*24*time.Hour)), "month")
 	}
 	return ago(int(d/(365*24*time.Hour)), "year")
+}
+
+// slowKinds are the mark kinds whose observation may take a while with
+// nothing to show for it (a command's own output shows as it runs).
+var slowKinds = map[string]bool{"file-contents": true, "web": true, "directory-tree": true}
+
+// startProgress shows "helm: WHAT… Ns" on the terminal w, on one line
+// (cut to the terminal's width) rewritten each second, until the
+// returned stop erases it. The first frame is written at once.
+func startProgress(w io.Writer, what string) (stop func()) {
+	width := 80
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			width = cols
+		}
+	}
+	began := time.Now()
+	frame := func() {
+		line := []rune("helm: " + printable(what) + "… " + time.Since(began).Truncate(time.Second).String())
+		if len(line) > width-1 {
+			line = line[:width-1]
+		}
+		fmt.Fprint(w, "\r\x1b[K"+string(line))
+	}
+	frame()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(w, "\r\x1b[K")
+				return
+			case <-t.C:
+				frame()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }

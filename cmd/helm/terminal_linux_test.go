@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,4 +106,38 @@ func TestLogFollowNeverPages(t *testing.T) {
 	got, _ := runOnTerminal(t, h, env, "--voyage", id, "log", "--follow")
 	assert.Contains(t, got, "Voyage: followed")
 	assert.NotContains(t, got, "paged:")
+}
+
+// TestLongObservationShowsProgressOnATerminalOnly: a file-contents look
+// says it is under way on stderr when that is a terminal, on a line it
+// erases when done; a pipe gets nothing of it.
+func TestLongObservationShowsProgressOnATerminalOnly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("look")
+	h.writeFile("big.txt", strings.Repeat("quagga\n", 1<<16))
+
+	controller, terminal := openPTY(t)
+	var shown bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		io.Copy(&shown, controller)
+	}()
+	var stdout bytes.Buffer
+	err := h.main().Run(context.Background(), []string{"observe", "file-contents", "--read", "big.txt"}, nil, &stdout, terminal)
+	code := ReportError(terminal, err)
+	require.NoError(t, terminal.Close())
+	<-done
+	require.Equal(t, 0, code, "%s", shown.String())
+	got := shown.String()
+	t.Logf("the terminal showed: %q", got)
+	start := strings.Index(got, "\r\x1b[Khelm: observing file-contents ")
+	require.GreaterOrEqual(t, start, 0, "the progress line is shown")
+	assert.True(t, strings.HasSuffix(got, "\r\x1b[K"), "and erased at the end")
+	assert.Contains(t, stdout.String(), "Observed FileContents: big.txt")
+
+	r := h.run("observe", "file-contents", "--read", "big.txt")
+	require.Equal(t, 0, r.Code, "%s", r)
+	assert.Empty(t, r.Stderr, "a pipe gets no progress")
 }
