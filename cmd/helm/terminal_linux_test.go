@@ -141,3 +141,20 @@ func TestLongObservationShowsProgressOnATerminalOnly(t *testing.T) {
 	require.Equal(t, 0, r.Code, "%s", r)
 	assert.Empty(t, r.Stderr, "a pipe gets no progress")
 }
+
+// TestSightingShowIsPagedOnATerminal: another long output goes through
+// the pager on a terminal, and not with --no-pager.
+func TestSightingShowIsPagedOnATerminal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start("look")
+	h.ok("observe", "context", "hello")
+	env := maps.Clone(h.Env)
+	env["HELM_PAGER"] = "sed 's/^/paged: /'"
+	got, _ := runOnTerminal(t, h, env, "sighting", "show", "context:hello")
+	assert.Contains(t, got, "paged: ")
+	assert.Contains(t, got, "hello")
+	got, _ = runOnTerminal(t, h, env, "--no-pager", "sighting", "show", "context:hello")
+	assert.NotContains(t, got, "paged: ")
+	assert.Contains(t, got, "hello")
+}
