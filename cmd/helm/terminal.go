@@ -52,6 +52,11 @@ func (a *app) pagerCommand() string {
 	if p == "cat" {
 		return ""
 	}
+	// A pager that is not installed (less, on a small container) would
+	// swallow the output: print it directly instead.
+	if f := strings.Fields(p); len(f) == 0 || !onPath(f[0]) {
+		return ""
+	}
 	return p
 }
 
@@ -282,4 +287,10 @@ func startProgress(w io.Writer, what string) (stop func()) {
 		close(done)
 		<-finished
 	}
+}
+
+// onPath reports whether program is one exec finds.
+func onPath(program string) bool {
+	_, err := exec.LookPath(program)
+	return err == nil
 }

@@ -64,6 +64,7 @@ func TestLogOnATerminalIsPagedColouredAndRelative(t *testing.T) {
 		{name: "TERM dumb", env: map[string]string{"HELM_PAGER": pager, "TERM": "dumb"}, paged: true, relative: true},
 		{name: "no pager", env: map[string]string{"HELM_PAGER": pager}, args: []string{"--no-pager"}, coloured: true, relative: true},
 		{name: "PAGER cat", env: map[string]string{"PAGER": "cat"}, coloured: true, relative: true},
+		{name: "a pager not installed", env: map[string]string{"HELM_PAGER": "no-such-pager-here -R"}, coloured: true, relative: true},
 		{name: "absolute times", env: map[string]string{"HELM_PAGER": pager}, args: []string{"--absolute"}, paged: true, coloured: true},
 	}
 	for _, tt := range tests {
