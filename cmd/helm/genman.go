@@ -42,8 +42,9 @@ func newGenManCmd() *cobra.Command {
 // this helm's command tree, written where man finds them.
 func newManCmd(a *app) *cobra.Command {
 	c := group(a, &cobra.Command{
-		Use:   "man install [DIR]",
-		Short: "install helm's man pages",
+		Use:     "man install [DIR]",
+		Short:   "install helm's man pages",
+		Example: "  helm man install\n  man helm-log",
 	})
 	c.AddCommand(leafCmd(a, &cobra.Command{
 		Use:   "install [DIR]",
