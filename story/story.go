@@ -536,7 +536,7 @@ var entryIcons = map[logbook.EntryKind]string{
 }
 
 func (d *storyDoc) htmlPage() htmlPage {
-	line, block := safetext.Line, func(s string) string { return safetext.Block(s, "") }
+	line, block := safetext.Line, func(s string) string { return safetext.Text(s, "") }
 	info := d.Info
 	p := htmlPage{
 		Intent: line(info.Intent), ID: info.ID, Head: d.Head.String(), Kind: line(string(info.Kind)), Identity: line(info.Identity),
@@ -567,7 +567,7 @@ func (d *storyDoc) htmlPage() htmlPage {
 }
 
 func (d *storyDoc) htmlEntry(e logbook.Entry) htmlEntry {
-	line, block := safetext.Line, func(s string) string { return safetext.Block(s, "") }
+	line, block := safetext.Line, func(s string) string { return safetext.Text(s, "") }
 	h := htmlEntry{
 		N: e.N, Kind: string(e.Kind), Title: logbook.Title(e.Kind), Icon: entryIcons[e.Kind], At: stamp(e.At),
 		Identity: line(e.Who.Identity), Role: line(e.Who.Role), Method: line(e.Who.Method),

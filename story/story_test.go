@@ -189,6 +189,23 @@ func TestExportsKeepHostileTextText(t *testing.T) {
 	assert.NotRegexp(t, `(?m)^#+ not a heading`, text)
 }
 
+// TestHTMLShowsTabsAndLinesOfAProgramsMessage: git's own output (tabbed
+// advice on lines of its own) reads in the page as git wrote it, not as
+// literal \t and \n, and still drives nothing.
+func TestHTMLShowsTabsAndLinesOfAProgramsMessage(t *testing.T) {
+	ctx := context.Background()
+	_, v := voyagetest.Voyage(t, voyagetest.Fixed())
+	_, err := v.Note(ctx, "! [rejected] main -> main (fetch first)\nhint:\tgit pull <first>\x1b[2K", who)
+	require.NoError(t, err)
+
+	var page bytes.Buffer
+	require.NoError(t, story.WriteHTML(ctx, &page, v))
+	html := page.String()
+	assert.Contains(t, html, "(fetch first)\nhint:\tgit pull &lt;first&gt;\\x1b[2K", "tabs and lines as written; the rest escaped")
+	assert.NotContains(t, html, `hint:\tgit`)
+	assert.NotContains(t, html, "\x1b")
+}
+
 // TestExportsOfARichVoyage: every kind of entry, a failed action, a
 // challenged reading, a note, a judgement, jettisoned and reduced
 // artifacts and a slate left open, in both documents.

@@ -43,9 +43,14 @@ from standard input; flags after -- go to gh auth login as they are.`,
 			Example: "  helm auth login --as john-agent --with-token < token.txt\n  helm auth login --as reviewer-bot -- --web",
 		}, &authLoginCommand{}),
 		leafCmd(a, &cobra.Command{
-			Use:     "status",
-			Short:   "show which identities are logged in to which hosts",
-			Long:    "Show, for every identity with a gh configuration (or the one --as names), the hosts it is logged in to and as whom. Tokens are never printed.",
+			Use:   "status",
+			Short: "show which identities are logged in to which hosts",
+			Long: `Show, for every identity with a gh configuration (or the one --as names),
+the hosts it is logged in to and as whom. Tokens are never printed.
+
+Exit status, as gh auth status's: 0 when every identity shown is logged in
+(a host accepted its token); 1 when one is not, or when no identity has a
+gh configuration at all ("nobody is logged in"): the error names them.`,
 			Example: "  helm auth status\n  helm auth status --as john-agent --json",
 		}, &authStatusCommand{}),
 	)
@@ -176,11 +181,14 @@ func (*authStatusCommand) Run(ctx context.Context, a *app, args []string) error 
 		out = append(out, st)
 	}
 	if a.g.json {
-		return writeJSON(a.stdout, out)
+		if err := writeJSON(a.stdout, out); err != nil {
+			return err
+		}
+		return notLoggedIn(out, home)
 	}
 	if len(out) == 0 {
-		_, err := fmt.Fprintf(a.stdout, "No identity has a gh configuration in %s.\n", printable(filepath.Join(home, "gh-config")))
-		return err
+		fmt.Fprintf(a.stdout, "No identity has a gh configuration in %s.\n", printable(filepath.Join(home, "gh-config")))
+		return notLoggedIn(out, home)
 	}
 	for _, st := range out {
 		if len(st.Hosts) == 0 {
@@ -200,5 +208,35 @@ func (*authStatusCommand) Run(ctx context.Context, a *app, args []string) error 
 			}
 		}
 	}
-	return nil
+	return notLoggedIn(out, home)
+}
+
+// notLoggedIn is auth status's verdict, as gh auth status's: nil when
+// every identity listed is logged in (its host accepted its token), an
+// error naming those that are not (exit 1) otherwise, or when none is
+// listed at all.
+func notLoggedIn(out []authStatus, home string) error {
+	if len(out) == 0 {
+		return &hinted{Err: fmt.Errorf("auth status: nobody is logged in: no identity has a gh configuration in %s", filepath.Join(home, "gh-config")),
+			Hint: "helm auth login --as IDENTITY"}
+	}
+	var not []string
+	for _, st := range out {
+		ok := false
+		for _, h := range st.Hosts {
+			ok = ok || h.Checked == "ok"
+		}
+		if !ok {
+			not = append(not, st.Identity)
+		}
+	}
+	switch len(not) {
+	case 0:
+		return nil
+	case 1:
+		return &hinted{Err: fmt.Errorf("auth status: identity %s is not logged in (no host accepted a token of it)", not[0]),
+			Hint: "helm auth login --as " + not[0]}
+	}
+	return &hinted{Err: fmt.Errorf("auth status: %d identities are not logged in (no host accepted a token of theirs): %s", len(not), strings.Join(not, ", ")),
+		Hint: "helm auth login --as " + not[0]}
 }

@@ -40,17 +40,23 @@ func TestIdentitiesUseTheirOwnCredentialsNeverTheAmbientToken(t *testing.T) {
 		assert.Contains(t, out, "Identity "+who.id+" logged in")
 	}
 	var status []authStatus
-	require.NoError(t, json.Unmarshal([]byte(h.ok("auth", "status", "--json")), &status))
+	r = h.fails(1, "auth", "status", "--json")
+	assert.Equal(t, `{"error":"auth status: identity carol is not logged in (no host accepted a token of it)","try":"helm auth login --as carol","exit_status":1}`+"\n",
+		r.Stderr, "under --json the error is one JSON object")
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &status))
 	require.Len(t, status, 3)
 	assert.Equal(t, "alice", status[0].Identity)
 	require.Len(t, status[0].Hosts, 1)
 	assert.Equal(t, helmLogins{Host: srv.Host, User: "alice", HasToken: true, Checked: "ok"}, status[0].Hosts[0])
 	assert.Equal(t, "bob", status[1].Hosts[0].User)
 	assert.Empty(t, status[2].Hosts, "carol never logged in")
-	text := h.ok("auth", "status")
+	r = h.fails(1, "auth", "status")
+	assert.Equal(t, "helm: auth status: identity carol is not logged in (no host accepted a token of it)\nTry: helm auth login --as carol\n", r.Stderr)
+	text := r.Stdout
 	assert.Contains(t, text, "alice: logged in to "+srv.Host+" as alice\n")
 	assert.Contains(t, text, "carol: not logged in (")
 	assert.NotContains(t, text, "alice-token-1", "tokens are never printed")
+	assert.Contains(t, h.ok("auth", "status", "--as", "alice"), "alice: logged in to ", "one identity logged in: exit 0")
 
 	srv.ClearRequests()
 	h.ok("--as", "alice", "observe", "github-issue", "1", "--repo", "octo/widgets")

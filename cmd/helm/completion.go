@@ -8,7 +8,7 @@ import (
 )
 
 // completionShells are the shells `helm completion` writes a script for.
-var completionShells = []string{"bash", "zsh", "fish"}
+var completionShells = []string{"bash", "zsh", "fish", "powershell"}
 
 // newCompletionCmd writes a shell's completion script. The scripts call
 // back into helm (a hidden __complete command), so they complete what this
@@ -16,9 +16,10 @@ var completionShells = []string{"bash", "zsh", "fish"}
 // of the active voyages for --voyage.
 func newCompletionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "completion bash|zsh|fish",
+		Use:   "completion bash|zsh|fish|powershell",
 		Short: "print a shell completion script",
-		Long: `Print the completion script for bash, zsh or fish on standard output.
+		Long: `Print the completion script for bash, zsh, fish or PowerShell on
+standard output.
 
 bash (needs the bash-completion package):
   source <(helm completion bash)          # this shell
@@ -30,7 +31,11 @@ zsh (compinit must be loaded: autoload -U compinit; compinit):
 
 fish:
   helm completion fish | source           # this shell
-  helm completion fish > ~/.config/fish/completions/helm.fish`,
+  helm completion fish > ~/.config/fish/completions/helm.fish
+
+PowerShell:
+  helm completion powershell | Out-String | Invoke-Expression    # this shell
+  helm completion powershell >> $PROFILE                          # every shell`,
 		Example:   "  helm completion bash > ~/.local/share/bash-completion/completions/helm\n  source <(helm completion zsh)",
 		ValidArgs: completionShells,
 		Args:      cobra.ArbitraryArgs,
@@ -46,6 +51,8 @@ fish:
 				return root.GenZshCompletion(w)
 			case "fish":
 				return root.GenFishCompletion(w, true)
+			case "powershell":
+				return root.GenPowerShellCompletionWithDesc(w)
 			}
 			return usageErrorf(c, "completion: unknown shell %q (one of: %s)", args[0], strings.Join(completionShells, ", "))
 		},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/exit"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/hint"
+	"github.com/helmlog/helm/internal/safetext"
 	"github.com/helmlog/helm/runner"
 )
 
@@ -66,9 +68,17 @@ func ExitCode(err error) int { return exit.Code(err) }
 // a "helm: observed, but ..." line for each. Errors quote what callers
 // and the world wrote (file names, git's messages), so they are escaped
 // for the terminal as every output is; their line breaks stay.
+//
+// Under --json (Run wraps the error so), the error is one JSON object
+// instead, the shape the MCP server's errors have: {"error": ..., "try":
+// ..., "exit_status": N}; an observation's failures are its "failures".
 func ReportError(w io.Writer, err error) int {
 	if err == nil {
 		return exitOK
+	}
+	var je *jsonError
+	if errors.As(err, &je) {
+		return reportJSON(w, je.Err)
 	}
 	var of *observedFailures
 	if errors.As(err, &of) && !errors.As(err, new(*interruptedError)) {
@@ -77,7 +87,7 @@ func ReportError(w io.Writer, err error) int {
 		}
 		return ExitCode(err)
 	}
-	fmt.Fprintf(w, "helm: %s\n", block(exit.Message(err), ""))
+	fmt.Fprintf(w, "helm: %s\n", safetext.Text(exit.Message(err), ""))
 	if h := tryLine(err); h != "" {
 		fmt.Fprintf(w, "Try: %s\n", printable(h))
 	}
@@ -186,3 +196,33 @@ func givenGlobals(root *cobra.Command) []string {
 
 // short is the first 8 characters of an id: what people type and read.
 func short(id string) string { return view.Short(id) }
+
+// jsonError is an error of a command run with --json: ReportError writes
+// it as one JSON object.
+type jsonError struct{ Err error }
+
+func (e *jsonError) Error() string { return e.Err.Error() }
+func (e *jsonError) Unwrap() error { return e.Err }
+
+// errorObject is an error under --json: what failed, what to do, the exit
+// status; an observation recorded with failures lists them.
+type errorObject struct {
+	Error      string   `json:"error"`
+	Try        string   `json:"try,omitempty"`
+	ExitStatus int      `json:"exit_status"`
+	Failures   []string `json:"failures,omitempty"`
+}
+
+func reportJSON(w io.Writer, err error) int {
+	o := errorObject{Error: exit.Message(err), Try: tryLine(err), ExitStatus: ExitCode(err)}
+	var of *observedFailures
+	if errors.As(err, &of) && !errors.As(err, new(*interruptedError)) {
+		for _, f := range of.Failures {
+			o.Failures = append(o.Failures, f.Message)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(o) // an error that cannot be written has no one to tell
+	return o.ExitStatus
+}

@@ -74,7 +74,8 @@ func (*sightingShowCommand) Run(ctx context.Context, a *app, args []string) erro
 		_, err := io.WriteString(a.stdout, "\n")
 		return err
 	}
-	return view.WriteSightingText(ctx, a.stdout, v, info)
+	// Long: paged on a terminal (terminal.go).
+	return a.page(nil, func(w io.Writer) error { return view.WriteSightingText(ctx, w, v, info) })
 }
 
 func newArtifactCmd(a *app) *cobra.Command {

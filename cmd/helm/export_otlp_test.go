@@ -197,7 +197,7 @@ func TestVoyageExportOTLPUsageErrors(t *testing.T) {
 			h, id := otlpHarness(t)
 			r := h.fails(exitUsage, append([]string{"voyage", "export", id}, tt.args...)...)
 			assert.Contains(t, r.Stderr, tt.want)
-			assert.Contains(t, r.Stderr, "Try: ")
+			assert.Regexp(t, `Try: |"try":`, r.Stderr, "a Try: line, or a try under --json")
 			assert.NotContains(t, r.Stderr, "X-Injected: 1\n")
 		})
 	}

@@ -70,7 +70,11 @@ func flagUsages(fs *pflag.FlagSet) string {
 			left = "  -" + f.Shorthand + ", --" + f.Name
 		}
 		name, usage := pflag.UnquoteUsage(f)
-		if f.Value.Type() != "bool" && name != "" {
+		switch {
+		case f.Value.Type() == "bool" || name == "":
+		case f.NoOptDefVal != "":
+			left += "[=" + name + "]" // a value only after "=": --json[=FIELDS]
+		default:
 			left += " " + name
 		}
 		switch f.Value.Type() {

@@ -42,7 +42,13 @@ the damage is and why. Nothing after the damage is shown, whatever it
 says. It exits 1 even so: a story cut short is not the voyage's story,
 and a script must not take it for one (helm voyage salvage carries what
 is shown into a new voyage). A voyage verify finds intact is told whole,
-exit 0. With --json, {"voyage":…, "entries":[…], "damaged":{…}}.`,
+exit 0. With --json, {"voyage":…, "entries":[…], "damaged":{…}}.
+
+On a terminal the story goes through a pager (HELM_PAGER, then PAGER,
+then less with LESS=FRX; --no-pager or PAGER=cat for none; --follow never
+pages), its headings are coloured (NO_COLOR=1 for none) and its times read
+"2 minutes ago" (--absolute for RFC 3339 in UTC). Output to a pipe or a
+file is always plain, with absolute times in UTC.`,
 		Example: "  helm --voyage a3b log\n  helm log --evidence\n  helm log --who bob\n  helm log --follow\n  helm log --until-damage a3b",
 	}, &logCommandLeaf{})
 }
@@ -90,7 +96,9 @@ func (c *logCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
 		}
 		return writeJSON(a.stdout, l)
 	}
-	return view.WriteLog(ctx, a.stdout, v, c.evidence, c.who)
+	// On a terminal: paged, coloured, times relative (terminal.go).
+	style := logStyle(a.colour(), !a.g.absolute, a.now())
+	return a.page(style, func(w io.Writer) error { return view.WriteLog(ctx, w, v, c.evidence, c.who) })
 }
 
 // untilDamageJSON is the --json form of `helm log --until-damage`.

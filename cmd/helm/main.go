@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -109,7 +110,26 @@ func (m *Main) Run(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	_, err := root.ExecuteContextC(ctx)
-	return withGlobals(err, root)
+	err = withGlobals(err, root)
+	if err != nil && (a.g.json || jsonAsked(args)) {
+		err = &jsonError{Err: err}
+	}
+	return err
+}
+
+// jsonAsked reports whether args, up to "--", ask for --json: an error
+// found before the flags were parsed (an unknown flag) is still given
+// as JSON.
+func jsonAsked(args []string) bool {
+	for _, s := range args {
+		if s == "--" {
+			return false
+		}
+		if s == "--json" || strings.HasPrefix(s, "--json=") || s == "--jq" || strings.HasPrefix(s, "--jq=") {
+			return true
+		}
+	}
+	return false
 }
 
 // newRootCmd builds the command tree for one invocation: its flags are
@@ -153,6 +173,9 @@ has no such check.`,
 	root.Flags().Bool("version", false, "print helm's version")
 	root.SetVersionTemplate("helm {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if e := unknownFlagSuggestion(a, c, err); e != nil {
+			return e
+		}
 		return usageErrorf(c, "%s: %v", commandName(c), err)
 	})
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {
@@ -167,7 +190,7 @@ has no such check.`,
 		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
 		newActionCmd(a), newUndoCmd(a), newCompleteCmd(a), newLogCmd(a), newSightingCmd(a), newArtifactCmd(a),
 		newNoteCmd(a), newJudgeCmd(a), newTranscriptCmd(a), newStatsCmd(a), newReportCmd(a), newSearchCmd(a), newPolicyCmd(a), newServeCmd(a), newMCPCmd(a),
-		newHookCmd(a), newAuthCmd(a), newVersionCmd(a), newCompletionCmd(), newGenManCmd(),
+		newHookCmd(a), newAuthCmd(a), newConfigCmd(a), newDoctorCmd(a), newVersionCmd(a), newCompletionCmd(), newManCmd(a), newGenManCmd(),
 	)
 	walk(root, func(c *cobra.Command) {
 		// Use lines say where the flags go themselves.
@@ -198,7 +221,7 @@ func leafCmd(a *app, c *cobra.Command, l leaf) *cobra.Command {
 	c.Args = cobra.ArbitraryArgs
 	c.RunE = func(c *cobra.Command, args []string) error {
 		a.cmd = c
-		return l.Run(c.Context(), a, args)
+		return a.shapedJSON(func() error { return l.Run(c.Context(), a, args) })
 	}
 	return c
 }
@@ -266,6 +289,79 @@ func unknownCommand(a *app, c *cobra.Command, word string) error {
 		Err:  &unknownCommandError{Word: word, Parent: c.CommandPath(), Suggestions: suggestions},
 		Hint: "helm " + commandLine(fixed),
 	}
+}
+
+// unknownFlagSuggestion is the error for a mistyped long flag that is
+// near one of c's flags (cobra suggests commands, not flags): it says
+// "did you mean" and its Try: line is the command line with the flag
+// corrected. It is nil when the error is not an unknown flag, or no flag
+// is near.
+func unknownFlagSuggestion(a *app, c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok || name == "" {
+		return nil
+	}
+	var near []string
+	best := 3 // at most 2 edits, as for commands (SuggestionsMinimumDistance)
+	visit := func(f *pflag.Flag) {
+		if f.Hidden || slices.Contains(near, f.Name) {
+			return
+		}
+		d := editDistance(strings.ToLower(name), f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		switch {
+		case d < best:
+			best, near = d, []string{f.Name}
+		case d == best:
+			near = append(near, f.Name)
+		}
+	}
+	c.Flags().VisitAll(visit)
+	c.InheritedFlags().VisitAll(visit)
+	if len(near) == 0 {
+		return nil
+	}
+	fixed := append([]string(nil), a.args...)
+	for i, s := range fixed {
+		if s == "--" {
+			break
+		}
+		if s == "--"+name || strings.HasPrefix(s, "--"+name+"=") {
+			fixed[i] = "--" + near[0] + strings.TrimPrefix(s, "--"+name)
+			break
+		}
+	}
+	flags := make([]string, len(near))
+	for i, n := range near {
+		flags[i] = "--" + n
+	}
+	return &usageError{
+		Err:  fmt.Errorf("%s: unknown flag: --%s; did you mean %s?", commandName(c), name, orList(flags)),
+		Hint: "helm " + commandLine(fixed),
+	}
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // unknownCommandError is a command word that names no command.

@@ -130,7 +130,8 @@ func (h *harness) fails(code int, args ...string) result {
 	h.t.Helper()
 	r := h.run(args...)
 	require.Equal(h.t, code, r.Code, "helm %s\n%s", strings.Join(args, " "), r)
-	require.True(h.t, strings.HasPrefix(r.Stderr, "helm: "), "errors start with helm: %q", r.Stderr)
+	require.True(h.t, strings.HasPrefix(r.Stderr, "helm: ") || strings.HasPrefix(r.Stderr, `{"error":`),
+		"errors start with helm: (or are a JSON object, under --json): %q", r.Stderr)
 	return r
 }
 
@@ -358,6 +359,21 @@ func TestReportErrorShowsProgramMessage(t *testing.T) {
 	var buf bytes.Buffer
 	assert.Equal(t, 3, ReportError(&buf, err), "recorded as a failed action")
 	assert.Equal(t, "helm: commit failed on voyage a3b0fc12 (recorded as a failed action): git commit -m x exited with status 1\nnothing to commit, working tree clean\n", buf.String())
+}
+
+// TestReportErrorShowsAProgramsTabsAsWritten: git indents its advice and
+// file lists with tabs; they reach the terminal as tabs, not as \t,
+// while an escape in the same message is still made visible.
+func TestReportErrorShowsAProgramsTabsAsWritten(t *testing.T) {
+	t.Parallel()
+	err := &helm.VoyageError{Op: "perform push", Voyage: "a3b0fc12-0000-4000-8000-000000000001", Err: &helm.ActionError{
+		Kind: "push",
+		Err:  fmt.Errorf("push: %w", &runner.ExitError{Cmd: "git push", ExitCode: 1, Stderr: "error: failed to push\nhint:\tpull first\x1b[2K"}),
+	}}
+	var buf bytes.Buffer
+	assert.Equal(t, 3, ReportError(&buf, err))
+	assert.Contains(t, buf.String(), "\nerror: failed to push\nhint:\tpull first\\x1b[2K\n")
+	assert.NotContains(t, buf.String(), `\t`)
 }
 
 func TestReportErrorSaysWhatAnObservationFoundFailed(t *testing.T) {

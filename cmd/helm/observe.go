@@ -122,7 +122,14 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 		pw = safetext.NewWriter(a.stderr)
 		progress = pw
 	}
+	// A long look (large files, a slow page) says on a terminal that it
+	// is under way, on a line erased when it is done.
+	stop := func() {}
+	if slowKinds[c.kind.Name] && isTerminalWriter(a.stderr) {
+		stop = startProgress(a.stderr, "observing "+c.kind.Name+" "+m.Key())
+	}
 	o, err := a.observe(ctx, v, who, m, c.p.Repo, c.o, progress)
+	stop()
 	if pw != nil {
 		_ = pw.Flush() // a terminal gone is no reason to fail the observation
 	}

@@ -28,6 +28,8 @@ import (
 type globals struct {
 	home, store, voyage, as, role, method string
 	json, help                            bool
+	noPager, absolute                     bool
+	jsonFields, jq                        string // --json=FIELDS, --jq EXPR (jsonfilter.go)
 }
 
 func (g *globals) define(fs *pflag.FlagSet) {
@@ -37,7 +39,11 @@ func (g *globals) define(fs *pflag.FlagSet) {
 	fs.StringVar(&g.as, "as", "", "act as `IDENTITY` (env HELM_IDENTITY, then the voyage's identity, then config.toml)")
 	fs.StringVar(&g.role, "role", "", "`ROLE` recorded on entries: coder, reviewer, ... (env HELM_ROLE, then config.toml, then the role this identity last recorded in the voyage)")
 	fs.StringVar(&g.method, "method", "", "`METHOD` recorded on entries: a model name, human, ... (env HELM_METHOD, then config.toml, then the method this identity last recorded in the voyage)")
-	fs.BoolVar(&g.json, "json", false, "machine-readable JSON output on stdout")
+	fs.Var(jsonFlag{on: &g.json, fields: &g.jsonFields}, "json", "machine-readable JSON output on stdout; --json=FIELDS keeps only those comma-separated fields of each object (--json=id,intent)")
+	fs.Lookup("json").NoOptDefVal = jsonAll
+	fs.Var(jqFlag{on: &g.json, expr: &g.jq}, "jq", "print what the jq program `EXPR` makes of the JSON output (implies --json; a string is printed as it is): --jq '.[].id'")
+	fs.BoolVar(&g.noPager, "no-pager", false, "on a terminal, print long output (helm log) directly instead of through the pager (HELM_PAGER, PAGER, default less with LESS=FRX)")
+	fs.BoolVar(&g.absolute, "absolute", false, "on a terminal, show times as RFC 3339 in UTC instead of \"2 minutes ago\" (output to a pipe always is)")
 	fs.BoolVarP(&g.help, "help", "h", false, "show this help")
 }
 

@@ -49,7 +49,11 @@ and helm search --reindex brings up to date; a voyage the index does not
 cover as it is now is read whole (search says how many), so nothing is
 missed, only slower. Every hit is checked against the voyage's log: content
 jettisoned since is never shown. --scan ignores the index. Searching never
-writes; --reindex writes only the index (then searches, if asked to).`,
+writes; --reindex writes only the index (then searches, if asked to).
+
+Exit status: 0 when something matched; 1 when nothing did ("helm: search:
+no entry matches", as grep exits 1), or a voyage could not be read; 2 bad
+usage. --reindex alone exits 0 once the index is up to date.`,
 		Example: "  helm search --pr 42\n  helm search --who bob null check\n  helm search --in sightings \"connection refused\"\n  helm search --reindex\n  helm search --mark github-issue:octo/widgets#42 --json",
 	}, &searchCommand{})
 }
@@ -138,8 +142,14 @@ func (c *searchCommand) Run(ctx context.Context, a *app, args []string) error {
 	} else if res.Scanned > 0 && !q.NoIndex {
 		fmt.Fprintf(a.stderr, "helm: search: %s read whole: the content index does not cover them as they are now\nTry: helm search --reindex\n", plural(res.Scanned, "voyage"))
 	}
+	if err == nil && len(res.Hits) == 0 {
+		return errNoMatch
+	}
 	return err
 }
+
+// errNoMatch is a search that found nothing: exit 1, as grep's.
+var errNoMatch = errors.New("search: no entry matches")
 
 // reindexVoyage brings the content index up to date with voyage id after
 // a command changed it (completed it, jettisoned or reduced an artifact):
@@ -162,10 +172,6 @@ func printHits(a *app, hits []search.Hit) error {
 			hits = []search.Hit{}
 		}
 		return writeJSON(a.stdout, hits)
-	}
-	if len(hits) == 0 {
-		_, err := fmt.Fprintln(a.stderr, "no entry matches")
-		return err
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	for _, hit := range hits {

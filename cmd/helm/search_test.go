@@ -58,11 +58,11 @@ func TestSearchPrintsOneLinePerHit(t *testing.T) {
 		h.ok("search", "--issue", "42"))
 
 	r := h.run("search", "kraken")
-	require.Equal(t, 0, r.Code, "%s", r)
+	require.Equal(t, 1, r.Code, "no match exits 1, as grep does: %s", r)
 	assert.Empty(t, r.Stdout)
-	assert.Equal(t, "no entry matches\n"+
-		"helm: search: 2 voyages read whole: the content index does not cover them as they are now\n"+
-		"Try: helm search --reindex\n", r.Stderr)
+	assert.Equal(t, "helm: search: 2 voyages read whole: the content index does not cover them as they are now\n"+
+		"Try: helm search --reindex\n"+
+		"helm: search: no entry matches\n", r.Stderr)
 	assert.Equal(t, h.ok("search", "NULL CHECK"), h.ok("search", "null", "check"), "words may come as one argument or several")
 
 	var hits []search.Hit
@@ -74,7 +74,8 @@ func TestSearchPrintsOneLinePerHit(t *testing.T) {
 	assert.Equal(t, "Opened PR #45; waiting for CI.", hits[0].Text)
 	assert.Equal(t, review, hits[1].Voyage)
 	assert.Equal(t, search.KindVoyage, hits[1].Kind)
-	assert.Equal(t, "[]\n", h.ok("search", "kraken", "--json"))
+	r = h.fails(1, "search", "kraken", "--json")
+	assert.Equal(t, "[]\n", r.Stdout, "no match: an empty list, and exit 1")
 
 	var raw []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(h.ok("search", "--pr", "45", "--json")), &raw))
@@ -183,11 +184,11 @@ func TestSearchFindsWordsInsideSightings(t *testing.T) {
 	h.at(4)
 	h.ok("artifact", "jettison", hits[0].Artifact[:12], "--reason", "holds a host name")
 	r = h.run("search", "segfault")
-	require.Equal(t, 0, r.Code, "%s", r)
+	require.Equal(t, 1, r.Code, "%s", r)
 	assert.Empty(t, r.Stdout, "the jettisoned sighting is not shown")
-	assert.Equal(t, "no entry matches\n", r.Stderr, "jettison brought the index up to date: nothing read whole")
+	assert.Equal(t, "helm: search: no entry matches\n", r.Stderr, "jettison brought the index up to date: nothing read whole")
 	r = h.run("search", "--scan", "segfault")
-	require.Equal(t, 0, r.Code, "%s", r)
+	require.Equal(t, 1, r.Code, "%s", r)
 	assert.Empty(t, r.Stdout, "nor when every voyage is read whole")
 }
 

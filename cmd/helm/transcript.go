@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -128,7 +129,8 @@ func (c *transcriptCommand) Run(ctx context.Context, a *app, args []string) erro
 		_, err := fmt.Fprintln(a.stdout, "No events.")
 		return err
 	}
-	return transcript.Write(a.stdout, lines)
+	// Long: paged on a terminal (terminal.go).
+	return a.page(nil, func(w io.Writer) error { return transcript.Write(w, lines) })
 }
 
 type statsCommand struct{ set voyageSet }

@@ -67,6 +67,12 @@ func Line(s string) string { return escape(s, "", false, false) }
 // follows ("  Reading: " → 11 spaces).
 func Block(s, indent string) string { return escape(s, indent, true, false) }
 
+// Text renders s as Block does but keeps its tabs as well: for a
+// program's own message shown whole (git indents its advice and file
+// lists with tabs) in an error or an HTML page, where a tab moves to the
+// next tab stop and nowhere else.
+func Text(s, indent string) string { return escape(s, indent, true, true) }
+
 // Writer escapes a stream for a terminal as Block does with no indent,
 // but keeps tabs as well as line breaks: it shows a program's output as
 // the program writes it (tabs align test results; they move no cursor

@@ -75,6 +75,28 @@ func TestLineAndBlockEscapeWhatDrivesTheTerminal(t *testing.T) {
 	}
 }
 
+// TestTextKeepsTabsAndLinesButEscapesTheRest: a program's own message
+// (git's advice, indented with tabs) is shown as it was written, and
+// nothing in it drives the terminal.
+func TestTextKeepsTabsAndLinesButEscapesTheRest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "git advice", in: "hint: Updates were rejected\n\thint: git pull", want: "hint: Updates were rejected\n  \thint: git pull"},
+		{name: "escape in a tabbed line", in: "\tok\x1b[2K\rforged", want: "\tok\\x1b[2K\\rforged"},
+		{name: "bidi override", in: "a\t\u202eb", want: "a\t\\u202eb"},
+		{name: "plain", in: "nothing to do", want: "nothing to do"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Text(tt.in, "  ")
+			assert.Equal(t, tt.want, got)
+			assert.False(t, strings.ContainsAny(got, "\x1b\r\u202e"), "nothing raw drives the terminal: %q", got)
+		})
+	}
+}
+
 // Not parallel: AllocsPerRun counts the whole process's allocations (and
 // sets GOMAXPROCS), so it runs before the parallel tests start, alone.
 func TestLineDoesNotAllocateForPlainText(t *testing.T) {
