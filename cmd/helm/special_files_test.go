@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,7 +38,7 @@ func TestSpecialFilesNeverHangTheCLI(t *testing.T) {
 		assert.Contains(t, stdout, "Observed ")
 		if tt.want != "" {
 			assert.Equal(t, 3, code, "recorded, but a file could not be read: helm %v\n%s", tt.args, stderr)
-			assert.Equal(t, tt.want, stderr)
+			assert.Equal(t, tt.want+"Try: helm slate erase "+strings.Join(tt.args[1:], " ")+eraseWhy+"\n", stderr)
 		} else {
 			assert.Equal(t, 0, code, "helm %v\n%s", tt.args, stderr)
 			assert.Empty(t, stderr)
