@@ -22,6 +22,7 @@ func TestSpecialFilesNeverHangTheCLI(t *testing.T) {
 	require.NoError(t, unix.Mkfifo(filepath.Join(b.dir, "fifo"), 0o644))
 	require.NoError(t, unix.Mkfifo(filepath.Join(b.dir, "README.md"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(b.dir, "Cargo.toml"), []byte("[package]\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(b.dir, "go.mod"), []byte("module example.com/special\n"), 0o644))
 	b.ok("voyage", "new", "special files")
 	tests := []struct {
 		args []string
