@@ -294,6 +294,7 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	require.Len(t, missing.Failures, 1)
 	assert.Contains(t, text, "Observed, but gone.rs could not be read")
 	assert.Contains(t, text, "exit status 3")
+	assert.Contains(t, text, "slate_erase with the same kind and parameters takes it off the slate", "how to erase it, in tools' words")
 
 	_, slate := ok[struct{ Slate []logbook.ObservationRecord }](c, "slate_list", vid)
 	assert.Len(t, slate.Slate, len(marks)+1)
