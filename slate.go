@@ -61,9 +61,9 @@ func (o Observed) Failures() []sighting.Failure { return sighting.Failures(o.Obs
 // wants the observation regardless takes it with errors.As. To take it
 // off the slate: Voyage.Erase with Key.
 type ObservationError struct {
-	Voyage   string              // the voyage's id
-	Mark     marks.Mark          // what was looked at
-	Key      string              // the observation's key on the slate
+	Voyage   string             // the voyage's id
+	Mark     marks.Mark         // what was looked at
+	Key      string             // the observation's key on the slate
 	Failures []sighting.Failure // what the sighting reports as failed, at least one
 }
 
