@@ -343,8 +343,44 @@ func ExampleHintOf() {
 	// true - observe a mark first, or seal observations made elsewhere (BearingOptions.Observations)
 }
 
-// A look that failed is an observation all the same; Failures says what
-// failed.
+// A look that failed is an observation all the same, recorded; Observe
+// says so with an *ObservationError beside the Observed, so that a
+// caller checking err cannot miss it.
+func ExampleObservationError() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "helm-example")
+	defer os.RemoveAll(dir)
+	h, _ := helm.Open(dir, nil)
+	who := logbook.Who{Identity: "john-agent"}
+	v, _ := h.Start(ctx, "Look around", helm.OpenWaters, who, nil)
+	defer v.Close()
+
+	m, _ := marks.NewFileContents("no-such-file.txt")
+	_, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir}})
+	var failed *helm.ObservationError
+	switch {
+	case errors.As(err, &failed):
+		// Recorded: the slate holds what was seen, failures and all.
+		for _, f := range failed.Failures {
+			fmt.Println(f.Kind, "-", f.Message)
+		}
+		fmt.Println(len(v.Slate()), "observation on the slate")
+		// Not worth a bearing: take it off the slate.
+		if err := v.Erase(ctx, failed.Key, who); err != nil {
+			fmt.Println(err)
+		}
+		fmt.Println(len(v.Slate()), "after Erase")
+	case err != nil:
+		fmt.Println("nothing recorded:", err)
+	}
+	// Output:
+	// missing - no-such-file.txt could not be read: no such file or directory
+	// 1 observation on the slate
+	// 0 after Erase
+}
+
+// Failures lists what a look found failed, as the ObservationError Observe
+// returned with it does.
 func ExampleObserved_Failures() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "helm-example")
@@ -355,14 +391,16 @@ func ExampleObserved_Failures() {
 	defer v.Close()
 
 	m, _ := marks.NewFileContents("no-such-file.txt")
-	o, _ := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir}})
+	o, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: &marks.Env{Dir: dir}})
+	if _, recorded := errors.AsType[*helm.ObservationError](err); err != nil && !recorded {
+		fmt.Println("nothing recorded:", err)
+		return
+	}
 	for _, f := range o.Failures() {
 		fmt.Println(f.Kind, "-", f.Message)
 	}
-	fmt.Println(len(v.Slate()), "observation on the slate")
 	// Output:
 	// missing - no-such-file.txt could not be read: no such file or directory
-	// 1 observation on the slate
 }
 
 // Everything a voyage stores passes the home's redactor first; Redact

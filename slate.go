@@ -53,13 +53,36 @@ type Observed struct {
 // should not retry blindly. nil when nothing failed.
 func (o Observed) Failures() []sighting.Failure { return sighting.Failures(o.Observation.Sighting) }
 
+// ObservationError is what Observe returns, with the Observed, when the
+// look was recorded but what was looked at reported failures (a file
+// that could not be read, a program that exited non-zero, an HTTP error
+// status): the observation is on the slate all the same, as evidence of
+// what was seen. A caller that checks err != nil cannot miss it; one that
+// wants the observation regardless takes it with errors.As. To take it
+// off the slate: Voyage.Erase with Key.
+type ObservationError struct {
+	Voyage   string             // the voyage's id
+	Mark     marks.Mark         // what was looked at
+	Key      string             // the observation's key on the slate
+	Failures []sighting.Failure // what the sighting reports as failed, at least one
+}
+
+func (e *ObservationError) Error() string {
+	msgs := make([]string, len(e.Failures))
+	for i, f := range e.Failures {
+		msgs[i] = f.Message
+	}
+	return fmt.Sprintf("observe %s on voyage %s: recorded, but %s", e.Mark, e.Voyage, strings.Join(msgs, "; "))
+}
+
 // Observe looks at mark m and puts the observation on the slate, replacing
 // any earlier observation of the same mark. The sighting is stored as an
 // artifact unless the voyage holds the same bytes already. Nothing is
 // looked at for a completed voyage or an invalid mark. A look that failed
 // (a file that could not be read, a program that exited non-zero, an HTTP
-// error) is an observation all the same: the sighting says what failed,
-// and Observed.Failures lists it.
+// error) is an observation all the same: it is recorded and returned,
+// with an *ObservationError listing what failed (as Observed.Failures
+// does).
 func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who logbook.Who, opts *ObserveOptions) (Observed, error) {
 	if err := marks.Validate(m); err != nil { // before the world is looked at
 		return Observed{}, v.fail("observe", &invalidError{err}, hint.Hint{})
@@ -91,7 +114,14 @@ func (v *Voyage) Observe(ctx context.Context, m marks.Mark, who logbook.Who, opt
 	if err != nil {
 		return Observed{}, v.fail(op, err, hint.Hint{})
 	}
-	return v.Record(ctx, Observation{Mark: m, Sighting: s, ObservedAt: v.home.now()}, who)
+	o, err := v.Record(ctx, Observation{Mark: m, Sighting: s, ObservedAt: v.home.now()}, who)
+	if err != nil {
+		return o, err
+	}
+	if f := o.Failures(); len(f) > 0 {
+		return o, &ObservationError{Voyage: v.ID(), Mark: m, Key: o.Record.Key, Failures: f}
+	}
+	return o, nil
 }
 
 // Record puts an observation made elsewhere (read from an observation

@@ -3,6 +3,7 @@ package sighting
 import (
 	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,10 @@ const (
 	// refused, too many redirects, a body cut short), or a GitHub focus
 	// that could not be fetched.
 	FailureFetch FailureKind = "fetch"
+	// FailureNotProject: a project mark's directory holds no project of
+	// its kind (no Cargo.toml for rust-project, no go.mod for
+	// go-project); Error names what the directory's top holds instead.
+	FailureNotProject FailureKind = "not-a-project"
 )
 
 // Failure is one thing a sighting records as failed. It is derived from
@@ -90,16 +95,69 @@ func (s *Files) Failures() []Failure { return contentFailures(s.Contents) }
 // that could not be examined.
 func (s *DirectoryTree) Failures() []Failure { return listingFailures(s.Listings) }
 
-// Failures lists the directories and files that could not be read.
+// Failures lists the directories and files that could not be read, and
+// a tree that holds no Cargo.toml: not a Rust project.
 func (s *RustProject) Failures() []Failure {
-	return append(listingFailures(s.Listings), contentFailures(s.Contents)...)
+	out := append(listingFailures(s.Listings), contentFailures(s.Contents)...)
+	for _, c := range s.Contents {
+		if path.Base(c.Path) == "Cargo.toml" {
+			return out
+		}
+	}
+	return append(out, notProject("Rust", "Cargo.toml", s.Listings))
 }
 
-// Failures lists the directories and files that could not be read. A
-// go.mod or a package clause that does not parse is what the project
-// holds, not a failure to look at it, and is not listed.
+// Failures lists the directories and files that could not be read, and
+// a tree that holds no go.mod: not a Go project. A go.mod or a package
+// clause that does not parse is what the project holds, not a failure to
+// look at it, and is not listed.
 func (s *GoProject) Failures() []Failure {
-	return append(listingFailures(s.Listings), contentFailures(s.Contents)...)
+	out := append(listingFailures(s.Listings), contentFailures(s.Contents)...)
+	if len(s.Modules) > 0 {
+		return out
+	}
+	return append(out, notProject("Go", "go.mod", s.Listings))
+}
+
+// projectFiles are the files at the top of a directory that say what
+// project it is, and the mark that looks at it (or its language).
+var projectFiles = []struct{ file, what string }{
+	{"go.mod", "go-project"},
+	{"Cargo.toml", "rust-project"},
+	{"package.json", "JavaScript"},
+	{"pyproject.toml", "Python"},
+	{"setup.py", "Python"},
+	{"pom.xml", "Java"},
+	{"build.gradle", "Java"},
+	{"Gemfile", "Ruby"},
+	{"composer.json", "PHP"},
+	{"mix.exs", "Elixir"},
+	{"CMakeLists.txt", "C or C++"},
+}
+
+// notProject is the failure of a project mark whose tree holds no
+// manifest of its kind; it names what the top of the tree holds instead.
+func notProject(lang, manifest string, listings []DirectoryListing) Failure {
+	var found []string
+	for _, l := range listings {
+		if l.Path != "." {
+			continue
+		}
+		for _, e := range l.Entries {
+			for _, p := range projectFiles {
+				if !e.IsDir && e.Name == p.file && p.file != manifest {
+					found = append(found, p.file+" ("+p.what+")")
+				}
+			}
+		}
+	}
+	f := Failure{Kind: FailureNotProject, Path: ".", Error: "no " + manifest + " in the tree"}
+	f.Message = "not a " + lang + " project: no " + manifest + " in the tree"
+	if len(found) > 0 {
+		f.Error += "; it holds " + strings.Join(found, ", ")
+		f.Message += "; its top holds " + strings.Join(found, ", ")
+	}
+	return f
 }
 
 // Failures lists how the program failed: its directory could not be

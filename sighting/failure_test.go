@@ -45,8 +45,18 @@ func TestFailuresOfEveryKind(t *testing.T) {
 		{name: "files missing and unreadable", s: &sighting.Files{Contents: contents}, want: contentFailures},
 		{name: "tree", s: &sighting.DirectoryTree{Listings: listings}, want: listingFailures},
 		{name: "tree read", s: &sighting.DirectoryTree{Listings: []sighting.DirectoryListing{{Path: ".", Entries: listings[0].Entries[:1]}}}},
-		{name: "rust project", s: &sighting.RustProject{Listings: listings, Contents: contents},
+		{name: "rust project", s: &sighting.RustProject{Listings: listings, Contents: append(contents, sighting.FileContents{Path: "Cargo.toml", Content: sighting.TextContent("[package]\n")})},
 			want: append(append([]sighting.Failure(nil), listingFailures...), contentFailures...)},
+		{name: "rust project without a Cargo.toml, in a Go module", s: &sighting.RustProject{Listings: []sighting.DirectoryListing{{Path: ".", Entries: []sighting.DirectoryEntry{
+			{Name: "go.mod", SizeBytes: ptr(uint64(9))}, {Name: "package.json", IsDir: true}}}}},
+			want: []sighting.Failure{{Kind: sighting.FailureNotProject, Path: ".", Error: "no Cargo.toml in the tree; it holds go.mod (go-project)",
+				Message: "not a Rust project: no Cargo.toml in the tree; its top holds go.mod (go-project)"}}},
+		{name: "go project without a go.mod", s: &sighting.GoProject{Listings: []sighting.DirectoryListing{{Path: ".", Entries: []sighting.DirectoryEntry{
+			{Name: "Cargo.toml", SizeBytes: ptr(uint64(9))}, {Name: "README.md", SizeBytes: ptr(uint64(9))}}}}},
+			want: []sighting.Failure{{Kind: sighting.FailureNotProject, Path: ".", Error: "no go.mod in the tree; it holds Cargo.toml (rust-project)",
+				Message: "not a Go project: no go.mod in the tree; its top holds Cargo.toml (rust-project)"}}},
+		{name: "go project in an empty directory", s: &sighting.GoProject{Listings: []sighting.DirectoryListing{{Path: ".", Entries: []sighting.DirectoryEntry{}}}},
+			want: []sighting.Failure{{Kind: sighting.FailureNotProject, Path: ".", Error: "no go.mod in the tree", Message: "not a Go project: no go.mod in the tree"}}},
 		{name: "go project: modules and packages that do not parse are no failure", s: &sighting.GoProject{
 			Contents: contents[1:2],
 			Modules:  []sighting.GoModule{{File: "go.mod", Error: "go.mod:1: unknown directive: x"}},

@@ -85,6 +85,9 @@ func ReportError(w io.Writer, err error) int {
 		for _, f := range of.Failures {
 			fmt.Fprintf(w, "helm: observed, but %s\n", printable(f.Message))
 		}
+		if of.Erase != "" {
+			fmt.Fprintf(w, "Try: %s%s\n", printable(of.Erase), eraseWhy)
+		}
 		return ExitCode(err)
 	}
 	fmt.Fprintf(w, "helm: %s\n", safetext.Text(exit.Message(err), ""))
@@ -93,6 +96,9 @@ func ReportError(w io.Writer, err error) int {
 	}
 	return ExitCode(err)
 }
+
+// eraseWhy follows the command line that erases a failed observation.
+const eraseWhy = " (to take it off the slate; a bearing seals it otherwise)"
 
 func tryLine(err error) string {
 	var ie *interruptedError

@@ -126,6 +126,70 @@ func TestObserveSaysWhichFilesItCouldNotRead(t *testing.T) {
 	h.writeFile("a.txt", "a")
 	r := h.run("observe", "file-contents", "--read", "a.txt", "--read", "gone.txt")
 	require.Equal(t, 3, r.Code, r)
-	assert.Equal(t, "helm: observed, but gone.txt could not be read: no such file or directory\n", r.Stderr)
+	assert.Equal(t, "helm: observed, but gone.txt could not be read: no such file or directory\n"+
+		"Try: helm slate erase file-contents --read a.txt --read gone.txt"+eraseWhy+"\n", r.Stderr)
 	assert.Contains(t, r.Stdout, "Observed FileContents: a.txt, gone.txt")
+}
+
+// TestFailedObservationSaysHowToEraseIt: the Try: line after a failed
+// look is a command line that erases that observation, on the voyage
+// named, without the flags only observing takes.
+func TestFailedObservationSaysHowToEraseIt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string // after --voyage ID
+		want string   // after "Try: helm --voyage ID "
+	}{
+		{"a file", []string{"observe", "file-contents", "--read", "gone.txt", "--out", "o.json"}, "slate erase file-contents --read gone.txt"},
+		{"a command", []string{"observe", "command", "--timeout", "5s", "--", "sh", "-c", "exit 2"}, "slate erase command -- sh -c 'exit 2'"},
+		{"a name to quote", []string{"observe", "file-contents", "--read=it's gone.txt"}, "slate erase file-contents '--read=it'\\''s gone.txt'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			id := h.start("erase")
+			r := h.fails(3, append([]string{"--voyage", id}, tt.args...)...)
+			try := "Try: helm --voyage " + id + " " + tt.want + eraseWhy + "\n"
+			require.True(t, strings.HasSuffix(r.Stderr, try), "%q\nwant the suffix %q", r.Stderr, try)
+			require.Contains(t, h.ok("--voyage", id, "slate", "list"), "1 observation")
+			line := strings.TrimSuffix(strings.TrimPrefix(try, "Try: helm "), eraseWhy+"\n")
+			assert.Contains(t, h.ok(splitQuoted(line)...), "Erased")
+			assert.Contains(t, h.ok("--voyage", id, "slate", "list"), "empty")
+		})
+	}
+}
+
+// splitQuoted splits a command line as sh does one that quotes in single
+// quotes and escapes a quote outside them (as eraseLine writes it).
+func splitQuoted(line string) []string {
+	var words []string
+	var w strings.Builder
+	in, any, esc := false, false, false
+	for _, r := range line {
+		switch {
+		case r == '\\' && !in:
+			esc = true
+			any = true
+		case esc:
+			w.WriteRune(r)
+			esc = false
+		case r == '\'':
+			in, any = !in, true
+		case r == ' ' && !in:
+			if any {
+				words = append(words, w.String())
+			}
+			w.Reset()
+			any = false
+		default:
+			w.WriteRune(r)
+			any = true
+		}
+	}
+	if any {
+		words = append(words, w.String())
+	}
+	return words
 }

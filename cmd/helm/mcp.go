@@ -51,13 +51,17 @@ A voyage's story can be subscribed to: the host is told when it changes.
 The identity, role and method are resolved once, as for any command
 (--as, HELM_IDENTITY, then config.toml; with --voyage, the voyage's
 identity), and every entry the server records is theirs: no tool takes
-an identity. --voyage (or HELM_VOYAGE) pins the server to one voyage;
-without it, tools take the voyage's id (or a prefix), which voyage_start
-returns. Actions pass the guard rules; a rule that asks for confirmation
+an identity. --voyage (or HELM_VOYAGE) pins the server to one voyage,
+and voyage_start is refused. Without it, tools take the voyage's id (or
+a prefix); once a session has called voyage_start, its tools act on that
+voyage when they leave voyage out (a voyage named wins for that call). Actions pass the guard rules; a rule that asks for confirmation
 refuses the action, as no person is at the keyboard to give it.
 
 Standard output carries the protocol alone; what helm has to say goes to
-standard error. The server ends when the host closes its standard input.`,
+standard error. The server ends when the host closes its standard input,
+once it has answered the calls still running (unless the host went
+altogether, closing standard output too: they are then cancelled).
+Setting it up in Claude Code, Cursor and VS Code: docs/mcp.md.`,
 		Example: `  helm mcp --as claude-1 --role coder --method claude-opus
   # in the host's configuration (mcpServers):
   #   "helm": {"command": "helm", "args": ["mcp"],

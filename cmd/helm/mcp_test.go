@@ -294,6 +294,7 @@ func TestMCPRecordsAWholeVoyage(t *testing.T) {
 	require.Len(t, missing.Failures, 1)
 	assert.Contains(t, text, "Observed, but gone.rs could not be read")
 	assert.Contains(t, text, "exit status 3")
+	assert.Contains(t, text, "slate_erase with the same kind and parameters takes it off the slate", "how to erase it, in tools' words")
 
 	_, slate := ok[struct{ Slate []logbook.ObservationRecord }](c, "slate_list", vid)
 	assert.Len(t, slate.Slate, len(marks)+1)
@@ -466,7 +467,6 @@ func TestMCPBadInputIsAToolError(t *testing.T) {
 		{"observation file not there", "bearing_take", map[string]any{"voyage": v, "reading": "r", "observation_files": []string{"nope.json"}}, "read nope.json", "helm observe KIND ... --out FILE"},
 		{"no such bearing", "bearing_challenge", map[string]any{"voyage": v, "n": 7, "feedback": "f", "reading": "r"}, "bearing", "call log"},
 		{"bad outcome", "complete", map[string]any{"voyage": v, "summary": "s", "outcome": "sunk"}, "outcome", ""},
-		{"no voyage", "note", map[string]any{"text": "x"}, "voyage is missing", "give voyage"},
 		{"no such voyage", "note", map[string]any{"voyage": "ffff", "text": "x"}, "voyage ffff", "voyage_list"},
 		{"empty commit message", "commit", map[string]any{"voyage": v, "message": ""}, "invalid action", ""},
 		{"bad merge method", "merge_pull_request", map[string]any{"voyage": v, "number": 1, "merge_method": "octopus"}, "merge_method", ""},

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -141,7 +143,7 @@ func (c *observeCommandLeaf) Run(ctx context.Context, a *app, args []string) err
 	// stderr once the observation is reported, and helm exits 3.
 	var failed error
 	if len(res.Failures) > 0 {
-		failed = &observedFailures{Failures: res.Failures}
+		failed = &observedFailures{Failures: res.Failures, Erase: eraseLine(a.args, c.kind.Name, a.cmd.Flags())}
 	}
 	// With --out -, stdout carries the observation; the line goes to stderr.
 	line := a.stdout
@@ -181,7 +183,14 @@ func (a *app) observe(ctx context.Context, v *helm.Voyage, who logbook.Who, m ma
 		return helm.Observed{}, err
 	}
 	env := &marks.Env{Dir: a.main.Dir, GitHub: r, CommandTimeout: o.Timeout, Progress: progress, PassEnv: o.PassEnv}
-	return v.Observe(ctx, m, who, &helm.ObserveOptions{Env: env, Confirmed: o.Yes})
+	obs, err := v.Observe(ctx, m, who, &helm.ObserveOptions{Env: env, Confirmed: o.Yes})
+	if _, failed := errors.AsType[*helm.ObservationError](err); failed {
+		// Recorded: the callers report the observation, then its
+		// failures (Observed.Failures), as the command line and the
+		// tools say them.
+		err = nil
+	}
+	return obs, err
 }
 
 // isTerminalWriter reports whether w is a terminal (a person watching).
@@ -236,4 +245,37 @@ func writeObservationFile(path string, obs helm.Observation) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// eraseLine is the command line that takes off the slate the mark an
+// observe command line (args, helm's own) looked at: its global flags
+// (--voyage, --as, ...) and the mark's arguments, without what only
+// observing takes (--out, --timeout, --pass-env, --yes). "" when args
+// hold no observe KIND.
+func eraseLine(args []string, kind string, fs *pflag.FlagSet) string {
+	at := slices.Index(args, "observe")
+	if at < 0 || at+1 >= len(args) || args[at+1] != kind {
+		return ""
+	}
+	observing := map[string]bool{"out": true, "timeout": true, "pass-env": true, "yes": true}
+	words := append([]string{"helm"}, args[:at]...)
+	words = append(words, "slate", "erase", kind)
+	rest := args[at+2:]
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		name, _, withValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if strings.HasPrefix(w, "--") && observing[name] {
+			if f := fs.Lookup(name); !withValue && f != nil && f.NoOptDefVal == "" {
+				i++ // its value
+			}
+			continue
+		}
+		words = append(words, w)
+	}
+	for i, w := range words {
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
 }

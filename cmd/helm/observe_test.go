@@ -235,13 +235,13 @@ func TestObserveWebFailures(t *testing.T) {
 	h.start("web")
 
 	r := h.fails(3, "observe", "web", web.URL+"/missing")
-	assert.Equal(t, "helm: observed, but GET "+web.URL+"/missing answered 404 Not Found\n", r.Stderr)
+	assert.Equal(t, "helm: observed, but GET "+web.URL+"/missing answered 404 Not Found\nTry: helm slate erase web "+web.URL+"/missing"+eraseWhy+"\n", r.Stderr)
 	assert.Contains(t, r.Stdout, "Observed Web: "+web.URL+"/missing")
 
 	r = h.fails(3, "observe", "web", refused)
 	assert.True(t, strings.HasPrefix(r.Stderr, "helm: observed, but the URL could not be fetched: Get \""+refused+"\": "), r.Stderr)
 	assert.Contains(t, r.Stderr, "refused")
-	assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line: %q", r.Stderr)
+	assert.Equal(t, 2, strings.Count(r.Stderr, "\n"), "one line, and Try: %q", r.Stderr)
 	assert.Contains(t, r.Stdout, "Observed Web: "+refused)
 
 	r = h.fails(3, "observe", "web", web.URL+"/missing", "--json")

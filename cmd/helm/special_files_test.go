@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,6 +22,7 @@ func TestSpecialFilesNeverHangTheCLI(t *testing.T) {
 	require.NoError(t, unix.Mkfifo(filepath.Join(b.dir, "fifo"), 0o644))
 	require.NoError(t, unix.Mkfifo(filepath.Join(b.dir, "README.md"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(b.dir, "Cargo.toml"), []byte("[package]\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(b.dir, "go.mod"), []byte("module example.com/special\n"), 0o644))
 	b.ok("voyage", "new", "special files")
 	tests := []struct {
 		args []string
@@ -37,7 +39,7 @@ func TestSpecialFilesNeverHangTheCLI(t *testing.T) {
 		assert.Contains(t, stdout, "Observed ")
 		if tt.want != "" {
 			assert.Equal(t, 3, code, "recorded, but a file could not be read: helm %v\n%s", tt.args, stderr)
-			assert.Equal(t, tt.want, stderr)
+			assert.Equal(t, tt.want+"Try: helm slate erase "+strings.Join(tt.args[1:], " ")+eraseWhy+"\n", stderr)
 		} else {
 			assert.Equal(t, 0, code, "helm %v\n%s", tt.args, stderr)
 			assert.Empty(t, stderr)

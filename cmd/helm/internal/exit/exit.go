@@ -35,6 +35,9 @@ const (
 // "helm: observed, but ..." line, and the status is 3.
 type ObservedFailures struct {
 	Failures []sighting.Failure
+	// Erase is the command line that takes the observation off the
+	// slate, printed as "Try: ..." after the failures ("": none).
+	Erase string
 }
 
 func (e *ObservedFailures) Error() string {

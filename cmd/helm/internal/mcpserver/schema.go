@@ -20,7 +20,7 @@ import (
 
 // voyageArg is the voyage a tool acts on.
 type voyageArg struct {
-	Voyage string `json:"voyage,omitempty" jsonschema:"the voyage's id or a prefix (voyage_start gives it); leave out on a server pinned with --voyage"`
+	Voyage string `json:"voyage,omitempty" jsonschema:"the voyage's id or a prefix (voyage_start gives it); leave out for the voyage this session started (voyage_start), or on a server pinned with --voyage"`
 }
 
 // pageArgs page a long text.
@@ -79,7 +79,8 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(ctx context.Context, in *I
 		e(schema)
 	}
 	t.InputSchema = schema
-	mcp.AddTool(s.server, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		ctx = context.WithValue(ctx, sessionKey{}, req.Session)
 		return s.call(ctx, t.Name, func(ctx context.Context) (toolOut, error) { return run(ctx, &in) })
 	})
 }

@@ -112,9 +112,10 @@ type Server struct {
 	server *mcp.Server
 
 	mu       sync.Mutex
-	open     map[string]*helm.Voyage // by id, the pinned one too
-	opened   []*helm.Voyage          // those the server opened
-	subs     watches                 // the stories subscribed to (subscribe.go)
+	open     map[string]*helm.Voyage       // by id, the pinned one too
+	started  map[*mcp.ServerSession]string // the voyage each session started last (voyage_start)
+	opened   []*helm.Voyage                // those the server opened
+	subs     watches                       // the stories subscribed to (subscribe.go)
 	calls    sync.WaitGroup
 	stopping bool
 	logMu    sync.Mutex // serialises what calls write to log
@@ -127,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{home: cfg.Home, who: cfg.Who, kinds: cfg.Kinds, want: want, ws: cfg.Workspace, log: cfg.Log, open: map[string]*helm.Voyage{}}
+	s := &Server{home: cfg.Home, who: cfg.Who, kinds: cfg.Kinds, want: want, ws: cfg.Workspace, log: cfg.Log, open: map[string]*helm.Voyage{}, started: map[*mcp.ServerSession]string{}}
 	s.subs.byURI, s.subs.sessions = map[string]*watch{}, map[*mcp.ServerSession]bool{}
 	if v := cfg.Pinned; v != nil {
 		s.pinned, s.open[v.ID()] = v.ID(), v
@@ -210,7 +211,7 @@ You act as %s (role %s, method %s) on every entry you record.
 	if s.pinned != "" {
 		fmt.Fprintf(&b, "This server acts on voyage %s; leave the voyage argument out.\n", s.pinned)
 	} else {
-		b.WriteString("Start with voyage_start, and pass the id it returns as voyage to the other tools.\n")
+		b.WriteString("Start with voyage_start: the other tools then act on that voyage when you leave voyage out (give voyage to act on another).\n")
 	}
 	b.WriteString(`Then: observe what you look at (files, a directory tree, a project, a command's output, a web page, a GitHub issue or pull request, or context a person gave you): each observation goes on the slate.
 bearing_take records what the observations on the slate meant (a reading) and seals them; take one whenever you have understood something.
@@ -298,16 +299,48 @@ func (s *Server) call(ctx context.Context, name string, run func(context.Context
 	return res, out.data, nil
 }
 
-// voyageID resolves the voyage a call names (arg: an id or a prefix), or
-// the one the server is pinned to.
+// sessionKey is the context key of the session a call came in.
+type sessionKey struct{}
+
+// startedBy remembers that the session of ctx started voyage id: the
+// voyage its later calls act on when they name none.
+func (s *Server) startedBy(ctx context.Context, id string) {
+	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
+	if ss == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.started[ss] = id
+}
+
+// sessionVoyage is the voyage the session of ctx started last, or "".
+func (s *Server) sessionVoyage(ctx context.Context) string {
+	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
+	if ss == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started[ss]
+}
+
+// voyageID resolves the voyage a call names (arg: an id or a prefix).
+// Without one: the voyage the server is pinned to; else the one this
+// session started last with voyage_start (a pinned server starts none, so
+// the pinned voyage always wins); a voyage named wins over both, for
+// that call alone.
 func (s *Server) voyageID(ctx context.Context, arg string) (string, error) {
 	if arg == "" {
 		if s.pinned != "" {
 			return s.pinned, nil
 		}
+		if id := s.sessionVoyage(ctx); id != "" {
+			return id, nil
+		}
 		return "", &exit.UsageError{
-			Err:  fmt.Errorf("%w: voyage is missing, and this server acts on no one voyage (helm mcp --voyage ID would pin one)", helm.ErrInvalid),
-			Tool: "give voyage: the id voyage_start returned, or one voyage_list lists",
+			Err:  fmt.Errorf("%w: voyage is missing: this session started no voyage, and this server acts on no one voyage (helm mcp --voyage ID would pin one)", helm.ErrInvalid),
+			Tool: "call voyage_start first, or give voyage: an id voyage_list lists",
 		}
 	}
 	id, err := s.home.Resolve(ctx, arg)

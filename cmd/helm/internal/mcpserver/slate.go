@@ -105,7 +105,7 @@ func (s *Server) addSlateTools() {
 				for i, f := range res.Failures {
 					msgs[i] = safetext.Line(f.Message)
 				}
-				text += "\nObserved, but " + strings.Join(msgs, "; ") + ". The observation is recorded all the same (" + exitMeanings[exit.Recorded] + ")."
+				text += "\nObserved, but " + strings.Join(msgs, "; ") + ". The observation is recorded all the same (" + exitMeanings[exit.Recorded] + "); slate_erase with the same kind and parameters takes it off the slate."
 			}
 			data, err := json.Marshal(res)
 			if err != nil {

@@ -25,16 +25,101 @@ import (
 // the JSON-RPC error the specification gives it, and reads on.
 
 // lockedWriter serialises whole writes: the SDK's messages and the
-// errors jsonrpcLines answers with, each a line written in one call.
+// errors jsonrpcLines answers with, each a line written in one call. It
+// tells calls of the answers it wrote.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	calls *inFlight
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if err == nil && l.calls != nil {
+		if m, derr := jsonrpc.DecodeMessage(bytes.TrimSpace(p)); derr == nil {
+			if r, ok := m.(*jsonrpc.Response); ok {
+				l.calls.done(r.ID)
+			}
+		}
+	}
+	return n, err
+}
+
+// inFlight are the host's calls given to the SDK and not answered yet,
+// by id: at the end of standard input, the server answers them before it
+// ends (a host may write its last request and close its end at once, as
+// the MCP specification's shutdown for stdio has it: close the server's
+// input, then wait for it to exit).
+type inFlight struct {
+	mu      sync.Mutex
+	ids     map[string]bool
+	changed chan struct{} // has a value when ids changed
+}
+
+func newInFlight() *inFlight {
+	return &inFlight{ids: map[string]bool{}, changed: make(chan struct{}, 1)}
+}
+
+func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
+
+// seen notes a message given to the SDK: a call is in flight until its
+// answer is written; a cancellation ends one unanswered (MCP: a
+// cancelled request gets no answer).
+func (c *inFlight) seen(m jsonrpc.Message) {
+	req, ok := m.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	if req.IsCall() {
+		c.mu.Lock()
+		c.ids[idKey(req.ID)] = true
+		c.mu.Unlock()
+		return
+	}
+	if req.Method == "notifications/cancelled" {
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil && p.RequestID != nil {
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
+				c.done(id)
+			}
+		}
+	}
+}
+
+// done notes that call id was answered (or cancelled).
+func (c *inFlight) done(id jsonrpc.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.ids[idKey(id)] {
+		return
+	}
+	delete(c.ids, idKey(id))
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (c *inFlight) empty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ids) == 0
+}
+
+// drain waits until every call in flight is answered, or gone is closed
+// (the host went, or the server is stopped).
+func (c *inFlight) drain(gone <-chan struct{}) {
+	for !c.empty() {
+		select {
+		case <-c.changed:
+		case <-gone:
+			return
+		}
+	}
 }
 
 // jsonrpcLines reads a host's messages from r, a line each (a message
@@ -48,15 +133,26 @@ type jsonrpcLines struct {
 	max  int    // the longest message taken
 	out  []byte // what is left to give of the message being read
 	err  error  // the end of r, given once out is
+
+	calls *inFlight // the calls given and not answered
+	// atEnd, when set, is run once r ends, before its end is given: it
+	// returns once the calls in flight are answered (or the host went).
+	atEnd func()
 }
 
 func newJSONRPCLines(r io.Reader, w io.Writer, logf func(string, ...any)) *jsonrpcLines {
-	return &jsonrpcLines{r: bufio.NewReader(r), w: w, logf: logf, max: mcp.DefaultMaxLineLength}
+	return &jsonrpcLines{r: bufio.NewReader(r), w: w, logf: logf, max: mcp.DefaultMaxLineLength, calls: newInFlight()}
 }
 
 func (l *jsonrpcLines) Read(p []byte) (int, error) {
 	for len(l.out) == 0 {
 		if l.err != nil {
+			if l.atEnd != nil {
+				// The SDK cancels the calls still running when its input
+				// ends: answer them first.
+				l.atEnd()
+				l.atEnd = nil
+			}
 			return 0, l.err
 		}
 		l.out, l.err = l.next()
@@ -105,14 +201,16 @@ func (l *jsonrpcLines) next() ([]byte, error) {
 			}
 			continue
 		}
-		if id, derr := checkMessage(msg); derr != nil {
-			l.refuse(id, jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+derr.Error())
+		m, derr := jsonrpc.DecodeMessage(msg)
+		if derr != nil {
+			l.refuse(idOf(msg), jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+derr.Error())
 			msg = msg[:0]
 			if err != nil {
 				return nil, err
 			}
 			continue
 		}
+		l.calls.seen(m)
 		return append(bytes.TrimSpace(msg), '\n'), err
 	}
 }
@@ -136,15 +234,6 @@ func (l *jsonrpcLines) readLine(max int) ([]byte, error) {
 			return line, err
 		}
 	}
-}
-
-// checkMessage checks that msg (JSON) is one JSON-RPC message, as the SDK
-// decodes it; when it is not, the id it has, if any, for the answer.
-func checkMessage(msg []byte) (json.RawMessage, error) {
-	if _, err := jsonrpc.DecodeMessage(msg); err != nil {
-		return idOf(msg), err
-	}
-	return nil, nil
 }
 
 // idOf is the id of msg, a JSON-RPC message or something like one, when
@@ -234,10 +323,31 @@ func (l *jsonrpcLines) refuse(id json.RawMessage, code int64, what string) {
 // ServeStdio serves the protocol on in and out, a host's standard input
 // and output, until the host closes in or ctx ends. A line that is no
 // JSON-RPC message is answered and skipped (jsonrpcLines), never the end
-// of the session.
+// of the session. When in ends, the calls in flight are answered before
+// the session ends, unless the host went altogether (out, a pipe, lost
+// its reader: the calls are then cancelled, as at once) or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	lines := newJSONRPCLines(in, w, s.Logf)
+	w.calls = lines.calls
+	lines.atEnd = func() {
+		if lines.calls.empty() {
+			return
+		}
+		gone := make(chan struct{})
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-ctx.Done():
+			case <-hangup(out, stop):
+			case <-stop:
+				return
+			}
+			close(gone)
+		}()
+		lines.calls.drain(gone)
+	}
 	// lines bounds a message's length: the SDK's own bound ends the session.
 	return s.server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(lines), Writer: nopWriteCloser{w}, MaxLineLength: -1})
 }

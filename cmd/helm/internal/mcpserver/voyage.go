@@ -40,7 +40,7 @@ type completeArgs struct {
 
 func (s *Server) addVoyageTools() {
 	addTool(s, &mcp.Tool{Name: "voyage_start", Annotations: records,
-		Description: "Start a voyage: a unit of work you record as you go. Returns the voyage, whose id the other tools take as voyage. It records you as its identity, and the git repository helm runs in (its origin, commit and branch: what report diffs against)."},
+		Description: "Start a voyage: a unit of work you record as you go. Returns the voyage, whose id the other tools take as voyage; they act on it when you leave voyage out, for the rest of this session. It records you as its identity, and the git repository helm runs in (its origin, commit and branch: what report diffs against)."},
 		func(ctx context.Context, in *voyageStartArgs) (toolOut, error) {
 			if s.pinned != "" {
 				return toolOut{}, &exit.UsageError{
@@ -56,7 +56,9 @@ func (s *Server) addVoyageTools() {
 			if err != nil {
 				return toolOut{}, err
 			}
-			return toolOut{data: s.keep(v).Info()}, nil
+			v = s.keep(v)
+			s.startedBy(ctx, v.ID())
+			return toolOut{data: v.Info()}, nil
 		}, enum("kind", string(helm.OpenWaters), string(helm.ResolveIssue)), byDefault("kind", string(helm.OpenWaters)))
 
 	var filters []string
