@@ -27,7 +27,8 @@
 // request's head branch against that bare repository, as GitHub does.
 //
 // If gh is not installed, NewServer fails the test with a message naming
-// `apt-get install gh`: the GitHub tests never skip silently.
+// ./test (which builds gh when it is missing) and `apt-get install gh`:
+// the GitHub tests never skip silently.
 package ghtest
 
 import (
@@ -159,7 +160,7 @@ func (s *Server) HostEnv() []string {
 func RequireGH(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("gh"); err != nil {
-		t.Fatalf("ghtest: the GitHub CLI `gh` is not installed (%v); install it with `apt-get install gh` — helm's GitHub tests run the real gh against a loopback stand-in", err)
+		t.Fatalf("ghtest: the GitHub CLI `gh` is not installed (%v); run the tests with ./test, which builds gh from the Go module proxy when it is missing, or install it (`apt-get install gh`) — helm's GitHub tests run the real gh against a loopback stand-in", err)
 	}
 }
 
