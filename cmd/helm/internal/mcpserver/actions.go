@@ -137,7 +137,10 @@ func (s *Server) addAction(k actions.Kind) {
 	}
 	t := &mcp.Tool{Name: ToolName(k.Name), Annotations: ann, InputSchema: actionSchema(k),
 		Description: upperFirst(k.Summary) + ". The intent is recorded before git or gh runs, the outcome after (a failure too, as a failed action: exit status 3); guard rules are checked first, and one that asks a person to confirm refuses it here. dry_run shows what would run."}
-	mcp.AddTool(s.server, t, func(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, any, error) {
+		// Leaving voyage out acts on the session's voyage, as in every
+		// tool (addTool).
+		ctx = context.WithValue(ctx, sessionKey{}, req.Session)
 		return s.call(ctx, t.Name, func(ctx context.Context) (toolOut, error) {
 			v, opts, err := actionValues(k, in)
 			if err != nil {
