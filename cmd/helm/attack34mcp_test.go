@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,6 +116,122 @@ func TestAttackMCPGitHubActionOnANonGitHubOriginIsRefusedBeforeRecording(t *test
 			assert.Contains(t, te.Error, "no GitHub repository")
 			assert.Contains(t, te.Try, "repo")
 			assert.Equal(t, helm.LogbookCounts{}, logbookCountsOf(t, h, v.ID), "nothing recorded")
+		})
+	}
+}
+
+// eraseByTry runs the command line of the "Try: helm slate erase ..."
+// line in stderr with a real shell, in h's directory and home as
+// john-agent (h.start's identity), and requires it to succeed.
+func eraseByTry(t *testing.T, h *harness, stderr string) {
+	t.Helper()
+	_, try, found := strings.Cut(stderr, "\nTry: ")
+	require.True(t, found, "a Try: line follows the failure: %s", stderr)
+	line, _, found := strings.Cut(try, eraseWhy)
+	require.True(t, found, "the Try: line says why: %s", try)
+	require.True(t, strings.HasPrefix(line, "helm ") && strings.Contains(line, " slate erase "), line)
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = h.Dir
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + h.Env["HOME"], "HELM_HOME=" + h.Home,
+		"HELM_IDENTITY=john-agent", "HELM_ROLE=coder", "HELM_METHOD=human", "GORACE=atexit_sleep_ms=0",
+	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s: %s", line, out)
+}
+
+// TestAttackObserveFailureIsExitThreeAndItsTryLineErasesIt: a look that
+// failed is recorded and exits 3, never 0; a project mark on a tree that
+// holds no project of its kind (a Go repository, a Cargo.toml that is a
+// directory, or a symbolic link out of the tree, which the walk does not
+// follow, as go-project does not follow a go.mod link) is a not-a-project
+// failure; and the Try: line, run as printed by a shell, takes exactly
+// that observation off the slate of the voyage it was made on.
+func TestAttackObserveFailureIsExitThreeAndItsTryLineErasesIt(t *testing.T) {
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "Cargo.toml")
+	require.NoError(t, os.WriteFile(outside, []byte("[package]\nname = \"elsewhere\"\n"), 0o644))
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, h *harness)
+		args  []string
+		says  string
+	}{
+		{name: "rust-project on a Go repository", setup: func(t *testing.T, h *harness) { h.writeFile("go.mod", "module example.com/x\n") },
+			args: []string{"observe", "rust-project", "."}, says: "not a Rust project: no Cargo.toml in the tree; its top holds go.mod (go-project)"},
+		{name: "rust-project where Cargo.toml is a directory", setup: func(t *testing.T, h *harness) { h.writeFile("Cargo.toml/x", "") },
+			args: []string{"observe", "rust-project", "."}, says: "not a Rust project"},
+		{name: "rust-project where Cargo.toml links out of the tree", setup: func(t *testing.T, h *harness) {
+			require.NoError(t, os.Symlink(outside, filepath.Join(h.Dir, "Cargo.toml")))
+		}, args: []string{"observe", "rust-project", "."}, says: "not a Rust project"},
+		{name: "go-project where go.mod links out of the tree", setup: func(t *testing.T, h *harness) {
+			require.NoError(t, os.Symlink(outside, filepath.Join(h.Dir, "go.mod")))
+		}, args: []string{"observe", "go-project", "."}, says: "not a Go project"},
+		{name: "rust-project on a directory with a space and a quote", setup: func(t *testing.T, h *harness) { h.writeFile("it's mine/go.mod", "module x\n") },
+			args: []string{"observe", "rust-project", "it's mine"}, says: "not a Rust project"},
+		{name: "a missing file, with the observing flags", setup: func(t *testing.T, h *harness) {},
+			args: []string{"observe", "file-contents", "--out=obs.json", "no such $file"}, says: "no such $file could not be read: no such file or directory"},
+		{name: "a command that fails, its flags after", setup: func(t *testing.T, h *harness) {},
+			args: []string{"observe", "command", "--timeout", "1m", "--", "sh", "-c", "echo 'a;b' && exit 3"}, says: "the command exited with status 3"},
+		{name: "a voyage named that is not the default", setup: func(t *testing.T, h *harness) {},
+			args: []string{"observe", "file-contents", "gone.txt"}, says: "gone.txt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			first := h.start("the voyage looked on")
+			other := h.start("another voyage, written last")
+			h.ok("--voyage", other, "note", "the most recent write")
+			tc.setup(t, h)
+			r := h.fails(3, append([]string{"--voyage", first[:8]}, tc.args...)...)
+			assert.Contains(t, r.Stderr, "helm: observed, but "+tc.says)
+			assert.Contains(t, h.ok("--voyage", first, "slate", "list"), "1 observation", "recorded all the same")
+			eraseByTry(t, h, r.Stderr)
+			assert.Contains(t, h.ok("--voyage", first, "slate", "list"), "empty", "the Try: line erased it")
+		})
+	}
+}
+
+// TestAttackMCPObserveNeverReportsAFailedLookAsSuccess: the observe tool
+// lists a failed look under failures (docs/mcp.md: recorded all the
+// same), and its text says so: a project mark on a tree that is not that
+// project, a Cargo.toml link out of the tree among them.
+func TestAttackMCPObserveNeverReportsAFailedLookAsSuccess(t *testing.T) {
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "Cargo.toml")
+	require.NoError(t, os.WriteFile(outside, []byte("[package]\n"), 0o644))
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, h *harness)
+		args  map[string]any
+		kind  string
+	}{
+		{name: "rust-project on a Go repository", setup: func(t *testing.T, h *harness) { h.writeFile("go.mod", "module x\n") },
+			args: map[string]any{"kind": "rust-project", "path": "."}, kind: "not-a-project"},
+		{name: "rust-project on a Cargo.toml link out of the tree", setup: func(t *testing.T, h *harness) {
+			require.NoError(t, os.Symlink(outside, filepath.Join(h.Dir, "Cargo.toml")))
+		}, args: map[string]any{"kind": "rust-project", "path": "."}, kind: "not-a-project"},
+		{name: "a missing file", setup: func(t *testing.T, h *harness) {},
+			args: map[string]any{"kind": "file-contents", "paths": []string{"gone.txt"}}, kind: "missing"},
+		{name: "a command that exits non-zero", setup: func(t *testing.T, h *harness) {},
+			args: map[string]any{"kind": "command", "command": []string{"sh", "-c", "exit 4"}}, kind: "exit-status"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			agentEnv(h)
+			tc.setup(t, h)
+			c := h.mcp()
+			ok[helm.VoyageInfo](c, "voyage_start", map[string]any{"intent": "looking"})
+			text, res := ok[struct {
+				Failures []struct {
+					Kind string `json:"kind"`
+				} `json:"failures"`
+			}](c, "observe", tc.args)
+			require.Len(t, res.Failures, 1, text)
+			assert.Equal(t, tc.kind, res.Failures[0].Kind)
+			assert.Contains(t, text, "Observed, but ")
+			assert.Contains(t, text, "slate_erase")
 		})
 	}
 }
