@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,4 +74,25 @@ func TestAttackMCPEndOfInputLeavesNoProcessOfAnObservation(t *testing.T) {
 	require.Contains(t, answers, "1", "the call in flight was answered: %s", out.String())
 	assert.Contains(t, answers["1"], "result")
 	assert.Eventually(t, func() bool { return !alive(bg) }, mcpWait, 10e6, "process %d, started by the observed command, still runs after helm mcp ended", bg)
+}
+
+// TestAttackMCPTwoServersDoNotShareTheSessionVoyage: a voyage started
+// through one helm mcp process is not the voyage of another process's
+// session on the same home, even for the same identity: its calls that
+// leave voyage out are refused until it starts one of its own.
+func TestAttackMCPTwoServersDoNotShareTheSessionVoyage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	a := mcpProcess(t, h, "agent-a", "--tools", "all")
+	b := mcpProcess(t, h, "agent-a", "--tools", "all")
+	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+	ctx := context.Background()
+	res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "voyage_start", Arguments: map[string]any{"intent": "in a"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, resultText(res))
+	res, err = b.CallTool(ctx, &mcp.CallToolParams{Name: "note", Arguments: map[string]any{"text": "from b"}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError, "b started no voyage: %s", resultText(res))
+	assert.Contains(t, resultText(res), "this session started no voyage")
+	assert.NotContains(t, h.ok("log"), "from b")
 }

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -234,4 +239,94 @@ func TestAttackMCPObserveNeverReportsAFailedLookAsSuccess(t *testing.T) {
 			assert.Contains(t, text, "slate_erase")
 		})
 	}
+}
+
+// TestAttackMCPPinnedByEnvironmentRefusesOtherVoyages: a server pinned
+// with HELM_VOYAGE (not --voyage) refuses voyage_start, and refuses a call
+// naming another voyage, whatever tool: the refusal records nothing
+// anywhere.
+func TestAttackMCPPinnedByEnvironmentRefusesOtherVoyages(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.start("pinned")
+	other := h.start("another")
+	agentEnv(h)
+	h.Env["HELM_VOYAGE"] = id[:8]
+	c := h.mcp()
+	_, te := c.fails("voyage_start", map[string]any{"intent": "mine"})
+	assert.Contains(t, te.Error, "acts on voyage "+id[:8]+" alone")
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"note", map[string]any{"voyage": other, "text": "elsewhere"}},
+		{"observe", map[string]any{"voyage": other[:8], "kind": "context", "description": "elsewhere"}},
+		{"commit", map[string]any{"voyage": other, "message": "elsewhere", "dry_run": true}},
+		{"action", map[string]any{"voyage": other, "kind": "commit", "params": map[string]any{"message": "elsewhere"}}},
+		{"complete", map[string]any{"voyage": other, "summary": "ended by the agent"}},
+	} {
+		_, te := c.fails(tc.tool, tc.args)
+		assert.Contains(t, te.Error, "acts on voyage "+id[:8]+" alone", tc.tool)
+		assert.Equal(t, 2, te.ExitStatus, tc.tool)
+	}
+	assert.Equal(t, helm.LogbookCounts{}, logbookCountsOf(t, h, other), "nothing recorded on the other voyage")
+	assert.Contains(t, h.ok("--voyage", other, "slate", "list"), "empty")
+	list := h.ok("voyage", "list")
+	assert.NotContains(t, list, "mine", "no voyage started")
+}
+
+// TestAttackMCPCallsDuringVoyageStartGoToItOrNowhere: calls that leave
+// voyage out, made while voyage_start runs, either fail (the session had
+// started no voyage yet) or land on the voyage it started: never on
+// another voyage, never lost.
+func TestAttackMCPCallsDuringVoyageStartGoToItOrNowhere(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	other := h.start("a voyage the session did not start")
+	agentEnv(h)
+	c := h.mcp()
+	const notes = 8
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	recorded, refused := 0, 0
+	var started helm.VoyageInfo
+	var startErr error
+	wg.Add(notes + 1)
+	go func() {
+		defer wg.Done()
+		res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "voyage_start", Arguments: map[string]any{"intent": "raced"}})
+		if err == nil && res.IsError {
+			err = errors.New(resultText(res))
+		}
+		if err == nil {
+			var data []byte
+			data, err = json.Marshal(res.StructuredContent)
+			if err == nil {
+				err = json.Unmarshal(data, &started)
+			}
+		}
+		startErr = err
+	}()
+	for i := range notes {
+		go func() {
+			defer wg.Done()
+			res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "note", Arguments: map[string]any{"text": fmt.Sprintf("raced note %d", i)}})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				t.Errorf("note %d: a protocol error: %v", i, err)
+			case res.IsError:
+				assert.Contains(t, resultText(res), "this session started no voyage")
+				refused++
+			default:
+				recorded++
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, startErr)
+	assert.Equal(t, notes, recorded+refused)
+	assert.Equal(t, recorded, logbookCountsOf(t, h, started.ID).Notes, "every note answered as recorded is on the started voyage")
+	assert.Equal(t, 0, logbookCountsOf(t, h, other).Notes, "none on another")
 }
