@@ -330,3 +330,23 @@ func TestAttackMCPCallsDuringVoyageStartGoToItOrNowhere(t *testing.T) {
 	assert.Equal(t, recorded, logbookCountsOf(t, h, started.ID).Notes, "every note answered as recorded is on the started voyage")
 	assert.Equal(t, 0, logbookCountsOf(t, h, other).Notes, "none on another")
 }
+
+// TestAttackMCPStartWithoutAMethodDoesNotSuggestHuman: helm mcp without
+// a method exits 2 before serving, and its Try: line gives an agent's
+// method as the example, never "human": the server records an agent's
+// work, and an agent following the hint would have its entries say a
+// person made them.
+func TestAttackMCPStartWithoutAMethodDoesNotSuggestHuman(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["HELM_IDENTITY"], h.Env["HELM_ROLE"] = "claude-1", "coder"
+	m := h.main()
+	m.serveMCP = func(context.Context, *mcp.Server) error {
+		t.Error("served without a method")
+		return nil
+	}
+	r := <-h.runAsync(m, []string{"mcp"})
+	assert.Equal(t, exitUsage, r.Code, r.String())
+	assert.Contains(t, r.Stderr, "Try: helm mcp --method claude-code")
+	assert.NotContains(t, r.Stderr, "human")
+}
