@@ -237,6 +237,11 @@ func TestAttackMCPObserveNeverReportsAFailedLookAsSuccess(t *testing.T) {
 			assert.Equal(t, tc.kind, res.Failures[0].Kind)
 			assert.Contains(t, text, "Observed, but ")
 			assert.Contains(t, text, "slate_erase")
+			ok[map[string]any](c, "slate_erase", tc.args)
+			_, slate := ok[struct {
+				Slate []any `json:"slate"`
+			}](c, "slate_list", nil)
+			assert.Empty(t, slate.Slate, "slate_erase with the same kind and parameters took it off")
 		})
 	}
 }
