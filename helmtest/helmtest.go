@@ -14,9 +14,9 @@
 // it to record the same events, actions included. helm's clock and ids
 // are made deterministic by the home (Options); git's by Record: while
 // the run runs, every git it starts (helm's actions' and the code's own)
-// sees GitEnv, a fixed author, committer and date, so a commit made from
-// the same tree on the same parents gets the same SHA on every run and
-// machine. A run that builds its repository inside itself (or from fixed
+// sees GitEnv, a fixed author, committer and date, no hooks and no
+// signing, so a commit made from the same tree on the same parents gets
+// the same SHA on every run and machine. A run that builds its repository inside itself (or from fixed
 // files) thus records the same commits, pushes and reverts each time. A
 // parallel test (t.Parallel) cannot change the environment: Record says
 // so in the test's log, and the run passes GitEnv itself
@@ -148,14 +148,22 @@ func Replay(t testing.TB, path string) *Recorded {
 
 // GitEnv returns the environment entries (KEY=VALUE) that make git's
 // commits deterministic: the author and committer (helmtest,
-// helmtest@helm.invalid) and their date (Epoch), whatever the machine's
-// git configuration and clock. Record sets them for its run; a run in a
-// parallel test gives them to the git it starts (runner.Runner.Env).
+// helmtest@helm.invalid) and their date (Epoch), and no hooks and no
+// signing (core.hooksPath, commit.gpgSign and tag.gpgSign, which a hook
+// or a signature's own time would make differ on every run), whatever the
+// machine's or the repository's git configuration and the clock. Record
+// sets them for its run; a run in a parallel test gives them to the git
+// it starts (runner.Runner.Env).
 func GitEnv() []string {
 	date := fmt.Sprintf("@%d +0000", Epoch.Unix())
 	return []string{
 		"GIT_AUTHOR_NAME=helmtest", "GIT_AUTHOR_EMAIL=helmtest@helm.invalid", "GIT_AUTHOR_DATE=" + date,
 		"GIT_COMMITTER_NAME=helmtest", "GIT_COMMITTER_EMAIL=helmtest@helm.invalid", "GIT_COMMITTER_DATE=" + date,
+		// As git -c, over every configuration file.
+		"GIT_CONFIG_COUNT=3",
+		"GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + os.DevNull,
+		"GIT_CONFIG_KEY_1=commit.gpgSign", "GIT_CONFIG_VALUE_1=false",
+		"GIT_CONFIG_KEY_2=tag.gpgSign", "GIT_CONFIG_VALUE_2=false",
 	}
 }
 

@@ -40,7 +40,8 @@ const (
 // non-zero exit is an observation all the same; so is a program that
 // cannot start (the sighting's Error says why) or one killed at the
 // timeout (TimedOut, with the timeout in TimeoutMS): the sighting's
-// Failures list them.
+// Failures list them. What the program started in its process group and
+// left running when it ended is killed (on Unix).
 //
 // The program's environment is the process's without the variables whose
 // names look secret (redact.StripEnv: GH_TOKEN, AWS_SECRET_ACCESS_KEY,
@@ -191,6 +192,7 @@ func (m *Command) Observe(ctx context.Context, env *Env) (sighting.Sighting, err
 	start := time.Now()
 	err := cmd.Run()
 	s.DurationMS = time.Since(start).Milliseconds()
+	killLeftovers(cmd)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("command %s: %w", m.Program, ctx.Err())
 	}

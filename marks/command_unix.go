@@ -16,3 +16,15 @@ func killProcessGroup(cmd *exec.Cmd) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// killLeftovers kills what the program left running in its process group
+// once it has ended (sh -c "server &"): an observation looks, it leaves
+// nothing behind. The group's id, the program's pid, cannot be taken by
+// another process while any member of the group lives; an empty group
+// is no longer there to kill (ESRCH, ignored). A child that left the group
+// (setsid) is out of reach.
+func killLeftovers(cmd *exec.Cmd) {
+	if cmd.Process != nil && cmd.ProcessState != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -96,11 +96,21 @@ func (s *Files) Failures() []Failure { return contentFailures(s.Contents) }
 func (s *DirectoryTree) Failures() []Failure { return listingFailures(s.Listings) }
 
 // Failures lists the directories and files that could not be read, and
-// a tree that holds no Cargo.toml: not a Rust project.
+// a tree that holds no Cargo.toml: not a Rust project. A Cargo.toml that
+// is a symbolic link is no manifest of the tree (it may lead out of it),
+// as go-project does not follow a go.mod link.
 func (s *RustProject) Failures() []Failure {
 	out := append(listingFailures(s.Listings), contentFailures(s.Contents)...)
+	links := map[string]bool{}
+	for _, l := range s.Listings {
+		for _, e := range l.Entries {
+			if e.Symlink != "" {
+				links[path.Join(l.Path, e.Name)] = true
+			}
+		}
+	}
 	for _, c := range s.Contents {
-		if path.Base(c.Path) == "Cargo.toml" {
+		if path.Base(c.Path) == "Cargo.toml" && !links[path.Clean(c.Path)] {
 			return out
 		}
 	}

@@ -419,7 +419,13 @@ func (a *app) resolveRoleMethodRemembered(required bool, remembered logbook.Who)
 	}
 	if method == "" {
 		missing = append(missing, "method: none of --method, HELM_METHOD or method in "+a.configPath()+" is set")
-		flags, envs, keys = append(flags, "--method human"), append(envs, "HELM_METHOD"), append(keys, "method")
+		// helm mcp records an agent's work: its example is an agent's
+		// method, never human.
+		example := "human"
+		if a.cmd != nil && a.cmd.Name() == "mcp" {
+			example = "claude-code"
+		}
+		flags, envs, keys = append(flags, "--method "+example), append(envs, "HELM_METHOD"), append(keys, "method")
 	}
 	if len(missing) > 0 {
 		return "", "", &usageError{

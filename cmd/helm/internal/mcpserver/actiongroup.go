@@ -136,6 +136,6 @@ func (s *Server) addActionGroup() {
 			if err != nil {
 				return toolOut{}, err
 			}
-			return s.perform(ctx, opts, func(r *runner.Runner) (actions.Action, error) { return k.Build(r, v) })
+			return s.perform(ctx, k, opts, func(r *runner.Runner) (actions.Action, error) { return k.Build(r, v) })
 		}, enum("kind", names...))
 }

@@ -137,13 +137,16 @@ func (s *Server) addAction(k actions.Kind) {
 	}
 	t := &mcp.Tool{Name: ToolName(k.Name), Annotations: ann, InputSchema: actionSchema(k),
 		Description: upperFirst(k.Summary) + ". The intent is recorded before git or gh runs, the outcome after (a failure too, as a failed action: exit status 3); guard rules are checked first, and one that asks a person to confirm refuses it here. dry_run shows what would run."}
-	mcp.AddTool(s.server, t, func(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, any, error) {
+		// Leaving voyage out acts on the session's voyage, as in every
+		// tool (addTool).
+		ctx = context.WithValue(ctx, sessionKey{}, req.Session)
 		return s.call(ctx, t.Name, func(ctx context.Context) (toolOut, error) {
 			v, opts, err := actionValues(k, in)
 			if err != nil {
 				return toolOut{}, err
 			}
-			return s.perform(ctx, opts, func(r *runner.Runner) (actions.Action, error) { return k.Build(r, v) })
+			return s.perform(ctx, k, opts, func(r *runner.Runner) (actions.Action, error) { return k.Build(r, v) })
 		})
 	})
 }
@@ -176,7 +179,7 @@ func (s *Server) addActionTools() {
 // action does: built first (bad parameters are bad input), on an active
 // voyage, its defaults resolved from the world, then shown (dry_run) or
 // performed past the guard, never confirmed.
-func (s *Server) perform(ctx context.Context, in actionTool, build func(r *runner.Runner) (actions.Action, error)) (toolOut, error) {
+func (s *Server) perform(ctx context.Context, k actions.Kind, in actionTool, build func(r *runner.Runner) (actions.Action, error)) (toolOut, error) {
 	r := &runner.Runner{} // filled in below: the action holds it
 	act, err := build(r)
 	if err != nil {
@@ -191,6 +194,18 @@ func (s *Server) perform(ctx context.Context, in actionTool, build func(r *runne
 		return toolOut{}, err
 	}
 	*r = *rr
+	// A GitHub action needs a GitHub repository: repo, else the one the
+	// origin remote names. Without one it could only fail once its
+	// intent was recorded (exit 3); it is refused now, nothing recorded,
+	// and so is its dry run, as helm action refuses it.
+	if k.GitHub {
+		if _, err := r.Repo(ctx); err != nil {
+			return toolOut{}, &exit.UsageError{
+				Err:  fmt.Errorf("%s: %w: no GitHub repository to act on; nothing was recorded", k.Name, err),
+				Tool: "give repo as OWNER/NAME, or have a person point the origin remote at GitHub (git remote set-url origin https://github.com/OWNER/NAME)",
+			}
+		}
+	}
 	if res, ok := act.(actions.Resolver); ok {
 		if err := res.Resolve(ctx); err != nil {
 			if errors.Is(err, actions.ErrDetachedHead) {
