@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -209,4 +210,100 @@ func TestAttackStoredTextsCannotForgeTheStorysStructure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAttackEveryErrorUnderJSONIsOneObject: under --json (or --json=FIELDS,
+// or --jq), every error path the agent can reach, whatever stands where on
+// the command line, leaves on stderr one JSON object with error and
+// exit_status equal to the exit status (warnings before it are helm:
+// lines), and nothing on stdout.
+func TestAttackEveryErrorUnderJSONIsOneObject(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	agentEnv(h)
+	id := strings.TrimSpace(h.ok("voyage", "new", "fix the parser"))
+	other := strings.TrimSpace(h.ok("voyage", "new", "--json=id", "--jq", ".id", "another"))
+	require.Len(t, other, 36)
+	// A damaged voyage, in a home of its own: a listing would meet it.
+	hd := newHarness(t)
+	agentEnv(hd)
+	damaged := strings.TrimSpace(hd.ok("voyage", "new", "to be damaged"))
+	events := filepath.Join(hd.Home, "voyages", damaged, "events")
+	entries, err := os.ReadDir(events)
+	require.NoError(t, err)
+	flipped := false
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".seg") || strings.HasPrefix(e.Name(), "seg") {
+			p := filepath.Join(events, e.Name())
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			b[len(b)-10] ^= 0x40
+			require.NoError(t, os.WriteFile(p, b, 0o600))
+			flipped = true
+		}
+	}
+	require.True(t, flipped, "a segment to damage among %v", entries)
+
+	tests := []struct {
+		name    string
+		home    *harness // h when nil
+		args    []string
+		code    int
+		printed bool // what could be done is on stdout (a list without the voyage it could not read)
+	}{
+		{name: "unknown command", args: []string{"--json", "frobnicate"}, code: exitUsage},
+		{name: "unknown command, the flag after it", args: []string{"frobnicate", "--json"}, code: exitUsage},
+		{name: "unknown command, fields", args: []string{"--json=id", "frobnicate"}, code: exitUsage},
+		{name: "unknown command, jq", args: []string{"--jq", ".id", "frobnicate"}, code: exitUsage},
+		{name: "unknown flag", args: []string{"--json", "voyage", "list", "--colour"}, code: exitUsage},
+		{name: "unknown shorthand", args: []string{"--json", "voyage", "list", "-Z"}, code: exitUsage},
+		{name: "a flag's bad value", args: []string{"--json", "voyage", "list", "--status", "nope"}, code: exitUsage},
+		{name: "missing argument", args: []string{"--json", "--voyage", id, "note"}, code: exitUsage},
+		{name: "too many arguments", args: []string{"--json", "voyage", "show", id, id}, code: exitUsage},
+		{name: "VOYAGE and --voyage disagree", args: []string{"--json", "--voyage", id, "log", other}, code: exitUsage},
+		{name: "a path as the voyage", args: []string{"--json", "log", "../voyages/" + id}, code: exitUsage},
+		{name: "a change with two active voyages", args: []string{"--json", "note", "which?"}, code: exitUsage},
+		{name: "an identity that is a path", args: []string{"--json", "--voyage", id, "--as", "../bob", "note", "x"}, code: exitUsage},
+		{name: "a jq program that does not parse", args: []string{"--jq", ".[", "voyage", "list"}, code: exitUsage},
+		{name: "a jq program that fails on the output", args: []string{"--jq", ".foo.bar", "voyage", "list"}, code: exitUsage},
+		{name: "a jq program that fails on a read's output", args: []string{"--jq", ".[0]", "--voyage", id, "voyage", "show"}, code: exitUsage},
+		{name: "a damaged voyage", home: hd, args: []string{"--json", "log", damaged}, code: exitFailed},
+		{name: "a damaged voyage, listed", home: hd, args: []string{"--json", "voyage", "list"}, code: exitFailed, printed: true},
+		{name: "a failed look", args: []string{"--json", "--voyage", id, "observe", "file-contents", "--read", "gone.txt"}, code: exitRecorded},
+		{name: "a guard refusal", args: []string{"--json", "--voyage", id, "voyage", "handoff", "--to", "bob", "--why", "mine", "--yes"}, code: exitRefused},
+		{name: "completion of an unknown shell", args: []string{"--json", "completion", "tcsh"}, code: exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cmp.Or(tt.home, h).run(tt.args...)
+			require.Equal(t, tt.code, r.Code, "%s", r)
+			if tt.code != exitRecorded && !tt.printed {
+				assert.Empty(t, r.Stdout, "nothing on stdout")
+			}
+			lines := strings.Split(strings.TrimSuffix(r.Stderr, "\n"), "\n")
+			var obj map[string]any
+			require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &obj), "the error is one JSON object on one line: %q", r.Stderr)
+			for _, l := range lines[:len(lines)-1] {
+				assert.True(t, strings.HasPrefix(l, "helm: "), "only warnings before it: %q", l)
+			}
+			assert.NotEmpty(t, obj["error"])
+			assert.Equal(t, float64(tt.code), obj["exit_status"])
+		})
+	}
+}
+
+// TestAttackJQFailingOnAChangesOutputSaysTheChangeStands: a jq program
+// that fails on the output of a change is bad input (exit 2), but the
+// change ran before its output was shaped: the error says so, rather than
+// let exit 2 read as "nothing recorded".
+func TestAttackJQFailingOnAChangesOutputSaysTheChangeStands(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	agentEnv(h)
+	id := strings.TrimSpace(h.ok("voyage", "new", "fix the parser"))
+	r := h.fails(exitUsage, "--jq", ".[0]", "note", "a note")
+	assert.Contains(t, r.Stderr, "the command itself ran")
+	assert.Contains(t, r.Stderr, `"try":"the command with --json alone`)
+	assert.Empty(t, r.Stdout)
+	assert.Equal(t, "a note", lastEntry(t, h, id).Note.Text)
 }
