@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/internal/homeindex"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
@@ -306,4 +308,91 @@ func TestAttackJQFailingOnAChangesOutputSaysTheChangeStands(t *testing.T) {
 	assert.Contains(t, r.Stderr, `"try":"the command with --json alone`)
 	assert.Empty(t, r.Stdout)
 	assert.Equal(t, "a note", lastEntry(t, h, id).Note.Text)
+}
+
+// logPrintOf is the home index's stamp of a voyage's log directory, as
+// helm writes it (index.go's fingerprint and appendFingerprint): the
+// directory's and each segment's and WATERMARK's size and time.
+func logPrintOf(t *testing.T, dir string) []byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	names := []string{""}
+	for _, e := range entries {
+		if e.Type().IsRegular() && (e.Name() == "WATERMARK" || filepath.Ext(e.Name()) == ".seg") {
+			names = append(names, e.Name())
+		}
+	}
+	b := binary.AppendUvarint(nil, uint64(len(names)))
+	for _, n := range names {
+		st, err := os.Stat(filepath.Join(dir, n))
+		require.NoError(t, err)
+		b = binary.AppendUvarint(b, uint64(len(n)))
+		b = append(b, n...)
+		b = binary.AppendVarint(b, st.Size())
+		b = binary.AppendVarint(b, st.ModTime().UnixNano())
+	}
+	return b
+}
+
+// TestAttackForgedHomeIndexCannotMakeAReadNameAnotherVoyage: the agent
+// rewrites the home index (with helm's own index writer) so that its
+// decoy voyage's line says it is the voyage a person last worked on (that
+// one's intent, status and times) and is the most recently written. A
+// bare helm log may then tell the decoy, as the listing says, but what it
+// says on stderr names the voyage it tells, intent included; and a change
+// still goes nowhere it was not sent.
+func TestAttackForgedHomeIndexCannotMakeAReadNameAnotherVoyage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	agentEnv(h)
+	real := strings.TrimSpace(h.ok("voyage", "new", "Resolve #42: the crash the person cares about"))
+	h.at(1)
+	decoy := strings.TrimSpace(h.ok("voyage", "new", "a decoy the agent wants shown"))
+	h.ok("--voyage", decoy, "complete", "--summary", "nothing to see")
+	h.at(5)
+	h.ok("--voyage", real, "note", "pushed a force-push to main")
+	h.ok("--voyage", real, "complete", "--summary", "done", "--outcome", "failed")
+	r := h.run("log")
+	require.Equal(t, 0, r.Code, "%s", r)
+	require.Contains(t, r.Stderr, "voyage "+real[:8]+" (Resolve #42")
+
+	index := filepath.Join(h.Home, homeindex.Name)
+	views, err := homeindex.Read(index)
+	require.NoError(t, err)
+	seqs, err := homeindex.Seqs(index)
+	require.NoError(t, err)
+	realPrint := logPrintOf(t, filepath.Join(h.Home, "voyages", real, "events"))
+	require.True(t, bytes.HasSuffix(views[real], realPrint), "the index's stamp of the log is what the test computes")
+	view := bytes.Replace(views[real][:len(views[real])-len(realPrint)], []byte(real), []byte(decoy), 1)
+	forged := append(view, logPrintOf(t, filepath.Join(h.Home, "voyages", decoy, "events"))...)
+	w, err := homeindex.Open(h.Home, decoy, true, nil)
+	require.NoError(t, err)
+	require.NoError(t, w.Close(decoy, seqs[decoy], forged))
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(h.ok("voyage", "list", "--status", "all", "--json")), &list))
+	intents := map[string]any{}
+	for _, v := range list {
+		intents[v["id"].(string)] = v["intent"]
+	}
+	require.Equal(t, "Resolve #42: the crash the person cares about", intents[decoy], "the forgery took: the listing believes the index")
+
+	r = h.run("log")
+	require.Equal(t, 0, r.Code, "%s", r)
+	told := strings.TrimPrefix(strings.SplitN(r.Stdout, "\n", 2)[0], "Voyage: ")
+	t.Logf("stderr: %sstory: %s", r.Stderr, told)
+	var named string
+	for _, id := range []string{real, decoy} {
+		if strings.Contains(r.Stderr, "voyage "+id[:8]+" (") {
+			named = id
+		}
+	}
+	require.NotEmpty(t, named, "stderr names the voyage: %s", r.Stderr)
+	assert.Contains(t, r.Stderr, "voyage "+named[:8]+" ("+told+")", "stderr names the voyage the story tells, by its id and its own intent")
+
+	// A change never falls back: no voyage is active.
+	before := h.ok("--voyage", decoy, "log", "--json")
+	r = h.fails(exitUsage, "note", "where does this go?")
+	assert.Contains(t, r.Stderr, "no active voyage")
+	assert.Equal(t, before, h.ok("--voyage", decoy, "log", "--json"), "nothing recorded")
 }

@@ -69,6 +69,9 @@ type app struct {
 	homeDirPath string
 	homeErr     error
 	homeChecked bool
+	// readOpened is the voyage a read chose as the one most recently
+	// written, opened to name it (readVoyageID); closed with voyages.
+	readOpened *helm.Voyage
 	// abandoned says a hook answered without waiting for its work, which
 	// goes on with this app (hookRun.bounded): close leaves it alone.
 	abandoned bool
@@ -641,8 +644,19 @@ func (a *app) readVoyageID(ctx context.Context, arg string) (string, error) {
 	if len(active) > 1 {
 		among = fmt.Sprintf("%d voyages are active", len(active))
 	}
+	// The listing may come from the home index, a cache the recorded
+	// agent can rewrite: the voyage is named by what its own record says
+	// (its intent), so that the line names the voyage the read tells,
+	// whatever the index claimed of it. A voyage that cannot be opened
+	// is named as listed; the read then says why it cannot be read.
+	intent := last.Intent
+	if v, err := h.Voyage(ctx, last.ID); err == nil {
+		intent = v.Info().Intent
+		a.voyages = append(a.voyages, v)
+		a.readOpened = v
+	}
 	fmt.Fprintf(a.stderr, "helm: voyage %s (%s): the one most recently written, as %s; name another as VOYAGE or with --voyage ID (helm voyage list --status all)\n",
-		short(last.ID), printable(last.Intent), among)
+		short(last.ID), printable(intent), among)
 	return last.ID, nil
 }
 
@@ -652,6 +666,9 @@ func (a *app) openReadVoyage(ctx context.Context, arg string) (*helm.Voyage, err
 	id, err := a.readVoyageID(ctx, arg)
 	if err != nil {
 		return nil, err
+	}
+	if v := a.readOpened; v != nil && v.ID() == id {
+		return v, nil // opened to name it
 	}
 	v, err := a.home.Voyage(ctx, id)
 	if err != nil {
