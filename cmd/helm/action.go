@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -327,15 +328,24 @@ func (p *performing) flags(fs *pflag.FlagSet) {
 // perform shows act (--dry-run) or performs it on v, undoing entry
 // undoes when that is not 0, and prints the entry recorded.
 func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who logbook.Who, act actions.Action, undoes int) error {
+	var e logbook.Entry
+	var err error
 	if p.dryRun {
-		if a.g.json {
-			return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun(ctx)})
+		// The dry run refuses what the real run would refuse before
+		// running or recording anything (exit 2): a secret in the
+		// parameters, unless allowed.
+		err = p.dryRunSecret(a, v, act)
+		if err == nil {
+			if a.g.json {
+				return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun(ctx)})
+			}
+			out := strings.TrimRight(act.DryRun(ctx), "\n")
+			_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
+			return err
 		}
-		out := strings.TrimRight(act.DryRun(ctx), "\n")
-		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
-		return err
+	} else {
+		e, err = v.Perform(ctx, act, who, &helm.PerformOptions{AllowSecret: p.allowSecret, Why: p.why, Confirmed: p.yes, Undoes: undoes})
 	}
-	e, err := v.Perform(ctx, act, who, &helm.PerformOptions{AllowSecret: p.allowSecret, Why: p.why, Confirmed: p.yes, Undoes: undoes})
 	if errors.Is(err, helm.ErrSecret) {
 		// The line is the user's, the secret in it shown as its marker.
 		args := make([]string, len(a.args))
@@ -352,6 +362,26 @@ func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who lo
 	}
 	_, err = fmt.Fprintf(a.stdout, "Action %d performed for voyage %s\n  %s\n", e.N, short(v.ID()), printable(logbook.DescribeAction(e.Action)))
 	return err
+}
+
+// dryRunSecret is the real run's check for a secret in act's
+// parameters, for its dry run: helm.ErrSecret when one holds a secret the
+// home's redaction finds and --allow-secret is not given.
+func (p *performing) dryRunSecret(a *app, v *helm.Voyage, act actions.Action) error {
+	if p.allowSecret {
+		return nil
+	}
+	params, err := json.Marshal(act)
+	if err != nil {
+		return err
+	}
+	if _, n, err := a.home.Redact(string(params)); err != nil || n > 0 {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("dry run of %s on voyage %s: %w: nothing would be run or recorded", act.Kind(), v.ID(), helm.ErrSecret)
+	}
+	return nil
 }
 
 func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) error {
