@@ -454,3 +454,88 @@ func TestAttackDryRunAgreesWithTheRealRunsPreconditions(t *testing.T) {
 		})
 	}
 }
+
+// homeTree is every file under dir with its size, time and bytes: what
+// a read must leave as it found it.
+func homeTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		s := info.Mode().String() + " " + info.ModTime().String()
+		if info.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			s += " " + string(b)
+		}
+		out[p] = s
+		return nil
+	}))
+	return out
+}
+
+// TestAttackPlantedSettingsAreReadNeverRun: the agent plants hooks in
+// the user's and the project's agent settings that run a program of its
+// own, a gh configuration with a pager and aliases, and a repository
+// configuration with an fsmonitor and a pager. helm config and helm
+// doctor read them and run none of them, and write nothing in the home;
+// a config.toml that names a pager is refused by name (exit 2), so no
+// home file chooses the program a person's helm log runs.
+func TestAttackPlantedSettingsAreReadNeverRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ExtraEnv = []string{"GIT_CONFIG_NOSYSTEM=1"}
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := filepath.Join(t.TempDir(), "helm") // a hook is helm's by its program's name
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
+	require.NoError(t, os.MkdirAll(h.Env["HOME"], 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(h.Env["HOME"], ".gitconfig"), []byte("[user]\n\tname = Ann\n\temail = ann@example.com\n"), 0o600))
+	gitIn(t, h.Dir, "init", "-q")
+	for _, kv := range [][2]string{{"core.fsmonitor", script}, {"core.pager", script}, {"alias.config", "!" + script}, {"core.hooksPath", filepath.Dir(script)}} {
+		gitIn(t, h.Dir, "config", kv[0], kv[1])
+	}
+	agentEnv(h)
+	h.ok("voyage", "new", "planted")
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	for _, scope := range []string{"--user", "--project"} {
+		h.ok("hook", "install", "claude-code", scope, "--as", "claude-1")
+	}
+	for _, path := range []string{filepath.Join(h.Env["HOME"], ".claude", "settings.json"), filepath.Join(h.Dir, ".claude", "settings.json")} {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Contains(t, string(data), exe)
+		require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(data), exe, script)), 0o600))
+	}
+	gh := filepath.Join(h.Home, "gh-config", "claude-1")
+	require.NoError(t, os.MkdirAll(gh, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(gh, "config.yml"), []byte("pager: "+script+"\nbrowser: "+script+"\naliases:\n  auth: '!"+script+"'\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(gh, "hosts.yml"), []byte("github.com:\n  user: claude-1\n  oauth_token: gho_planted\n"), 0o600))
+
+	before := homeTree(t, h.Home)
+	for _, args := range [][]string{{"config"}, {"config", "--json"}, {"doctor"}, {"doctor", "--json"}} {
+		r := h.run(args...)
+		t.Logf("helm %v: %s", args, r)
+		assert.Contains(t, []int{0, exitFailed}, r.Code, "%s", r)
+		assert.NoFileExists(t, marker, "helm %v ran a planted program", args)
+	}
+	assert.Equal(t, before, homeTree(t, h.Home), "config and doctor write nothing in the home")
+
+	for _, planted := range []string{"pager = \"" + script + "\"\n", "[core]\npager = \"" + script + "\"\n", "[env]\nPAGER = \"" + script + "\"\n"} {
+		h.writeHome("config.toml", planted)
+		r := h.fails(exitUsage, "log")
+		assert.Contains(t, r.Stderr, "unknown key")
+		assert.NoFileExists(t, marker)
+	}
+}
