@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,7 @@ import (
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/internal/homeindex"
+	"github.com/helmlog/helm/internal/tamper"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/projection"
 )
@@ -538,4 +540,48 @@ func TestAttackPlantedSettingsAreReadNeverRun(t *testing.T) {
 		assert.Contains(t, r.Stderr, "unknown key")
 		assert.NoFileExists(t, marker)
 	}
+}
+
+// TestAttackForgedTimesOnATerminal: the agent forges its entries' times
+// (the log rewritten with helm's own writer, the caches dropped): one in
+// the far future, one at the start of the calendar. helm log on a
+// terminal, with relative times, neither crashes nor turns them into a
+// plausible "N ago": each is shown as the absolute time it claims.
+func TestAttackForgedTimesOnATerminal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHarness(t)
+	agentEnv(h)
+	id := strings.TrimSpace(h.ok("voyage", "new", "fix the parser"))
+	h.at(1)
+	h.ok("note", "first")
+	h.at(2)
+	h.ok("note", "second")
+	h.at(3)
+	forged := map[int]time.Time{
+		1: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		2: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC),
+	}
+	require.NoError(t, tamper.Edit(ctx, h.Home, id, func(r tamper.Record) []byte {
+		e, err := projection.Decode(r.Data)
+		if err != nil || e.Type != projection.NoteAdded {
+			return r.Data // a blob, or another event
+		}
+		e.At = forged[e.N]
+		b, err := projection.Encode(e)
+		require.NoError(t, err)
+		return b
+	}))
+	require.NoError(t, tamper.DropCaches(h.Home, id))
+
+	env := map[string]string{}
+	for k, v := range h.Env {
+		env[k] = v
+	}
+	env["HELM_PAGER"] = "cat"
+	got, _ := runOnTerminal(t, h, env, "log")
+	t.Logf("the terminal showed:\n%s", got)
+	assert.Contains(t, got, "9999-12-31T23:59:59Z", "a time to come is shown as it is")
+	assert.Contains(t, got, "0001-01-01T00:00:01Z", "a time before relative times make sense is shown as it is")
+	assert.NotContains(t, got, "292 years ago", "not the longest duration Go can count")
 }
