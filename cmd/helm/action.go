@@ -14,7 +14,9 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/internal/witnessline"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
@@ -332,9 +334,9 @@ func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who lo
 	var err error
 	if p.dryRun {
 		// The dry run refuses what the real run would refuse before
-		// running or recording anything (exit 2): a secret in the
-		// parameters, unless allowed.
-		err = p.dryRunSecret(a, v, act)
+		// running or recording anything (exit 2): a Helm-Voyage line, a
+		// secret in the parameters unless allowed.
+		err = p.dryRunRefusal(a, v, act)
 		if err == nil {
 			if a.g.json {
 				return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun(ctx)})
@@ -364,16 +366,27 @@ func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who lo
 	return err
 }
 
-// dryRunSecret is the real run's check for a secret in act's
-// parameters, for its dry run: helm.ErrSecret when one holds a secret the
-// home's redaction finds and --allow-secret is not given.
-func (p *performing) dryRunSecret(a *app, v *helm.Voyage, act actions.Action) error {
-	if p.allowSecret {
-		return nil
-	}
+// dryRunRefusal is the real run's checks of act's parameters, for its
+// dry run: a Helm-Voyage line naming the voyage or that does not parse
+// (helm.ErrInvalid), then a secret the home's redaction finds when
+// --allow-secret is not given (helm.ErrSecret).
+func (p *performing) dryRunRefusal(a *app, v *helm.Voyage, act actions.Action) error {
 	params, err := json.Marshal(act)
 	if err != nil {
 		return err
+	}
+	if _, ok := act.(helm.Witnessed); ok {
+		why, err := witnessline.Refusal(params, v.ID())
+		if err == nil && why != "" {
+			err = fmt.Errorf("%w: %s", helm.ErrInvalid, why)
+		}
+		if err != nil {
+			return &hinted{Err: fmt.Errorf("dry run of %s on voyage %s: %w", act.Kind(), v.ID(), err),
+				Hint: "take the " + chain.TrailerKey + " line out (or quote it, \"> ...\"): helm adds the one line naming the voyage itself"}
+		}
+	}
+	if p.allowSecret {
+		return nil
 	}
 	if _, n, err := a.home.Redact(string(params)); err != nil || n > 0 {
 		if err != nil {
