@@ -116,7 +116,7 @@ func (d *disk) removeAbandonedStarts() {
 
 func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
 	dir := filepath.Join(d.voyagesDir(), id)
-	if _, err := os.Stat(dir); err != nil {
+	if err := voyageDirOf(dir); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
 	}
 	cached := readClaims(d.h.dir, dir, id) // before the log: see claims
@@ -185,8 +185,20 @@ func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (
 }
 
 func (d *disk) started(_ context.Context, id string) (bool, error) {
-	_, err := os.Stat(filepath.Join(d.voyagesDir(), id))
-	return err == nil, nil
+	return voyageDirOf(filepath.Join(d.voyagesDir(), id)) == nil, nil
+}
+
+// voyageDirOf checks that dir is a voyage's directory of the home: a
+// directory itself, not a link. A link the recorded agent planted in the
+// home's voyages would have helm read, and write, a voyage kept anywhere
+// else as one of the home's (ids, which lists the home, leaves links out
+// the same way).
+func voyageDirOf(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s is not a directory of the home (a link, or a file)", dir)
+	}
+	return err
 }
 
 func (d *disk) ids(_ context.Context, prefix string) ([]string, error) {

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,37 +72,14 @@ func refuseWitnessLine(a Action, params []byte, id string) error {
 	if _, ok := a.(Witnessed); !ok {
 		return nil
 	}
-	var v any
-	if err := json.Unmarshal(params, &v); err != nil {
+	why, err := witnessline.Refusal(params, id)
+	if err != nil {
 		return fmt.Errorf("%w: read parameters: %v", ErrInvalid, err)
 	}
-	var found error
-	var walk func(name string, v any)
-	walk = func(name string, v any) {
-		switch v := v.(type) {
-		case string:
-			for line, value := range witnessline.Lines(v) {
-				voyage, _, err := chain.ParseTrailerValue(value)
-				switch {
-				case found != nil:
-				case err != nil:
-					found = fmt.Errorf("%w: %s holds the line %q, which verify would read as a %s line it cannot parse: a %s line is helm's to write; nothing was recorded or run", ErrInvalid, name, line, chain.TrailerKey, chain.TrailerKey)
-				case voyage == id:
-					found = fmt.Errorf("%w: %s holds the line %q, naming this voyage: a %s line is helm's to write (it adds the one naming the voyage at its head); nothing was recorded or run", ErrInvalid, name, line, chain.TrailerKey)
-				}
-			}
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(v)) {
-				walk(k, v[k])
-			}
-		case []any:
-			for i, e := range v {
-				walk(fmt.Sprintf("%s[%d]", name, i), e)
-			}
-		}
+	if why != "" {
+		return fmt.Errorf("%w: %s", ErrInvalid, why)
 	}
-	walk("a parameter", v)
-	return found
+	return nil
 }
 
 // RepositoryReport is a witness repository Verify read (VerifyOptions):

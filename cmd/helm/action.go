@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/actions"
+	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/cmd/helm/internal/view"
+	"github.com/helmlog/helm/internal/witnessline"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/runner"
 )
@@ -327,15 +330,24 @@ func (p *performing) flags(fs *pflag.FlagSet) {
 // perform shows act (--dry-run) or performs it on v, undoing entry
 // undoes when that is not 0, and prints the entry recorded.
 func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who logbook.Who, act actions.Action, undoes int) error {
+	var e logbook.Entry
+	var err error
 	if p.dryRun {
-		if a.g.json {
-			return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun(ctx)})
+		// The dry run refuses what the real run would refuse before
+		// running or recording anything (exit 2): a Helm-Voyage line, a
+		// secret in the parameters unless allowed.
+		err = p.dryRunRefusal(a, v, act)
+		if err == nil {
+			if a.g.json {
+				return writeJSON(a.stdout, view.DryRun{Voyage: v.ID(), Kind: act.Kind(), DryRun: act.DryRun(ctx)})
+			}
+			out := strings.TrimRight(act.DryRun(ctx), "\n")
+			_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
+			return err
 		}
-		out := strings.TrimRight(act.DryRun(ctx), "\n")
-		_, err := fmt.Fprintf(a.stdout, "Dry run for voyage %s: nothing is run or recorded. Would run:\n%s\n", short(v.ID()), indent(block(out, "")))
-		return err
+	} else {
+		e, err = v.Perform(ctx, act, who, &helm.PerformOptions{AllowSecret: p.allowSecret, Why: p.why, Confirmed: p.yes, Undoes: undoes})
 	}
-	e, err := v.Perform(ctx, act, who, &helm.PerformOptions{AllowSecret: p.allowSecret, Why: p.why, Confirmed: p.yes, Undoes: undoes})
 	if errors.Is(err, helm.ErrSecret) {
 		// The line is the user's, the secret in it shown as its marker.
 		args := make([]string, len(a.args))
@@ -352,6 +364,37 @@ func (p *performing) perform(ctx context.Context, a *app, v *helm.Voyage, who lo
 	}
 	_, err = fmt.Fprintf(a.stdout, "Action %d performed for voyage %s\n  %s\n", e.N, short(v.ID()), printable(logbook.DescribeAction(e.Action)))
 	return err
+}
+
+// dryRunRefusal is the real run's checks of act's parameters, for its
+// dry run: a Helm-Voyage line naming the voyage or that does not parse
+// (helm.ErrInvalid), then a secret the home's redaction finds when
+// --allow-secret is not given (helm.ErrSecret).
+func (p *performing) dryRunRefusal(a *app, v *helm.Voyage, act actions.Action) error {
+	params, err := json.Marshal(act)
+	if err != nil {
+		return err
+	}
+	if _, ok := act.(helm.Witnessed); ok {
+		why, err := witnessline.Refusal(params, v.ID())
+		if err == nil && why != "" {
+			err = fmt.Errorf("%w: %s", helm.ErrInvalid, why)
+		}
+		if err != nil {
+			return &hinted{Err: fmt.Errorf("dry run of %s on voyage %s: %w", act.Kind(), v.ID(), err),
+				Hint: "take the " + chain.TrailerKey + " line out (or quote it, \"> ...\"): helm adds the one line naming the voyage itself"}
+		}
+	}
+	if p.allowSecret {
+		return nil
+	}
+	if _, n, err := a.home.Redact(string(params)); err != nil || n > 0 {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("dry run of %s on voyage %s: %w: nothing would be run or recorded", act.Kind(), v.ID(), helm.ErrSecret)
+	}
+	return nil
 }
 
 func (c *actionCommandLeaf) Run(ctx context.Context, a *app, args []string) error {

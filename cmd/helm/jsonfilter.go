@@ -135,6 +135,12 @@ func (a *app) shapedJSON(run func() error) error {
 	serr := <-done
 	a.stdout = out
 	if serr != nil {
+		var ue *usageError
+		if err == nil && errors.As(serr, &ue) {
+			// A jq program that fails on the output is bad input (exit
+			// 2); the command ran, and what it did stands.
+			return &usageError{Err: fmt.Errorf("%w (the command itself ran: only its output could not be shaped)", ue.Err), Hint: ue.Hint}
+		}
 		return serr // the command's own error, if any, is writing to a closed pipe
 	}
 	if err == nil {
@@ -180,7 +186,7 @@ func (s *jsonShaper) shape(r io.Reader, w io.Writer) error {
 				if errors.As(err, &halt) && halt.Value() == nil {
 					break
 				}
-				return fmt.Errorf("--jq: %w", err)
+				return &usageError{Err: fmt.Errorf("--jq: %w", err), Hint: "the command with --json alone, to see the JSON the jq program is run on"}
 			}
 			if err := writeJQResult(w, x); err != nil {
 				return err

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,6 +19,7 @@ import (
 	"github.com/helmlog/helm/cmd/helm/internal/view"
 	"github.com/helmlog/helm/logbook"
 	"github.com/helmlog/helm/policy"
+	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/redact"
 	"github.com/helmlog/helm/runner"
 )
@@ -69,6 +69,9 @@ type app struct {
 	homeDirPath string
 	homeErr     error
 	homeChecked bool
+	// readOpened is the voyage a read chose as the one most recently
+	// written, opened to name it (readVoyageID); closed with voyages.
+	readOpened *helm.Voyage
 	// abandoned says a hook answered without waiting for its work, which
 	// goes on with this app (hookRun.bounded): close leaves it alone.
 	abandoned bool
@@ -468,42 +471,51 @@ func (a *app) who(ctx context.Context, v *helm.Voyage, entry bool) (logbook.Who,
 
 // rememberedWho is the role and method identity last recorded in v: on
 // its latest logbook entry or change of status (the start, a completion,
-// a resumption), whichever came later. It reads the voyage, never
-// writes to remember; zero when identity recorded neither.
+// a resumption), whichever came later in the log. It reads the voyage's
+// log, never writes to remember; zero when identity recorded neither.
+//
+// The log, not the views: the views may come from the voyage's snapshot,
+// a cache the recorded agent can rewrite with every checksum right, and a
+// snapshot that said an agent's entries were a person's (method human)
+// would have helm record its next ones so, which the built-in curation
+// and handoff rules would then take for a person's. The records are
+// read from the end, a page at a time, in the order they were written
+// (not by their times): the latest one is usually among the last.
 func rememberedWho(ctx context.Context, v *helm.Voyage, identity string) (logbook.Who, error) {
-	info := v.Info()
-	var last logbook.Who
-	var lastAt time.Time
-	for _, t := range info.Lifecycle {
-		if t.Who.Identity == identity && (t.Who.Role != "" || t.Who.Method != "") && !t.At.Before(lastAt) {
-			last, lastAt = t.Who, t.At
-		}
-	}
-	// The entries are read from the end, a page at a time: the latest
-	// entry of identity is usually among the last ones.
 	const page = 256
-	for end := info.Counts.Entries; end > 0; end -= page {
-		from := max(end-page+1, 1)
-		var found *logbook.Entry
-		for e, err := range v.Entries(ctx, &helm.EntriesOptions{From: from}) {
+	for end := v.Info().Seq; end > 0; {
+		from := uint64(1)
+		if end > page {
+			from = end - page + 1
+		}
+		var found *logbook.Who
+		for e, err := range v.Events(ctx, from) {
 			if err != nil {
 				return logbook.Who{}, err
 			}
-			if e.N > end {
+			if e.Seq > end {
 				break
 			}
-			if e.Who.Identity == identity && (e.Who.Role != "" || e.Who.Method != "") {
-				found = &e
+			if remembersWho[e.Type] && e.Who.Identity == identity && (e.Who.Role != "" || e.Who.Method != "") {
+				w := e.Who
+				found = &w
 			}
 		}
 		if found != nil {
-			if !found.At.Before(lastAt) {
-				last = found.Who
-			}
-			break
+			return *found, nil
 		}
+		end = from - 1
 	}
-	return last, nil
+	return logbook.Who{}, nil
+}
+
+// remembersWho are the events whose who rememberedWho takes: the changes
+// of status, and those that record a logbook entry.
+var remembersWho = map[projection.Type]bool{
+	projection.VoyageStarted: true, projection.VoyageCompleted: true, projection.VoyageResumed: true,
+	projection.BearingTaken: true, projection.ReadingChallenged: true, projection.ActionIntended: true,
+	projection.ActionRefused: true, projection.NoteAdded: true, projection.Judged: true,
+	projection.StepRecorded: true, projection.IdentityHandedOff: true,
 }
 
 // whoStarts resolves who starts a voyage (new, fork, salvage): no
@@ -638,8 +650,19 @@ func (a *app) readVoyageID(ctx context.Context, arg string) (string, error) {
 	if len(active) > 1 {
 		among = fmt.Sprintf("%d voyages are active", len(active))
 	}
+	// The listing may come from the home index, a cache the recorded
+	// agent can rewrite: the voyage is named by what its own record says
+	// (its intent), so that the line names the voyage the read tells,
+	// whatever the index claimed of it. A voyage that cannot be opened
+	// is named as listed; the read then says why it cannot be read.
+	intent := last.Intent
+	if v, err := h.Voyage(ctx, last.ID); err == nil {
+		intent = v.Info().Intent
+		a.voyages = append(a.voyages, v)
+		a.readOpened = v
+	}
 	fmt.Fprintf(a.stderr, "helm: voyage %s (%s): the one most recently written, as %s; name another as VOYAGE or with --voyage ID (helm voyage list --status all)\n",
-		short(last.ID), printable(last.Intent), among)
+		short(last.ID), printable(intent), among)
 	return last.ID, nil
 }
 
@@ -649,6 +672,9 @@ func (a *app) openReadVoyage(ctx context.Context, arg string) (*helm.Voyage, err
 	id, err := a.readVoyageID(ctx, arg)
 	if err != nil {
 		return nil, err
+	}
+	if v := a.readOpened; v != nil && v.ID() == id {
+		return v, nil // opened to name it
 	}
 	v, err := a.home.Voyage(ctx, id)
 	if err != nil {

@@ -214,11 +214,13 @@ func logStyle(colour, relative bool, now time.Time) func(string) string {
 
 // relativeTime renders t as gh does, counted back from now: "less than
 // a minute ago", "5 minutes ago", "about 1 hour ago", "3 days ago",
-// "about 1 year ago". A time after now (another machine's clock) is
-// shown absolute.
+// "about 1 year ago". A time after now (another machine's clock, or a
+// forged one) is shown absolute, and so is one too far back for a
+// Duration to count (about 292 years: Sub would saturate and say so for
+// any older time).
 func relativeTime(t, now time.Time) string {
 	d := now.Sub(t)
-	if d < 0 {
+	if d < 0 || !t.Add(d).Equal(now) {
 		return stamp(t)
 	}
 	ago := func(n int, unit string) string {

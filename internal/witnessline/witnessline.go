@@ -7,7 +7,11 @@
 package witnessline
 
 import (
+	"encoding/json"
+	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/helmlog/helm/chain"
@@ -39,4 +43,43 @@ func Lines(text string) iter.Seq2[string, string] {
 			}
 		}
 	}
+}
+
+// Refusal says why an action's parameters (params, as JSON) may not be
+// recorded on voyage id: a text in them holds a Helm-Voyage line (Lines)
+// that names voyage id, or that does not parse; "" when none does. It is
+// the one check of the library's Perform (which refuses with it, nothing
+// recorded or run) and of the CLI's dry run (which refuses the same).
+func Refusal(params []byte, id string) (string, error) {
+	var v any
+	if err := json.Unmarshal(params, &v); err != nil {
+		return "", err
+	}
+	var found string
+	var walk func(name string, v any)
+	walk = func(name string, v any) {
+		switch v := v.(type) {
+		case string:
+			for line, value := range Lines(v) {
+				voyage, _, err := chain.ParseTrailerValue(value)
+				switch {
+				case found != "":
+				case err != nil:
+					found = fmt.Sprintf("%s holds the line %q, which verify would read as a %s line it cannot parse: a %s line is helm's to write; nothing was recorded or run", name, line, chain.TrailerKey, chain.TrailerKey)
+				case voyage == id:
+					found = fmt.Sprintf("%s holds the line %q, naming this voyage: a %s line is helm's to write (it adds the one naming the voyage at its head); nothing was recorded or run", name, line, chain.TrailerKey)
+				}
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				walk(k, v[k])
+			}
+		case []any:
+			for i, e := range v {
+				walk(fmt.Sprintf("%s[%d]", name, i), e)
+			}
+		}
+	}
+	walk("a parameter", v)
+	return found, nil
 }
