@@ -52,7 +52,7 @@ type pipeline struct {
 	// watermark since (one is written only after a unit is appended), and
 	// slot is still the one to write next.
 	wmEnd uint64
-	stats   Stats
+	stats Stats
 
 	// What the wait before an fdatasync goes by (see syncTo).
 	commits   uint64        // commits in the units written so far

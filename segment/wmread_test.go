@@ -3,6 +3,7 @@ package segment
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -32,7 +33,7 @@ func (f *readCountFS) OpenFile(name string, flag int, perm os.FileMode) (File, e
 }
 
 func (f *readCountFile) ReadAt(b []byte, off int64) (int, error) {
-	if filepath.Base(f.name) == watermarkName {
+	if strings.HasPrefix(filepath.Base(f.name), watermarkName) { // created as WATERMARK.tmp
 		f.fs.mu.Lock()
 		f.fs.reads++
 		f.fs.mu.Unlock()
