@@ -96,6 +96,7 @@ func (s *cpuSide) close() error {
 func benchCPU(ctx context.Context, cfg config, dir string, r *report) error {
 	per := map[string][]float64{} // figure name -> per-rep µs per event
 	var conc, concSync, concFree []float64
+	concCPU := make([][]float64, 2) // durable, NoSync
 	n := max(cfg.SingleOps/4, 8)
 	chunk := max(cfg.Chunk/2, 4)
 	for rep := range cfg.Reps {
@@ -138,10 +139,12 @@ func benchCPU(ctx context.Context, cfg config, dir string, r *report) error {
 			}
 		}
 
-		ratio, synced, free, err := concurrentVsFree(ctx, cfg, repDir, rep)
+		cpuPer := make([]float64, 2)
+		ratio, synced, free, err := concurrentVsFree(ctx, cfg, repDir, rep, cpuPer)
 		if err != nil {
 			return err
 		}
+		concCPU[0], concCPU[1] = append(concCPU[0], cpuPer[0]), append(concCPU[1], cpuPer[1])
 		conc, concSync, concFree = append(conc, ratio), append(concSync, synced), append(concFree, free)
 		os.RemoveAll(repDir)
 	}
@@ -159,13 +162,16 @@ func benchCPU(ctx context.Context, cfg config, dir string, r *report) error {
 	r.put(fmt.Sprintf("helm_concurrent%d_fsyncfree_events_per_s", g), median(concFree), fmt.Sprintf("%d goroutines on one voyage, Options.NoSync; %s", g, spread(concFree)))
 	r.put(fmt.Sprintf("helm_concurrent%d_synced_events_per_s", g), median(concSync), fmt.Sprintf("the same, fsync on, interleaved with it; %s", spread(concSync)))
 	r.put(fmt.Sprintf("concurrent%d_vs_fsyncfree", g), median(conc), "median of per-rep ratios; "+spread(conc))
+	r.put(fmt.Sprintf("cpu_us_per_event_concurrent%d", g), median(concCPU[0]), fmt.Sprintf("process CPU µs per operation over the durable side's chunks, %d goroutines on one voyage, fsync on; %s", g, spread(concCPU[0])))
+	r.put(fmt.Sprintf("cpu_us_per_event_concurrent%d_nosync", g), median(concCPU[1]), fmt.Sprintf("the same, Options.NoSync; %s", spread(concCPU[1])))
 	return nil
 }
 
 // concurrentVsFree runs cfg.Goroutines writers on one voyage of a durable
 // home and of a NoSync one, interleaved in chunks, and returns the ratio
-// of their rates and the rates.
-func concurrentVsFree(ctx context.Context, cfg config, repDir string, rep int) (ratio, synced, free float64, err error) {
+// of their rates and the rates; cpuPer gets the process CPU µs per event
+// of each (durable, NoSync).
+func concurrentVsFree(ctx context.Context, cfg config, repDir string, rep int, cpuPer []float64) (ratio, synced, free float64, err error) {
 	ops := make([][]Op, cfg.Goroutines)
 	for g := range ops {
 		ops[g] = NewWorkload(uint64(5000*(rep+1)+g), fmt.Sprintf("g%d/", g)).Ops(cfg.ConcOps)
@@ -178,6 +184,7 @@ func concurrentVsFree(ctx context.Context, cfg config, repDir string, rep int) (
 		return out
 	}
 	var sides []*side
+	cpu := make([]time.Duration, 2)
 	for i, noSync := range []bool{false, true} {
 		home, err := helm.Open(filepath.Join(repDir, fmt.Sprintf("conc%d", i)), &helm.Options{NoSync: noSync})
 		if err != nil {
@@ -189,6 +196,8 @@ func concurrentVsFree(ctx context.Context, cfg config, repDir string, rep int) (
 		}
 		defer v.Close()
 		sides = append(sides, &side{name: fmt.Sprintf("helm NoSync=%v", noSync), run: func(from, to int) (int, error) {
+			start := cpuTime()
+			defer func() { cpu[i] += cpuTime() - start }()
 			return concurrently(slice(from, to), func(op Op) (bool, error) { return helmDo(ctx, v, op) })
 		}})
 	}
@@ -201,5 +210,8 @@ func concurrentVsFree(ctx context.Context, cfg config, repDir string, rep int) (
 	}
 	synced = float64(sides[0].done) / sides[0].elapsed.Seconds()
 	free = float64(sides[1].done) / sides[1].elapsed.Seconds()
+	for i := range cpuPer {
+		cpuPer[i] = float64(cpu[i].Microseconds()) / float64(sides[i].done)
+	}
 	return synced / free, synced, free, nil
 }
