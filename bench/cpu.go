@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/helmlog/helm"
 )
 
@@ -115,16 +117,27 @@ func benchCPU(ctx context.Context, cfg config, dir string, r *report) error {
 			clear(s.cpu)
 			sides[i] = s
 		}
+		raw, err := newRawCPU(filepath.Join(repDir, "raw.dat"), n)
+		if err != nil {
+			return err
+		}
 		for k, from := 0, 0; from < n; k, from = k+1, from+chunk {
 			m := min(chunk, n-from)
 			for _, kind := range cpuKinds {
 				for j := range sides {
 					if err := sides[(j+k+rep)%2].chunk(ctx, kind, m); err != nil {
+						raw.f.Close()
 						return err
 					}
 				}
 			}
+			if err := raw.chunk(m); err != nil {
+				raw.f.Close()
+				return err
+			}
 		}
+		raw.f.Close()
+		per["cpu_us_per_raw_fdatasync"] = append(per["cpu_us_per_raw_fdatasync"], float64(raw.cpu.Microseconds())/float64(raw.n))
 		for i, s := range sides {
 			suffix := ""
 			if i == 1 {
@@ -158,6 +171,7 @@ func benchCPU(ctx context.Context, cfg config, dir string, r *report) error {
 			r.put(name, median(per[name]), fmt.Sprintf("process CPU µs (user+system) per %s, one writer, %s; %s", kind, how, spread(per[name])))
 		}
 	}
+	r.put("cpu_us_per_raw_fdatasync", median(per["cpu_us_per_raw_fdatasync"]), "process CPU µs per 144-byte overwrite + fdatasync of a preallocated file beside the homes, interleaved with them: what the kernel's fdatasync costs alone, a floor under the figures with fsync on; "+spread(per["cpu_us_per_raw_fdatasync"]))
 	g := cfg.Goroutines
 	r.put(fmt.Sprintf("helm_concurrent%d_fsyncfree_events_per_s", g), median(concFree), fmt.Sprintf("%d goroutines on one voyage, Options.NoSync; %s", g, spread(concFree)))
 	r.put(fmt.Sprintf("helm_concurrent%d_synced_events_per_s", g), median(concSync), fmt.Sprintf("the same, fsync on, interleaved with it; %s", spread(concSync)))
@@ -214,4 +228,48 @@ func concurrentVsFree(ctx context.Context, cfg config, repDir string, rep int, c
 		cpuPer[i] = float64(cpu[i].Microseconds()) / float64(sides[i].done)
 	}
 	return synced / free, synced, free, nil
+}
+
+// rawCPU measures the CPU time of what the disk alone asks for one
+// durable event: a 144-byte overwrite (a note's record, framed) and an
+// fdatasync, in a file written and synced beforehand.
+type rawCPU struct {
+	f   *os.File
+	off int64
+	n   int
+	cpu time.Duration
+}
+
+func newRawCPU(path string, n int) (*rawCPU, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.WriteAt(make([]byte, 144*(n+1)), 0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &rawCPU{f: f}, nil
+}
+
+func (r *rawCPU) chunk(m int) error {
+	rec := make([]byte, 144)
+	for range m {
+		rec[0]++
+		start := cpuTime()
+		if _, err := r.f.WriteAt(rec, r.off); err != nil {
+			return err
+		}
+		if err := unix.Fdatasync(int(r.f.Fd())); err != nil {
+			return err
+		}
+		r.cpu += cpuTime() - start
+		r.off += 144
+		r.n++
+	}
+	return nil
 }
