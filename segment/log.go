@@ -571,8 +571,8 @@ func (l *Log) ensureWatermark() error {
 // "The watermark" in format.go.
 //
 // It overwrites the older slot (or one that does not check out): slot,
-// when this Log wrote the other one last while holding the writer lock
-// throughout, or else read back first with one pread. Whichever process
+// when this Log wrote the other one last and nobody appended since (see
+// pipeline.wmEnd), or else read back first with one pread. Whichever process
 // wrote last, the other slot keeps the newest watermark before this one,
 // so a slot torn by a crash costs at most one unit of the watermark's
 // reach. It returns the slot to write next.
