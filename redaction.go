@@ -138,63 +138,178 @@ func redactEvent(r *redact.Redactor, e *projection.Event) int {
 	return redactValue(r, reflect.ValueOf(e))
 }
 
+// redactValue hides the secrets in every text v holds, in place: every
+// string reached through exported fields, pointers, interfaces, slices and
+// string-to-string maps (a json.RawMessage as JSON; a map's value also
+// when its key looks secret), but not a content address in a field tagged
+// redact:"address". It walks v by the plan of its type (redactPlanOf):
+// the fields that can hold no text are passed by, and struct tags are read
+// once per type, not once per event.
 func redactValue(r *redact.Redactor, v reflect.Value) int {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return 0
+	if p := redactPlanOf(v.Type()); p != nil {
+		return p(r, v)
+	}
+	return 0
+}
+
+// redactPlan redacts a value of one type in place; nil: the type holds no
+// text the walk reaches.
+type redactPlan func(r *redact.Redactor, v reflect.Value) int
+
+// redactPlans caches the plan of each type walked (a redactPlan, nil for
+// a type that holds no text); plans are built under redactPlanMu.
+var (
+	redactPlans  sync.Map
+	redactPlanMu sync.Mutex
+)
+
+// redactPlanOf returns the plan of values of type t (nil: they hold no
+// text).
+func redactPlanOf(t reflect.Type) redactPlan {
+	if p, ok := redactPlans.Load(t); ok {
+		return p.(redactPlan)
+	}
+	redactPlanMu.Lock()
+	defer redactPlanMu.Unlock()
+	b := &redactPlanBuilder{plans: map[reflect.Type]*redactPlan{}}
+	p := b.plan(t)
+	// Published once every plan the build made is complete: a type that
+	// holds itself calls its plan through the pointer it was built in.
+	for t, p := range b.plans {
+		redactPlans.Store(t, *p)
+	}
+	return p
+}
+
+// redactPlanBuilder builds the plans of a type and of the types it holds.
+type redactPlanBuilder struct {
+	plans map[reflect.Type]*redactPlan // built, or being built
+}
+
+func (b *redactPlanBuilder) plan(t reflect.Type) redactPlan {
+	if p, ok := redactPlans.Load(t); ok {
+		return p.(redactPlan)
+	}
+	if p, ok := b.plans[t]; ok {
+		if *p != nil {
+			return *p
 		}
-		return redactValue(r, v.Elem())
-	case reflect.Struct:
-		n := 0
-		for i := range v.NumField() {
-			f := v.Field(i)
-			if !f.CanSet() || v.Type().Field(i).Tag.Get("redact") == "address" && isAddress(f.String()) {
-				continue // a content address helm computed: no text, and a rule must not change it
+		// Being built: a type that holds itself, assumed to hold text.
+		return func(r *redact.Redactor, v reflect.Value) int {
+			if *p == nil {
+				return 0
 			}
-			n += redactValue(r, f)
+			return (*p)(r, v)
 		}
-		return n
-	case reflect.String:
-		s, n := r.String(v.String())
-		if n > 0 {
-			v.SetString(s)
+	}
+	p := new(redactPlan)
+	b.plans[t] = p
+	*p = b.build(t)
+	return *p
+}
+
+func (b *redactPlanBuilder) build(t reflect.Type) redactPlan {
+	switch t.Kind() {
+	case reflect.Interface:
+		return func(r *redact.Redactor, v reflect.Value) int {
+			if v.IsNil() {
+				return 0
+			}
+			return redactValue(r, v.Elem())
 		}
-		return n
-	case reflect.Slice:
-		if v.Type() == rawMessage {
-			out, n := r.JSON(v.Bytes())
-			if n > 0 {
-				v.SetBytes(out)
+	case reflect.Pointer:
+		elem := b.plan(t.Elem())
+		if elem == nil {
+			return nil
+		}
+		return func(r *redact.Redactor, v reflect.Value) int {
+			if v.IsNil() {
+				return 0
+			}
+			return elem(r, v.Elem())
+		}
+	case reflect.Struct:
+		type field struct {
+			index   int
+			address bool
+			plan    redactPlan
+		}
+		var fields []field
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue // unexported: not settable, as the walk has always left them
+			}
+			if p := b.plan(f.Type); p != nil {
+				fields = append(fields, field{index: i, address: f.Tag.Get("redact") == "address", plan: p})
+			}
+		}
+		if len(fields) == 0 {
+			return nil
+		}
+		return func(r *redact.Redactor, v reflect.Value) int {
+			n := 0
+			for _, fd := range fields {
+				f := v.Field(fd.index)
+				if !f.CanSet() || fd.address && isAddress(f.String()) {
+					continue // a content address helm computed: no text, and a rule must not change it
+				}
+				n += fd.plan(r, f)
 			}
 			return n
 		}
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return 0
+	case reflect.String:
+		return func(r *redact.Redactor, v reflect.Value) int {
+			s, n := r.String(v.String())
+			if n > 0 {
+				v.SetString(s)
+			}
+			return n
 		}
-		n := 0
-		for i := range v.Len() {
-			n += redactValue(r, v.Index(i))
+	case reflect.Slice:
+		if t == rawMessage {
+			return func(r *redact.Redactor, v reflect.Value) int {
+				out, n := r.JSON(v.Bytes())
+				if n > 0 {
+					v.SetBytes(out)
+				}
+				return n
+			}
 		}
-		return n
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+		elem := b.plan(t.Elem())
+		if elem == nil {
+			return nil
+		}
+		return func(r *redact.Redactor, v reflect.Value) int {
+			n := 0
+			for i := range v.Len() {
+				n += elem(r, v.Index(i))
+			}
+			return n
+		}
 	case reflect.Map:
-		if v.Type().Elem().Kind() != reflect.String || v.Type().Key().Kind() != reflect.String {
-			return 0
+		if t.Elem().Kind() != reflect.String || t.Key().Kind() != reflect.String {
+			return nil
 		}
-		n := 0
-		for _, k := range v.MapKeys() {
-			s, c := r.String(v.MapIndex(k).String())
-			if c == 0 && redact.LooksSecret(k.String()) && len(s) >= redact.MinValue && !strings.HasPrefix(s, "[REDACTED:") {
-				s, c = redact.Marker("secret-field:"+k.String()), 1
+		return func(r *redact.Redactor, v reflect.Value) int {
+			n := 0
+			for _, k := range v.MapKeys() {
+				s, c := r.String(v.MapIndex(k).String())
+				if c == 0 && redact.LooksSecret(k.String()) && len(s) >= redact.MinValue && !strings.HasPrefix(s, "[REDACTED:") {
+					s, c = redact.Marker("secret-field:"+k.String()), 1
+				}
+				if c > 0 {
+					v.SetMapIndex(k, reflect.ValueOf(s).Convert(t.Elem()))
+					n += c
+				}
 			}
-			if c > 0 {
-				v.SetMapIndex(k, reflect.ValueOf(s).Convert(v.Type().Elem()))
-				n += c
-			}
+			return n
 		}
-		return n
 	}
-	return 0
+	return nil
 }
 
 var markerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[REDACTED:([^\]]+)\]`) })

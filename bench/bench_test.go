@@ -121,6 +121,10 @@ func TestTinyRun(t *testing.T) {
 		"search_index_build_mb_per_s_2k_voyages_4mb", "search_index_1word_rare_p50_ms_2k_voyages_4mb",
 		"search_index_3word_common_p50_ms_2k_voyages_4mb", "search_reindex_all_mb_per_s_1k_voyages_1mb",
 		"search_find_1word_rare_p50_ms_1k_voyages_1mb", "search_index_at_complete_ms_1k_voyages_1mb",
+		"cpu_us_per_note", "cpu_us_per_observation", "cpu_us_per_bearing",
+		"cpu_us_per_note_nosync", "cpu_us_per_observation_nosync", "cpu_us_per_bearing_nosync",
+		"helm_concurrent16_fsyncfree_events_per_s", "helm_concurrent16_synced_events_per_s", "concurrent16_vs_fsyncfree",
+		"cpu_us_per_event_concurrent16", "cpu_us_per_event_concurrent16_nosync", "cpu_us_per_raw_fdatasync",
 	} {
 		v, ok := got[name]
 		if !ok {
@@ -131,7 +135,7 @@ func TestTinyRun(t *testing.T) {
 			t.Errorf("%s: %q", name, v)
 		}
 	}
-	if !strings.Contains(out.String(), "helm_vs_sqlite: ") || !strings.Contains(out.String(), "(goal >= 1.5") {
+	if !strings.Contains(out.String(), "helm_vs_sqlite: ") || !strings.Contains(out.String(), "(goal >= 1.8") {
 		t.Error("helm_vs_sqlite is printed without its goal")
 	}
 }

@@ -92,6 +92,11 @@ func runBench(ctx context.Context, cfg config, dir string, run map[string]bool, 
 			return fmt.Errorf("concurrent writers: %w", err)
 		}
 	}
+	if run["cpu"] {
+		if err := benchCPU(ctx, cfg, dir, r); err != nil {
+			return fmt.Errorf("CPU per event: %w", err)
+		}
+	}
 	if run["replay"] {
 		if err := benchReplay(ctx, cfg, dir, r); err != nil {
 			return fmt.Errorf("replay: %w", err)

@@ -321,7 +321,7 @@ func Encode(e *Event) ([]byte, error) {
 	if err := checkPayloads(e); err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", e.Type, err)
 	}
-	w := encoder{b: make([]byte, 0, 128)}
+	w := encoder{b: make([]byte, 0, 512)} // most events fit: one allocation
 	w.b = append(w.b, formatBinary)
 	w.uvarint(code)
 	w.uvarint(uint64(cur))

@@ -29,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MinValue is the shortest value hidden because of the name it is
@@ -389,7 +390,8 @@ func nextInList(between []byte) bool {
 // json.Unmarshal would for the escapes a sighting's JSON holds (\n, \t,
 // \", \\ ...), without its reflection; a \u escape, or bytes that are
 // not UTF-8 after an escape, go to json.Unmarshal itself. ok is false when
-// tok is not a string.
+// tok is not a string. The text may share tok's bytes: it is valid while
+// tok is unchanged.
 func unquote(tok []byte) (string, bool) {
 	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
 		return "", false
@@ -397,7 +399,10 @@ func unquote(tok []byte) (string, bool) {
 	body := tok[1 : len(tok)-1]
 	bs := bytes.IndexByte(body, '\\')
 	if bs < 0 && utf8.Valid(body) {
-		return string(body), true
+		// Without escapes the text is tok's own bytes: no copy (JSON, the
+		// only caller, keeps no text past the token it reads, and never
+		// writes to the document).
+		return unsafe.String(unsafe.SliceData(body), len(body)), true
 	}
 	if bs < 0 {
 		return unmarshalString(tok)

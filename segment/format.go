@@ -413,8 +413,15 @@ type watermark struct {
 }
 
 func encodeWatermark(w watermark) []byte {
+	return putWatermark(make([]byte, watermarkLen), w)
+}
+
+// putWatermark encodes w into b (at least watermarkLen bytes) and returns
+// the encoding, a prefix of b: the writer reuses one buffer per Log.
+func putWatermark(b []byte, w watermark) []byte {
 	if !w.linked {
-		b := make([]byte, watermarkLenV2)
+		b := b[:watermarkLenV2]
+		clear(b)
 		copy(b, watermarkMagic)
 		binary.LittleEndian.PutUint64(b[8:], w.last)
 		binary.LittleEndian.PutUint64(b[16:], w.segment)
@@ -422,7 +429,8 @@ func encodeWatermark(w watermark) []byte {
 		binary.LittleEndian.PutUint32(b[28:], crc32.Checksum(b[:28], castagnoli))
 		return b
 	}
-	b := make([]byte, watermarkLen)
+	b = b[:watermarkLen]
+	clear(b)
 	copy(b, watermarkMagicV4)
 	binary.LittleEndian.PutUint64(b[8:], w.last)
 	binary.LittleEndian.PutUint64(b[16:], w.segment)

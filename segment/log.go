@@ -88,13 +88,14 @@ type Log struct {
 
 	idx posIndex // verified positions where scans may start (index.go)
 
-	torn     *torn     // a torn final unit found by Open, cut by the first Commit
-	wm       watermark // the watermark as the last recovery read it (catchUpRules)
-	alloc    int64     // the known size of the active segment (-1: unknown; fstat before extending)
-	base     int64     // its size when this writer first extended it (-1: not yet): steps grow with what it added
-	writable bool      // the first Commit reopened the active segment for writing
-	wmFile   File      // WATERMARK, open for writing (nil until the first Commit)
-	rechain  bool      // the unit being decided is Rechain's: it starts a format-4 segment
+	torn     *torn              // a torn final unit found by Open, cut by the first Commit
+	wm       watermark          // the watermark as the last recovery read it (catchUpRules)
+	alloc    int64              // the known size of the active segment (-1: unknown; fstat before extending)
+	base     int64              // its size when this writer first extended it (-1: not yet): steps grow with what it added
+	writable bool               // the first Commit reopened the active segment for writing
+	wmFile   File               // WATERMARK, open for writing (nil until the first Commit)
+	wmBuf    [watermarkLen]byte // the sync stage's watermark encoding (writeWatermark)
+	rechain  bool               // the unit being decided is Rechain's: it starts a format-4 segment
 	// rechainLink is the chain's link at the log's end, read by Rechain's
 	// decide for the new segment's header.
 	rechainLink chain.Hash
@@ -570,13 +571,13 @@ func (l *Log) ensureWatermark() error {
 // "The watermark" in format.go.
 //
 // It overwrites the older slot (or one that does not check out): slot,
-// when this Log wrote the other one last while holding the writer lock
-// throughout, or else read back first with one pread. Whichever process
+// when this Log wrote the other one last and nobody appended since (see
+// pipeline.wmEnd), or else read back first with one pread. Whichever process
 // wrote last, the other slot keeps the newest watermark before this one,
 // so a slot torn by a crash costs at most one unit of the watermark's
 // reach. It returns the slot to write next.
 func (l *Log) writeWatermark(w watermark, slot int) (next int, err error) {
-	b := encodeWatermark(w)
+	b := putWatermark(l.wmBuf[:], w) // one syncer at a time (pipeline.syncing)
 	if slot < 0 {
 		var cur [watermarkSize]byte
 		n, _ := l.wmFile.ReadAt(cur[:], 0)

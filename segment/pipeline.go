@@ -24,6 +24,10 @@ import (
 // append, so the groups in between need neither the lock's system calls
 // nor a catch-up read, and the watermark slot to write next is known
 // without reading it back. Another process waits for the lock as before.
+// When the lock is taken again and the catch-up finds the log where this
+// Log's last watermark left it, nobody appended meanwhile, so nobody wrote
+// the watermark either: the slot is still known, and the commit writes
+// the watermark without reading it first.
 
 // unitEnd is where a written unit leaves the log.
 type unitEnd struct {
@@ -43,7 +47,12 @@ type pipeline struct {
 	file    File    // the active segment, for the sync stage (set under smu too)
 	fault   error   // a failure after a unit was written: later commits fail
 	slot    int     // the watermark slot to write next; -1: read it first
-	stats   Stats
+	// wmEnd is the last seq of the watermark this Log wrote last (0:
+	// none): while the log still ends there, no other process wrote a
+	// watermark since (one is written only after a unit is appended), and
+	// slot is still the one to write next.
+	wmEnd uint64
+	stats Stats
 
 	// What the wait before an fdatasync goes by (see syncTo).
 	commits   uint64        // commits in the units written so far
@@ -94,7 +103,10 @@ func (l *Log) acquire(ctx context.Context, giveUp func() bool) error {
 	// Others may have appended since this Log last wrote: what is on disk
 	// now is durable (its writers synced it before releasing the lock).
 	c := &l.w
-	l.pl.held, l.pl.slot, l.pl.file = true, -1, c.f
+	if end := c.p.next - 1; l.pl.wmEnd == 0 || end != l.pl.wmEnd || l.pl.file != c.f {
+		l.pl.slot = -1 // another process may have appended, and written the watermark
+	}
+	l.pl.held, l.pl.file = true, c.f
 	l.pl.written = unitEnd{wm: l.watermarkAt(), file: c.name, off: c.p.off}
 	l.pl.durable = c.p.next - 1
 	return nil
@@ -220,6 +232,11 @@ func (l *Log) syncOnce() error {
 		return fmt.Errorf("%w; %w", syncErr, ErrPoisoned)
 	}
 	p.durable, p.slot = w.wm.last, slot
+	if wmErr == nil {
+		p.wmEnd = w.wm.last
+	} else {
+		p.wmEnd = 0
+	}
 	p.stats.Syncs++
 	p.lastBatch, p.covered = commits-p.covered, commits
 	if p.syncTime == 0 {
