@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -227,19 +226,21 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 		return nil, err
 	}
 	vouched, _ := d.vouched()
-	known := make(map[string]bool, len(vouched))
-	for i := range vouched {
-		known[vouched[i].ID] = true
-	}
 	var rest []string
 	for _, id := range ids {
-		if !known[id] {
+		if i, ok := vouched.at[id]; !ok || !vouched.held[i] {
 			rest = append(rest, id)
 		}
 	}
-	// A voyage removed since its writer closed it is not listed: its
-	// stamps no longer hold.
-	out := slices.DeleteFunc(vouched, func(info VoyageInfo) bool { return !filter.matches(info.Status) })
+	// What the index vouches for, in place. A voyage removed since its
+	// writer closed it is not listed: its stamps no longer hold.
+	out := vouched.infos[:0]
+	for i := range vouched.infos {
+		if info := &vouched.infos[i]; vouched.held[i] && filter.matches(info.Status) {
+			out = append(out, *info)
+		}
+	}
+	clear(vouched.infos[len(out):])
 	var seqs map[string]uint64 // how far the index saw each log go: a summary short of it is not trusted
 	if len(rest) > 0 {
 		seqs, _ = homeindex.Seqs(filepath.Join(d.h.dir, homeindex.Name))

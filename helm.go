@@ -417,7 +417,14 @@ func sortListed(out []VoyageInfo) {
 		keys[i] = key{sec: c.Unix(), nsec: int32(c.Nanosecond()), at: int32(i), id: out[i].ID}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), strings.Compare(a.id, b.id))
+		// Not cmp.Or: it would compare the ids every time.
+		if a.sec != b.sec {
+			return cmp.Compare(a.sec, b.sec)
+		}
+		if a.nsec != b.nsec {
+			return cmp.Compare(a.nsec, b.nsec)
+		}
+		return strings.Compare(a.id, b.id)
 	})
 	// Move each voyage to its place, following the cycles of the
 	// permutation: no second slice of every voyage.

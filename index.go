@@ -134,33 +134,43 @@ func (d *disk) indexViews(ctx context.Context) homeindex.Rebuild {
 // nil when there is no index or it is damaged (every voyage is then read
 // itself).
 func (d *disk) indexedViews() map[string]VoyageInfo {
-	views, ok := d.vouched()
+	v, ok := d.vouched()
 	if !ok {
 		return nil
 	}
-	out := make(map[string]VoyageInfo, len(views))
-	for _, info := range views {
-		out[info.ID] = info
+	out := map[string]VoyageInfo{}
+	for i := range v.infos {
+		if v.held[i] {
+			out[v.infos[i].ID] = v.infos[i]
+		}
 	}
 	return out
 }
 
-// vouched returns the voyages the home index vouches for: those whose
-// writers all closed them and whose log files still have the stamps the
-// last of them recorded ("What a list trusts" in docs/design.md). ok is
-// false when there is no index or it is damaged.
-func (d *disk) vouched() (views []VoyageInfo, ok bool) {
-	entries, err := homeindex.Views(filepath.Join(d.h.dir, homeindex.Name))
+// vouchers is what the home index vouches for: every voyage it names
+// (infos, in the order it names them; at says where each id is), and
+// whether it vouches for it (held): its writers all closed it and its log
+// files still have the stamps the last of them recorded ("What a list
+// trusts" in docs/design.md).
+type vouchers struct {
+	infos []VoyageInfo
+	held  []bool
+	at    map[string]int
+}
+
+// vouched reads the home index and takes the stamps of the voyages it
+// vouches for; ok is false when there is no index or it is damaged.
+func (d *disk) vouched() (v vouchers, ok bool) {
+	entries, at, err := homeindex.Views(filepath.Join(d.h.dir, homeindex.Name))
 	if err != nil {
-		return nil, false
+		return v, false
 	}
+	v = vouchers{infos: make([]VoyageInfo, len(entries)), held: make([]bool, len(entries)), at: at}
 	sd, err := openStampDir(d.voyagesDir())
 	if err != nil {
-		return nil, true
+		return v, true // no voyages: nothing to vouch for
 	}
 	defer sd.close()
-	views = make([]VoyageInfo, len(entries))
-	held := make([]bool, len(entries))
 	// Decoding a view and taking its stamps is a few microseconds per
 	// voyage: a few goroutines share them.
 	var next atomic.Int64
@@ -176,28 +186,24 @@ func (d *disk) vouched() (views []VoyageInfo, ok bool) {
 				}
 				for i := from; i < min(from+batch, len(entries)); i++ {
 					e := &entries[i]
+					if e.View == nil {
+						continue
+					}
 					view, fp, err := decodeView(e.View)
 					if err != nil || view.ID != e.ID {
 						continue
 					}
 					rel = append(append(rel[:0], e.ID...), "/events/"...)
-					if held[i] = fp.holds(sd, rel); held[i] {
-						views[i] = voyageInfo(view)
+					// else changed since, by something other than helm: read it
+					if v.held[i] = fp.holds(sd, rel); v.held[i] {
+						v.infos[i] = voyageInfo(view)
 					}
 				}
 			}
 		})
 	}
 	wg.Wait()
-	n := 0
-	for i := range views {
-		if held[i] { // else changed since, by something other than helm: read it
-			views[n] = views[i]
-			n++
-		}
-	}
-	clear(views[n:])
-	return views[:n], true
+	return v, true
 }
 
 // logPrint is what the home index records of a voyage's log when its

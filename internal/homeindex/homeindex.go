@@ -45,6 +45,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 
 	"github.com/helmlog/helm/internal/durable"
 )
@@ -137,7 +138,13 @@ func decodeRecord(b []byte) (record, int, error) {
 	if k <= 0 || l > uint64(len(p)-k) {
 		return record{}, 0, ErrDamaged
 	}
-	r.id, p = string(p[k:k+int(l)]), p[k+int(l):]
+	if l > 0 {
+		// The id shares b's memory: every caller decodes a buffer it
+		// read and does not change (a listing decodes every record of
+		// the index; copying each id was a third of that).
+		r.id = unsafe.String(&p[k], int(l))
+	}
+	p = p[k+int(l):]
 	switch r.kind {
 	case kindOpen, kindStale:
 		if len(p) != 0 {
@@ -186,16 +193,16 @@ func (v *voyage) closeOpen(t Token) (at int64, ok bool) {
 // fold reads the records of data (the whole file) into what they say of
 // each voyage, in the order the index first names them. A voyage's
 // writers are few at a time: their open records are a short list.
-func fold(data []byte) ([]voyage, error) {
+func fold(data []byte) ([]voyage, map[string]int, error) {
 	if len(data) < headerSize || string(data[:len(magic)]) != magic {
-		return nil, fmt.Errorf("%w: not a helm home index", ErrDamaged)
+		return nil, nil, fmt.Errorf("%w: not a helm home index", ErrDamaged)
 	}
 	at := map[string]int{}
 	var out []voyage
 	for off := int64(headerSize); off < int64(len(data)); {
 		r, n, err := decodeRecord(data[off:])
 		if err != nil {
-			return nil, fmt.Errorf("%w: the record at offset %d does not check out", err, off)
+			return nil, nil, fmt.Errorf("%w: the record at offset %d does not check out", err, off)
 		}
 		i, ok := at[r.id]
 		if !ok {
@@ -219,7 +226,7 @@ func fold(data []byte) ([]voyage, error) {
 		}
 		off += int64(n)
 	}
-	return out, nil
+	return out, at, nil
 }
 
 // Read returns the trusted view of each voyage the index at path knows and
@@ -227,41 +234,48 @@ func fold(data []byte) ([]voyage, error) {
 // an error matching fs.ErrNotExist; a damaged one is ErrDamaged: nothing
 // in it is trusted.
 func Read(path string) (map[string][]byte, error) {
-	views, err := Views(path)
+	views, _, err := Views(path)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string][]byte, len(views))
 	for _, v := range views {
-		out[v.ID] = v.View
+		if v.View != nil {
+			out[v.ID] = v.View
+		}
 	}
 	return out, nil
 }
 
-// Entry is a voyage's trusted view, as Views returns it.
+// Entry is what the index says of a voyage, as Views returns it: its
+// trusted view, or nil.
 type Entry struct {
 	ID   string
 	View []byte
 }
 
-// Views is Read as a list, in the order the index first names the
-// voyages: what listing a home reads, without a map of every voyage.
-func Views(path string) ([]Entry, error) {
+// Views is Read as a list of every voyage the index names, in the order
+// it first names them (View nil for a voyage it does not vouch for), and
+// where each id is in it: what listing a home reads, without a map of
+// every view.
+func Views(path string) ([]Entry, map[string]int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	voyages, err := fold(data)
+	voyages, at, err := fold(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	out := make([]Entry, 0, len(voyages))
+	out := make([]Entry, len(voyages))
 	for i := range voyages {
-		if v := &voyages[i]; len(v.open) == 0 && v.view != nil {
-			out = append(out, Entry{ID: v.id, View: v.view})
+		v := &voyages[i]
+		out[i].ID = v.id
+		if len(v.open) == 0 && v.view != nil {
+			out[i].View = v.view
 		}
 	}
-	return out, nil
+	return out, at, nil
 }
 
 // Seqs returns, for each voyage the index at path names, the highest seq
@@ -450,7 +464,7 @@ func maybeCompact(dir string, noSync bool, rebuild Rebuild, above int64) error {
 		lk.Close()
 		return fmt.Errorf("home index: %w", err)
 	}
-	voyages, err := fold(data)
+	voyages, _, err := fold(data)
 	if err != nil {
 		lk.Close()
 		return w.rebuild(rebuild)
