@@ -202,9 +202,16 @@ func voyageDirOf(dir string) error {
 }
 
 func (d *disk) ids(_ context.Context, prefix string) ([]string, error) {
-	entries, err := os.ReadDir(d.voyagesDir())
+	// Unsorted: the callers sort what they return (os.ReadDir's sort of
+	// every name was a tenth of a listing).
+	f, err := os.Open(d.voyagesDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // no voyage started yet
+	}
+	var entries []os.DirEntry
+	if err == nil {
+		entries, err = f.ReadDir(-1)
+		f.Close()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list voyages in %s: %w", d.voyagesDir(), err)
@@ -222,21 +229,30 @@ func (d *disk) ids(_ context.Context, prefix string) ([]string, error) {
 }
 
 // list reads the home index, which vouches for the voyages whose writers
-// all closed them. Each of the others costs a few small reads (its
-// summary, its directory, its log's tail); they are independent, so a few
-// run at once.
+// all closed them, for the price of two stats each (vouched). Each of the
+// others costs a few small reads (its summary, its directory, its log's
+// tail); they are independent, so a few run at once.
 func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
 	ids, err := d.ids(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	indexed := d.indexedViews()
+	vouched, _ := d.vouched()
 	var rest []string
 	for _, id := range ids {
-		if _, ok := indexed[id]; !ok {
+		if i, ok := vouched.at[id]; !ok || !vouched.held[i] {
 			rest = append(rest, id)
 		}
 	}
+	// What the index vouches for, in place. A voyage removed since its
+	// writer closed it is not listed: its stamps no longer hold.
+	out := vouched.infos[:0]
+	for i := range vouched.infos {
+		if info := &vouched.infos[i]; vouched.held[i] && filter.matches(info.Status) {
+			out = append(out, *info)
+		}
+	}
+	clear(vouched.infos[len(out):])
 	var seqs map[string]uint64 // how far the index saw each log go: a summary short of it is not trusted
 	if len(rest) > 0 {
 		seqs, _ = homeindex.Seqs(filepath.Join(d.h.dir, homeindex.Name))
@@ -246,12 +262,6 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 	})
 	if err != nil {
 		return nil, err
-	}
-	out := make([]VoyageInfo, 0, len(ids))
-	for _, info := range indexed {
-		if filter.matches(info.Status) {
-			out = append(out, info)
-		}
 	}
 	return listed(out, read, unreadable, filter)
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/helmlog/helm/internal/homeindex"
 	"github.com/helmlog/helm/logbook"
@@ -129,97 +130,146 @@ func (d *disk) indexViews(ctx context.Context) homeindex.Rebuild {
 	}
 }
 
-// indexedViews returns the voyages the home index vouches for; nil when
-// there is no index or it is damaged (every voyage is then read itself).
+// indexedViews returns the voyages the home index vouches for, by id;
+// nil when there is no index or it is damaged (every voyage is then read
+// itself).
 func (d *disk) indexedViews() map[string]VoyageInfo {
-	views, err := homeindex.Read(filepath.Join(d.h.dir, homeindex.Name))
-	if err != nil {
+	v, ok := d.vouched()
+	if !ok {
 		return nil
 	}
-	type vouched struct {
-		info VoyageInfo
-		fp   logPrint
-		ok   bool
-	}
-	all := make([]vouched, 0, len(views))
-	for id, data := range views {
-		view, fp, err := decodeView(data)
-		if err == nil && view.ID == id {
-			all = append(all, vouched{info: voyageInfo(view), fp: fp})
-		}
-	}
-	// The stamps are a few stats per voyage: a few goroutines take them.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(len(all), 4*runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(all); i = int(next.Add(1) - 1) {
-				a := &all[i]
-				a.ok = a.fp.holds(filepath.Join(d.voyagesDir(), a.info.ID, "events"))
-			}
-		})
-	}
-	wg.Wait()
-	out := make(map[string]VoyageInfo, len(all))
-	for _, a := range all {
-		if a.ok { // else changed since, by something other than helm: read it
-			out[a.info.ID] = a.info
+	out := map[string]VoyageInfo{}
+	for i := range v.infos {
+		if v.held[i] {
+			out[v.infos[i].ID] = v.infos[i]
 		}
 	}
 	return out
 }
 
-// logPrint is what the home index records of a voyage's log files when
-// its writer closed it: their sizes and modification times. The writers'
-// records say no helm writer changed the voyage since; these catch a
-// change made by anything else (a file deleted, restored, overwritten,
-// damaged), so that List reads such a voyage itself and flags it, at the
-// cost of a stat per file (one segment, WATERMARK and the directory, for
-// most voyages) instead of reading them.
-type logPrint []fileStamp
-
-type fileStamp struct {
-	name  string // "" for the directory itself
-	size  int64
-	mtime int64 // UnixNano
+// vouchers is what the home index vouches for: every voyage it names
+// (infos, in the order it names them; at says where each id is), and
+// whether it vouches for it (held): its writers all closed it and its log
+// files still have the stamps the last of them recorded ("What a list
+// trusts" in docs/design.md).
+type vouchers struct {
+	infos []VoyageInfo
+	held  []bool
+	at    map[string]int
 }
 
-// fingerprint stamps the log directory dir and its files.
-func fingerprint(dir string) (logPrint, bool) {
-	entries, err := os.ReadDir(dir)
+// vouched reads the home index and takes the stamps of the voyages it
+// vouches for; ok is false when there is no index or it is damaged.
+func (d *disk) vouched() (v vouchers, ok bool) {
+	entries, at, err := homeindex.Views(filepath.Join(d.h.dir, homeindex.Name))
 	if err != nil {
-		return nil, false
+		return v, false
 	}
-	fp := logPrint{}
-	for _, name := range append([]string{""}, namesOf(entries)...) {
-		st, err := os.Stat(filepath.Join(dir, name))
-		if err != nil {
-			return nil, false
+	v = vouchers{infos: make([]VoyageInfo, len(entries)), held: make([]bool, len(entries)), at: at}
+	sd, err := openStampDir(d.voyagesDir())
+	if err != nil {
+		return v, true // no voyages: nothing to vouch for
+	}
+	defer sd.close()
+	// Decoding a view and taking its stamps is a few microseconds per
+	// voyage: a few goroutines share them.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	const batch = 256
+	for range min((len(entries)+batch-1)/batch, 2*runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			var rel []byte
+			for {
+				from := int(next.Add(batch) - batch)
+				if from >= len(entries) {
+					return
+				}
+				for i := from; i < min(from+batch, len(entries)); i++ {
+					e := &entries[i]
+					if e.View == nil {
+						continue
+					}
+					view, fp, err := decodeView(e.View)
+					if err != nil || view.ID != e.ID {
+						continue
+					}
+					rel = append(append(rel[:0], e.ID...), "/events/"...)
+					// else changed since, by something other than helm: read it
+					if v.held[i] = fp.holds(sd, rel); v.held[i] {
+						v.infos[i] = voyageInfo(view)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return v, true
+}
+
+// logPrint is what the home index records of a voyage's log when its
+// writer closed it: the stamps (inode number, size, modification and
+// change times) of WATERMARK and of the last segment, the two files
+// every change helm makes to the log writes. The writers' records say no
+// helm writer changed the voyage since; the stamps catch a change made
+// by anything else that wrote, replaced, restored, truncated or removed
+// either file (or the whole events directory), so that List reads such a
+// voyage itself and flags it. A change time cannot be set back by its
+// owner (touch -d sets the others), so a stamp holds only for a file no
+// one wrote, renamed or touched since. See "What a list trusts" in
+// docs/design.md for what it cannot see.
+type logPrint struct {
+	stamps []namedStamp
+	// old: a print of view version 5, of the directory ("") and every
+	// file by size and modification time (no inode number, no change
+	// time), compared as such.
+	old bool
+}
+
+type namedStamp struct {
+	name string
+	fileStamp
+}
+
+// fileStamp is one file's stamp (without an inode number or a change
+// time where the platform has none).
+type fileStamp struct {
+	ino          uint64
+	size         int64
+	mtime, ctime int64 // UnixNano
+}
+
+// fingerprint stamps the log in dir: its WATERMARK and its last segment.
+func fingerprint(dir string) (logPrint, bool) {
+	var fp logPrint
+	for _, name := range []string{"WATERMARK", filepath.Base(lastSegment(dir))} {
+		if filepath.Ext(name) != ".seg" && name != "WATERMARK" {
+			return logPrint{}, false // no segment: nothing to vouch for
 		}
-		fp = append(fp, fileStamp{name: name, size: st.Size(), mtime: st.ModTime().UnixNano()})
+		st, ok := stampFile(filepath.Join(dir, name))
+		if !ok {
+			return logPrint{}, false
+		}
+		fp.stamps = append(fp.stamps, namedStamp{name: name, fileStamp: st})
 	}
 	return fp, true
 }
 
-func namesOf(entries []os.DirEntry) []string {
-	var names []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && (e.Name() == "WATERMARK" || filepath.Ext(e.Name()) == ".seg") {
-			names = append(names, e.Name())
-		}
-	}
-	return names
-}
-
-// holds reports whether dir's files still have the stamps (the
-// directory's own stamp changes when a file is added, removed or renamed).
-func (fp logPrint) holds(dir string) bool {
-	if len(fp) == 0 {
+// holds reports whether the log whose directory is rel below sd (ending
+// in a slash) still has the stamps.
+func (fp logPrint) holds(sd *stampDir, rel []byte) bool {
+	if len(fp.stamps) == 0 {
 		return false
 	}
-	for _, s := range fp {
-		st, err := os.Stat(filepath.Join(dir, s.name))
-		if err != nil || st.Size() != s.size && s.name != "" || st.ModTime().UnixNano() != s.mtime {
+	for _, s := range fp.stamps {
+		st, ok := sd.stamp(string(append(rel, s.name...)))
+		switch {
+		case !ok:
+			return false
+		case fp.old:
+			if st.mtime != s.mtime || s.name != "" && st.size != s.size {
+				return false
+			}
+		case st != s.fileStamp:
 			return false
 		}
 	}
@@ -227,19 +277,26 @@ func (fp logPrint) holds(dir string) bool {
 }
 
 func appendFingerprint(b []byte, fp logPrint) []byte {
-	b = binary.AppendUvarint(b, uint64(len(fp)))
-	for _, s := range fp {
-		b = binary.AppendUvarint(b, uint64(len(s.name)))
-		b = append(b, s.name...)
+	b = binary.AppendUvarint(b, uint64(len(fp.stamps)))
+	for _, s := range fp.stamps {
+		b = appendStr(b, s.name)
+		b = binary.AppendUvarint(b, s.ino)
 		b = binary.AppendVarint(b, s.size)
 		b = binary.AppendVarint(b, s.mtime)
+		b = binary.AppendVarint(b, s.ctime)
 	}
 	return b
 }
 
 // viewVersion is the first byte of an encoded view: raise it when
 // VoyageView changes (a view of another version is not trusted).
-const viewVersion = 5 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session; 4 no current identity, handoffs, fork or salvage
+// Version 6 changed only the log's print that follows the view (see
+// logPrint); a view of version 5 is read still, with its print.
+const viewVersion = 6 // 1 had no parent, repository, last event, lifecycle or crew; 2 no worktree removal; 3 no session; 4 no current identity, handoffs, fork or salvage; 5 a print of every log file and the directory by size and modification time
+
+// oldPrintVersion is the view version whose print stamped the log's
+// directory and each of its files by size and modification time only.
+const oldPrintVersion = 5
 
 // encodeView encodes a voyage view compactly for the home index.
 func encodeView(p projection.VoyageView) []byte {
@@ -332,11 +389,16 @@ func appendTime(b []byte, t time.Time) []byte {
 
 var errView = errors.New("not a voyage view of this version")
 
-// decodeView decodes what encodeView and appendFingerprint encoded.
+// decodeView decodes what encodeView and appendFingerprint encoded. The
+// view's strings share b's memory (a listing decodes every voyage's view
+// from one read of the index, and copying each string was a fifth of
+// its time): b must not change afterwards. Every caller decodes a buffer
+// it read or encoded for this, and drops it.
 func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
-	if len(b) == 0 || b[0] != viewVersion {
-		return p, nil, errView
+	if len(b) == 0 || b[0] != viewVersion && b[0] != oldPrintVersion {
+		return p, logPrint{}, errView
 	}
+	old := b[0] == oldPrintVersion
 	b = b[1:]
 	str := func() string {
 		n, k := binary.Uvarint(b)
@@ -344,7 +406,10 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 			b = nil
 			return ""
 		}
-		s := string(b[k : k+int(n)])
+		var s string
+		if n > 0 {
+			s = unsafe.String(&b[k], int(n))
+		}
 		b = b[k+int(n):]
 		return s
 	}
@@ -378,7 +443,7 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 	p.Created, p.CompletedAt = tm(), tm()
 	seq, k := binary.Uvarint(b)
 	if b == nil || k <= 0 {
-		return p, nil, errView
+		return p, logPrint{}, errView
 	}
 	p.Seq, b = seq, b[k:]
 	p.Parent, p.Repo, p.Dir, p.Base, p.Branch, p.Worktree = str(), str(), str(), str(), str(), str()
@@ -440,30 +505,39 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 	p.Fork, okFork = parseOrigin(str())
 	p.Salvage, okSalvage = parseOrigin(str())
 	if b == nil || !okFork || !okSalvage {
-		return p, nil, errView
+		return p, logPrint{}, errView
 	}
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
-		return p, nil, errView
+		return p, logPrint{}, errView
 	}
 	b = b[k:]
-	for range n {
-		var s fileStamp
-		s.name = str()
-		var k1, k2 int
-		s.size, k1 = binary.Varint(b)
-		if b == nil || k1 <= 0 {
-			return p, nil, errView
+	vint := func() int64 {
+		n, k := binary.Varint(b)
+		if k <= 0 {
+			b = nil
+			return 0
 		}
-		s.mtime, k2 = binary.Varint(b[k1:])
-		if k2 <= 0 {
-			return p, nil, errView
-		}
-		b = b[k1+k2:]
-		fp = append(fp, s)
+		b = b[k:]
+		return n
 	}
+	fp.stamps = make([]namedStamp, 0, n)
+	for range n {
+		s := namedStamp{name: str()}
+		if old {
+			s.size, s.mtime = vint(), vint()
+		} else {
+			s.ino = uv()
+			s.size, s.mtime, s.ctime = vint(), vint(), vint()
+		}
+		if b == nil {
+			return p, logPrint{}, errView
+		}
+		fp.stamps = append(fp.stamps, s)
+	}
+	fp.old = old
 	if len(b) != 0 {
-		return p, nil, errView
+		return p, logPrint{}, errView
 	}
 	return p, fp, nil
 }

@@ -115,6 +115,7 @@ func TestTinyRun(t *testing.T) {
 		"sqlite_concurrent16_events_per_s", "helm_concurrent16_events_per_s", "concurrent16_vs_sqlite",
 		"replay_events_per_s", "open_ms_100k_events", "open_extra_ms_per_gb_sightings",
 		"list_40_voyages_ms", "list_40_voyages_cold_ms", "bytes_on_disk_vs_sqlite",
+		"list_40_voyages_cpu_ms",
 		"group_size_16", "helm_vs_raw_overwrite", "cli_observe_context_ms_2k",
 		"open_ms_1m_events", "open_rss_mb_1m_events",
 		"sighting_1gb_s", "zstd_1gb_s", "sighting_1gb_s_vs_zstd", "sighting_1gb_peak_rss_mb",

@@ -617,13 +617,15 @@ func benchList(ctx context.Context, cfg config, dir string, r *report) error {
 	if err != nil {
 		return err
 	}
-	var warm []float64
+	var warm, cpu []float64
 	for range cfg.OpenReps {
+		cpu0 := cpuTime()
 		d, err := timeList()
 		if err != nil {
 			return err
 		}
 		warm = append(warm, d)
+		cpu = append(cpu, ms(cpuTime()-cpu0))
 	}
 	name := fmt.Sprintf("list_%d_voyages", cfg.ListVoyages)
 	if cfg.ListVoyages%1000 == 0 {
@@ -631,5 +633,6 @@ func benchList(ctx context.Context, cfg config, dir string, r *report) error {
 	}
 	r.put(name+"_ms", median(warm), fmt.Sprintf("warm; %s", spread(warm)))
 	r.put(name+"_cold_ms", cold, "first List after the voyages were made")
+	r.put(name+"_cpu_ms", median(cpu), "process CPU (user+system) per warm List, all cores: on a shared machine the wall time waits for CPU")
 	return nil
 }

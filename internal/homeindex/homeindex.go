@@ -45,6 +45,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 
 	"github.com/helmlog/helm/internal/durable"
 )
@@ -137,7 +138,13 @@ func decodeRecord(b []byte) (record, int, error) {
 	if k <= 0 || l > uint64(len(p)-k) {
 		return record{}, 0, ErrDamaged
 	}
-	r.id, p = string(p[k:k+int(l)]), p[k+int(l):]
+	if l > 0 {
+		// The id shares b's memory: every caller decodes a buffer it
+		// read and does not change (a listing decodes every record of
+		// the index; copying each id was a third of that).
+		r.id = unsafe.String(&p[k], int(l))
+	}
+	p = p[k+int(l):]
 	switch r.kind {
 	case kindOpen, kindStale:
 		if len(p) != 0 {
@@ -157,50 +164,69 @@ func decodeRecord(b []byte) (record, int, error) {
 
 // voyage is what the records say of one voyage.
 type voyage struct {
-	open    map[Token]int64 // writers that opened and have not closed: where they opened
-	staleAt int64           // where the last stale close is (-1: none)
-	seq     uint64          // the trusted view's seq
-	view    []byte          // the trusted view (nil: none)
-	highest uint64          // the highest seq any close recorded (see Seqs)
+	id      string
+	open    []opened // writers that opened and have not closed
+	staleAt int64    // where the last stale close is (-1: none)
+	seq     uint64   // the trusted view's seq
+	view    []byte   // the trusted view (nil: none)
+	highest uint64   // the highest seq any close recorded (see Seqs)
+}
+
+// opened is a writer's open record: its token, and where it is.
+type opened struct {
+	token Token
+	at    int64
+}
+
+// closeOpen removes t's open record and returns where it was (ok false:
+// none).
+func (v *voyage) closeOpen(t Token) (at int64, ok bool) {
+	for i, o := range v.open {
+		if o.token == t {
+			v.open = append(v.open[:i], v.open[i+1:]...)
+			return o.at, true
+		}
+	}
+	return 0, false
 }
 
 // fold reads the records of data (the whole file) into what they say of
-// each voyage.
-func fold(data []byte) (map[string]*voyage, error) {
+// each voyage, in the order the index first names them. A voyage's
+// writers are few at a time: their open records are a short list.
+func fold(data []byte) ([]voyage, map[string]int, error) {
 	if len(data) < headerSize || string(data[:len(magic)]) != magic {
-		return nil, fmt.Errorf("%w: not a helm home index", ErrDamaged)
+		return nil, nil, fmt.Errorf("%w: not a helm home index", ErrDamaged)
 	}
-	out := map[string]*voyage{}
+	at := map[string]int{}
+	var out []voyage
 	for off := int64(headerSize); off < int64(len(data)); {
 		r, n, err := decodeRecord(data[off:])
 		if err != nil {
-			return nil, fmt.Errorf("%w: the record at offset %d does not check out", err, off)
+			return nil, nil, fmt.Errorf("%w: the record at offset %d does not check out", err, off)
 		}
-		v := out[r.id]
-		if v == nil {
-			v = &voyage{staleAt: -1}
-			out[r.id] = v
+		i, ok := at[r.id]
+		if !ok {
+			i = len(out)
+			at[r.id] = i
+			out = append(out, voyage{id: r.id, staleAt: -1})
 		}
+		v := &out[i]
 		switch r.kind {
 		case kindOpen:
-			if v.open == nil {
-				v.open = map[Token]int64{}
-			}
-			v.open[r.token] = off
+			v.open = append(v.open, opened{token: r.token, at: off})
 		case kindStale:
-			delete(v.open, r.token)
+			v.closeOpen(r.token)
 			v.staleAt, v.view = off, nil
 		case kindClose:
 			v.highest = max(v.highest, r.seq)
-			at, ok := v.open[r.token]
-			delete(v.open, r.token)
+			at, ok := v.closeOpen(r.token)
 			if ok && at > v.staleAt && (v.view == nil || r.seq >= v.seq) {
 				v.seq, v.view = r.seq, r.view
 			}
 		}
 		off += int64(n)
 	}
-	return out, nil
+	return out, at, nil
 }
 
 // Read returns the trusted view of each voyage the index at path knows and
@@ -208,21 +234,48 @@ func fold(data []byte) (map[string]*voyage, error) {
 // an error matching fs.ErrNotExist; a damaged one is ErrDamaged: nothing
 // in it is trusted.
 func Read(path string) (map[string][]byte, error) {
-	data, err := os.ReadFile(path)
+	views, _, err := Views(path)
 	if err != nil {
 		return nil, err
 	}
-	voyages, err := fold(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	out := make(map[string][]byte, len(voyages))
-	for id, v := range voyages {
-		if len(v.open) == 0 && v.view != nil {
-			out[id] = v.view
+	out := make(map[string][]byte, len(views))
+	for _, v := range views {
+		if v.View != nil {
+			out[v.ID] = v.View
 		}
 	}
 	return out, nil
+}
+
+// Entry is what the index says of a voyage, as Views returns it: its
+// trusted view, or nil.
+type Entry struct {
+	ID   string
+	View []byte
+}
+
+// Views is Read as a list of every voyage the index names, in the order
+// it first names them (View nil for a voyage it does not vouch for), and
+// where each id is in it: what listing a home reads, without a map of
+// every view.
+func Views(path string) ([]Entry, map[string]int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	voyages, at, err := fold(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := make([]Entry, len(voyages))
+	for i := range voyages {
+		v := &voyages[i]
+		out[i].ID = v.id
+		if len(v.open) == 0 && v.view != nil {
+			out[i].View = v.view
+		}
+	}
+	return out, at, nil
 }
 
 // Seqs returns, for each voyage the index at path names, the highest seq
@@ -411,16 +464,16 @@ func maybeCompact(dir string, noSync bool, rebuild Rebuild, above int64) error {
 		lk.Close()
 		return fmt.Errorf("home index: %w", err)
 	}
-	voyages, err := fold(data)
+	voyages, _, err := fold(data)
 	if err != nil {
 		lk.Close()
 		return w.rebuild(rebuild)
 	}
 	defer lk.Close()
 	size := headerSize
-	for id, v := range voyages {
-		size += 2*(recordOverhead+len(id)+32) + len(v.view)
-		size += len(v.open) * (recordOverhead + len(id) + 20)
+	for _, v := range voyages {
+		size += 2*(recordOverhead+len(v.id)+32) + len(v.view)
+		size += len(v.open) * (recordOverhead + len(v.id) + 20)
 	}
 	if len(data) < 2*size {
 		// Mostly live records: not worth rewriting. The header's base
@@ -432,7 +485,8 @@ func maybeCompact(dir string, noSync bool, rebuild Rebuild, above int64) error {
 		return w.setBase(len(data))
 	}
 	out := header(0)
-	for id, v := range voyages {
+	for _, v := range voyages {
+		id := v.id
 		if v.highest > v.seq || v.view == nil && v.highest > 0 {
 			// A close whose view is no longer trusted still says how far
 			// the log went (Seqs): it is kept, as a close of no view that
@@ -449,8 +503,8 @@ func maybeCompact(dir string, noSync bool, rebuild Rebuild, above int64) error {
 		} else if v.staleAt >= 0 {
 			out = appendRecord(out, record{kind: kindStale, id: id})
 		}
-		for t := range v.open { // writers at work keep their tokens
-			out = appendRecord(out, record{kind: kindOpen, token: t, id: id})
+		for _, o := range v.open { // writers at work keep their tokens
+			out = appendRecord(out, record{kind: kindOpen, token: o.token, id: id})
 		}
 	}
 	return w.replace(out)
