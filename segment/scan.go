@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/helmlog/helm/chain"
 )
 
 // The frame scanner.
@@ -90,6 +92,9 @@ type frameScanner struct {
 	// spends most of the open faulting in fresh pages.
 	transient bool
 	spare     []byte
+	// ahead digests the records of the read buffer on another goroutine
+	// while the scan links them (digest.go).
+	ahead digestAhead
 }
 
 // scan reads f (the segment at path, for errors) from p, a verified unit
@@ -137,6 +142,10 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 	}
 	pending := s.pending[:0]
 	defer func() { s.pending = pending[:0] }()
+	defer s.ahead.halt()
+	if p.linked {
+		s.ahead.start(buf, 0)
+	}
 	for {
 		b := buf[cur-bufOff:]
 		fr, n, st := decodeFrame(b, sum)
@@ -151,6 +160,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 					want = max(want, int64(hsize))
 				}
 				want = min(want, size-cur)
+				s.ahead.halt() // buf may be written below
 				var nb []byte
 				switch {
 				case s.transient && len(pending) == 0 && int64(cap(buf)) >= want:
@@ -169,6 +179,9 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 					return stop{}, fmt.Errorf("segment: read %s at offset %d: %w", path, cur, err)
 				}
 				buf, bufOff = nb, cur
+				if p.linked {
+					s.ahead.start(buf, 0)
+				}
 				continue
 			}
 			if len(b) == 0 {
@@ -195,8 +208,12 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 			rec.Len, rec.Digest = fr.recLen, fr.digest
 		}
 		pending = append(pending, rec)
-		if p.linked {
+		switch {
+		case !p.linked:
+		case fr.stub:
 			link = fr.link(link)
+		default:
+			link = chain.Next(link, fr.seq, len(fr.data), s.ahead.digest(fr.data, int(cur-bufOff)+frameHeaderSize))
 		}
 		sum, next, cur = fr.sum, next+1, cur+int64(n)
 		if fr.last {
