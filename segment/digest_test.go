@@ -81,40 +81,67 @@ func TestOpenFindsAnEditDeepInALongSegmentWithDigestsAhead(t *testing.T) {
 	}
 }
 
-func TestDigestAheadGivesTheDigestOfTheFrameAtTheOffsetAsked(t *testing.T) {
+func TestLinksAheadAreTheChainTheScanComputes(t *testing.T) {
 	t.Parallel()
 	var buf []byte
 	var sum uint32
+	var frames []frame
 	var offs []int
-	var recs [][]byte
 	for i := 1; len(buf) < 2*aheadMin; i++ {
-		offs = append(offs, len(buf)+frameHeaderSize)
-		recs = append(recs, blobby(i))
+		offs = append(offs, len(buf))
 		buf, sum = appendFrame(buf, uint64(i), 0, true, sum, blobby(i))
+		fr, _, st := decodeHeader(buf[offs[i-1]:])
+		require.Equal(t, frameOK, st)
+		fr.data = blobby(i)
+		frames = append(frames, fr)
 	}
-	var a digestAhead
-	a.start(buf, 0)
+	// A stub in the middle: the chain continues over its digest.
+	stubAt := len(frames) / 2
+	digest := chain.Digest(frames[stubAt].data)
+	stub := appendStub(nil, frames[stubAt], len(frames[stubAt].data), 7, &digest)
+	tail := append([]byte(nil), buf[offs[stubAt+1]:]...)
+	buf = append(append(buf[:offs[stubAt]], stub...), tail...)
+	shift := len(stub) - (offs[stubAt+1] - offs[stubAt])
+	for i := stubAt + 1; i < len(offs); i++ {
+		offs[i] += shift
+	}
+	frames[stubAt].stub, frames[stubAt].recLen, frames[stubAt].digest = true, len(frames[stubAt].data), digest
+
+	g := chain.Genesis("voyage-links")
+	want := make([]chain.Hash, len(frames))
+	prev := g
+	for i := range frames {
+		want[i] = frames[i].link(prev)
+		prev = want[i]
+	}
+
+	var a linkAhead
+	a.start(buf, 0, g)
 	require.True(t, a.on, "a buffer of %d bytes gets a helper", len(buf))
-	require.Len(t, a.slots, len(recs))
-	a.wg.Wait() // the helper digests every record it walked
+	require.Len(t, a.slots, len(frames))
+	a.wg.Wait() // the helper links every frame it walked
 	for i := range a.slots {
 		s := &a.slots[i]
-		require.Equal(t, slotDone, s.state.Load())
-		assert.Equal(t, chain.Digest(recs[i]), s.sum, "record %d", i+1)
+		require.Equal(t, slotHelperDone, s.state.Load())
+		assert.Equal(t, want[i], s.link, "frame %d", i+1)
 	}
-	// The scan's asks, in order, with one that names no frame of the walk
-	// (another offset): each gets BLAKE3 of the bytes it passes.
-	assert.Equal(t, chain.Digest(recs[0]), a.digest(recs[0], offs[0]))
-	other := []byte("not in the buffer")
-	assert.Equal(t, chain.Digest(other), a.digest(other, offs[1]+1))
-	for i := 2; i < len(recs); i++ {
-		assert.Equal(t, chain.Digest(recs[i]), a.digest(recs[i], offs[i]), "record %d", i+1)
+	// An ask from another link before the frame (as if an earlier frame
+	// had differed) gets the link computed from the link given, not the
+	// helper's.
+	other := chain.Genesis("another voyage")
+	assert.Equal(t, frames[0].link(other), a.link(&frames[0], offs[0], other))
+	// The scan's asks, in order: each gets the link after its frame.
+	prev = g
+	for i := range frames {
+		got := a.link(&frames[i], offs[i], prev)
+		assert.Equal(t, want[i], got, "frame %d", i+1)
+		prev = got
 	}
 	a.halt()
 	assert.False(t, a.on)
 
-	// A short buffer gets none: the scan digests itself.
-	a.start(buf[:aheadMin/2], 0)
+	// A short buffer gets no helper: the scan links itself.
+	a.start(buf[:aheadMin/2], 0, g)
 	assert.False(t, a.on)
-	assert.Equal(t, chain.Digest(recs[0]), a.digest(recs[0], offs[0]))
+	assert.Equal(t, want[0], a.link(&frames[0], offs[0], g))
 }

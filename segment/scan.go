@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"github.com/helmlog/helm/chain"
 )
 
 // The frame scanner.
@@ -92,9 +90,9 @@ type frameScanner struct {
 	// spends most of the open faulting in fresh pages.
 	transient bool
 	spare     []byte
-	// ahead digests the records of the read buffer on another goroutine
-	// while the scan links them (digest.go).
-	ahead digestAhead
+	// ahead computes the chain over the read buffer on another goroutine
+	// while the scan checks and hands out its frames (digest.go).
+	ahead linkAhead
 }
 
 // scan reads f (the segment at path, for errors) from p, a verified unit
@@ -144,7 +142,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 	defer func() { s.pending = pending[:0] }()
 	defer s.ahead.halt()
 	if p.linked {
-		s.ahead.start(buf, 0)
+		s.ahead.start(buf, 0, link)
 	}
 	for {
 		b := buf[cur-bufOff:]
@@ -180,7 +178,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 				}
 				buf, bufOff = nb, cur
 				if p.linked {
-					s.ahead.start(buf, 0)
+					s.ahead.start(buf, 0, link)
 				}
 				continue
 			}
@@ -208,12 +206,8 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 			rec.Len, rec.Digest = fr.recLen, fr.digest
 		}
 		pending = append(pending, rec)
-		switch {
-		case !p.linked:
-		case fr.stub:
-			link = fr.link(link)
-		default:
-			link = chain.Next(link, fr.seq, len(fr.data), s.ahead.digest(fr.data, int(cur-bufOff)+frameHeaderSize))
+		if p.linked {
+			link = s.ahead.link(&fr, int(cur-bufOff), link)
 		}
 		sum, next, cur = fr.sum, next+1, cur+int64(n)
 		if fr.last {
