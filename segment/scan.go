@@ -91,7 +91,7 @@ type frameScanner struct {
 	transient bool
 	spare     []byte
 	// ahead computes the chain over the read buffer on another goroutine
-	// while the scan checks and hands out its frames (digest.go).
+	// while the scan checks and hands out its frames (ahead.go).
 	ahead linkAhead
 }
 
