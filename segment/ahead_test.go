@@ -12,7 +12,7 @@ import (
 
 // longLog appends n records of blobby (events and 3 KB blobs) to a new log
 // in dir, 2 per unit, and returns them: a last segment of several read
-// buffers, so that an open's scan digests ahead.
+// buffers, so that an open's scan links ahead.
 func longLog(t *testing.T, dir, identity string, n int, reclaim bool) [][]byte {
 	t.Helper()
 	l := openT(t, dir, &Options{Identity: identity, NoSync: true})
@@ -31,7 +31,7 @@ func longLog(t *testing.T, dir, identity string, n int, reclaim bool) [][]byte {
 	return all
 }
 
-func TestOpenAndVerifyOfALongSegmentComputeTheSameChainWithDigestsAhead(t *testing.T) {
+func TestOpenAndVerifyOfALongSegmentComputeTheSameChainWithLinksAhead(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
@@ -60,7 +60,7 @@ func TestOpenAndVerifyOfALongSegmentComputeTheSameChainWithDigestsAhead(t *testi
 	}
 }
 
-func TestOpenFindsAnEditDeepInALongSegmentWithDigestsAhead(t *testing.T) {
+func TestOpenFindsAnEditDeepInALongSegmentWithLinksAhead(t *testing.T) {
 	t.Parallel()
 	const id = "voyage-ahead-edit"
 	for _, at := range []int{1, 1500, 2999} {
