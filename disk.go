@@ -20,6 +20,7 @@ import (
 	"github.com/helmlog/helm/hint"
 	"github.com/helmlog/helm/internal/durable"
 	"github.com/helmlog/helm/internal/homeindex"
+	"github.com/helmlog/helm/projection"
 	"github.com/helmlog/helm/segment"
 )
 
@@ -170,7 +171,7 @@ func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (
 	}
 	// Opening the log folds its events into fresh views as it reads them:
 	// the check of the log and the replay are one pass.
-	var st stubs
+	st := stubs{dec: new(projection.Decoder)} // the fold keeps no event
 	log, err := segment.OpenScan(ctx, events, opts, st.events(id, events, v.applyEvent))
 	if err == nil {
 		if err = st.err(id, events); err != nil {

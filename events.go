@@ -106,6 +106,9 @@ type stubs struct {
 	// naming it (kept when names is set: Verify's witnesses use them).
 	names bool
 	named map[uint64]uint64
+	// dec, when set, decodes the events (projection.Decoder): for a fn
+	// that keeps no event past its call, as folding into a State does.
+	dec *projection.Decoder
 }
 
 // end closes the run: its stubs left unnamed are hidden records.
@@ -132,7 +135,11 @@ func (s *stubs) events(id, dir string, fn func(seq uint64, e *projection.Event) 
 		if artifact.IsBlob(r.Data) {
 			return nil
 		}
-		e, err := projection.Decode(r.Data)
+		decode := projection.Decode
+		if s != nil && s.dec != nil {
+			decode = s.dec.Decode
+		}
+		e, err := decode(r.Data)
 		if err != nil {
 			return fmt.Errorf("voyage %s, %s, record %d: %w", id, dir, r.Seq, err)
 		}

@@ -75,10 +75,22 @@ func BenchmarkDecodeApply(b *testing.B) {
 				stored[i] = data
 				size += len(data)
 			}
-			benchReplay(b, stored)
+			benchReplay(b, stored, Decode)
 			b.ReportMetric(float64(size)/float64(len(stored)), "B/event")
 		})
 	}
+	// As opening a voyage decodes: a Decoder per replay.
+	b.Run("binary-decoder", func(b *testing.B) {
+		stored := make([][]byte, len(events))
+		for i, e := range events {
+			data, err := Encode(e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			stored[i] = data
+		}
+		benchReplay(b, stored, nil)
+	})
 }
 
 // BenchmarkReplay100k replays a random 100k-event voyage from its stored
@@ -93,20 +105,26 @@ func BenchmarkReplay100k(b *testing.B) {
 		}
 		stored[i] = data
 	}
-	benchReplay(b, stored)
+	b.Run("decode", func(b *testing.B) { benchReplay(b, stored, Decode) })
+	b.Run("decoder", func(b *testing.B) { benchReplay(b, stored, nil) })
 }
 
-// benchReplay folds stored into a fresh State per op and reports
+// benchReplay folds stored into a fresh State per op, decoding with
+// decode (nil: a Decoder per op, as opening a voyage does), and reports
 // events/s and allocations per event.
-func benchReplay(b *testing.B, stored [][]byte) {
+func benchReplay(b *testing.B, stored [][]byte, decode func([]byte) (*Event, error)) {
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	n := 0
 	for b.Loop() {
 		var st State
+		dec := decode
+		if dec == nil {
+			dec = new(Decoder).Decode
+		}
 		for i, data := range stored {
-			e, err := Decode(data)
+			e, err := dec(data)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -449,7 +449,7 @@ func Decode(data []byte) (*Event, error) {
 	}
 	switch data[0] {
 	case formatBinary:
-		return decodeBinary(data)
+		return decodeBinary(data, nil)
 	case '{', ' ', '\t', '\r', '\n':
 		return decodeJSON(data)
 	}
@@ -795,6 +795,11 @@ type decoder struct {
 	// intern, when set, makes decoded strings and raw values copies of
 	// their own, one per distinct value, instead of substrings of str.
 	intern *interner
+	// reuse, when set, is the Decoder whose events are reused and whose
+	// arena holds str; kept is then buf's copy there (nil: str is a
+	// string of its own), which raw values share.
+	reuse *Decoder
+	kept  []byte
 }
 
 //go:noinline
@@ -874,7 +879,9 @@ func (d *decoder) stringSlow(field string) string {
 }
 
 // rawMessage reads a raw field into a copy of its own: a RawMessage is
-// mutable, so it may not share the record's string.
+// mutable, so it may not share the record's string. (A Decoder's copy of
+// the record holds it: its bytes there are the raw value's alone, no
+// decoded string covers them, and its capacity ends with it.)
 func (d *decoder) rawMessage(field string) json.RawMessage {
 	at := d.off
 	u := d.uvarint(field)
@@ -887,9 +894,12 @@ func (d *decoder) rawMessage(field string) json.RawMessage {
 	}
 	end := d.off + int(u-1)
 	var p json.RawMessage
-	if d.intern != nil {
+	switch {
+	case d.intern != nil:
 		p = d.intern.raw(d.buf[d.off:end])
-	} else {
+	case d.kept != nil:
+		p = d.kept[d.off:end:end] // capped: an append copies
+	default:
 		p = append(json.RawMessage{}, d.buf[d.off:end]...)
 	}
 	d.off = end
@@ -986,9 +996,10 @@ type boxed[P any] struct {
 	p P
 }
 
-// decodeBinary decodes a binary record (data[0] == formatBinary).
-func decodeBinary(data []byte) (*Event, error) {
-	d := decoder{buf: data, off: 1}
+// decodeBinary decodes a binary record (data[0] == formatBinary), with
+// the Decoder dc when it is not nil.
+func decodeBinary(data []byte, dc *Decoder) (*Event, error) {
+	d := decoder{buf: data, off: 1, reuse: dc}
 	at := d.off
 	code := d.uvarint("type")
 	if d.err != nil {
@@ -1008,7 +1019,11 @@ func decodeBinary(data []byte) (*Event, error) {
 	case v < 1:
 		return nil, fmt.Errorf("decode %s event: invalid version %d", t, v)
 	}
-	d.str = string(data)
+	if dc != nil {
+		d.str, d.kept = dc.keep(data)
+	} else {
+		d.str = string(data)
+	}
 	when := d.time("at")
 	who := d.who("who")
 	e := d.payload(t, int(v))
@@ -1127,7 +1142,7 @@ func (d *decoder) payload(t Type, v int) *Event {
 		if !d.opt("artifact") {
 			return &Event{}
 		}
-		x := &boxed[ArtifactRef]{}
+		x := box(d.reuse.artifactBox())
 		a := &x.p
 		d.artifactRef(a)
 		if t == ArtifactJettisoned && v >= 2 {
@@ -1139,7 +1154,7 @@ func (d *decoder) payload(t Type, v int) *Event {
 		if !d.opt("observation") {
 			return &Event{}
 		}
-		x := &boxed[logbook.ObservationRecord]{}
+		x := box(d.reuse.obsBox())
 		d.observation(&x.p)
 		x.e.Obs = &x.p
 		return &x.e
@@ -1154,7 +1169,7 @@ func (d *decoder) payload(t Type, v int) *Event {
 			}
 			return &Event{}
 		}
-		x := &boxed[logbook.Bearing]{}
+		x := box(d.reuse.bearingBox())
 		switch v {
 		case 1:
 			d.decodeBearingV1(&x.p)

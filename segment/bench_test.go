@@ -300,3 +300,47 @@ func BenchmarkDurableVsRaw256(b *testing.B) {
 	b.ReportMetric(float64(mr)/float64(ml), "med-ratio")
 	b.ReportMetric(float64(sr)/float64(sl), "mean-ratio")
 }
+
+// BenchmarkOpenScan100k opens a log of 100k records of 366 bytes on
+// average (the sizes of the bench's replayed voyage: events and blob
+// records), in one segment, and scans every record as an open that folds
+// them does (OpenScan): every frame checked and the BLAKE3 chain computed
+// over the last segment. Run with -cpu 1,2 to see the links computed
+// ahead (ahead.go) on a second core.
+func BenchmarkOpenScan100k(b *testing.B) {
+	dir := b.TempDir()
+	const id = "voyage-open-scan"
+	l, err := Open(ctx, dir, &Options{NoSync: true, Identity: id})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sizes := []int{100, 110, 180, 200, 220, 250, 300, 800, 900, 600}
+	const total = 100_000
+	batch := make([][]byte, 0, 100)
+	for i := range total {
+		batch = append(batch, payload(i, sizes[i%len(sizes)]))
+		if len(batch) == cap(batch) {
+			if _, err := l.Append(ctx, batch...); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := l.Close(); err != nil {
+		b.Fatal(err)
+	}
+	opts := &Options{NoSync: true, Identity: id, NoRetain: true}
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		l, err := OpenScan(ctx, dir, opts, func(Record) error { n++; return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n != total {
+			b.Fatalf("scanned %d records", n)
+		}
+		l.Close()
+	}
+	b.ReportMetric(float64(total)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}

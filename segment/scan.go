@@ -90,6 +90,9 @@ type frameScanner struct {
 	// spends most of the open faulting in fresh pages.
 	transient bool
 	spare     []byte
+	// ahead computes the chain over the read buffer on another goroutine
+	// while the scan checks and hands out its frames (ahead.go).
+	ahead linkAhead
 }
 
 // scan reads f (the segment at path, for errors) from p, a verified unit
@@ -137,6 +140,10 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 	}
 	pending := s.pending[:0]
 	defer func() { s.pending = pending[:0] }()
+	defer s.ahead.halt()
+	if p.linked {
+		s.ahead.start(buf, 0, link)
+	}
 	for {
 		b := buf[cur-bufOff:]
 		fr, n, st := decodeFrame(b, sum)
@@ -151,6 +158,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 					want = max(want, int64(hsize))
 				}
 				want = min(want, size-cur)
+				s.ahead.halt() // buf may be written below
 				var nb []byte
 				switch {
 				case s.transient && len(pending) == 0 && int64(cap(buf)) >= want:
@@ -169,6 +177,9 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 					return stop{}, fmt.Errorf("segment: read %s at offset %d: %w", path, cur, err)
 				}
 				buf, bufOff = nb, cur
+				if p.linked {
+					s.ahead.start(buf, 0, link)
+				}
 				continue
 			}
 			if len(b) == 0 {
@@ -196,7 +207,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 		}
 		pending = append(pending, rec)
 		if p.linked {
-			link = fr.link(link)
+			link = s.ahead.link(&fr, int(cur-bufOff), link)
 		}
 		sum, next, cur = fr.sum, next+1, cur+int64(n)
 		if fr.last {
