@@ -34,9 +34,12 @@ type log struct {
 	subject string
 	genesis point // the voyage's start
 
-	mu    sync.Mutex
-	tail  point   // the last unit known: after it, tail.first is the next record
-	index []point // units read and checked, by first record, sparse
+	mu   sync.Mutex
+	tail point // the last unit known: after it, tail.first is the next record
+	// appended is the point after the last unit this Log appended, for
+	// a snapshot taken there (PutSnapshot) once others appended after it.
+	appended point
+	index    []point // units read and checked, by first record, sparse
 
 	closed atomic.Bool
 }
@@ -109,6 +112,14 @@ func (l *log) learn(p point) {
 	if p.stream > l.tail.stream || p.stream == l.tail.stream && p.linked && !l.tail.linked {
 		l.tail = p
 	}
+	l.mu.Unlock()
+}
+
+// learnAppended is learn for the point after a unit this Log appended.
+func (l *log) learnAppended(p point) {
+	l.learn(p)
+	l.mu.Lock()
+	l.appended = p
 	l.mu.Unlock()
 }
 
@@ -225,7 +236,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		cancel()
 		if err == nil {
 			after.stream = ack.Sequence
-			l.learn(after)
+			l.learnAppended(after)
 			return expectLast + 1, nil
 		}
 		if isWrongLast(err) && attempt > 0 {
@@ -240,7 +251,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			}
 			if ours {
 				after.stream = seq
-				l.learn(after)
+				l.learnAppended(after)
 				return expectLast + 1, nil
 			}
 		}
