@@ -1,6 +1,7 @@
 package helm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,12 +37,16 @@ const sharedSnapshotMagic = "HELMSSN1"
 // voyage's snapshot in the store: a cache, which a later writer puts.
 const snapshotTimeout = 30 * time.Second
 
-// decodeSharedSnapshot decodes the views a shared snapshot holds.
+// decodeSharedSnapshot decodes the head of the views a shared snapshot
+// holds: the logbook and the artifact index are decoded from data, each
+// block checked, when a view or a change first needs them
+// (Voyage.loadSections).
 func decodeSharedSnapshot(data []byte) (*projection.State, error) {
 	if len(data) < len(sharedSnapshotMagic) || string(data[:len(sharedSnapshotMagic)]) != sharedSnapshotMagic {
 		return nil, errors.New("not a helm snapshot of this version")
 	}
-	return projection.DecodeSnapshot(data[len(sharedSnapshotMagic):])
+	data = data[len(sharedSnapshotMagic):]
+	return projection.OpenSnapshot(bytes.NewReader(data), int64(len(data)))
 }
 
 // fromSnapshot loads into the views, which are empty, the snapshot the
