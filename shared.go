@@ -93,8 +93,14 @@ type sharedJournal struct {
 	snaps store.Snapshots
 	where string
 
-	mu      sync.Mutex // one commit of this handle at a time
-	known   uint64     // the last record the store is known to hold (mu)
+	mu    sync.Mutex // one commit of this handle at a time
+	known uint64     // the last record the store is known to hold (mu)
+	// ahead are records after the tail a decision was taken on, up to
+	// known: those the store gave with its conflict
+	// (store.ConflictError.Records), or those a decision's read met past
+	// its tail (sharedTx.Scan); the next decision folds them without
+	// reading them again (mu).
+	ahead   []store.Record
 	units   atomic.Uint64
 	records atomic.Uint64
 }
@@ -160,10 +166,14 @@ func (j *sharedJournal) commit(ctx context.Context, decide func(logTx) ([][]byte
 					Err: fmt.Errorf("%w: %s: %s", ErrDamaged, j.where, reason)}
 			}
 			j.known = ce.Actual
+			if n := len(ce.Records); n > 0 && ce.Records[0].Seq == ce.Expected+1 && ce.Records[n-1].Seq == ce.Actual {
+				j.ahead = ce.Records
+			}
 		}
 		return &appendError{err}
 	}
 	j.known = last + uint64(len(records))
+	j.ahead = nil
 	j.units.Add(1)
 	j.records.Add(uint64(len(records)))
 	if err := applied(); err != nil {
@@ -230,17 +240,43 @@ func (t *sharedTx) Scan(from uint64, fn func(segment.Record) error) error {
 	if from > t.last {
 		return nil
 	}
+	// The records the store gave with its conflict, when they are those
+	// asked for: the decision folds them without a read.
+	if a := t.j.ahead; len(a) > 0 && a[0].Seq <= from && a[len(a)-1].Seq == t.last {
+		for _, rec := range a[from-a[0].Seq:] {
+			if err := fn(segment.Record{Seq: rec.Seq, Data: rec.Data}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Records past the tail met on the way are kept (a few), for the
+	// next decision: this one's unit is refused, as it decided before
+	// them.
+	var beyond []store.Record
 	err := t.j.Scan(t.ctx, from, func(rec segment.Record) error {
-		if rec.Seq > t.last {
+		if rec.Seq <= t.last {
+			return fn(rec)
+		}
+		if len(beyond) == keepAhead || rec.Reclaimed {
 			return errFound
 		}
-		return fn(rec)
+		beyond = append(beyond, store.Record{Seq: rec.Seq, Data: bytes.Clone(rec.Data)})
+		return nil
 	})
+	if len(beyond) > 0 && beyond[0].Seq == t.last+1 && (err == nil || errors.Is(err, errFound)) {
+		t.j.ahead = beyond
+		t.j.known = max(t.j.known, beyond[len(beyond)-1].Seq)
+	}
 	if errors.Is(err, errFound) {
 		return nil
 	}
 	return err
 }
+
+// keepAhead bounds the records past a decision's tail its read keeps for
+// the next decision (sharedTx.Scan).
+const keepAhead = 256
 
 // storeUnit bounds the units appendImported appends to a shared store:
 // every store takes units of 900 KiB of records (store.Log.AppendIf),

@@ -76,6 +76,12 @@ var (
 type ConflictError struct {
 	Voyage           string
 	Expected, Actual uint64
+	// Records, when not empty, are the records after Expected up to
+	// Actual, which the store read with the tail and checked against the
+	// chain from Expected (most often, the one unit of the writer that
+	// came first): the writer decides again on them without reading the
+	// log. Empty: read them (Log.Scan).
+	Records []Record
 }
 
 func (e *ConflictError) Error() string {
