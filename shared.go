@@ -37,8 +37,12 @@ import (
 //     store that returns none (JetStream's), a name for the copy
 //     made from the sequence number of that event (sharedOffset), which
 //     tells its stored copies apart as a pack's frame offsets do;
-//   - opening folds the voyage from its first event (there is no snapshot
-//     to start from), and listing reads the summaries the store keeps;
+//   - opening starts from the voyage's snapshot when the store keeps one
+//     (store.Snapshots: a writer's Close puts it there, as on disk, once
+//     Options.snapshotEvery events were folded since the last; the store
+//     checks its head against the log) and folds the events after it, or
+//     folds the voyage from its first event; listing reads the summaries
+//     the store keeps;
 //   - a store that erases (store.Eraser: JetStream keeps each artifact
 //     encrypted under a key of its own) takes every artifact, however
 //     small, rather than a blob record in the log, which it could never
@@ -85,10 +89,18 @@ type sharedJournal struct {
 	// eraser is arts, when the store erases artifacts (nil: it keeps
 	// every artifact's bytes).
 	eraser store.Eraser
-	where  string
+	// snaps is log, when the store keeps snapshots (nil: it keeps none).
+	snaps store.Snapshots
+	where string
 
-	mu      sync.Mutex // one commit of this handle at a time
-	known   uint64     // the last record the store is known to hold (mu)
+	mu    sync.Mutex // one commit of this handle at a time
+	known uint64     // the last record the store is known to hold (mu)
+	// ahead are records after the tail a decision was taken on, up to
+	// known: those the store gave with its conflict
+	// (store.ConflictError.Records), or those a decision's read met past
+	// its tail (sharedTx.Scan); the next decision folds them without
+	// reading them again (mu).
+	ahead   []store.Record
 	units   atomic.Uint64
 	records atomic.Uint64
 }
@@ -154,10 +166,14 @@ func (j *sharedJournal) commit(ctx context.Context, decide func(logTx) ([][]byte
 					Err: fmt.Errorf("%w: %s: %s", ErrDamaged, j.where, reason)}
 			}
 			j.known = ce.Actual
+			if n := len(ce.Records); n > 0 && ce.Records[0].Seq == ce.Expected+1 && ce.Records[n-1].Seq == ce.Actual {
+				j.ahead = ce.Records
+			}
 		}
 		return &appendError{err}
 	}
 	j.known = last + uint64(len(records))
+	j.ahead = nil
 	j.units.Add(1)
 	j.records.Add(uint64(len(records)))
 	if err := applied(); err != nil {
@@ -224,17 +240,43 @@ func (t *sharedTx) Scan(from uint64, fn func(segment.Record) error) error {
 	if from > t.last {
 		return nil
 	}
+	// The records the store gave with its conflict, when they are those
+	// asked for: the decision folds them without a read.
+	if a := t.j.ahead; len(a) > 0 && a[0].Seq <= from && a[len(a)-1].Seq == t.last {
+		for _, rec := range a[from-a[0].Seq:] {
+			if err := fn(segment.Record{Seq: rec.Seq, Data: rec.Data}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Records past the tail met on the way are kept (a few), for the
+	// next decision: this one's unit is refused, as it decided before
+	// them.
+	var beyond []store.Record
 	err := t.j.Scan(t.ctx, from, func(rec segment.Record) error {
-		if rec.Seq > t.last {
+		if rec.Seq <= t.last {
+			return fn(rec)
+		}
+		if len(beyond) == keepAhead || rec.Reclaimed {
 			return errFound
 		}
-		return fn(rec)
+		beyond = append(beyond, store.Record{Seq: rec.Seq, Data: bytes.Clone(rec.Data)})
+		return nil
 	})
+	if len(beyond) > 0 && beyond[0].Seq == t.last+1 && (err == nil || errors.Is(err, errFound)) {
+		t.j.ahead = beyond
+		t.j.known = max(t.j.known, beyond[len(beyond)-1].Seq)
+	}
 	if errors.Is(err, errFound) {
 		return nil
 	}
 	return err
 }
+
+// keepAhead bounds the records past a decision's tail its read keeps for
+// the next decision (sharedTx.Scan).
+const keepAhead = 256
 
 // storeUnit bounds the units appendImported appends to a shared store:
 // every store takes units of 900 KiB of records (store.Log.AppendIf),
@@ -379,10 +421,11 @@ func (j *sharedJournal) compact(ctx context.Context) (CompactReport, error) {
 }
 
 // verify: the store checked every record (verifyLog); the voyage was
-// folded from them.
-func (j *sharedJournal) verify(_ context.Context, rep *VerifyReport) {
+// folded from them. Its snapshot is checked against them.
+func (j *sharedJournal) verify(ctx context.Context, rep *VerifyReport) {
 	rep.Events.Records = j.v.Info().Seq
 	rep.Events.LastSeq = rep.Events.Records
+	j.verifySnapshot(ctx, rep)
 }
 
 // head asks the store for the head after the last record this handle
@@ -437,6 +480,7 @@ func (j *sharedJournal) close(ctx context.Context) error {
 	if j.v.summaryDue() {
 		j.summarize(ctx)
 	}
+	j.writeSnapshot(ctx)
 	return j.log.Close()
 }
 
@@ -446,7 +490,8 @@ func (s *shared) voyage(id string, log store.Log) *Voyage {
 	v := &Voyage{home: s.h, id: id}
 	arts := s.st.Artifacts(id)
 	eraser, _ := arts.(store.Eraser)
-	v.rec = &sharedJournal{v: v, s: s, log: log, arts: arts, eraser: eraser, where: where}
+	snaps, _ := log.(store.Snapshots)
+	v.rec = &sharedJournal{v: v, s: s, log: log, arts: arts, eraser: eraser, snaps: snaps, where: where}
 	v.applyRecord = eventsOf(id, where, v.applyEvent)
 	return v
 }
@@ -483,10 +528,11 @@ func (s *shared) create(ctx context.Context, id string, first func(*Voyage) erro
 	return err
 }
 
-// open folds the voyage from its first event: there is no snapshot to
-// start from.
-func (s *shared) open(ctx context.Context, id string, _ bool) (*Voyage, error) {
-	v, err := s.fold(ctx, id)
+// open folds the voyage from its snapshot, if fromSnapshot and the store
+// keeps one it can trust (sharedJournal.fromSnapshot), else from its first
+// event.
+func (s *shared) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
+	v, err := s.fold(ctx, id, fromSnapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -500,8 +546,9 @@ func (s *shared) open(ctx context.Context, id string, _ bool) (*Voyage, error) {
 	return v, nil
 }
 
-// fold opens voyage id of the store, folding its events.
-func (s *shared) fold(ctx context.Context, id string) (*Voyage, error) {
+// fold opens voyage id of the store, folding its events: those after its
+// snapshot, if fromSnapshot and it has one to trust.
+func (s *shared) fold(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
 	log, err := s.st.Open(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s in %s", ErrNoVoyage, id, s.name)
@@ -510,7 +557,13 @@ func (s *shared) fold(ctx context.Context, id string) (*Voyage, error) {
 		return nil, &VoyageError{Op: "open", Voyage: id, Err: err}
 	}
 	v := s.voyage(id, log)
-	if err := log.Scan(ctx, 1, recordsOf(v.applyRecord)); err != nil {
+	if fromSnapshot {
+		if err := v.rec.(*sharedJournal).fromSnapshot(ctx); err != nil {
+			log.Close()
+			return nil, v.fail("open", err, hint.Hint{})
+		}
+	}
+	if err := v.foldNew(v.logScan(ctx)); err != nil { // v is not shared yet: no lock
 		log.Close()
 		return nil, v.fail("open", err, hint.Hint{})
 	}
@@ -601,7 +654,7 @@ func (s *shared) summary(ctx context.Context, id string, l store.Listing) (Voyag
 	if sum.Seq == last && json.Unmarshal(sum.Data, &f) == nil && f.Version == summaryVersion && f.Voyage.ID == id && f.Voyage.Seq == last {
 		return voyageInfo(f.Voyage), nil
 	}
-	v, err := s.fold(ctx, id)
+	v, err := s.fold(ctx, id, true)
 	if err != nil {
 		return VoyageInfo{}, err
 	}

@@ -163,7 +163,7 @@ func openFromSnapshot(ctx context.Context, v *Voyage, opts *segment.Options) (*s
 // credentials. Two records are read, not the log. (A snapshot that
 // leaves a handoff out is not found so: the views then name an identity
 // the voyage had.)
-func identitiesOfLog(ctx context.Context, log *segment.Log, id, events string, vv *projection.VoyageView) error {
+func identitiesOfLog(ctx context.Context, log recordScanner, id, events string, vv *projection.VoyageView) error {
 	check := func(seq uint64, ok func(e *projection.Event) bool) error {
 		found := false
 		err := log.Scan(ctx, seq, eventsOf(id, events, func(at uint64, e *projection.Event) error {
@@ -200,6 +200,12 @@ func identitiesOfLog(ctx context.Context, log *segment.Log, id, events string, v
 		return errors.New("the snapshot's current identity is not its last handoff's")
 	}
 	return nil
+}
+
+// recordScanner reads records from a sequence number on: a segment log,
+// or a shared voyage's journal.
+type recordScanner interface {
+	Scan(ctx context.Context, from uint64, fn func(segment.Record) error) error
 }
 
 // errStopScan ends a scan that found what it read for.

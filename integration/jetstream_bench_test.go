@@ -202,6 +202,8 @@ func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 // the segment log's own path, group commit); the shared path on the
 // segment store (helm.OpenStore on a storetest.Dir: what the seam costs);
 // JetStream R1 with sync_interval always; JetStream R3.
+// HELM_STORE_BENCH_ONLY=js-r1 keeps the homes whose name holds it (and
+// the disk home, which the ratios are to).
 func TestFacadeThroughput(t *testing.T) {
 	if os.Getenv("HELM_STORE_BENCH") != "1" {
 		t.Skip("HELM_STORE_BENCH=1 prints the facade's throughput on each store")
@@ -238,6 +240,12 @@ func TestFacadeThroughput(t *testing.T) {
 		{"js-r3", shared(func(name string) store.Store {
 			return openStore(t, urls(cluster), natsstore.Options{Home: name, Replicas: 3})
 		})},
+	}
+	if only := os.Getenv("HELM_STORE_BENCH_ONLY"); only != "" {
+		// The disk home stays first: the ratios are to it.
+		targets = slices.DeleteFunc(targets, func(tg target) bool {
+			return tg.name != targets[0].name && !strings.Contains(tg.name, only)
+		})
 	}
 	names := make([]string, len(targets))
 	for i, tg := range targets {

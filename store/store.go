@@ -21,7 +21,11 @@
 //   - it gives the voyage's chain head after a record (Log.Head), from
 //     what it keeps (a JetStream unit stores the link after its last
 //     record) rather than by reading the log, where it can;
-//   - it checks everything it holds (Log.Verify).
+//   - it checks everything it holds (Log.Verify);
+//   - where it can, it keeps a snapshot of a voyage (Snapshots: a cache
+//     of the facade's, at a point of the chain it checks against the log),
+//     so that opening a long voyage reads the snapshot and the records
+//     after it, not every record.
 //
 // Records are opaque bytes here; the events they encode are the
 // projection package's. Sequence numbers count a voyage's records from 1
@@ -72,6 +76,12 @@ var (
 type ConflictError struct {
 	Voyage           string
 	Expected, Actual uint64
+	// Records, when not empty, are the records after Expected up to
+	// Actual, which the store read with the tail and checked against the
+	// chain from Expected (most often, the one unit of the writer that
+	// came first): the writer decides again on them without reading the
+	// log. Empty: read them (Log.Scan).
+	Records []Record
 }
 
 func (e *ConflictError) Error() string {
@@ -214,4 +224,43 @@ type Eraser interface {
 	// readable to whoever reads the store. It never touches another
 	// voyage's copy.
 	Erase(ctx context.Context, hash string) (erased bool, err error)
+}
+
+// ErrBadSnapshot is matched by the error of Snapshots.Snapshot for a
+// snapshot the store keeps but cannot trust: its head is not the log's
+// after its record, or it does not decode. A cache, passed by: the caller
+// folds the voyage from its first record, and reports why.
+var ErrBadSnapshot = errors.New("store: the voyage's snapshot is not its log's")
+
+// Snapshot is a voyage's snapshot: Data, the facade's encoding of its
+// views (opaque here), taken after the records 1 to Head.Seq, whose chain
+// head is Head.
+type Snapshot struct {
+	Head chain.Head
+	Data []byte
+}
+
+// Snapshots is implemented by a Log that keeps a snapshot of its voyage
+// beside its records. A snapshot is a cache: the store keeps one per
+// voyage, which the next PutSnapshot replaces, and anyone with the
+// store's credentials can replace it too, so the store gives it only once
+// it checked its point against the log.
+type Snapshots interface {
+	// PutSnapshot keeps data as the voyage's snapshot after record seq,
+	// replacing the one kept. seq ends a unit that this Log appended or
+	// read last; the store records the chain's head there, and where the
+	// records after it start. A seq it cannot place is refused, nothing
+	// kept (an error: the caller passes by, a cache).
+	PutSnapshot(ctx context.Context, seq uint64, data []byte) error
+	// Snapshot returns the snapshot kept, its head checked against the
+	// log's after its record (a request or two, not a read of the
+	// records): a Scan from Head.Seq+1 then reads the records after it
+	// alone. None kept: ErrNotFound. One whose head is not the log's,
+	// or that does not decode: an error matching ErrBadSnapshot (the
+	// caller folds the voyage from its first record). One after the
+	// log's last record: a *DamageError, as a summary of a record after
+	// the last is (Listing.Summary): evidence that the log lost records
+	// it had acknowledged, or that the snapshot was forged. Reading never
+	// writes.
+	Snapshot(ctx context.Context) (Snapshot, error)
 }

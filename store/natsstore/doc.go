@@ -21,7 +21,12 @@
 // a voyage jettisons it) deletes its key with the server's secure delete:
 // keys.go says how, and docs/design.md what is gone and what remains.
 // Those an earlier helm stored unencrypted, as the object <hash>, keep
-// reading. The
+// reading. A voyage's snapshot (store.Snapshots, a cache a writer puts at
+// Close) is the object <voyage>/snapshot there, zstd-compressed, with the
+// point of the log it was taken at, which Snapshot checks against the
+// unit's message before it gives it (snapshots.go); a home written
+// before snapshots has none, and its voyages fold from their first
+// event, as they always did. The
 // voyages and their summaries are the keys and values of the key-value
 // bucket HELM_<home>_voyages: creating a voyage creates its key, so two
 // clients cannot both create one voyage.

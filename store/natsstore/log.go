@@ -34,8 +34,20 @@ type log struct {
 	subject string
 	genesis point // the voyage's start
 
-	mu    sync.Mutex
-	tail  point   // the last unit known: after it, tail.first is the next record
+	mu   sync.Mutex
+	tail point // the last unit known: after it, tail.first is the next record
+	// appended is the point after the last unit this Log appended, for
+	// a snapshot taken there (PutSnapshot) once others appended after it.
+	appended point
+	// lastRead is the last unit this Log read and checked (or checked from
+	// a conflict's tail, followOn): its first record, its records and
+	// the point after it, for the ConflictError of a writer that decided
+	// before it (AppendIf) to give them.
+	lastRead struct {
+		first   uint64
+		records [][]byte
+		after   point
+	}
 	index []point // units read and checked, by first record, sparse
 
 	closed atomic.Bool
@@ -112,8 +124,23 @@ func (l *log) learn(p point) {
 	l.mu.Unlock()
 }
 
+// learnAppended is learn for the point after a unit this Log appended.
+func (l *log) learnAppended(p point) {
+	l.learn(p)
+	l.mu.Lock()
+	l.appended = p
+	l.mu.Unlock()
+}
+
 // fetchTail reads the voyage's last message and returns the point after it.
 func (l *log) fetchTail(ctx context.Context) (point, error) {
+	p, _, err := l.fetchTailUnit(ctx)
+	return p, err
+}
+
+// fetchTailUnit is fetchTail that also returns the records of the
+// voyage's last unit, unchecked.
+func (l *log) fetchTailUnit(ctx context.Context) (point, [][]byte, error) {
 	ctx, cancel := l.s.ctx(ctx)
 	defer cancel()
 	var msg *jetstream.RawStreamMsg
@@ -122,10 +149,10 @@ func (l *log) fetchTail(ctx context.Context) (point, error) {
 		return err
 	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return l.genesis, nil
+		return l.genesis, nil, nil
 	}
 	if err != nil {
-		return point{}, fmt.Errorf("jetstream: the last record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
+		return point{}, nil, fmt.Errorf("jetstream: the last record of voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
 	var u unit
 	h, err := parseHeader(msg.Header)
@@ -138,11 +165,11 @@ func (l *log) fetchTail(ctx context.Context) (point, error) {
 	}
 	if err != nil {
 		// Where the damage is, for a read to go up to it.
-		return point{stream: msg.Sequence}, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
+		return point{stream: msg.Sequence}, nil, l.damage(msg.Sequence, 0, "the voyage's last message: "+err.Error())
 	}
 	p := point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain, units: h.unit, link: u.link, linked: u.linked, stores: u.linked}
 	l.learn(p)
-	return p, nil
+	return p, u.records, nil
 }
 
 // Last reads the voyage's last message.
@@ -184,7 +211,16 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 	}
 	l.mu.Lock()
 	tail := l.tail
+	var recs []store.Record
+	if tail.stream != 0 && tail.first-1 > expectLast {
+		recs = l.readAfter(expectLast)
+	}
 	l.mu.Unlock()
+	if tail.stream != 0 && tail.first-1 > expectLast {
+		// A unit after expectLast was read or appended here already: no
+		// request tells more.
+		return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: tail.first - 1, Records: recs}
+	}
 	if tail.first-1 != expectLast || tail.stream == 0 {
 		var err error
 		if tail, err = l.fetchTail(ctx); err != nil {
@@ -225,7 +261,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		cancel()
 		if err == nil {
 			after.stream = ack.Sequence
-			l.learn(after)
+			l.learnAppended(after)
 			return expectLast + 1, nil
 		}
 		if isWrongLast(err) && attempt > 0 {
@@ -240,7 +276,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			}
 			if ours {
 				after.stream = seq
-				l.learn(after)
+				l.learnAppended(after)
 				return expectLast + 1, nil
 			}
 		}
@@ -250,7 +286,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			// and could not check: read the tail. If the record it ends
 			// with is still expectLast, nothing moved the log on (or
 			// only the stream sequence known here was stale): try again.
-			now, ferr := l.fetchTail(ctx)
+			now, raw, ferr := l.fetchTailUnit(ctx)
 			if ferr != nil {
 				return 0, ferr
 			}
@@ -259,7 +295,13 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 				pause(ctx, attempt)
 				continue
 			}
-			return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: now.first - 1}
+			recs := followOn(tail, now, raw)
+			if recs != nil {
+				l.mu.Lock()
+				l.keepRead(tail.first, raw, now)
+				l.mu.Unlock()
+			}
+			return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: now.first - 1, Records: recs}
 		}
 		if full(err) {
 			return 0, fmt.Errorf("jetstream: append %d records after record %d of voyage %s, %s: the stream is full: %w; the server refused the unit and nothing was appended (raise the stream's limit: max_msgs, max_bytes or max_msgs_per_subject)", len(records), expectLast, l.voyage, l.where(), err)
@@ -273,6 +315,48 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		}
 		return 0, fmt.Errorf("jetstream: append %d records after record %d of voyage %s, %s: %w (the unit may or may not be in the log: read its tail before deciding again)", len(records), expectLast, l.voyage, l.where(), hint(err))
 	}
+}
+
+// keepRead keeps the unit of records from first, checked, that ends at
+// after, as the last read (the caller holds l.mu).
+func (l *log) keepRead(first uint64, records [][]byte, after point) {
+	l.lastRead.first, l.lastRead.records, l.lastRead.after = first, records, after
+}
+
+// readAfter returns the records after expectLast up to the tail when the
+// last unit read holds them all (nil otherwise). The caller holds l.mu.
+func (l *log) readAfter(expectLast uint64) []store.Record {
+	r := l.lastRead
+	if r.first != expectLast+1 || r.after.stream != l.tail.stream || r.after.first != l.tail.first {
+		return nil
+	}
+	out := make([]store.Record, len(r.records))
+	for i, d := range r.records {
+		out[i] = store.Record{Seq: r.first + uint64(i), Data: d}
+	}
+	return out
+}
+
+// followOn returns the records of the unit that ends at now, when it is
+// the one unit after tail and continues both chains from tail to now
+// (the CRC32C chain its header gives, the link it stores, its number):
+// as a read from tail would check it. Otherwise nil: the caller reads.
+func followOn(tail, now point, records [][]byte) []store.Record {
+	if !tail.linked || !now.linked || tail.first+uint64(len(records)) != now.first || now.units != tail.next() || len(records) == 0 {
+		return nil
+	}
+	sum, link := tail.prev, tail.link
+	out := make([]store.Record, len(records))
+	for i, r := range records {
+		seq := tail.first + uint64(i)
+		sum = segment.ChainNext(sum, r)
+		link = chain.Link(link, seq, r)
+		out[i] = store.Record{Seq: seq, Data: r}
+	}
+	if sum != now.prev || link != now.link {
+		return nil
+	}
+	return out
 }
 
 // stored returns the subject's first message after stream sequence after,
@@ -509,6 +593,9 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		l.remember(point{first: h.first, stream: stream, prev: before, units: at.units, link: beforeLink, linked: true, stores: at.stores})
 		at = point{first: h.last() + 1, stream: stream, prev: sum, units: h.unit, link: link, linked: true, stores: u.linked}
 		l.learn(at)
+		l.mu.Lock()
+		l.keepRead(h.first, records, at)
+		l.mu.Unlock()
 		for i, r := range records {
 			if seq := h.first + uint64(i); seq >= from {
 				if err := fn(store.Record{Seq: seq, Data: r}, links[i]); err != nil {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -325,4 +326,69 @@ func (b badArtifacts) Put(context.Context, *artifact.Encoded) (artifact.Ref, err
 func (b badArtifacts) Get(context.Context, artifact.Ref) ([]byte, error) { return nil, b.err }
 func (b badArtifacts) Open(context.Context, artifact.Ref) (io.ReadCloser, error) {
 	return nil, b.err
+}
+
+// The voyage's snapshot (store.Snapshots) is the file store-snapshot in
+// its directory: "HELMDSN1", the head's JSON on one line, the data. A
+// cache: written without fsync (a torn one does not decode), checked
+// against the log's head, computed from its records, when read.
+const (
+	snapshotFile  = "store-snapshot"
+	snapshotMagic = "HELMDSN1"
+)
+
+// PutSnapshot keeps data as the voyage's snapshot after record seq.
+func (l *dirLog) PutSnapshot(ctx context.Context, seq uint64, data []byte) error {
+	if seq == 0 {
+		return fmt.Errorf("store: voyage %s: no snapshot after record 0", l.voyage)
+	}
+	h, err := l.Head(ctx, seq)
+	if err != nil {
+		return err
+	}
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	b := append(append(append([]byte(snapshotMagic), hj...), '\n'), data...)
+	tmp := filepath.Join(l.dir, snapshotFile+".tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(l.dir, snapshotFile))
+}
+
+// Snapshot reads the voyage's snapshot and checks its head against the
+// log's.
+func (l *dirLog) Snapshot(ctx context.Context) (store.Snapshot, error) {
+	path := filepath.Join(l.dir, snapshotFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return store.Snapshot{}, fmt.Errorf("%w: voyage %s keeps no snapshot (%s)", store.ErrNotFound, l.voyage, path)
+	}
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	rest, ok := bytes.CutPrefix(b, []byte(snapshotMagic))
+	line, data, found := bytes.Cut(rest, []byte("\n"))
+	var h chain.Head
+	if !ok || !found || json.Unmarshal(line, &h) != nil || h.Seq == 0 {
+		return store.Snapshot{}, fmt.Errorf("%w: voyage %s, %s: not a snapshot of this version", store.ErrBadSnapshot, l.voyage, path)
+	}
+	last, err := l.Last(ctx)
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	if h.Seq > last {
+		return store.Snapshot{}, &store.DamageError{Voyage: l.voyage, Where: path, Seq: last + 1,
+			Reason: fmt.Sprintf("the voyage's snapshot was taken after record %d, but its log ends at record %d: the log lost records it had acknowledged, or the snapshot was forged", h.Seq, last)}
+	}
+	logs, err := l.Head(ctx, h.Seq)
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	if logs != h {
+		return store.Snapshot{}, fmt.Errorf("%w: voyage %s, %s: its head %s is not the log's, %s", store.ErrBadSnapshot, l.voyage, path, h, logs)
+	}
+	return store.Snapshot{Head: h, Data: data}, nil
 }

@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Reopen", reopen},
 		{"Heads", heads},
 		{"Erase", erase},
+		{"Snapshots", snapshots},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			open := newStore(t)
@@ -180,7 +181,11 @@ func conflict(t *testing.T, open func() store.Store) {
 	var ce *store.ConflictError
 	require.ErrorAs(t, err, &ce)
 	assert.ErrorIs(t, err, store.ErrConflict)
-	assert.Equal(t, store.ConflictError{Voyage: "v", Expected: 2, Actual: 3}, *ce)
+	assert.Equal(t, "v", ce.Voyage)
+	assert.Equal(t, [2]uint64{2, 3}, [2]uint64{ce.Expected, ce.Actual})
+	if len(ce.Records) > 0 {
+		assert.Equal(t, []store.Record{{Seq: 3, Data: []byte("mine")}}, ce.Records, "the records a conflict gives are the log's")
+	}
 	assert.Contains(t, err.Error(), "v")
 	for _, stale := range []uint64{0, 1, 4, 100} {
 		_, err := other.AppendIf(ctx, stale, []byte("stale"))
@@ -189,6 +194,17 @@ func conflict(t *testing.T, open func() store.Store) {
 	_, err = other.AppendIf(ctx, ce.Actual, []byte("theirs"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b", "mine", "theirs"}, data(records(t, l)))
+
+	// A writer that knew the tail loses a race: a store that read the
+	// unit that came first with the tail may give its records.
+	_, err = l.AppendIf(ctx, 4, []byte("mine again"))
+	require.NoError(t, err)
+	_, err = other.AppendIf(ctx, 4, []byte("late"))
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, [2]uint64{4, 5}, [2]uint64{ce.Expected, ce.Actual})
+	if len(ce.Records) > 0 {
+		assert.Equal(t, []store.Record{{Seq: 5, Data: []byte("mine again")}}, ce.Records, "the records a conflict gives are the log's")
+	}
 }
 
 // unitsStayWhole: a reader following the log while units of several
@@ -516,6 +532,74 @@ func heads(t *testing.T, open func() store.Store) {
 	}
 	_, err = l.Head(ctx, 7)
 	assert.ErrorContains(t, err, "no head after record 7")
+}
+
+// snapshots checks a store whose Logs keep snapshots (store.Snapshots):
+// none kept is ErrNotFound; one kept is read by another client with the
+// head after its record and its bytes, and a Scan after it gives the
+// records after it; the next one replaces it, taken by a writer whose
+// unit ends where the log had moved on since. A store that keeps none
+// skips it.
+func snapshots(t *testing.T, open func() store.Store) {
+	ctx := ctxOf(t)
+	l := create(t, client(t, open), "v-snap")
+	w, ok := l.(store.Snapshots)
+	if !ok {
+		t.Skip("the store keeps no snapshots")
+	}
+	_, err := w.Snapshot(ctx)
+	require.ErrorIs(t, err, store.ErrNotFound, "a voyage with none")
+
+	link, last := chain.Genesis("v-snap"), uint64(0)
+	heads := map[uint64]chain.Head{}
+	appendUnit := func(l store.Log, recs ...string) {
+		var rs [][]byte
+		for _, r := range recs {
+			rs = append(rs, []byte(r))
+		}
+		_, err := l.AppendIf(ctx, last, rs...)
+		require.NoError(t, err)
+		for _, r := range rs {
+			last++
+			link = chain.Link(link, last, r)
+		}
+		heads[last] = chain.Head{Seq: last, Hash: link}
+	}
+	appendUnit(l, "a", "b")
+	appendUnit(l, "c")
+	require.NoError(t, w.PutSnapshot(ctx, 3, []byte("views at 3")))
+	appendUnit(l, "d", "e")
+
+	r, err := client(t, open).Open(ctx, "v-snap")
+	require.NoError(t, err)
+	defer r.Close()
+	snap, err := r.(store.Snapshots).Snapshot(ctx)
+	require.NoError(t, err, "a client that read nothing")
+	assert.Equal(t, heads[3], snap.Head)
+	assert.Equal(t, "views at 3", string(snap.Data))
+	var got []store.Record
+	require.NoError(t, r.Scan(ctx, snap.Head.Seq+1, func(rec store.Record) error {
+		got = append(got, store.Record{Seq: rec.Seq, Data: bytes.Clone(rec.Data)})
+		return nil
+	}))
+	assert.Equal(t, []string{"d", "e"}, data(got), "a scan after the snapshot gives the records after it")
+	assert.Equal(t, uint64(4), got[0].Seq)
+
+	// Another writer appends, and replaces the snapshot at its own unit's
+	// end, which the first writer's log moved past later.
+	other, err := client(t, open).Open(ctx, "v-snap")
+	require.NoError(t, err)
+	defer other.Close()
+	appendUnit(other, "f")
+	appendUnit(l, "g")
+	require.NoError(t, other.(store.Snapshots).PutSnapshot(ctx, 6, []byte("views at 6")))
+	r2, err := client(t, open).Open(ctx, "v-snap")
+	require.NoError(t, err)
+	defer r2.Close()
+	snap, err = r2.(store.Snapshots).Snapshot(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, heads[6], snap.Head, "the later snapshot replaced the first")
+	assert.Equal(t, "views at 6", string(snap.Data))
 }
 
 // erase checks a store whose Artifacts erase (store.Eraser): an erased
