@@ -5,15 +5,17 @@ import (
 )
 
 // Gemtext lexer.
-var Gemtext = Register(MustNewLexer(
-	&Config{
-		Name:      "Gemtext",
-		Aliases:   []string{"gemtext", "gmi", "gmni", "gemini"},
-		Filenames: []string{"*.gmi", "*.gmni", "*.gemini"},
-		MimeTypes: []string{"text/gemini"},
-	},
-	gemtextRules,
-))
+var _ = Register(func() Lexer {
+	return MustNewLexer(
+		&Config{
+			Name:      "Gemtext",
+			Aliases:   []string{"gemtext", "gmi", "gmni", "gemini"},
+			Filenames: []string{"*.gmi", "*.gmni", "*.gemini"},
+			MimeTypes: []string{"text/gemini"},
+		},
+		gemtextRules,
+	)
+})
 
 func gemtextRules() Rules {
 	return Rules{

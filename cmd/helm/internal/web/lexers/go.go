@@ -2,28 +2,10 @@ package lexers
 
 import (
 	"strings"
+	"sync"
 
 	. "github.com/alecthomas/chroma/v2" // nolint
 )
-
-// Go lexer.
-var Go = Register(MustNewLexer(
-	&Config{
-		Name:      "Go",
-		Aliases:   []string{"go", "golang"},
-		Filenames: []string{"*.go"},
-		MimeTypes: []string{"text/x-gosrc"},
-	},
-	goRules,
-).SetAnalyser(func(text string) float32 {
-	if strings.Contains(text, "fmt.") && strings.Contains(text, "package ") {
-		return 0.5
-	}
-	if strings.Contains(text, "package ") {
-		return 0.1
-	}
-	return 0.0
-}))
 
 func goRules() Rules {
 	return Rules{
@@ -50,7 +32,7 @@ func goRules() Rules {
 			{Pattern: `0b[01_]+`, Type: LiteralNumberBin, Mutator: nil},
 			{Pattern: `(0|[1-9][0-9_]*)`, Type: LiteralNumberInteger, Mutator: nil},
 			{Pattern: `'(\\['"\\abfnrtv]|\\x[0-9a-fA-F]{2}|\\[0-7]{1,3}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|[^\\])'`, Type: LiteralStringChar, Mutator: nil},
-			{Pattern: "(`)([^`]*)(`)", Type: ByGroups(LiteralString, UsingLexer(TypeRemappingLexer(GoTextTemplate, TypeMapping{{Other, LiteralString, nil}})), LiteralString), Mutator: nil},
+			{Pattern: "(`)([^`]*)(`)", Type: ByGroups(LiteralString, UsingLexer(TypeRemappingLexer(GoTextTemplate(), TypeMapping{{Other, LiteralString, nil}})), LiteralString), Mutator: nil},
 			{Pattern: `"(\\\\|\\"|[^"])*"`, Type: LiteralString, Mutator: nil},
 			{Pattern: `(<<=|>>=|<<|>>|<=|>=|&\^=|&\^|\+=|-=|\*=|/=|%=|&=|\|=|&&|\|\||<-|\+\+|--|==|!=|:=|\.\.\.|[+\-*/%&])`, Type: Operator, Mutator: nil},
 			{Pattern: `([a-zA-Z_]\w*)(\s*)(\()`, Type: ByGroups(NameFunction, UsingSelf("root"), Punctuation), Mutator: nil},
@@ -60,22 +42,52 @@ func goRules() Rules {
 	}
 }
 
-var GoHTMLTemplate = Register(DelegatingLexer(HTML, MustNewXMLLexer(
-	embedded,
-	"embedded/go_template.xml",
-).SetConfig(
-	&Config{
-		Name:    "Go HTML Template",
-		Aliases: []string{"go-html-template"},
-	},
-)))
+var _ = Register(func() Lexer {
+	return DelegatingLexer(HTML(), MustNewXMLLexer(
+		embedded,
+		"embedded/go_template.xml",
+	).SetConfig(
+		&Config{
+			Name:    "Go HTML Template",
+			Aliases: []string{"go-html-template"},
+		},
+	))
+})
 
-var GoTextTemplate = Register(MustNewXMLLexer(
-	embedded,
-	"embedded/go_template.xml",
-).SetConfig(
-	&Config{
-		Name:    "Go Text Template",
-		Aliases: []string{"go-text-template"},
-	},
-))
+// GoTextTemplate is the Go Text Template lexer, which Go's uses for raw
+// strings.
+var GoTextTemplate = sync.OnceValue(func() Lexer {
+	return MustNewXMLLexer(
+		embedded,
+		"embedded/go_template.xml",
+	).SetConfig(
+		&Config{
+			Name:    "Go Text Template",
+			Aliases: []string{"go-text-template"},
+		},
+	)
+})
+
+var _ = Register(GoTextTemplate)
+
+// Go lexer, registered after Go Text Template as chroma's package init
+// orders them (its rules use that lexer).
+var _ = Register(func() Lexer {
+	return MustNewLexer(
+		&Config{
+			Name:      "Go",
+			Aliases:   []string{"go", "golang"},
+			Filenames: []string{"*.go"},
+			MimeTypes: []string{"text/x-gosrc"},
+		},
+		goRules,
+	).SetAnalyser(func(text string) float32 {
+		if strings.Contains(text, "fmt.") && strings.Contains(text, "package ") {
+			return 0.5
+		}
+		if strings.Contains(text, "package ") {
+			return 0.1
+		}
+		return 0.0
+	})
+})

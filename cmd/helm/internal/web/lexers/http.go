@@ -7,17 +7,19 @@ import (
 )
 
 // HTTP lexer.
-var HTTP = Register(httpBodyContentTypeLexer(MustNewLexer(
-	&Config{
-		Name:         "HTTP",
-		Aliases:      []string{"http"},
-		Filenames:    []string{},
-		MimeTypes:    []string{},
-		NotMultiline: true,
-		DotAll:       true,
-	},
-	httpRules,
-)))
+var _ = Register(func() Lexer {
+	return httpBodyContentTypeLexer(MustNewLexer(
+		&Config{
+			Name:         "HTTP",
+			Aliases:      []string{"http"},
+			Filenames:    []string{},
+			MimeTypes:    []string{},
+			NotMultiline: true,
+			DotAll:       true,
+		},
+		httpRules,
+	))
+})
 
 func httpRules() Rules {
 	return Rules{

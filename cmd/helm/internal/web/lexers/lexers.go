@@ -17,8 +17,9 @@ import (
 //go:embed embedded
 var embedded embed.FS
 
-// pending holds the lexers registered before the registry was built.
-var pending []chroma.Lexer
+// pending holds the lexers registered before the registry was built:
+// the functions that make them.
+var pending []func() chroma.Lexer
 
 // registry builds the registry of all lexers, once.
 var registry = sync.OnceValue(func() *chroma.LexerRegistry {
@@ -31,7 +32,7 @@ var registry = sync.OnceValue(func() *chroma.LexerRegistry {
 		reg.Register(chroma.MustNewXMLLexer(embedded, path))
 	}
 	for _, l := range pending {
-		reg.Register(l)
+		reg.Register(l())
 	}
 	pending = nil // the lexers are in the registry now
 	// chroma's package init sets these embedded lexers' analysers.
@@ -62,9 +63,9 @@ func Match(filename string) chroma.Lexer {
 	return registry().Match(filename)
 }
 
-// Register adds a lexer to the registry when it is built: only the
-// lexers of this package call it, at init.
-func Register(lexer chroma.Lexer) chroma.Lexer {
+// Register adds the lexer that lexer makes to the registry when it is
+// built: only the lexers of this package call it, at init.
+func Register(lexer func() chroma.Lexer) struct{} {
 	pending = append(pending, lexer)
-	return lexer
+	return struct{}{}
 }

@@ -7,15 +7,17 @@ import (
 )
 
 // Markdown lexer with YAML frontmatter and HTML comment support.
-var Markdown = Register(&markdownLexer{Lexer: MustNewLexer(
-	&Config{
-		Name:      "markdown",
-		Aliases:   []string{"md", "mkd"},
-		Filenames: []string{"*.md", "*.mkd", "*.markdown"},
-		MimeTypes: []string{"text/x-markdown"},
-	},
-	markdownRules,
-)})
+var _ = Register(func() Lexer {
+	return &markdownLexer{Lexer: MustNewLexer(
+		&Config{
+			Name:      "markdown",
+			Aliases:   []string{"md", "mkd"},
+			Filenames: []string{"*.md", "*.mkd", "*.markdown"},
+			MimeTypes: []string{"text/x-markdown"},
+		},
+		markdownRules,
+	)}
+})
 
 // markdownLexer wraps the base Markdown lexer to highlight top-of-file YAML frontmatter.
 type markdownLexer struct {

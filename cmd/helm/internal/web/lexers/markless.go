@@ -5,15 +5,17 @@ import (
 )
 
 // Markless lexer.
-var Markless = Register(MustNewLexer(
-	&Config{
-		Name:      "Markless",
-		Aliases:   []string{"mess"},
-		Filenames: []string{"*.mess", "*.markless"},
-		MimeTypes: []string{"text/x-markless"},
-	},
-	marklessRules,
-))
+var _ = Register(func() Lexer {
+	return MustNewLexer(
+		&Config{
+			Name:      "Markless",
+			Aliases:   []string{"mess"},
+			Filenames: []string{"*.mess", "*.markless"},
+			MimeTypes: []string{"text/x-markless"},
+		},
+		marklessRules,
+	)
+})
 
 func marklessRules() Rules {
 	return Rules{

@@ -7,15 +7,17 @@ import (
 )
 
 // Restructuredtext lexer.
-var Restructuredtext = Register(MustNewLexer(
-	&Config{
-		Name:      "reStructuredText",
-		Aliases:   []string{"rst", "rest", "restructuredtext"},
-		Filenames: []string{"*.rst", "*.rest"},
-		MimeTypes: []string{"text/x-rst", "text/prs.fallenstein.rst"},
-	},
-	restructuredtextRules,
-))
+var _ = Register(func() Lexer {
+	return MustNewLexer(
+		&Config{
+			Name:      "reStructuredText",
+			Aliases:   []string{"rst", "rest", "restructuredtext"},
+			Filenames: []string{"*.rst", "*.rest"},
+			MimeTypes: []string{"text/x-rst", "text/prs.fallenstein.rst"},
+		},
+		restructuredtextRules,
+	)
+})
 
 func restructuredtextRules() Rules {
 	return Rules{
