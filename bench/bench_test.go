@@ -121,6 +121,7 @@ func TestTinyRun(t *testing.T) {
 		"search_index_build_mb_per_s_2k_voyages_4mb", "search_index_1word_rare_p50_ms_2k_voyages_4mb",
 		"search_index_3word_common_p50_ms_2k_voyages_4mb", "search_reindex_all_mb_per_s_1k_voyages_1mb",
 		"search_find_1word_rare_p50_ms_1k_voyages_1mb", "search_index_at_complete_ms_1k_voyages_1mb",
+		"cli_version_vs_hello", "cli_note_vs_hello",
 	} {
 		v, ok := got[name]
 		if !ok {

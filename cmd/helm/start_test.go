@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -106,4 +107,15 @@ func flagSignature(c *cobra.Command) string {
 	b.WriteString("--\n")
 	c.InheritedFlags().VisitAll(visit)
 	return b.String()
+}
+
+// BenchmarkStartVersion is helm version in-process: the tree built and
+// run, without the process's start (the bench's cli_version_vs_hello
+// measures that).
+func BenchmarkStartVersion(b *testing.B) {
+	for b.Loop() {
+		if err := NewMain().Run(b.Context(), []string{"version"}, strings.NewReader(""), io.Discard, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
