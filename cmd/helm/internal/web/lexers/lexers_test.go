@@ -210,3 +210,26 @@ func TestMatchChoosesAsChromaDoes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFirstMatch is what the first highlight of a helm serve pays
+// to build the registry (the definitions' configs; a lexer's rules are
+// read when it first lexes).
+func BenchmarkFirstMatch(b *testing.B) {
+	for b.Loop() {
+		build()
+		registry.Match("main.go")
+	}
+}
+
+// BenchmarkFirstGoHighlight adds lexing a Go file with a Go lexer read
+// afresh: its rules parsed and compiled.
+func BenchmarkFirstGoHighlight(b *testing.B) {
+	text, err := os.ReadFile("testdata/sample.go")
+	require.NoError(b, err)
+	for b.Loop() {
+		build()
+		it, err := chroma.Coalesce(registry.Match("main.go")).Tokenise(nil, string(text))
+		require.NoError(b, err)
+		it.Tokens()
+	}
+}
