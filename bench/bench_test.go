@@ -126,6 +126,7 @@ func TestTinyRun(t *testing.T) {
 		"cpu_us_per_note_nosync", "cpu_us_per_observation_nosync", "cpu_us_per_bearing_nosync",
 		"helm_concurrent16_fsyncfree_events_per_s", "helm_concurrent16_synced_events_per_s", "concurrent16_vs_fsyncfree",
 		"cpu_us_per_event_concurrent16", "cpu_us_per_event_concurrent16_nosync", "cpu_us_per_raw_fdatasync",
+		"cli_version_vs_hello", "cli_note_vs_hello",
 	} {
 		v, ok := got[name]
 		if !ok {

@@ -83,10 +83,12 @@ var goals = map[string]string{
 	"open_extra_ms_per_gb_sightings": "< 10",
 	"list_10k_voyages_ms":            "< 30",
 	"bytes_on_disk_vs_sqlite":        "<= 1.0",
+	"cli_version_vs_hello":           "<= 2.5",
+	"cli_note_vs_hello":              "<= 4",
 }
 
 // sections a run can be limited to with -only.
-var sections = []string{"single", "concurrent", "cpu", "replay", "open", "million", "large", "list", "search"}
+var sections = []string{"single", "concurrent", "cpu", "replay", "open", "million", "large", "list", "search", "cli"}
 
 func main() {
 	if len(os.Args) > 2 && os.Args[1] == peakRSSArg {

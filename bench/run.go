@@ -127,6 +127,11 @@ func runBench(ctx context.Context, cfg config, dir string, run map[string]bool, 
 			return fmt.Errorf("search: %w", err)
 		}
 	}
+	if run["cli"] {
+		if err := benchCLIStart(ctx, dir, r); err != nil {
+			return fmt.Errorf("the CLI's start: %w", err)
+		}
+	}
 	return r.err
 }
 

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // StripEnv returns the entries of environ (KEY=VALUE, as os.Environ gives
@@ -32,7 +33,9 @@ func StripEnv(environ, keep []string) []string {
 
 // urlPassword finds a URL with a password in it (scheme://user:pass@),
 // as the url-credentials rule does.
-var urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:[^/@\s"'<>]+@`)
+var urlPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:[^/@\s"'<>]+@`)
+})
 
 // heldSecret reports whether an environment variable holds a credential:
 // its name looks secret (LooksSecret), or names a password or key by the
@@ -51,5 +54,5 @@ func heldSecret(name, value string) bool {
 		strings.HasSuffix(u, "_PASS"), strings.HasSuffix(u, "_PWD"), strings.HasSuffix(u, "_KEY"):
 		return true
 	}
-	return strings.Contains(value, "://") && urlPassword.MatchString(value)
+	return strings.Contains(value, "://") && urlPassword().MatchString(value)
 }

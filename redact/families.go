@@ -5,6 +5,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Token families: the credentials that providers issue in a shape of
@@ -150,7 +151,9 @@ func familyRules() []rule {
 		// body's expression runs from its end: one expression per row,
 		// without an alternation of prefixes, is one-pass (no
 		// backtracking) more often.
-		body := regexp.MustCompile(`^(?:` + f.body + `)`)
+		// Compiled on the first hit of a prefix: most texts have none,
+		// and a one-shot process (a helm command) would compile them all.
+		body := onFirstUse(`^(?:` + f.body + `)`)
 		minBody := minLen(f.body)
 		lits, prefix := prefixLiterals(f.prefixes, f.body)
 		fold, alone := f.fold, f.alone || hexOnly(f.prefixes)
@@ -174,7 +177,7 @@ func familyRules() []rule {
 				for end < len(s) && end-p < familyReach && tokenByte[s[end]] {
 					end++
 				}
-				loc := body.FindStringIndex(s[q:end])
+				loc := body().FindStringIndex(s[q:end])
 				// A token of a family that stands alone ends where its
 				// shape does: one that runs on into more letters or
 				// digits is another string (a BLAKE3 address that starts
@@ -189,6 +192,11 @@ func familyRules() []rule {
 		}})
 	}
 	return rules
+}
+
+// onFirstUse compiles expr when first called.
+func onFirstUse(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // hexOnly reports whether every prefix is made of hex digits alone.

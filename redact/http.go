@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Secrets known by where they stand rather than by their shape: the
@@ -305,7 +306,7 @@ func shellWord(s string, i int) (start, end int) {
 
 // curlKeyHeader matches the names of headers that carry a key or token
 // (Key, Token, Api-Key, X-Api-Key, X-Auth-Token...).
-var curlKeyHeader = regexp.MustCompile(`(?i)^(?:X-(?:[a-z]+-)?)?(?:Api-?)?(?:Key|Token)$`)
+var curlKeyHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(?:X-(?:[a-z]+-)?)?(?:Api-?)?(?:Key|Token)$`) })
 
 // curlFind hides, in a curl command (its line and the five that follow),
 // the value of a -H/--header whose name carries a key or token and the
@@ -377,7 +378,7 @@ func curlFind(s string, hits []hit) []finding {
 			}
 			header := s[body : body+q]
 			colon := strings.IndexByte(header, ':')
-			if colon < 0 || !curlKeyHeader.MatchString(header[:colon]) {
+			if colon < 0 || !curlKeyHeader().MatchString(header[:colon]) {
 				continue
 			}
 			hs := body + colon + 1
@@ -443,7 +444,7 @@ func nugetFind(s string, hits []hit) []finding {
 }
 
 // secretKind finds the kind of a Kubernetes Secret.
-var secretKind = regexp.MustCompile(`(?i)\bkind:[ \t]*["']?secret\b`)
+var secretKind = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bkind:[ \t]*["']?secret\b`) })
 
 // kubernetesReach is how far from a data: block its kind: Secret may be.
 const kubernetesReach = 400
@@ -459,7 +460,7 @@ func kubernetesFind(s string, hits []hit) []finding {
 			continue
 		}
 		from := max(0, p-kubernetesReach)
-		kind := secretKind.FindStringIndex(s[from:min(len(s), p+kubernetesReach)])
+		kind := secretKind().FindStringIndex(s[from:min(len(s), p+kubernetesReach)])
 		if kind == nil {
 			continue
 		}

@@ -120,10 +120,10 @@ const keyedGap = 40
 // names what both find).
 func keyedRules() (families, generic rule) {
 	var lits []string
-	var byLit [][]int // the families of each literal
-	res := make([]*regexp.Regexp, len(keyedFamilies))
+	var byLit [][]int                                        // the families of each literal
+	res := make([]func() *regexp.Regexp, len(keyedFamilies)) // compiled on first use, as families' bodies
 	for fi, f := range keyedFamilies {
-		res[fi] = regexp.MustCompile(`^(?i:` + strings.Join(f.values, "|") + `)$`)
+		res[fi] = onFirstUse(`^(?i:` + strings.Join(f.values, "|") + `)$`)
 		for _, w := range f.keywords {
 			i := slices.Index(lits, w)
 			if i < 0 {
@@ -139,7 +139,7 @@ func keyedRules() (families, generic rule) {
 		for _, h := range hits {
 			keyedValue(s, h.start+len(lits[h.lit]), func(v, end int, _ bool) bool {
 				for _, fi := range byLit[h.lit] {
-					if res[fi].MatchString(s[v:end]) {
+					if res[fi]().MatchString(s[v:end]) {
 						found = append(found, finding{match: [2]int{nameStart(s, h.start), end}, hide: [2]int{v, end}, name: keyedFamilies[fi].name})
 						return true
 					}

@@ -24,6 +24,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/helmlog/helm"
@@ -448,7 +449,11 @@ func byteCount(n int64) string {
 //go:embed story.html.tmpl
 var storyHTMLSource string
 
-var storyHTML = template.Must(template.New("voyage").Parse(storyHTMLSource))
+// storyHTML is the page WriteHTML writes, parsed on first use: every program that links this package (helm
+// version too) would parse it at start.
+var storyHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("voyage").Parse(storyHTMLSource))
+})
 
 // WriteHTML writes the voyage as one self-contained HTML page, to look at
 // in a browser or attach to a review: its description and lifecycle, then
@@ -469,7 +474,7 @@ func WriteHTML(ctx context.Context, w io.Writer, v *helm.Voyage) error {
 		return err
 	}
 	var b bytes.Buffer
-	if err := storyHTML.Execute(&b, d.htmlPage()); err != nil {
+	if err := storyHTML().Execute(&b, d.htmlPage()); err != nil {
 		return &helm.VoyageError{Op: "write the story as html", Voyage: d.Info.ID, Err: err}
 	}
 	// The templates defined after the page leave their line breaks.

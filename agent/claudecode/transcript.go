@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/helmlog/helm/agent"
@@ -434,7 +435,7 @@ func (rd *transcriptReader) subagent(t *readOne, c *callInfo, b tblock, l *tline
 	_ = json.Unmarshal(l.ToolUseResult, &res) // a result of another shape names no agent
 	id, typ := res.AgentID, res.AgentType
 	if id == "" {
-		if m := agentIDLine.FindStringSubmatch(resultText(b.Content)); m != nil {
+		if m := agentIDLine().FindStringSubmatch(resultText(b.Content)); m != nil {
 			id = m[1]
 		}
 	}
@@ -478,7 +479,7 @@ func (rd *transcriptReader) subagent(t *readOne, c *callInfo, b tblock, l *tline
 
 // agentIDLine is where an Agent call's result names its subagent when
 // the line carries no toolUseResult.
-var agentIDLine = regexp.MustCompile(`(?m)^agentId: ([A-Za-z0-9_-]+)`)
+var agentIDLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^agentId: ([A-Za-z0-9_-]+)`) })
 
 // resultText is a tool_result's content as text: a string, or its text
 // blocks joined.
@@ -507,8 +508,8 @@ type said struct {
 
 // commandName is a slash command as a transcript keeps it.
 var (
-	commandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
-	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`) })
+	commandArgs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`) })
 )
 
 // promptText tells what a user line said: a person's prompt, a slash
@@ -524,9 +525,9 @@ func promptText(s string) said {
 	case strings.HasPrefix(t, "<local-command-"), strings.HasPrefix(t, "[Request interrupted by user"):
 		return said{}
 	case strings.HasPrefix(t, "<command-name>"), strings.HasPrefix(t, "<command-message>"):
-		if m := commandName.FindStringSubmatch(t); m != nil {
+		if m := commandName().FindStringSubmatch(t); m != nil {
 			p := m[1]
-			if a := commandArgs.FindStringSubmatch(t); a != nil {
+			if a := commandArgs().FindStringSubmatch(t); a != nil {
 				p += " " + a[1]
 			}
 			return said{agent.Prompt, strings.TrimSpace(p)}

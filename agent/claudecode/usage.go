@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/helmlog/helm/logbook"
 )
@@ -164,12 +165,12 @@ var prices = map[string]price{
 }
 
 // dateSuffix is a model id's release date: claude-opus-4-5-20251101.
-var dateSuffix = regexp.MustCompile(`-\d{8}$`)
+var dateSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-\d{8}$`) })
 
 // Price returns what u cost in US dollars at its model's list price
 // (prices), and whether the model's price is known.
 func Price(u logbook.Usage) (float64, bool) {
-	p, ok := prices[dateSuffix.ReplaceAllString(strings.TrimSpace(u.Model), "")]
+	p, ok := prices[dateSuffix().ReplaceAllString(strings.TrimSpace(u.Model), "")]
 	if !ok {
 		return 0, false
 	}

@@ -26,7 +26,7 @@ import (
 // actionCommand is the `helm action KIND` command of h's helm.
 func actionCommand(t *testing.T, h *harness, kind string) *cobra.Command {
 	t.Helper()
-	root := newRootCmd(&app{main: h.main()})
+	root := newRootCmd(&app{main: h.main()}, nil)
 	c, rest, err := root.Find([]string{"action", kind})
 	require.NoError(t, err)
 	require.Empty(t, rest, "helm action %s is a command", kind)
@@ -292,7 +292,7 @@ func TestANewActionKindIsACommandAndATool(t *testing.T) {
 func TestNoActionFlagShadowsAGlobalFlag(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	root := newRootCmd(&app{main: h.main()})
+	root := newRootCmd(&app{main: h.main()}, nil)
 	require.NotNil(t, root.PersistentFlags().Lookup("as"), "the global flags are where the test looks")
 	for _, k := range actions.Kinds() {
 		for _, p := range cliParams(k) {

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -103,19 +102,19 @@ type track struct {
 }
 
 // safeName is an agent id that can be part of a file name as it is.
-var safeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+var safeName = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 
 // safeFile is a session id that can be its index's file name as it is:
 // lower case (two ids that differ in case only are one file on macOS's
 // and Windows' file systems).
-var safeFile = regexp.MustCompile(`^[a-z0-9_][a-z0-9._-]{0,127}$`)
+var safeFile = lazyRegexp(`^[a-z0-9_][a-z0-9._-]{0,127}$`)
 
 // fileName is id as a file name: itself when safe, else a digest of it
 // (the id comes from the agent's payload: never a path). A name that
 // could be another session's lock (x.lock) or digest (sha256-…) is a
 // digest too, so no two ids share a file.
 func fileName(id string) string {
-	if safeFile.MatchString(id) && !strings.HasSuffix(id, ".lock") && !strings.HasPrefix(id, "sha256-") {
+	if safeFile().MatchString(id) && !strings.HasSuffix(id, ".lock") && !strings.HasPrefix(id, "sha256-") {
 		return id
 	}
 	return digest(id)

@@ -656,7 +656,7 @@ func (r *hookRun) readUsage(tr *track, path string, sidechain bool) {
 // subagentTranscript is where Claude Code writes a subagent's own
 // transcript: beside the session's, <session>/subagents/agent-<id>.jsonl.
 func subagentTranscript(ev agent.Event) string {
-	if ev.Transcript == "" || !safeName.MatchString(ev.Subagent) {
+	if ev.Transcript == "" || !safeName().MatchString(ev.Subagent) {
 		return ""
 	}
 	return filepath.Join(strings.TrimSuffix(ev.Transcript, ".jsonl"), "subagents", "agent-"+ev.Subagent+".jsonl")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -73,7 +72,7 @@ func (f jqFlag) Set(s string) error {
 }
 func (jqFlag) Type() string { return "EXPR" }
 
-var fieldName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var fieldName = lazyRegexp(`^[a-z][a-z0-9_]*$`)
 
 // jsonShaper shapes JSON values as --json=FIELDS and --jq ask.
 type jsonShaper struct {
@@ -92,7 +91,7 @@ func (a *app) newJSONShaper() (*jsonShaper, error) {
 	if a.g.jsonFields != "" {
 		for f := range strings.SplitSeq(a.g.jsonFields, ",") {
 			f = strings.TrimSpace(f)
-			if !fieldName.MatchString(f) {
+			if !fieldName().MatchString(f) {
 				return nil, usageErrorf(a.cmd, "--json=%s: %q is not a field's name (fields are snake_case words: --json=id,intent)", a.g.jsonFields, f)
 			}
 			s.fields = append(s.fields, f)

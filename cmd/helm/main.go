@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -101,7 +102,7 @@ func (m *Main) getenv(key string) string {
 func (m *Main) Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	a := &app{main: m, args: args, stdin: stdin, stdout: stdout, stderr: stderr}
 	defer a.close()
-	root := newRootCmd(a)
+	root := newRootCmd(a, args)
 	if args == nil {
 		args = []string{} // cobra reads os.Args when given nil
 	}
@@ -134,7 +135,15 @@ func jsonAsked(args []string) bool {
 
 // newRootCmd builds the command tree for one invocation: its flags are
 // bound to a, so that concurrent runs (tests) share nothing.
-func newRootCmd(a *app) *cobra.Command {
+//
+// Only the invoked command's subtree is built when args name one (most
+// of the cost of starting helm is building the tree: every command's
+// flags and help): cobra finds the same command in it, with the same
+// flags, as in the whole tree. The whole tree is built for what lists
+// or walks it (bare helm, help, completion, the man pages) and for
+// anything unsure (a flag helm's root does not know before the command
+// word, a word that names no command: "did you mean" needs them all).
+func newRootCmd(a *app, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "helm [GLOBAL FLAGS] COMMAND ...",
 		Short: "record collaborative software work as voyages",
@@ -186,12 +195,12 @@ has no such check.`,
 	root.SetHelpCommand(newHelpCmd())
 	a.completeFlags(root)
 	group(a, root)
-	root.AddCommand(
-		newVoyageCmd(a), newObserveCmd(a), newSlateCmd(a), newBearingCmd(a),
-		newActionCmd(a), newUndoCmd(a), newCompleteCmd(a), newLogCmd(a), newSightingCmd(a), newArtifactCmd(a),
-		newNoteCmd(a), newJudgeCmd(a), newTranscriptCmd(a), newStatsCmd(a), newReportCmd(a), newSearchCmd(a), newPolicyCmd(a), newServeCmd(a), newMCPCmd(a),
-		newHookCmd(a), newAuthCmd(a), newConfigCmd(a), newDoctorCmd(a), newVersionCmd(a), newCompletionCmd(), newManCmd(a), newGenManCmd(),
-	)
+	word := invokedCommand(root, args)
+	for _, tc := range topCommands {
+		if word == "" || tc.name == word {
+			root.AddCommand(tc.build(a))
+		}
+	}
 	walk(root, func(c *cobra.Command) {
 		// Use lines say where the flags go themselves.
 		c.DisableFlagsInUseLine = true
@@ -203,6 +212,98 @@ has no such check.`,
 	})
 	hintValueless(root)
 	return root
+}
+
+// topCommands are helm's commands, in the order help lists them: the
+// order of a voyage (start, observe, take a bearing, act, complete,
+// read). name is the command's word; whole marks the commands that list
+// or walk the whole tree, which newRootCmd builds whole for them.
+var topCommands = []struct {
+	name  string
+	whole bool
+	build func(*app) *cobra.Command
+}{
+	{name: "voyage", build: newVoyageCmd},
+	{name: "observe", build: newObserveCmd},
+	{name: "slate", build: newSlateCmd},
+	{name: "bearing", build: newBearingCmd},
+	{name: "action", build: newActionCmd},
+	{name: "undo", build: newUndoCmd},
+	{name: "complete", build: newCompleteCmd},
+	{name: "log", build: newLogCmd},
+	{name: "sighting", build: newSightingCmd},
+	{name: "artifact", build: newArtifactCmd},
+	{name: "note", build: newNoteCmd},
+	{name: "judge", build: newJudgeCmd},
+	{name: "transcript", build: newTranscriptCmd},
+	{name: "stats", build: newStatsCmd},
+	{name: "report", build: newReportCmd},
+	{name: "search", build: newSearchCmd},
+	{name: "policy", build: newPolicyCmd},
+	{name: "serve", build: newServeCmd},
+	{name: "mcp", build: newMCPCmd},
+	{name: "hook", build: newHookCmd},
+	{name: "auth", build: newAuthCmd},
+	{name: "config", build: newConfigCmd},
+	{name: "doctor", build: newDoctorCmd},
+	{name: "version", build: newVersionCmd},
+	{name: "completion", whole: true, build: func(*app) *cobra.Command { return newCompletionCmd() }},
+	{name: "man", whole: true, build: newManCmd},
+	{name: "__gen-man", whole: true, build: func(*app) *cobra.Command { return newGenManCmd() }},
+}
+
+// invokedCommand returns the top-level command that args name, when only
+// its subtree need be built: the first word that is not a flag, as
+// cobra finds it, every flag before it being one of root's (its value,
+// when it takes one, is the next word unless given with =). It returns
+// "" when the whole tree is needed.
+func invokedCommand(root *cobra.Command, args []string) string {
+	lookup := func(name string) *pflag.Flag {
+		if f := root.PersistentFlags().Lookup(name); f != nil {
+			return f
+		}
+		return root.Flags().Lookup(name)
+	}
+	shorthand := func(c string) *pflag.Flag {
+		if f := root.PersistentFlags().ShorthandLookup(c); f != nil {
+			return f
+		}
+		return root.Flags().ShorthandLookup(c)
+	}
+	for i := 0; i < len(args); i++ {
+		s := args[i]
+		switch {
+		case s == "--" || s == "-":
+			return ""
+		case strings.HasPrefix(s, "--"):
+			name, _, hasValue := strings.Cut(s[2:], "=")
+			f := lookup(name)
+			if f == nil {
+				return ""
+			}
+			if !hasValue && f.NoOptDefVal == "" {
+				i++ // its value
+			}
+		case strings.HasPrefix(s, "-"):
+			// A shorthand, alone (-C DIR) or with its value (-CDIR);
+			// several together (-vq) are left to the whole tree.
+			f := shorthand(s[1:2])
+			if f == nil || (len(s) > 2 && f.NoOptDefVal != "") {
+				return ""
+			}
+			if len(s) == 2 && f.NoOptDefVal == "" {
+				i++
+			}
+		default:
+			for _, tc := range topCommands {
+				if tc.name == s && !tc.whole {
+					return s
+				}
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // leaf is a command that runs: it defines its flags, then runs with the
@@ -452,4 +553,11 @@ func subNames(c *cobra.Command) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// lazyRegexp compiles expr on first use, not when helm starts: a
+// package-level regexp.MustCompile costs every command, and bounded
+// repetitions ({0,127}) compile to large programs.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

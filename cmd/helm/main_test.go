@@ -155,7 +155,7 @@ func (h *harness) writeFile(name, content string) {
 
 // commandTree builds the command tree as a run does.
 func commandTree(h *harness) *cobra.Command {
-	return newRootCmd(&app{main: h.main()})
+	return newRootCmd(&app{main: h.main()}, nil)
 }
 
 func TestHelpOnEveryCommand(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -166,8 +165,8 @@ const (
 const stampPattern = `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`
 
 var (
-	entryHeading = regexp.MustCompile(`^(── .+ \d+ ──) (` + stampPattern + `)( · .*)?$`)
-	storyStamp   = regexp.MustCompile(`^(Created: |Status: [a-z-]+ \()(` + stampPattern + `)(\)?)$`)
+	entryHeading = lazyRegexp(`^(── .+ \d+ ──) (` + stampPattern + `)( · .*)?$`)
+	storyStamp   = lazyRegexp(`^(Created: |Status: [a-z-]+ \()(` + stampPattern + `)(\)?)$`)
 )
 
 // logStyle restyles the story's lines for a terminal: each entry's
@@ -194,10 +193,10 @@ func logStyle(colour, relative bool, now time.Time) func(string) string {
 		return relativeTime(t, now)
 	}
 	return func(line string) string {
-		if m := entryHeading.FindStringSubmatch(line); m != nil {
+		if m := entryHeading().FindStringSubmatch(line); m != nil {
 			return paint(sgrYellow, m[1]) + " " + when(m[2]) + paint(sgrDim, m[3])
 		}
-		if m := storyStamp.FindStringSubmatch(line); m != nil {
+		if m := storyStamp().FindStringSubmatch(line); m != nil {
 			return m[1] + when(m[2]) + m[3]
 		}
 		switch {

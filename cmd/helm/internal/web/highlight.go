@@ -6,8 +6,9 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	chtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+
+	"github.com/helmlog/helm/cmd/helm/internal/web/lexers"
+	"github.com/helmlog/helm/cmd/helm/internal/web/style"
 )
 
 // Syntax highlighting of file contents, by chroma: the lexer is chosen by
@@ -17,9 +18,6 @@ import (
 // highlightMax is the longest text highlighted; a longer one is shown
 // plain, as lexing costs far more than escaping.
 const highlightMax = 256 << 10
-
-// highlightStyle is chroma's style the classes are coloured with.
-const highlightStyle = "github"
 
 var formatter = chtml.New(chtml.WithClasses(true), chtml.WithLineNumbers(true), chtml.ClassPrefix("hl-"))
 
@@ -39,7 +37,7 @@ func highlight(name, text string) (template.HTML, bool) {
 		return "", false
 	}
 	var b bytes.Buffer
-	if err := formatter.Format(&b, styles.Get(highlightStyle), it); err != nil {
+	if err := formatter.Format(&b, style.GitHub(), it); err != nil {
 		return "", false
 	}
 	// chroma escapes each token's text (html.EscapeString) and writes
@@ -50,7 +48,7 @@ func highlight(name, text string) (template.HTML, bool) {
 // highlightCSS is the style sheet of the highlighting's classes.
 func highlightCSS() ([]byte, error) {
 	var b bytes.Buffer
-	if err := formatter.WriteCSS(&b, styles.Get(highlightStyle)); err != nil {
+	if err := formatter.WriteCSS(&b, style.GitHub()); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

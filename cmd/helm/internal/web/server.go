@@ -32,6 +32,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/helmlog/helm"
@@ -199,10 +200,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // idPattern is what a voyage id, or a prefix of one, may hold.
-var idPattern = regexp.MustCompile(`^[0-9a-fA-F-]{1,36}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F-]{1,36}$`) })
 
 // hashPattern is an artifact's address: a BLAKE3-256 hash in hex.
-var hashPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var hashPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 // httpError is an error with the status it answers with, and what to do
 // about it when the page should say.
@@ -219,7 +220,7 @@ func (e *httpError) Unwrap() error { return e.err }
 // unambiguous prefix, never a path.
 func (s *Server) voyageID(r *http.Request) (string, error) {
 	raw := r.PathValue("id")
-	if strings.ContainsAny(raw, `/\`) || strings.Contains(raw, "..") || !idPattern.MatchString(raw) {
+	if strings.ContainsAny(raw, `/\`) || strings.Contains(raw, "..") || !idPattern().MatchString(raw) {
 		return "", &httpError{status: http.StatusBadRequest, err: fmt.Errorf("%q is not a voyage id or a prefix of one", raw)}
 	}
 	id, err := s.home.Resolve(r.Context(), raw)
@@ -237,7 +238,7 @@ func (s *Server) voyageID(r *http.Request) (string, error) {
 // artifactHash checks the {hash} of a request's path.
 func artifactHash(r *http.Request) (string, error) {
 	h := r.PathValue("hash")
-	if !hashPattern.MatchString(h) {
+	if !hashPattern().MatchString(h) {
 		return "", &httpError{status: http.StatusBadRequest, err: fmt.Errorf("%q is not an artifact hash (64 lowercase hex digits)", h)}
 	}
 	return h, nil

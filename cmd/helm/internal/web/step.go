@@ -89,7 +89,7 @@ func (s *Server) stepItem(ctx context.Context, v *helm.Voyage, e logbook.Entry, 
 	if r := st.Result; r != nil && r.Failed && it.Mark == "" {
 		it.Icon, it.Mark = "✗", "failed"
 	}
-	if st.Kind == logbook.StepSubagent && idPattern.MatchString(st.Voyage) && len(st.Voyage) == 36 {
+	if st.Kind == logbook.StepSubagent && idPattern().MatchString(st.Voyage) && len(st.Voyage) == 36 {
 		sv.Sub = st.Voyage
 	}
 	if len(st.Input) > 0 {
@@ -116,7 +116,7 @@ func (s *Server) stepItem(ctx context.Context, v *helm.Voyage, e logbook.Entry, 
 	}
 	if r := st.Result; r != nil && (st.Kind == logbook.StepTool || st.Kind == logbook.StepPermission) {
 		sv.Failed, sv.Output = r.Failed, r.Output
-		if hashPattern.MatchString(r.Artifact) {
+		if hashPattern().MatchString(r.Artifact) {
 			sv.Artifact = r.Artifact
 			// Read only while the page may still show a whole
 			// StepEvidenceMax; what was read is what it takes.
