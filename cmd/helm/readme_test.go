@@ -255,7 +255,7 @@ func anchors(t *testing.T, path string) map[string]bool {
 func TestReadmeAndDocsLinksLeadSomewhere(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
-	files := []string{"README.md", "docs/cli.md", "docs/library.md", "docs/architecture.md", "docs/figures.md", "docs/guard.md", "docs/design.md", "docs/mcp.md"}
+	files := []string{"README.md", "docs/cli.md", "docs/library.md", "docs/architecture.md", "docs/performance.md", "docs/guard.md", "docs/design.md", "docs/mcp.md"}
 	for _, file := range files {
 		data, err := os.ReadFile(filepath.Join(root, file))
 		require.NoError(t, err)
