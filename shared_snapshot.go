@@ -88,18 +88,9 @@ func (j *sharedJournal) writeSnapshot(ctx context.Context) {
 	}
 	v := j.v
 	v.mu.Lock()
-	due := v.wrote && v.broken == nil && v.st.Voyage.Seq >= v.snapSeq+v.home.opts.snapshotEvery
-	var data []byte
-	var seq uint64
-	var err error
-	if due {
-		// Sections still in the snapshot the views were opened from are
-		// copied from it, checked.
-		data, err = v.st.EncodeSnapshot()
-		seq = v.st.Voyage.Seq
-	}
+	data, seq, due := v.dueSnapshotLocked()
 	v.mu.Unlock()
-	if !due || err != nil {
+	if !due {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)

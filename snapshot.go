@@ -306,6 +306,22 @@ func (v *Voyage) foldNew(scan scanFunc) error {
 	return err
 }
 
+// dueSnapshotLocked encodes the views for a snapshot when one is due at
+// Close: this Voyage changed the voyage, is not broken, and folded
+// Options.snapshotEvery events since the last snapshot. Sections still in
+// the snapshot the views were opened from are copied from it, checked.
+// v.mu is held.
+func (v *Voyage) dueSnapshotLocked() (data []byte, seq uint64, due bool) {
+	if !v.wrote || v.broken != nil || v.st.Voyage.Seq < v.snapSeq+v.home.opts.snapshotEvery {
+		return nil, 0, false
+	}
+	data, err := v.st.EncodeSnapshot()
+	if err != nil {
+		return nil, 0, false
+	}
+	return data, v.st.Voyage.Seq, true
+}
+
 // writeSnapshot writes the voyage's snapshot, at Close, when this Voyage
 // changed it and Options.snapshotEvery events were folded since the last
 // one; it closes the snapshot the views were opened from. Failing to
@@ -313,15 +329,7 @@ func (v *Voyage) foldNew(scan scanFunc) error {
 func (j *diskJournal) writeSnapshot() {
 	v := j.v
 	v.mu.Lock()
-	due := v.wrote && v.broken == nil && v.st.Voyage.Seq >= v.snapSeq+v.home.opts.snapshotEvery
-	var snap []byte
-	var seq uint64
-	var err error
-	if due {
-		// Sections still in the old snapshot are copied from it, checked.
-		snap, err = v.st.EncodeSnapshot()
-		seq = v.st.Voyage.Seq
-	}
+	snap, seq, due := v.dueSnapshotLocked()
 	// The voyage is closing: the old snapshot is read no more, and closed
 	// before the new one replaces it (a file open on Windows cannot be).
 	if v.snapFile != nil {
@@ -329,7 +337,7 @@ func (j *diskJournal) writeSnapshot() {
 		v.snapFile = nil
 	}
 	v.mu.Unlock()
-	if !due || err != nil {
+	if !due {
 		return
 	}
 	mark := j.log.Mark()
