@@ -394,6 +394,9 @@ func listed(out []VoyageInfo, read []*VoyageInfo, unreadable *ListError, filter 
 			out = append(out, *info)
 		}
 	}
+	if len(out) == 0 {
+		out = nil // none: nil, however the listing was read
+	}
 	sortListed(out)
 	if unreadable != nil {
 		return out, unreadable
