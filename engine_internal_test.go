@@ -19,6 +19,23 @@ func (h *Home) voyagesDir() string { return filepath.Join(h.dir, "voyages") }
 
 func (h *Home) indexedViews() map[string]VoyageInfo { return h.back.(*disk).indexedViews() }
 
+// indexedViews returns the voyages the home index vouches for, by id;
+// nil when there is no index or it is damaged (every voyage is then read
+// itself).
+func (d *disk) indexedViews() map[string]VoyageInfo {
+	v, ok := d.vouched()
+	if !ok {
+		return nil
+	}
+	out := map[string]VoyageInfo{}
+	for i := range v.infos {
+		if v.held[i] {
+			out[v.infos[i].ID] = v.infos[i]
+		}
+	}
+	return out
+}
+
 // segmentLog returns the segment log of a voyage of a home on disk.
 func (v *Voyage) segmentLog() *segment.Log { return v.rec.(*diskJournal).log }
 

@@ -130,23 +130,6 @@ func (d *disk) indexViews(ctx context.Context) homeindex.Rebuild {
 	}
 }
 
-// indexedViews returns the voyages the home index vouches for, by id;
-// nil when there is no index or it is damaged (every voyage is then read
-// itself).
-func (d *disk) indexedViews() map[string]VoyageInfo {
-	v, ok := d.vouched()
-	if !ok {
-		return nil
-	}
-	out := map[string]VoyageInfo{}
-	for i := range v.infos {
-		if v.held[i] {
-			out[v.infos[i].ID] = v.infos[i]
-		}
-	}
-	return out
-}
-
 // vouchers is what the home index vouches for: every voyage it names
 // (infos, in the order it names them; at says where each id is), and
 // whether it vouches for it (held): its writers all closed it and its log
