@@ -110,6 +110,26 @@ func (l *log) PutSnapshot(ctx context.Context, seq uint64, data []byte) error {
 	return nil
 }
 
+// parseSnapshot splits a snapshot object into its point and its
+// compressed views, or says why it is not a snapshot of this version.
+func parseSnapshot(obj []byte) (sp snapshotPoint, views []byte, reason string) {
+	at := len(snapshotMagic) + 4
+	if len(obj) < at || string(obj[:len(snapshotMagic)]) != snapshotMagic {
+		return sp, nil, "not a snapshot of this version"
+	}
+	n := int(binary.LittleEndian.Uint32(obj[len(snapshotMagic):]))
+	if n < 0 || n > len(obj)-at {
+		return sp, nil, "its point runs past its end"
+	}
+	if err := json.Unmarshal(obj[at:at+n], &sp); err != nil {
+		return sp, nil, "its point: " + err.Error()
+	}
+	if sp.Head.Seq == 0 || sp.Stream == 0 {
+		return sp, nil, "its point names no record"
+	}
+	return sp, obj[at+n:], ""
+}
+
 // Snapshot reads the voyage's snapshot and checks its point against the
 // log.
 func (l *log) Snapshot(ctx context.Context) (store.Snapshot, error) {
@@ -135,20 +155,9 @@ func (l *log) Snapshot(ctx context.Context) (store.Snapshot, error) {
 	bad := func(reason string) error {
 		return fmt.Errorf("%w: voyage %s, %s: %s", store.ErrBadSnapshot, l.voyage, l.whereSnapshot(), reason)
 	}
-	at := len(snapshotMagic) + 4
-	if len(obj) < at || string(obj[:len(snapshotMagic)]) != snapshotMagic {
-		return store.Snapshot{}, bad("not a snapshot of this version")
-	}
-	n := int(binary.LittleEndian.Uint32(obj[len(snapshotMagic):]))
-	if n > len(obj)-at {
-		return store.Snapshot{}, bad("its point runs past its end")
-	}
-	var sp snapshotPoint
-	if err := json.Unmarshal(obj[at:at+n], &sp); err != nil {
-		return store.Snapshot{}, bad("its point: " + err.Error())
-	}
-	if sp.Head.Seq == 0 || sp.Stream == 0 {
-		return store.Snapshot{}, bad("its point names no record")
+	sp, views, reason := parseSnapshot(obj)
+	if reason != "" {
+		return store.Snapshot{}, bad(reason)
 	}
 	tail, err := l.fetchTail(ctx)
 	if err != nil {
@@ -191,7 +200,7 @@ func (l *log) Snapshot(ctx context.Context) (store.Snapshot, error) {
 		l.index = slices.Insert(l.index, i, p)
 	}
 	l.mu.Unlock()
-	data, err := snapshotDecoder().DecodeAll(obj[at+n:], make([]byte, 0, 4*len(obj)))
+	data, err := snapshotDecoder().DecodeAll(views, make([]byte, 0, 4*len(obj)))
 	if err != nil {
 		return store.Snapshot{}, bad("its views do not decompress: " + err.Error())
 	}
