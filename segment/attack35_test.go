@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -92,4 +93,90 @@ func TestAttackTheWatermarkWrittenWithoutAReadReachesEveryCommit(t *testing.T) {
 		}
 		assert.Equal(t, want[i], r.Data, fmt.Sprint("record ", i+1))
 	}
+}
+
+// TestAttackAnEditAtAnyReadBoundaryFailsTheChainAtOpen edits one record in
+// place (its length kept) of a long segment, the agent recomputing every
+// frame's CRC and WATERMARK's sums but not the chain's link, at the
+// records an open's reads and links ahead split: the first, the last,
+// those across the 32 KiB, 64 KiB, 256 KiB and 1 MiB marks, and records
+// larger than a read buffer. Open must refuse each, with links ahead on
+// a second core and with GOMAXPROCS=1 (no helper).
+func TestAttackAnEditAtAnyReadBoundaryFailsTheChainAtOpen(t *testing.T) {
+	const id = "voyage-attack35"
+	big := map[int]int{100: 70 << 10, 400: 300 << 10, 700: 1200 << 10} // record: size
+	var recs [][]byte
+	for i := 1; i <= 1000; i++ {
+		r := blobby(i)
+		if n, ok := big[i]; ok {
+			r = payload(i, n)
+		}
+		recs = append(recs, r)
+	}
+	src := t.TempDir()
+	l := openT(t, src, &Options{Identity: id, NoSync: true, SegmentSize: 64 << 20})
+	for _, r := range recs {
+		_, err := l.Append(ctx, r)
+		require.NoError(t, err)
+	}
+	require.NoError(t, l.Close())
+	head := chainOf(id, recs)
+
+	// Where each frame starts in the forged segment.
+	hdr, reason := decodeFileHeader(mustRead(t, filepath.Join(src, segmentName(1))))
+	require.Empty(t, reason)
+	off := len(encodeFileHeader(hdr))
+	var sum uint32
+	starts := make([]int, len(recs)+1)
+	for i, r := range recs {
+		starts[i] = off
+		var b []byte
+		b, sum = appendFrame(nil, uint64(i+1), 0, true, sum, r)
+		off += len(b)
+	}
+	starts[len(recs)] = off
+	at := map[int]bool{1: true, len(recs): true}
+	for seq := range big {
+		at[seq] = true
+	}
+	for _, mark := range []int{32 << 10, 64 << 10, 256 << 10, 1 << 20, 2 << 20} {
+		for i := range recs {
+			if starts[i] < mark && starts[i+1] >= mark {
+				at[i+1] = true // across the mark
+				if i+2 <= len(recs) {
+					at[i+2] = true // the first after it
+				}
+			}
+		}
+	}
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	for _, p := range []int{max(procs, 2), 1} {
+		runtime.GOMAXPROCS(p)
+		for seq := range at {
+			t.Run(fmt.Sprintf("GOMAXPROCS=%d record %d", p, seq), func(t *testing.T) {
+				dir := t.TempDir()
+				for _, name := range []string{segmentName(1), watermarkName} {
+					require.NoError(t, os.WriteFile(filepath.Join(dir, name), mustRead(t, filepath.Join(src, name)), 0o600))
+				}
+				edited := append([][]byte(nil), recs...)
+				r := append([]byte(nil), recs[seq-1]...)
+				r[len(r)/2] ^= 0x20 // one letter's case: the length kept
+				edited[seq-1] = r
+				forge(t, dir, edited, head.Hash)
+
+				_, err := Open(ctx, dir, &Options{Identity: id})
+				var ce *CorruptionError
+				require.ErrorAs(t, err, &ce, "open checks the link from the watermark")
+				assert.Contains(t, ce.Reason, fmt.Sprintf("the WATERMARK's chain link at seq %d does not match the log", len(recs)))
+			})
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
 }
