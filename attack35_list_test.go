@@ -70,3 +70,80 @@ func TestAttackASegmentAddedAfterTheLastIsSeenByList(t *testing.T) {
 	require.Len(t, list, 1)
 	assert.Equal(t, truth, list[0].Status, "list shows what opening the voyage shows")
 }
+
+// TestAttackAVoyageSwappedOrRelinkedBehindHelmsBackIsNotVouchedFor: two
+// voyages' directories swapped (each file keeps its inode, size and
+// times), and a voyage's events/ replaced by a new directory holding the
+// same files hard-linked (the same inodes): the index vouches for
+// neither voyage, and list reads them themselves.
+func TestAttackAVoyageSwappedOrRelinkedBehindHelmsBackIsNotVouchedFor(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		change func(t *testing.T, voyages string, ids []string)
+		gone   []int // the voyages no longer vouched for
+	}{
+		{name: "two voyage directories swapped", gone: []int{0, 1}, change: func(t *testing.T, voyages string, ids []string) {
+			a, b, tmp := filepath.Join(voyages, ids[0]), filepath.Join(voyages, ids[1]), filepath.Join(voyages, "swap")
+			require.NoError(t, os.Rename(a, tmp))
+			require.NoError(t, os.Rename(b, a))
+			require.NoError(t, os.Rename(tmp, b))
+		}},
+		{name: "two events directories swapped", gone: []int{0, 1}, change: func(t *testing.T, voyages string, ids []string) {
+			a, b := filepath.Join(voyages, ids[0], "events"), filepath.Join(voyages, ids[1], "events")
+			tmp := filepath.Join(voyages, ids[0], "aside")
+			require.NoError(t, os.Rename(a, tmp))
+			require.NoError(t, os.Rename(b, a))
+			require.NoError(t, os.Rename(tmp, b))
+		}},
+		{name: "events/ replaced by its files hard-linked", gone: []int{0}, change: func(t *testing.T, voyages string, ids []string) {
+			events := filepath.Join(voyages, ids[0], "events")
+			linked := filepath.Join(voyages, ids[0], "linked")
+			require.NoError(t, os.Mkdir(linked, 0o700))
+			entries, err := os.ReadDir(events)
+			require.NoError(t, err)
+			for _, e := range entries {
+				require.NoError(t, os.Link(filepath.Join(events, e.Name()), filepath.Join(linked, e.Name())))
+			}
+			require.NoError(t, os.Rename(events, filepath.Join(voyages, ids[0], "old")))
+			require.NoError(t, os.Rename(linked, events))
+			require.NoError(t, os.RemoveAll(filepath.Join(voyages, ids[0], "old")))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := Open(t.TempDir(), nil)
+			require.NoError(t, err)
+			var ids []string
+			for i := range 3 {
+				v, err := h.Start(ctx, "voyage", OpenWaters, indexWho, nil)
+				require.NoError(t, err)
+				observeNote(t, v, "a note")
+				if i == 1 {
+					require.NoError(t, v.Complete(ctx, logbook.OutcomeFailed, "failed", indexWho))
+				}
+				ids = append(ids, v.ID())
+				require.NoError(t, v.Close())
+			}
+			require.Len(t, h.indexedViews(), 3)
+			tt.change(t, h.voyagesDir(), ids)
+			indexed := h.indexedViews()
+			for _, i := range tt.gone {
+				assert.NotContains(t, indexed, ids[i], "voyage %d is not vouched for", i)
+			}
+			assert.Contains(t, indexed, ids[2], "the voyage left alone is")
+			list, err := h.List(ctx, nil)
+			if err == nil {
+				assert.Equal(t, listWithoutIndex(t, h), list, "what reading every voyage lists")
+				return
+			}
+			var le *ListError
+			require.ErrorAs(t, err, &le, "the damage is named, not shown healthy")
+			var gone []string
+			for _, i := range tt.gone {
+				gone = append(gone, ids[i])
+			}
+			assert.ElementsMatch(t, gone, le.Voyages)
+		})
+	}
+}
