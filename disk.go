@@ -230,7 +230,7 @@ func (d *disk) ids(_ context.Context, prefix string) ([]string, error) {
 }
 
 // list reads the home index, which vouches for the voyages whose writers
-// all closed them, for the price of two stats each (vouched). Each of the
+// all closed them, for the price of three stats each (vouched). Each of the
 // others costs a few small reads (its summary, its directory, its log's
 // tail); they are independent, so a few run at once.
 func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {

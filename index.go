@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -192,10 +193,13 @@ func (d *disk) vouched() (v vouchers, ok bool) {
 // logPrint is what the home index records of a voyage's log when its
 // writer closed it: the stamps (inode number, size, modification and
 // change times) of WATERMARK and of the last segment, the two files
-// every change helm makes to the log writes. The writers' records say no
-// helm writer changed the voyage since; the stamps catch a change made
-// by anything else that wrote, replaced, restored, truncated or removed
-// either file (or the whole events directory), so that List reads such a
+// every change helm makes to the log writes, and of the log's directory,
+// whose change time moves when a file is added to it, removed or
+// renamed. The writers' records say no helm writer changed the voyage
+// since; the stamps catch a change made by anything else that wrote,
+// replaced, restored, truncated or removed either file, added a file
+// (a segment after the last, which open reads) or replaced the whole
+// events directory, so that List reads such a
 // voyage itself and flags it. A change time cannot be set back by its
 // owner (touch -d sets the others), so a stamp holds only for a file no
 // one wrote, renamed or touched since. See "What a list trusts" in
@@ -221,11 +225,14 @@ type fileStamp struct {
 	mtime, ctime int64 // UnixNano
 }
 
-// fingerprint stamps the log in dir: its WATERMARK and its last segment.
+// fingerprint stamps the log in dir: its WATERMARK, its last segment,
+// and the directory itself ("" names it), whose change time moves when a
+// file in it is added, removed or renamed: a segment dropped in after the
+// last one, which open reads, leaves the two files alone.
 func fingerprint(dir string) (logPrint, bool) {
 	var fp logPrint
-	for _, name := range []string{"WATERMARK", filepath.Base(lastSegment(dir))} {
-		if filepath.Ext(name) != ".seg" && name != "WATERMARK" {
+	for _, name := range []string{"WATERMARK", filepath.Base(lastSegment(dir)), ""} {
+		if filepath.Ext(name) != ".seg" && name != "WATERMARK" && name != "" {
 			return logPrint{}, false // no segment: nothing to vouch for
 		}
 		st, ok := stampFile(filepath.Join(dir, name))
@@ -238,9 +245,10 @@ func fingerprint(dir string) (logPrint, bool) {
 }
 
 // holds reports whether the log whose directory is rel below sd (ending
-// in a slash) still has the stamps.
+// in a slash) still has the stamps. A print of this version without the
+// directory's stamp (an earlier build's) vouches for nothing.
 func (fp logPrint) holds(sd *stampDir, rel []byte) bool {
-	if len(fp.stamps) == 0 {
+	if len(fp.stamps) == 0 || !fp.old && !slices.ContainsFunc(fp.stamps, func(s namedStamp) bool { return s.name == "" }) {
 		return false
 	}
 	for _, s := range fp.stamps {

@@ -139,9 +139,10 @@ func redactEvent(r *redact.Redactor, e *projection.Event) int {
 }
 
 // redactValue hides the secrets in every text v holds, in place: every
-// string reached through exported fields, pointers, interfaces, slices and
-// string-to-string maps (a json.RawMessage as JSON; a map's value also
-// when its key looks secret), but not a content address in a field tagged
+// string reached through exported fields, pointers, interfaces (a value
+// they hold is redacted as a copy and put back), slices, arrays and
+// string-to-string maps (keys and values; a json.RawMessage as JSON; a
+// map's value also when its key looks secret), but not a content address in a field tagged
 // redact:"address". It walks v by the plan of its type (redactPlanOf):
 // the fields that can hold no text are passed by, and struct tags are read
 // once per type, not once per event.
@@ -215,7 +216,19 @@ func (b *redactPlanBuilder) build(t reflect.Type) redactPlan {
 			if v.IsNil() {
 				return 0
 			}
-			return redactValue(r, v.Elem())
+			e := v.Elem()
+			if e.CanSet() || !v.CanSet() {
+				return redactValue(r, e)
+			}
+			// A value held by the interface (a string, a struct) cannot be
+			// set in place: redact a copy, and put it back.
+			c := reflect.New(e.Type()).Elem()
+			c.Set(e)
+			n := redactValue(r, c)
+			if n > 0 {
+				v.Set(c)
+			}
+			return n
 		}
 	case reflect.Pointer:
 		elem := b.plan(t.Elem())
@@ -266,6 +279,18 @@ func (b *redactPlanBuilder) build(t reflect.Type) redactPlan {
 			}
 			return n
 		}
+	case reflect.Array:
+		elem := b.plan(t.Elem())
+		if elem == nil {
+			return nil
+		}
+		return func(r *redact.Redactor, v reflect.Value) int {
+			n := 0
+			for i := range v.Len() {
+				n += elem(r, v.Index(i))
+			}
+			return n
+		}
 	case reflect.Slice:
 		if t == rawMessage {
 			return func(r *redact.Redactor, v reflect.Value) int {
@@ -301,9 +326,16 @@ func (b *redactPlanBuilder) build(t reflect.Type) redactPlan {
 				if c == 0 && redact.LooksSecret(k.String()) && len(s) >= redact.MinValue && !strings.HasPrefix(s, "[REDACTED:") {
 					s, c = redact.Marker("secret-field:"+k.String()), 1
 				}
-				if c > 0 {
+				// A key is text too: one holding a secret is stored under
+				// its redaction.
+				key, kc := r.String(k.String())
+				if kc > 0 {
+					v.SetMapIndex(k, reflect.Value{}) // removed, then set under the redacted key
+					k = reflect.ValueOf(key).Convert(t.Key())
+				}
+				if c > 0 || kc > 0 {
 					v.SetMapIndex(k, reflect.ValueOf(s).Convert(t.Elem()))
-					n += c
+					n += c + kc
 				}
 			}
 			return n
