@@ -9,7 +9,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/helmlog/helm v0.0.0-00010101000000-000000000000
 	github.com/helmlog/helm/store/natsstore v0.0.0-00010101000000-000000000000
-	github.com/itchyny/gojq v0.12.20
+	github.com/itchyny/gojq v0.12.19
 	github.com/klauspost/compress v1.20.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/nats-io/nats.go v1.55.0
