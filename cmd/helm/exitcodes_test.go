@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,4 +117,37 @@ func paragraphs(text string) []string {
 // sentences splits a paragraph into sentences (and clauses after ";").
 func sentences(para string) []string {
 	return regexp.MustCompile(`[.;]\s`).Split(para, -1)
+}
+
+// TestReadmeExitTableIsTheDesigns: the README's exit-status table lists
+// the codes of docs/design.md's, no more, and says of each what the
+// design says: whether something was recorded.
+func TestReadmeExitTableIsTheDesigns(t *testing.T) {
+	t.Parallel()
+	table := exitTable(t)
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	row := regexp.MustCompile(`(?m)^\| (\d+) \| ([^|]+) \|$`)
+	readme := map[int]string{}
+	for _, m := range row.FindAllStringSubmatch(string(data), -1) {
+		n, err := strconv.Atoi(m[1])
+		require.NoError(t, err)
+		readme[n] = m[2]
+	}
+	codes := func(m map[int]string) []int {
+		var out []int
+		for n := range m {
+			out = append(out, n)
+		}
+		slices.Sort(out)
+		return out
+	}
+	require.Equal(t, codes(table), codes(readme), "the README's exit table has the codes of docs/design.md's")
+	for n, recorded := range table {
+		if recorded == "nothing" {
+			assert.Contains(t, readme[n], "nothing was recorded", "README: exit %d records nothing, as docs/design.md says", n)
+		}
+	}
+	assert.Contains(t, readme[exitRecorded], "recorded", "README: exit 3 has recorded what happened")
+	assert.Contains(t, readme[exitRefused], "refusal is recorded", "README: exit 4 records the refusal")
 }
