@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"io"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -133,4 +136,49 @@ func TestJetStreamRefusesAForgedSnapshot(t *testing.T) {
 			assert.NotErrorIs(t, err, store.ErrDamaged, "a cache not to trust, not damage of the log")
 		})
 	}
+}
+
+// An object the agent put in the snapshot's place that is larger than any
+// snapshot helm writes compresses to (256 MiB) is refused before it is
+// read: a reader never holds it.
+func TestJetStreamRefusesAnOversizedSnapshotUnread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 257 MiB to the server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := startServer(t, "snapshot-size", nil)
+	home := newHome()
+	st := openStore(t, srv.ClientURL(), natsstore.Options{Home: home})
+	defer st.Close()
+	l, err := st.Create(ctx, "big")
+	require.NoError(t, err)
+	defer l.Close()
+	_, err = l.AppendIf(ctx, 0, []byte("a"))
+	require.NoError(t, err)
+
+	obs, err := rawJS(t, srv).ObjectStore(ctx, "HELM_"+home+"_artifacts")
+	require.NoError(t, err)
+	const size = 257 << 20
+	_, err = obs.Put(ctx, jetstream.ObjectMeta{Name: "big/snapshot"}, io.LimitReader(zeros{}, size))
+	require.NoError(t, err)
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = l.(store.Snapshots).Snapshot(ctx)
+	runtime.ReadMemStats(&after)
+	require.ErrorIs(t, err, store.ErrBadSnapshot)
+	assert.NotErrorIs(t, err, store.ErrDamaged, "a cache not to trust, not damage of the log")
+	assert.Contains(t, err.Error(), "big/snapshot")
+	assert.Contains(t, err.Error(), "larger than 256 MiB")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "the object was not read")
+}
+
+// zeros reads as an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"sort"
@@ -47,6 +48,9 @@ const (
 	snapshotObject = "snapshot"
 	snapshotMagic  = "HELMJSN1"
 	maxSnapshot    = 1 << 30
+	// maxSnapshotObject bounds the compressed object read: a voyage's
+	// snapshot compresses to about a tenth of maxSnapshot at most.
+	maxSnapshotObject = maxSnapshot / 4
 )
 
 var (
@@ -130,6 +134,32 @@ func parseSnapshot(obj []byte) (sp snapshotPoint, views []byte, reason string) {
 	return sp, obj[at+n:], ""
 }
 
+// errSnapshotTooLarge: a snapshot object holds more than maxSnapshotObject
+// bytes, more than any snapshot helm writes compresses to.
+var errSnapshotTooLarge = fmt.Errorf("the object is larger than %d MiB, more than a snapshot helm writes: not read", maxSnapshotObject>>20)
+
+// readSnapshotObject reads the voyage's snapshot object, at most
+// maxSnapshotObject bytes of it whatever its metadata says: an object
+// anyone with the credentials replaced cannot make a reader hold more.
+func (l *log) readSnapshotObject(ctx context.Context) ([]byte, error) {
+	r, err := l.s.obs.Get(ctx, l.snapshotName())
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if info, err := r.Info(); err == nil && info.Size > maxSnapshotObject {
+		return nil, errSnapshotTooLarge
+	}
+	obj, err := io.ReadAll(io.LimitReader(r, maxSnapshotObject+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(obj) > maxSnapshotObject {
+		return nil, errSnapshotTooLarge
+	}
+	return obj, nil
+}
+
 // Snapshot reads the voyage's snapshot and checks its point against the
 // log.
 func (l *log) Snapshot(ctx context.Context) (store.Snapshot, error) {
@@ -143,9 +173,12 @@ func (l *log) Snapshot(ctx context.Context) (store.Snapshot, error) {
 	defer cancel()
 	var obj []byte
 	err := l.s.retry(ctx, func(ctx context.Context) (err error) {
-		obj, err = l.s.obs.GetBytes(ctx, l.snapshotName())
+		obj, err = l.readSnapshotObject(ctx)
 		return err
 	})
+	if errors.Is(err, errSnapshotTooLarge) {
+		return store.Snapshot{}, fmt.Errorf("%w: voyage %s, %s: %w", store.ErrBadSnapshot, l.voyage, l.whereSnapshot(), err)
+	}
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return store.Snapshot{}, fmt.Errorf("%w: voyage %s keeps no snapshot (%s)", store.ErrNotFound, l.voyage, l.whereSnapshot())
 	}
