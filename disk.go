@@ -118,6 +118,11 @@ func (d *disk) removeAbandonedStarts() {
 func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
 	dir := filepath.Join(d.voyagesDir(), id)
 	if err := voyageDirOf(dir); err != nil {
+		if le, ok := errors.AsType[*linkedEventsError](err); ok {
+			return nil, &VoyageError{Op: "open", Voyage: id,
+				Err:  &DamageError{Voyage: id, File: le.path, Reason: "the voyage's events/ is not its own directory", Err: err},
+				Hint: hint.Hint{Kind: hint.Restore, Text: "replace the link with the voyage's own events/ directory from a backup, or remove the voyage"}}
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
 	}
 	cached := readClaims(d.h.dir, dir, id) // before the log: see claims
@@ -186,7 +191,9 @@ func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (
 }
 
 func (d *disk) started(_ context.Context, id string) (bool, error) {
-	return voyageDirOf(filepath.Join(d.voyagesDir(), id)) == nil, nil
+	err := voyageDirOf(filepath.Join(d.voyagesDir(), id))
+	_, linked := errors.AsType[*linkedEventsError](err)
+	return err == nil || linked, nil // a linked events/ is a damaged voyage
 }
 
 // voyageDirOf checks that dir is a voyage's directory of the home: a
@@ -194,12 +201,31 @@ func (d *disk) started(_ context.Context, id string) (bool, error) {
 // home's voyages would have helm read, and write, a voyage kept anywhere
 // else as one of the home's (ids, which lists the home, leaves links out
 // the same way).
+//
+// Its events/ must be a directory of its own too, or absent (a start not
+// yet made): a link there would have helm read the voyage's record from,
+// and append it to, a log kept anywhere else (another voyage's, outside
+// the home).
 func voyageDirOf(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err == nil && !fi.IsDir() {
-		err = fmt.Errorf("%s is not a directory of the home (a link, or a file)", dir)
+		return fmt.Errorf("%s is not a directory of the home (a link, or a file)", dir)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	events := filepath.Join(dir, "events")
+	if fi, err := os.Lstat(events); err == nil && !fi.IsDir() {
+		return &linkedEventsError{events}
+	}
+	return nil
+}
+
+// linkedEventsError is a voyage whose events/ is a link or a file.
+type linkedEventsError struct{ path string }
+
+func (e *linkedEventsError) Error() string {
+	return e.path + " is not the voyage's own directory of events (a link, or a file)"
 }
 
 func (d *disk) ids(_ context.Context, prefix string) ([]string, error) {
