@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/helmlog/helm"
 )
 
@@ -249,7 +247,7 @@ func newRawCPU(path string, n int) (*rawCPU, error) {
 		f.Close()
 		return nil, err
 	}
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+	if err := fdatasync(f); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -264,7 +262,7 @@ func (r *rawCPU) chunk(m int) error {
 		if _, err := r.f.WriteAt(rec, r.off); err != nil {
 			return err
 		}
-		if err := unix.Fdatasync(int(r.f.Fd())); err != nil {
+		if err := fdatasync(r.f); err != nil {
 			return err
 		}
 		r.cpu += cpuTime() - start

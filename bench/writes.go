@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/helmlog/helm"
 )
 
@@ -88,7 +86,7 @@ func rawSide(dir string) (*side, func(), error) {
 				if _, err := f.Write(rec); err != nil {
 					return 0, err
 				}
-				if err := unix.Fdatasync(int(f.Fd())); err != nil {
+				if err := fdatasync(f); err != nil {
 					return 0, err
 				}
 			}
@@ -126,7 +124,7 @@ func twoFilesSide(dir string, parallel bool) (*side, func(), error) {
 		if _, err := f.Write(rec); err != nil {
 			return err
 		}
-		return unix.Fdatasync(int(f.Fd()))
+		return fdatasync(f)
 	}
 	name := "two files, serial"
 	if parallel {
@@ -189,7 +187,7 @@ func overwriteSide(dir string, n int) (*side, func(), error) {
 				return 0, err
 			}
 			off += int64(len(rec))
-			if err := unix.Fdatasync(int(f.Fd())); err != nil {
+			if err := fdatasync(f); err != nil {
 				return 0, err
 			}
 		}
