@@ -78,7 +78,7 @@ func benchCLIStart(ctx context.Context, dir string, r *report) error {
 	h, ver, note := median(times[0]), median(times[1]), median(times[2])
 	r.put("cli_version_vs_hello", ver/h, fmt.Sprintf("helm version %s ms, a Go hello world %s ms, medians of %d interleaved runs, process start to exit", formatValue(ver), formatValue(h), cliStartRuns))
 	r.put("cli_note_vs_hello", note/h, fmt.Sprintf("helm note on a one-event voyage of a disk home, durable, %s ms; hello %s ms", formatValue(note), formatValue(h)))
-	return nil
+	return benchCLIStartCosts(ctx, hello, bin, r)
 }
 
 // buildHello builds the hello world into dir, in a module of its own.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/helmlog/helm/agent"
 	"github.com/helmlog/helm/agent/internal/hookio"
@@ -63,10 +64,12 @@ func CommandText(input json.RawMessage) string {
 	return strings.Join(q, " ")
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+// plainWord and exitCodeLine are compiled on first use: every start of
+// the helm program runs this package's initialisation.
+var plainWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
 
 func quote(s string) string {
-	if plainWord.MatchString(s) {
+	if plainWord().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -91,7 +94,7 @@ func (tools) Result(tc *agent.ToolCall) string {
 	return out
 }
 
-var exitCodeLine = regexp.MustCompile(`^Exit code: (-?\d+)\n`)
+var exitCodeLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Exit code: (-?\d+)\n`) })
 
 // output reads a function_call_output's output: the text, the exit
 // status it reports, and whether it says it failed. Codex writes it as a
@@ -120,7 +123,7 @@ func output(raw json.RawMessage) (text string, code int, failed bool) {
 	if strings.HasPrefix(strings.TrimSpace(s), "{") && json.Unmarshal([]byte(s), &exec) == nil && exec.Output != nil {
 		return *exec.Output, exec.Metadata.ExitCode, failed || exec.Metadata.ExitCode != 0
 	}
-	if m := exitCodeLine.FindStringSubmatch(s); m != nil {
+	if m := exitCodeLine().FindStringSubmatch(s); m != nil {
 		code, _ = strconv.Atoi(m[1])
 		if _, body, ok := strings.Cut(s, "Output:\n"); ok {
 			s = body

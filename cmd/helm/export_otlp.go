@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/collector/pdata/ptrace"
-
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/cmd/helm/internal/otlp"
 )
@@ -27,10 +25,10 @@ const otlpTracesPath = "/v1/traces"
 const otlpBodyShown = 512
 
 // voyageTrace is the trace of voyage v and its sub-voyages.
-func (a *app) voyageTrace(ctx context.Context, v *helm.Voyage) (ptrace.Traces, error) {
+func (a *app) voyageTrace(ctx context.Context, v *helm.Voyage) (*otlp.Traces, error) {
 	h, err := a.openHome()
 	if err != nil {
-		return ptrace.Traces{}, err
+		return nil, err
 	}
 	return otlp.Trace(ctx, h, v, &otlp.Options{ServiceVersion: readVersion().Version})
 }

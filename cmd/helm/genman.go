@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 	"github.com/spf13/pflag"
 )
 
@@ -28,9 +27,7 @@ func newGenManCmd() *cobra.Command {
 			if err := os.MkdirAll(args[0], 0o755); err != nil {
 				return fmt.Errorf("write man pages: %w", err)
 			}
-			c.Root().DisableAutoGenTag = true // the date and source say it
-			header := &doc.GenManHeader{Title: "HELM", Section: "1", Source: "helm " + readVersion().Version, Manual: "helm manual"}
-			if err := doc.GenManTree(c.Root(), header, args[0]); err != nil {
+			if _, err := writeManTree(c.Root(), newManHeader(), args[0]); err != nil {
 				return fmt.Errorf("write man pages into %s: %w", args[0], err)
 			}
 			return nil
@@ -86,16 +83,13 @@ func (*manInstallCmd) Run(_ context.Context, a *app, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return &hinted{Err: fmt.Errorf("man install: create %s: %w", dir, err), Hint: "helm man install DIR, with a DIR you can write"}
 	}
-	root := a.cmd.Root()
-	root.DisableAutoGenTag = true
-	header := &doc.GenManHeader{Title: "HELM", Section: "1", Source: "helm " + readVersion().Version, Manual: "helm manual"}
-	if err := doc.GenManTree(root, header, dir); err != nil {
+	pages, err := writeManTree(a.cmd.Root(), newManHeader(), dir)
+	if err != nil {
 		return &hinted{Err: fmt.Errorf("man install: write the pages into %s: %w", dir, err), Hint: "helm man install DIR, with a DIR you can write"}
 	}
-	pages, _ := filepath.Glob(filepath.Join(dir, "helm*.1"))
 	if a.g.json {
-		return writeJSON(a.stdout, map[string]any{"dir": dir, "pages": len(pages)})
+		return writeJSON(a.stdout, map[string]any{"dir": dir, "pages": pages})
 	}
-	_, err := fmt.Fprintf(a.stdout, "Installed %s in %s (man helm, man helm-log, ...)\n", plural(len(pages), "man page"), printable(dir))
+	_, err = fmt.Fprintf(a.stdout, "Installed %s in %s (man helm, man helm-log, ...)\n", plural(pages, "man page"), printable(dir))
 	return err
 }

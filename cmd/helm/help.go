@@ -77,18 +77,7 @@ func flagUsages(fs *pflag.FlagSet) string {
 		default:
 			left += " " + name
 		}
-		switch f.Value.Type() {
-		case "bool", "stringArray", "stringSlice":
-		case "string":
-			if f.DefValue != "" {
-				usage += fmt.Sprintf(" (default %q)", f.DefValue)
-			}
-		default:
-			if f.DefValue != "0" && f.DefValue != "-1" && f.DefValue != "" {
-				usage += " (default " + f.DefValue + ")"
-			}
-		}
-		rows = append(rows, row{left, usage})
+		rows = append(rows, row{left, usage + flagDefault(f)})
 		width = max(width, len(left))
 	})
 	var b strings.Builder
@@ -96,6 +85,23 @@ func flagUsages(fs *pflag.FlagSet) string {
 		fmt.Fprintf(&b, "%-*s   %s\n", width, r.left, r.usage)
 	}
 	return b.String()
+}
+
+// flagDefault is what the help says of f's default: " (default 2m0s)",
+// or "" when the default goes without saying (false, empty, 0, -1).
+func flagDefault(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "bool", "stringArray", "stringSlice":
+	case "string":
+		if f.DefValue != "" {
+			return fmt.Sprintf(" (default %q)", f.DefValue)
+		}
+	default:
+		if f.DefValue != "0" && f.DefValue != "-1" && f.DefValue != "" {
+			return " (default " + f.DefValue + ")"
+		}
+	}
+	return ""
 }
 
 // newHelpCmd is `helm help COMMAND...`: the same as COMMAND --help, and an

@@ -39,8 +39,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/helmlog/helm"
 	"github.com/helmlog/helm/logbook"
@@ -77,16 +75,16 @@ type Options struct {
 // It reads the events other processes appended first (Voyage.Refresh).
 // Sub-voyages that cannot be opened make it fail, naming them: a trace
 // with a hole in it would look whole.
-func Trace(ctx context.Context, h *helm.Home, v *helm.Voyage, opts *Options) (ptrace.Traces, error) {
+func Trace(ctx context.Context, h *helm.Home, v *helm.Voyage, opts *Options) (*Traces, error) {
 	if err := v.Refresh(ctx); err != nil {
-		return ptrace.Traces{}, err
+		return nil, err
 	}
 	if _, err := uuid.Parse(v.ID()); err != nil {
-		return ptrace.Traces{}, fmt.Errorf("voyage %s: its id is not a UUID: %w", v.ID(), err)
+		return nil, fmt.Errorf("voyage %s: its id is not a UUID: %w", v.ID(), err)
 	}
 	all, err := h.List(ctx, nil)
 	if err != nil {
-		return ptrace.Traces{}, fmt.Errorf("voyage %s: list the home's voyages for its sub-voyages: %w", v.ID(), err)
+		return nil, fmt.Errorf("voyage %s: list the home's voyages for its sub-voyages: %w", v.ID(), err)
 	}
 	children := map[string][]string{}
 	for _, info := range all {
@@ -97,7 +95,7 @@ func Trace(ctx context.Context, h *helm.Home, v *helm.Voyage, opts *Options) (pt
 	l := &loader{ctx: ctx, h: h, children: children, seen: map[string]bool{}}
 	c, err := l.load(v)
 	if err != nil {
-		return ptrace.Traces{}, err
+		return nil, err
 	}
 	return build(c, opts), nil
 }
@@ -152,57 +150,57 @@ func (l *loader) load(v *helm.Voyage) (*crew, error) {
 }
 
 // build makes the trace of c: it reads nothing.
-func build(c *crew, opts *Options) ptrace.Traces {
+func build(c *crew, opts *Options) *Traces {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.SetSchemaUrl(SchemaURL)
-	res := rs.Resource().Attributes()
-	res.PutStr("service.name", "helm")
+	td := &Traces{SchemaURL: SchemaURL, ScopeName: ScopeName, ScopeVersion: o.ServiceVersion}
+	td.Resource.PutStr("service.name", "helm")
 	if o.ServiceVersion != "" {
-		res.PutStr("service.version", o.ServiceVersion)
+		td.Resource.PutStr("service.version", o.ServiceVersion)
 	}
-	ss := rs.ScopeSpans().AppendEmpty()
-	ss.SetSchemaUrl(SchemaURL)
-	ss.Scope().SetName(ScopeName)
-	ss.Scope().SetVersion(o.ServiceVersion)
-	var trace pcommon.TraceID
+	var trace TraceID
 	if id, err := uuid.Parse(c.info.ID); err == nil {
-		trace = pcommon.TraceID(id)
+		trace = TraceID(id)
 	}
-	b := &builder{trace: trace, spans: ss.Spans()}
-	b.voyage(c, pcommon.NewSpanIDEmpty())
+	b := &builder{trace: trace, td: td}
+	b.voyage(c, SpanID{})
 	return td
 }
 
-// SpanID is the span id of entry n of voyage id (0: the voyage's own
+// SpanOf is the span id of entry n of voyage id (0: the voyage's own
 // span): the first 8 bytes of SHA-256 over a label, the id and n.
-func SpanID(id string, n int) pcommon.SpanID {
+func SpanOf(id string, n int) SpanID {
 	sum := sha256.Sum256([]byte("helm otlp span\x00" + id + "\x00" + strconv.Itoa(n)))
-	var s pcommon.SpanID
+	var s SpanID
 	copy(s[:], sum[:8])
-	if s.IsEmpty() {
+	if s == (SpanID{}) {
 		s[7] = 1 // an all-zero span id is invalid; SHA-256 gives one 2^-64 of the time
 	}
 	return s
 }
 
 type builder struct {
-	trace pcommon.TraceID
-	spans ptrace.SpanSlice
+	trace TraceID
+	td    *Traces
+}
+
+// span appends a new span.
+func (b *builder) span() *Span {
+	sp := &Span{}
+	b.td.Spans = append(b.td.Spans, sp)
+	return sp
 }
 
 // voyage appends the spans of voyage c under parent (empty: c is the
 // root) and those of its sub-voyages, and returns the end of its span.
-func (b *builder) voyage(c *crew, parent pcommon.SpanID) time.Time {
+func (b *builder) voyage(c *crew, parent SpanID) time.Time {
 	info, entries := c.info, c.entries
-	own := SpanID(info.ID, 0)
-	sp := b.spans.AppendEmpty()
+	own := SpanOf(info.ID, 0)
+	sp := b.span()
 	b.base(sp, own, parent, "voyage "+info.Intent)
-	at := sp.Attributes()
+	at := &sp.Attributes
 	put(at, "helm.voyage.id", info.ID)
 	put(at, "helm.voyage.intent", info.Intent)
 	put(at, "helm.voyage.kind", string(info.Kind))
@@ -220,27 +218,27 @@ func (b *builder) voyage(c *crew, parent pcommon.SpanID) time.Time {
 	put(at, "vcs.ref.head.name", info.Branch)
 	put(at, "vcs.ref.base.revision", info.Base)
 	for i, t := range info.Lifecycle {
-		ev := sp.Events().AppendEmpty()
+		ev := &Event{Time: ts(t.At)}
+		sp.Events = append(sp.Events, ev)
 		switch {
 		case i == 0:
-			ev.SetName("voyage started")
+			ev.Name = "voyage started"
 		case t.Status == logbook.StatusActive:
-			ev.SetName("voyage resumed")
+			ev.Name = "voyage resumed"
 		default:
-			ev.SetName("voyage " + string(t.Status))
+			ev.Name = "voyage " + string(t.Status)
 		}
-		ev.SetTimestamp(ts(t.At))
-		put(ev.Attributes(), "helm.voyage.status", string(t.Status))
-		put(ev.Attributes(), "helm.reason", t.Reason)
-		who(ev.Attributes(), t.Who)
+		put(&ev.Attributes, "helm.voyage.status", string(t.Status))
+		put(&ev.Attributes, "helm.reason", t.Reason)
+		who(&ev.Attributes, t.Who)
 	}
 	if info.Status != logbook.StatusActive {
 		switch info.Outcome {
 		case logbook.OutcomeCompleted:
-			sp.Status().SetCode(ptrace.StatusCodeOk)
+			sp.Status.Code = StatusCodeOk
 		case logbook.OutcomeFailed:
-			sp.Status().SetCode(ptrace.StatusCodeError)
-			sp.Status().SetMessage(bound(info.Summary))
+			sp.Status.Code = StatusCodeError
+			sp.Status.Message = bound(info.Summary)
 		}
 	}
 
@@ -265,62 +263,60 @@ func (b *builder) voyage(c *crew, parent pcommon.SpanID) time.Time {
 	for _, sub := range c.subs {
 		under := own
 		if n, ok := opened[sub.info.ID]; ok {
-			under = SpanID(info.ID, n)
+			under = SpanOf(info.ID, n)
 		}
 		end = later(end, b.voyage(sub, under))
 	}
 	end = later(end, start)
-	sp.SetStartTimestamp(ts(start))
-	sp.SetEndTimestamp(ts(end))
+	sp.Start, sp.End = ts(start), ts(end)
 	return end
 }
 
-func (b *builder) base(sp ptrace.Span, id, parent pcommon.SpanID, name string) {
-	sp.SetTraceID(b.trace)
-	sp.SetSpanID(id)
-	sp.SetParentSpanID(parent)
-	sp.SetName(bound(name))
-	sp.SetKind(ptrace.SpanKindInternal)
+func (b *builder) base(sp *Span, id, parent SpanID, name string) {
+	sp.TraceID = b.trace
+	sp.SpanID = id
+	sp.ParentSpanID = parent
+	sp.Name = bound(name)
+	sp.Kind = SpanKindInternal
 }
 
 // entry appends the span of entry e of voyage id under parent and returns
 // its end.
-func (b *builder) entry(id string, parent pcommon.SpanID, e logbook.Entry) time.Time {
-	sp := b.spans.AppendEmpty()
-	b.base(sp, SpanID(id, e.N), parent, string(e.Kind))
-	at := sp.Attributes()
+func (b *builder) entry(id string, parent SpanID, e logbook.Entry) time.Time {
+	sp := b.span()
+	b.base(sp, SpanOf(id, e.N), parent, string(e.Kind))
+	at := &sp.Attributes
 	at.PutInt("helm.entry.n", int64(e.N))
 	put(at, "helm.entry.kind", string(e.Kind))
 	at.PutInt("helm.entry.seq", int64(min(e.Seq, 1<<63-1)))
 	who(at, e.Who)
 	end := e.At
 	link := func(n int) {
-		l := sp.Links().AppendEmpty()
-		l.SetTraceID(b.trace)
-		l.SetSpanID(SpanID(id, n))
-		l.Attributes().PutInt("helm.entry.n", int64(n))
+		l := &Link{TraceID: b.trace, SpanID: SpanOf(id, n)}
+		l.Attributes.PutInt("helm.entry.n", int64(n))
+		sp.Links = append(sp.Links, l)
 	}
 	switch {
 	case e.Bearing != nil:
 		put(at, "helm.bearing.reading", e.Bearing.Reading.Text)
 		at.PutInt("helm.bearing.observations", int64(len(e.Bearing.Observations)))
 		if len(e.Bearing.Observations) > 0 {
-			marks := at.PutEmptySlice("helm.bearing.marks")
+			var marks []string
 			for _, o := range e.Bearing.Observations {
-				marks.AppendEmpty().SetStr(bound(o.Label))
+				marks = append(marks, bound(o.Label))
 			}
+			at.PutStrs("helm.bearing.marks", marks)
 		}
 		for _, h := range e.Bearing.Reading.History {
-			ev := sp.Events().AppendEmpty()
-			ev.SetName("reading challenged")
-			ev.SetTimestamp(ts(h.ChallengedAt))
-			put(ev.Attributes(), "helm.bearing.reading", h.Text)
-			put(ev.Attributes(), "helm.challenge.feedback", h.ChallengedWith)
-			who(ev.Attributes(), h.ChallengedBy)
+			ev := &Event{Name: "reading challenged", Time: ts(h.ChallengedAt)}
+			sp.Events = append(sp.Events, ev)
+			put(&ev.Attributes, "helm.bearing.reading", h.Text)
+			put(&ev.Attributes, "helm.challenge.feedback", h.ChallengedWith)
+			who(&ev.Attributes, h.ChallengedBy)
 		}
 	case e.Action != nil:
 		a := e.Action
-		sp.SetName(bound("action " + a.Kind))
+		sp.Name = bound("action " + a.Kind)
 		put(at, "helm.action.id", a.ID)
 		put(at, "helm.action.kind", a.Kind)
 		put(at, "helm.action.status", string(a.Status))
@@ -339,14 +335,14 @@ func (b *builder) entry(id string, parent pcommon.SpanID, e logbook.Entry) time.
 		}
 		switch a.Status {
 		case logbook.ActionFailed:
-			sp.Status().SetCode(ptrace.StatusCodeError)
-			sp.Status().SetMessage(bound(a.Error))
+			sp.Status.Code = StatusCodeError
+			sp.Status.Message = bound(a.Error)
 			put(at, "error.type", "action_failed")
 		case logbook.ActionRefused:
 			put(at, "helm.guard.verdict", "deny")
 			put(at, "helm.guard.rule", a.Rule)
 		case logbook.ActionPerformed:
-			sp.Status().SetCode(ptrace.StatusCodeOk)
+			sp.Status.Code = StatusCodeOk
 		}
 		if !a.DoneAt.IsZero() {
 			end = later(end, a.DoneAt)
@@ -368,10 +364,11 @@ func (b *builder) entry(id string, parent pcommon.SpanID, e logbook.Entry) time.
 	case e.Policy != nil:
 		put(at, "helm.policy.digest", e.Policy.Digest)
 		if len(e.Policy.Sources) > 0 {
-			src := at.PutEmptySlice("helm.policy.sources")
+			var src []string
 			for _, s := range e.Policy.Sources {
-				src.AppendEmpty().SetStr(bound(s))
+				src = append(src, bound(s))
 			}
+			at.PutStrs("helm.policy.sources", src)
 		}
 	case e.Rechain != nil:
 		put(at, "helm.rechain.crc32c", e.Rechain.CRC32C)
@@ -383,15 +380,14 @@ func (b *builder) entry(id string, parent pcommon.SpanID, e logbook.Entry) time.
 	case e.Step != nil:
 		end = later(end, step(sp, e))
 	}
-	sp.SetStartTimestamp(ts(e.At))
-	sp.SetEndTimestamp(ts(end))
+	sp.Start, sp.End = ts(e.At), ts(end)
 	return end
 }
 
 // step fills the span of a step entry and returns its end.
-func step(sp ptrace.Span, e logbook.Entry) time.Time {
+func step(sp *Span, e logbook.Entry) time.Time {
 	s := e.Step
-	at := sp.Attributes()
+	at := &sp.Attributes
 	put(at, "helm.step.kind", string(s.Kind))
 	put(at, "helm.step.agent", s.Agent)
 	put(at, "gen_ai.conversation.id", s.Session)
@@ -401,7 +397,7 @@ func step(sp ptrace.Span, e logbook.Entry) time.Time {
 	end := e.At
 	switch s.Kind {
 	case logbook.StepTool:
-		sp.SetName(bound("execute_tool " + s.Tool))
+		sp.Name = bound("execute_tool " + s.Tool)
 		put(at, "gen_ai.operation.name", "execute_tool")
 		put(at, "gen_ai.tool.name", s.Tool)
 		put(at, "gen_ai.tool.call.id", s.ID)
@@ -409,13 +405,13 @@ func step(sp ptrace.Span, e logbook.Entry) time.Time {
 			put(at, "gen_ai.tool.call.arguments", string(s.Input))
 		}
 	case logbook.StepPermission:
-		sp.SetName(bound("permission " + s.Tool))
+		sp.Name = bound("permission " + s.Tool)
 		put(at, "gen_ai.tool.name", s.Tool)
 		put(at, "gen_ai.tool.call.id", s.ID)
 	case logbook.StepSubagent:
-		sp.SetName(bound(strings.TrimSpace("subagent " + s.Text)))
+		sp.Name = bound(strings.TrimSpace("subagent " + s.Text))
 	default:
-		sp.SetName(string(s.Kind))
+		sp.Name = string(s.Kind)
 	}
 	if d := s.Decision; d != nil {
 		put(at, "helm.guard.verdict", d.Verdict)
@@ -429,8 +425,8 @@ func step(sp ptrace.Span, e logbook.Entry) time.Time {
 			end = e.At.Add(r.Duration)
 		}
 		if r.Failed {
-			sp.Status().SetCode(ptrace.StatusCodeError)
-			sp.Status().SetMessage("the tool call failed")
+			sp.Status.Code = StatusCodeError
+			sp.Status.Message = "the tool call failed"
 			put(at, "error.type", "tool_failed")
 		}
 	}
@@ -443,7 +439,7 @@ func step(sp ptrace.Span, e logbook.Entry) time.Time {
 // usage puts the GenAI model-usage attributes of u. gen_ai.usage.input_tokens
 // counts every input token, the cache's included, as the conventions ask
 // (Anthropic's input_tokens leave the cache's out: helm stores them so).
-func usage(at pcommon.Map, agent string, u logbook.Usage) {
+func usage(at *Attributes, agent string, u logbook.Usage) {
 	if u.Model != "" {
 		put(at, "gen_ai.request.model", u.Model)
 		put(at, "gen_ai.response.model", u.Model)
@@ -479,14 +475,14 @@ func provider(agent, model string) string {
 }
 
 // who puts who recorded something.
-func who(at pcommon.Map, w logbook.Who) {
+func who(at *Attributes, w logbook.Who) {
 	put(at, "helm.identity", w.Identity)
 	put(at, "helm.role", w.Role)
 	put(at, "helm.method", w.Method)
 }
 
 // put sets a string attribute, bounded, unless it is empty.
-func put(at pcommon.Map, k, v string) {
+func put(at *Attributes, k, v string) {
 	if v != "" {
 		at.PutStr(k, bound(v))
 	}
@@ -505,11 +501,11 @@ func bound(s string) string {
 	return s[:cut] + ellipsis
 }
 
-func ts(t time.Time) pcommon.Timestamp {
+func ts(t time.Time) uint64 {
 	if t.IsZero() {
 		return 0
 	}
-	return pcommon.NewTimestampFromTime(t)
+	return uint64(t.UnixNano())
 }
 
 func later(a, b time.Time) time.Time {
@@ -521,22 +517,13 @@ func later(a, b time.Time) time.Time {
 
 // JSON is td as one line of OTLP/JSON (an ExportTraceServiceRequest, as
 // the collector's file exporter writes it), newline included.
-func JSON(td ptrace.Traces) ([]byte, error) {
-	b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
-	if err != nil {
-		return nil, fmt.Errorf("encode the trace as OTLP/JSON: %w", err)
-	}
-	return append(b, '\n'), nil
+func JSON(td *Traces) ([]byte, error) {
+	return append(td.appendJSON(nil), '\n'), nil
 }
 
 // Proto is td as the protobuf body of an OTLP/HTTP export: TracesData and
 // ExportTraceServiceRequest are the same message on the wire (field 1,
-// the resource spans), so the collector's marshaller serves, without the
-// gRPC service code ptraceotlp brings.
-func Proto(td ptrace.Traces) ([]byte, error) {
-	b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
-	if err != nil {
-		return nil, fmt.Errorf("encode the trace as OTLP protobuf: %w", err)
-	}
-	return b, nil
+// the resource spans).
+func Proto(td *Traces) ([]byte, error) {
+	return td.appendProto(nil), nil
 }

@@ -89,8 +89,9 @@ func crewHome(t *testing.T) (*helm.Home, *helm.Voyage) {
 }
 
 // golden compares td, as indented OTLP/JSON, with testdata/NAME.
-func golden(t *testing.T, name string, td ptrace.Traces) {
+func golden(t *testing.T, name string, td *otlp.Traces) {
 	t.Helper()
+	otlp.Pdata(t, td)
 	line, err := otlp.JSON(td)
 	require.NoError(t, err)
 	require.True(t, bytes.HasSuffix(line, []byte("\n")), "one line, newline-terminated")
@@ -118,8 +119,9 @@ func TestTraceOfACrewMatchesGolden(t *testing.T) {
 
 // spans indexes td's spans by name; the second span of a name is
 // "NAME 2", and so on, in the order of the trace.
-func spans(t *testing.T, td ptrace.Traces) map[string]ptrace.Span {
+func spans(t *testing.T, trace *otlp.Traces) map[string]ptrace.Span {
 	t.Helper()
+	td := otlp.Pdata(t, trace)
 	out := map[string]ptrace.Span{}
 	rss := td.ResourceSpans()
 	for i := range rss.Len() {
@@ -235,10 +237,10 @@ func TestSpanIDDependsOnVoyageAndEntry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := otlp.SpanID(tt.id, tt.n)
-			assert.Equal(t, a, otlp.SpanID(tt.id, tt.n), "derived, never drawn")
-			assert.False(t, a.IsEmpty())
-			assert.NotEqual(t, a, otlp.SpanID(tt.other, tt.otherN))
+			a := otlp.SpanOf(tt.id, tt.n)
+			assert.Equal(t, a, otlp.SpanOf(tt.id, tt.n), "derived, never drawn")
+			assert.NotEqual(t, otlp.SpanID{}, a)
+			assert.NotEqual(t, a, otlp.SpanOf(tt.other, tt.otherN))
 		})
 	}
 }

@@ -90,8 +90,9 @@ func session() *crew {
 }
 
 // byName indexes the spans of td by name (names are unique in session).
-func byName(t *testing.T, td ptrace.Traces) map[string]ptrace.Span {
+func byName(t *testing.T, trace *Traces) map[string]ptrace.Span {
 	t.Helper()
+	td := Pdata(t, trace)
 	out := map[string]ptrace.Span{}
 	for _, sp := range td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().All() {
 		key := sp.Name()

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/helmlog/helm/agent"
 	"github.com/helmlog/helm/logbook"
@@ -178,8 +179,9 @@ func Requests(ev agent.Event, who logbook.Who, project string) ([]policy.Request
 }
 
 // urlPattern finds the URLs in a prompt (Gemini CLI's web_fetch takes
-// them in its prompt).
-var urlPattern = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`)
+// them in its prompt). It is compiled on first use: every start of helm
+// runs this package's initialisation.
+var urlPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>]+`) })
 
 // toolCalls reads what a tool call runs and touches from its input, by
 // the tool's name (Claude Code's and Gemini CLI's).
@@ -310,7 +312,7 @@ func toolCalls(tool string, input json.RawMessage, cwd string) ([]call, error) {
 			if err != nil {
 				return nil, err
 			}
-			urls = urlPattern.FindAllString(prompt, -1)
+			urls = urlPattern().FindAllString(prompt, -1)
 		}
 		var c call
 		for _, u := range urls {
