@@ -28,6 +28,14 @@ import (
 // Log's last watermark left it, nobody appended meanwhile, so nobody wrote
 // the watermark either: the slot is still known, and the commit writes
 // the watermark without reading it first.
+//
+// A Log whose pipeline never drains (commits back to back from many
+// goroutines) would hold the lock for as long as they go on, and another
+// process would never get its turn. So a Log gives the lock up once it
+// has held it for holdTurn: the next group waits until every unit written
+// is durable, releases the lock, and leaves it free for turnGap before it
+// takes it again. A process waiting for the lock polls at most every
+// maxLockPoll (< turnGap), so it finds the lock free in that gap.
 
 // unitEnd is where a written unit leaves the log.
 type unitEnd struct {
@@ -37,16 +45,27 @@ type unitEnd struct {
 	records int
 }
 
+// holdTurn is how long a Log holds the writer lock across back-to-back
+// groups before it lets other processes have a turn; turnGap is how long
+// it leaves the lock free then. A busy Log gives up turnGap in every
+// holdTurn+turnGap (2%); a process waiting behind it waits about holdTurn
+// at most.
+const (
+	holdTurn = 100 * time.Millisecond
+	turnGap  = 2 * maxLockPoll
+)
+
 // pipeline is the state shared by the write and sync stages, guarded by
 // Log.pmu.
 type pipeline struct {
-	held    bool    // this Log holds the writer lock
-	writing bool    // a group is in the write stage
-	written unitEnd // the end of the last unit written
-	durable uint64  // the last seq made durable
-	file    File    // the active segment, for the sync stage (set under smu too)
-	fault   error   // a failure after a unit was written: later commits fail
-	slot    int     // the watermark slot to write next; -1: read it first
+	held    bool      // this Log holds the writer lock
+	since   time.Time // when it took it
+	writing bool      // a group is in the write stage
+	written unitEnd   // the end of the last unit written
+	durable uint64    // the last seq made durable
+	file    File      // the active segment, for the sync stage (set under smu too)
+	fault   error     // a failure after a unit was written: later commits fail
+	slot    int       // the watermark slot to write next; -1: read it first
 	// wmEnd is the last seq of the watermark this Log wrote last (0:
 	// none): while the log still ends there, no other process wrote a
 	// watermark since (one is written only after a unit is appended), and
@@ -88,6 +107,14 @@ func (l *Log) Stats() Stats {
 func (l *Log) acquire(ctx context.Context, giveUp func() bool) error {
 	l.pmu.Lock()
 	held := l.pl.held
+	if held && time.Since(l.pl.since) >= holdTurn {
+		l.pmu.Unlock()
+		if err := l.giveTurn(); err != nil {
+			return err
+		}
+		l.pmu.Lock()
+		held = l.pl.held
+	}
 	l.pl.writing = true
 	l.pmu.Unlock()
 	if held {
@@ -106,9 +133,27 @@ func (l *Log) acquire(ctx context.Context, giveUp func() bool) error {
 	if end := c.p.next - 1; l.pl.wmEnd == 0 || end != l.pl.wmEnd || l.pl.file != c.f {
 		l.pl.slot = -1 // another process may have appended, and written the watermark
 	}
-	l.pl.held, l.pl.file = true, c.f
+	l.pl.held, l.pl.since, l.pl.file = true, time.Now(), c.f
 	l.pl.written = unitEnd{wm: l.watermarkAt(), file: c.name, off: c.p.off}
 	l.pl.durable = c.p.next - 1
+	return nil
+}
+
+// giveTurn lets other processes take the writer lock (mu held, no group
+// writing): it waits until every unit written is durable, releases the
+// lock, and leaves it free for turnGap.
+func (l *Log) giveTurn() error {
+	if err := l.syncAll(); err != nil {
+		return err
+	}
+	l.pmu.Lock()
+	l.releaseIfIdle()
+	fault := l.pl.fault
+	l.pmu.Unlock()
+	if fault != nil {
+		return fmt.Errorf("%w (after: %w)", ErrPoisoned, fault)
+	}
+	time.Sleep(turnGap)
 	return nil
 }
 
