@@ -43,7 +43,7 @@ func openDirLock(dir string) (*dirLock, error) {
 // lock takes the lock, waiting while another process holds it until
 // giveUp reports true (nil: wait as long as it takes). It first tries
 // without blocking — the common case costs two system calls — then polls
-// with a backoff from 50 µs to 5 ms, so that a caller whose context ends
+// with a backoff from 50 µs to maxLockPoll, so that a caller whose context ends
 // (Ctrl-C) is never stuck behind a process that holds the lock. It
 // returns errLockWait when it gave up.
 func (l *dirLock) lock(giveUp func() bool) error {
@@ -60,9 +60,14 @@ func (l *dirLock) lock(giveUp func() bool) error {
 			return errLockWait
 		}
 		time.Sleep(wait)
-		wait = min(2*wait, 5*time.Millisecond)
+		wait = min(2*wait, maxLockPoll)
 	}
 }
+
+// maxLockPoll is the longest pause between two tries of a process that
+// waits for the lock: shorter than the gap a busy Log leaves the lock free
+// in (turnGap, pipeline.go).
+const maxLockPoll = time.Millisecond
 
 // tryBoth takes d (if any) then f, exclusive or shared, or neither.
 func tryBoth(d, f *durable.Lock, exclusive bool) (bool, error) {
@@ -160,7 +165,7 @@ func sharedLock(ctx context.Context, dir string) (unlock func(), ok bool, err er
 		case <-ctx.Done():
 			release()
 			return nil, false, ctx.Err()
-		case <-time.After(2 * time.Millisecond):
+		case <-time.After(maxLockPoll):
 		}
 	}
 }

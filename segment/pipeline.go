@@ -28,6 +28,17 @@ import (
 // Log's last watermark left it, nobody appended meanwhile, so nobody wrote
 // the watermark either: the slot is still known, and the commit writes
 // the watermark without reading it first.
+//
+// A Log whose pipeline never drains (commits back to back from many
+// goroutines) would hold the lock for as long as they go on, and another
+// process would never get its turn; one that drains and takes the lock
+// again at once leaves it free for moments a waiter that polls seldom
+// finds. So a Log gives the lock up once it has held it for holdTurn,
+// counting the moments it let it go (shorter than turnGap) as held: the
+// next group waits until every unit written is durable, releases the
+// lock, and leaves it free for turnGap before it takes it again. A
+// process waiting for the lock polls at most every maxLockPoll (a third
+// of turnGap), so it finds the lock free in that gap.
 
 // unitEnd is where a written unit leaves the log.
 type unitEnd struct {
@@ -37,16 +48,31 @@ type unitEnd struct {
 	records int
 }
 
+// holdTurn is how long a Log holds the writer lock across back-to-back
+// groups before it lets other processes have a turn; turnGap is how long
+// it leaves the lock free then: three of a waiter's polls, so that one
+// whose sleep overran on a loaded machine still tries in it. A busy Log
+// gives up turnGap in every holdTurn+turnGap (1.2%); a process waiting
+// behind it waits about holdTurn, or a few when it missed a gap.
+const (
+	holdTurn = 250 * time.Millisecond
+	turnGap  = 3 * maxLockPoll
+)
+
 // pipeline is the state shared by the write and sync stages, guarded by
 // Log.pmu.
 type pipeline struct {
-	held    bool    // this Log holds the writer lock
-	writing bool    // a group is in the write stage
-	written unitEnd // the end of the last unit written
-	durable uint64  // the last seq made durable
-	file    File    // the active segment, for the sync stage (set under smu too)
-	fault   error   // a failure after a unit was written: later commits fail
-	slot    int     // the watermark slot to write next; -1: read it first
+	held bool // this Log holds the writer lock
+	// run is when this Log took the lock, having held it since but for
+	// moments shorter than turnGap (zero: since it gave a turn); freed
+	// is when it last released it.
+	run, freed time.Time
+	writing    bool    // a group is in the write stage
+	written    unitEnd // the end of the last unit written
+	durable    uint64  // the last seq made durable
+	file       File    // the active segment, for the sync stage (set under smu too)
+	fault      error   // a failure after a unit was written: later commits fail
+	slot       int     // the watermark slot to write next; -1: read it first
 	// wmEnd is the last seq of the watermark this Log wrote last (0:
 	// none): while the log still ends there, no other process wrote a
 	// watermark since (one is written only after a unit is appended), and
@@ -87,6 +113,13 @@ func (l *Log) Stats() Stats {
 // group's write stage.
 func (l *Log) acquire(ctx context.Context, giveUp func() bool) error {
 	l.pmu.Lock()
+	if p := &l.pl; !p.run.IsZero() && (p.held || time.Since(p.freed) < turnGap) && time.Since(p.run) >= holdTurn {
+		l.pmu.Unlock()
+		if err := l.giveTurn(); err != nil {
+			return err
+		}
+		l.pmu.Lock()
+	}
 	held := l.pl.held
 	l.pl.writing = true
 	l.pmu.Unlock()
@@ -106,9 +139,32 @@ func (l *Log) acquire(ctx context.Context, giveUp func() bool) error {
 	if end := c.p.next - 1; l.pl.wmEnd == 0 || end != l.pl.wmEnd || l.pl.file != c.f {
 		l.pl.slot = -1 // another process may have appended, and written the watermark
 	}
+	now := time.Now()
+	if l.pl.run.IsZero() || now.Sub(l.pl.freed) >= turnGap {
+		l.pl.run = now
+	}
 	l.pl.held, l.pl.file = true, c.f
 	l.pl.written = unitEnd{wm: l.watermarkAt(), file: c.name, off: c.p.off}
 	l.pl.durable = c.p.next - 1
+	return nil
+}
+
+// giveTurn lets other processes take the writer lock (mu held, no group
+// writing): it waits until every unit written is durable, releases the
+// lock, and leaves it free for turnGap.
+func (l *Log) giveTurn() error {
+	if err := l.syncAll(); err != nil {
+		return err
+	}
+	l.pmu.Lock()
+	l.releaseIfIdle()
+	l.pl.run = time.Time{}
+	fault := l.pl.fault
+	l.pmu.Unlock()
+	if fault != nil {
+		return fmt.Errorf("%w (after: %w)", ErrPoisoned, fault)
+	}
+	time.Sleep(turnGap)
 	return nil
 }
 
@@ -128,7 +184,7 @@ func (l *Log) releaseIfIdle() {
 	if !p.held || p.writing || (p.durable < p.written.wm.last && p.fault == nil) {
 		return
 	}
-	p.held = false
+	p.held, p.freed = false, time.Now()
 	if err := l.lock.unlock(); err != nil && p.fault == nil {
 		p.fault = err
 	}

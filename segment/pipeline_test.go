@@ -375,3 +375,30 @@ func TestOpenAfterAMark(t *testing.T) {
 	_, err = OpenAfter(ctx, dir, nil, marks[at], nil)
 	assert.ErrorIs(t, err, ErrCorrupt)
 }
+
+// A failed fdatasync fails the commits it was to cover and every later
+// one, but not a commit whose unit an earlier fdatasync made durable,
+// whichever committer runs the failed one.
+func TestAFailedFdatasyncFailsOnlyTheCommitsItCovered(t *testing.T) {
+	t.Parallel()
+	l, g := openGated(t, t.TempDir())
+	first := make(chan error, 1)
+	commitAsync(l, "first", first)
+	<-g.entered
+	later := make(chan error, 4)
+	for i := range 4 {
+		commitAsync(l, fmt.Sprint("later ", i), later)
+	}
+	waitWritten(t, l, 6)
+	g.proceed <- nil // "first" is durable
+	<-g.entered      // the fdatasync of the four written meanwhile
+	g.proceed <- syscall.EIO
+	require.NoError(t, <-first, "its unit was durable before the failed fdatasync")
+	for range 4 {
+		err := <-later
+		assert.ErrorIs(t, err, ErrPoisoned)
+		assert.ErrorIs(t, err, syscall.EIO)
+	}
+	_, err := l.Append(context.Background(), []byte("after"))
+	assert.ErrorIs(t, err, ErrPoisoned)
+}
