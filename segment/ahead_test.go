@@ -116,18 +116,17 @@ func TestLinksAheadAreTheChainTheScanComputes(t *testing.T) {
 	}
 
 	var a linkAhead
-	a.start(buf, 0, g)
+	a.start(buf, 0)
 	require.True(t, a.on, "a buffer of %d bytes gets a helper", len(buf))
-	require.Len(t, a.slots, len(frames))
-	a.wg.Wait() // the helper links every frame it walked
+	require.Len(t, a.slots, len(frames)-1, "a slot for every frame but the stub, which holds its digest")
+	a.wg.Wait() // the helper computes the digest of every frame it walked
 	for i := range a.slots {
 		s := &a.slots[i]
 		require.Equal(t, slotHelperDone, s.state.Load())
-		assert.Equal(t, want[i], s.link, "frame %d", i+1)
+		assert.Equal(t, chain.Digest(buf[s.off+frameHeaderSize:s.off+frameHeaderSize+s.n]), s.digest, "frame at %d", s.off)
 	}
 	// An ask from another link before the frame (as if an earlier frame
-	// had differed) gets the link computed from the link given, not the
-	// helper's.
+	// had differed) gets the link computed from the link given.
 	other := chain.Genesis("another voyage")
 	assert.Equal(t, frames[0].link(other), a.link(&frames[0], offs[0], other))
 	// The scan's asks, in order: each gets the link after its frame.
@@ -140,8 +139,22 @@ func TestLinksAheadAreTheChainTheScanComputes(t *testing.T) {
 	a.halt()
 	assert.False(t, a.on)
 
+	// The scan asking while the helper runs: they meet somewhere, and
+	// every link is still the chain's.
+	for round := range 20 {
+		a.start(buf, 0)
+		require.True(t, a.on)
+		prev = g
+		for i := range frames {
+			got := a.link(&frames[i], offs[i], prev)
+			require.Equal(t, want[i], got, "round %d, frame %d", round, i+1)
+			prev = got
+		}
+		a.halt()
+	}
+
 	// A short buffer gets no helper: the scan links itself.
-	a.start(buf[:aheadMin/2], 0, g)
+	a.start(buf[:aheadMin/2], 0)
 	assert.False(t, a.on)
 	assert.Equal(t, want[0], a.link(&frames[0], offs[0], g))
 }

@@ -142,7 +142,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 	defer func() { s.pending = pending[:0] }()
 	defer s.ahead.halt()
 	if p.linked {
-		s.ahead.start(buf, 0, link)
+		s.ahead.start(buf, 0)
 	}
 	for {
 		b := buf[cur-bufOff:]
@@ -178,7 +178,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 				}
 				buf, bufOff = nb, cur
 				if p.linked {
-					s.ahead.start(buf, 0, link)
+					s.ahead.start(buf, 0)
 				}
 				continue
 			}
