@@ -18,12 +18,14 @@ import (
 // costs, and they do not depend on each other, only the links do. So
 // while the scan walks a read buffer (checking every frame, linking it,
 // and handing units to its caller, which folds them), a helper goroutine
-// computes the digests of the same buffer's frames from its end
-// backwards, and the scan, from its front, computes the digest of each
-// frame it reaches itself until it meets the frames the helper took. The
-// two meet where their shares of the work balance, whatever the fold
-// costs, and neither waits for the other but at the meeting point, for
-// the one digest the helper is computing there.
+// computes the digests of the same buffer's frames ahead of it, and the
+// scan takes each frame's digest from the helper when it is computed, or
+// computes it itself when the helper has not reached the frame. Each
+// claims a frame before computing its digest, so none is computed twice;
+// when the scan overtakes the helper (a cheap fold, large records), the
+// helper goes on from halfway between the scan and the buffer's end, so
+// the two meet again only a few times per buffer. The scan waits only for
+// a digest the helper is computing as it reaches the frame.
 //
 // Nothing is checked less, and every link is the one the scan would have
 // computed: the scan computes every link itself, in order, from the link
@@ -115,21 +117,23 @@ func (a *linkAhead) start(buf []byte, off int) {
 	go a.run()
 }
 
-// run computes digests from the last slot back, until it reaches a slot
-// the scan took.
+// run computes the digests of the slots in order, going on from halfway
+// to the end when the scan took the slot it reached.
 func (a *linkAhead) run() {
 	defer a.wg.Done()
-	for i := len(a.slots) - 1; i >= 0; i-- {
+	for i := 0; i < len(a.slots); {
 		if a.stop.Load() {
 			return
 		}
 		s := &a.slots[i]
 		if !s.state.CompareAndSwap(slotTodo, slotHelper) {
-			return // the scan is here: the rest is its
+			i += (len(a.slots)-i)/2 + 1 // the scan is here: ahead of it
+			continue
 		}
 		at := s.off + frameHeaderSize
 		s.digest = chain.Digest(a.buf[at : at+s.n])
 		s.state.Store(slotHelperDone)
+		i++
 	}
 }
 
@@ -153,7 +157,7 @@ func (a *linkAhead) link(fr *frame, off int, prev chain.Hash) chain.Hash {
 	}
 	a.next++
 	if s.state.CompareAndSwap(slotTodo, slotScan) {
-		return fr.link(prev) // ahead of the helper
+		return fr.link(prev) // the helper has not reached it
 	}
 	if wait(&s.state, slotHelperDone) {
 		return chain.Next(prev, fr.seq, len(fr.data), s.digest)
