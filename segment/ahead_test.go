@@ -158,3 +158,38 @@ func TestLinksAheadAreTheChainTheScanComputes(t *testing.T) {
 	assert.False(t, a.on)
 	assert.Equal(t, want[0], a.link(&frames[0], offs[0], g))
 }
+
+func TestTheHelperOvertakenGoesOnHalfwayToTheEnd(t *testing.T) {
+	t.Parallel()
+	var buf []byte
+	var sum uint32
+	var offs []int
+	for i := 1; len(buf) < 2*aheadMin; i++ {
+		offs = append(offs, len(buf))
+		buf, sum = appendFrame(buf, uint64(i), 0, true, sum, blobby(i))
+	}
+	a := linkAhead{buf: buf}
+	for i, off := range offs {
+		a.slots = append(a.slots, digestSlot{off: off, seq: uint64(i + 1), n: len(blobby(i + 1))})
+	}
+	n := len(a.slots)
+	require.Greater(t, n, 8)
+	// The scan took slot 2 before the helper reached it (run here on the
+	// test's goroutine, so the order is fixed).
+	a.slots[2].state.Store(slotScan)
+	a.wg.Add(1)
+	a.run()
+	jump := 2 + (n-2)/2 + 1
+	for i := range a.slots {
+		s := &a.slots[i]
+		switch {
+		case i < 2 || i >= jump:
+			require.Equal(t, slotHelperDone, s.state.Load(), "slot %d", i)
+			assert.Equal(t, chain.Digest(blobby(i+1)), s.digest, "slot %d", i)
+		case i == 2:
+			assert.Equal(t, slotScan, s.state.Load(), "the scan's slot is left to it")
+		default:
+			assert.Equal(t, slotTodo, s.state.Load(), "slot %d, between the scan and halfway, is the scan's to compute", i)
+		}
+	}
+}
