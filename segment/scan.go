@@ -90,8 +90,9 @@ type frameScanner struct {
 	// spends most of the open faulting in fresh pages.
 	transient bool
 	spare     []byte
-	// ahead computes the chain over the read buffer on another goroutine
-	// while the scan checks and hands out its frames (ahead.go).
+	// ahead computes the digests of the read buffer's records on another
+	// goroutine while the scan checks, links and hands out its frames
+	// (ahead.go).
 	ahead linkAhead
 }
 
