@@ -11,6 +11,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/mod v0.42.0
 	golang.org/x/sys v0.49.0
+	lukechampine.com/blake3 v1.4.1
 )
 
 require github.com/klauspost/cpuid/v2 v2.0.12 // indirect

@@ -113,7 +113,7 @@ func TestTinyRun(t *testing.T) {
 	for _, name := range []string{
 		"raw_fdatasync_per_s", "sqlite_events_per_s", "helm_events_per_s", "helm_vs_sqlite", "helm_vs_raw",
 		"sqlite_concurrent16_events_per_s", "helm_concurrent16_events_per_s", "concurrent16_vs_sqlite",
-		"replay_events_per_s", "open_ms_100k_events", "open_extra_ms_per_gb_sightings",
+		"replay_events_per_s", "open_ms_100k_events", "open_cpu_ms_100k_events", "open_extra_ms_per_gb_sightings",
 		"list_40_voyages_ms", "list_40_voyages_cold_ms", "bytes_on_disk_vs_sqlite",
 		"list_40_voyages_cpu_ms",
 		"group_size_16", "helm_vs_raw_overwrite", "cli_observe_context_ms_2k",

@@ -16,6 +16,7 @@ require (
 	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.42.0 // indirect
+	lukechampine.com/blake3 v1.4.1 // indirect
 )
 
 replace github.com/helmlog/helm => ../

@@ -236,6 +236,9 @@ func benchReplay(ctx context.Context, cfg config, dir string, r *report) error {
 			}
 		}
 	}
+	if err := replayCPU(ctx, home, id, snapshot, events, cfg.OpenReps, r); err != nil {
+		return err
+	}
 	// The cost of writing to a long voyage: observes and bearings on it,
 	// durable as shipped.
 	v, err := home.Voyage(ctx, id)

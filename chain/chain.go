@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // Size is the length of a link in bytes.
@@ -53,8 +54,36 @@ func Genesis(voyage string) Hash {
 	return h
 }
 
+// oneChunk is BLAKE3's chunk size: an input up to it is hashed as one
+// chunk, without the tree.
+const oneChunk = 1024
+
 // Digest returns the BLAKE3 digest of a record.
-func Digest(record []byte) Hash { return blake3.Sum256(record) }
+//
+// Two implementations of one function: up to one chunk (most records, and
+// every link's input), sumChunk; above it, zeebo/blake3, whose SIMD
+// hashes several chunks at once. TestDigestIsTheSameBLAKE3EitherWay checks
+// that they agree.
+func Digest(record []byte) Hash {
+	if len(record) <= guts.ChunkSize {
+		return sumChunk(record)
+	}
+	return blake3.Sum256(record)
+}
+
+// sumChunk returns the BLAKE3 hash of b, at most one chunk long: the
+// chunk's blocks compressed in turn, the last one as the root, with
+// lukechampine.com/blake3's compression function. zeebo/blake3 takes
+// its streaming path for such an input and compresses the root twice:
+// this measured 1.2–1.4× its speed on 80 to 1,024 bytes. (It keeps b on
+// the caller's stack, where lukechampine.com/blake3's Sum256 moves it to
+// the heap.)
+func sumChunk(b []byte) Hash {
+	n := guts.CompressChunk(b, &guts.IV, 0, 0)
+	n.Flags |= guts.FlagRoot
+	out := guts.WordsToBytes(guts.CompressNode(n))
+	return Hash(out[:Size])
+}
 
 // Next returns the link after the record at seq, of length n and digest
 // digest, continued from prev.
@@ -64,7 +93,7 @@ func Next(prev Hash, seq uint64, n int, digest Hash) Hash {
 	binary.LittleEndian.PutUint64(b[Size:], seq)
 	binary.LittleEndian.PutUint64(b[Size+8:], uint64(n))
 	copy(b[Size+16:], digest[:])
-	return blake3.Sum256(b[:])
+	return sumChunk(b[:])
 }
 
 // Link returns the link after record at seq, continued from prev.

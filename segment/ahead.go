@@ -9,47 +9,48 @@ import (
 	"github.com/helmlog/helm/chain"
 )
 
-// Links ahead.
+// Digests ahead.
 //
 // A scan that computes the BLAKE3 chain (recovery of the last segment at
 // every open, Verify, the writer's catch-up) hashes every record it reads:
-// BLAKE3(record), then the link over it (chain.Next). On a replay that is
-// half of the CPU an open costs, and none of it needs the fold the scan's
-// caller does with the records. So while the scan walks a read buffer
-// (checking every frame and handing units to its caller, which folds
-// them), a helper goroutine computes the chain over the frames of the same
-// buffer ahead of it, from the link the scan had at the buffer's start,
-// and the scan takes each frame's link from the helper when it is ready,
-// or computes it itself when it is not.
+// its digest, BLAKE3(record), then the link over the digest (chain.Next,
+// two compressions). On a replay the digests are most of the CPU an open
+// costs, and they do not depend on each other, only the links do. So
+// while the scan walks a read buffer (checking every frame, linking it,
+// and handing units to its caller, which folds them), a helper goroutine
+// computes the digests of the same buffer's frames ahead of it, and the
+// scan takes each frame's digest from the helper when it is computed, or
+// computes it itself when the helper has not reached the frame. Each
+// claims a frame before computing its digest, so none is computed twice;
+// when the scan overtakes the helper (a cheap fold, large records), the
+// helper goes on from halfway between the scan and the buffer's end, so
+// the two meet again only a few times per buffer. The scan waits only for
+// a digest the helper is computing as it reaches the frame.
 //
 // Nothing is checked less, and every link is the one the scan would have
-// computed: the scan takes a link only for the frame it verified at the
-// same offset of the same buffer, with the same seq and length, and only
-// when the link before it, the helper's, is the scan's own link before
-// it; the buffer is not written while the helper runs. The two never
-// compute a link twice: each claims a frame before computing its link,
-// and the helper continues from the scan's link where the scan went
-// first. The scan waits for the helper only while it computes a link it
-// claimed, and not for long: on a machine with no core free, or when the
-// helper is not scheduled, the scan computes every link as before.
+// computed: the scan computes every link itself, in order, from the link
+// before it; it takes a digest from the helper only for the frame it
+// verified at the same offset of the same buffer, with the same seq and
+// length, and the buffer is not written while the helper runs. On a
+// machine with one core, or when the helper is not scheduled, the scan
+// computes every digest as before.
 
 // aheadMin is the fewest bytes left in a read buffer for which a helper
 // starts: below it (a catch-up after a few appends), the goroutine costs
 // more than it saves.
 const aheadMin = 64 << 10
 
-// Slot states: who computes a frame's link.
+// Slot states: who computes a frame's digest.
 const (
 	slotTodo       uint32 = iota
 	slotHelper            // the helper is computing it
 	slotHelperDone        // the helper computed it
-	slotScan              // the scan is computing it
-	slotScanDone          // the scan computed it
+	slotScan              // the scan took it
 )
 
-// spinFor bounds a wait for a link the other side is computing (a link
-// costs a microsecond or two): past it, that side was descheduled, and
-// the scan computes the link itself, or the helper stops.
+// spinFor bounds the scan's wait for the digest the helper is computing
+// (a digest costs a microsecond or two): past it, the helper was
+// descheduled, and the scan computes the digest itself.
 const spinFor = 1 << 13
 
 // wait reports whether state becomes want within spinFor loads.
@@ -62,30 +63,29 @@ func wait(state *atomic.Uint32, want uint32) bool {
 	return state.Load() == want
 }
 
-type linkSlot struct {
-	state atomic.Uint32
-	off   int    // the offset of the frame in the buffer
-	seq   uint64 // its seq
-	n     int    // its data length
-	prev  chain.Hash
-	link  chain.Hash
+type digestSlot struct {
+	state  atomic.Uint32
+	off    int    // the offset of the frame in the buffer
+	seq    uint64 // its seq
+	n      int    // its data length
+	digest chain.Hash
 }
 
 // linkAhead is the helper of one read buffer.
 type linkAhead struct {
 	buf   []byte
-	slots []linkSlot
+	slots []digestSlot
 	next  int // the scan's first slot not yet passed
 	stop  atomic.Bool
 	wg    sync.WaitGroup
 	on    bool
 }
 
-// start walks the frame headers of buf from off, where the chain's link
-// is link, and starts the helper over the frames found. The headers are
-// only read here to know where frames are: the scan checks every frame as
-// before.
-func (a *linkAhead) start(buf []byte, off int, link chain.Hash) {
+// start walks the frame headers of buf from off and starts the helper
+// over the frames found that hold a record (a stub holds its digest). The
+// headers are only read here to know where frames are: the scan checks
+// every frame as before.
+func (a *linkAhead) start(buf []byte, off int) {
 	a.halt()
 	if len(buf)-off < aheadMin || runtime.GOMAXPROCS(0) < 2 {
 		return
@@ -96,13 +96,15 @@ func (a *linkAhead) start(buf []byte, off int, link chain.Hash) {
 		if st != frameOK || size > len(buf)-off {
 			break
 		}
-		if len(slots) == cap(slots) {
-			slots = append(slots, make([]linkSlot, max(64, len(slots)))...)[:len(slots)]
+		if !fr.stub {
+			if len(slots) == cap(slots) {
+				slots = append(slots, make([]digestSlot, max(64, len(slots)))...)[:len(slots)]
+			}
+			slots = slots[:len(slots)+1]
+			s := &slots[len(slots)-1]
+			s.state.Store(slotTodo)
+			s.off, s.seq, s.n = off, fr.seq, int(binary.LittleEndian.Uint32(buf[off+4:]))
 		}
-		slots = slots[:len(slots)+1]
-		s := &slots[len(slots)-1]
-		s.state.Store(slotTodo)
-		s.off, s.seq, s.n = off, fr.seq, int(binary.LittleEndian.Uint32(buf[off+4:]))
 		off += size
 	}
 	a.slots = slots
@@ -112,51 +114,35 @@ func (a *linkAhead) start(buf []byte, off int, link chain.Hash) {
 	a.buf, a.next, a.on = buf, 0, true
 	a.stop.Store(false)
 	a.wg.Add(1)
-	go a.run(link)
+	go a.run()
 }
 
-func (a *linkAhead) run(link chain.Hash) {
+// run computes the digests of the slots in order, going on from halfway
+// to the end when the scan took the slot it reached.
+func (a *linkAhead) run() {
 	defer a.wg.Done()
-	for i := range a.slots {
+	for i := 0; i < len(a.slots); {
 		if a.stop.Load() {
 			return
 		}
 		s := &a.slots[i]
 		if !s.state.CompareAndSwap(slotTodo, slotHelper) {
-			// The scan went first: continue from its link, or leave the
-			// buffer to the scan if it is not there soon.
-			if !wait(&s.state, slotScanDone) {
-				return
-			}
-			link = s.link
+			i += (len(a.slots)-i)/2 + 1 // the scan is here: ahead of it
 			continue
 		}
-		h := a.buf[s.off : s.off+frameHeaderSize]
-		data := a.buf[s.off+frameHeaderSize : s.off+frameHeaderSize+s.n]
-		if binary.LittleEndian.Uint32(h[16:])&stubFrame != 0 {
-			if s.n != stubSize && s.n != stubSizeV4 {
-				s.state.Store(slotTodo) // the scan refuses it
-				return
-			}
-			recLen, recCRC := binary.LittleEndian.Uint32(data), binary.LittleEndian.Uint32(data[4:])
-			digest := weakDigest(recLen, recCRC)
-			if s.n == stubSizeV4 {
-				copy(digest[:], data[8:])
-			}
-			s.prev, s.link = link, chain.Next(link, s.seq, int(recLen), digest)
-		} else {
-			s.prev, s.link = link, chain.Link(link, s.seq, data)
-		}
-		link = s.link
+		at := s.off + frameHeaderSize
+		s.digest = chain.Digest(a.buf[at : at+s.n])
 		s.state.Store(slotHelperDone)
+		i++
 	}
 }
 
 // link returns the chain's link after fr, the frame the scan verified at
-// offset off of the buffer the helper walks, continued from prev: the
-// helper's when it is computed from prev, else computed here.
+// offset off of the buffer the helper walks, continued from prev: over
+// the helper's digest of the frame when it computed it, else over one
+// computed here.
 func (a *linkAhead) link(fr *frame, off int, prev chain.Hash) chain.Hash {
-	if !a.on {
+	if !a.on || fr.stub {
 		return fr.link(prev)
 	}
 	for a.next < len(a.slots) && a.slots[a.next].off < off {
@@ -166,18 +152,15 @@ func (a *linkAhead) link(fr *frame, off int, prev chain.Hash) chain.Hash {
 		return fr.link(prev)
 	}
 	s := &a.slots[a.next]
-	if s.off != off || s.seq != fr.seq || (!fr.stub && s.n != len(fr.data)) {
+	if s.off != off || s.seq != fr.seq || s.n != len(fr.data) {
 		return fr.link(prev)
 	}
 	a.next++
 	if s.state.CompareAndSwap(slotTodo, slotScan) {
-		// Ahead of the helper: computed here, and left for it.
-		s.prev, s.link = prev, fr.link(prev)
-		s.state.Store(slotScanDone)
-		return s.link
+		return fr.link(prev) // the helper has not reached it
 	}
-	if wait(&s.state, slotHelperDone) && s.prev == prev {
-		return s.link
+	if wait(&s.state, slotHelperDone) {
+		return chain.Next(prev, fr.seq, len(fr.data), s.digest)
 	}
 	return fr.link(prev)
 }

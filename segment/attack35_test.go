@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -179,4 +180,83 @@ func mustRead(t *testing.T, path string) []byte {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return b
+}
+
+// A transient scan (an open that folds, NoRetain) reuses its read buffer,
+// except when a unit of several records is cut by the buffer's end (its
+// first records still use it). An edit of any record of a log of such
+// units, with CRCs and WATERMARK's sums recomputed but not the chain's
+// link, fails the chain at open, with and without a helper computing
+// digests; the log unedited opens with every record delivered.
+func TestAttackAnEditInAUnitOfSeveralRecordsFailsTheChainAtATransientOpen(t *testing.T) {
+	const id = "voyage-attack36"
+	const perUnit = 3
+	var recs [][]byte
+	for i := 1; i <= 240; i++ {
+		recs = append(recs, payload(i, 1000+(i*773)%4000))
+	}
+	src := t.TempDir()
+	l := openT(t, src, &Options{Identity: id, NoSync: true})
+	for i := 0; i < len(recs); i += perUnit {
+		_, err := l.Append(ctx, recs[i:i+perUnit]...)
+		require.NoError(t, err)
+	}
+	require.NoError(t, l.Close())
+	head := chainOf(id, recs)
+	forgeUnits := func(t *testing.T, dir string, recs [][]byte) {
+		path := filepath.Join(dir, segmentName(1))
+		hdr, reason := decodeFileHeader(mustRead(t, path))
+		require.Empty(t, reason)
+		buf, sum := encodeFileHeader(hdr), hdr.seed
+		for i, d := range recs {
+			buf, sum = appendFrame(buf, uint64(i+1), uint32(i%perUnit), i%perUnit == perUnit-1, sum, d)
+		}
+		require.NoError(t, os.WriteFile(path, buf, 0o600))
+		w := watermark{last: uint64(len(recs)), segment: 1, sum: sum, link: head.Hash, linked: true}
+		wm := make([]byte, watermarkSize)
+		copy(wm, encodeWatermark(w))
+		copy(wm[watermarkSlot:], encodeWatermark(w))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, watermarkName), wm, 0o600))
+	}
+	copyLog := func(t *testing.T) string {
+		dir := t.TempDir()
+		for _, name := range []string{segmentName(1), watermarkName} {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), mustRead(t, filepath.Join(src, name)), 0o600))
+		}
+		return dir
+	}
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	for _, p := range []int{max(procs, 2), 1} {
+		runtime.GOMAXPROCS(p)
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d unedited", p), func(t *testing.T) {
+			dir := copyLog(t)
+			forgeUnits(t, dir, recs) // the same bytes: the forger's frames are helm's
+			var got [][]byte
+			l, err := OpenScan(ctx, dir, &Options{Identity: id, NoRetain: true}, func(r Record) error {
+				got = append(got, bytes.Clone(r.Data))
+				return nil
+			})
+			require.NoError(t, err)
+			h, err := l.Head(ctx)
+			require.NoError(t, err)
+			require.NoError(t, l.Close())
+			assert.Equal(t, head, h)
+			assert.Equal(t, recs, got)
+		})
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d edited", p), func(t *testing.T) {
+			for seq := 1; seq <= len(recs); seq++ {
+				dir := copyLog(t)
+				edited := append([][]byte(nil), recs...)
+				r := bytes.Clone(recs[seq-1])
+				r[len(r)/2] ^= 0x20
+				edited[seq-1] = r
+				forgeUnits(t, dir, edited)
+				_, err := OpenScan(ctx, dir, &Options{Identity: id, NoRetain: true}, func(Record) error { return nil })
+				var ce *CorruptionError
+				require.ErrorAs(t, err, &ce, "record %d edited", seq)
+				assert.Contains(t, ce.Reason, fmt.Sprintf("the WATERMARK's chain link at seq %d does not match the log", len(recs)), "record %d edited", seq)
+			}
+		})
+	}
 }

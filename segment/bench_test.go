@@ -305,7 +305,7 @@ func BenchmarkDurableVsRaw256(b *testing.B) {
 // average (the sizes of the bench's replayed voyage: events and blob
 // records), in one segment, and scans every record as an open that folds
 // them does (OpenScan): every frame checked and the BLAKE3 chain computed
-// over the last segment. Run with -cpu 1,2 to see the links computed
+// over the last segment. Run with -cpu 1,2 to see the digests computed
 // ahead (ahead.go) on a second core.
 func BenchmarkOpenScan100k(b *testing.B) {
 	dir := b.TempDir()

@@ -100,7 +100,7 @@ package segment
 // checks every header's link and the watermark's. A Mark carries the link
 // at its seq (Mark.Hash), so ScanAfter and OpenAfter continue the chain
 // from it. Readers (Scan, Follow) do not compute links. A scan that
-// does computes them ahead on a second goroutine (ahead.go).
+// does shares the records' digests with a second goroutine (ahead.go).
 //
 // A log whose last segment is format 1 to 3 goes on in format 2 (no
 // silent change of format on write); its head is computed by reading it

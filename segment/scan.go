@@ -90,8 +90,9 @@ type frameScanner struct {
 	// spends most of the open faulting in fresh pages.
 	transient bool
 	spare     []byte
-	// ahead computes the chain over the read buffer on another goroutine
-	// while the scan checks and hands out its frames (ahead.go).
+	// ahead computes the digests of the read buffer's records on another
+	// goroutine while the scan checks, links and hands out its frames
+	// (ahead.go).
 	ahead linkAhead
 }
 
@@ -142,7 +143,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 	defer func() { s.pending = pending[:0] }()
 	defer s.ahead.halt()
 	if p.linked {
-		s.ahead.start(buf, 0, link)
+		s.ahead.start(buf, 0)
 	}
 	for {
 		b := buf[cur-bufOff:]
@@ -178,7 +179,7 @@ func (s *frameScanner) scan(ctx stopper, f File, path string, p pos, unit func([
 				}
 				buf, bufOff = nb, cur
 				if p.linked {
-					s.ahead.start(buf, 0, link)
+					s.ahead.start(buf, 0)
 				}
 				continue
 			}

@@ -47,4 +47,5 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
+	lukechampine.com/blake3 v1.4.1 // indirect
 )

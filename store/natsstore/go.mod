@@ -17,4 +17,5 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	lukechampine.com/blake3 v1.4.1 // indirect
 )
