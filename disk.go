@@ -303,7 +303,11 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 	// writer closed it is not listed: its stamps no longer hold.
 	out := v.infos[:0]
 	for i := range v.infos {
-		if info := &v.infos[i]; v.held[i] && filter.matches(info.Status) {
+		switch info := &v.infos[i]; {
+		case !v.held[i] || !filter.matches(info.Status):
+		case len(out) == i:
+			out = out[:i+1] // in its place already: a VoyageInfo is 500 bytes
+		default:
 			out = append(out, *info)
 		}
 	}
