@@ -258,28 +258,86 @@ func (d *disk) ids(_ context.Context, prefix string) ([]string, error) {
 // list reads the home index, which vouches for the voyages whose writers
 // all closed them, for the price of three stats each (vouched). Each of the
 // others costs a few small reads (its summary, its directory, its log's
-// tail); they are independent, so a few run at once.
+// tail); they are independent, so a few run at once. The voyages'
+// directory, read to find the voyages the index does not vouch for, is
+// read while the index is read and the stamps are taken.
 func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, error) {
-	ids, err := d.ids(ctx, "")
-	if err != nil {
-		return nil, err
+	type found struct {
+		seen    []bool   // the index's voyages that have a directory
+		unknown []string // voyages the index does not name
+		err     error
 	}
-	vouched, _ := d.vouched()
-	var rest []string
-	for _, id := range ids {
-		if i, ok := vouched.at[id]; !ok || !vouched.held[i] {
+	index := make(chan *vouchers, 1)
+	dir := make(chan found, 1)
+	go func() {
+		var f found
+		// The names, until the index is read: in one buffer.
+		var names []byte
+		var ends []int
+		var v *vouchers
+		look := func(name []byte) {
+			if i, ok := v.at[string(name)]; ok {
+				f.seen[i] = true
+			} else if _, err := uuid.ParseBytes(name); err == nil {
+				f.unknown = append(f.unknown, string(name))
+			}
+		}
+		f.err = eachDirEntry(d.voyagesDir(), func(name []byte, isDir bool) {
+			switch {
+			case !isDir:
+			case v != nil:
+				look(name)
+			default:
+				names = append(names, name...)
+				ends = append(ends, len(names))
+			}
+			if v == nil && len(index) > 0 {
+				v = <-index
+				f.seen = make([]bool, len(v.entries))
+			}
+		})
+		if v == nil {
+			v = <-index
+			f.seen = make([]bool, len(v.entries))
+		}
+		from := 0
+		for _, end := range ends {
+			look(names[from:end])
+			from = end
+		}
+		dir <- f
+	}()
+	v, ok := d.readVouchers()
+	index <- &v
+	if ok {
+		d.stampVouchers(&v)
+	}
+	f := <-dir
+	if errors.Is(f.err, fs.ErrNotExist) {
+		return nil, nil // no voyage started yet
+	}
+	if f.err != nil {
+		return nil, fmt.Errorf("list voyages in %s: %w", d.voyagesDir(), f.err)
+	}
+	rest := f.unknown
+	for i, held := range v.held {
+		if id := v.entries[i].ID; !held && f.seen[i] && uuid.Validate(id) == nil {
 			rest = append(rest, id)
 		}
 	}
 	// What the index vouches for, in place. A voyage removed since its
 	// writer closed it is not listed: its stamps no longer hold.
-	out := vouched.infos[:0]
-	for i := range vouched.infos {
-		if info := &vouched.infos[i]; vouched.held[i] && filter.matches(info.Status) {
+	out := v.infos[:0]
+	for i := range v.infos {
+		switch info := &v.infos[i]; {
+		case !v.held[i] || !filter.matches(info.Status):
+		case len(out) == i:
+			out = out[:i+1] // in its place already: a VoyageInfo is 500 bytes
+		default:
 			out = append(out, *info)
 		}
 	}
-	clear(vouched.infos[len(out):])
+	clear(v.infos[len(out):])
 	var seqs map[string]uint64 // how far the index saw each log go: a summary short of it is not trusted
 	if len(rest) > 0 {
 		seqs, _ = homeindex.Seqs(filepath.Join(d.h.dir, homeindex.Name))

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -137,32 +138,50 @@ func (d *disk) indexViews(ctx context.Context) homeindex.Rebuild {
 // files still have the stamps the last of them recorded ("What a list
 // trusts" in docs/design.md).
 type vouchers struct {
-	infos []VoyageInfo
-	held  []bool
-	at    map[string]int
+	entries []homeindex.Entry
+	infos   []VoyageInfo
+	held    []bool
+	at      map[string]int
 }
 
 // vouched reads the home index and takes the stamps of the voyages it
 // vouches for; ok is false when there is no index or it is damaged.
 func (d *disk) vouched() (v vouchers, ok bool) {
+	v, ok = d.readVouchers()
+	if ok {
+		d.stampVouchers(&v)
+	}
+	return v, ok
+}
+
+// readVouchers reads the home index: what stampVouchers checks.
+func (d *disk) readVouchers() (v vouchers, ok bool) {
 	entries, at, err := homeindex.Views(filepath.Join(d.h.dir, homeindex.Name))
 	if err != nil {
 		return v, false
 	}
-	v = vouchers{infos: make([]VoyageInfo, len(entries)), held: make([]bool, len(entries)), at: at}
+	return vouchers{entries: entries, infos: make([]VoyageInfo, len(entries)), held: make([]bool, len(entries)), at: at}, true
+}
+
+// stampVouchers decodes the views v's index vouches for and takes their
+// logs' stamps: those that hold are held. The stamps are most of a
+// listing's cost, a few microseconds per voyage in the kernel, and
+// independent: a few goroutines per core share them (a stat that waits
+// for the disk leaves its core to the others).
+func (d *disk) stampVouchers(v *vouchers) {
 	sd, err := openStampDir(d.voyagesDir())
 	if err != nil {
-		return v, true // no voyages: nothing to vouch for
+		return // no voyages: nothing to vouch for
 	}
 	defer sd.close()
-	// Decoding a view and taking its stamps is a few microseconds per
-	// voyage: a few goroutines share them.
+	entries := v.entries
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	const batch = 256
 	for range min((len(entries)+batch-1)/batch, 2*runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			var rel []byte
+			rel := make([]byte, 0, 128)
+			a := viewArena{ahead: 2 * batch}
 			for {
 				from := int(next.Add(batch) - batch)
 				if from >= len(entries) {
@@ -173,21 +192,37 @@ func (d *disk) vouched() (v vouchers, ok bool) {
 					if e.View == nil {
 						continue
 					}
-					view, fp, err := decodeView(e.View)
-					if err != nil || view.ID != e.ID {
+					p, fp, err := decodeViewIn(e.View, &a)
+					if err != nil || p.ID != e.ID {
 						continue
 					}
 					rel = append(append(rel[:0], e.ID...), "/events/"...)
 					// else changed since, by something other than helm: read it
-					if v.held[i] = fp.holds(sd, rel); v.held[i] {
-						v.infos[i] = voyageInfo(view)
+					if v.held[i] = fp.holds(sd, &rel); v.held[i] {
+						v.infos[i] = listedInfo(p, &a)
 					}
 				}
 			}
 		})
 	}
 	wg.Wait()
-	return v, true
+}
+
+// listedInfo is voyageInfo of a view decodeViewIn decoded into a, whose
+// slices no one else holds: they are not copied again, and the lifecycle
+// (a's scratch) is copied into a's slab.
+func listedInfo(p projection.VoyageView, a *viewArena) VoyageInfo {
+	life, crew, handoffs := p.Lifecycle, p.Crew, p.Handoffs
+	p.Lifecycle, p.Crew, p.Handoffs = nil, nil, nil
+	info := voyageInfo(p)
+	if len(life) > 0 {
+		info.Lifecycle = carve(&a.trans, len(life), a.ahead)
+		for i, t := range life {
+			info.Lifecycle[i] = Transition{Status: logbook.Status(t.Status), At: t.At, Who: t.Who, Reason: t.Reason}
+		}
+	}
+	info.Crew, info.Handoffs = crew, handoffs
+	return info
 }
 
 // logPrint is what the home index records of a voyage's log when its
@@ -245,14 +280,21 @@ func fingerprint(dir string) (logPrint, bool) {
 }
 
 // holds reports whether the log whose directory is rel below sd (ending
-// in a slash) still has the stamps. A print of this version without the
-// directory's stamp (an earlier build's) vouches for nothing.
-func (fp logPrint) holds(sd *stampDir, rel []byte) bool {
+// in a slash) still has the stamps; rel is the caller's buffer, which it
+// grows. A print of this version without the directory's stamp (an
+// earlier build's) vouches for nothing.
+func (fp logPrint) holds(sd *stampDir, rel *[]byte) bool {
 	if len(fp.stamps) == 0 || !fp.old && !slices.ContainsFunc(fp.stamps, func(s namedStamp) bool { return s.name == "" }) {
 		return false
 	}
+	dir := len(*rel)
+	defer func() { *rel = (*rel)[:dir] }()
 	for _, s := range fp.stamps {
-		st, ok := sd.stamp(string(append(rel, s.name...)))
+		if strings.IndexByte(s.name, 0) >= 0 {
+			return false // not a name: the kernel would read a shorter one
+		}
+		*rel = append(append((*rel)[:dir], s.name...), 0)
+		st, ok := sd.stamp(*rel)
 		switch {
 		case !ok:
 			return false
@@ -386,6 +428,48 @@ var errView = errors.New("not a voyage view of this version")
 // its time): b must not change afterwards. Every caller decodes a buffer
 // it read or encoded for this, and drops it.
 func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
+	return decodeViewIn(b, &viewArena{})
+}
+
+// viewArena is where decodeViewIn puts the slices of the views it
+// decodes: a listing decodes a view per voyage, and a few small
+// allocations for each were a tenth of its time. The print and the
+// lifecycle are decoded into scratch that the next view reuses (a
+// listing copies the lifecycle, and compares the print, before it
+// decodes the next); the rest is carved from slabs that no view shares.
+type viewArena struct {
+	ahead    int // how many more elements a slab takes when it is renewed: 0 for one view
+	stamps   []namedStamp
+	life     []projection.Transition
+	trans    []Transition
+	strs     []string
+	entries  []logbook.Entry
+	handoffs []logbook.Handoff
+}
+
+// carve returns n elements of slab's free space, renewing slab (with
+// ahead more) when it has too few.
+func carve[T any](slab *[]T, n, ahead int) []T {
+	if n > cap(*slab)-len(*slab) {
+		*slab = make([]T, 0, n+ahead)
+	}
+	l := len(*slab)
+	*slab = (*slab)[:l+n]
+	return (*slab)[l : l+n : l+n]
+}
+
+// scratch returns buf resized to n, grown if needed.
+func scratch[T any](buf *[]T, n int) []T {
+	if n > cap(*buf) {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
+}
+
+// decodeViewIn is decodeView with the view's slices (and the print's)
+// taken from a: see viewArena for how long each lives.
+func decodeViewIn(b []byte, a *viewArena) (p projection.VoyageView, fp logPrint, err error) {
 	if len(b) == 0 || b[0] != viewVersion && b[0] != oldPrintVersion {
 		return p, logPrint{}, errView
 	}
@@ -450,7 +534,7 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 		return n
 	}
 	if n := count(); n > 0 {
-		p.Lifecycle = make([]projection.Transition, n)
+		p.Lifecycle = scratch(&a.life, int(n))
 		for i := range p.Lifecycle {
 			t := &p.Lifecycle[i]
 			t.Status = projection.Status(str())
@@ -459,7 +543,7 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 		}
 	}
 	if n := count(); n > 0 {
-		p.Crew = make([]string, n)
+		p.Crew = carve(&a.strs, int(n), a.ahead)
 		for i := range p.Crew {
 			p.Crew[i] = str()
 		}
@@ -476,7 +560,8 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 	}
 	p.Current = str()
 	if n := count(); n > 0 {
-		p.Handoffs = make([]logbook.Entry, n)
+		p.Handoffs = carve(&a.entries, int(n), a.ahead/8)
+		hs := carve(&a.handoffs, int(n), a.ahead/8)
 		for i := range p.Handoffs {
 			e := &p.Handoffs[i]
 			n, seq := uv(), uv()
@@ -485,7 +570,7 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 				b = nil
 			}
 			e.At = tm()
-			h := &logbook.Handoff{}
+			h := &hs[i]
 			var confirmed string
 			e.Who.Identity, e.Who.Role, e.Who.Method, h.From, h.To, h.Why, confirmed = str(), str(), str(), str(), str(), str(), str()
 			h.Confirmed = confirmed != ""
@@ -512,7 +597,7 @@ func decodeView(b []byte) (p projection.VoyageView, fp logPrint, err error) {
 		b = b[k:]
 		return n
 	}
-	fp.stamps = make([]namedStamp, 0, n)
+	fp.stamps = scratch(&a.stamps, int(n))[:0]
 	for range n {
 		s := namedStamp{name: str()}
 		if old {

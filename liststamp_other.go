@@ -21,8 +21,13 @@ func openStampDir(dir string) (*stampDir, error) {
 
 func (s *stampDir) close() {}
 
-func (s *stampDir) stamp(rel string) (fileStamp, bool) {
-	return stampFile(filepath.Join(s.dir, filepath.FromSlash(rel)))
+// stamp returns the stamp of the file at rel (not followed, if a symbolic
+// link); rel ends in a NUL byte, which is not part of the name.
+func (s *stampDir) stamp(rel []byte) (fileStamp, bool) {
+	if len(rel) == 0 || rel[len(rel)-1] != 0 {
+		return fileStamp{}, false
+	}
+	return stampFile(filepath.Join(s.dir, filepath.FromSlash(string(rel[:len(rel)-1]))))
 }
 
 func stampFile(path string) (fileStamp, bool) {

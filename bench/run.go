@@ -642,5 +642,5 @@ func benchList(ctx context.Context, cfg config, dir string, r *report) error {
 	r.put(name+"_ms", median(warm), fmt.Sprintf("warm; %s", spread(warm)))
 	r.put(name+"_cold_ms", cold, "first List after the voyages were made")
 	r.put(name+"_cpu_ms", median(cpu), "process CPU (user+system) per warm List, all cores: on a shared machine the wall time waits for CPU")
-	return nil
+	return benchListStamps(cfg, homeDir, r)
 }

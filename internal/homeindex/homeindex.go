@@ -197,8 +197,13 @@ func fold(data []byte) ([]voyage, map[string]int, error) {
 	if len(data) < headerSize || string(data[:len(magic)]) != magic {
 		return nil, nil, fmt.Errorf("%w: not a helm home index", ErrDamaged)
 	}
-	at := map[string]int{}
-	var out []voyage
+	// A compacted index holds a record of a few hundred bytes per
+	// voyage: size the map and the list for that, rather than grow them
+	// record by record.
+	hint := len(data) / 400
+	at := make(map[string]int, hint)
+	out := make([]voyage, 0, hint)
+	var opens []opened // where the first open record of each voyage goes: one slab, not a slice each
 	for off := int64(headerSize); off < int64(len(data)); {
 		r, n, err := decodeRecord(data[off:])
 		if err != nil {
@@ -213,6 +218,14 @@ func fold(data []byte) ([]voyage, map[string]int, error) {
 		v := &out[i]
 		switch r.kind {
 		case kindOpen:
+			if v.open == nil {
+				if len(opens) == cap(opens) {
+					opens = make([]opened, 0, max(hint, 64))
+				}
+				n := len(opens)
+				opens = opens[:n+1]
+				v.open = opens[n : n : n+1] // a second open grows it elsewhere
+			}
 			v.open = append(v.open, opened{token: r.token, at: off})
 		case kindStale:
 			v.closeOpen(r.token)

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !linux
 
 package helm
 
@@ -8,7 +8,7 @@ import (
 
 // stampDir takes the stamps of files below one directory (a home's
 // voyages), by paths relative to it: an fstatat each, which walks two
-// names fewer than a stat of the whole path and allocates nothing.
+// names fewer than a stat of the whole path.
 type stampDir struct{ fd int }
 
 func openStampDir(dir string) (*stampDir, error) {
@@ -22,10 +22,10 @@ func openStampDir(dir string) (*stampDir, error) {
 func (s *stampDir) close() { unix.Close(s.fd) }
 
 // stamp returns the stamp of the file at rel (not followed, if a symbolic
-// link).
-func (s *stampDir) stamp(rel string) (fileStamp, bool) {
+// link); rel ends in a NUL byte, which is not part of the name.
+func (s *stampDir) stamp(rel []byte) (fileStamp, bool) {
 	var st unix.Stat_t
-	if err := unix.Fstatat(s.fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := unix.Fstatat(s.fd, string(rel[:len(rel)-1]), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fileStamp{}, false
 	}
 	return statStamp(&st), true
