@@ -110,11 +110,10 @@ func first(b []byte) int {
 
 // makeKey returns the artifact's key, making it if there is none: one
 // writer of several makes it (the subject must have no message), the
-// others read it.
+// others read it. It publishes a new key first, and reads the key only
+// when the subject has one already: a voyage stores an artifact once, so
+// most often there is none, and storing it costs one request, not two.
 func (a *artifacts) makeKey(ctx context.Context, hash string) ([]byte, error) {
-	if k, err := a.key(ctx, hash); k != nil || err != nil {
-		return k, err
-	}
 	msg := make([]byte, 1+keyBytes)
 	msg[0] = keyForm
 	if _, err := rand.Read(msg[1:]); err != nil {

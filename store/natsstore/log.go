@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	mrand "math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -49,6 +50,12 @@ type log struct {
 		after   point
 	}
 	index []point // units read and checked, by first record, sparse
+	// recent are the units read and checked, or appended, last: where
+	// each begins, by first record, the last recentUnits of them, so
+	// that a read from a record near the tail (a writer catching up
+	// with the units others appended) starts at its unit, not at an
+	// index point up to indexEvery records before it.
+	recent []point
 
 	closed atomic.Bool
 }
@@ -69,6 +76,12 @@ type log struct {
 // append made; a tail read from a unit of payload version 1 alone
 // (fetchTail), which stores no link, has none. stores: the unit before
 // the point stores its link (version 2), and so must every later one.
+//
+// reached: this Log computed the chains at p, reading from the voyage's
+// start, from a snapshot it checked, or from another point it reached, or
+// appending on one; not so a tail read alone (fetchTail), whose link is
+// the one its last message stores, unchecked. Only points reached are
+// kept as recent units (log.recent), for reads to start from.
 type point struct {
 	first, stream uint64
 	prev          uint32
@@ -76,6 +89,7 @@ type point struct {
 	link          chain.Hash
 	linked        bool
 	stores        bool
+	reached       bool
 }
 
 // numbered reports whether the units before p are numbered (or there are
@@ -96,8 +110,12 @@ func (p point) next() uint64 {
 // returns, and a log of a million records keeps some thousands of points.
 const indexEvery = 256
 
+// recentUnits is how many of the last units a log keeps the beginning of
+// (log.recent).
+const recentUnits = 64
+
 func (s *Store) newLog(voyage string) *log {
-	g := point{first: 1, prev: segment.ChainGenesis(voyage), link: chain.Genesis(voyage), linked: true}
+	g := point{first: 1, prev: segment.ChainGenesis(voyage), link: chain.Genesis(voyage), linked: true, reached: true}
 	return &log{s: s, voyage: voyage, subject: s.names.subject(voyage), genesis: g, tail: g}
 }
 
@@ -115,20 +133,27 @@ func (l *log) damage(stream, seq uint64, reason string) error {
 }
 
 // learn moves the tail on to p if p is later, or the same and knows the
-// link.
+// link. The tail it leaves, where the unit after it begins, is a recent
+// unit's beginning: a read from there need not go further back.
 func (l *log) learn(p point) {
 	l.mu.Lock()
-	if p.stream > l.tail.stream || p.stream == l.tail.stream && p.linked && !l.tail.linked {
+	if p.stream > l.tail.stream || p.stream == l.tail.stream && (p.linked && !l.tail.linked || p.reached && !l.tail.reached) {
+		if l.tail.stream != 0 && p.stream > l.tail.stream {
+			l.rememberRecent(at(l.tail, l.tail.stream+1))
+		}
 		l.tail = p
 	}
 	l.mu.Unlock()
 }
 
-// learnAppended is learn for the point after a unit this Log appended.
-func (l *log) learnAppended(p point) {
+// learnAppended is learn for the point after a unit this Log appended,
+// which began at begin (its stream sequence is the unit's): a recent
+// unit, not one for the index, which keeps only units read and checked.
+func (l *log) learnAppended(begin, p point) {
 	l.learn(p)
 	l.mu.Lock()
 	l.appended = p
+	l.rememberRecent(begin)
 	l.mu.Unlock()
 }
 
@@ -250,7 +275,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			link = chain.Link(link, expectLast+1+uint64(i), r)
 		}
 		unit := tail.next()
-		after := point{first: expectLast + uint64(len(records)) + 1, prev: sum, units: unit, link: link, linked: true, stores: true}
+		after := point{first: expectLast + uint64(len(records)) + 1, prev: sum, units: unit, link: link, linked: true, stores: true, reached: tail.reached}
 		msg := &nats.Msg{Subject: l.subject, Data: encodeUnit(records, link), Header: nats.Header{}}
 		unitHeader{first: expectLast + 1, count: uint64(len(records)), chain: sum, unit: unit}.set(msg.Header)
 		actx, cancel := context.WithTimeout(ctx, l.s.attempt)
@@ -261,7 +286,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 		cancel()
 		if err == nil {
 			after.stream = ack.Sequence
-			l.learnAppended(after)
+			l.learnAppended(at(tail, ack.Sequence), after)
 			return expectLast + 1, nil
 		}
 		if isWrongLast(err) && attempt > 0 {
@@ -276,7 +301,7 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 			}
 			if ours {
 				after.stream = seq
-				l.learnAppended(after)
+				l.learnAppended(at(tail, seq), after)
 				return expectLast + 1, nil
 			}
 		}
@@ -291,14 +316,22 @@ func (l *log) AppendIf(ctx context.Context, expectLast uint64, records ...[]byte
 				return 0, ferr
 			}
 			if now.first-1 == expectLast && ctx.Err() == nil {
-				tail = now
-				pause(ctx, attempt)
+				if now.stream != tail.stream {
+					tail = now
+				}
+				settle(ctx, attempt)
 				continue
 			}
-			recs := followOn(tail, now, raw)
+			recs := l.caughtUp(ctx, tail, now, raw)
 			if recs != nil {
+				data := make([][]byte, len(recs))
+				for i, r := range recs {
+					data[i] = r.Data
+				}
+				now.reached = tail.reached // checked from tail
+				l.learn(now)
 				l.mu.Lock()
-				l.keepRead(tail.first, raw, now)
+				l.keepRead(tail.first, data, now)
 				l.mu.Unlock()
 			}
 			return 0, &store.ConflictError{Voyage: l.voyage, Expected: expectLast, Actual: now.first - 1, Records: recs}
@@ -359,6 +392,64 @@ func followOn(tail, now point, records [][]byte) []store.Record {
 	return out
 }
 
+// caughtUp returns the records after tail up to now, the tail the store
+// holds, checked as a read from tail would check them (followOn): those
+// of the unit that ends at now, raw, and, when other units came between
+// (shortScan records at most), theirs, read a unit at a time. nil when
+// they cannot be had so: the caller reads them (Scan), and meets there
+// what kept them.
+//
+// With many writers on one voyage, a writer that loses a race has most
+// often lost it to more than one unit: giving them all spares its next
+// decision a read of the log.
+func (l *log) caughtUp(ctx context.Context, tail, now point, raw [][]byte) []store.Record {
+	if recs := followOn(tail, now, raw); recs != nil || !tail.numbered() || now.units <= tail.next() || now.first-tail.first > shortScan {
+		if recs != nil {
+			l.mu.Lock()
+			l.rememberRecent(at(tail, now.stream))
+			l.mu.Unlock()
+		}
+		return recs
+	}
+	var out []store.Record
+	for cur := tail; ; {
+		var msg *jetstream.RawStreamMsg
+		err := l.s.retry(ctx, func(ctx context.Context) (err error) {
+			msg, err = l.s.stream.GetMsg(ctx, cur.stream+1, jetstream.WithGetMsgSubject(l.subject))
+			return err
+		})
+		if err != nil || msg.Sequence > now.stream {
+			return nil
+		}
+		p, records := now, raw
+		if msg.Sequence < now.stream {
+			h, err := parseHeader(msg.Header)
+			if err != nil {
+				return nil
+			}
+			u, err := decodeUnit(msg.Data)
+			if err != nil || uint64(len(u.records)) != h.count {
+				return nil
+			}
+			p = point{first: h.last() + 1, stream: msg.Sequence, prev: h.chain, units: h.unit, link: u.link, linked: u.linked, stores: u.linked}
+			records = u.records
+		}
+		recs := followOn(cur, p, records)
+		if recs == nil {
+			return nil
+		}
+		p.reached = cur.reached
+		l.mu.Lock()
+		l.rememberRecent(at(cur, p.stream))
+		l.mu.Unlock()
+		out = append(out, recs...)
+		if p.stream == now.stream {
+			return out
+		}
+		cur = p
+	}
+}
+
 // stored returns the subject's first message after stream sequence after,
 // and whether it is the unit published with message id id.
 func (l *log) stored(ctx context.Context, after uint64, id string) (uint64, bool, error) {
@@ -401,6 +492,20 @@ func retryable(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrConnectionReconnecting)
+}
+
+// settle waits before a unit is published again on a tail that did not
+// move, the leader having refused it while a message on the subject was
+// in flight (10164): a random part of a bound that doubles after each
+// attempt, from 1 ms (a replicated stream commits a message in about
+// one) up to 16 ms, so that writers that met there fall out of step.
+func settle(ctx context.Context, attempt int) {
+	t := time.NewTimer(time.Duration(mrand.Int64N(int64(time.Millisecond) << min(attempt, 4))))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // pause waits a little before a retry, longer after each.
@@ -481,9 +586,16 @@ func (l *log) Head(ctx context.Context, seq uint64) (chain.Head, error) {
 // errHead stops the read of Head at the record it wants.
 var errHead = errors.New("the head is found")
 
+// at returns the point where the unit after p begins, stored as message
+// stream.
+func at(p point, stream uint64) point {
+	p.stream = stream
+	return p
+}
+
 // start returns where a read from record from begins: the latest point
-// checked at or before it, the tail if from is after it, or the voyage's
-// first message.
+// checked at or before it (a recent unit's, or the index's), the tail if
+// from is after it, or the voyage's first message.
 func (l *log) start(from uint64, tail point) point {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -492,11 +604,14 @@ func (l *log) start(from uint64, tail point) point {
 		p.stream++
 		return p
 	}
-	i := sort.Search(len(l.index), func(i int) bool { return l.index[i].first > from })
-	if i > 0 {
-		return l.index[i-1]
+	best := l.begin()
+	if i := sort.Search(len(l.index), func(i int) bool { return l.index[i].first > from }); i > 0 {
+		best = l.index[i-1]
 	}
-	return l.begin()
+	if i := sort.Search(len(l.recent), func(i int) bool { return l.recent[i].first > from }); i > 0 && l.recent[i-1].first > best.first {
+		best = l.recent[i-1]
+	}
+	return best
 }
 
 // begin is where a read from the voyage's first message starts.
@@ -506,16 +621,39 @@ func (l *log) begin() point {
 	return p
 }
 
-// remember adds a checked unit to the index, unless a point is within
-// indexEvery records of it already.
+// remember adds where a checked (or appended) unit begins to the recent
+// units, and to the index unless a point is within indexEvery records of
+// it already.
 func (l *log) remember(p point) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.rememberRecent(p)
 	i := sort.Search(len(l.index), func(i int) bool { return l.index[i].first >= p.first })
 	if i > 0 && p.first < l.index[i-1].first+indexEvery || i < len(l.index) && l.index[i].first < p.first+indexEvery {
 		return
 	}
 	l.index = slices.Insert(l.index, i, p)
+}
+
+// rememberRecent keeps p among the recent units (the caller holds l.mu):
+// the last recentUnits or more by first record (up to twice as many, so
+// that a long read drops the oldest in bulk), a unit once, if this Log
+// reached it (point.reached), rather than a tail read alone gave it.
+func (l *log) rememberRecent(p point) {
+	if !p.linked || !p.reached {
+		return
+	}
+	i := sort.Search(len(l.recent), func(i int) bool { return l.recent[i].first >= p.first })
+	switch {
+	case i < len(l.recent) && l.recent[i].first == p.first:
+		return
+	case i == 0 && len(l.recent) >= recentUnits:
+		return // older than all kept
+	}
+	l.recent = slices.Insert(l.recent, i, p)
+	if len(l.recent) >= 2*recentUnits {
+		l.recent = slices.Delete(l.recent, 0, len(l.recent)-recentUnits)
+	}
 }
 
 // read delivers the records from from on: up to the last when it began
@@ -590,8 +728,8 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 		case !u.linked && at.stores:
 			return false, l.damage(stream, next, "the message stores no chain link (payload version 1) where the voyage's units before it store one")
 		}
-		l.remember(point{first: h.first, stream: stream, prev: before, units: at.units, link: beforeLink, linked: true, stores: at.stores})
-		at = point{first: h.last() + 1, stream: stream, prev: sum, units: h.unit, link: link, linked: true, stores: u.linked}
+		l.remember(point{first: h.first, stream: stream, prev: before, units: at.units, link: beforeLink, linked: true, stores: at.stores, reached: at.reached})
+		at = point{first: h.last() + 1, stream: stream, prev: sum, units: h.unit, link: link, linked: true, stores: u.linked, reached: at.reached}
 		l.learn(at)
 		l.mu.Lock()
 		l.keepRead(h.first, records, at)
@@ -646,7 +784,10 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 	}
 	// A pull's byte budget must hold the largest message, or the server
 	// never delivers it: a server may take units far larger than 8 MiB.
-	it, err := cons.Messages(jetstream.PullMaxBytes(int(max(8<<20, 2*l.s.nc.MaxPayload()))))
+	// The budget alone (PullMaxBytes) would have the client buffer a
+	// million messages, a channel of 8 MB made and cleared for every
+	// read: pullMessages bounds what one pull asks for and buffers.
+	it, err := cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(pullMessages, int(max(8<<20, 2*l.s.nc.MaxPayload()))))
 	if err != nil {
 		return fmt.Errorf("jetstream: read voyage %s, %s: %w", l.voyage, l.where(), hint(err))
 	}
@@ -688,6 +829,10 @@ func (l *log) read(ctx context.Context, from uint64, follow, verify bool, fn fun
 // shortScan is how many records a Scan reads a unit at a time, with a
 // request each, rather than through a consumer of its own.
 const shortScan = 64
+
+// pullMessages is how many units a read through a consumer asks for in
+// one pull (it asks for more once half are taken), and buffers at most.
+const pullMessages = 512
 
 // Close makes the log refuse further calls. A Follow in progress goes on
 // until its context ends.

@@ -225,6 +225,7 @@ func (l *log) Snapshot(ctx context.Context) (store.Snapshot, error) {
 	}
 	// The records after it are read from here on.
 	p.stream++
+	p.reached = true
 	l.mu.Lock()
 	i := sort.Search(len(l.index), func(i int) bool { return l.index[i].first >= p.first })
 	if i < len(l.index) && l.index[i].first == p.first {
