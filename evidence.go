@@ -63,8 +63,8 @@ func readClaims(home, dir, id string) claims {
 	}
 	if home != "" {
 		path := filepath.Join(home, homeindex.Name)
-		seqs, _ := homeindex.Seqs(path) // damage after a record leaves the records before it
-		if seq, ok := seqs[id]; ok {
+		seq, ok, _ := homeindex.SeqOf(path, id) // damage after a record leaves the records before it
+		if ok {
 			c.found = append(c.found, claim{path, "the home index", seq})
 		}
 	}

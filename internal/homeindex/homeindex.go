@@ -300,25 +300,51 @@ func Views(path string) ([]Entry, map[string]int, error) {
 // written whole, and still says how far the log went. A missing index
 // reads as none, with an error matching fs.ErrNotExist.
 func Seqs(path string) (map[string]uint64, error) {
+	out := map[string]uint64{}
+	err := closes(path, func(id string, seq uint64) {
+		if seq > out[id] {
+			out[id] = seq
+		}
+	})
+	return out, err
+}
+
+// SeqOf is Seqs for one voyage: the highest seq a writer's close recorded
+// for id, and whether the index names it. It reads the index as Seqs
+// does, without a map of every voyage: opening one voyage of a home of
+// many costs a read of the index, not a map of the home.
+func SeqOf(path, id string) (uint64, bool, error) {
+	var high uint64
+	found := false
+	err := closes(path, func(rid string, seq uint64) {
+		if rid == id {
+			high, found = max(high, seq), true
+		}
+	})
+	return high, found, err
+}
+
+// closes calls f with the voyage and seq of every close record of the
+// index at path, up to the first record that does not check out.
+func closes(path string, f func(id string, seq uint64)) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(data) < headerSize || string(data[:len(magic)]) != magic {
-		return nil, fmt.Errorf("%s: %w: not a helm home index", path, ErrDamaged)
+		return fmt.Errorf("%s: %w: not a helm home index", path, ErrDamaged)
 	}
-	out := map[string]uint64{}
 	for off := headerSize; off < len(data); {
 		r, n, err := decodeRecord(data[off:])
 		if err != nil {
-			return out, fmt.Errorf("%s: %w: the record at offset %d does not check out", path, err, off)
+			return fmt.Errorf("%s: %w: the record at offset %d does not check out", path, err, off)
 		}
-		if r.kind == kindClose && r.seq > out[r.id] {
-			out[r.id] = r.seq
+		if r.kind == kindClose {
+			f(r.id, r.seq)
 		}
 		off += n
 	}
-	return out, nil
+	return nil
 }
 
 // Writer appends one writer session's records to a home's index. It

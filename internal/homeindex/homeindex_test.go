@@ -214,6 +214,13 @@ func TestSeqsRecordsTheHighestCloseOfEachVoyage(t *testing.T) {
 			got, err := Seqs(path)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+			for _, id := range []string{"x", "y", "z"} { // SeqOf says what Seqs says of each
+				seq, ok, err := SeqOf(path, id)
+				require.NoError(t, err)
+				want, named := tt.want[id]
+				assert.Equal(t, named, ok, id)
+				assert.Equal(t, want, seq, id)
+			}
 		})
 	}
 }
@@ -232,6 +239,10 @@ func TestSeqsReadsTheRecordsBeforeDamage(t *testing.T) {
 	got, err := Seqs(path)
 	require.ErrorIs(t, err, ErrDamaged)
 	assert.Equal(t, map[string]uint64{"x": 12}, got)
+	seq, ok, err := SeqOf(path, "x")
+	require.ErrorIs(t, err, ErrDamaged)
+	assert.True(t, ok)
+	assert.Equal(t, uint64(12), seq)
 }
 
 // Compaction keeps how far a voyage went even when no view of it is
