@@ -102,11 +102,18 @@ func writeCache(dir, name string, data []byte) bool {
 // views as they are; a fresh one is remembered so Close need not rewrite it.
 func (j *diskJournal) summaryStale() bool {
 	v := j.v
+	info := v.Info()
+	// One that claims another seq is stale, read from the claim's few
+	// fields: a close after a write mostly ends here, without decoding
+	// the whole view (the first decode of its types is most of a note
+	// process's close).
+	if seq, _, ok := summaryClaim(filepath.Join(v.dir, summaryName), v.id); ok && seq != info.Seq {
+		return true
+	}
 	s, err := readSummary(v.dir)
 	if err != nil {
 		return true
 	}
-	info := v.Info()
 	if s.Voyage.Seq != info.Seq {
 		return true
 	}

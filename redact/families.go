@@ -143,10 +143,30 @@ var families = []family{
 	{name: "twilio-api-key", prefixes: []string{"SK"}, body: hexAny + `{32}`},
 }
 
-// familyRules compiles the family table into rules: one per row.
-func familyRules() []rule {
+// familyLits is what a family row's rule needs besides the row: the
+// literals finding its prefixes, the prefix each stands for, and the
+// fewest bytes of its body. familyTable (tables.go) holds them, generated
+// by familyLitsOf: computing them parses every row's expression.
+type familyLits struct {
+	lits, prefix []string
+	minBody      int
+}
+
+// familyLitsOf computes the rows' familyLits.
+func familyLitsOf(rows []family) []familyLits {
+	out := make([]familyLits, len(rows))
+	for i, f := range rows {
+		lits, prefix := prefixLiterals(f.prefixes, f.body)
+		out[i] = familyLits{lits: lits, prefix: prefix, minBody: minLen(f.body)}
+	}
+	return out
+}
+
+// familyRules makes the family table into rules: one per row, with
+// fams[i] the literals and lengths of row i.
+func familyRules(fams []familyLits) []rule {
 	rules := make([]rule, 0, len(families))
-	for _, f := range families {
+	for i, f := range families {
 		// The prefix is compared as written (or in any case), then the
 		// body's expression runs from its end: one expression per row,
 		// without an alternation of prefixes, is one-pass (no
@@ -154,8 +174,7 @@ func familyRules() []rule {
 		// Compiled on the first hit of a prefix: most texts have none,
 		// and a one-shot process (a helm command) would compile them all.
 		body := onFirstUse(`^(?:` + f.body + `)`)
-		minBody := minLen(f.body)
-		lits, prefix := prefixLiterals(f.prefixes, f.body)
+		minBody, lits, prefix := fams[i].minBody, fams[i].lits, fams[i].prefix
 		fold, alone := f.fold, f.alone || hexOnly(f.prefixes)
 		rules = append(rules, rule{name: f.name, literals: lits, find: func(s string, hits []hit) []finding {
 			var found []finding

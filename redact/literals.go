@@ -1,5 +1,7 @@
 package redact
 
+//go:generate go test -run ^TestGeneratedTablesAreCurrent$ -update-tables .
+
 import (
 	"encoding/binary"
 	"unsafe"
@@ -82,6 +84,8 @@ type litSet struct {
 	at   []int    // each literal's anchor offset
 	// first maps the hash of three lower-cased bytes of text to one more
 	// than the index in buckets of the literals they may anchor; 0: none.
+	// The built-in set is static data (tables.go): a process reads the
+	// pages of it that it looks at, and builds nothing.
 	first   [1 << 16]uint16
 	buckets [][]int32
 }

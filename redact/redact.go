@@ -83,7 +83,7 @@ type rule struct {
 	// before bytes before a hit to after bytes past it, defaultReach when
 	// 0), or on the whole text for a rule without literals. When it has a
 	// group, the first group's text is hidden; else the whole match.
-	re            *regexp.Regexp
+	re            func() *regexp.Regexp
 	before, after int
 	// find, when set instead, returns what the rule finds from the hits
 	// of its literals, in order of start.
@@ -120,26 +120,31 @@ type Redactor struct {
 }
 
 // builtin returns helm's rules, most specific first: where two findings
-// overlap, the earlier rule names the marker.
-func builtin() []rule {
-	rules := familyRules()
+// overlap, the earlier rule names the marker. The family rows' literals
+// and lengths come from the generated familyTable (tables.go).
+func builtin() []rule { return builtinFrom(familyTable[:]) }
+
+// builtinFrom returns the built-in rules with fams as the family rows'
+// literals and lengths (familyTable, or computed by familyLitsOf).
+func builtinFrom(fams []familyLits) []rule {
+	rules := familyRules(fams)
 	rules = append(rules,
 		// The block, from BEGIN to its END line (or the end of a window
 		// 64 KiB long, for a block cut short).
-		rule{name: "private-key", re: regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:KEY(?: BLOCK)?-----|\z)`), literals: []string{"private key"}, before: 128, after: 1 << 16},
+		rule{name: "private-key", re: onFirstUse(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:KEY(?: BLOCK)?-----|\z)`), literals: []string{"private key"}, before: 128, after: 1 << 16},
 		// Three dot-separated parts, the first two base64url JSON
 		// ("ey..."), the signature possibly empty (alg none).
-		rule{name: "jwt", re: regexp.MustCompile(`ey[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9/\\_-]{15,}\.(?:[A-Za-z0-9/\\_-]*={0,2})?`), literals: []string{".ey"}, before: 4096, after: 16384},
+		rule{name: "jwt", re: onFirstUse(`ey[A-Za-z0-9_-]{15,}\.ey[A-Za-z0-9/\\_-]{15,}\.(?:[A-Za-z0-9/\\_-]*={0,2})?`), literals: []string{".ey"}, before: 4096, after: 16384},
 		// A JWT in base64 ("eyJ" encoded again): its first line (a
 		// wrapped one goes on below, where the rest of the text may too).
-		rule{name: "jwt", re: regexp.MustCompile(`\bZXlK[A-Za-z0-9+/_\\-]{6,}={0,2}`), literals: []string{"zxlk"}, before: 1, after: 1 << 12},
+		rule{name: "jwt", re: onFirstUse(`\bZXlK[A-Za-z0-9+/_\\-]{6,}={0,2}`), literals: []string{"zxlk"}, before: 1, after: 1 << 12},
 		// scheme://user:password@ keeps the scheme and user.
-		rule{name: "url-credentials", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:([^/@\s"'<>]+)@`), literals: []string{"://"}},
-		rule{name: "azure-client-secret", re: regexp.MustCompile(`[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}`), literals: digitLiterals("", false, "q~"), before: 4, after: 40},
-		rule{name: "maxmind-license-key", re: regexp.MustCompile(`[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk`), literals: []string{"_mmk"}, before: 40, after: 4},
-		rule{name: "teams-webhook", re: regexp.MustCompile(`\.webhook\.office\.com/webhookb2/([A-Za-z0-9@/_-]{20,})`), literals: []string{".webhook.office.com/"}, before: 1, after: 600},
+		rule{name: "url-credentials", re: onFirstUse(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:"'<>]*:([^/@\s"'<>]+)@`), literals: []string{"://"}},
+		rule{name: "azure-client-secret", re: onFirstUse(`[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}`), literals: digitLiterals("", false, "q~"), before: 4, after: 40},
+		rule{name: "maxmind-license-key", re: onFirstUse(`[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk`), literals: []string{"_mmk"}, before: 40, after: 4},
+		rule{name: "teams-webhook", re: onFirstUse(`\.webhook\.office\.com/webhookb2/([A-Za-z0-9@/_-]{20,})`), literals: []string{".webhook.office.com/"}, before: 1, after: 600},
 		// The dots in any byte, as scanners write the host.
-		rule{name: "slack-webhook", re: regexp.MustCompile(`hooks.slack.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})`), literals: []string{"slack"}, before: 6, after: 600},
+		rule{name: "slack-webhook", re: onFirstUse(`hooks.slack.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,})`), literals: []string{"slack"}, before: 6, after: 600},
 		rule{name: "vault-token", find: vaultLegacyFind, literals: alnumLiterals("s.")},
 		rule{name: "facebook-token", find: facebookFind, literals: append(digitLiterals("", true, "|"), digitLiterals("", true, "%")...)},
 		rule{name: "authorization", find: authorizationFind, literals: []string{"authorization"}},
@@ -161,8 +166,7 @@ func builtin() []rule {
 	return rules
 }
 
-// builtinRules are built once: the family table compiles a few hundred
-// expressions.
+// builtinRules are built once (their expressions compile on first use).
 var builtinRules = sync.OnceValue(builtin)
 
 // New returns a Redactor with the built-in rules and what opts adds. A
@@ -208,7 +212,7 @@ func New(opts *Options) (*Redactor, error) {
 		if p.Name == "" {
 			return nil, fmt.Errorf("redaction pattern %q has no name", p.Regexp)
 		}
-		r.rules = append(r.rules, rule{name: p.Name, re: re})
+		r.rules = append(r.rules, rule{name: p.Name, re: func() *regexp.Regexp { return re }})
 	}
 	if len(opts.Patterns) == 0 {
 		r.lits, r.owner = builtinLits()
@@ -218,9 +222,11 @@ func New(opts *Options) (*Redactor, error) {
 	return r, nil
 }
 
-// builtinLits is the literal set of the built-in rules, built once (the
-// caller's patterns have no literals: they run on every text).
-var builtinLits = sync.OnceValues(func() (*litSet, []hit) { return literalsOf(builtinRules()) })
+// builtinLits is the literal set of the built-in rules (the caller's
+// patterns have no literals: they run on every text), generated into
+// tables.go: building it is most of what building the rules costs, and
+// every helm process that records something redacts.
+func builtinLits() (*litSet, []hit) { return &builtinLitSet, builtinOwner[:] }
 
 func literalsOf(rules []rule) (*litSet, []hit) {
 	var lits []string
@@ -289,7 +295,7 @@ func (ru *rule) findings(s string, hits []hit) []finding {
 	}
 	var found []finding
 	for _, w := range wins {
-		for _, loc := range ru.re.FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
+		for _, loc := range ru.re().FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
 			start, end := loc[0], loc[1]
 			if len(loc) >= 4 && loc[2] >= 0 {
 				start, end = loc[2], loc[3]
