@@ -23,10 +23,11 @@ func (h *Home) indexedViews() map[string]VoyageInfo { return h.back.(*disk).inde
 // nil when there is no index or it is damaged (every voyage is then read
 // itself).
 func (d *disk) indexedViews() map[string]VoyageInfo {
-	v, ok := d.vouched()
+	v, ok := d.readVouchers()
 	if !ok {
 		return nil
 	}
+	d.stampVouchers(&v)
 	out := map[string]VoyageInfo{}
 	for i := range v.infos {
 		if v.held[i] {

@@ -144,16 +144,6 @@ type vouchers struct {
 	at      map[string]int
 }
 
-// vouched reads the home index and takes the stamps of the voyages it
-// vouches for; ok is false when there is no index or it is damaged.
-func (d *disk) vouched() (v vouchers, ok bool) {
-	v, ok = d.readVouchers()
-	if ok {
-		d.stampVouchers(&v)
-	}
-	return v, ok
-}
-
 // readVouchers reads the home index: what stampVouchers checks.
 func (d *disk) readVouchers() (v vouchers, ok bool) {
 	entries, at, err := homeindex.Views(filepath.Join(d.h.dir, homeindex.Name))

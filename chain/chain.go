@@ -54,10 +54,6 @@ func Genesis(voyage string) Hash {
 	return h
 }
 
-// oneChunk is BLAKE3's chunk size: an input up to it is hashed as one
-// chunk, without the tree.
-const oneChunk = 1024
-
 // Digest returns the BLAKE3 digest of a record.
 //
 // Two implementations of one function: up to one chunk (most records, and
