@@ -7,23 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stampDir takes the stamps of files below one directory (a home's
-// voyages), by paths relative to it: a statx each, which walks two names
-// fewer than a stat of the whole path, and allocates nothing (the path
-// is passed as the caller's bytes, not converted from a string). A
+// On Linux a stamp is a statx relative to the stampDir, which walks two
+// names fewer than a stat of the whole path, and allocates nothing (the
+// path is passed as the caller's bytes, not converted from a string). A
 // listing takes three per voyage, and they are most of its cost ("What a
 // list trusts" in docs/design.md).
-type stampDir struct{ fd int }
-
-func openStampDir(dir string) (*stampDir, error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &stampDir{fd: fd}, nil
-}
-
-func (s *stampDir) close() { unix.Close(s.fd) }
 
 // noStatx is set once statx is found missing (Linux before 4.11): the
 // stamps are then taken with fstatat.

@@ -6,20 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stampDir takes the stamps of files below one directory (a home's
-// voyages), by paths relative to it: an fstatat each, which walks two
-// names fewer than a stat of the whole path.
-type stampDir struct{ fd int }
-
-func openStampDir(dir string) (*stampDir, error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &stampDir{fd: fd}, nil
-}
-
-func (s *stampDir) close() { unix.Close(s.fd) }
+// On Unixes other than Linux a stamp is an fstatat relative to the
+// stampDir, which walks two names fewer than a stat of the whole path.
 
 // stamp returns the stamp of the file at rel (not followed, if a symbolic
 // link); rel ends in a NUL byte, which is not part of the name.
