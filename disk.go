@@ -64,7 +64,7 @@ func (d *disk) create(ctx context.Context, id string, first func(*Voyage) error)
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return fmt.Errorf("start voyage: create %s: %w", tmp, err)
 	}
-	v, err := d.openDir(ctx, tmp, id, false)
+	v, err := d.openDir(ctx, tmp, id, nil)
 	if err == nil {
 		err = first(v)
 		if cerr := v.Close(); err == nil {
@@ -118,15 +118,31 @@ func (d *disk) removeAbandonedStarts() {
 func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
 	dir := filepath.Join(d.voyagesDir(), id)
 	if err := voyageDirOf(dir); err != nil {
-		if le, ok := errors.AsType[*linkedEventsError](err); ok {
-			return nil, &VoyageError{Op: "open", Voyage: id,
-				Err:  &DamageError{Voyage: id, File: le.path, Reason: "the voyage's events/ is not its own directory", Err: err},
-				Hint: hint.Hint{Kind: hint.Restore, Text: "replace the link with the voyage's own events/ directory from a backup, or remove the voyage"}}
-		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
+		return nil, notOpened(id, err)
 	}
-	cached := readClaims(d.h.dir, dir, id) // before the log: see claims
-	v, err := d.openDir(ctx, dir, id, fromSnapshot)
+	return d.openOf(ctx, dir, id, fromSnapshot)
+}
+
+// notOpened is the error of an open of voyage id whose directory
+// voyageDirOf refused with err.
+func notOpened(id string, err error) error {
+	if le, ok := errors.AsType[*linkedEventsError](err); ok {
+		return &VoyageError{Op: "open", Voyage: id,
+			Err:  &DamageError{Voyage: id, File: le.path, Reason: "the voyage's events/ is not its own directory", Err: err},
+			Hint: hint.Hint{Kind: hint.Restore, Text: "replace the link with the voyage's own events/ directory from a backup, or remove the voyage"}}
+	}
+	return fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
+}
+
+// openOf is open of the voyage id whose directory dir voyageDirOf
+// accepted.
+func (d *disk) openOf(ctx context.Context, dir, id string, fromSnapshot bool) (*Voyage, error) {
+	cached, snap := readClaimsSnapshot(d.h.dir, dir, id) // before the log: see claims
+	if snap != nil && !fromSnapshot {
+		snap.f.Close()
+		snap = nil
+	}
+	v, err := d.openDir(ctx, dir, id, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +173,10 @@ func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage,
 	return v, nil
 }
 
-// openDir opens the voyage id whose directory is dir.
-func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (*Voyage, error) {
+// openDir opens the voyage id whose directory is dir, folding from snap
+// (nil: from the first event) when it is one to trust. It takes snap's
+// file: the caller does not close it.
+func (d *disk) openDir(ctx context.Context, dir, id string, snap *snapshotFile) (*Voyage, error) {
 	v := &Voyage{home: d.h, id: id, dir: dir}
 	j := &diskJournal{v: v, d: d, pack: artifact.NewPack(dir, &artifact.PackOptions{NoSync: d.h.opts.NoSync})}
 	v.rec = j
@@ -168,8 +186,8 @@ func (d *disk) openDir(ctx context.Context, dir, id string, fromSnapshot bool) (
 		SegmentSize: d.h.opts.SegmentSize, NoSync: d.h.opts.NoSync, Identity: id,
 		NoRetain: true, // projection.Decode shares nothing with the record
 	}
-	if fromSnapshot {
-		if log, ok := openFromSnapshot(ctx, v, opts); ok {
+	if snap != nil {
+		if log, ok := openFromSnapshot(ctx, v, opts, snap); ok {
 			j.log = log
 			return v, nil
 		}

@@ -50,15 +50,31 @@ type claim struct {
 // readClaims reads the claims of the caches of voyage id, whose directory
 // is dir, in the home home ("": no home index).
 func readClaims(home, dir, id string) claims {
+	c, snap := readClaimsSnapshot(home, dir, id)
+	if snap != nil {
+		snap.f.Close()
+	}
+	return c
+}
+
+// readClaimsSnapshot is readClaims, also returning open the snapshot whose
+// claim it read (nil when none is voyage id's), for the open that follows
+// to fold from: the snapshot a claim is read from and the one the views
+// start from are then one read of the file, not two. The caller closes
+// it.
+func readClaimsSnapshot(home, dir, id string) (claims, *snapshotFile) {
 	c := claims{id: id, file: filepath.Join(dir, summaryName)}
 	if seq, head, ok := summaryClaim(c.file, id); ok {
 		c.found = append(c.found, claim{c.file, summaryName, seq})
 		c.head = head
 	}
+	var kept *snapshotFile
 	if snap, err := openSnapshot(dir); err == nil { // one that does not check out says nothing
-		snap.f.Close()
 		if snap.st.Voyage.ID == id {
 			c.found = append(c.found, claim{filepath.Join(dir, snapshotName), "the snapshot", snap.mark.Last})
+			kept = snap
+		} else {
+			snap.f.Close()
 		}
 	}
 	if home != "" {
@@ -68,7 +84,7 @@ func readClaims(home, dir, id string) claims {
 			c.found = append(c.found, claim{path, "the home index", seq})
 		}
 	}
-	return c
+	return c, kept
 }
 
 // against returns the damage the claims prove of a log whose last seq is

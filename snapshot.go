@@ -105,14 +105,11 @@ func readSnapshot(f *os.File) (*snapshotFile, error) {
 	return s, nil
 }
 
-// openFromSnapshot opens the voyage's log and folds into v's views its
-// snapshot and the events after it, or returns false (nothing open) when
-// there is no snapshot to trust.
-func openFromSnapshot(ctx context.Context, v *Voyage, opts *segment.Options) (*segment.Log, bool) {
-	snap, err := openSnapshot(v.dir)
-	if err != nil {
-		return nil, false
-	}
+// openFromSnapshot opens the voyage's log and folds into v's views snap,
+// the voyage's snapshot read with its claims (readClaimsSnapshot), and the
+// events after it, or returns false (nothing open) when it is not one to
+// trust. It takes snap's file.
+func openFromSnapshot(ctx context.Context, v *Voyage, opts *segment.Options, snap *snapshotFile) (*segment.Log, bool) {
 	if snap.st.Voyage.ID != v.id {
 		snap.f.Close()
 		return nil, false
