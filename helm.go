@@ -479,8 +479,10 @@ func (h *Home) Redact(text string) (string, int, error) {
 	return s, n, nil
 }
 
-// isUUID reports whether p is a voyage id as Resolve takes one whole.
+// isUUID reports whether p is a voyage id written as a voyage's directory
+// is named: uuid.Parse also takes braces, a urn: prefix and no hyphens,
+// which Resolve judges itself.
 func isUUID(p string) bool {
-	_, err := uuid.Parse(p)
-	return err == nil
+	u, err := uuid.Parse(p)
+	return err == nil && u.String() == p
 }
