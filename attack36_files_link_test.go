@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helmlog/helm/marks"
 )
 
 // TestAttackAFileOfEventsLinkedElsewhereIsNotWrittenThrough: the agent
@@ -64,4 +67,48 @@ func TestAttackAFileOfEventsLinkedElsewhereIsNotWrittenThrough(t *testing.T) {
 			assert.Equal(t, before, dirBytes(t, outside), "nothing is written through the link by a list")
 		})
 	}
+}
+
+// TestAttackEventsSwappedForALinkWhileOpenIsNotWrittenThrough: the check
+// that events/ is the voyage's own directory is made when the voyage
+// opens; the agent swaps it for a link afterwards (its directory renamed
+// aside, a link to a copy outside the home in its place) while helm
+// holds the voyage open and records. What helm records goes to the files
+// it opened (in the home, under the name the agent gave them), not
+// through the link; and the next open finds the link.
+func TestAttackEventsSwappedForALinkWhileOpenIsNotWrittenThrough(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	ctx := context.Background()
+	h, err := Open(t.TempDir(), nil)
+	require.NoError(t, err)
+	v, err := h.Start(ctx, "the voyage swapped while open", OpenWaters, indexWho, nil)
+	require.NoError(t, err)
+	observeNote(t, v, "before the swap")
+	id := v.ID()
+
+	events := filepath.Join(h.voyagesDir(), id, "events")
+	outside := filepath.Join(t.TempDir(), "events")
+	require.NoError(t, os.CopyFS(outside, os.DirFS(events)))
+	require.NoError(t, os.Rename(events, events+".aside"))
+	require.NoError(t, os.Symlink(outside, events))
+	before := dirBytes(t, outside)
+
+	for i := range 20 {
+		m, err := marks.NewContext(fmt.Sprint("after the swap ", i))
+		require.NoError(t, err)
+		_, err = v.Observe(ctx, m, indexWho, nil)
+		if err != nil {
+			t.Logf("observe %d: %v", i, err)
+			break
+		}
+	}
+	_ = v.Close()
+	assert.Equal(t, before, dirBytes(t, outside), "nothing is written through the link")
+
+	_, err = h.Voyage(ctx, id)
+	require.Error(t, err, "the next open finds the link")
+	_, ok := errors.AsType[*DamageError](err)
+	assert.True(t, ok, "damage: %v", err)
 }
