@@ -80,8 +80,28 @@ func TestAttackEventsSwappedForALinkWhileOpenIsNotWrittenThrough(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("symbolic links need privileges on Windows")
 	}
+	for _, tt := range []struct {
+		name string
+		size int64
+		hole string
+	}{
+		{name: "records into the open segment"},
+		{name: "a new segment for each record", size: 1, hole: "KNOWN HOLE: a segment the Log creates after the swap " +
+			"is created by its path, through the link, outside the home (the next open reports the link as damage); " +
+			"closing it needs the Log to create its files relative to the directory it opened (openat on a directory fd)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.hole != "" {
+				t.Skip(tt.hole)
+			}
+			swapEventsWhileOpen(t, tt.size)
+		})
+	}
+}
+
+func swapEventsWhileOpen(t *testing.T, segmentSize int64) {
 	ctx := context.Background()
-	h, err := Open(t.TempDir(), nil)
+	h, err := Open(t.TempDir(), &Options{SegmentSize: segmentSize})
 	require.NoError(t, err)
 	v, err := h.Start(ctx, "the voyage swapped while open", OpenWaters, indexWho, nil)
 	require.NoError(t, err)
