@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/helmlog/helm/artifact"
 	"github.com/helmlog/helm/chain"
 	"github.com/helmlog/helm/hint"
@@ -239,6 +237,29 @@ func voyageDirOf(dir string) error {
 	return nil
 }
 
+// isVoyageID reports whether name is a voyage's id as helm writes it:
+// lower case, with its dashes. Other spellings uuid.Parse accepts (upper
+// case, braces, urn:uuid:, no dashes) would have a copy of a voyage's
+// directory listed as a second voyage, under an id that is not its own.
+func isVoyageID[T string | []byte](name T) bool {
+	if len(name) != 36 {
+		return false
+	}
+	for i := range 36 {
+		switch c := name[i]; i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // linkedEventsError is a voyage whose events/ is a link or a file.
 type linkedEventsError struct{ path string }
 
@@ -266,7 +287,7 @@ func (d *disk) ids(_ context.Context, prefix string) ([]string, error) {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
-		if _, err := uuid.Parse(e.Name()); err == nil {
+		if isVoyageID(e.Name()) {
 			ids = append(ids, e.Name())
 		}
 	}
@@ -296,7 +317,7 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 		look := func(name []byte) {
 			if i, ok := v.at[string(name)]; ok {
 				f.seen[i] = true
-			} else if _, err := uuid.ParseBytes(name); err == nil {
+			} else if isVoyageID(name) {
 				f.unknown = append(f.unknown, string(name))
 			}
 		}
@@ -339,7 +360,7 @@ func (d *disk) list(ctx context.Context, filter StatusFilter) ([]VoyageInfo, err
 	}
 	rest := f.unknown
 	for i, held := range v.held {
-		if id := v.entries[i].ID; !held && f.seen[i] && uuid.Validate(id) == nil {
+		if id := v.entries[i].ID; !held && f.seen[i] && isVoyageID(id) {
 			rest = append(rest, id)
 		}
 	}

@@ -264,7 +264,8 @@ func (h *Home) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 	if strings.ContainsAny(p, `/\.`) {
 		return "", fmt.Errorf("%w: %q is not a voyage id or prefix", ErrNoVoyage, idOrPrefix)
 	}
-	if _, err := uuid.Parse(p); err == nil {
+	if u, err := uuid.Parse(p); err == nil {
+		p = u.String() // braces, urn:uuid: or no dashes: the voyage's own spelling, not a directory named so
 		ok, err := h.back.started(ctx, p)
 		switch {
 		case err != nil:

@@ -31,6 +31,13 @@ const crashChildEnv = "SEGMENT_CRASH_CHILD" // "dir|ackfile|id|seed"
 // in a loop while the others append: a kill may land in a rewrite.
 const crashReclaimer = 9
 
+// crashBusy and above are children that commit from crashBusyWorkers
+// goroutines at once (TestAttackAKillAroundWriterTurnsKeepsEveryAcknowledgedRecord).
+const (
+	crashBusy        = 20
+	crashBusyWorkers = 6
+)
+
 // crashDrop selects the records the reclaimer reclaims: half of child 0's.
 func crashDrop(r Record) bool { return bytes.HasPrefix(r.Data, []byte("c0-")) && r.Seq%2 == 0 }
 
@@ -60,26 +67,38 @@ func TestCrashChild(t *testing.T) {
 			}
 		}
 	}
-	rng := rand.New(rand.NewSource(seed))
-	for i := 0; ; i++ {
-		n := 1 + rng.Intn(3)
-		recs := make([][]byte, n)
-		for j := range recs {
-			recs[j] = []byte(fmt.Sprintf("c%d-%d-%d-%x", id, i, j, rng.Int63()))
-			recs[j] = append(recs[j], bytes.Repeat([]byte{'.'}, rng.Intn(300))...)
-		}
-		first, err := l.Append(ctx, recs...)
-		if err != nil {
-			panic(err)
-		}
-		var line strings.Builder
-		for j, r := range recs {
-			fmt.Fprintf(&line, "%d %s\n", first+uint64(j), hex.EncodeToString(r))
-		}
-		if _, err := ack.Write([]byte(line.String())); err != nil {
-			panic(err)
+	appendLoop := func(name string, rng *rand.Rand) {
+		for i := 0; ; i++ {
+			n := 1 + rng.Intn(3)
+			recs := make([][]byte, n)
+			for j := range recs {
+				recs[j] = []byte(fmt.Sprintf("%s-%d-%d-%x", name, i, j, rng.Int63()))
+				recs[j] = append(recs[j], bytes.Repeat([]byte{'.'}, rng.Intn(300))...)
+			}
+			first, err := l.Append(ctx, recs...)
+			if err != nil {
+				panic(err)
+			}
+			var line strings.Builder
+			for j, r := range recs {
+				fmt.Fprintf(&line, "%d %s\n", first+uint64(j), hex.EncodeToString(r))
+			}
+			// One write(2) per commit on an O_APPEND file: the lines of
+			// two goroutines do not interleave.
+			if _, err := ack.Write([]byte(line.String())); err != nil {
+				panic(err)
+			}
 		}
 	}
+	if id >= crashBusy {
+		// Commits back to back from several goroutines: the pipeline
+		// never drains, and the Log gives its turn (holdTurn).
+		for w := range crashBusyWorkers - 1 {
+			go appendLoop(fmt.Sprintf("c%dw%d", id, w), rand.New(rand.NewSource(seed+int64(w)+1)))
+		}
+		appendLoop(fmt.Sprintf("c%dw%d", id, crashBusyWorkers-1), rand.New(rand.NewSource(seed)))
+	}
+	appendLoop(fmt.Sprintf("c%d", id), rand.New(rand.NewSource(seed)))
 }
 
 func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {

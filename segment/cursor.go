@@ -171,12 +171,28 @@ func (c *cursor) openSegment(first uint64, expect *pos) error {
 	return c.enter(h, expect)
 }
 
+// openError is the error of an open of a file of the log at path: a
+// symbolic link there is damage (see noFollow).
+func (c *cursor) openError(path string, err error) error {
+	return openError(c.dir, path, err)
+}
+
+// openError is the error of an open of path, a file of the log in dir.
+func openError(dir, path string, err error) error {
+	if isLinkRefused(err) {
+		return &CorruptionError{Dir: dir, File: filepath.Base(path),
+			Reason: "the file is a symbolic link, not the log's own (helm neither reads nor writes a log through a link)",
+			Hint:   corruptHint}
+	}
+	return fmt.Errorf("segment: open %s: %w", path, err)
+}
+
 // openHeader opens segment first with flag and reads its header.
 func (c *cursor) openHeader(first uint64, flag int) (File, []byte, string, error) {
 	path := filepath.Join(c.dir, segmentName(first))
-	f, err := c.fs.OpenFile(path, flag, 0)
+	f, err := c.fs.OpenFile(path, flag|noFollow, 0)
 	if err != nil {
-		return nil, nil, path, fmt.Errorf("segment: open %s: %w", path, err)
+		return nil, nil, path, c.openError(path, err)
 	}
 	h, err := readFileHeader(f)
 	if err != nil {

@@ -533,13 +533,13 @@ func (l *Log) ensureWatermark() error {
 		return nil
 	}
 	path := filepath.Join(l.dir, watermarkName)
-	f, err := l.fs.OpenFile(path, os.O_RDWR, 0)
+	f, err := l.fs.OpenFile(path, os.O_RDWR|noFollow, 0)
 	if err == nil {
 		l.wmFile = f
 		return nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("segment: open %s: %w", path, err)
+		return l.w.openError(path, err)
 	}
 	var w watermark
 	if c := &l.w; c.f != nil {

@@ -183,12 +183,12 @@ func (r *recovery) pass(ctx context.Context, again bool) error {
 // when the file does not exist.
 func readWatermark(fsys FS, dir string) (w watermark, has bool, err error) {
 	path := filepath.Join(dir, watermarkName)
-	f, err := fsys.OpenFile(path, os.O_RDONLY, 0)
+	f, err := fsys.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return watermark{}, false, nil
 	}
 	if err != nil {
-		return watermark{}, false, fmt.Errorf("segment: open %s: %w", path, err)
+		return watermark{}, false, openError(dir, path, err)
 	}
 	defer f.Close()
 	b := make([]byte, watermarkSize)
@@ -319,9 +319,9 @@ func Verify(ctx context.Context, dir string, opts *Options) (Report, error) {
 // checked when the segment is read).
 func (c *cursor) checkHeader(first uint64) error {
 	path := filepath.Join(c.dir, segmentName(first))
-	f, err := c.fs.OpenFile(path, os.O_RDONLY, 0)
+	f, err := c.fs.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return fmt.Errorf("segment: open %s: %w", path, err)
+		return c.openError(path, err)
 	}
 	h, err := readFileHeader(f)
 	f.Close()

@@ -393,9 +393,32 @@ func appendStringField(b []byte, field int, s string) []byte {
 	if s == "" {
 		return b
 	}
+	s = validUTF8(s)
 	b = appendTag(b, field, wireLen)
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
+}
+
+// validUTF8 returns s with each byte that is not part of valid UTF-8 as
+// U+FFFD, as appendJSONString writes it: a protobuf string must be
+// UTF-8 (a decoder that checks refuses the whole export, and one that
+// does not passes the bytes on into JSON that is not JSON), and the two
+// encodings of one trace say the same.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
 }
 
 func appendFixed64Field(b []byte, field int, v uint64) []byte {
@@ -491,9 +514,10 @@ func (at Attributes) appendProto(b []byte, field int) []byte {
 func (v Value) appendProto(b []byte) []byte {
 	switch v.kind {
 	case 's':
+		str := validUTF8(v.str)
 		b = appendTag(b, 1, wireLen)
-		b = binary.AppendUvarint(b, uint64(len(v.str)))
-		return append(b, v.str...)
+		b = binary.AppendUvarint(b, uint64(len(str)))
+		return append(b, str...)
 	case 'i':
 		return binary.AppendUvarint(appendTag(b, 3, wireVarint), uint64(v.int))
 	case 'd':
