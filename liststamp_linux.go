@@ -42,24 +42,7 @@ func (s *stampDir) stamp(rel []byte) (fileStamp, bool) {
 			noStatx.Store(true)
 		}
 	}
-	var st unix.Stat_t
-	if err := unix.Fstatat(s.fd, string(rel[:len(rel)-1]), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fileStamp{}, false
-	}
-	return statStamp(&st), true
-}
-
-// stampFile returns the stamp of the file at path.
-func stampFile(path string) (fileStamp, bool) {
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
-		return fileStamp{}, false
-	}
-	return statStamp(&st), true
-}
-
-func statStamp(st *unix.Stat_t) fileStamp {
-	return fileStamp{ino: uint64(st.Ino), size: st.Size, mtime: unix.TimespecToNsec(st.Mtim), ctime: unix.TimespecToNsec(st.Ctim)}
+	return s.fstatat(rel)
 }
 
 func statxStamp(st *unix.Statx_t) fileStamp {
