@@ -64,30 +64,7 @@ func TestAttackAKillAroundWriterTurnsKeepsEveryAcknowledgedRecord(t *testing.T) 
 		}
 		t.Logf("round %d: acknowledged per child %v", round, counts)
 
-		l, err := Open(ctx, logDir, nil)
-		require.NoError(t, err, "round %d", round)
-		want := uint64(1)
-		seen := map[string]bool{}
-		require.NoError(t, l.Scan(ctx, 1, func(r Record) error {
-			require.Equal(t, want, r.Seq, "gap-free")
-			want++
-			if r.Reclaimed {
-				if a, ok := acked[r.Seq]; ok {
-					require.True(t, crashDrop(Record{Seq: r.Seq, Data: a}), "seq %d was reclaimed but not selected", r.Seq)
-				}
-				return nil
-			}
-			require.False(t, seen[string(r.Data)], "duplicate record %.40q", r.Data)
-			seen[string(r.Data)] = true
-			if a, ok := acked[r.Seq]; ok {
-				require.Equal(t, a, r.Data, "seq %d", r.Seq)
-			}
-			return nil
-		}))
-		for seq := range acked {
-			require.Less(t, seq, want, "acknowledged seq %d lost in round %d", seq, round)
-		}
-		require.NoError(t, l.Close())
+		checkAfterKills(t, logDir, acked, round)
 	}
 	rep, err := Verify(ctx, logDir, nil)
 	require.NoError(t, err)

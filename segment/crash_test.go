@@ -137,36 +137,45 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 			collectAcks(t, filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c)), acked)
 		}
 
-		l, err := Open(ctx, logDir, nil)
-		require.NoError(t, err, "round %d", round)
-		want := uint64(1)
-		seen := map[string]bool{}
-		require.NoError(t, l.Scan(ctx, 1, func(r Record) error {
-			require.Equal(t, want, r.Seq, "gap-free")
-			want++
-			if r.Reclaimed {
-				reclaimed++
-				if a, ok := acked[r.Seq]; ok {
-					require.True(t, crashDrop(Record{Seq: r.Seq, Data: a}), "seq %d was reclaimed but not selected", r.Seq)
-				}
-				return nil
-			}
-			require.False(t, seen[string(r.Data)], "duplicate record %q", r.Data)
-			seen[string(r.Data)] = true
-			if a, ok := acked[r.Seq]; ok {
-				require.Equal(t, a, r.Data, "seq %d", r.Seq)
-			}
-			return nil
-		}))
-		for seq := range acked {
-			require.Less(t, seq, want, "acknowledged seq %d lost in round %d", seq, round)
-		}
-		require.NoError(t, l.Close())
+		reclaimed += checkAfterKills(t, logDir, acked, round)
 	}
 	rep, err := Verify(ctx, logDir, nil)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, rep.Records, uint64(len(acked)))
 	t.Logf("%d rounds, %d acknowledged records, %d in log, %d segments; reclaimed records seen by the rounds' scans: %d", *crashRounds, len(acked), rep.Records, rep.Segments, reclaimed)
+}
+
+// checkAfterKills opens the log the killed children left: gap-free, every
+// acknowledged record at its seq (or reclaimed, when the reclaimer chose
+// it), none twice. It returns how many reclaimed records the scan saw.
+func checkAfterKills(t *testing.T, logDir string, acked map[uint64][]byte, round int) (reclaimed int) {
+	t.Helper()
+	l, err := Open(ctx, logDir, nil)
+	require.NoError(t, err, "round %d", round)
+	want := uint64(1)
+	seen := map[string]bool{}
+	require.NoError(t, l.Scan(ctx, 1, func(r Record) error {
+		require.Equal(t, want, r.Seq, "gap-free")
+		want++
+		if r.Reclaimed {
+			reclaimed++
+			if a, ok := acked[r.Seq]; ok {
+				require.True(t, crashDrop(Record{Seq: r.Seq, Data: a}), "seq %d was reclaimed but not selected", r.Seq)
+			}
+			return nil
+		}
+		require.False(t, seen[string(r.Data)], "duplicate record %.40q", r.Data)
+		seen[string(r.Data)] = true
+		if a, ok := acked[r.Seq]; ok {
+			require.Equal(t, a, r.Data, "seq %d", r.Seq)
+		}
+		return nil
+	}))
+	for seq := range acked {
+		require.Less(t, seq, want, "acknowledged seq %d lost in round %d", seq, round)
+	}
+	require.NoError(t, l.Close())
+	return reclaimed
 }
 
 func collectAcks(t *testing.T, path string, acked map[uint64][]byte) {
