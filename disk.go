@@ -116,25 +116,13 @@ func (d *disk) removeAbandonedStarts() {
 func (d *disk) open(ctx context.Context, id string, fromSnapshot bool) (*Voyage, error) {
 	dir := filepath.Join(d.voyagesDir(), id)
 	if err := voyageDirOf(dir); err != nil {
-		return nil, notOpened(id, err)
+		if le, ok := errors.AsType[*linkedEventsError](err); ok {
+			return nil, &VoyageError{Op: "open", Voyage: id,
+				Err:  &DamageError{Voyage: id, File: le.path, Reason: "the voyage's events/ is not its own directory", Err: err},
+				Hint: hint.Hint{Kind: hint.Restore, Text: "replace the link with the voyage's own events/ directory from a backup, or remove the voyage"}}
+		}
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
 	}
-	return d.openOf(ctx, dir, id, fromSnapshot)
-}
-
-// notOpened is the error of an open of voyage id whose directory
-// voyageDirOf refused with err.
-func notOpened(id string, err error) error {
-	if le, ok := errors.AsType[*linkedEventsError](err); ok {
-		return &VoyageError{Op: "open", Voyage: id,
-			Err:  &DamageError{Voyage: id, File: le.path, Reason: "the voyage's events/ is not its own directory", Err: err},
-			Hint: hint.Hint{Kind: hint.Restore, Text: "replace the link with the voyage's own events/ directory from a backup, or remove the voyage"}}
-	}
-	return fmt.Errorf("%w: %s: %v", ErrNoVoyage, id, err)
-}
-
-// openOf is open of the voyage id whose directory dir voyageDirOf
-// accepted.
-func (d *disk) openOf(ctx context.Context, dir, id string, fromSnapshot bool) (*Voyage, error) {
 	cached, snap := readClaimsSnapshot(d.h.dir, dir, id) // before the log: see claims
 	if snap != nil && !fromSnapshot {
 		snap.f.Close()

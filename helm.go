@@ -308,20 +308,6 @@ func (h *Home) open(ctx context.Context, id string) (*Voyage, error) {
 // its events into fresh views. Opening reads: it writes nothing. The
 // caller closes it.
 func (h *Home) Voyage(ctx context.Context, idOrPrefix string) (*Voyage, error) {
-	if d, ok := h.back.(*disk); ok {
-		// A full id on disk: the check Resolve makes (voyageDirOf) is the
-		// open's first, made once here, as late as the open made it.
-		if p := strings.ToLower(strings.TrimSpace(idOrPrefix)); p != "" && !strings.ContainsAny(p, `/\.`) && isUUID(p) {
-			dir := filepath.Join(d.voyagesDir(), p)
-			err := voyageDirOf(dir)
-			if _, linked := errors.AsType[*linkedEventsError](err); err != nil && !linked {
-				return nil, fmt.Errorf("%w: %s in %s", ErrNoVoyage, p, h.where()) // as Resolve says it
-			} else if err != nil {
-				return nil, notOpened(p, err)
-			}
-			return d.openOf(ctx, dir, p, true)
-		}
-	}
 	id, err := h.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		return nil, err
@@ -478,12 +464,4 @@ func (h *Home) Redact(text string) (string, int, error) {
 	}
 	s, n := r.String(text)
 	return s, n, nil
-}
-
-// isUUID reports whether p is a voyage id written as a voyage's directory
-// is named: uuid.Parse also takes braces, a urn: prefix and no hyphens,
-// which Resolve judges itself.
-func isUUID(p string) bool {
-	u, err := uuid.Parse(p)
-	return err == nil && u.String() == p
 }

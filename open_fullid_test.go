@@ -13,9 +13,8 @@ import (
 )
 
 // TestVoyageOfAFullIDOpensAsResolveThenOpenDid: Home.Voyage of a full id
-// checks the voyage's directory once, not in Resolve and again in the
-// open; what it opens, and what it refuses and says, is what the two
-// checks gave.
+// (as written, or in capitals with spaces) opens that voyage, and what it
+// refuses it refuses with Resolve's words.
 func TestVoyageOfAFullIDOpensAsResolveThenOpenDid(t *testing.T) {
 	ctx := context.Background()
 	h, err := Open(t.TempDir(), nil)
