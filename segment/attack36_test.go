@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"syscall"
@@ -39,14 +38,8 @@ func TestAttackAKillAroundWriterTurnsKeepsEveryAcknowledgedRecord(t *testing.T) 
 	acked := map[uint64][]byte{}
 	const rounds = 6
 	for round := range rounds {
-		var cmds []*exec.Cmd
-		for _, c := range []int{crashBusy, crashBusy + 1, 0, 1, crashReclaimer} {
-			ackPath := filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c))
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d|%d", crashChildEnv, logDir, ackPath, c, rng.Int63()))
-			require.NoError(t, cmd.Start())
-			cmds = append(cmds, cmd)
-		}
+		kinds := []int{crashBusy, crashBusy + 1, 0, 1, crashReclaimer}
+		cmds := startCrashChildren(t, dir, logDir, round, kinds, rng)
 		// Longer than holdTurn, so the busy children give turns; each
 		// killed at its own moment, maybe in a gap or a catch-up.
 		time.Sleep(time.Duration(300+rng.Intn(600)) * time.Millisecond)
@@ -59,7 +52,7 @@ func TestAttackAKillAroundWriterTurnsKeepsEveryAcknowledgedRecord(t *testing.T) 
 			err := cmd.Wait()
 			require.Error(t, err, "child %d exited on its own: it failed", i)
 			before := len(acked)
-			collectAcks(t, filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, []int{crashBusy, crashBusy + 1, 0, 1, crashReclaimer}[i])), acked)
+			collectAcks(t, filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, kinds[i])), acked)
 			counts[i] = len(acked) - before
 		}
 		t.Logf("round %d: acknowledged per child %v", round, counts)

@@ -117,14 +117,7 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 	acked := map[uint64][]byte{}
 	reclaimed := 0
 	for round := 0; round < *crashRounds; round++ {
-		var cmds []*exec.Cmd
-		for _, c := range []int{0, 1, 2, 3, crashReclaimer} {
-			ackPath := filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c))
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
-			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d|%d", crashChildEnv, logDir, ackPath, c, rng.Int63()))
-			require.NoError(t, cmd.Start())
-			cmds = append(cmds, cmd)
-		}
+		cmds := startCrashChildren(t, dir, logDir, round, []int{0, 1, 2, 3, crashReclaimer}, rng)
 		// Kill each child at its own random moment.
 		time.Sleep(time.Duration(100+rng.Intn(200)) * time.Millisecond)
 		for _, cmd := range cmds {
@@ -143,6 +136,22 @@ func TestCrashStressKeepsEveryAcknowledgedRecord(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, rep.Records, uint64(len(acked)))
 	t.Logf("%d rounds, %d acknowledged records, %d in log, %d segments; reclaimed records seen by the rounds' scans: %d", *crashRounds, len(acked), rep.Records, rep.Segments, reclaimed)
+}
+
+// startCrashChildren starts a TestCrashChild of each kind in kinds on the
+// log in logDir; child c of round writes its acknowledgements to
+// dir/ack-ROUND-C.
+func startCrashChildren(t *testing.T, dir, logDir string, round int, kinds []int, rng *rand.Rand) []*exec.Cmd {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for _, c := range kinds {
+		ackPath := filepath.Join(dir, fmt.Sprintf("ack-%d-%d", round, c))
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d|%d", crashChildEnv, logDir, ackPath, c, rng.Int63()))
+		require.NoError(t, cmd.Start())
+		cmds = append(cmds, cmd)
+	}
+	return cmds
 }
 
 // checkAfterKills opens the log the killed children left: gap-free, every
